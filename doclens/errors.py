@@ -1,0 +1,46 @@
+"""Exceptions DocLens raises. Each names what is wrong and where."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+
+class DocLensError(Exception):
+    """Base class of every DocLens error."""
+
+
+class InputError(DocLensError, ValueError):
+    """Bad input: the message names the instance (or line) and the field."""
+
+    def __init__(self, message: str, field: Optional[str] = None, line: Optional[int] = None):
+        super().__init__(message)
+        self.field = field
+        self.line = line
+
+
+class ConfigurationError(DocLensError, ValueError):
+    """An evaluator, extractor or option was configured in a way that cannot work."""
+
+
+class MissingExtraError(DocLensError, ImportError):
+    """A feature needs an optional dependency group (an *extra*) that is not installed."""
+
+    def __init__(self, feature: str, extra: str, missing: str):
+        super().__init__(
+            f"{feature} needs the '{extra}' extra ({missing} is not installed): "
+            f"pip install 'doclens[{extra}]'")
+        self.extra = extra
+
+
+class UnparsedJudgementError(DocLensError):
+    """Raised with ``on_unparsed="raise"`` when a judge reply could not be parsed."""
+
+
+def require(module: str, feature: str, extra: str):
+    """Import ``module`` or raise :class:`MissingExtraError` naming the extra to install."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:  # pragma: no cover - exercised where the extra is absent
+        raise MissingExtraError(feature, extra, module) from exc
