@@ -7,12 +7,12 @@ Evaluation for Medical Text Generation".
     >>> from doclens import DocLens
     >>> from doclens.evaluators.overlap import OverlapEvaluator
     >>> report = DocLens(evaluator=OverlapEvaluator()).score([
-    ...     {"id": "1", "prediction": "Fever [0].", "reference": "Fever.",
-    ...      "source": ["[patient] I have a fever."],
-    ...      "reference_claims": ["The patient has a fever."],
+    ...     {"id": "1", "prediction": "The patient has a fever [0].",
+    ...      "reference": "Fever and cough.", "source": ["[patient] I have a fever."],
+    ...      "reference_claims": ["Fever.", "Cough."],
     ...      "prediction_claims": ["The patient has a fever."]}], progress=False)
-    >>> report.scores["claim_recall"]
-    1.0
+    >>> report.scores["claim_recall"], report.scores["citation_recall"]
+    (0.5, 1.0)
 """
 
 __version__ = "1.0.0"

@@ -1,0 +1,182 @@
+"""The evaluator contract (DESIGN §2).
+
+An evaluator answers entailment questions. The smallest custom evaluator implements only
+:meth:`Evaluator.entail_batch`; the base class derives claim verdicts and citation verdicts
+(the leave-one-out rule) from it. LLM evaluators override the higher-level
+:meth:`Evaluator.judge_claims` and :meth:`Evaluator.judge_citation` (or their ``_many``
+forms, to run requests concurrently).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+from doclens.types import CitationJudgement, ClaimJudgement
+from doclens.usage import Usage
+
+
+@dataclass
+class ClaimRequest:
+    """Judge each of ``claims`` against ``premise``.
+
+    ``direction`` is ``"recall"`` (reference claims against the prediction) or ``"precision"``
+    (prediction claims against the reference); prompt families that are not symmetric
+    (question summarisation: "is one question a specification of the other") use it.
+    """
+
+    premise: str
+    claims: list[str]
+    task: str = "general"
+    direction: str = "recall"
+    section: Optional[str] = None
+
+
+@dataclass
+class CitationRequest:
+    """Judge ``statement`` against the source units it cites: ``cited`` maps id → unit text."""
+
+    statement: str
+    cited: dict[int, str] = field(default_factory=dict)
+    task: str = "general"
+
+
+def join_units(units: dict[int, str], ids: Sequence[int]) -> str:
+    """The premise made of the units ``ids`` in ascending order, one per line."""
+    return "\n".join(units[i] for i in sorted(ids))
+
+
+class Evaluator:
+    """Base class of every evaluator.
+
+    Subclasses set :attr:`name` and implement :meth:`entail_batch`, or override
+    :meth:`judge_claims` / :meth:`judge_citation`. :attr:`keeps_data_local` says whether
+    instance text stays on this machine (documented per evaluator in ``cards/``).
+    """
+
+    #: Preset or class name, shown in signatures.
+    name: str = "custom"
+    #: The model that produced the verdicts, shown in signatures.
+    model: Optional[str] = None
+    #: True when no instance text leaves the machine.
+    keeps_data_local: bool = True
+    #: Where citation precision comes from: "leave-one-out" or "provenance".
+    citation_precision_from: str = "leave-one-out"
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+
+    @property
+    def usage(self) -> Usage:
+        """Counters of the work done (created on first use, so subclasses that skip
+        ``super().__init__()`` still work)."""
+        if "_usage" not in self.__dict__:
+            self.__dict__["_usage"] = Usage()
+        return self.__dict__["_usage"]
+
+    @usage.setter
+    def usage(self, value: Usage) -> None:
+        self.__dict__["_usage"] = value
+
+    # ---- the smallest contract -------------------------------------------------------------
+    def entail_batch(self, pairs: list[tuple[str, str]]) -> list[bool]:
+        """Whether each ``(premise, hypothesis)`` pair is an entailment. Same length and order."""
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement entail_batch(pairs) or judge_claims/judge_citation")
+
+    # ---- higher-level judgements -------------------------------------------------------------
+    def judge_claims(self, premise: str, claims: list[str], task: str = "general",
+                     direction: str = "recall") -> list[ClaimJudgement]:
+        """One :class:`ClaimJudgement` per claim, in order."""
+        return self.judge_claims_many([ClaimRequest(premise, list(claims), task, direction)])[0]
+
+    def judge_citation(self, statement: str, cited: dict[int, str], task: str = "general") -> CitationJudgement:
+        """Entailment of ``statement`` by all its cited units, and which citations are precise."""
+        return self.judge_citations_many([CitationRequest(statement, dict(cited), task)])[0]
+
+    def _overrides(self, method: str) -> bool:
+        return getattr(type(self), method) is not getattr(Evaluator, method)
+
+    def judge_claims_many(self, requests: list[ClaimRequest]) -> list[list[ClaimJudgement]]:
+        """Judge many requests. The base sends every pair of every request to
+        :meth:`entail_batch` in one call, each distinct pair once."""
+        if self._overrides("judge_claims"):
+            return [self.judge_claims(r.premise, r.claims, r.task, r.direction) for r in requests]
+        pairs = [(r.premise, claim) for r in requests for claim in r.claims]
+        verdicts = self._entail_unique(pairs)
+        results, position = [], 0
+        for request in requests:
+            results.append([ClaimJudgement(entailed=verdicts[position + i]) for i in range(len(request.claims))])
+            position += len(request.claims)
+        return results
+
+    def judge_citations_many(self, requests: list[CitationRequest]) -> list[CitationJudgement]:
+        """Judge many statements with the leave-one-out rule, in three rounds of batched calls.
+
+        1. ``C ⇒ s`` for every statement;
+        2. ``c ⇒ s`` for each citation of a statement that is entailed and has several citations;
+        3. ``C∖{c} ⇒ s`` only where ``c`` alone does not entail.
+
+        A citation ``c`` is precise iff ``C ⇒ s`` and (``c ⇒ s`` or ``C∖{c} ⇏ s``). With one
+        citation no further call is made: precision equals recall. Pairs repeated across rounds
+        and statements (``C∖{c}`` of a two-citation group is the other citation alone) are judged
+        once.
+        """
+        if self._overrides("judge_citation"):
+            return [self.judge_citation(r.statement, r.cited, r.task) for r in requests]
+        memo: dict[tuple[str, str], bool] = {}
+
+        def ask(pairs: list[tuple[str, str]]) -> None:
+            todo = list(dict.fromkeys(p for p in pairs if p not in memo))
+            if todo:
+                memo.update(zip(todo, self._entail_unique(todo)))
+
+        whole = [(join_units(r.cited, r.cited), r.statement) for r in requests]
+        ask([pair for pair, r in zip(whole, requests) if r.cited])
+        multi = [r for pair, r in zip(whole, requests) if r.cited and len(r.cited) > 1 and memo[pair]]
+        ask([(r.cited[c], r.statement) for r in multi for c in r.cited])
+        ask([(join_units(r.cited, [o for o in r.cited if o != c]), r.statement)
+             for r in multi for c in r.cited if not memo[(r.cited[c], r.statement)]])
+
+        results = []
+        for pair, request in zip(whole, requests):
+            if not request.cited:
+                results.append(CitationJudgement(entailed=False, explanation="no citation"))
+                continue
+            entailed = memo[pair]
+            precise = {}
+            for c in request.cited:
+                if not entailed:
+                    precise[c] = False
+                elif len(request.cited) == 1:
+                    precise[c] = True
+                else:
+                    rest = join_units(request.cited, [o for o in request.cited if o != c])
+                    precise[c] = memo[(request.cited[c], request.statement)] or not memo[(rest, request.statement)]
+            results.append(CitationJudgement(entailed=entailed, precise=precise))
+        return results
+
+    def _entail_unique(self, pairs: list[tuple[str, str]]) -> list[bool]:
+        """Call :meth:`entail_batch` once per distinct pair and spread the answers back."""
+        unique = list(dict.fromkeys(pairs))
+        if not unique:
+            return []
+        answers = self.entail_batch(unique)
+        if len(answers) != len(unique):
+            raise RuntimeError(f"{type(self).__name__}.entail_batch returned {len(answers)} verdicts "
+                               f"for {len(unique)} pairs")
+        self.usage.pairs += len(unique)
+        lookup = {pair: bool(answer) for pair, answer in zip(unique, answers)}
+        return [lookup[pair] for pair in pairs]
+
+    # ---- identity --------------------------------------------------------------------------
+    def config(self) -> dict:
+        """Everything that can change this evaluator's verdicts (recorded in every report)."""
+        return {"name": self.name, "model": self.model, "class": f"{type(self).__module__}.{type(self).__qualname__}"}
+
+    def signature(self) -> str:
+        """``name`` or ``name:model``: the judge part of a result's signature."""
+        return f"{self.name}:{self.model}" if self.model else self.name
+
+    def close(self) -> None:
+        """Release clients, files and models. Safe to call twice."""

@@ -1,0 +1,60 @@
+"""``overlap``: a lexical containment judge. Offline, deterministic, instant.
+
+A premise "entails" a hypothesis when at least ``threshold`` of the hypothesis's content words
+(lower-cased, stop words removed, a plural ``s`` folded) occur in the premise, and the two
+agree on negation (``no``, ``not``, ``denies`` …). It cannot see paraphrase or reasoning: use it
+for smoke tests, examples and pipelines checks, never for publishable scores.
+"""
+
+from __future__ import annotations
+
+import re
+
+from doclens.evaluators.base import Evaluator
+
+_STOP = set("""a an the and or of to in on at for with by from as is are was were be been being this that these
+those it its he she they his her their him them we our you your i me my has have had do does did will would
+shall should can could may might must also than then there here which who whom whose what when where while
+about into over under after before during per very more most some any each other such only same so""".split())
+_NEGATION = {"no", "not", "denies", "denied", "deny", "without", "negative", "never", "none", "nor"}
+_TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
+
+
+def _fold(token: str) -> str:
+    return token[:-1] if len(token) > 3 and token.endswith("s") and not token.endswith("ss") else token
+
+
+def content_words(text: str) -> set[str]:
+    return {_fold(t) for t in _TOKEN.findall(text.lower()) if t not in _STOP and t not in _NEGATION}
+
+
+def is_negated(text: str) -> bool:
+    return any(t in _NEGATION or t.endswith("n't") for t in re.findall(r"[a-z']+", text.lower()))
+
+
+class OverlapEvaluator(Evaluator):
+    name = "overlap"
+    keeps_data_local = True
+
+    def __init__(self, threshold: float = 0.8):
+        super().__init__()
+        if not 0 < threshold <= 1:
+            raise ValueError("threshold must be in (0, 1]")
+        self.threshold = threshold
+
+    def entail_batch(self, pairs: list[tuple[str, str]]) -> list[bool]:
+        verdicts = []
+        for premise, hypothesis in pairs:
+            words = content_words(hypothesis)
+            if not words:
+                verdicts.append(False)
+                continue
+            covered = len(words & content_words(premise)) / len(words)
+            verdicts.append(covered >= self.threshold and (not is_negated(hypothesis) or is_negated(premise)))
+        return verdicts
+
+    def config(self) -> dict:
+        return {**super().config(), "threshold": self.threshold}
+
+    def signature(self) -> str:
+        return f"overlap:t{self.threshold:g}"

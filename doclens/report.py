@@ -1,0 +1,115 @@
+"""The result of a DocLens run: aggregate scores, counts, evidence per instance, signature."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from doclens.metrics import METRICS
+from doclens.types import InstanceResult
+
+REPORT_FORMAT = "doclens-report/1"
+
+
+@dataclass
+class Report:
+    scores: dict[str, Optional[float]]
+    counts: dict[str, dict]
+    instances: list[InstanceResult]
+    signature: str
+    config: dict = field(default_factory=dict)
+    usage: dict = field(default_factory=dict)
+    sections: dict[str, dict] = field(default_factory=dict)  # note_generation: per-division scores
+    baselines: dict[str, Any] = field(default_factory=dict)
+    unparsed: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    partial: bool = False
+    error: Optional[str] = None
+    version: str = ""
+
+    # ---- access ---------------------------------------------------------------------------
+    def __getitem__(self, key: str):
+        return self.scores[key]
+
+    def instance(self, ident: str) -> InstanceResult:
+        for result in self.instances:
+            if result.id == ident:
+                return result
+        raise KeyError(ident)
+
+    # ---- serialisation --------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {
+            "format": REPORT_FORMAT,
+            "version": self.version,
+            "signature": self.signature,
+            "partial": self.partial,
+            "error": self.error,
+            "scores": self.scores,
+            "sections": self.sections,
+            "counts": self.counts,
+            "unparsed": self.unparsed,
+            "usage": self.usage,
+            "config": self.config,
+            "baselines": self.baselines,
+            "warnings": self.warnings,
+            "instances": [r.to_dict() for r in self.instances],
+        }
+
+    def to_json(self, indent: Optional[int] = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Report":
+        if data.get("format") != REPORT_FORMAT:
+            raise ValueError(f"not a DocLens report (format {data.get('format')!r}, expected {REPORT_FORMAT!r})")
+        return cls(scores=data["scores"], counts=data["counts"], signature=data["signature"],
+                   instances=[InstanceResult.from_dict(r) for r in data.get("instances", [])],
+                   config=data.get("config", {}), usage=data.get("usage", {}), sections=data.get("sections", {}),
+                   baselines=data.get("baselines", {}), unparsed=data.get("unparsed", {}),
+                   warnings=data.get("warnings", []), partial=data.get("partial", False), error=data.get("error"),
+                   version=data.get("version", ""))
+
+    @classmethod
+    def from_json(cls, text: str) -> "Report":
+        return cls.from_dict(json.loads(text))
+
+    def save(self, path: os.PathLike) -> None:
+        """Write atomically: a crash mid-write never leaves a truncated report."""
+        tmp = f"{path}.tmp"
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(self.to_json())
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: os.PathLike) -> "Report":
+        with open(path, encoding="utf-8") as handle:
+            return cls.from_json(handle.read())
+
+    # ---- display --------------------------------------------------------------------------
+    def summary(self) -> str:
+        """A plain-text table: each metric pooled and macro, with the counts behind it."""
+        def fmt(value):
+            return "   n/a" if value is None else f"{100 * value:6.2f}"
+
+        lines = [f"DocLens {'(PARTIAL) ' if self.partial else ''}— {len(self.instances)} instances",
+                 f"{'metric':<20}{'pooled':>8}{'macro':>8}{'items':>8}{'empty':>7}{'skipped':>9}"]
+        for metric in METRICS:
+            c = self.counts.get(metric, {})
+            lines.append(f"{metric:<20}{fmt(self.scores.get(metric)):>8}{fmt(self.scores.get(metric + '_macro')):>8}"
+                         f"{c.get('items', 0):>8}{c.get('empty', 0):>7}{c.get('skipped', 0):>9}")
+        for section, scores in self.sections.items():
+            lines.append(f"  {section:<18}" + "".join(f"{fmt(scores.get(m)):>8}" for m in METRICS[:2])
+                         + "   (claim recall, claim precision)")
+        if any(self.unparsed.values()):
+            lines.append("unparsed judge replies: " + ", ".join(f"{k}={v}" for k, v in self.unparsed.items() if v))
+        if self.usage:
+            u = self.usage
+            lines.append(f"calls={u.get('calls', 0)} cached={u.get('cached_calls', 0)} "
+                         f"tokens={u.get('prompt_tokens', 0) + u.get('completion_tokens', 0)} "
+                         f"cost=${u.get('cost_usd', 0):.4f} pairs={u.get('pairs', 0)}")
+        lines.append(f"signature: {self.signature}")
+        lines.extend(f"warning: {w}" for w in self.warnings)
+        return "\n".join(lines)

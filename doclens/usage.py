@@ -1,0 +1,29 @@
+"""Counters of the work a run did: model calls, cache hits, tokens, cost, NLI pairs."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field, fields
+
+
+@dataclass
+class Usage:
+    calls: int = 0  # requests actually sent to a model endpoint
+    cached_calls: int = 0  # answers taken from the cache instead
+    retries: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    pairs: int = 0  # (premise, hypothesis) pairs a model actually judged
+    windowed_premises: int = 0  # premises longer than the model window, judged in windows
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def add(self, **counts) -> None:
+        with self._lock:
+            for key, value in counts.items():
+                setattr(self, key, getattr(self, key) + value)
+
+    def to_dict(self) -> dict:
+        data = {f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_")}
+        data["cost_usd"] = round(data["cost_usd"], 6)
+        return data
