@@ -18,7 +18,8 @@ from __future__ import annotations
 import json
 import re
 
-_CLAIM_LINE = re.compile(r"^\s*[*_#]*\s*(?:sub-?)?claims?\s*#?\s*\d*\s*[*_]*\s*[:.)\-–]\s*(.+?)\s*$", re.IGNORECASE)
+_CLAIM_LINE = re.compile(r"^\s*[*_#]*\s*(?:sub-?)?claims?\s*#?\s*\d*\s*[*_]*\s*[:.)\-–]\s*[*_]*\s*(.+?)\s*$",
+                         re.IGNORECASE)
 _BULLET_LINE = re.compile(r"^\s*(?:[-*•▪◦‣·]|\(?\d{1,3}[.)])\s+(.+?)\s*$")
 _PLACEHOLDER = re.compile(r"^(?:none|n/?a|no (?:sub)?claims?(?: (?:found|extracted))?|nothing|-)\.?$", re.IGNORECASE)
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)

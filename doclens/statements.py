@@ -21,7 +21,8 @@ from doclens.types import Statement
 #: One citation group: ``[3]``, ``[3, 4]``, ``[3-5]``. Only digits, commas, spaces and dashes.
 CITATION_GROUP = re.compile(r"\[\s*\d+(?:\s*(?:,|-|–)\s*\d+)*\s*\]")
 _CITATION_RUN = re.compile(r"(?:\s*\[\s*\d+(?:\s*(?:,|-|–)\s*\d+)*\s*\])+")
-_LIST_MARKER = re.compile(r"^\s*(?:[-*•▪◦‣·]+|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)](?=\s))\s+")
+# "a." / "b)" / "A)" are list markers; "A." is not (it may be an initial: "A. Smith").
+_LIST_MARKER = re.compile(r"^\s*(?:[-*•▪◦‣·]+|\(?\d{1,2}[.)]|\(?[a-z][.)](?=\s)|\(?[A-Z]\)(?=\s))\s+")
 _TERMINATOR = re.compile(r"[.!?]+[\"')\]]*")
 _ABBREVIATIONS = {
     "dr", "mr", "mrs", "ms", "prof", "st", "vs", "e.g", "i.e", "etc", "approx", "no", "nos", "fig",
@@ -78,7 +79,9 @@ def is_header_line(line: str) -> bool:
     if core.endswith(":") and not re.search(r"\d:\d", core):
         return True
     letters = [c for c in core if c.isalpha()]
-    return bool(letters) and core.upper() == core and not re.search(r"[.!?]$", core)
+    # an all-capitals line is a header ("CHIEF COMPLAINT"), unless it holds a value ("BP 120/80")
+    return (bool(letters) and core.upper() == core and not re.search(r"[.!?]$", core)
+            and not re.search(r"\d", core))
 
 
 def _ends_sentence(line: str, end: int, term_start: int) -> bool:
@@ -90,7 +93,8 @@ def _ends_sentence(line: str, end: int, term_start: int) -> bool:
     if following and following[0].islower():
         return False
     word = re.search(r"([A-Za-z][A-Za-z.]*)$", line[:term_start])
-    if word and line[term_start] == "." and word.group(1).lower().rstrip(".") in _ABBREVIATIONS:
+    if word and line[term_start] == "." and (word.group(1).lower().rstrip(".") in _ABBREVIATIONS
+                                             or len(word.group(1)) == 1):  # an initial: "A. Smith"
         return False
     return True
 

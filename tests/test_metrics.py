@@ -1,0 +1,228 @@
+"""Every rule of DESIGN §1 with hand-computed values.
+
+The judge is TokenSubsetEvaluator: a premise entails a hypothesis iff every word of the
+hypothesis occurs in the premise, so each verdict below can be checked by eye.
+"""
+
+import json
+import math
+
+import pytest
+
+from doclens import DocLens
+from doclens.errors import ConfigurationError, InputError, UnparsedJudgementError
+from doclens.metrics import aggregate, citation_precision, citation_recall, ratio
+from doclens.report import Report
+from tests.helpers import ProvenanceJudge, TokenSubsetEvaluator
+
+
+def score(instances, evaluator=None, **options):
+    return DocLens(evaluator or TokenSubsetEvaluator(), **options).score(instances, progress=False)
+
+
+def cited(prediction, source, **options):
+    instance = {"id": "x", "prediction": prediction, "reference": "r", "source": source,
+                "reference_claims": [], "prediction_claims": []}
+    return score([instance], **options)
+
+
+UNITS = ["alpha", "beta", "alpha", "gamma"]  # ids 0..3
+
+
+def test_citation_sufficient_alone_and_redundant():
+    # "alpha" cites [0, 1]: C ⇒ s; 0 alone ⇒ s (precise); 1 alone ⇏ s and C∖{1} = {0} ⇒ s (imprecise)
+    report = cited("Alpha [0][1].", UNITS)
+    statement = report.instances[0].statements[0]
+    assert statement.entailed and statement.precise == [0]
+    assert report["citation_recall"] == 1.0 and report["citation_precision"] == 0.5
+
+
+def test_citation_necessary_each():
+    # "alpha beta" cites [0, 1]: neither alone entails; removing either breaks entailment: both precise
+    report = cited("Alpha beta [0, 1].", UNITS)
+    assert report.instances[0].statements[0].precise == [0, 1]
+    assert report["citation_precision"] == 1.0
+
+
+def test_citation_redundant_third():
+    # "alpha" cites [0, 2, 1]: 0 and 2 each entail alone (precise); 1 does not and C∖{1} still entails
+    report = cited("Alpha [0, 2, 1].", UNITS)
+    assert report.instances[0].statements[0].precise == [0, 2]
+    assert report["citation_precision"] == pytest.approx(2 / 3)
+
+
+def test_single_citation_precision_equals_recall():
+    assert cited("Alpha [0].", UNITS)["citation_precision"] == 1.0
+    report = cited("Beta [0].", UNITS)
+    assert report["citation_recall"] == 0.0 and report["citation_precision"] == 0.0
+
+
+def test_unentailed_statement_makes_all_its_citations_imprecise():
+    report = cited("Delta [0][1].", UNITS)
+    assert report["citation_recall"] == 0.0 and report["citation_precision"] == 0.0
+    assert report.counts["citation_precision"]["items"] == 2
+
+
+def test_invalid_id_zeroes_recall_and_is_imprecise():
+    report = cited("Alpha [0, 9].", UNITS)
+    statement = report.instances[0].statements[0]
+    assert statement.valid == [0] and statement.invalid == [9] and statement.precise == []
+    assert report["citation_recall"] == 0.0
+    assert report["citation_precision"] == 0.0 and report.counts["citation_precision"]["items"] == 2
+
+
+def test_uncited_statement_zero_by_default_and_adds_no_citation():
+    report = cited("Alpha [0]. Beta.", UNITS)
+    assert report["citation_recall"] == 0.5
+    assert report["citation_precision"] == 1.0 and report.counts["citation_precision"]["items"] == 1
+
+
+def test_uncited_inherit_borrows_next_citations():
+    # "Beta." borrows [1] from "Gamma beta [1, 3]." → entailed by unit 1 alone
+    report = cited("Beta. Gamma beta [1, 3].", UNITS, uncited="inherit")
+    first, second = report.instances[0].statements
+    assert first.inherited and first.cited == [1, 3] and first.entailed
+    assert first.precise == [1]  # 3 (gamma) is not needed for "beta"
+    assert second.precise == [1, 3]
+    assert report["citation_recall"] == 1.0 and report["citation_precision"] == 0.75
+
+
+def test_max_citations_caps_and_warns():
+    with pytest.warns(UserWarning, match="max_citations=1"):
+        report = cited("Alpha beta [0, 1].", UNITS, max_citations=1)
+    assert report.instances[0].statements[0].cited == [0]
+    assert report["citation_recall"] == 0.0
+    assert any("max_citations" in w for w in report.warnings)
+
+
+def test_leave_one_out_pair_counts():
+    judge = TokenSubsetEvaluator()
+    # s1 "alpha" [0,1]: C, 0, 1 (1 fails alone) then C∖{1} = unit 0 — already asked: 3 pairs.
+    # s2 "delta" [0,1]: C fails → no leave-one-out: 1 pair.  s3 "beta" [1]: single → 1 pair.
+    cited_report = DocLens(judge).score([{"id": "x", "prediction": "Alpha [0,1]. Delta [0,1]. Beta [1].",
+                                          "reference": "r", "source": UNITS, "reference_claims": [],
+                                          "prediction_claims": []}], progress=False)
+    assert len(judge.received) == 5 == cited_report.usage["pairs"]
+
+
+def test_claim_recall_and_precision():
+    report = score([{"id": "1", "prediction": "Fever and cough [0].", "reference": "Fever, cough, rash.",
+                     "reference_claims": ["fever", "cough", "rash"], "prediction_claims": ["fever", "headache"]}])
+    assert report["claim_recall"] == pytest.approx(2 / 3)
+    assert report["claim_precision"] == 0.5
+    rash = report.instances[0].reference_claims[2]
+    assert rash.text == "rash" and rash.entailed is False
+
+
+def test_pooled_versus_macro_on_uneven_instances():
+    report = score([
+        {"id": "a", "prediction": "fever", "reference": "r", "reference_claims": ["fever"], "prediction_claims": []},
+        {"id": "b", "prediction": "fever", "reference": "r", "reference_claims": ["fever", "cough", "rash", "pain"],
+         "prediction_claims": []},
+    ])
+    assert report["claim_recall"] == pytest.approx(2 / 5)  # pooled: (1 + 1) / (1 + 4)
+    assert report["claim_recall_macro"] == pytest.approx((1 + 0.25) / 2)
+    assert report.counts["claim_recall"] == {"instances": 2, "scored": 2, "empty": 0, "skipped": 0, "items": 5,
+                                             "hits": 2}
+
+
+def test_empty_prediction():
+    judge = TokenSubsetEvaluator()
+    report = score([{"id": "e", "prediction": "", "reference": "fever", "source": UNITS,
+                     "reference_claims": ["fever"], "prediction_claims": []}], evaluator=judge)
+    assert report["claim_recall"] == 0.0
+    assert report["claim_precision"] is None and report["claim_precision_macro"] is None
+    assert report.counts["claim_precision"]["empty"] == 1
+    assert report["citation_recall"] is None and report.counts["citation_recall"]["empty"] == 1
+    assert judge.received == []  # an empty premise entails nothing: no model call
+    json.loads(report.to_json())  # no NaN anywhere (allow_nan=False)
+
+
+def test_empty_claim_lists_are_counted_not_dropped():
+    report = score([
+        {"id": "a", "prediction": "fever", "reference": "fever", "reference_claims": [], "prediction_claims": []},
+        {"id": "b", "prediction": "fever", "reference": "fever", "reference_claims": ["fever"],
+         "prediction_claims": ["fever"]},
+    ])
+    assert report["claim_recall"] == 1.0 and report["claim_recall_macro"] == 1.0
+    assert report.counts["claim_recall"]["empty"] == 1 and report.counts["claim_recall"]["instances"] == 2
+    assert report.counts["citation_recall"]["skipped"] == 2  # no source: citation metrics not applicable
+
+
+def test_all_empty_corpus_gives_none_not_nan():
+    scores, counts = aggregate([{"claim_recall": (0, 0)}])
+    assert scores["claim_recall"] is None and not any(isinstance(v, float) and math.isnan(v) for v in scores.values())
+    assert ratio(0, 0) is None
+
+
+def test_provenance_judge_and_unparsed_counting():
+    instance = {"id": "p", "prediction": "Alpha [0][1].", "reference": "alpha",
+                "source": UNITS, "reference_claims": ["alpha", "GARBLED thing"], "prediction_claims": ["alpha"]}
+    with pytest.warns(UserWarning, match="1 judgement"):
+        report = score([instance], evaluator=ProvenanceJudge())
+    assert report["claim_recall"] == 0.5  # unparsed counts as not entailed by default
+    assert report.unparsed["reference_claims"] == 1
+    garbled = report.instances[0].reference_claims[1]
+    assert garbled.status == "unparsed" and garbled.raw == "%%% not json %%%"
+    assert report.instances[0].statements[0].precise == [0] and report["citation_precision"] == 0.5
+    with pytest.warns(UserWarning):
+        excluded = score([instance], evaluator=ProvenanceJudge(), on_unparsed="exclude")
+    assert excluded["claim_recall"] == 1.0 and excluded.counts["claim_recall"]["items"] == 1
+    with pytest.raises(UnparsedJudgementError):
+        score([instance], evaluator=ProvenanceJudge(), on_unparsed="raise")
+
+
+def test_pure_functions_on_verdicts():
+    report = cited("Alpha [0][1]. Beta.", UNITS)
+    statements = report.instances[0].statements
+    assert citation_recall(statements) == 0.5 and citation_precision(statements) == 0.5
+
+
+def test_question_summarization_whole_question_is_one_claim():
+    report = score([{"id": "q", "task": "question_summarization", "prediction": "What treats lip birthmarks?",
+                     "reference": "What treats lip birthmarks permanently?"}])
+    assert [c.text for c in report.instances[0].reference_claims] == ["What treats lip birthmarks permanently?"]
+    assert report["claim_recall"] == 0.0 and report["claim_precision"] == 1.0
+
+
+def test_report_round_trips_through_json():
+    report = cited("Alpha [0][1]. Beta.", UNITS)
+    again = Report.from_json(report.to_json())
+    assert again.to_dict() == report.to_dict()
+
+
+def test_missing_claims_without_extractor_names_the_instance():
+    with pytest.raises(InputError, match="instance 'needs'.*reference_claims") as info:
+        score([{"id": "needs", "prediction": "a", "reference": "b"}])
+    assert info.value.field == "reference_claims"
+
+
+def test_bad_input_keeps_what_was_scored():
+    good = {"id": "ok", "prediction": "fever", "reference": "fever", "reference_claims": ["fever"],
+            "prediction_claims": []}
+    with pytest.raises(InputError, match="missing required field 'reference'") as info:
+        DocLens(TokenSubsetEvaluator(), chunk_size=1).score([good, {"id": "bad", "prediction": "x"}], progress=False)
+    partial = info.value.partial_report
+    assert partial.partial and [r.id for r in partial.instances] == ["ok"] and partial["claim_recall"] == 1.0
+
+
+def test_duplicate_ids_refused():
+    row = {"id": "d", "prediction": "a", "reference": "a", "reference_claims": [], "prediction_claims": []}
+    with pytest.raises(InputError, match="seen twice"):
+        score([row, dict(row)])
+
+
+@pytest.mark.parametrize("options", [{"uncited": "maybe"}, {"on_unparsed": "ignore"}, {"max_citations": 0}])
+def test_bad_options(options):
+    with pytest.raises(ConfigurationError):
+        DocLens(TokenSubsetEvaluator(), **options)
+
+
+def test_entail_batch_only_subclass_and_wrong_length_is_caught():
+    class Broken(TokenSubsetEvaluator):
+        def entail_batch(self, pairs):
+            return [True]
+
+    with pytest.raises(RuntimeError, match="returned 1 verdicts for 2 pairs"):
+        score([{"id": "1", "prediction": "a", "reference": "b", "reference_claims": ["a", "c"],
+                "prediction_claims": []}], evaluator=Broken())

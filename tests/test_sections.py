@@ -1,0 +1,57 @@
+import json
+
+from doclens.sections import SECTION_NAMES, note_section_spans, split_note_sections
+
+
+def test_four_divisions_in_order():
+    note = ("CHIEF COMPLAINT\nCough.\nHISTORY OF PRESENT ILLNESS\nThree days.\nVITALS\nBP 120/80.\n"
+            "PHYSICAL EXAM\nLungs clear.\nRESULTS\nX-ray normal.\nASSESSMENT\nBronchitis.\nPLAN\nRest.")
+    sections = split_note_sections(note)
+    assert list(sections) == list(SECTION_NAMES)
+    assert sections["subjective"].startswith("CHIEF COMPLAINT") and "Three days." in sections["subjective"]
+    assert "BP 120/80." in sections["subjective"]  # VITALS is no header of its own: it stays in place
+    assert sections["objective_exam"] == "PHYSICAL EXAM\nLungs clear."
+    assert sections["objective_results"] == "RESULTS\nX-ray normal."
+    assert sections["assessment_and_plan"] == "ASSESSMENT\nBronchitis.\nPLAN\nRest."
+
+
+def test_text_before_any_header_is_subjective_and_missing_sections_are_empty():
+    sections = split_note_sections("Patient reports cough.\nASSESSMENT AND PLAN\nRest.")
+    assert sections["subjective"] == "Patient reports cough."
+    assert sections["objective_exam"] == "" and sections["objective_results"] == ""
+    assert sections["assessment_and_plan"] == "ASSESSMENT AND PLAN\nRest."
+
+
+def test_colon_headers_with_text_and_impression():
+    sections = split_note_sections("HPI: cough for 3 days.\nExam: clear lungs.\nIMPRESSION\nViral URI.")
+    assert sections["subjective"] == "HPI: cough for 3 days."
+    assert sections["objective_exam"] == "Exam: clear lungs."
+    assert sections["assessment_and_plan"] == "IMPRESSION\nViral URI."
+    # lower-case 'impression' is not a header (ACI-BENCH keeps it inside results)
+    assert split_note_sections("RESULTS\nimpression: normal")["objective_results"] == "RESULTS\nimpression: normal"
+
+
+def test_bare_header_needs_its_own_line():
+    # "Results are pending." starts with 'results' but is a sentence, not a header line
+    sections = split_note_sections("HPI\nResults are pending.")
+    assert sections["objective_results"] == ""
+
+
+def test_spans_cover_the_note_in_order(shared_data):
+    for line in (shared_data / "aci_bench_test1.jsonl").read_text().splitlines():
+        note = json.loads(line)["reference"]
+        spans = note_section_spans(note)
+        assert spans[0][1] == 0 and spans[-1][2] == len(note)
+        assert all(a[2] == b[1] for a, b in zip(spans, spans[1:]))
+        assert len({s[0] for s in spans}) == len(spans)
+
+
+def test_aci_reference_note_divisions(shared_data):
+    note = json.loads((shared_data / "aci_bench_test1.jsonl").read_text().splitlines()[0])["reference"]
+    sections = split_note_sections(note)
+    assert sections["subjective"].startswith("CHIEF COMPLAINT")
+    assert sections["objective_exam"].startswith("PHYSICAL EXAMINATION")
+    assert sections["objective_results"].startswith("RESULTS") and "Hemoglobin A1c is elevated at 8." in \
+        sections["objective_results"]
+    assert sections["assessment_and_plan"].startswith("ASSESSMENT AND PLAN")
+    assert "REVIEW OF SYSTEMS" in sections["subjective"]
