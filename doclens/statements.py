@@ -57,10 +57,12 @@ def parse_citations(text: str) -> list[int]:
 
 
 def strip_citations(text: str) -> str:
-    """Remove citation markers, and the space they leave before punctuation."""
+    """Remove citation markers, and the space they leave before punctuation. Line breaks are
+    kept (section headers and bullets are read line by line)."""
     text = CITATION_GROUP.sub("", text)
-    text = re.sub(r"\s+([.,;:!?])", r"\1", text)
-    return re.sub(r"\s{2,}", " ", text).strip()
+    text = re.sub(r"[ \t]+([.,;:!?])", r"\1", text)
+    text = re.sub(r"[ \t]{2,}", " ", text)
+    return "\n".join(line.strip() for line in text.split("\n")).strip()
 
 
 def is_header_line(line: str) -> bool:

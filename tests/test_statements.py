@@ -93,3 +93,8 @@ def test_inherit_borrows_the_next_cited_statement():
     assert [(s.text, s.citations, s.inherited) for s in inherited] == [
         ("Aa.", [2], True), ("Bb.", [2], False), ("Cc.", [4, 5], True), ("Dd.", [4, 5], False), ("Ee.", [], False)]
     assert statements[0].citations == []  # input untouched
+
+
+def test_strip_citations_keeps_lines():
+    # regression: collapsing newlines broke section splitting of cited notes
+    assert strip_citations("HPI\nFever [1] .\n\nPLAN\nRest [2].") == "HPI\nFever.\n\nPLAN\nRest."

@@ -1,0 +1,98 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from doclens.cli import main
+from doclens.report import Report
+
+GOOD = {"id": "a", "prediction": "Fever [0].", "reference": "fever", "source": ["[patient] fever"],
+        "reference_claims": ["fever"], "prediction_claims": ["fever"]}
+
+
+def write_jsonl(path, rows):
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
+    return path
+
+
+def run(argv, capsys):
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_score_writes_report_and_summary(tmp_path, capsys):
+    data = write_jsonl(tmp_path / "in.jsonl", [GOOD, {**GOOD, "id": "b", "prediction": "Rash [0]."}])
+    code, out, err = run(["score", str(data), "--evaluator", "tests.helpers:TokenSubsetEvaluator",
+                          "--output", str(tmp_path / "s.json"), "-q"], capsys)
+    assert code == 0, err
+    report = Report.load(tmp_path / "s.json")
+    assert report["citation_recall"] == 0.5 and not report.partial
+    assert "citation_recall" in out and "signature: doclens:" in out
+    assert "judge:token-subset" in report.signature
+
+
+def test_default_output_beside_input(tmp_path, capsys):
+    data = write_jsonl(tmp_path / "notes.jsonl", [GOOD])
+    code, _, _ = run(["score", str(data), "--evaluator", "overlap", "-q"], capsys)
+    assert code == 0 and (tmp_path / "notes.doclens.json").exists()
+
+
+@pytest.mark.parametrize("bad_line, message, field", [
+    ({"id": "c", "reference": "x"}, "line 3: instance 'c': missing required field 'prediction'", "prediction"),
+    ("{not json", "line 3: not valid JSON", None),
+    ({**GOOD, "id": "a"}, "line 3: instance 'a': field 'id' repeats the id of line 1", "id"),
+    ({**GOOD, "id": "c", "reference_claims": "fever"}, "line 3: instance 'c': field 'reference_claims'", None),
+])
+def test_bad_input_exits_nonzero_and_keeps_partial_report(tmp_path, capsys, bad_line, message, field):
+    data = write_jsonl(tmp_path / "in.jsonl", [GOOD, {**GOOD, "id": "b"}, bad_line, {**GOOD, "id": "d"}])
+    code, _, err = run(["score", str(data), "--evaluator", "overlap", "--chunk-size", "1", "-q",
+                        "-o", str(tmp_path / "s.json")], capsys)
+    assert code == 2
+    assert message in err
+    report = Report.load(tmp_path / "s.json")
+    assert report.partial and [r.id for r in report.instances] == ["a", "b"]
+    assert "line 3" in report.error
+
+
+def test_unknown_evaluator_and_option_errors(tmp_path, capsys):
+    data = write_jsonl(tmp_path / "in.jsonl", [GOOD])
+    code, _, err = run(["score", str(data), "--evaluator", "nope"], capsys)
+    assert code == 2 and "unknown evaluator 'nope'" in err
+    code, _, err = run(["score", str(data), "--evaluator", "overlap", "--model", "x"], capsys)
+    assert code == 2 and "does not take option(s) model" in err
+    code, _, err = run(["score", str(data), "--evaluator", "no_such_pkg.mod:Judge"], capsys)
+    assert code == 2 and "cannot import module 'no_such_pkg.mod'" in err
+
+
+def test_evaluator_arg_reaches_constructor(tmp_path, capsys):
+    data = write_jsonl(tmp_path / "in.jsonl", [{**GOOD, "reference_claims": ["fever and chills"]}])
+    code, _, _ = run(["score", str(data), "--evaluator", "overlap", "--evaluator-arg", "threshold=0.5", "-q",
+                      "-o", str(tmp_path / "s.json")], capsys)
+    assert code == 0
+    report = Report.load(tmp_path / "s.json")
+    assert report["claim_recall"] == 1.0 and "overlap:t0.5" in report.signature
+
+
+def test_extractor_preset_sentences(tmp_path, capsys):
+    data = write_jsonl(tmp_path / "in.jsonl", [{"id": "x", "prediction": "Fever. Rash.", "reference": "Fever."}])
+    code, _, err = run(["score", str(data), "--evaluator", "overlap", "-q", "-o", str(tmp_path / "s.json")], capsys)
+    assert code == 2 and "no 'reference_claims' given and no extractor" in err
+    code, _, _ = run(["score", str(data), "--evaluator", "overlap", "--extractor", "sentences", "-q",
+                      "-o", str(tmp_path / "s.json")], capsys)
+    report = Report.load(tmp_path / "s.json")
+    assert code == 0 and report["claim_recall"] == 1.0 and report["claim_precision"] == 0.5
+
+
+def test_presets_lists_where_data_goes(capsys):
+    code, out, _ = run(["presets"], capsys)
+    assert code == 0 and "overlap" in out and "data stays on this machine" in out
+
+
+def test_console_script_entry_point(tmp_path):
+    data = write_jsonl(tmp_path / "in.jsonl", [GOOD])
+    result = subprocess.run([sys.executable, "-m", "doclens.cli", "score", str(data), "--evaluator", "overlap", "-q",
+                             "-o", str(tmp_path / "s.json")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert json.loads((tmp_path / "s.json").read_text())["format"] == "doclens-report/1"

@@ -1,0 +1,48 @@
+"""The wheel carries prompts, cards and the evaluate module, and the core pulls no torch."""
+
+import configparser
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_core_requirements_have_no_torch():
+    config = configparser.ConfigParser()
+    config.read(REPO / "setup.cfg")
+    core = config["options"]["install_requires"].lower()
+    assert "torch" not in core and "transformers" not in core
+    extras = config["options.extras_require"]
+    assert {"local", "baselines", "medcon", "dev"} <= set(extras)
+    assert "torch==" in extras["local"]
+
+
+@pytest.mark.slow
+def test_wheel_installs_into_fresh_venv_and_reads_resources(tmp_path):
+    dist = tmp_path / "dist"
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w",
+                            str(dist), str(REPO)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-2000:]
+    wheel = next(dist.glob("doclens-*.whl"))
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    python = env_dir / "bin" / "python"
+    install = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", str(wheel)],
+                             capture_output=True, text=True)
+    assert install.returncode == 0, install.stderr[-2000:]
+    probe = ("import doclens, importlib.util\n"
+             "from doclens.prompting import load_prompt\n"
+             "from doclens.resources import read_card, resource_root\n"
+             "p = load_prompt('extract/note_generation.subjective')\n"
+             "assert p.version and '${text}' in p.messages[-1][1], p\n"
+             "assert 'DocLens' in read_card('doclens.md')\n"
+             "assert (resource_root('metric') / 'doclens.py').is_file()\n"
+             "assert importlib.util.find_spec('torch') is None\n"
+             "print(doclens.__file__)\n")
+    result = subprocess.run([str(python), "-c", probe], cwd=tmp_path, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert str(env_dir) in result.stdout  # the installed copy, not the source tree
