@@ -101,8 +101,8 @@ class Report:
             lines.append(f"{metric:<20}{fmt(self.scores.get(metric)):>8}{fmt(self.scores.get(metric + '_macro')):>8}"
                          f"{c.get('items', 0):>8}{c.get('empty', 0):>7}{c.get('skipped', 0):>9}")
         for section, scores in self.sections.items():
-            lines.append(f"  {section:<18}" + "".join(f"{fmt(scores.get(m)):>8}" for m in METRICS[:2])
-                         + "   (claim recall, claim precision)")
+            lines.append(f"  {section:<20}" + "".join(f"{fmt(scores.get(m)):>8}" for m in METRICS[:2])
+                         + "  (claim recall, claim precision)")
         if any(self.unparsed.values()):
             lines.append("unparsed judge replies: " + ", ".join(f"{k}={v}" for k, v in self.unparsed.items() if v))
         if self.usage:
