@@ -103,6 +103,10 @@ class Report:
         for section, scores in self.sections.items():
             lines.append(f"  {section:<20}" + "".join(f"{fmt(scores.get(m)):>8}" for m in METRICS[:2])
                          + "  (claim recall, claim precision)")
+        citations = self.counts.get("citations") or {}
+        if citations.get("statements"):
+            lines.append(f"statements={citations['statements']} uncited={citations['uncited_statements']} "
+                         f"inherited={citations['inherited_statements']} invalid ids={citations['invalid_ids']}")
         if any(self.unparsed.values()):
             lines.append("unparsed judge replies: " + ", ".join(f"{k}={v}" for k, v in self.unparsed.items() if v))
         if self.usage:

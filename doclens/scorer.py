@@ -335,6 +335,15 @@ class DocLens:
             "prediction_claims": sum(c.status == STATUS_UNPARSED for r in results for c in r.prediction_claims),
             "statements": sum(s.status == STATUS_UNPARSED for r in results for s in r.statements),
         }
+        statements = [s for r in results if r.has_source for s in r.statements]
+        counts["citations"] = {
+            "statements": len(statements),
+            "uncited_statements": sum(not s.cited for s in statements),
+            "inherited_statements": sum(s.inherited for s in statements),
+            "statements_with_invalid_ids": sum(bool(s.invalid) for s in statements),
+            "invalid_ids": sum(len(s.invalid) for s in statements),
+            "capped_statements": stats["capped_statements"],
+        }
         report_warnings = []
         if sum(unparsed.values()):
             how = "scored as not entailed" if self.on_unparsed == "zero" else "left out of the scores"

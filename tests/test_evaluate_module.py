@@ -87,3 +87,17 @@ def test_module_docstring_example(tmp_path, monkeypatch):
     test = finder.find(module._KWARGS_DESCRIPTION, "kwargs", globs={})[0]
     runner.run(test)
     assert test.examples and runner.failures == 0
+
+
+@pytest.mark.slow
+def test_config_name_picks_the_evaluator_preset(tmp_path):
+    code = (
+        "import evaluate, json\n"
+        "metric = evaluate.load('metrics/doclens', 'overlap')\n"
+        "r = metric.compute(predictions=['Fever [0].'], references=['Fever.'], sources=['[0] the patient has fever'],"
+        " reference_claims=[['Fever.']], prediction_claims=[['Fever.', 'Rash.']])\n"
+        "print(json.dumps({'signature': r['signature'], 'claim_precision': r['claim_precision'],"
+        " 'citation_recall': r['citation_recall']}))\n")
+    result = run_python(code, REPO, tmp_path)
+    assert "judge:overlap" in result["signature"]
+    assert result["claim_precision"] == 0.5 and result["citation_recall"] == 1.0

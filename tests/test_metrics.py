@@ -67,6 +67,8 @@ def test_invalid_id_zeroes_recall_and_is_imprecise():
     report = cited("Alpha [0, 9].", UNITS)
     statement = report.instances[0].statements[0]
     assert statement.valid == [0] and statement.invalid == [9] and statement.precise == []
+    assert report.counts["citations"]["invalid_ids"] == 1
+    assert report.counts["citations"]["statements_with_invalid_ids"] == 1
     assert report["citation_recall"] == 0.0
     assert report["citation_precision"] == 0.0 and report.counts["citation_precision"]["items"] == 2
 
@@ -75,6 +77,7 @@ def test_uncited_statement_zero_by_default_and_adds_no_citation():
     report = cited("Alpha [0]. Beta.", UNITS)
     assert report["citation_recall"] == 0.5
     assert report["citation_precision"] == 1.0 and report.counts["citation_precision"]["items"] == 1
+    assert report.counts["citations"]["uncited_statements"] == 1
 
 
 def test_uncited_inherit_borrows_next_citations():
