@@ -126,6 +126,9 @@ def bertscore_per_instance(predictions: list[str], references: list[str], *, mod
     """
     bert_score = require("bert_score", "the BERTScore baseline", "baselines")
     bert_utils = require("bert_score.utils", "the BERTScore baseline", "baselines")
+    model_type = os.fspath(model_type)  # a pathlib.Path folder works too
+    if baseline_path is not None:
+        baseline_path = os.fspath(baseline_path)
     if num_layers is None:
         if os.path.isdir(model_type):
             raise ConfigurationError(
