@@ -88,16 +88,16 @@ def rouge_per_instance(predictions: list[str], references: list[str], *, use_ste
         What was computed: package, version, ``use_stemmer``, ``sentence_splitter``.
     """
     rouge_scorer = require("rouge_score.rouge_scorer", "the ROUGE baseline", "baselines")
-    scorer = rouge_scorer.RougeScorer(list(ROUGE_TYPES), use_stemmer=use_stemmer)
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=use_stemmer)
+    # ROUGE-Lsum reads sentences from newlines, so it is scored on sentence-split text.
+    summary_scorer = rouge_scorer.RougeScorer(["rougeLsum"], use_stemmer=use_stemmer)
     pairs = progress_bar(zip(predictions, references), total=len(predictions), desc="ROUGE",
                          enabled=progress)
     per_instance = []
     for prediction, reference in pairs:
         scores = scorer.score(reference, prediction)
-        # ROUGE-Lsum reads sentences from newlines; recomputed on split text.
-        summary_scores = scorer.score("\n".join(split_sentences(reference)),
-                                      "\n".join(split_sentences(prediction)))
-        scores["rougeLsum"] = summary_scores["rougeLsum"]
+        scores.update(summary_scorer.score("\n".join(split_sentences(reference)),
+                                           "\n".join(split_sentences(prediction))))
         row = {}
         for rouge_type in ROUGE_TYPES:
             score = scores[rouge_type]
