@@ -103,3 +103,22 @@ def test_section_mean_skips_instances_where_neither_side_has_the_section():
     assert result["sections"]["objective_results"]["rouge1_f1"] == 1.0  # only instance 0 counts
     assert result["sections"]["assessment_and_plan"]["rouge1_f1"] == 0.0  # instance 1 omitted it
     assert result["sections"]["objective_exam"] == {key: 0.0 for key in result["scores"]}
+
+
+def test_missing_package_names_the_extra(monkeypatch):
+    import sys
+
+    from doclens.errors import MissingExtraError
+
+    monkeypatch.setitem(sys.modules, "rouge_score.rouge_scorer", None)  # makes the import fail
+    with pytest.raises(MissingExtraError, match=r"doclens\[baselines\]"):
+        compute_baselines(["a"], ["a"], ["rouge"])
+
+
+def test_instance_text_is_not_logged_above_debug(caplog):
+    pytest.importorskip("rouge_score", reason="rouge-score is not installed (the 'baselines' extra)")
+    secret = "Zyxwv Qwerty has HIV"
+    with caplog.at_level("INFO", logger="doclens"):
+        compute_baselines([secret], [secret + " and diabetes"], ["rouge"], task="note_generation")
+    assert caplog.records  # something was logged, but no text of the instance
+    assert "Zyxwv" not in caplog.text and "Qwerty" not in caplog.text
