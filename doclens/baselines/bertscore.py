@@ -1,0 +1,195 @@
+"""BERTScore precision, recall and F1 through ``bert-score``.
+
+The default model is ``microsoft/deberta-xlarge-mnli`` (layer 40), as ACI-BENCH used. A local model
+folder works with no network: pass the folder as ``model_type`` and the layer as ``num_layers``.
+
+Baseline rescaling needs a baseline file (``bert-score`` ships them for its named models under
+``rescale_baseline/<lang>/<model>.tsv``). ``BERTScorer`` raises when the file is missing and the
+functional ``bert_score.score()`` silently skips rescaling; here the choice is explicit and the
+result's config says what was done (``rescaled``, ``baseline_path``, ``rescale_note``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from doclens.baselines._util import package_version
+from doclens.errors import ConfigurationError, require
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MODEL = "microsoft/deberta-xlarge-mnli"
+
+METRIC_KEYS = ("bertscore_precision", "bertscore_recall", "bertscore_f1")
+
+_RESCALE_CHOICES = ("auto", True, False)
+
+
+def bundled_baseline_path(model_type: str, lang: str = "en") -> str | None:
+    """The baseline file ``bert-score`` ships for ``model_type`` and ``lang``, or None."""
+    bert_score = require("bert_score", "the BERTScore baseline", "baselines")
+    path = os.path.join(os.path.dirname(bert_score.__file__), "rescale_baseline", lang, f"{model_type}.tsv")
+    return path if os.path.isfile(path) else None
+
+
+def _baseline_has_layer(path: str, num_layers: int) -> bool:
+    with open(path, encoding="utf-8") as handle:
+        rows = sum(1 for line in handle if line.strip()) - 1  # header line
+    return 0 <= num_layers < rows
+
+
+def resolve_rescaling(rescale_with_baseline, baseline_path: str | None, model_type: str, lang: str,
+                      num_layers: int) -> tuple[bool, str | None, str]:
+    """Decide whether to rescale: ``(rescale, baseline file, note)``.
+
+    ``rescale_with_baseline`` is ``"auto"`` (rescale when a baseline file exists for this model,
+    language and layer, and say so either way), ``True`` (a baseline file must exist, else
+    :class:`ConfigurationError`) or ``False`` (raw cosine similarities). An explicit
+    ``baseline_path`` that does not exist is always an error.
+    """
+    if rescale_with_baseline not in _RESCALE_CHOICES:
+        raise ConfigurationError(
+            f"bertscore rescale_with_baseline must be 'auto', True or False, not {rescale_with_baseline!r}")
+    if rescale_with_baseline is False:
+        return False, None, "rescaling not requested: raw cosine similarities"
+    if baseline_path is not None:
+        if not os.path.isfile(baseline_path):
+            raise ConfigurationError(f"bertscore baseline_path {baseline_path!r} is not a file")
+        path = baseline_path
+    else:
+        path = bundled_baseline_path(model_type, lang)
+    if path is not None and not _baseline_has_layer(path, num_layers):
+        if baseline_path is not None or rescale_with_baseline is True:
+            raise ConfigurationError(f"bertscore baseline file {path!r} has no row for layer {num_layers}")
+        path = None
+    if path is None:
+        if rescale_with_baseline is True:
+            raise ConfigurationError(
+                f"bertscore rescale_with_baseline=True but no baseline file exists for model "
+                f"{model_type!r}, language {lang!r}, layer {num_layers}: pass baseline_path, or "
+                f"rescale_with_baseline='auto' or False")
+        note = (f"not rescaled: no baseline file for model {model_type!r}, language {lang!r}, "
+                f"layer {num_layers}; scores are raw cosine similarities")
+        logger.warning("BERTScore %s", note)
+        return False, None, note
+    return True, path, f"rescaled with baseline file {path}"
+
+
+def bertscore_per_instance(predictions: list[str], references: list[str], *, model_type: str = DEFAULT_MODEL,
+                           num_layers: int | None = None, lang: str = "en", rescale_with_baseline="auto",
+                           baseline_path: str | None = None, idf: bool = False, batch_size: int = 64,
+                           device: str | None = None, progress: bool = False) -> tuple[list[dict[str, float]], dict]:
+    """BERTScore of each (prediction, reference) pair.
+
+    Every token of one text is matched to its most similar token of the other (cosine of the
+    contextual embeddings from layer ``num_layers``)::
+
+        recall    = 1/|ref|  Σ_{r ∈ ref}  max_{p ∈ pred} cos(r, p)
+        precision = 1/|pred| Σ_{p ∈ pred} max_{r ∈ ref}  cos(r, p)
+        f1        = 2 · precision · recall / (precision + recall)
+
+    (idf-weighted means when ``idf``, with idf from the references). When rescaled, each value
+    becomes ``(x − b) / (1 − b)`` with the baseline ``b`` of the file: rescaled values can be
+    negative.
+
+    Edge cases: a pair where either side is empty (or only white space) is not sent to the model
+    and scores 0.0 for precision, recall and F1. Texts longer than the model's maximum input
+    are truncated by ``bert-score``; their number is reported as ``truncated_texts`` in the config
+    and logged as a warning.
+
+    Parameters
+    ----------
+    predictions, references : list of str, same length.
+    model_type : str, default ``"microsoft/deberta-xlarge-mnli"``
+        A model name ``bert-score`` knows, or a local model folder.
+    num_layers : int, optional
+        Layer whose embeddings are compared. Required for a local folder or a model
+        ``bert-score`` has no default layer for.
+    lang : str, default ``"en"``
+        Language, used to find the bundled baseline file.
+    rescale_with_baseline : {"auto", True, False}, default "auto"
+        See :func:`resolve_rescaling`.
+    baseline_path : str, optional
+        A baseline file of your own.
+    idf, batch_size, device : passed to ``bert_score.BERTScorer``.
+    progress : bool, default False
+        Let ``bert-score`` print its progress.
+
+    Returns
+    -------
+    per_instance : list of dict
+        One dict per pair with the keys :data:`METRIC_KEYS`.
+    config : dict
+        model_type, num_layers, lang, idf, rescaled, baseline_path, rescale_note, hashcode
+        (``bert-score``'s signature of the setting), versions, truncated_texts, empty_pairs.
+    """
+    bert_score = require("bert_score", "the BERTScore baseline", "baselines")
+    bert_utils = require("bert_score.utils", "the BERTScore baseline", "baselines")
+    model_type = os.fspath(model_type)  # a pathlib.Path folder works too
+    if baseline_path is not None:
+        baseline_path = os.fspath(baseline_path)
+    if num_layers is None:
+        if os.path.isdir(model_type):
+            raise ConfigurationError(
+                f"bertscore model_type {model_type!r} is a local folder: pass num_layers (the layer "
+                f"whose embeddings are compared, e.g. the model's number of hidden layers)")
+        if model_type not in bert_utils.model2layers:
+            raise ConfigurationError(
+                f"bert-score has no default layer for {model_type!r}: pass num_layers")
+        num_layers = bert_utils.model2layers[model_type]
+    rescale, used_baseline, note = resolve_rescaling(rescale_with_baseline, baseline_path, model_type, lang,
+                                                     num_layers)
+
+    keep = [i for i, (p, r) in enumerate(zip(predictions, references)) if p.strip() and r.strip()]
+    per_instance = [{key: 0.0 for key in METRIC_KEYS} for _ in predictions]
+    scorer = bert_score.BERTScorer(
+        model_type=model_type, num_layers=num_layers, lang=lang, idf=idf,
+        idf_sents=[references[i] for i in keep] if idf and keep else None,
+        rescale_with_baseline=rescale, baseline_path=baseline_path if rescale else None,
+        batch_size=batch_size, device=device)
+    truncated, max_length = _count_truncated(bert_utils, model_type,
+                                             [predictions[i] for i in keep] + [references[i] for i in keep])
+    if truncated:
+        logger.warning("BERTScore: %d text(s) exceed the model's %d tokens and were truncated",
+                       truncated, max_length)
+    if keep:
+        precision, recall, f1 = scorer.score([predictions[i] for i in keep], [references[i] for i in keep],
+                                             verbose=progress, batch_size=batch_size)
+        for position, index in enumerate(keep):
+            per_instance[index] = {
+                "bertscore_precision": float(precision[position]),
+                "bertscore_recall": float(recall[position]),
+                "bertscore_f1": float(f1[position]),
+            }
+    logger.debug("BERTScore scored %d of %d pairs", len(keep), len(predictions))
+    config = {
+        "package": "bert-score",
+        "version": package_version("bert-score"),
+        "transformers_version": package_version("transformers"),
+        "model_type": model_type,
+        "num_layers": num_layers,
+        "lang": lang,
+        "idf": idf,
+        "rescaled": rescale,
+        "baseline_path": used_baseline,
+        "rescale_note": note,
+        "hashcode": scorer.hash,
+        "device": str(scorer.device),
+        "max_length": max_length,
+        "truncated_texts": truncated,
+        "empty_pairs": len(predictions) - len(keep),
+        "approximation": False,
+    }
+    return per_instance, config
+
+
+def _count_truncated(bert_utils, model_type: str, texts: list[str]) -> tuple[int, int]:
+    """How many of ``texts`` ``bert-score`` truncates, and the length it truncates to."""
+    tokenizer = bert_utils.get_tokenizer(model_type, False)
+    max_length = int(tokenizer.model_max_length)
+    truncated = 0
+    for text in texts:
+        ids = tokenizer.encode(text, add_special_tokens=True, truncation=False, verbose=False)
+        truncated += len(ids) > max_length
+    return truncated, max_length

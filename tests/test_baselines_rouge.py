@@ -1,0 +1,80 @@
+"""ROUGE baseline: the values are rouge-score's own on the same strings."""
+
+import pytest
+
+rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer",
+                                   reason="rouge-score is not installed (the 'baselines' extra)")
+
+from doclens.baselines import compute_baselines  # noqa: E402
+from doclens.baselines.rouge import METRIC_KEYS, rouge_per_instance, split_sentences  # noqa: E402
+
+PREDICTIONS = [
+    "The patient reports knee pain for two weeks. He was prescribed ibuprofen.",
+    "Blood pressure is elevated.\nFollow up in 3 weeks.",
+    "Denies fever. Takes aspirin 81 mg daily.",
+]
+REFERENCES = [
+    "Patient reports right knee pain for 2 weeks. Prescribed ibuprofen 600 mg.",
+    "BP elevated at 150/90. Follow-up in three weeks.",
+    "No fevers reported. Aspirin 81 mg daily was continued.",
+]
+
+
+def test_values_equal_rouge_score_with_stemming():
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL", "rougeLsum"], use_stemmer=True)
+    per_instance, config = rouge_per_instance(PREDICTIONS, REFERENCES)
+    assert config["use_stemmer"] is True
+    for row, prediction, reference in zip(per_instance, PREDICTIONS, REFERENCES):
+        expected = scorer.score(reference, prediction)
+        for rouge_type in ("rouge1", "rouge2", "rougeL"):
+            assert row[f"{rouge_type}_precision"] == expected[rouge_type].precision
+            assert row[f"{rouge_type}_recall"] == expected[rouge_type].recall
+            assert row[f"{rouge_type}_f1"] == expected[rouge_type].fmeasure
+        # rougeLsum reads sentences from newlines: the same as rouge-score on split text.
+        summary = scorer.score("\n".join(split_sentences(reference)), "\n".join(split_sentences(prediction)))
+        assert row["rougeLsum_recall"] == summary["rougeLsum"].recall
+        assert row["rougeLsum_f1"] == summary["rougeLsum"].fmeasure
+        assert set(row) == set(METRIC_KEYS)
+
+
+def test_stemming_changes_the_score_and_can_be_turned_off():
+    stemmed, _ = rouge_per_instance(["fevers"], ["fever"])
+    plain, config = rouge_per_instance(["fevers"], ["fever"], use_stemmer=False)
+    assert stemmed[0]["rouge1_f1"] == 1.0
+    assert plain[0]["rouge1_f1"] == 0.0
+    assert config["use_stemmer"] is False
+
+
+def test_rougelsum_differs_from_rougel_on_multi_sentence_text():
+    prediction = "Cough resolved. Fever persists."
+    reference = "Fever persists. Cough resolved."
+    row = rouge_per_instance([prediction], [reference])[0][0]
+    assert row["rougeLsum_f1"] == 1.0
+    assert row["rougeL_f1"] < 1.0
+
+
+def test_split_sentences_keeps_numbers_abbreviations_and_lines():
+    text = "Dr. Smith saw him. BP 120/80 and temp 38.5 C. Follow up.\nPLAN\nrest"
+    assert split_sentences(text) == ["Dr. Smith saw him.", "BP 120/80 and temp 38.5 C.", "Follow up.", "PLAN", "rest"]
+    assert split_sentences("") == []
+
+
+@pytest.mark.parametrize("prediction, reference", [("", "Fever."), ("Fever.", ""), ("", ""), ("...", "Fever.")])
+def test_empty_side_scores_zero_not_nan(prediction, reference):
+    scores = compute_baselines([prediction], [reference], ["rouge"])["rouge"]
+    assert all(value == 0.0 for value in scores["per_instance"][0].values())
+    assert all(value == 0.0 for value in scores["scores"].values())
+
+
+def test_corpus_score_is_mean_of_instances():
+    result = compute_baselines(PREDICTIONS, REFERENCES, ["rouge"])["rouge"]
+    for key in METRIC_KEYS:
+        expected = sum(row[key] for row in result["per_instance"]) / len(PREDICTIONS)
+        assert result["scores"][key] == pytest.approx(expected, abs=1e-15)
+    assert "sections" not in result
+    assert result["config"]["n_instances"] == 3
+
+
+def test_citation_markers_are_removed_from_predictions():
+    cited = compute_baselines(["Knee pain [0][2]. Ibuprofen [3, 4]."], ["Knee pain. Ibuprofen."], ["rouge"])
+    assert cited["rouge"]["scores"]["rouge1_f1"] == 1.0
