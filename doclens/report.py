@@ -89,6 +89,27 @@ class Report:
             return cls.from_json(handle.read())
 
     # ---- display --------------------------------------------------------------------------
+    #: baseline → the recall its scores report, shown beside claim recall (the paper's comparison)
+    SIDE_BY_SIDE = (("rouge", "rougeL_recall"), ("bertscore", "bertscore_recall"), ("medcon", "medcon_recall"))
+
+    def side_by_side(self) -> list[dict]:
+        """Claim recall next to ROUGE-L, BERTScore and MEDCON recall: one row for the total and,
+        for notes, one per section. ``[]`` when no baseline was computed."""
+        present = [(name, key) for name, key in self.SIDE_BY_SIDE if name in self.baselines]
+        if not present:
+            return []
+        parts = [("total", self.scores, {name: self.baselines[name]["scores"] for name, _ in present})]
+        for section, scores in self.sections.items():
+            parts.append((section, scores, {name: self.baselines[name].get("sections", {}).get(section, {})
+                                            for name, _ in present}))
+        rows = []
+        for part, doclens_scores, baseline_scores in parts:
+            row = {"part": part, "claim_recall": doclens_scores.get("claim_recall")}
+            for name, key in present:
+                row[key] = baseline_scores[name].get(key)
+            rows.append(row)
+        return rows
+
     def summary(self) -> str:
         """A plain-text table: each metric pooled and macro, with the counts behind it."""
         def fmt(value):
@@ -114,6 +135,13 @@ class Report:
             lines.append(f"calls={u.get('calls', 0)} cached={u.get('cached_calls', 0)} "
                          f"tokens={u.get('prompt_tokens', 0) + u.get('completion_tokens', 0)} "
                          f"cost=${u.get('cost_usd', 0):.4f} pairs={u.get('pairs', 0)}")
+        comparison = self.side_by_side()
+        if comparison:
+            columns = [c for c in comparison[0] if c != "part"]
+            lines.append("side by side (DocLens claim recall, baseline recalls; baselines are per-instance means):")
+            lines.append(f"  {'part':<20}" + "".join(f"{c:>18}" for c in columns))
+            for row in comparison:
+                lines.append(f"  {row['part']:<20}" + "".join(f"{fmt(row[c]):>18}" for c in columns))
         lines.append(f"signature: {self.signature}")
         lines.extend(f"warning: {w}" for w in self.warnings)
         return "\n".join(lines)

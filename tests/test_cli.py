@@ -96,3 +96,25 @@ def test_console_script_entry_point(tmp_path):
                              "-o", str(tmp_path / "s.json")], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert json.loads((tmp_path / "s.json").read_text())["format"] == "doclens-report/1"
+
+
+def test_baselines_side_by_side_in_summary(tmp_path, capsys):
+    pytest.importorskip("rouge_score", reason="the [baselines] extra is not installed")
+    note = "HPI\nFever for two days [0].\nASSESSMENT AND PLAN\nRest."
+    row = {"id": "n", "task": "note_generation", "prediction": note, "reference": note.replace(" [0]", ""),
+           "source": ["fever two days"],
+           "reference_claims": {"subjective": ["Fever for two days."], "assessment_and_plan": ["Rest."]},
+           "prediction_claims": {"subjective": ["Fever for two days."]}}
+    data = write_jsonl(tmp_path / "in.jsonl", [row])
+    code, out, err = run(["score", str(data), "--evaluator", "overlap", "--baselines", "rouge", "-q",
+                          "-o", str(tmp_path / "s.json")], capsys)
+    assert code == 0, err
+    report = Report.load(tmp_path / "s.json")
+    rows = report.side_by_side()
+    assert [r["part"] for r in rows] == ["total", "subjective", "objective_exam", "objective_results",
+                                         "assessment_and_plan"]
+    assert rows[0]["claim_recall"] == 1.0 and rows[0]["rougeL_recall"] == 1.0
+    assert "side by side" in out and "rougeL_recall" in out
+    code, _, err = run(["score", str(data), "--evaluator", "overlap", "--baselines", "medcon", "-q",
+                        "-o", str(tmp_path / "s.json")], capsys)
+    assert code == 2 and "MEDCON needs its backend chosen explicitly" in err
