@@ -118,3 +118,22 @@ def test_baselines_side_by_side_in_summary(tmp_path, capsys):
     code, _, err = run(["score", str(data), "--evaluator", "overlap", "--baselines", "medcon", "-q",
                         "-o", str(tmp_path / "s.json")], capsys)
     assert code == 2 and "MEDCON needs its backend chosen explicitly" in err
+
+
+def test_readme_worked_example_numbers(tmp_path, capsys):
+    """The README prints this run's summary: keep the two in step."""
+    from tests.conftest import REPO
+
+    code, out, err = run(["score", str(REPO / "examples" / "notes.jsonl"), "--evaluator", "overlap", "-q",
+                          "-o", str(tmp_path / "s.json")], capsys)
+    assert code == 0, err
+    readme = (REPO / "README.md").read_text()
+    for line in out.splitlines()[:6]:
+        assert line in readme, line
+    report = Report.load(tmp_path / "s.json")
+    metoprolol = [s for s in report.instance("visit-002").statements if "metoprolol" in s.text][0]
+    assert metoprolol.cited == [3] and not metoprolol.entailed
+    assert [s.invalid for s in report.instance("visit-002").statements if s.invalid] == [[9]]
+    code, _, err = run(["score", str(REPO / "examples" / "questions.jsonl"), "--evaluator", "overlap", "-q",
+                        "-o", str(tmp_path / "q.json")], capsys)
+    assert code == 0, err
