@@ -97,7 +97,9 @@ def _claim_items(value: Any) -> Optional[list]:
                 return value[key]
         if "entailment_prediction" in value:
             return [value]
-        return None
+        # JSON response mode forces an object: a model asked for a list wraps it under some key.
+        lists = [v for v in value.values() if isinstance(v, list)]
+        return lists[0] if len(lists) == 1 else None
     return value if isinstance(value, list) else None
 
 
