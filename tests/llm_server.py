@@ -103,6 +103,11 @@ def default_reply(messages: list[dict]) -> str:
     return judge_reply(messages)
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # the default backlog of 5 drops simultaneous connects (1 s SYN retry)
+
+
 Script = Callable[[int, dict], Union[Reply, str, None]]
 
 
@@ -118,6 +123,7 @@ class FakeChatServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out as separate writes
 
             def log_message(self, *args):  # keep test output clean
                 pass
@@ -162,7 +168,7 @@ class FakeChatServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
