@@ -106,7 +106,7 @@ def test_bad_options_error_clearly():
 def test_compatible_server_needs_no_key_and_mistral_defaults():
     judge = load_evaluator("mistral-cot", base_url="http://127.0.0.1:8000/v1")
     assert judge.style == "cot" and judge.model.startswith("mistralai/")
-    assert judge.decoding() == {"T": 0.0, "seed": 0} and not judge.json_response
+    assert judge.decoding() == {"T": 0, "seed": 0} and not judge.json_response
     assert judge.signature() == f"mistral-cot:{judge.model}"
     assert judge.citation_precision_from == "provenance"
 
@@ -212,3 +212,20 @@ def test_openai_judge_is_a_chat_judge_with_one_abstract_call():
 
     assert issubclass(OpenAIChatJudge, ChatJudge)
     assert OpenAIChatJudge.complete_many is not ChatJudge.complete_many
+
+
+def test_rate_limiter_paces_tokens_per_minute():
+    import asyncio
+    import time
+
+    from doclens.evaluators.openai_chat import _RateLimiter
+
+    async def quick():
+        limiter = _RateLimiter(rpm=None, tpm=60)  # 1 token per second
+        start = time.monotonic()
+        await limiter.acquire(60)  # the full bucket
+        await limiter.acquire(0.3)  # needs 0.3 tokens → 0.3 s
+        return time.monotonic() - start
+
+    elapsed = asyncio.run(quick())
+    assert 0.25 <= elapsed < 1.0

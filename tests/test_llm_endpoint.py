@@ -293,7 +293,7 @@ def test_signature_and_config_record_the_judge_but_no_key(tmp_path, monkeypatch)
         evaluator = judge(server, api_key_env="MY_LLM_KEY", cache_dir=str(tmp_path), temperature=0.0, seed=3)
         report = score(evaluator)
     signature = report.signature
-    assert "judge:gpt4-json-cot:test-model" in signature and "T:0.0" in signature and "seed:3" in signature
+    assert "judge:gpt4-json-cot:test-model" in signature and "|T:0|" in signature and "seed:3" in signature
     assert report.config["evaluator"]["endpoint"] == "compatible"
     assert report.config["evaluator"]["base_url"] == server.base_url
     assert any(tag.startswith("judge/claims.json_cot@v1#") for tag in report.config["prompts"])

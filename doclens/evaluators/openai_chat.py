@@ -283,7 +283,8 @@ class OpenAIChatJudge(ChatJudge):
         return {"model": self.model, "endpoint": self.endpoint_kind, **where}
 
     def decoding(self) -> dict:
-        values = {"T": self.temperature}
+        # 0.0 → 0 so signatures read T:0, as the signature format shows
+        values = {"T": int(self.temperature) if self.temperature.is_integer() else self.temperature}
         if self.seed is not None:
             values["seed"] = self.seed
         return values
