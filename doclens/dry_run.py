@@ -13,6 +13,7 @@ are estimates, and the result says so.
 
 from __future__ import annotations
 
+import warnings
 from typing import Iterable, Optional
 
 from doclens.errors import ConfigurationError
@@ -102,13 +103,10 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
         raise ConfigurationError(f"--dry-run estimates LLM judges; evaluator {judge.name!r} calls no chat model")
     tally = _Tally(judge)
     extractor: Optional[Extractor] = scorer.extractor
-    extraction_estimated = False
     if isinstance(extractor, PromptedExtractor):
         extractor = _PlanningExtractor(extractor, tally)
     planner = DocLens(_PlanningJudge(judge, tally), extractor, task=scorer.task, uncited=scorer.uncited,
                       max_citations=scorer.max_citations, on_unparsed="zero", chunk_size=scorer.chunk_size)
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = planner.score(instances, progress=progress)
