@@ -99,6 +99,8 @@ def test_bad_options_error_clearly():
         load_evaluator("gpt4-json-cot", base_url="http://127.0.0.1/v1", style="yaml")
     with pytest.raises(ConfigurationError, match="concurrency"):
         load_evaluator("gpt4-json-cot", base_url="http://127.0.0.1/v1", concurrency=0)
+    with pytest.raises(ConfigurationError, match="carries credentials"):
+        load_evaluator("gpt4-json-cot", base_url="http://user:sk-secret@127.0.0.1:8000/v1")
     with pytest.raises(ConfigurationError, match="not a URL"):
         load_evaluator("gpt4-json-cot", base_url="127.0.0.1:8000")
 

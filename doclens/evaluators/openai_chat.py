@@ -233,6 +233,10 @@ class OpenAIChatJudge(ChatJudge):
         self.azure_deployment = azure_deployment
         self.azure_api_version = azure_api_version or ("2024-10-21" if azure_endpoint else None)
         self.base_url = base_url.rstrip("/") if base_url else None
+        for url in (self.base_url, azure_endpoint):
+            if url and (urlparse(url).username or urlparse(url).password):
+                raise ConfigurationError("the endpoint URL carries credentials; put the key in an environment "
+                                         "variable (--api-key-env) so it never reaches reports or cache keys")
         if self.azure_endpoint:
             self.endpoint_kind = "azure"
             host = urlparse(self.azure_endpoint).hostname
