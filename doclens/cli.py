@@ -131,6 +131,18 @@ def cmd_score(args: argparse.Namespace) -> int:
     except (ConfigurationError, InputError, ImportError) as exc:
         print(f"doclens: error: {exc}", file=sys.stderr)
         return 2
+    if getattr(args, "dry_run", False):
+        from doclens.dry_run import dry_run_estimate
+
+        try:
+            estimate = dry_run_estimate(scorer, read_jsonl(args.input))
+        except (ConfigurationError, InputError, FileNotFoundError) as exc:
+            print(f"doclens: error: {exc}", file=sys.stderr)
+            return 2
+        finally:
+            scorer.evaluator.close()
+        print(json.dumps(estimate, indent=2))
+        return 0
     code = 0
     try:
         report = scorer.score(read_jsonl(args.input), progress=not args.quiet)

@@ -18,11 +18,24 @@ EVALUATOR_PRESETS: dict[str, tuple[str, str, str]] = {
     "overlap": ("doclens.evaluators.overlap:OverlapEvaluator",
                 "lexical containment heuristic; offline, instant, for smoke tests — not a publishable judge",
                 "local"),
+    "gpt4-json-cot": ("doclens.evaluators.openai_chat:GPT4JsonCoT",
+                      "LLM judge, JSON + chain of thought, all claims of a premise per call (paper's GPT-4 setting; "
+                      "default model gpt-4o)", "the configured endpoint"),
+    "mistral-cot": ("doclens.evaluators.openai_chat:MistralCoT",
+                    "LLM judge, chain of thought, one call per claim, on an OpenAI-compatible server hosting "
+                    "Mistral (needs --base-url)", "the configured endpoint"),
+    "json": ("doclens.evaluators.openai_chat:JsonJudge",
+             "LLM judge, JSON verdicts without explanations (prompt-style ablation)", "the configured endpoint"),
+    "cot": ("doclens.evaluators.openai_chat:CoTJudge",
+            "LLM judge, chain of thought, one call per claim, any chat model (prompt-style ablation)",
+            "the configured endpoint"),
 }
 
 #: name → ("module:factory", description)
 EXTRACTOR_PRESETS: dict[str, tuple[str, str]] = {
     "sentences": ("doclens.extractors:SentenceExtractor", "each sentence is a claim (no model)"),
+    "llm": ("doclens.evaluators.openai_chat:llm_extractor",
+            "LLM subclaim extraction on an OpenAI-compatible endpoint (sends text to it)"),
 }
 
 

@@ -1,0 +1,397 @@
+"""Chat-model judges, independent of where the model runs (DESIGN §2).
+
+:class:`ChatJudge` renders the judge prompts (``prompts/judge/``), reads the replies
+(:mod:`doclens.judge_replies`), matches verdicts back to the claims asked, re-asks once for what
+is missing, and records a reply that stays unreadable as *unparsed* (raw text kept). It caches
+every answer (:mod:`doclens.cache`) as soon as it arrives, counts calls and tokens, and delegates
+the model call to one method, :meth:`ChatJudge.complete_many`, which an endpoint class
+(:class:`doclens.evaluators.openai_chat.OpenAIChatJudge`) or an in-process model implements.
+
+Prompt styles (paper Table 1 ablation):
+
+==========  =====================================================================================
+``json_cot``  one call per premise judges all its claims; reply: a JSON list of
+              ``{claim, explanation, entailment_prediction}`` (the paper's GPT-4 setting)
+``json``      as ``json_cot`` without the explanation field: no chain of thought
+``cot``       one call per claim; reply ``explanation: … entailment prediction: 1|0`` (the paper's
+              Mistral setting)
+==========  =====================================================================================
+
+Citations are judged one call per statement in every style: the reply gives the entailment of
+the statement by all its cited units and the ``provenance``, the ids that support it. A citation
+is precise iff the statement is entailed and its id is in the provenance.
+
+``question_summarization`` asks whether question A (the premise) is a specification of question
+B (the claim). With the scorer's premises this is, for ``direction="recall"``, whether the
+output question specifies the reference question, and for ``"precision"`` the converse
+(DESIGN §4).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+from doclens.cache import cache_key, open_cache
+from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
+from doclens.extractors import PromptedExtractor
+from doclens.judge_replies import (Verdict, parse_citation_cot, parse_citation_json, parse_claims_json, parse_cot)
+from doclens.prompting import load_prompt
+from doclens.types import CitationJudgement, ClaimJudgement
+
+logger = logging.getLogger("doclens")
+
+STYLES = ("json_cot", "cot", "json")
+DIRECTIONS = ("recall", "precision")
+
+#: Explanation recorded when the endpoint refuses a prompt as longer than the model's window
+#: and it cannot be split further (one claim, or one statement): never truncated, never silent.
+TOO_LONG = "the prompt exceeds the model's context window even for a single item (text is never truncated)"
+
+
+class ContextLengthError(RuntimeError):
+    """A prompt that the endpoint refused as longer than the model's context window."""
+
+
+@dataclass
+class Completion:
+    """One model reply: its text and token usage. ``context_overflow`` marks a prompt the
+    endpoint refused as too long for the model (``text`` is then ``None``)."""
+
+    text: Optional[str]
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    context_overflow: bool = False
+    cached: bool = False
+
+
+# ---- prompt rendering (public: reused by in-process chat judges) ----------------------------------
+def check_style(style: str) -> str:
+    if style not in STYLES:
+        from doclens.errors import ConfigurationError
+
+        raise ConfigurationError(f"unknown prompt style {style!r}; choose one of {', '.join(STYLES)}")
+    return style
+
+
+def claims_prompt_name(style: str, task: str) -> str:
+    """``judge/claims.<style>``, or ``judge/question.<style>`` for question summarisation."""
+    family = "question" if task == "question_summarization" else "claims"
+    return f"judge/{family}.{check_style(style)}"
+
+
+def citation_prompt_name(style: str) -> str:
+    return f"judge/citation.{check_style(style)}"
+
+
+def judge_prompt_tags(style: str) -> list[str]:
+    """The tags (``name@vN#sha``) of every judge prompt a style can use."""
+    names = [claims_prompt_name(style, "general"), claims_prompt_name(style, "question_summarization"),
+             citation_prompt_name(style), "judge/reask"]
+    return sorted(load_prompt(name).tag for name in names)
+
+
+def format_claims(claims: Sequence[str]) -> str:
+    """``1. first claim`` lines."""
+    return "\n".join(f"{i}. {claim}" for i, claim in enumerate(claims, start=1))
+
+
+def format_sources(cited: dict[int, str]) -> str:
+    """``[i] unit`` lines in ascending id order."""
+    return "\n".join(f"[{i}] {cited[i]}" for i in sorted(cited))
+
+
+def one_call_per_claim(style: str, task: str) -> bool:
+    """Whether the style judges each claim in its own call (``cot``, and question
+    summarisation, whose one claim is the whole question)."""
+    return check_style(style) == "cot" or task == "question_summarization"
+
+
+def render_claims(style: str, task: str, direction: str, premise: str, claims: Sequence[str]) -> list[dict]:
+    """The chat messages judging ``claims`` against ``premise``. Styles that judge one claim per
+    call (:func:`one_call_per_claim`) take exactly one claim."""
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+    template = load_prompt(claims_prompt_name(style, task))
+    if one_call_per_claim(style, task) and len(claims) != 1:
+        raise ValueError(f"style {style!r} / task {task!r} judges one claim per call, got {len(claims)}")
+    if task == "question_summarization":
+        return template.render(question_a=premise, question_b=claims[0])
+    if style == "cot":
+        return template.render(premise=premise, claim=claims[0])
+    return template.render(premise=premise, claims=format_claims(claims))
+
+
+def render_citation(style: str, statement: str, cited: dict[int, str]) -> list[dict]:
+    """The chat messages judging ``statement`` against its cited units."""
+    return load_prompt(citation_prompt_name(style)).render(sources=format_sources(cited), statement=statement)
+
+
+def render_reask(conversation: list[dict], reply: str, missing: Sequence[str]) -> list[dict]:
+    """The follow-up conversation asking again, once, for the ``missing`` items."""
+    follow_up = load_prompt("judge/reask").render(missing=format_claims(missing))
+    return list(conversation) + [{"role": "assistant", "content": reply or ""}] + follow_up
+
+
+def run_sync(make_coroutine: Callable[[], "asyncio.Future"]):
+    """Run ``make_coroutine()`` to completion from synchronous code. Inside a running event loop
+    (Jupyter) it runs on a fresh loop in a worker thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make_coroutine())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(make_coroutine())).result()
+
+
+# ---- the judge -----------------------------------------------------------------------------------------
+@dataclass
+class _Job:
+    request: int
+    items: list[int]  # claim positions in the request (claims) / [0] (citations)
+    conversation: Optional[list[dict]] = None  # set for re-asks; else rendered
+    reasked: bool = False
+    raws: list[str] = field(default_factory=list)
+
+
+class ChatJudge(Evaluator):
+    """A judge that asks a chat model. Subclasses implement :meth:`complete_many`.
+
+    Parameters
+    ----------
+    style : {"json_cot", "cot", "json"}
+        Prompt style (see the module docstring).
+    cache_dir, no_cache, refresh
+        The answer cache (:func:`doclens.cache.open_cache`).
+    """
+
+    name = "chat"
+    citation_precision_from = "provenance"
+    keeps_data_local = False
+
+    def __init__(self, style: str = "json_cot", *, cache_dir=None, no_cache: bool = False, refresh: bool = False):
+        super().__init__()
+        self.style = check_style(style)
+        self._cache_options = (cache_dir, no_cache, refresh)
+        self._cache = None
+
+    # ---- what a subclass provides --------------------------------------------------------------
+    def complete_many(self, conversations: list[list[dict]], *, json_mode: bool,
+                      on_complete: Optional[Callable[[int, Completion], None]] = None) -> list[Completion]:
+        """One :class:`Completion` per conversation, same order. Call ``on_complete(i, c)`` as
+        each answer arrives (the judge caches it at once, so a killed run loses nothing it paid
+        for). A prompt too long for the model gives ``Completion(None, context_overflow=True)``;
+        a request that fails for good raises (after the others have finished)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement complete_many()")
+
+    def cache_identity(self) -> dict:
+        """Everything about the model and endpoint that can change an answer (no secrets)."""
+        return {"class": f"{type(self).__module__}.{type(self).__qualname__}", "model": self.model}
+
+    def decoding(self) -> dict:
+        """Decoding parameters, recorded in signatures and cache keys."""
+        return {"T": 0}
+
+    def cost_usd(self, completion: Completion) -> float:
+        return 0.0
+
+    # ---- identity --------------------------------------------------------------------------------
+    def prompt_tags(self) -> list[str]:
+        return judge_prompt_tags(self.style)
+
+    def config(self) -> dict:
+        return {**super().config(), "style": self.style, "decoding": self.decoding(),
+                "prompts": self.prompt_tags(), **{k: v for k, v in self.cache_identity().items() if k != "class"}}
+
+    def make_extractor(self) -> "ChatExtractor":
+        """A subclaim extractor on the same model, client, cache and usage counters."""
+        return ChatExtractor(self)
+
+    @property
+    def cache(self):
+        if self._cache is None:
+            self._cache = open_cache(*self._cache_options)
+        return self._cache
+
+    def close(self) -> None:
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+
+    # ---- cached calls --------------------------------------------------------------------------------
+    def key_for(self, conversation: list[dict], json_mode: bool, tag: str) -> str:
+        return cache_key({**self.cache_identity(), "messages": conversation, "decoding": self.decoding(),
+                          "prompt": tag, "json_mode": json_mode})
+
+    def ask_many(self, conversations: list[list[dict]], *, json_mode: bool, tags: Sequence[str]) -> list[Completion]:
+        """Answers from the cache where it has them; the rest from :meth:`complete_many`, each
+        stored the moment it arrives. Identical conversations are asked once."""
+        keys = [self.key_for(c, json_mode, t) for c, t in zip(conversations, tags)]
+        found = self.cache.get_many(list(dict.fromkeys(keys)))
+        results: list[Optional[Completion]] = [None] * len(conversations)
+        todo: dict[str, int] = {}
+        for i, key in enumerate(keys):
+            if key in found:
+                value = found[key]
+                results[i] = Completion(value.get("text"), value.get("prompt_tokens", 0),
+                                        value.get("completion_tokens", 0), cached=True)
+                self.usage.add(cached_calls=1)
+            elif key not in todo:
+                todo[key] = i
+        order = list(todo.values())
+        stored: set[int] = set()
+
+        def store(position: int, completion: Completion) -> None:
+            if position in stored:
+                return
+            stored.add(position)
+            self.usage.add(calls=1, prompt_tokens=completion.prompt_tokens,
+                           completion_tokens=completion.completion_tokens, cost_usd=self.cost_usd(completion))
+            if completion.text is not None and not completion.context_overflow:
+                self.cache.put(keys[order[position]], {"text": completion.text,
+                                                       "prompt_tokens": completion.prompt_tokens,
+                                                       "completion_tokens": completion.completion_tokens})
+
+        if order:
+            fresh = self.complete_many([conversations[i] for i in order], json_mode=json_mode, on_complete=store)
+            if len(fresh) != len(order):
+                raise RuntimeError(f"{type(self).__name__}.complete_many returned {len(fresh)} completions for "
+                                   f"{len(order)} conversations")
+            for position, completion in enumerate(fresh):
+                store(position, completion)
+                results[order[position]] = completion
+        by_key = {keys[i]: results[i] for i in order}
+        return [r if r is not None else by_key[keys[i]] for i, r in enumerate(results)]
+
+    # ---- claims --------------------------------------------------------------------------------------------
+    def _render_claim_job(self, request: ClaimRequest, job: _Job) -> list[dict]:
+        if job.conversation is not None:
+            return job.conversation
+        return render_claims(self.style, request.task, request.direction, request.premise,
+                             [request.claims[i] for i in job.items])
+
+    def judge_claims_many(self, requests: list[ClaimRequest]) -> list[list[ClaimJudgement]]:
+        results: list[list[Optional[ClaimJudgement]]] = [[None] * len(r.claims) for r in requests]
+        jobs: list[_Job] = []
+        for n, request in enumerate(requests):
+            if not request.claims:
+                continue
+            if one_call_per_claim(self.style, request.task):
+                jobs += [_Job(n, [i]) for i in range(len(request.claims))]
+            else:
+                jobs.append(_Job(n, list(range(len(request.claims)))))
+        json_mode = self.style != "cot"
+        while jobs:
+            conversations = [self._render_claim_job(requests[j.request], j) for j in jobs]
+            tags = [load_prompt(claims_prompt_name(self.style, requests[j.request].task)).tag for j in jobs]
+            completions = self.ask_many(conversations, json_mode=json_mode, tags=tags)
+            next_jobs: list[_Job] = []
+            for job, conversation, completion in zip(jobs, conversations, completions):
+                request = requests[job.request]
+                claims = [request.claims[i] for i in job.items]
+                if completion.context_overflow:
+                    if len(job.items) > 1:
+                        half = len(job.items) // 2
+                        logger.info("context window exceeded for %d claims: splitting in halves", len(job.items))
+                        next_jobs += [_Job(job.request, job.items[:half], reasked=job.reasked, raws=list(job.raws)),
+                                      _Job(job.request, job.items[half:], reasked=job.reasked, raws=list(job.raws))]
+                    else:
+                        results[job.request][job.items[0]] = ClaimJudgement.unparsed(None, explanation=TOO_LONG)
+                    continue
+                text = completion.text or ""
+                raws = job.raws + [text]
+                if one_call_per_claim(self.style, request.task) and self.style == "cot":
+                    verdicts: list[Optional[Verdict]] = [parse_cot(text)]
+                else:
+                    verdicts = parse_claims_json(text, claims)
+                missing = []
+                for position, verdict in zip(job.items, verdicts):
+                    if verdict is None:
+                        missing.append(position)
+                    else:
+                        results[job.request][position] = ClaimJudgement(entailed=verdict.entailed,
+                                                                        explanation=verdict.explanation)
+                if not missing:
+                    continue
+                if not job.reasked:
+                    logger.info("judge reply left %d of %d claim(s) without a verdict: asking once more",
+                                len(missing), len(job.items))
+                    next_jobs.append(_Job(job.request, missing, render_reask(
+                        conversation, text, [request.claims[i] for i in missing]), reasked=True, raws=raws))
+                else:
+                    raw = "\n\n--- re-ask ---\n\n".join(raws)
+                    for position in missing:
+                        results[job.request][position] = ClaimJudgement.unparsed(raw)
+            jobs = next_jobs
+        return [[j if j is not None else ClaimJudgement.unparsed(None) for j in row] for row in results]
+
+    # ---- citations ----------------------------------------------------------------------------------------
+    def judge_citations_many(self, requests: list[CitationRequest]) -> list[CitationJudgement]:
+        results: list[Optional[CitationJudgement]] = [None] * len(requests)
+        jobs = []
+        for n, request in enumerate(requests):
+            if request.cited:
+                jobs.append(_Job(n, [0]))
+            else:
+                results[n] = CitationJudgement(entailed=False, explanation="no citation")
+        parse = parse_citation_cot if self.style == "cot" else parse_citation_json
+        tag = load_prompt(citation_prompt_name(self.style)).tag
+        while jobs:
+            conversations = [j.conversation or render_citation(self.style, requests[j.request].statement,
+                                                               requests[j.request].cited) for j in jobs]
+            completions = self.ask_many(conversations, json_mode=self.style != "cot", tags=[tag] * len(jobs))
+            next_jobs = []
+            for job, conversation, completion in zip(jobs, conversations, completions):
+                request = requests[job.request]
+                cited = sorted(request.cited)
+                if completion.context_overflow:
+                    results[job.request] = CitationJudgement.unparsed(None, cited, explanation=TOO_LONG)
+                    continue
+                text = completion.text or ""
+                verdict = parse(text)
+                if verdict is not None:
+                    provenance = list(verdict.provenance or [])
+                    results[job.request] = CitationJudgement(
+                        entailed=verdict.entailed, provenance=provenance, explanation=verdict.explanation,
+                        precise={c: bool(verdict.entailed and c in provenance) for c in cited})
+                elif not job.reasked:
+                    next_jobs.append(_Job(job.request, [0], render_reask(conversation, text, [request.statement]),
+                                          reasked=True, raws=[text]))
+                else:
+                    results[job.request] = CitationJudgement.unparsed(
+                        "\n\n--- re-ask ---\n\n".join(job.raws + [text]), cited)
+            jobs = next_jobs
+        return [r if r is not None else CitationJudgement.unparsed(None, sorted(q.cited))
+                for r, q in zip(results, requests)]
+
+
+class ChatExtractor(PromptedExtractor):
+    """The LLM subclaim extractor (``prompts/extract/``) on a :class:`ChatJudge`'s model, client,
+    cache and usage counters."""
+
+    name = "llm"
+
+    def __init__(self, judge: ChatJudge):
+        super().__init__()
+        self.judge = judge
+        self.model = judge.model
+        self.keeps_data_local = judge.keeps_data_local
+        self.usage = judge.usage  # one set of counters: the report adds them once
+
+    def complete_many(self, conversations: list[list[dict]]) -> list[str]:
+        completions = self.judge.ask_many(conversations, json_mode=False, tags=["extract"] * len(conversations))
+        for completion in completions:
+            if completion.context_overflow:
+                raise ContextLengthError("a text to extract claims from is longer than the model's context window; "
+                                         "DocLens never truncates it: split the text or use a longer-context model")
+        return [c.text or "" for c in completions]
+
+    def config(self) -> dict:
+        return {**super().config(), **{k: v for k, v in self.judge.cache_identity().items() if k != "class"},
+                "decoding": self.judge.decoding()}
+
+    def close(self) -> None:
+        self.judge.close()

@@ -1,0 +1,202 @@
+"""A scripted OpenAI-compatible chat server on 127.0.0.1, for tests and benchmarks.
+
+``POST /v1/chat/completions`` answers like a real endpoint (``choices``, ``usage``). By default
+a rule-based judge reads DocLens's judge prompts and answers in the format they ask for: a claim
+is entailed iff every word of it occurs in the premise (so verdicts are easy to work out by
+hand), and a citation's provenance is the cited units sharing a word with the statement.
+Tests script deviations per request with ``script`` (a callable ``(request_number, body) →
+Reply | str | None``; ``None`` falls through to the rule judge). Every request is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable, Optional, Union
+
+STOP_WORDS = {"the", "a", "an", "patient", "has", "is", "and", "of", "doctor", "speaker"}
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower())) - STOP_WORDS
+
+
+def entails(premise: str, hypothesis: str) -> bool:
+    return bool(words(hypothesis)) and words(hypothesis) <= words(premise)
+
+
+@dataclass
+class Reply:
+    """A scripted answer: ``text`` with status 200, or an error ``status`` with ``error`` body."""
+
+    text: Optional[str] = None
+    status: int = 200
+    headers: dict = field(default_factory=dict)
+    delay: float = 0.0
+    error: Optional[dict] = None
+
+
+def _last_user(messages: list[dict]) -> str:
+    return next(m["content"] for m in reversed(messages) if m["role"] == "user")
+
+
+def _first_real_user(messages: list[dict]) -> str:
+    """The user turn with the actual task (the last one before any re-ask)."""
+    users = [m["content"] for m in messages if m["role"] == "user"]
+    real = [u for u in users if not u.startswith("Your answer could not be read")]
+    return real[-1]
+
+
+def judge_reply(messages: list[dict]) -> str:
+    """The rule judge's correct answer to a DocLens judge prompt (any style)."""
+    task = _first_real_user(messages)
+    reask = _last_user(messages).startswith("Your answer could not be read")
+    cot = "entailment prediction: 1 or 0" in (task + "".join(m["content"] for m in messages))
+    if "\nSentence: " in task or task.startswith("Source:"):
+        tail = task.split("Now the real task.")[-1]
+        sources = dict(re.findall(r"^\[(\d+)\] (.*)$", tail.split("Sentence:")[0], re.MULTILINE))
+        statement = tail.split("Sentence:")[-1].strip()
+        whole = " ".join(sources.values())
+        ok = int(entails(whole, statement))
+        provenance = [int(i) for i, text in sources.items() if words(text) & words(statement)]
+        if cot:
+            return f"explanation: rule judge.\nprovenance: {provenance}\nentailment prediction: {ok}"
+        return json.dumps({"explanation": "rule judge", "provenance": provenance, "entailment_prediction": ok})
+    if "question A:" in task:
+        a = re.search(r"question A: (.*)", task.split("Now the real task.")[-1]).group(1)
+        b = re.search(r"question B: (.*)", task.split("Now the real task.")[-1]).group(1)
+        ok = int(entails(a, b))
+        if cot:
+            return f"explanation: rule judge.\nentailment prediction: {ok}"
+        return json.dumps([{"claim": b, "explanation": "rule judge", "entailment_prediction": ok}])
+    if cot:
+        tail = task.split("Now the real task.")[-1]
+        premise = re.search(r"clinical report: (.*)\nclaim:", tail, re.DOTALL).group(1)
+        claim = re.search(r"\nclaim: (.*)$", tail, re.DOTALL).group(1).strip()
+        return f"explanation: rule judge.\nentailment prediction: {int(entails(premise, claim))}"
+    premise = task.split("Clinical report:\n", 1)[1].split("\n\nClaims:\n", 1)[0]
+    claims = claims_in(_last_user(messages) if reask else task.split("\n\nClaims:\n", 1)[1])
+    return json.dumps([{"claim": c, "explanation": "rule judge", "entailment_prediction": int(entails(premise, c))}
+                       for c in claims])
+
+
+def claims_in(block: str) -> list[str]:
+    """The claims of a numbered ``1. claim`` block."""
+    return [m.group(1).strip() for m in re.finditer(r"^\d+\. (.*)$", block, re.MULTILINE)]
+
+
+def extraction_reply(messages: list[dict]) -> str:
+    """Extraction prompts: each sentence of the text is a claim."""
+    text = _last_user(messages).rsplit("Text:\n", 1)[-1].rsplit("\n\nClaims:", 1)[0]
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
+    return "\n".join(f"Claim {i}: {s}" for i, s in enumerate(sentences, 1))
+
+
+def default_reply(messages: list[dict]) -> str:
+    system = " ".join(m["content"] for m in messages if m["role"] == "system")
+    if "atomic" in system.lower() or "Claims:" in _last_user(messages) and "Text:" in _last_user(messages):
+        return extraction_reply(messages)
+    return judge_reply(messages)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # the default backlog of 5 drops simultaneous connects (1 s SYN retry)
+
+
+Script = Callable[[int, dict], Union[Reply, str, None]]
+
+
+class FakeChatServer:
+    """``with FakeChatServer(script=…) as server: … server.base_url …``"""
+
+    def __init__(self, script: Optional[Script] = None, latency: float = 0.0):
+        self.script = script
+        self.latency = latency
+        self.requests: list[dict] = []
+        self.lock = threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out as separate writes
+
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if not self.path.endswith("/chat/completions"):
+                    return self._send(404, {"error": {"message": "not found"}})
+                with outer.lock:
+                    number = len(outer.requests)
+                    outer.requests.append(body)
+                reply = outer.script(number, body) if outer.script else None
+                if reply is None:
+                    reply = Reply(default_reply(body["messages"]))
+                elif isinstance(reply, str):
+                    reply = Reply(reply)
+                time.sleep(outer.latency + reply.delay)
+                if reply.status != 200:
+                    return self._send(reply.status, reply.error or {"error": {"message": "scripted error"}},
+                                      reply.headers)
+                prompt_tokens = sum(len(m["content"]) for m in body["messages"]) // 4
+                completion_tokens = len(reply.text) // 4
+                self._send(200, {
+                    "id": f"chatcmpl-{number}", "object": "chat.completion", "created": 0,
+                    "model": body.get("model"),
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
+                                 "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                              "total_tokens": prompt_tokens + completion_tokens}}, reply.headers)
+
+            def _send(self, status: int, payload: dict, headers: Optional[dict] = None):
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    for key, value in (headers or {}).items():
+                        self.send_header(key, str(value))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout)
+
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    @property
+    def count(self) -> int:
+        with self.lock:
+            return len(self.requests)
+
+    def start(self) -> "FakeChatServer":
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self) -> "FakeChatServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def context_error(message: str = "This model's maximum context length is 8192 tokens. However, your messages "
+                                 "resulted in 9000 tokens.") -> Reply:
+    return Reply(status=400, error={"error": {"message": message, "type": "invalid_request_error",
+                                              "param": "messages", "code": "context_length_exceeded"}})

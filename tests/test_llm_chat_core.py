@@ -1,0 +1,94 @@
+"""ChatJudge without any endpoint: prompt rendering and the one abstract call, as an in-process
+chat evaluator would use them."""
+
+import json
+
+import pytest
+
+from doclens import DocLens
+from doclens.evaluators.chat import (STYLES, ChatJudge, Completion, format_sources, judge_prompt_tags, render_citation,
+                                     render_claims, render_reask)
+from doclens.prompting import load_prompt
+
+from .llm_server import judge_reply
+
+
+class InProcessJudge(ChatJudge):
+    """Answers with the rule judge, synchronously, without calling on_complete."""
+
+    name = "in-process"
+    model = "rule"
+
+    def __init__(self, style="json_cot", **options):
+        super().__init__(style, **options)
+        self.asked = []
+
+    def complete_many(self, conversations, *, json_mode, on_complete=None):
+        self.asked += conversations
+        return [Completion(judge_reply(c), 10, 2) for c in conversations]
+
+
+INSTANCE = {"id": "1", "prediction": "Fever [0]. Cough [0][1].", "reference": "Fever. Cough. Rash.",
+            "source": ["patient: fever", "patient: cough"],
+            "reference_claims": ["Fever.", "Cough.", "Rash."], "prediction_claims": ["Fever.", "Cough."]}
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_every_prompt_renders_with_a_version(style):
+    for task in ("general", "note_generation", "report_summarization", "question_summarization"):
+        messages = render_claims(style, task, "recall", "PREMISE TEXT", ["CLAIM ONE"])
+        assert messages[-1]["role"] == "user" and "PREMISE TEXT" in messages[-1]["content"]
+        assert "CLAIM ONE" in messages[-1]["content"] and "${" not in json.dumps(messages)
+    citation = render_citation(style, "STATEMENT", {3: "doctor: a", 1: "patient: b"})
+    assert "[1] patient: b\n[3] doctor: a" in citation[-1]["content"] and "STATEMENT" in citation[-1]["content"]
+    tags = judge_prompt_tags(style)
+    assert len(tags) == 4 and all("@v" in tag for tag in tags)
+    assert load_prompt(f"judge/claims.{style}").version
+
+
+def test_json_styles_judge_all_claims_in_one_call_cot_one_each():
+    messages = render_claims("json_cot", "general", "precision", "P", ["a", "b"])
+    assert "1. a\n2. b" in messages[-1]["content"]
+    with pytest.raises(ValueError, match="one claim per call"):
+        render_claims("cot", "general", "recall", "P", ["a", "b"])
+    with pytest.raises(ValueError, match="direction"):
+        render_claims("json", "general", "sideways", "P", ["a"])
+
+
+def test_reask_appends_the_reply_and_names_only_the_missing():
+    first = render_claims("json_cot", "general", "recall", "P", ["a", "b"])
+    again = render_reask(first, "[garbled", ["b"])
+    assert again[: len(first)] == first and again[len(first)] == {"role": "assistant", "content": "[garbled"}
+    assert again[-1]["content"].endswith("1. b")
+
+
+def test_format_sources_sorted():
+    assert format_sources({2: "x", 0: "y"}) == "[0] y\n[2] x"
+
+
+@pytest.mark.parametrize("style,calls", [("json_cot", 4), ("json", 4), ("cot", 7)])
+def test_in_process_subclass_scores_and_caches(style, calls, tmp_path):
+    judge = InProcessJudge(style, cache_dir=str(tmp_path))
+    report = DocLens(judge).score([INSTANCE], progress=False)
+    assert report.scores["claim_recall"] == pytest.approx(2 / 3) and report.scores["claim_precision"] == 1.0
+    assert report.scores["citation_recall"] == 1.0
+    assert report.scores["citation_precision"] == pytest.approx(2 / 3)  # [0] not in "Cough"'s provenance
+    assert len(judge.asked) == calls and judge.usage.calls == calls and judge.usage.prompt_tokens == 10 * calls
+    again = InProcessJudge(style, cache_dir=str(tmp_path))  # answers stored even without on_complete
+    DocLens(again).score([INSTANCE], progress=False)
+    assert again.asked == [] and again.usage.cached_calls == calls
+    assert report.config["evaluator"]["style"] == style and report.config["evaluator"]["model"] == "rule"
+
+
+def test_complete_many_returning_the_wrong_number_is_an_error():
+    class Broken(InProcessJudge):
+        def complete_many(self, conversations, *, json_mode, on_complete=None):
+            return []
+
+    with pytest.raises(RuntimeError, match="returned 0 completions"):
+        Broken(no_cache=True).judge_claims("premise", ["a"])
+
+
+def test_base_class_demands_complete_many():
+    with pytest.raises(NotImplementedError):
+        ChatJudge(no_cache=True).judge_claims("premise", ["a"])
