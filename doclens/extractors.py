@@ -18,7 +18,7 @@ from doclens.claim_lists import parse_claim_list
 from doclens.prompting import load_prompt
 from doclens.statements import parse_statements, strip_citations
 from doclens.tasks import extraction_prompt_name
-from doclens.usage import Usage
+from doclens.usage import Usage, UsageCounted
 
 
 @dataclass
@@ -28,7 +28,7 @@ class ExtractionRequest:
     section: Optional[str] = None
 
 
-class Extractor:
+class Extractor(UsageCounted):
     """Base class. Implement :meth:`extract`, or :meth:`extract_many` to batch."""
 
     name: str = "custom"
@@ -37,18 +37,6 @@ class Extractor:
 
     def __init__(self) -> None:
         self.usage = Usage()
-
-    @property
-    def usage(self) -> Usage:
-        """Counters of the work done (created on first use, so subclasses that skip
-        ``super().__init__()`` still work)."""
-        if "_usage" not in self.__dict__:
-            self.__dict__["_usage"] = Usage()
-        return self.__dict__["_usage"]
-
-    @usage.setter
-    def usage(self, value: Usage) -> None:
-        self.__dict__["_usage"] = value
 
     def extract(self, text: str, task: str = "general", section: Optional[str] = None) -> list[str]:
         return self.extract_many([ExtractionRequest(text, task, section)])[0]

@@ -27,3 +27,18 @@ class Usage:
         data = {f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_")}
         data["cost_usd"] = round(data["cost_usd"], 6)
         return data
+
+
+class UsageCounted:
+    """Gives a class a :attr:`usage` counter, created on first use so that subclasses which skip
+    ``super().__init__()`` still work."""
+
+    @property
+    def usage(self) -> Usage:
+        if "_usage" not in self.__dict__:
+            self.__dict__["_usage"] = Usage()
+        return self.__dict__["_usage"]
+
+    @usage.setter
+    def usage(self, value: Usage) -> None:
+        self.__dict__["_usage"] = value

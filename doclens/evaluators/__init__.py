@@ -68,30 +68,27 @@ def _construct(factory, options: dict[str, Any], what: str):
     return factory(**options)
 
 
+def _load(name: str, presets: dict, base, kind: str, options: dict):
+    if name not in presets and ":" not in name:
+        raise ConfigurationError(f"unknown {kind} {name!r}; presets: {', '.join(presets)}, "
+                                 "or give 'package.module:ClassName'")
+    target = presets[name][0] if name in presets else name
+    made = _construct(_import(target), options, f"{kind} {name!r}")
+    if not isinstance(made, base):
+        raise ConfigurationError(f"{name!r} did not produce a doclens.{base.__name__} (got {type(made).__name__})")
+    return made
+
+
 def load_evaluator(name: str, **options):
     """An evaluator by preset name or ``package.module:ClassName``; ``options`` go to its
     constructor (``None`` values are dropped)."""
     from doclens.evaluators.base import Evaluator
 
-    target = EVALUATOR_PRESETS[name][0] if name in EVALUATOR_PRESETS else name
-    if name not in EVALUATOR_PRESETS and ":" not in name:
-        raise ConfigurationError(f"unknown evaluator {name!r}; presets: {', '.join(EVALUATOR_PRESETS)}, "
-                                 "or give 'package.module:ClassName'")
-    evaluator = _construct(_import(target), options, f"evaluator {name!r}")
-    if not isinstance(evaluator, Evaluator):
-        raise ConfigurationError(f"{name!r} did not produce a doclens.Evaluator (got {type(evaluator).__name__})")
-    return evaluator
+    return _load(name, EVALUATOR_PRESETS, Evaluator, "evaluator", options)
 
 
 def load_extractor(name: str, **options):
     """An extractor by preset name or ``package.module:ClassName``."""
     from doclens.extractors import Extractor
 
-    target = EXTRACTOR_PRESETS[name][0] if name in EXTRACTOR_PRESETS else name
-    if name not in EXTRACTOR_PRESETS and ":" not in name:
-        raise ConfigurationError(f"unknown extractor {name!r}; presets: {', '.join(EXTRACTOR_PRESETS)}, "
-                                 "or give 'package.module:ClassName'")
-    extractor = _construct(_import(target), options, f"extractor {name!r}")
-    if not isinstance(extractor, Extractor):
-        raise ConfigurationError(f"{name!r} did not produce a doclens.Extractor (got {type(extractor).__name__})")
-    return extractor
+    return _load(name, EXTRACTOR_PRESETS, Extractor, "extractor", options)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from doclens.types import CitationJudgement, ClaimJudgement
-from doclens.usage import Usage
+from doclens.usage import Usage, UsageCounted
 
 
 @dataclass
@@ -46,7 +46,7 @@ def join_units(units: dict[int, str], ids: Sequence[int]) -> str:
     return "\n".join(units[i] for i in sorted(ids))
 
 
-class Evaluator:
+class Evaluator(UsageCounted):
     """Base class of every evaluator.
 
     Subclasses set :attr:`name` and implement :meth:`entail_batch`, or override
@@ -65,18 +65,6 @@ class Evaluator:
 
     def __init__(self) -> None:
         self.usage = Usage()
-
-    @property
-    def usage(self) -> Usage:
-        """Counters of the work done (created on first use, so subclasses that skip
-        ``super().__init__()`` still work)."""
-        if "_usage" not in self.__dict__:
-            self.__dict__["_usage"] = Usage()
-        return self.__dict__["_usage"]
-
-    @usage.setter
-    def usage(self, value: Usage) -> None:
-        self.__dict__["_usage"] = value
 
     # ---- the smallest contract -------------------------------------------------------------
     def entail_batch(self, pairs: list[tuple[str, str]]) -> list[bool]:
