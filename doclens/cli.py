@@ -27,7 +27,7 @@ logger = logging.getLogger("doclens")
 #: CLI flags forwarded to evaluator / extractor constructors when set (dest → constructor kwarg).
 MODEL_OPTIONS = ("model", "base_url", "api_key_env", "azure_endpoint", "azure_deployment", "azure_api_version",
                  "concurrency", "rpm", "tpm", "timeout", "max_retries", "local_only", "seed", "temperature",
-                 "price_table", "device", "batch_size", "threshold", "max_length", "dry_run")
+                 "price_table", "device", "dtype", "batch_size", "threshold", "max_length", "dry_run")
 #: Forwarded only to constructors that accept them (evaluators that call no model ignore them).
 RUN_OPTIONS = ("cache_dir", "no_cache", "refresh")
 
@@ -271,7 +271,9 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--temperature", type=float)
     model.add_argument("--price-table", help="JSON file of per-model prices (USD per 1M tokens)")
     model.add_argument("--device", help="torch device for in-process models (default: auto)")
-    model.add_argument("--batch-size", type=int, help="pairs per forward pass for in-process models")
+    model.add_argument("--dtype", choices=("float32", "bfloat16", "float16"),
+                       help="in-process model precision (default: bf16 on a GPU that has it, else float32)")
+    model.add_argument("--batch-size", type=int, help="inputs per forward pass for in-process models")
     model.add_argument("--threshold", type=float, help="entailment probability threshold")
     model.add_argument("--max-length", type=int, help="model window in tokens")
     model.add_argument("--dry-run", action="store_true", help="count calls and tokens; spend nothing")

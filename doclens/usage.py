@@ -14,7 +14,8 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
-    pairs: int = 0  # (premise, hypothesis) pairs a model actually judged
+    pairs: int = 0  # distinct (premise, hypothesis) pairs asked of entail_batch (cache hits included)
+    model_inputs: int = 0  # sequences an in-process model actually ran on (one per premise window)
     windowed_premises: int = 0  # premises longer than the model window, judged in windows
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 

@@ -1,0 +1,395 @@
+"""In-process NLI judges (DESIGN §2): the TRUE model and any sequence-classification NLI model.
+
+Both answer :meth:`~doclens.Evaluator.entail_batch`; the base class derives claim verdicts and the
+leave-one-out citation verdicts from it (its short-cuts: no precision pairs when ``C ⇏ s``, none
+for a single citation, ``C∖{c}`` only when ``c`` alone does not entail; every distinct pair once).
+
+What :class:`InProcessNLI` adds, for speed and for honesty:
+
+* **cache** — every verdict goes through the DocLens cache (:mod:`doclens.cache`), keyed by the
+  model's identity (name or folder, a fingerprint of its files), the input format, the window
+  and the pair: a rerun, or a resumed crash, runs the model on nothing twice;
+* **windows, never truncation** — a premise longer than the model's window is split into
+  overlapping windows (a quarter of the window by default) and the pair is entailed iff some
+  window entails the hypothesis (the original DocLens scripts truncated premises to 500 words).
+  Windowed premises are counted in ``usage.windowed_premises``; a hypothesis that alone does not
+  fit the window is an error, not a silent cut;
+* **length-sorted batches with dynamic padding** — inputs are tokenized once, sorted by length and
+  padded only to the longest of their batch; ``torch.inference_mode``; the device is chosen
+  automatically (CUDA, MPS, CPU) and bf16 is used on a GPU that supports it.
+
+Data stays on this machine. A model name that is not a local folder is loaded by ``transformers``
+from its cache, or from the Hub for online users; tests and the offline default use folders.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from pathlib import Path
+from typing import Optional
+
+from doclens.cache import cache_key, open_cache
+from doclens.errors import ConfigurationError, InputError
+from doclens.evaluators.base import Evaluator
+from doclens.evaluators.torch_utils import choose_device, choose_dtype, import_torch
+
+logger = logging.getLogger("doclens")
+
+TRUE_MODEL = "google/t5_xxl_true_nli_mixture"
+#: Sentinel some tokenizers use for "no limit" (``int(1e30)``).
+_NO_LIMIT = 10**9
+
+
+def model_fingerprint(model: str) -> str:
+    """A short content hash of a local model (folder or file): every file's name and size, and the
+    bytes of its first and last MiB — cheap even for 40 GB of weights, equal for copies of the same
+    model, different when weights or configs change. For a hub id: the id itself."""
+    path = Path(model)
+    if not path.exists():
+        return model
+    digest = hashlib.sha256()
+    files = sorted(p for p in (path.rglob("*") if path.is_dir() else [path]) if p.is_file())
+    for file in files:
+        size = file.stat().st_size
+        digest.update(f"{file.relative_to(path) if path.is_dir() else file.name}|{size}\n".encode())
+        with open(file, "rb") as handle:
+            digest.update(handle.read(1 << 20))
+            if size > 2 << 20:
+                handle.seek(-(1 << 20), os.SEEK_END)
+                digest.update(handle.read())
+    return digest.hexdigest()[:16]
+
+
+class InProcessNLI(Evaluator):
+    """The shared machinery of in-process NLI judges; subclasses load a model and score batches.
+
+    Parameters
+    ----------
+    model : str
+        Hub id or local folder.
+    device : str, optional
+        ``cuda``, ``cuda:1``, ``mps``, ``cpu``; default: the best available.
+    dtype : str, optional
+        ``float32``, ``bfloat16``, ``float16``; default bf16 on a GPU that has it, else float32.
+    batch_size : int
+        Inputs per forward pass (length-sorted, padded to the longest in the batch).
+    max_length : int, optional
+        The model window in tokens; default the tokenizer's / model's own limit.
+    window_overlap : float
+        Share of a window repeated in the next one when a premise is split (0 ≤ x < 1).
+    cache_dir, no_cache, refresh
+        The verdict cache (:func:`doclens.cache.open_cache`).
+    """
+
+    keeps_data_local = True
+    citation_precision_from = "leave-one-out"
+    #: Describes the input format and how the answer is read; part of cache keys and config.
+    input_format: str = ""
+
+    def __init__(self, model: str, *, device: Optional[str] = None, dtype: Optional[str] = None,
+                 batch_size: int = 16, max_length: Optional[int] = None, window_overlap: float = 0.25,
+                 cache_dir=None, no_cache: bool = False, refresh: bool = False):
+        super().__init__()
+        if batch_size < 1:
+            raise ConfigurationError("batch_size must be at least 1")
+        if not 0 <= window_overlap < 1:
+            raise ConfigurationError("window_overlap must be in [0, 1)")
+        if max_length is not None and max_length < 8:
+            raise ConfigurationError("max_length must be at least 8 tokens")
+        self.model = str(model)
+        self.requested_device = device
+        self.requested_dtype = dtype
+        self.batch_size = batch_size
+        self.requested_max_length = max_length
+        self.window_overlap = window_overlap
+        self._cache_options = (cache_dir, no_cache, refresh)
+        self._cache = None
+        self._fingerprint: Optional[str] = None
+        self._loaded = False
+
+    # ---- what a subclass provides --------------------------------------------------------------
+    def _load(self, torch, transformers) -> None:
+        """Set :attr:`tokenizer`, :attr:`network` and :attr:`max_length` (on :attr:`device`)."""
+        raise NotImplementedError
+
+    def encode(self, premise: str, hypothesis: str) -> dict:
+        """The model input for one pair: token lists (``input_ids`` and friends), no padding."""
+        raise NotImplementedError
+
+    def _forward(self, batch: dict) -> list[bool]:
+        """Verdicts for one padded batch (tensors on :attr:`device`)."""
+        raise NotImplementedError
+
+    # ---- loading ---------------------------------------------------------------------------------
+    def load(self) -> "InProcessNLI":
+        """Load the tokenizer and model (done lazily on the first pair; call it to pay up front)."""
+        if self._loaded:
+            return self
+        torch, transformers = import_torch(f"the {self.name!r} evaluator")
+        self.torch = torch
+        self.device = choose_device(torch, self.requested_device)
+        self.dtype = choose_dtype(torch, self.device, self.requested_dtype)
+        logger.info("loading %s on %s (%s)", self.model, self.device, str(self.dtype).replace("torch.", ""))
+        try:
+            self._load(torch, transformers)
+        except OSError as exc:
+            raise ConfigurationError(f"cannot load model {self.model!r}: {exc}") from exc
+        self.network.to(self.device)
+        self.network.eval()
+        # Inputs are tokenized once (their lengths decide windows and batches) and padded per
+        # batch later; that is deliberate, so transformers' advice to pad in __call__ is muted.
+        # Over-long pairs are split into windows before the model sees them, so the tokenizer's
+        # length warning is muted too.
+        for warning in ("Asking-to-pad-a-fast-tokenizer", "sequence-length-is-longer-than-the-specified-maximum"):
+            getattr(self.tokenizer, "deprecation_warnings", {})[warning] = True
+        self._loaded = True
+        return self
+
+    def window_limit(self, tokenizer, config) -> int:
+        """The requested ``max_length``, else the smallest real limit the tokenizer and the model
+        state, else 512."""
+        if self.requested_max_length:
+            return self.requested_max_length
+        limits = [getattr(tokenizer, "model_max_length", None), getattr(config, "max_position_embeddings", None)]
+        limits = [int(x) for x in limits if isinstance(x, (int, float)) and 0 < x < _NO_LIMIT]
+        return min(limits) if limits else 512
+
+    @property
+    def fingerprint(self) -> str:
+        if self._fingerprint is None:
+            self._fingerprint = model_fingerprint(self.model)
+        return self._fingerprint
+
+    @property
+    def cache(self):
+        if self._cache is None:
+            self._cache = open_cache(*self._cache_options)
+        return self._cache
+
+    # ---- the contract ------------------------------------------------------------------------------
+    def entail_batch(self, pairs: list[tuple[str, str]]) -> list[bool]:
+        """Verdicts from the cache where it has them; the rest from the model, stored at once."""
+        keys = [self._key(premise, hypothesis) for premise, hypothesis in pairs]
+        found = self.cache.get_many(list(dict.fromkeys(keys)))
+        todo = list(dict.fromkeys(pair for pair, key in zip(pairs, keys) if key not in found))
+        self.usage.add(cached_calls=len(pairs) - len(todo))
+        if todo:
+            fresh = self.judge_pairs(todo)
+            self.cache.put_many({self._key(*pair): verdict for pair, verdict in zip(todo, fresh)})
+            found.update({self._key(*pair): verdict for pair, verdict in zip(todo, fresh)})
+        return [bool(found[key]) for key in keys]
+
+    def _key(self, premise: str, hypothesis: str) -> str:
+        return cache_key({"kind": "nli", "class": type(self).__qualname__, "model": self.model,
+                          "fingerprint": self.fingerprint, "format": self.input_format,
+                          "max_length": self.requested_max_length, "overlap": self.window_overlap,
+                          "premise": premise, "hypothesis": hypothesis})
+
+    def judge_pairs(self, pairs: list[tuple[str, str]]) -> list[bool]:
+        """Run the model on ``pairs`` (no cache): windows, length-sorted batches, any-window rule."""
+        self.load()
+        inputs, owners = [], []
+        for n, (premise, hypothesis) in enumerate(pairs):
+            windows = self.premise_windows(premise, hypothesis)
+            if len(windows) > 1:
+                self.usage.add(windowed_premises=1)
+                logger.debug("premise of pair %d split into %d windows", n, len(windows))
+            inputs += windows
+            owners += [n] * len(windows)
+        verdicts = self.run_inputs(inputs)
+        entailed = [False] * len(pairs)
+        for owner, verdict in zip(owners, verdicts):
+            entailed[owner] = entailed[owner] or verdict
+        return entailed
+
+    def run_inputs(self, inputs: list[dict]) -> list[bool]:
+        """Verdicts for encoded inputs, in order: sorted by length, batched, dynamically padded."""
+        order = sorted(range(len(inputs)), key=lambda i: len(inputs[i]["input_ids"]), reverse=True)
+        verdicts: list[Optional[bool]] = [None] * len(inputs)
+        with self.torch.inference_mode():
+            for start in range(0, len(order), self.batch_size):
+                chunk = order[start:start + self.batch_size]
+                batch = self.tokenizer.pad([inputs[i] for i in chunk], padding="longest", return_tensors="pt")
+                batch = {name: tensor.to(self.device) for name, tensor in batch.items()}
+                for i, verdict in zip(chunk, self._forward(batch)):
+                    verdicts[i] = bool(verdict)
+        self.usage.add(model_inputs=len(inputs))
+        return verdicts  # type: ignore[return-value]
+
+    def premise_windows(self, premise: str, hypothesis: str) -> list[dict]:
+        """The encoded input for the pair, or for each overlapping premise window when the pair is
+        longer than :attr:`max_length`. Windows are cut at token boundaries of the premise
+        (its original characters are kept) and re-checked after encoding."""
+        whole = self.encode(premise, hypothesis)
+        if len(whole["input_ids"]) <= self.max_length:
+            return [whole]
+        budget = self.max_length - len(self.encode("", hypothesis)["input_ids"])
+        if budget < 4:
+            raise InputError(f"a hypothesis of {len(self.encode('', hypothesis)['input_ids'])} tokens leaves no room "
+                             f"for a premise in the {self.max_length}-token window of {self.model!r}; DocLens never "
+                             "truncates text: raise max_length or shorten the claim")
+        offsets = self.tokenizer(premise, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+        stride = max(1, int(budget * (1 - self.window_overlap)))
+        windows, start = [], 0
+        while start < len(offsets):
+            size = budget
+            while True:
+                end = min(start + size, len(offsets))
+                text = premise[offsets[start][0]:offsets[end - 1][1]]
+                encoded = self.encode(text, hypothesis)
+                excess = len(encoded["input_ids"]) - self.max_length
+                if excess <= 0 or size <= 1:
+                    break
+                size -= max(1, excess)
+            windows.append(encoded)
+            if end >= len(offsets):
+                break
+            start += min(stride, size)
+        return windows
+
+    # ---- identity -----------------------------------------------------------------------------------
+    def signature(self) -> str:
+        """``name:model``; a local model shows its folder name and content fingerprint instead of a
+        machine-specific path."""
+        if Path(self.model).exists():
+            return f"{self.name}:{Path(self.model).name}#{self.fingerprint[:8]}"
+        return f"{self.name}:{self.model}"
+
+    def decoding(self) -> dict:
+        """How verdicts are read and windows cut; recorded in the result's signature."""
+        window = self.requested_max_length or "auto"
+        return {"nli": self.answer_rule(), "win": f"{window}/{self.window_overlap:g}"}
+
+    def answer_rule(self) -> str:
+        return "logit"
+
+    def config(self) -> dict:
+        return {**super().config(), "fingerprint": self.fingerprint, "input_format": self.input_format,
+                "max_length": self.requested_max_length, "window_overlap": self.window_overlap,
+                "batch_size": self.batch_size}
+
+    def close(self) -> None:
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+
+
+def single_token_id(tokenizer, text: str) -> int:
+    """The id of the one token the model writes for ``text`` (``"1"`` → ``▁1`` for T5). A lone
+    word-boundary piece before it is ignored; anything else that is not one token is an error."""
+    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+    meaningful = [i for i in ids if tokenizer.decode([i]).strip()]
+    if len(meaningful) != 1:
+        raise ConfigurationError(f"the tokenizer does not write {text!r} as one token (got ids {ids}); "
+                                 "the TRUE answer cannot be read from the logits")
+    return meaningful[0]
+
+
+class TrueNLIEvaluator(InProcessNLI):
+    """TRUE (Honovich et al., 2022): a T5 model that reads ``premise: {p} hypothesis: {h}`` and
+    answers ``1`` (entailed) or ``0``. The verdict is read from the first decoder step's logits of
+    the tokens ``1`` and ``0`` in one batched forward pass (no generate loop): entailed iff the
+    logit of ``1`` is higher. For the TRUE checkpoint this is its greedy answer.
+
+    Default model ``google/t5_xxl_true_nli_mixture`` (11B parameters: a GPU with ~24 GB in bf16);
+    any T5 checkpoint in the same format works with ``model=``.
+    """
+
+    name = "true-nli"
+    input_format = "premise: {p} hypothesis: {h} -> logits('1') > logits('0') at decoder step 1"
+
+    def answer_rule(self) -> str:
+        return "logit1>0"
+
+    def __init__(self, model: Optional[str] = None, **options):
+        super().__init__(model or TRUE_MODEL, **options)
+
+    def _load(self, torch, transformers) -> None:
+        self.tokenizer = transformers.AutoTokenizer.from_pretrained(self.model)
+        if not getattr(self.tokenizer, "is_fast", False):
+            raise ConfigurationError(f"{self.model!r} has no fast tokenizer; windows need token offsets")
+        self.network = transformers.AutoModelForSeq2SeqLM.from_pretrained(self.model, dtype=self.dtype)
+        self.max_length = self.window_limit(self.tokenizer, self.network.config)
+        self.answer_ids = (single_token_id(self.tokenizer, "1"), single_token_id(self.tokenizer, "0"))
+        start = self.network.config.decoder_start_token_id
+        self.decoder_start = self.tokenizer.pad_token_id if start is None else start
+
+    def encode(self, premise: str, hypothesis: str) -> dict:
+        return self.tokenizer(f"premise: {premise} hypothesis: {hypothesis}")
+
+    def _forward(self, batch: dict) -> list[bool]:
+        size = batch["input_ids"].shape[0]
+        decoder = self.torch.full((size, 1), self.decoder_start, dtype=self.torch.long, device=self.device)
+        logits = self.network(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
+                              decoder_input_ids=decoder).logits[:, 0, :]
+        one, zero = self.answer_ids
+        return (logits[:, one] > logits[:, zero]).tolist()
+
+
+class NLIClassifierEvaluator(InProcessNLI):
+    """Any sequence-classification NLI model (``premise``, ``hypothesis`` as a text pair). The
+    entailment class is found in the model's ``id2label`` (a label containing ``entail``, or
+    ``entailment_label``). Entailed iff it is the argmax class, or, with ``threshold``, iff its
+    softmax probability is at least ``threshold``."""
+
+    name = "nli"
+
+    def __init__(self, model: Optional[str] = None, *, threshold: Optional[float] = None,
+                 entailment_label: Optional[str] = None, **options):
+        if not model:
+            raise ConfigurationError("the 'nli' evaluator needs --model: a sequence-classification NLI model "
+                                     "(hub id or local folder)")
+        if threshold is not None and not 0 < threshold < 1:
+            raise ConfigurationError("threshold must be in (0, 1)")
+        super().__init__(model, **options)
+        self.threshold = threshold
+        self.entailment_label = entailment_label
+
+    @property
+    def input_format(self) -> str:  # type: ignore[override]
+        return f"text pair (premise, hypothesis) -> {self.answer_rule()}"
+
+    def _load(self, torch, transformers) -> None:
+        self.tokenizer = transformers.AutoTokenizer.from_pretrained(self.model)
+        if not getattr(self.tokenizer, "is_fast", False):
+            raise ConfigurationError(f"{self.model!r} has no fast tokenizer; windows need token offsets")
+        self.network = transformers.AutoModelForSequenceClassification.from_pretrained(self.model, dtype=self.dtype)
+        self.max_length = self.window_limit(self.tokenizer, self.network.config)
+        self.entailment_index = entailment_index(self.network.config.id2label, self.entailment_label, self.model)
+
+    def encode(self, premise: str, hypothesis: str) -> dict:
+        return self.tokenizer(premise, hypothesis)
+
+    def _forward(self, batch: dict) -> list[bool]:
+        logits = self.network(**batch).logits.float()
+        if self.threshold is None:
+            return (logits.argmax(dim=-1) == self.entailment_index).tolist()
+        return (logits.softmax(dim=-1)[:, self.entailment_index] >= self.threshold).tolist()
+
+    def answer_rule(self) -> str:
+        rule = f"p>={self.threshold:g}" if self.threshold is not None else "argmax"
+        return f"{rule}[{self.entailment_label}]" if self.entailment_label else rule
+
+    def config(self) -> dict:
+        return {**super().config(), "threshold": self.threshold, "entailment_label": self.entailment_label}
+
+
+def entailment_index(id2label: dict, wanted: Optional[str], model: str) -> int:
+    """The class index of the entailment label: ``wanted`` exactly (case-insensitive), else the one
+    label that contains ``entail`` (and not ``not``/``non``)."""
+    labels = {int(i): str(label) for i, label in id2label.items()}
+    if wanted:
+        matches = [i for i, label in labels.items() if label.lower() == wanted.lower()]
+    else:
+        matches = [i for i, label in labels.items() if "entail" in label.lower()
+                   and not any(neg in label.lower() for neg in ("not", "non"))]
+    if len(matches) != 1:
+        raise ConfigurationError(f"cannot tell the entailment class of {model!r} from its labels {labels}; "
+                                 "pass entailment_label=NAME (--evaluator-arg entailment_label=NAME)")
+    return matches[0]
+
+
+__all__ = ["InProcessNLI", "NLIClassifierEvaluator", "TRUE_MODEL", "TrueNLIEvaluator", "entailment_index",
+           "model_fingerprint", "single_token_id"]
