@@ -108,30 +108,35 @@ def test_unknown_entailment_label_is_an_error_that_says_what_to_pass():
 
 
 def test_long_premise_is_judged_in_windows_never_truncated(classifier_dir):
-    judge = RecordingClassifier(str(classifier_dir), batch_size=4, no_cache=True)
-    tokenizer = transformers.AutoTokenizer.from_pretrained(classifier_dir)
-    hypothesis = "the patient has a cough"
+    judge = RecordingClassifier(str(classifier_dir), batch_size=4, no_cache=True).load()
+    tokenizer = judge.tokenizer
+    hypotheses = ["the patient has a cough", "no chest pain", "fever", "turn 3"]
     premise_ids = tokenizer(LONG_PREMISE, add_special_tokens=False)["input_ids"]
     assert len(premise_ids) > 3 * 128
-    verdict = judge.entail_batch([(LONG_PREMISE, hypothesis)])[0]
-    windows = judge.received
-    assert judge.usage.windowed_premises == 1 and judge.usage.model_inputs == len(windows) > 3
-    assert all(len(w) <= 128 for w in windows)
-    # every premise token is in some window, in order, and neighbouring windows overlap
-    texts = [tokenizer.decode(w, skip_special_tokens=True) for w in windows]
-    seen = set()
-    for text in texts:
-        premise_part = text[: text.rindex(hypothesis)]
-        seen.update(tokenizer(premise_part, add_special_tokens=False)["input_ids"])
-    assert set(premise_ids) <= seen
-    for left, right in zip(texts, texts[1:]):
-        tail = left[: left.rindex(hypothesis)].split()[-3:]
-        assert " ".join(tail) in right
-    # the pair is entailed iff some window entails
-    single = NLIClassifierEvaluator(str(classifier_dir), batch_size=1, no_cache=True).load()
-    window_verdicts = single.run_inputs([{"input_ids": w, "attention_mask": [1] * len(w),
-                                          "token_type_ids": _types(w, tokenizer)} for w in windows])
-    assert verdict == any(window_verdicts)
+    windows = [[list(w["input_ids"]) for w in judge.premise_windows(LONG_PREMISE, h)] for h in hypotheses]
+    verdicts = judge.entail_batch([(LONG_PREMISE, h) for h in hypotheses])
+    assert judge.usage.windowed_premises == len(hypotheses)
+    for hypothesis, cut in zip(hypotheses, windows):
+        assert len(cut) > 3 and all(len(w) <= 128 for w in cut)
+        # every premise token is in some window, in order, and neighbouring windows overlap
+        texts = [tokenizer.decode(w, skip_special_tokens=True) for w in cut]
+        premise_parts = [text[: text.rindex(hypothesis)] for text in texts]
+        assert set(premise_ids) <= {i for part in premise_parts for i in tokenizer(part, add_special_tokens=False)
+                                    ["input_ids"]}
+        for left, right in zip(premise_parts, premise_parts[1:]):
+            assert " ".join(left.split()[-3:]) in right
+    # entailed iff some window entails; windows after the first that entails were never run
+    single = RecordingClassifier(str(classifier_dir), batch_size=1, no_cache=True).load()
+    received = sorted(map(tuple, judge.received))
+    expected_received = []
+    for cut, verdict in zip(windows, verdicts):
+        window_verdicts = single.run_inputs([{"input_ids": w, "attention_mask": [1] * len(w),
+                                              "token_type_ids": _types(w, tokenizer)} for w in cut])
+        assert verdict == any(window_verdicts)
+        ran = window_verdicts.index(True) + 1 if verdict else len(cut)
+        expected_received += [tuple(w) for w in cut[:ran]]
+    assert received == sorted(expected_received) and judge.usage.model_inputs == len(received)
+    assert any(verdicts) and len(received) < sum(map(len, windows))  # the early exit was exercised
 
 
 def _types(ids, tokenizer):

