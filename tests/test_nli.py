@@ -251,3 +251,31 @@ def test_minilm_encoder_under_a_classification_head_through_the_cli(tmp_path, ca
     claims = [c for r in report.instances for c in r.reference_claims + r.prediction_claims]
     assert claims and all(c.status == "ok" for c in claims)
     assert report.usage["model_inputs"] > 0 and report.counts["claim_recall"]["items"] == 22
+
+
+@pytest.mark.slow
+def test_evaluate_module_with_the_nli_config_in_a_training_loop(classifier_dir, tmp_path):
+    """The real `evaluate` loader, config name `nli`, as a training loop calls it: twice, with the
+    model loaded once and the second compute answered from the cache."""
+    pytest.importorskip("evaluate", reason="the [evaluate]/[dev] extra is not installed")
+    from .test_evaluate_module import REPO, run_python
+
+    code = f"""
+import evaluate, json
+metric = evaluate.load({str(REPO / 'metrics' / 'doclens')!r}, "nli")
+rows = dict(predictions=["The patient reports fever and cough [0][1]."], references=["Fever and cough."],
+            sources=[{" ".join(f"[{i}]{unit}" for i, unit in enumerate(CITED["source"]))!r}], reference_claims=[["Fever.", "Cough."]],
+            prediction_claims=[["The patient reports fever and cough."]])
+options = {{"model": {str(classifier_dir)!r}, "batch_size": 4}}
+first = metric.compute(**rows, evaluator_options=options)
+judge = metric._loaded_evaluator[1]
+inputs = judge.usage.model_inputs
+second = metric.compute(**rows, evaluator_options=options)
+print(json.dumps({{"first": first["claim_recall"], "second": second["claim_recall"], "inputs": inputs,
+                  "after": judge.usage.model_inputs, "signature": first["signature"],
+                  "same_judge": metric._loaded_evaluator[1] is judge}}))
+"""
+    result = run_python(code, REPO, tmp_path)
+    assert result["first"] == result["second"] and result["inputs"] > 0
+    assert result["after"] == result["inputs"]  # the second compute ran the model on nothing
+    assert result["same_judge"] and "judge:nli:tiny-nli#" in result["signature"]
