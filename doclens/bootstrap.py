@@ -74,12 +74,18 @@ class Difference:
         return {**asdict(self), "distinguishable": self.distinguishable}
 
 
+def counting_rule(config: Optional[dict]) -> str:
+    """The ``on_unparsed`` rule a report was scored with (its ``config``), as
+    :func:`doclens.metrics.instance_counts` takes it: ``"zero"`` or ``"exclude"``. A finished run
+    with ``"raise"`` has no unparsed verdicts, so ``"zero"`` counts it identically."""
+    rule = (config or {}).get("on_unparsed") or "zero"
+    return "zero" if rule == "raise" else rule
+
+
 def report_instance_counts(report) -> tuple[list[str], list[dict]]:
     """``(ids, per-instance {metric: (hits, items)})`` of a :class:`doclens.Report`, counted with
     the report's own ``on_unparsed`` setting, in the report's instance order."""
-    on_unparsed = (report.config or {}).get("on_unparsed") or "zero"
-    if on_unparsed == "raise":
-        on_unparsed = "zero"  # a finished run with on_unparsed="raise" has no unparsed verdicts
+    on_unparsed = counting_rule(report.config)
     counts = [instance_counts(r.reference_claims, r.prediction_claims, r.statements if r.has_source else None,
                               on_unparsed) for r in report.instances]
     return [r.id for r in report.instances], counts

@@ -272,24 +272,30 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from doclens.bootstrap import (STATISTICS, align_by_id, bootstrap_description, paired_bootstrap,
-                                   report_instance_counts)
+    from doclens.bootstrap import STATISTICS, align_by_id, bootstrap_description, paired_bootstrap
+    from doclens.report_stream import scan_report
     from doclens.signature import signature_differences
 
-    report_a, report_b = _load_report(args.a), _load_report(args.b)
-    differences = signature_differences(report_a.signature, report_b.signature)
+    scanned = []
+    for path in (args.a, args.b):
+        try:
+            scanned.append(scan_report(path))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"{path}: cannot read a DocLens scores file ({type(exc).__name__}: {exc}); "
+                             f"'doclens validate {path}' lists its problems") from None
+    (header_a, ids_a, counts_a), (header_b, ids_b, counts_b) = scanned
+    signature_a, signature_b = str(header_a.get("signature")), str(header_b.get("signature"))
+    differences = signature_differences(signature_a, signature_b)
     if differences and not args.allow_different_signatures:
         print("doclens: error: the two results have different signatures, so their scores are not comparable:\n  "
               + "\n  ".join(differences) + "\n(--allow-different-signatures compares them anyway)", file=sys.stderr)
         return 2
-    ids_a, counts_a = report_instance_counts(report_a)
-    ids_b, counts_b = report_instance_counts(report_b)
     counts_a, counts_b = align_by_id(ids_a, counts_a, ids_b, counts_b)
     result = paired_bootstrap(counts_a, counts_b, args.resamples, args.seed, args.confidence)
     bootstrap = bootstrap_description(args.resamples, args.seed, args.confidence)
     if args.json:
-        print(json.dumps({"a": args.a, "b": args.b, "signature_a": report_a.signature,
-                          "signature_b": report_b.signature, "signatures_differ": bool(differences),
+        print(json.dumps({"a": args.a, "b": args.b, "signature_a": signature_a,
+                          "signature_b": signature_b, "signatures_differ": bool(differences),
                           "instances": len(counts_a), "bootstrap": bootstrap,
                           "differences": {k: v.to_dict() for k, v in result.items()}}, indent=2, allow_nan=False))
         return 0
@@ -307,8 +313,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         verdict = ("B better" if d.delta > 0 else "A better") if d.distinguishable else "not distinguishable"
         print(f"{key:<28}{100 * d.a:>8.2f}{100 * d.b:>8.2f}{100 * d.delta:>+9.2f}  {interval:<20}{d.p_value:>7.3f}  "
               f"{verdict}")
-    print(f"signature: {report_a.signature}" if not differences else
-          f"signature A: {report_a.signature}\nsignature B: {report_b.signature}")
+    print(f"signature: {signature_a}" if not differences else
+          f"signature A: {signature_a}\nsignature B: {signature_b}")
     return 0
 
 
@@ -333,7 +339,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         for spec in args.scores:
             name, path = _named_scores(spec)
             report = _load_report(path)
-            name = name or system_name(report, path)
+            name = name or system_name(report.config, path)
             if name in systems:
                 raise InputError(f"two scores files name system {name!r}; name them with NAME=PATH", field="system")
             systems[name] = report
@@ -388,14 +394,21 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from doclens.bootstrap import bootstrap_description, report_intervals
+    from doclens.bootstrap import bootstrap_description, bootstrap_intervals
     from doclens.html_views import SourceIndex, write_atomically, write_report_html
+    from doclens.report_stream import iter_instance_results, scan_report
 
-    report = _load_report(args.scores)
-    intervals = report_intervals(report, args.resamples, args.seed, args.confidence) if args.resamples else None
+    # Two bounded-memory passes over the scores file: counts (for the intervals shown first), then the page.
+    try:
+        header, ids, counts = scan_report(args.scores)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"{args.scores}: cannot read a DocLens scores file ({type(exc).__name__}: {exc}); "
+                         f"'doclens validate {args.scores}' lists its problems") from None
+    intervals = bootstrap_intervals(counts, args.resamples, args.seed, args.confidence) if args.resamples else None
+    del counts
     sources = SourceIndex(args.input) if args.input else None
     if sources is not None:
-        missing = [r.id for r in report.instances if r.id not in sources.offsets]
+        missing = [i for i in ids if i not in sources.offsets]
         if missing:
             sources.close()
             raise InputError(f"{args.input}: {len(missing)} scored instance(s) not found, e.g. "
@@ -403,12 +416,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     output = args.output or str(Path(args.scores).with_suffix(".html"))
     try:
         write_atomically(output, lambda handle: write_report_html(
-            report, handle, intervals, sources,
-            bootstrap_description(args.resamples, args.seed, args.confidence) if intervals else ""))
+            header, iter_instance_results(args.scores), handle, intervals=intervals, sources=sources,
+            bootstrap=bootstrap_description(args.resamples, args.seed, args.confidence) if intervals else "",
+            count=len(ids)))
     finally:
         if sources is not None:
             sources.close()
-    print(f"report of {len(report.instances)} instances written to {output}")
+    print(f"report of {len(ids)} instances written to {output}")
     return 0
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from html import escape
-from typing import IO, Optional, Sequence
+from typing import IO, Iterable, Optional, Sequence
 
 from doclens.bootstrap import Interval
 from doclens.metrics import METRICS
@@ -236,35 +236,39 @@ def _instance_html(result: InstanceResult, position: int, source: Optional[dict]
     return "".join(parts)
 
 
-def write_report_html(report, handle: IO[str], intervals: Optional[dict[str, Interval]] = None,
-                      sources: Optional[SourceIndex] = None, bootstrap: str = "",
-                      title: Optional[str] = None) -> int:
-    """Write the per-instance page of ``report`` to ``handle``; returns the instances written.
+def write_report_html(header: dict, instances: Iterable[InstanceResult], handle: IO[str],
+                      intervals: Optional[dict[str, Interval]] = None, sources: Optional[SourceIndex] = None,
+                      bootstrap: str = "", count: Optional[int] = None, title: Optional[str] = None) -> int:
+    """Write the per-instance page to ``handle``, one instance at a time; returns the instances
+    written. ``header``: the report's top-level fields (``scores``, ``signature``, ``warnings``,
+    ``partial``, ``error``), e.g. ``report.to_dict()``; ``instances``: its instances in order
+    (a :func:`doclens.report_stream.iter_instance_results` generator keeps memory bounded);
     ``sources`` (the scored JSONL) adds source units and raw predictions."""
-    title = title or f"DocLens report — {len(report.instances)} instances"
+    scores = header.get("scores") or {}
+    title = title or ("DocLens report" + (f" — {count} instances" if count is not None else ""))
     _head(handle, title)
     handle.write(f"<h1>{escape(title)}</h1>\n")
-    if report.partial:
-        handle.write(f'<p class="warn">PARTIAL report: {escape(str(report.error))}</p>')
+    if header.get("partial"):
+        handle.write(f'<p class="warn">PARTIAL report: {escape(str(header.get("error")))}</p>')
     handle.write('<table><thead><tr><th>metric</th><th>pooled</th><th>macro</th></tr></thead><tbody>')
     for metric in METRICS:
         pooled = intervals.get(metric) if intervals else None
         macro = intervals.get(f"{metric}_macro") if intervals else None
-        handle.write(f"<tr><td>{metric}</td>{_interval_cell(pooled, report.scores.get(metric))}"
-                     f"{_interval_cell(macro, report.scores.get(metric + '_macro'))}</tr>")
+        handle.write(f"<tr><td>{metric}</td>{_interval_cell(pooled, scores.get(metric))}"
+                     f"{_interval_cell(macro, scores.get(metric + '_macro'))}</tr>")
     handle.write("</tbody></table>")
     if bootstrap:
         handle.write(f'<p class="muted">intervals: {escape(bootstrap)} over instances</p>')
-    handle.write(f'<p>signature: <code class="sig">{escape(report.signature)}</code></p>')
-    for warning in report.warnings:
-        handle.write(f'<p class="warn">warning: {escape(warning)}</p>')
+    handle.write(f'<p>signature: <code class="sig">{escape(str(header.get("signature")))}</code></p>')
+    for warning in header.get("warnings") or []:
+        handle.write(f'<p class="warn">warning: {escape(str(warning))}</p>')
     handle.write('<p class="legend">statements: <span class="stmt supported">supported</span>'
                  '<span class="stmt partial">entailed, a citation imprecise</span>'
                  '<span class="stmt unsupported">unsupported / uncited / invalid id</span>'
                  '<span class="stmt unparsed">unparsed</span></p>'
                  '<p><label><input type="checkbox" id="only-failures"> show only instances with failures</label></p>\n')
     written = 0
-    for position, result in enumerate(report.instances):
+    for position, result in enumerate(instances):
         source = sources.get(result.id) if sources is not None else None
         handle.write(_instance_html(result, position, source))
         written += 1

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from doclens.bootstrap import (DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, Difference, Interval,
-                               align_by_id, bootstrap_intervals, paired_bootstrap, report_instance_counts)
+                               align_by_id, bootstrap_intervals, paired_bootstrap)
 from doclens.metrics import METRICS
 
 
@@ -40,10 +40,10 @@ class Entry:
         return len(self.ids)
 
 
-def system_name(report, path: str) -> str:
-    """``config["system"]`` when the report has one, else the file name without ``.json`` and
-    ``.doclens``."""
-    name = (report.config or {}).get("system")
+def system_name(config: Optional[dict], path: str) -> str:
+    """``config["system"]`` when the report's config has one, else the file name without
+    ``.json`` and ``.doclens``."""
+    name = (config or {}).get("system")
     if name:
         return str(name)
     stem = Path(path).name
@@ -55,13 +55,16 @@ def system_name(report, path: str) -> str:
 
 def load_entry(path: str, n_resamples: int = DEFAULT_RESAMPLES, seed: Optional[int] = DEFAULT_SEED,
                confidence: float = DEFAULT_CONFIDENCE) -> Entry:
-    """Read one scores file and reduce it to what a leaderboard needs."""
-    from doclens.report import Report
+    """Read one scores file, one instance at a time (:func:`doclens.report_stream.scan_report`),
+    and reduce it to what a leaderboard needs."""
+    from doclens.report_stream import scan_report
 
-    report = Report.load(path)
-    ids, counts = report_instance_counts(report)
-    return Entry(system=system_name(report, path), path=str(path), signature=report.signature,
-                 partial=report.partial, intervals=bootstrap_intervals(counts, n_resamples, seed, confidence),
+    header, ids, counts = scan_report(path)
+    if "signature" not in header:
+        raise ValueError(f"{path}: the scores file has no signature")
+    return Entry(system=system_name(header.get("config"), path), path=str(path), signature=header["signature"],
+                 partial=bool(header.get("partial")), intervals=bootstrap_intervals(counts, n_resamples, seed,
+                                                                                    confidence),
                  ids=ids, counts=counts)
 
 

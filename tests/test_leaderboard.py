@@ -479,3 +479,39 @@ def test_report_and_leaderboard_pages_render_in_chromium(tmp_path, capsys):
     dom, errors = open_in_chromium(board, tmp_path, screenshot=tmp_path / "board.png")
     assert errors == [] and "<title>DocLens leaderboard</title>" in dom
     assert dom.count('class="sortable"') >= 7 and "[" in dom
+
+
+# ---- bounded-memory reading ------------------------------------------------------------------
+@pytest.mark.parametrize("window", [7, 64, 1 << 20])
+def test_streamed_report_equals_the_loaded_one(tmp_path, monkeypatch, window):
+    import doclens.report_stream as report_stream
+
+    monkeypatch.setattr(report_stream, "_CHUNK", window)  # tiny windows cut values at every boundary
+    report = score(injected_rows() * 1)
+    report.scores["claim_recall"] = 0.123456789012345  # a long number to cut
+    path = tmp_path / "scores.json"
+    report.save(path)
+    header = {}
+    instances = list(report_stream.iter_report(str(path), header))
+    expected = json.loads(path.read_text())
+    assert instances == expected.pop("instances") and header == expected
+    header, ids, counts = report_stream.scan_report(str(path))
+    assert ids == [r.id for r in report.instances]
+    assert counts == report_instance_counts(Report.load(path))[1]
+
+
+def test_streamed_report_accepts_any_key_order_and_refuses_other_files(tmp_path):
+    from doclens.report_stream import iter_report, scan_report
+
+    data = score(ROWS, on_unparsed="exclude").to_dict()
+    reordered = {"instances": data.pop("instances"), **data}
+    path = tmp_path / "reordered.json"
+    path.write_text(json.dumps(reordered))
+    header, ids, _ = scan_report(str(path))
+    assert ids == ["a", "b", "c"] and header["config"]["on_unparsed"] == "exclude"
+    path.write_text(json.dumps(GOOD_SUBMISSION))
+    with pytest.raises(ValueError, match="not a DocLens report"):
+        list(iter_report(str(path)))
+    path.write_text("[1, 2]")
+    with pytest.raises(ValueError, match="not a DocLens scores file"):
+        list(iter_report(str(path)))
