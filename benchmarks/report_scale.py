@@ -1,8 +1,8 @@
 """Scale of the report and leaderboard builders: synthesise N-instance scores files (default
 10,000, note-sized: ~20 claims each side and ~12 cited statements per instance, with a source of
 40 units), then time ``doclens report`` (with ``--input``) and ``doclens leaderboard`` over three
-systems, and print JSON: wall seconds, peak traced Python memory (tracemalloc) and peak RSS per
-step, output sizes.
+systems, and print JSON: wall seconds, peak RSS (VmHWM) per step, the peak of traced Python
+allocations (tracemalloc, in a second run), output sizes.
 
     python benchmarks/report_scale.py [--instances 10000] [--resamples 1000] [--keep DIR]
 
@@ -24,18 +24,22 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 STEP = r"""
-import json, resource, sys, time, tracemalloc
+import json, sys, time, tracemalloc
 sys.argv = ["doclens"] + json.loads(sys.argv[1])
-tracemalloc.start()
+if sys.argv[-1] == "--trace":
+    sys.argv.pop()
+    tracemalloc.start()
 from doclens.cli import main
 start = time.perf_counter()
 import contextlib, io
 with contextlib.redirect_stdout(io.StringIO()):
     code = main(sys.argv[1:])
 wall = time.perf_counter() - start
-peak = tracemalloc.get_traced_memory()[1]
-print(json.dumps({"exit": code, "wall_s": round(wall, 3), "tracemalloc_peak_mb": round(peak / 2**20, 1),
-                  "rss_peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}))
+hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")]  # reset at exec, unlike ru_maxrss
+result = {"exit": code, "wall_s": round(wall, 3), "rss_peak_mb": round(int(hwm[0].split()[1]) / 1024, 1) if hwm else None}
+if tracemalloc.is_tracing():
+    result = {"exit": code, "tracemalloc_peak_mb": round(tracemalloc.get_traced_memory()[1] / 2**20, 1)}
+print(json.dumps(result))
 """
 
 
@@ -87,7 +91,16 @@ def synthesise(folder: Path, instances: int, systems: int, seed: int = 0) -> tup
     return paths, inputs
 
 
-def run_step(argv: list[str]) -> dict:
+def run_step(argv: list[str], trace: bool) -> dict:
+    """Time the step (no tracing) and, with ``trace``, run it again under tracemalloc for the peak
+    of Python allocations (tracing slows it, so its time is not reported)."""
+    result = _run(argv)
+    if trace:
+        result.update(_run([*argv, "--trace"]))
+    return result
+
+
+def _run(argv: list[str]) -> dict:
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     done = subprocess.run([sys.executable, "-c", STEP, json.dumps(argv)], capture_output=True, text=True, env=env,
                           cwd=REPO)
@@ -101,6 +114,7 @@ def main() -> None:
     parser.add_argument("--instances", type=int, default=10_000)
     parser.add_argument("--systems", type=int, default=3)
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--no-trace", action="store_true", help="skip the tracemalloc runs")
     parser.add_argument("--keep", help="write the files here and keep them (default: a temporary folder)")
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
@@ -112,8 +126,9 @@ def main() -> None:
         synth_s = time.perf_counter() - start
         report_html, board_html = folder / "report.html", folder / "board.html"
         report = run_step(["report", str(paths[0]), "--input", str(inputs), "-o", str(report_html),
-                           "--resamples", str(args.resamples)])
-        board = run_step(["leaderboard", *map(str, paths), "-o", str(board_html), "--resamples", str(args.resamples)])
+                           "--resamples", str(args.resamples)], not args.no_trace)
+        board = run_step(["leaderboard", *map(str, paths), "-o", str(board_html), "--resamples", str(args.resamples)],
+                         not args.no_trace)
         print(json.dumps({
             "instances": args.instances, "systems": args.systems, "resamples": args.resamples,
             "synthesis_s": round(synth_s, 1),
