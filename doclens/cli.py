@@ -3,6 +3,11 @@
     doclens score notes.jsonl --evaluator local --output scores.json
     doclens install-metric            # makes evaluate.load("doclens") work offline
     doclens presets                   # lists evaluators and extractors
+    doclens validate submission.json --references benchmark.jsonl
+    doclens compare a.json b.json     # paired bootstrap difference B − A
+    doclens agreement scores.json human.csv --human-column completeness
+    doclens report scores.json --input notes.jsonl -o report.html
+    doclens leaderboard scores/*.json -o board.html
 
 Exit codes: 0 success, 1 a run that failed mid-way (a partial report is written), 2 bad input or
 options (a partial report is written when anything was scored), 130 interrupted.
@@ -222,6 +227,229 @@ def cmd_presets(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bootstrap_options(parser: argparse.ArgumentParser) -> None:
+    from doclens.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
+
+    group = parser.add_argument_group("bootstrap")
+    group.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
+                       help=f"bootstrap resamples (default {DEFAULT_RESAMPLES})")
+    group.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"bootstrap seed (default {DEFAULT_SEED})")
+    group.add_argument("--confidence", type=float, default=DEFAULT_CONFIDENCE,
+                       help=f"interval confidence level (default {DEFAULT_CONFIDENCE})")
+
+
+def _load_report(path: str):
+    from doclens.report import Report
+
+    try:
+        return Report.load(path)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"{path}: cannot read a DocLens scores file ({type(exc).__name__}: {exc}); "
+                         f"'doclens validate {path}' lists its problems") from None
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from doclens.submissions import read_expected_ids, validate_file
+
+    expected = read_expected_ids(args.references) if args.references else None
+    failed = False
+    for path in args.files:
+        try:
+            kind, problems = validate_file(path, expected, kind=args.kind)
+        except OSError as exc:
+            print(f"{path}: cannot read ({exc.strerror})", file=sys.stderr)
+            failed = True
+            continue
+        if problems:
+            failed = True
+            print(f"{path}: INVALID {kind or 'file'} — {len(problems)} problem(s)")
+            for problem in problems:
+                print(f"  {problem}")
+        else:
+            against = f" (ids checked against {args.references})" if expected is not None else ""
+            print(f"{path}: valid {kind}{against}")
+    return 1 if failed else 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from doclens.bootstrap import STATISTICS, align_by_id, bootstrap_description, paired_bootstrap
+    from doclens.report_stream import scan_report
+    from doclens.signature import signature_differences
+
+    scanned = []
+    for path in (args.a, args.b):
+        try:
+            scanned.append(scan_report(path))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"{path}: cannot read a DocLens scores file ({type(exc).__name__}: {exc}); "
+                             f"'doclens validate {path}' lists its problems") from None
+    (header_a, ids_a, counts_a), (header_b, ids_b, counts_b) = scanned
+    signature_a, signature_b = str(header_a.get("signature")), str(header_b.get("signature"))
+    differences = signature_differences(signature_a, signature_b)
+    if differences and not args.allow_different_signatures:
+        print("doclens: error: the two results have different signatures, so their scores are not comparable:\n  "
+              + "\n  ".join(differences) + "\n(--allow-different-signatures compares them anyway)", file=sys.stderr)
+        return 2
+    counts_a, counts_b = align_by_id(ids_a, counts_a, ids_b, counts_b)
+    result = paired_bootstrap(counts_a, counts_b, args.resamples, args.seed, args.confidence)
+    bootstrap = bootstrap_description(args.resamples, args.seed, args.confidence)
+    if args.json:
+        print(json.dumps({"a": args.a, "b": args.b, "signature_a": signature_a,
+                          "signature_b": signature_b, "signatures_differ": bool(differences),
+                          "instances": len(counts_a), "bootstrap": bootstrap,
+                          "differences": {k: v.to_dict() for k, v in result.items()}}, indent=2, allow_nan=False))
+        return 0
+    if differences:
+        print("WARNING: signatures differ (compared anyway, --allow-different-signatures):\n  "
+              + "\n  ".join(differences))
+    print(f"A = {args.a}\nB = {args.b}\n{len(counts_a)} paired instances, paired {bootstrap}; ×100")
+    print(f"{'statistic':<28}{'A':>8}{'B':>8}{'B − A':>9}  {'interval':<20}{'p':>7}  verdict")
+    for key in STATISTICS:
+        d = result[key]
+        if d.delta is None:
+            print(f"{key:<28}{'n/a':>8}{'n/a':>8}{'n/a':>9}")
+            continue
+        interval = f"[{100 * d.low:+.2f}, {100 * d.high:+.2f}]"
+        verdict = ("B better" if d.delta > 0 else "A better") if d.distinguishable else "not distinguishable"
+        print(f"{key:<28}{100 * d.a:>8.2f}{100 * d.b:>8.2f}{100 * d.delta:>+9.2f}  {interval:<20}{d.p_value:>7.3f}  "
+              f"{verdict}")
+    print(f"signature: {signature_a}" if not differences else
+          f"signature A: {signature_a}\nsignature B: {signature_b}")
+    return 0
+
+
+def _named_scores(spec: str) -> tuple[str, str]:
+    name, sep, path = spec.partition("=")
+    return (name, path) if sep and name else (None, spec)
+
+
+def cmd_agreement(args: argparse.Namespace) -> int:
+    import csv
+
+    from doclens.agreement import (instance_agreement, pairwise_agreement, read_human_scores, read_preferences,
+                                   report_metric_scores)
+    from doclens.leaderboard import system_name
+
+    with open(args.human, encoding="utf-8", newline="") as handle:
+        header = next(csv.reader(handle), [])
+    metrics = args.metric or ["claim_recall", "claim_precision", "citation_recall", "citation_precision"]
+    results = []
+    if "preferred" in header:
+        systems = {}
+        for spec in args.scores:
+            name, path = _named_scores(spec)
+            report = _load_report(path)
+            name = name or system_name(report.config, path)
+            if name in systems:
+                raise InputError(f"two scores files name system {name!r}; name them with NAME=PATH", field="system")
+            systems[name] = report
+        signatures = {r.signature for r in systems.values()}
+        if len(signatures) > 1 and not args.allow_different_signatures:
+            print("doclens: error: the scores files have different signatures; their scores are not comparable "
+                  "(--allow-different-signatures compares them anyway)", file=sys.stderr)
+            return 2
+        preferences = read_preferences(args.human)
+        for metric in metrics:
+            scores = {name: report_metric_scores(report, metric) for name, report in systems.items()}
+            results.append(pairwise_agreement(scores, preferences, metric, source=args.human).to_dict())
+        mode = "pairwise"
+    else:
+        if len(args.scores) != 1:
+            raise InputError(f"{args.human} has no 'preferred' column, so it holds per-instance scores: give exactly "
+                             f"one scores file (got {len(args.scores)})")
+        if not args.human_column:
+            candidates = [c for c in header if c != args.id_column]
+            raise InputError(f"{args.human}: choose the human score column with --human-column (columns: "
+                             f"{', '.join(candidates) or 'none'})")
+        report = _load_report(_named_scores(args.scores[0])[1])
+        human, unrated = read_human_scores(args.human, args.human_column, args.id_column)
+        for metric in metrics:
+            results.append(instance_agreement(report_metric_scores(report, metric), human, metric, args.human_column,
+                                              unrated, source=args.human).to_dict())
+        mode = "instance"
+    if args.json:
+        print(json.dumps({"mode": mode, "human": args.human, "results": results}, indent=2, allow_nan=False))
+        return 0
+
+    def fmt(value):
+        return "   n/a" if value is None else f"{value:6.3f}"
+
+    if mode == "instance":
+        print(f"per-instance agreement with {args.human} column {args.human_column!r}")
+        print(f"{'metric':<20}{'n':>6}{'spearman':>10}{'kendall':>10}{'unrated':>9}{'no score':>10}")
+        for r in results:
+            print(f"{r['metric']:<20}{r['n']:>6}{fmt(r['spearman_rho']):>10}{fmt(r['kendall_tau_b']):>10}"
+                  f"{r['human_unrated'] + r['unrated_instances']:>9}{r['metric_undefined']:>10}")
+        print("spearman = Spearman rho, kendall = Kendall tau-b; unrated: instances without a human score; "
+              "no score: rated instances where the metric is undefined (left out)")
+    else:
+        print(f"pairwise agreement with {args.human}")
+        print(f"{'metric':<20}{'pairs':>7}{'agree':>7}{'disagree':>9}{'m-ties':>8}{'h-ties':>8}{'undef':>7}"
+              f"{'agreement':>11}")
+        for r in results:
+            print(f"{r['metric']:<20}{r['comparisons']:>7}{r['agree']:>7}{r['disagree']:>9}{r['metric_ties']:>8}"
+                  f"{r['human_ties']:>8}{r['undefined']:>7}{fmt(r['agreement']):>11}")
+        print("agreement = agree / (agree + disagree + metric ties); human ties and undefined scores left out")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from doclens.bootstrap import bootstrap_description, bootstrap_intervals
+    from doclens.html_views import SourceIndex, write_atomically, write_report_html
+    from doclens.report_stream import iter_instance_results, scan_report
+
+    # Two bounded-memory passes over the scores file: counts (for the intervals shown first), then the page.
+    try:
+        header, ids, counts = scan_report(args.scores)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"{args.scores}: cannot read a DocLens scores file ({type(exc).__name__}: {exc}); "
+                         f"'doclens validate {args.scores}' lists its problems") from None
+    intervals = bootstrap_intervals(counts, args.resamples, args.seed, args.confidence) if args.resamples else None
+    del counts
+    sources = SourceIndex(args.input) if args.input else None
+    if sources is not None:
+        missing = [i for i in ids if i not in sources.offsets]
+        if missing:
+            sources.close()
+            raise InputError(f"{args.input}: {len(missing)} scored instance(s) not found, e.g. "
+                             f"{', '.join(repr(i) for i in missing[:5])}", field="id")
+    output = args.output or str(Path(args.scores).with_suffix(".html"))
+    try:
+        write_atomically(output, lambda handle: write_report_html(
+            header, iter_instance_results(args.scores), handle, intervals=intervals, sources=sources,
+            bootstrap=bootstrap_description(args.resamples, args.seed, args.confidence) if intervals else "",
+            count=len(ids)))
+    finally:
+        if sources is not None:
+            sources.close()
+    print(f"report of {len(ids)} instances written to {output}")
+    return 0
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from doclens.bootstrap import bootstrap_description
+    from doclens.html_views import write_atomically, write_leaderboard_html
+    from doclens.leaderboard import group_by_signature, leaderboard_text, load_entry, rank_group
+
+    entries = []
+    for path in args.scores:
+        try:
+            entries.append(load_entry(path, args.resamples, args.seed, args.confidence))
+        except FileNotFoundError:
+            raise InputError(f"{path}: no such file") from None
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"{path}: cannot read a DocLens scores file ({type(exc).__name__}: {exc}); "
+                             f"'doclens validate {path}' lists its problems") from None
+    groups = {signature: rank_group(group, args.metric, args.resamples, args.seed, args.confidence)
+              for signature, group in group_by_signature(entries).items()}
+    bootstrap = bootstrap_description(args.resamples, args.seed, args.confidence)
+    print(leaderboard_text(groups, args.metric, bootstrap))
+    if args.output:
+        write_atomically(args.output, lambda handle: write_leaderboard_html(groups, handle, args.metric, bootstrap))
+        print(f"leaderboard written to {args.output}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="doclens", description="Fact-level evaluation of medical text generation.")
     parser.add_argument("--version", action="version", version=f"doclens {__version__}")
@@ -290,6 +518,59 @@ def build_parser() -> argparse.ArgumentParser:
 
     presets = sub.add_parser("presets", help="list evaluator and extractor presets")
     presets.set_defaults(func=cmd_presets)
+
+    validate = sub.add_parser("validate", help="check submissions or scores files against their JSON Schemas")
+    validate.add_argument("files", nargs="+", help="submission (doclens-submission/1) or scores (doclens-report/1) "
+                                                  "JSON files; the kind is read from their 'format' field")
+    validate.add_argument("--references", metavar="JSONL",
+                          help="the benchmark's instances (JSONL with an 'id' per line): unknown and missing ids "
+                               "are named")
+    validate.add_argument("--kind", choices=("submission", "scores"), help="validate as this kind whatever 'format' says")
+    validate.set_defaults(func=cmd_validate)
+
+    compare = sub.add_parser("compare", help="paired bootstrap difference between two scores files (B − A)")
+    compare.add_argument("a", help="scores file A")
+    compare.add_argument("b", help="scores file B (same instances, same signature)")
+    compare.add_argument("--allow-different-signatures", action="store_true",
+                         help="compare results whose signatures differ (the output says so)")
+    compare.add_argument("--json", action="store_true", help="print JSON")
+    _bootstrap_options(compare)
+    compare.set_defaults(func=cmd_compare)
+
+    agreement = sub.add_parser(
+        "agreement", help="agreement of DocLens scores with human judgements",
+        description="Per-instance CSV (header: id,<score columns>; choose one with --human-column; empty cell = "
+                    "not rated): Spearman rho and Kendall tau-b per metric, with one scores file. Pairwise CSV "
+                    "(header: id,system_a,system_b,preferred; preferred = a system name or 'tie'): how often "
+                    "each metric prefers the system humans preferred, with one scores file per system given as "
+                    "NAME=PATH (or PATH, named by the report's config 'system' or its file name).")
+    agreement.add_argument("scores", nargs="+", help="scores file(s), optionally NAME=PATH")
+    agreement.add_argument("human", help="CSV of human judgements (per-instance or pairwise, see above)")
+    agreement.add_argument("--human-column", help="per-instance CSV: the column holding the human score")
+    agreement.add_argument("--id-column", default="id", help="per-instance CSV: the id column (default id)")
+    agreement.add_argument("--metric", action="append", choices=("claim_recall", "claim_precision", "citation_recall",
+                                                                 "citation_precision"),
+                           help="metric(s) to compare (repeatable; default all four)")
+    agreement.add_argument("--allow-different-signatures", action="store_true")
+    agreement.add_argument("--json", action="store_true", help="print JSON")
+    agreement.set_defaults(func=cmd_agreement)
+
+    report = sub.add_parser("report", help="a static HTML page of one scores file, instance by instance")
+    report.add_argument("scores", help="scores file (doclens-report/1)")
+    report.add_argument("-o", "--output", help="HTML file (default: SCORES with .html)")
+    report.add_argument("--input", metavar="JSONL",
+                        help="the scored input file: adds source units (citations jump to them) and raw predictions")
+    _bootstrap_options(report)
+    report.set_defaults(func=cmd_report)
+
+    board = sub.add_parser("leaderboard", help="rank scores files with intervals, one table per signature")
+    board.add_argument("scores", nargs="+", help="scores files")
+    board.add_argument("-o", "--output", help="also write a sortable HTML leaderboard here")
+    board.add_argument("--metric", default="claim_recall",
+                       choices=("claim_recall", "claim_precision", "citation_recall", "citation_precision"),
+                       help="rank by this metric, pooled (default claim_recall)")
+    _bootstrap_options(board)
+    board.set_defaults(func=cmd_leaderboard)
     return parser
 
 

@@ -1,4 +1,4 @@
-"""Files shipped inside the wheel: prompt templates and cards.
+"""Files shipped inside the wheel: prompt templates, cards and JSON Schemas.
 
 Installed, they live in the packages ``doclens.prompts``, ``doclens.cards`` and ``doclens.metric``
 (mapped from the repository's top-level ``prompts/``, ``cards/`` and ``metrics/doclens/`` by
@@ -18,12 +18,13 @@ _KINDS = {
     "prompts": ("doclens.prompts", "prompts"),
     "cards": ("doclens.cards", "cards"),
     "metric": ("doclens.metric", "metrics/doclens"),
+    "schemas": ("doclens.schemas", "schemas"),
 }
 
 
 def resource_root(kind: str):
-    """The folder (a Traversable) of ``kind``: ``"prompts"``, ``"cards"`` or ``"metric"`` (the
-    ``evaluate`` module)."""
+    """The folder (a Traversable) of ``kind``: ``"prompts"``, ``"cards"``, ``"metric"`` (the
+    ``evaluate`` module) or ``"schemas"`` (JSON Schemas of submissions and scores files)."""
     if kind not in _KINDS:
         raise ValueError(f"unknown resource kind {kind!r}")
     package, folder = _KINDS[kind]

@@ -24,7 +24,7 @@ from doclens.extractors import ExtractionRequest, Extractor
 from doclens.metrics import METRICS, ON_UNPARSED, aggregate, instance_counts, ratio
 from doclens.report import Report
 from doclens.sections import SECTION_NAMES, note_section_spans
-from doclens.signature import make_signature
+from doclens.signature import component_signature, make_signature
 from doclens.source_units import parse_source_units
 from doclens.statements import inherit_citations, parse_statements, strip_citations
 from doclens.tasks import check_task, segments
@@ -358,15 +358,21 @@ class DocLens:
         if stats["used_given"]:
             extract_parts.append("given")
         if stats["used_extractor"]:
-            extract_parts.append(self.extractor.signature())
+            extract_parts.append(component_signature(self.extractor))
         prompt_tags = list(getattr(self.evaluator, "prompt_tags", lambda: [])())
         if stats["used_extractor"]:
             prompt_tags += self.extractor.prompt_tags()
         decoding = getattr(self.evaluator, "decoding", lambda: {})()
+        extract_decoding = {}
+        if stats["used_extractor"] and callable(getattr(self.extractor, "decoding", None)):
+            extract_decoding = {k: v for k, v in self.extractor.decoding().items() if decoding.get(k) != v}
         signature = make_signature(version=__version__, tasks=sorted(stats["tasks"]),
-                                   judge=self.evaluator.signature(), extract="+".join(extract_parts) or "none",
+                                   judge=component_signature(self.evaluator),
+                                   style=getattr(self.evaluator, "style", None),
+                                   extract="+".join(extract_parts) or "none",
                                    prompt_tags=prompt_tags, decoding=decoding, uncited=self.uncited,
-                                   max_citations=self.max_citations, on_unparsed=self.on_unparsed)
+                                   max_citations=self.max_citations, on_unparsed=self.on_unparsed,
+                                   extract_decoding=extract_decoding)
         usage = self.evaluator.usage.to_dict() if hasattr(self.evaluator, "usage") else {}
         if stats["used_extractor"] and hasattr(self.extractor, "usage"):
             extractor_usage = self.extractor.usage.to_dict()
