@@ -168,6 +168,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         scorer.evaluator.close()
     if report is None:
         return code or 1
+    if args.system:
+        report.config["system"] = args.system
     report.save(output)
     print(report.summary())
     if report.partial:
@@ -461,6 +463,8 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("input", help="JSONL: {id, prediction, reference, source?, reference_claims?, "
                                      "prediction_claims?, task?} per line ('-' for stdin)")
     score.add_argument("-o", "--output", help="report JSON (default: INPUT.doclens.json beside the input)")
+    score.add_argument("--system", help="name of the system that wrote the predictions (shown by 'doclens leaderboard'; "
+                                        "default there: the report's file name)")
     score.add_argument("--evaluator", required=True,
                        help="preset name (see 'doclens presets') or package.module:ClassName")
     score.add_argument("--evaluator-arg", action="append", metavar="KEY=VALUE",

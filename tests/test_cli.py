@@ -137,3 +137,15 @@ def test_readme_worked_example_numbers(tmp_path, capsys):
     code, _, err = run(["score", str(REPO / "examples" / "questions.jsonl"), "--evaluator", "overlap", "-q",
                         "-o", str(tmp_path / "q.json")], capsys)
     assert code == 0, err
+
+
+def test_system_name_reaches_the_leaderboard(tmp_path, capsys):
+    data = write_jsonl(tmp_path / "in.jsonl", [GOOD])
+    for name in ("alpha", "beta"):
+        code, _, err = run(["score", str(data), "--evaluator", "overlap", "--system", f"System {name}", "-q",
+                            "-o", str(tmp_path / f"{name}.json")], capsys)
+        assert code == 0, err
+    assert Report.load(tmp_path / "alpha.json").config["system"] == "System alpha"
+    code, out, err = run(["leaderboard", str(tmp_path / "alpha.json"), str(tmp_path / "beta.json")], capsys)
+    assert code == 0, err
+    assert "System alpha" in out and "System beta" in out
