@@ -111,10 +111,12 @@ class InProcessNLI(Evaluator):
         self._fingerprint: Optional[str] = None
         self._loaded = False
 
+    #: The ``transformers`` auto class that loads the model.
+    auto_class: str = ""
+
     # ---- what a subclass provides --------------------------------------------------------------
-    def _load(self, torch, transformers) -> None:
-        """Set :attr:`tokenizer`, :attr:`network` and :attr:`max_length` (on :attr:`device`)."""
-        raise NotImplementedError
+    def _after_load(self) -> None:
+        """Read what the subclass needs from the loaded :attr:`tokenizer` and :attr:`network`."""
 
     def encode(self, premise: str, hypothesis: str) -> dict:
         """The model input for one pair: token lists (``input_ids`` and friends), no padding."""
@@ -136,9 +138,14 @@ class InProcessNLI(Evaluator):
         self.batch_size = self.batch_size or (8 if self.device == "cpu" else 32)
         logger.info("loading %s on %s (%s)", self.model, self.device, str(self.dtype).replace("torch.", ""))
         try:
-            self._load(torch, transformers)
+            self.tokenizer = transformers.AutoTokenizer.from_pretrained(self.model)
+            self.network = getattr(transformers, self.auto_class).from_pretrained(self.model, dtype=self.dtype)
         except OSError as exc:
             raise ConfigurationError(f"cannot load model {self.model!r}: {exc}") from exc
+        if not getattr(self.tokenizer, "is_fast", False):
+            raise ConfigurationError(f"{self.model!r} has no fast tokenizer; windows need token offsets")
+        self.max_length = self.window_limit(self.tokenizer, self.network.config)
+        self._after_load()
         self.network.to(self.device)
         self.network.eval()
         # Inputs are tokenized once (their lengths decide windows and batches) and padded per
@@ -301,6 +308,7 @@ class TrueNLIEvaluator(InProcessNLI):
     """
 
     name = "true-nli"
+    auto_class = "AutoModelForSeq2SeqLM"
     input_format = "premise: {p} hypothesis: {h} -> logits('1') > logits('0') at decoder step 1"
 
     def answer_rule(self) -> str:
@@ -309,12 +317,7 @@ class TrueNLIEvaluator(InProcessNLI):
     def __init__(self, model: Optional[str] = None, **options):
         super().__init__(model or TRUE_MODEL, **options)
 
-    def _load(self, torch, transformers) -> None:
-        self.tokenizer = transformers.AutoTokenizer.from_pretrained(self.model)
-        if not getattr(self.tokenizer, "is_fast", False):
-            raise ConfigurationError(f"{self.model!r} has no fast tokenizer; windows need token offsets")
-        self.network = transformers.AutoModelForSeq2SeqLM.from_pretrained(self.model, dtype=self.dtype)
-        self.max_length = self.window_limit(self.tokenizer, self.network.config)
+    def _after_load(self) -> None:
         self.answer_ids = (single_token_id(self.tokenizer, "1"), single_token_id(self.tokenizer, "0"))
         start = self.network.config.decoder_start_token_id
         self.decoder_start = self.tokenizer.pad_token_id if start is None else start
@@ -338,6 +341,7 @@ class NLIClassifierEvaluator(InProcessNLI):
     softmax probability is at least ``threshold``."""
 
     name = "nli"
+    auto_class = "AutoModelForSequenceClassification"
 
     def __init__(self, model: Optional[str] = None, *, threshold: Optional[float] = None,
                  entailment_label: Optional[str] = None, **options):
@@ -354,12 +358,7 @@ class NLIClassifierEvaluator(InProcessNLI):
     def input_format(self) -> str:  # type: ignore[override]
         return f"text pair (premise, hypothesis) -> {self.answer_rule()}"
 
-    def _load(self, torch, transformers) -> None:
-        self.tokenizer = transformers.AutoTokenizer.from_pretrained(self.model)
-        if not getattr(self.tokenizer, "is_fast", False):
-            raise ConfigurationError(f"{self.model!r} has no fast tokenizer; windows need token offsets")
-        self.network = transformers.AutoModelForSequenceClassification.from_pretrained(self.model, dtype=self.dtype)
-        self.max_length = self.window_limit(self.tokenizer, self.network.config)
+    def _after_load(self) -> None:
         self.entailment_index = entailment_index(self.network.config.id2label, self.entailment_label, self.model)
 
     def encode(self, premise: str, hypothesis: str) -> dict:
