@@ -34,12 +34,14 @@ for numbers you report.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib.util
 import inspect
 import logging
 import re
 import time
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Optional
@@ -62,10 +64,9 @@ EXPLANATION_PREFIX = "explanation:"
 PROVENANCE_PREFIX = "provenance:"
 PREDICTION_PREFIX = "entailment prediction:"
 #: Where the free explanation ends: the model starting the prediction line by itself.
-_EXPLANATION_STOPS = ("entailment prediction", "Entailment prediction", "Entailment Prediction",
-                      "ENTAILMENT PREDICTION")
+_EXPLANATION_STOPS = ("entailment prediction",)
 _PREDICTION_START = re.compile(r"entailment[ _-]*prediction", re.IGNORECASE)
-_PROVENANCE_START = re.compile(r"provenance\s*[:=]", re.IGNORECASE)
+_PROVENANCE_START = re.compile(r"provenance", re.IGNORECASE)
 #: Upper bound on the tokens of a generated provenance list (``[1, 2, 3, 4]`` is ~12 tokens).
 PROVENANCE_TOKENS = 24
 
@@ -316,15 +317,44 @@ class LocalChatJudge(ChatJudge):
         mask = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in rows], device=device)
         return ids, mask
 
-    def _generate(self, rows: list[list[int]], limits: list[int], stops: tuple[str, ...]) -> list[list[int]]:
-        """Greedy continuations of ``rows`` (one batch), each at most its limit, stopping at EOS
-        or any of ``stops``. Returns the new token ids of each row."""
+    def _prefill(self, rows: list[list[int]]) -> "_Prefix":
+        """Run the prompts once (left-padded) and keep their key/value cache: every later step of
+        a ``cot`` answer (explanation, provenance, verdict) continues from it instead of
+        re-reading the prompt, which on a CPU costs more than everything else."""
+        torch, _, model, _, _ = self._loaded
+        ids, mask = self._batch(rows)
+        with torch.inference_mode():
+            output = model(input_ids=ids, attention_mask=mask, position_ids=_positions(mask), use_cache=True,
+                           logits_to_keep=1)
+        return _Prefix(rows, ids, mask, output.past_key_values)
+
+    def _continuations(self, prefix: Optional["_Prefix"], full: list[list[int]]):
+        """``(input_ids, attention_mask, cache)`` for the token rows ``full`` (each a prompt and
+        the reply so far, tokenised as one text). Where a row starts with its prompt's tokens, its
+        tail is sent as a left-padded block after the cached prompt; otherwise (a tokenizer that
+        merges across the prompt's end) the whole batch is sent without the cache."""
+        torch = self._loaded[0]
+        if prefix is not None and all(f[:len(row)] == row and len(f) > len(row) for f, row in zip(full, prefix.rows)):
+            tails, tail_mask = self._batch([f[len(row):] for f, row in zip(full, prefix.rows)])
+            return (torch.cat([prefix.ids, tails], dim=1), torch.cat([prefix.mask, tail_mask], dim=1),
+                    copy.deepcopy(prefix.cache))
+        ids, mask = self._batch(full)
+        return ids, mask, None
+
+    def _generate(self, inputs, limits: list[int], stops: tuple[str, ...]) -> list[list[int]]:
+        """Greedy continuations of one batch (``(input_ids, attention_mask, cache)``), each at
+        most its limit, stopping at EOS or once the new text contains one of ``stops``. Returns
+        the new token ids of each row."""
         torch, tokenizer, model, _, _ = self._loaded
+        ids, mask, cache = inputs
         top = max(limits)
         if top <= 0:
-            return [[] for _ in rows]
-        ids, mask = self._batch(rows)
-        options = {"stop_strings": list(stops), "tokenizer": tokenizer} if stops else {}
+            return [[] for _ in limits]
+        options = {} if cache is None else {"past_key_values": cache}
+        if stops:
+            from transformers import StoppingCriteriaList
+
+            options["stopping_criteria"] = StoppingCriteriaList([_TextStop(tokenizer, ids.shape[1], stops)])
         with torch.inference_mode():
             output = model.generate(input_ids=ids, attention_mask=mask, do_sample=False, max_new_tokens=top,
                                     pad_token_id=tokenizer.pad_token_id, num_beams=1, temperature=None,
@@ -340,32 +370,37 @@ class LocalChatJudge(ChatJudge):
             result.append(kept)
         return result
 
+    def _rows(self, prompts: list[str], replies: list[str]) -> list[list[int]]:
+        return [self._encode(p + r) for p, r in zip(prompts, replies)]
+
     def _decode(self, tokens: list[int]) -> str:
         return self._loaded[1].decode(tokens, skip_special_tokens=True)
 
-    def _verdict_inputs(self, text: str) -> tuple[list[int], int, int]:
-        """``(context ids, id of the token that says 1, id of the token that says 0)`` for a text
-        ending in ``entailment prediction:``: the two texts ``text + " 1"`` and ``text + " 0"``
+    def _answer_tokens(self, text: str) -> tuple[list[int], int, int]:
+        """``(context ids, id of the token saying 1, id of the token saying 0)`` for a text ending
+        in ``entailment prediction:``. ``text + " 1"`` and ``text + " 0"`` (the prompt's format)
         are tokenised and the first token where they differ is the answer token, so a tokenizer
         that merges the space (or the colon) with the digit is read at the right place."""
         one, zero = self._encode(text + " 1"), self._encode(text + " 0")
         common = 0
         while common < min(len(one), len(zero)) and one[common] == zero[common]:
             common += 1
-        if common >= min(len(one), len(zero)):
-            raise RuntimeError("the tokenizer does not distinguish ' 1' from ' 0'")  # pragma: no cover
+        if common >= min(len(one), len(zero)):  # pragma: no cover - a tokenizer that cannot tell 1 from 0
+            raise RuntimeError("the tokenizer does not distinguish ' 1' from ' 0'")
         return one[:common], one[common], zero[common]
 
-    def _read_verdicts(self, texts: list[str]) -> list[bool]:
-        """One forward step per text (batched): is the logit of '1' above that of '0'?"""
+    def _read_verdicts(self, prefix: Optional["_Prefix"], texts: list[str]) -> list[bool]:
+        """One forward step per text (batched): is the logit of the '1' token above that of '0'
+        at the answer position? (A tie reads as 0.)"""
         torch, _, model, _, _ = self._loaded
-        inputs = [self._verdict_inputs(t) for t in texts]
-        ids, mask = self._batch([i[0] for i in inputs])
-        positions = (mask.cumsum(-1) - 1).clamp(min=0)
+        answers = [self._answer_tokens(t) for t in texts]
+        ids, mask, cache = self._continuations(prefix, [context for context, _, _ in answers])
+        width = prefix.ids.shape[1] if cache is not None else 0
+        step = {"input_ids": ids[:, width:], "past_key_values": cache} if cache is not None else {"input_ids": ids}
         with torch.inference_mode():
-            logits = model(input_ids=ids, attention_mask=mask, position_ids=positions,
-                           logits_to_keep=1).logits[:, -1, :]
-        return [bool(logits[n, one] > logits[n, zero]) for n, (_, one, zero) in enumerate(inputs)]
+            logits = model(attention_mask=mask, position_ids=_positions(mask)[:, width:], logits_to_keep=1,
+                           **step).logits[:, -1, :]
+        return [bool(logits[n, one] > logits[n, zero]) for n, (_, one, zero) in enumerate(answers)]
 
     # ---- the calls ---------------------------------------------------------------------------------
     def complete_many(self, conversations: list[list[dict]], *, json_mode: bool,
@@ -420,33 +455,35 @@ class LocalChatJudge(ChatJudge):
 
     def _free_replies(self, prompts: list[str], lengths: list[int], room: list[int]) -> list[Completion]:
         limits = [min(self.max_reply_tokens, r + 1) for r in room]  # reserve was 1 token
-        generated = self._generate([self._encode(p) for p in prompts], limits, ())
+        generated = self._generate(self._batch([self._encode(p) for p in prompts]) + (None,), limits, ())
         return [Completion(self._decode(tokens), length, len(tokens)) for tokens, length in zip(generated, lengths)]
 
     def _cot_replies(self, prompts: list[str], lengths: list[int], room: list[int],
                      provenance: bool) -> list[Completion]:
-        """Explanation (free, bounded), provenance line (citations), verdict (logits)."""
+        """Explanation (free, bounded), provenance line (citations), verdict (logits), all
+        continuing from one pass over the prompts."""
+        prefix = self._prefill([self._encode(p) for p in prompts])
         replies = [EXPLANATION_PREFIX for _ in prompts]
         produced = [0] * len(prompts)
-        stops = _EXPLANATION_STOPS + (("provenance", "Provenance") if provenance else ())
+        stops = _EXPLANATION_STOPS + (("provenance",) if provenance else ())
         limits = [min(self.max_new_tokens, r) for r in room]
-        generated = self._generate([self._encode(p + r) for p, r in zip(prompts, replies)], limits, stops)
+        generated = self._generate(self._continuations(prefix, self._rows(prompts, replies)), limits, stops)
         for n, tokens in enumerate(generated):
             produced[n] += len(tokens)
             text = self._decode(tokens)
-            cut = [m.start() for m in (_PREDICTION_START.search(text), _PROVENANCE_START.search(text)) if m]
-            replies[n] += (text[:min(cut)] if cut else text).rstrip()
+            ends = [m.start() for m in (_PREDICTION_START.search(text),
+                                        _PROVENANCE_START.search(text) if provenance else None) if m]
+            replies[n] += (text[:min(ends)] if ends else text).rstrip()
         if provenance:
             replies = [r + "\n" + PROVENANCE_PREFIX for r in replies]
-            generated = self._generate([self._encode(p + r) for p, r in zip(prompts, replies)],
-                                       [PROVENANCE_TOKENS] * len(prompts), ("\n", "entailment", "Entailment"))
+            generated = self._generate(self._continuations(prefix, self._rows(prompts, replies)),
+                                       [PROVENANCE_TOKENS] * len(prompts), ("\n", "entailment"))
             for n, tokens in enumerate(generated):
                 produced[n] += len(tokens)
-                text = self._decode(tokens)
-                line = _PREDICTION_START.split(text.split("\n", 1)[0], maxsplit=1)[0]
+                line = _PREDICTION_START.split(self._decode(tokens).split("\n", 1)[0], maxsplit=1)[0]
                 replies[n] += line.rstrip()
         replies = [r + "\n" + PREDICTION_PREFIX for r in replies]
-        verdicts = self._read_verdicts([p + r for p, r in zip(prompts, replies)])
+        verdicts = self._read_verdicts(prefix, [p + r for p, r in zip(prompts, replies)])
         return [Completion(reply + (" 1" if verdict else " 0"), length, count + 1)
                 for reply, verdict, length, count in zip(replies, verdicts, lengths, produced)]
 
@@ -454,6 +491,39 @@ class LocalChatJudge(ChatJudge):
         """Close the cache and drop the model (it is reloaded if the judge is used again)."""
         super().close()
         self._loaded = None
+
+
+class _TextStop:
+    """A ``transformers`` stopping criterion: a row is done once its decoded new text contains
+    one of ``stops`` (case-insensitive). Decoding a few dozen new tokens per step is cheaper than
+    ``stop_strings``' preprocessing of the whole vocabulary, and it sees text, not tokens."""
+
+    def __init__(self, tokenizer, prompt_width: int, stops: tuple[str, ...]):
+        self.tokenizer, self.prompt_width = tokenizer, prompt_width
+        self.pattern = re.compile("|".join(re.escape(s) for s in stops), re.IGNORECASE)
+
+    def __call__(self, input_ids, scores, **kwargs):
+        import torch
+
+        new = input_ids[:, self.prompt_width:].tolist()
+        done = [bool(self.pattern.search(self.tokenizer.decode(row, skip_special_tokens=True))) for row in new]
+        return torch.tensor(done, device=input_ids.device)
+
+
+@dataclass
+class _Prefix:
+    """A batch of prompts already run through the model: their tokens, the left-padded input
+    and attention mask, and the key/value cache."""
+
+    rows: list
+    ids: object
+    mask: object
+    cache: object
+
+
+def _positions(mask):
+    """Position ids that skip left padding (and any masked gap)."""
+    return (mask.cumsum(-1) - 1).clamp(min=0)
 
 
 def _as_list(value) -> list:
