@@ -338,6 +338,8 @@ class LocalChatJudge(ChatJudge):
             tails, tail_mask = self._batch([f[len(row):] for f, row in zip(full, prefix.rows)])
             return (torch.cat([prefix.ids, tails], dim=1), torch.cat([prefix.mask, tail_mask], dim=1),
                     copy.deepcopy(prefix.cache))
+        if prefix is not None:
+            logger.debug("a reply merges with its prompt's last tokens: this step re-reads the prompts")
         ids, mask = self._batch(full)
         return ids, mask, None
 
