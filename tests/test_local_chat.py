@@ -245,3 +245,19 @@ def test_default_gguf_through_the_cli(smollm, tmp_path, monkeypatch, capsys, cap
     warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert any("demo-quality" in m and "true-nli" in m for m in warned)
     assert not any(t in m for m in warned for t in INSTANCE_TEXTS)
+
+
+def test_cli_dry_run_and_options_load_no_weights(tiny_model, tmp_path, monkeypatch, capsys):
+    from doclens.cli import main
+
+    def refuse(self):
+        raise AssertionError("weights loaded")
+
+    monkeypatch.setattr(LocalChatJudge, "_ensure_loaded", refuse)
+    data = tmp_path / "in.jsonl"
+    data.write_text(json.dumps(INSTANCE) + "\n")
+    code = main(["score", str(data), "--evaluator", "local", "--model", str(tiny_model), "--dry-run",
+                 "--max-length", "4096", "--batch-size", "2", "--device", "cpu"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert json.loads(out.out)["calls"]["total"] == 7

@@ -147,6 +147,8 @@ class LocalChatJudge(ChatJudge):
         Model window in tokens, if smaller than the model's own.
     cache_dir, no_cache, refresh
         The answer cache (:func:`doclens.cache.open_cache`).
+    dry_run : bool
+        Plan only (``--dry-run`` counts calls and tokens): the model is never loaded or run.
 
     The model is loaded on first use: constructing the judge, ``doclens presets`` and
     ``--dry-run`` never load weights.
@@ -159,7 +161,7 @@ class LocalChatJudge(ChatJudge):
                  dtype: Optional[str] = None, batch_size: int = DEFAULT_BATCH_SIZE,
                  max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS, max_reply_tokens: int = DEFAULT_MAX_REPLY_TOKENS,
                  max_length: Optional[int] = None, cache_dir: Optional[str] = None, no_cache: bool = False,
-                 refresh: bool = False):
+                 refresh: bool = False, dry_run: bool = False):
         super().__init__(check_style(style), cache_dir=cache_dir, no_cache=no_cache, refresh=refresh)
         for label, value, least in (("batch_size", batch_size, 1), ("max_new_tokens", max_new_tokens, 0),
                                     ("max_reply_tokens", max_reply_tokens, 1), ("max_length", max_length, 1)):
@@ -170,6 +172,7 @@ class LocalChatJudge(ChatJudge):
         self.max_reply_tokens = int(max_reply_tokens)
         self.max_length = int(max_length) if max_length is not None else None
         self.requested_device, self.requested_dtype = device, dtype
+        self.dry_run = bool(dry_run)
         default_file = None
         if model is None:
             default_file = default_model_file()
@@ -409,6 +412,8 @@ class LocalChatJudge(ChatJudge):
                       on_complete: Optional[Callable[[int, Completion], None]] = None) -> list[Completion]:
         if not conversations:
             return []
+        if self.dry_run:
+            raise RuntimeError("dry_run=True: this evaluator runs no model (use doclens.dry_run.dry_run_estimate)")
         self._ensure_loaded()
         window = self._loaded[4]
         reading = self._reading
