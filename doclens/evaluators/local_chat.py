@@ -48,7 +48,7 @@ from typing import Callable, Optional
 
 from doclens.errors import ConfigurationError, require
 from doclens.evaluators.chat import ChatJudge, Completion, check_style
-from doclens.evaluators.torch_utils import choose_device, choose_dtype, import_torch
+from doclens.evaluators.torch_utils import choose_device, choose_dtype, import_torch, model_fingerprint
 
 logger = logging.getLogger("doclens")
 
@@ -111,17 +111,6 @@ def _sha256(path: str, size: int, mtime_ns: int) -> str:
 def file_sha256(path: Path) -> str:
     stat = path.stat()
     return _sha256(str(path), stat.st_size, stat.st_mtime_ns)
-
-
-def folder_fingerprint(folder: Path) -> str:
-    """A hash of the names, sizes and modification times of a model folder's files: it changes
-    when any weight, config or tokenizer file does (hashing every byte of a multi-GB model on
-    each run would cost more than the run)."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        stat = path.stat()
-        digest.update(f"{path.relative_to(folder).as_posix()}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
-    return "files:" + digest.hexdigest()
 
 
 class LocalChatJudge(ChatJudge):
@@ -211,12 +200,12 @@ class LocalChatJudge(ChatJudge):
     # ---- identity ----------------------------------------------------------------------------------
     def weights_fingerprint(self) -> str:
         """Something that changes when the weights change: the GGUF file's sha256, a local
-        folder's file listing (names, sizes, mtimes), or a Hub model's snapshot commit."""
+        folder's content fingerprint (:func:`~doclens.evaluators.torch_utils.model_fingerprint`), or a Hub model's snapshot commit."""
         if self._weights is None:
             if self.gguf_file:
                 self._weights = "sha256:" + file_sha256(Path(self.source, self.gguf_file))
             elif Path(self.source).is_dir():
-                self._weights = folder_fingerprint(Path(self.source))
+                self._weights = "files:" + model_fingerprint(self.source)
             else:
                 self._weights = self._hub_revision()
         return self._weights

@@ -25,42 +25,20 @@ from its cache, or from the Hub for online users; tests and the offline default 
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import os
 from pathlib import Path
 from typing import Optional
 
 from doclens.cache import cache_key, open_cache
 from doclens.errors import ConfigurationError, InputError
 from doclens.evaluators.base import Evaluator
-from doclens.evaluators.torch_utils import choose_device, choose_dtype, import_torch
+from doclens.evaluators.torch_utils import choose_device, choose_dtype, import_torch, model_fingerprint
 
 logger = logging.getLogger("doclens")
 
 TRUE_MODEL = "google/t5_xxl_true_nli_mixture"
 #: Sentinel some tokenizers use for "no limit" (``int(1e30)``).
 _NO_LIMIT = 10**9
-
-
-def model_fingerprint(model: str) -> str:
-    """A short content hash of a local model (folder or file): every file's name and size, and the
-    bytes of its first and last MiB — cheap even for 40 GB of weights, equal for copies of the same
-    model, different when weights or configs change. For a hub id: the id itself."""
-    path = Path(model)
-    if not path.exists():
-        return model
-    digest = hashlib.sha256()
-    files = sorted(p for p in (path.rglob("*") if path.is_dir() else [path]) if p.is_file())
-    for file in files:
-        size = file.stat().st_size
-        digest.update(f"{file.relative_to(path) if path.is_dir() else file.name}|{size}\n".encode())
-        with open(file, "rb") as handle:
-            digest.update(handle.read(1 << 20))
-            if size > 2 << 20:
-                handle.seek(-(1 << 20), os.SEEK_END)
-                digest.update(handle.read())
-    return digest.hexdigest()[:16]
 
 
 class InProcessNLI(Evaluator):

@@ -8,6 +8,9 @@ Nothing here downloads anything by itself: a model name that is not a local path
 
 from __future__ import annotations
 
+import hashlib
+import os
+from pathlib import Path
 from typing import Optional
 
 from doclens.errors import ConfigurationError, require
@@ -46,3 +49,23 @@ def choose_dtype(torch, device: str, requested: Optional[str] = None):
     if device.startswith("cuda") and torch.cuda.is_bf16_supported():
         return torch.bfloat16
     return torch.float32
+
+
+def model_fingerprint(model: str) -> str:
+    """A short content hash of a local model (folder or file): every file's name and size, and the
+    bytes of its first and last MiB — cheap even for 40 GB of weights, equal for copies of the same
+    model, different when weights or configs change. For a hub id: the id itself."""
+    path = Path(model)
+    if not path.exists():
+        return model
+    digest = hashlib.sha256()
+    files = sorted(p for p in (path.rglob("*") if path.is_dir() else [path]) if p.is_file())
+    for file in files:
+        size = file.stat().st_size
+        digest.update(f"{file.relative_to(path) if path.is_dir() else file.name}|{size}\n".encode())
+        with open(file, "rb") as handle:
+            digest.update(handle.read(1 << 20))
+            if size > 2 << 20:
+                handle.seek(-(1 << 20), os.SEEK_END)
+                digest.update(handle.read())
+    return digest.hexdigest()[:16]
