@@ -164,9 +164,9 @@ class InProcessNLI(Evaluator):
         todo = list(dict.fromkeys(pair for pair, key in zip(pairs, keys) if key not in found))
         self.usage.add(cached_calls=len(pairs) - len(todo))
         if todo:
-            fresh = self.judge_pairs(todo)
-            self.cache.put_many({self._key(*pair): verdict for pair, verdict in zip(todo, fresh)})
-            found.update({self._key(*pair): verdict for pair, verdict in zip(todo, fresh)})
+            fresh = {self._key(*pair): verdict for pair, verdict in zip(todo, self.judge_pairs(todo))}
+            self.cache.put_many(fresh)
+            found.update(fresh)
         return [bool(found[key]) for key in keys]
 
     def _key(self, premise: str, hypothesis: str) -> str:
