@@ -48,7 +48,7 @@ from typing import Callable, Optional
 
 from doclens.errors import ConfigurationError, require
 from doclens.evaluators.chat import ChatJudge, Completion, check_style
-from doclens.evaluators.torch_utils import choose_device, choose_dtype, import_torch, model_fingerprint
+from doclens.evaluators.torch_utils import choose_device, choose_dtype, import_torch, model_fingerprint, stated_window
 
 logger = logging.getLogger("doclens")
 
@@ -285,10 +285,7 @@ class LocalChatJudge(ChatJudge):
         tokenizer.padding_side = "left"
         if tokenizer.pad_token_id is None:
             tokenizer.pad_token = tokenizer.eos_token
-        limits = [getattr(model.config, "max_position_embeddings", None), self.max_length]
-        if tokenizer.model_max_length and tokenizer.model_max_length < 10 ** 7:  # 1e30 means "not set"
-            limits.append(tokenizer.model_max_length)
-        window = min((int(v) for v in limits if v), default=None)
+        window = min((v for v in (stated_window(tokenizer, model.config), self.max_length) if v), default=None)
         logger.info("loaded %s in %.1fs (window %s tokens)", self.model, time.perf_counter() - started, window)
         self._loaded = (torch, tokenizer, model, device, window)
         return self._loaded

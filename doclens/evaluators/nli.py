@@ -32,13 +32,11 @@ from typing import Optional
 from doclens.cache import cache_key, open_cache
 from doclens.errors import ConfigurationError, InputError
 from doclens.evaluators.base import Evaluator
-from doclens.evaluators.torch_utils import choose_device, choose_dtype, import_torch, model_fingerprint
+from doclens.evaluators.torch_utils import choose_device, choose_dtype, import_torch, model_fingerprint, stated_window
 
 logger = logging.getLogger("doclens")
 
 TRUE_MODEL = "google/t5_xxl_true_nli_mixture"
-#: Sentinel some tokenizers use for "no limit" (``int(1e30)``).
-_NO_LIMIT = 10**9
 
 
 class InProcessNLI(Evaluator):
@@ -138,11 +136,7 @@ class InProcessNLI(Evaluator):
     def window_limit(self, tokenizer, config) -> int:
         """The requested ``max_length``, else the smallest real limit the tokenizer and the model
         state, else 512."""
-        if self.requested_max_length:
-            return self.requested_max_length
-        limits = [getattr(tokenizer, "model_max_length", None), getattr(config, "max_position_embeddings", None)]
-        limits = [int(x) for x in limits if isinstance(x, (int, float)) and 0 < x < _NO_LIMIT]
-        return min(limits) if limits else 512
+        return self.requested_max_length or stated_window(tokenizer, config) or 512
 
     @property
     def fingerprint(self) -> str:

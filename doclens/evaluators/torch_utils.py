@@ -69,3 +69,15 @@ def model_fingerprint(model: str) -> str:
                 handle.seek(-(1 << 20), os.SEEK_END)
                 digest.update(handle.read())
     return digest.hexdigest()[:16]
+
+
+#: What some tokenizers store as ``model_max_length`` when no limit is set (``int(1e30)``).
+_NO_LIMIT = 10**9
+
+
+def stated_window(tokenizer, config) -> Optional[int]:
+    """The smallest real length limit the tokenizer (``model_max_length``) and the model config
+    (``max_position_embeddings``) state, or ``None`` when neither states one."""
+    limits = [getattr(tokenizer, "model_max_length", None), getattr(config, "max_position_embeddings", None)]
+    limits = [int(x) for x in limits if isinstance(x, (int, float)) and 0 < x < _NO_LIMIT]
+    return min(limits) if limits else None
