@@ -404,7 +404,8 @@ class LocalChatJudge(ChatJudge):
         window = self._loaded[4]
         reading = self._reading
         prompts = [self._prompt_text(c) for c in conversations]
-        lengths = [len(self._encode(p)) for p in prompts]
+        encoded = [self._encode(p) for p in prompts]
+        lengths = [len(row) for row in encoded]
         reserve = self._reserve(reading)
         results: list[Optional[Completion]] = [None] * len(conversations)
         todo = []
@@ -423,9 +424,9 @@ class LocalChatJudge(ChatJudge):
             started = time.perf_counter()
             room = [window - lengths[i] - reserve if window is not None else 10 ** 9 for i in batch]
             if reading is None:
-                completions = self._free_replies([prompts[i] for i in batch], [lengths[i] for i in batch], room)
+                completions = self._free_replies([encoded[i] for i in batch], room)
             else:
-                completions = self._cot_replies([prompts[i] for i in batch], [lengths[i] for i in batch], room,
+                completions = self._cot_replies([prompts[i] for i in batch], [encoded[i] for i in batch], room,
                                                 reading == _VERDICT_AND_PROVENANCE)
             for i, completion in zip(batch, completions):
                 results[i] = completion
@@ -446,16 +447,16 @@ class LocalChatJudge(ChatJudge):
             reserve += len(self._encode("\n" + PROVENANCE_PREFIX)) + PROVENANCE_TOKENS
         return reserve
 
-    def _free_replies(self, prompts: list[str], lengths: list[int], room: list[int]) -> list[Completion]:
+    def _free_replies(self, rows: list[list[int]], room: list[int]) -> list[Completion]:
         limits = [min(self.max_reply_tokens, r + 1) for r in room]  # reserve was 1 token
-        generated = self._generate(self._batch([self._encode(p) for p in prompts]) + (None,), limits, ())
-        return [Completion(self._decode(tokens), length, len(tokens)) for tokens, length in zip(generated, lengths)]
+        generated = self._generate(self._batch(rows) + (None,), limits, ())
+        return [Completion(self._decode(tokens), len(row), len(tokens)) for tokens, row in zip(generated, rows)]
 
-    def _cot_replies(self, prompts: list[str], lengths: list[int], room: list[int],
+    def _cot_replies(self, prompts: list[str], rows: list[list[int]], room: list[int],
                      provenance: bool) -> list[Completion]:
         """Explanation (free, bounded), provenance line (citations), verdict (logits), all
-        continuing from one pass over the prompts."""
-        prefix = self._prefill([self._encode(p) for p in prompts])
+        continuing from one pass over the prompts (``rows``: their tokens)."""
+        prefix = self._prefill(rows)
         replies = [EXPLANATION_PREFIX for _ in prompts]
         produced = [0] * len(prompts)
         stops = _EXPLANATION_STOPS + (("provenance",) if provenance else ())
@@ -477,8 +478,8 @@ class LocalChatJudge(ChatJudge):
                 replies[n] += line.rstrip()
         replies = [r + "\n" + PREDICTION_PREFIX for r in replies]
         verdicts = self._read_verdicts(prefix, [p + r for p, r in zip(prompts, replies)])
-        return [Completion(reply + (" 1" if verdict else " 0"), length, count + 1)
-                for reply, verdict, length, count in zip(replies, verdicts, lengths, produced)]
+        return [Completion(reply + (" 1" if verdict else " 0"), len(row), count + 1)
+                for reply, verdict, row, count in zip(replies, verdicts, rows, produced)]
 
     def close(self) -> None:
         """Close the cache and drop the model (it is reloaded if the judge is used again)."""
