@@ -1,6 +1,7 @@
 """The wheel carries prompts, cards and the evaluate module, and the core pulls no torch."""
 
 import configparser
+import os
 import subprocess
 import sys
 import venv
@@ -28,11 +29,13 @@ def test_wheel_installs_into_fresh_venv_and_reads_resources(tmp_path):
                             str(dist), str(REPO)], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-2000:]
     wheel = next(dist.glob("doclens-*.whl"))
+    # A PYTHONPATH pointing at a checkout would shadow the wheel: the fresh venv runs without it.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     python = env_dir / "bin" / "python"
     install = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", str(wheel)],
-                             capture_output=True, text=True)
+                             capture_output=True, text=True, env=env)
     assert install.returncode == 0, install.stderr[-2000:]
     probe = ("import doclens, importlib.util\n"
              "from doclens.prompting import load_prompt\n"
@@ -43,6 +46,6 @@ def test_wheel_installs_into_fresh_venv_and_reads_resources(tmp_path):
              "assert (resource_root('metric') / 'doclens.py').is_file()\n"
              "assert importlib.util.find_spec('torch') is None\n"
              "print(doclens.__file__)\n")
-    result = subprocess.run([str(python), "-c", probe], cwd=tmp_path, capture_output=True, text=True)
+    result = subprocess.run([str(python), "-c", probe], cwd=tmp_path, capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr[-2000:]
     assert str(env_dir) in result.stdout  # the installed copy, not the source tree
