@@ -6,7 +6,8 @@ A statement is a sentence of the prediction, or a bullet or line. Rules:
   closing quotes or brackets) followed by white space or the end of the line, and at ``。``,
   ``！`` or ``？`` wherever they stand (scripts written without spaces);
 * a sentence may start with any character, lower case included (``Pain improved. no fever
-  today.`` is two statements), except after an abbreviation (``Dr.``, ``e.g.``, ``b.i.d.``, the
+  today.`` is two statements), except after an ellipsis not followed by a capital (``...``,
+  ``…``: a pause, ``i was ... i mean``) and after an abbreviation (``Dr.``, ``e.g.``, ``b.i.d.``, the
   list in :data:`ABBREVIATIONS`) or an initial (``A. Smith``); ``No.`` is an abbreviation only
   before a number (``No. 5``), so ``Narcotic pain medication: No. Her …`` is two statements;
 * numbers (``1.2 cm``, ``2/6``) never split; a list marker (``1.``, ``a)``, ``•``) is removed
@@ -41,12 +42,11 @@ _CITATION_RUN = re.compile(r"(?:[ \t]*\[[ \t]*\d+(?:[ \t]*[,\-–][ \t]*\d+)*[ \
 # A list marker where a sentence starts: "-", "•", "1.", "(2)", "a)", "b.". "A." is not one
 # (it may be an initial: "A. Smith"); "A)" is.
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*•▪◦‣·]+|\(?\d{1,2}[.)]|\(?[a-z][.)]|\(?[A-Z]\))[ \t]+(?=\S)")
-_TERMINATOR = re.compile(r"[.!?。！？]+[\"')\]”’»]*")
+_TERMINATOR = re.compile(r"[.!?…。！？]+[\"')\]”’»]*")
 _WIDE_TERMINATORS = frozenset("。！？")
 _NON_SPACE = re.compile(r"\S")
-# the word before a full stop, read from a bounded window: letters of any script and inner dots
-_WORD_BEFORE = re.compile(r"(?:^|[^\w.])([^\W\d_](?:[^\W\d_]|\.(?=[^\W\d_]))*)$")
-_NUMBER_BEFORE = re.compile(r"(?:^|[^\w.])(\d{1,2})$")
+# a word that may be an abbreviation: letters of any script, with inner dots ("e.g", "b.i.d")
+_ABBREVIATION_TOKEN = re.compile(r"[^\W\d_]+(?:\.[^\W\d_]+)*")
 _WINDOW = 48  # characters looked back at for the word before a full stop
 
 #: Words that a full stop follows without ending the sentence (lower case, inner dots kept).
@@ -72,8 +72,11 @@ def parse_citation_group(group: str) -> list[int]:
 
     A range wider than 200 keeps only its two ends; an id of more than 18 digits is read as
     :data:`OVERSIZED_ID` (an invalid id, never an error)."""
+    inner = group.strip()[1:-1].strip()
+    if inner.isdecimal():
+        return [_read_id(inner)]
     ids: list[int] = []
-    for part in group.strip()[1:-1].split(","):
+    for part in inner.split(","):
         bounds = re.split(r"[ \t]*[-–][ \t]*", part.strip())
         if len(bounds) == 2:
             low, high = _read_id(bounds[0]), _read_id(bounds[1])
@@ -135,26 +138,27 @@ def is_header_line(line: str) -> bool:
 
 def _full_stop_ends(line: str, stop: int, next_char: str, sentence_start: int) -> bool:
     """Whether the ``.`` at ``stop`` (followed by white space, then ``next_char``, or the end of
-    the line when ``next_char`` is empty) ends a sentence."""
+    the line when ``next_char`` is empty) ends a sentence. Looks back at most a few dozen
+    characters, whatever the length of the line."""
     window_start = max(sentence_start, stop - _WINDOW)
-    window = line[window_start:stop]
-    word = _WORD_BEFORE.search(window)
-    if word and (word.start(1) > 0 or window_start == sentence_start or not line[window_start - 1].isalnum()):
-        token = word.group(1)
+    space = max(line.rfind(" ", window_start, stop), line.rfind("\t", window_start, stop))
+    if space < 0 and window_start > sentence_start:
+        return True  # a "word" longer than the window: no abbreviation, initial or list number
+    token_start = space + 1 if space >= 0 else window_start
+    token = line[token_start:stop].lstrip("([{\"'“‘")
+    if _ABBREVIATION_TOKEN.fullmatch(token):
         lower = token.lower()
         if lower in ABBREVIATIONS:
             return False
         if lower == "no":  # "No. 5" is a number; "… medication: No. Her …" ends a sentence
             return not next_char.isdigit()
         if len(token) == 1 and token.isupper() and next_char.isupper():
-            before = line[window_start:window_start + word.start(1)].rstrip()
+            before = line[window_start:token_start].rstrip()
             if not before or not before[-1].isdigit():  # "A. Smith", not "38.5 C. Follow"
                 return False
         return True
-    number = _NUMBER_BEFORE.search(window)
-    if number:  # "Plan: 1. Start …": a list marker after a colon, not a sentence
-        before = line[sentence_start:window_start + number.start(1)].rstrip()
-        if before.endswith(":"):
+    if len(token) <= 2 and token.isdecimal():  # "Plan: 1. Start …": a list marker after a colon
+        if line[window_start:token_start].rstrip().endswith(":"):
             return False
     return True
 
@@ -177,16 +181,21 @@ def sentence_spans(line: str) -> list[tuple[int, int, int]]:
             if match is None:
                 break
             position = match.end()
-            run = _CITATION_RUN.match(line, position)
-            after = run.end() if run else position
-            wide = any(char in _WIDE_TERMINATORS for char in match.group(0))
+            after = position
+            if position < length and line[position] in " \t[":
+                run = _CITATION_RUN.match(line, position)
+                if run:
+                    after = run.end()
+            wide = not _WIDE_TERMINATORS.isdisjoint(match.group(0))
             if not wide and after < length and not line[after].isspace():
                 continue  # 1.2 cm, 3.5mg, e.g.x
             following = _NON_SPACE.search(line, after)
             next_char = following.group(0) if following else ""
-            if not wide and line[match.start()] == "." and match.group(0).rstrip("\"')]”’»") == "." \
-                    and not _full_stop_ends(line, match.start(), next_char, body):
+            marks = match.group(0).rstrip("\"')]”’»")
+            if not wide and marks == "." and not _full_stop_ends(line, match.start(), next_char, body):
                 continue
+            if not wide and next_char and not next_char.isupper() and (".." in marks or "…" in marks):
+                continue  # a pause, not an end: "i have ... i mean", "chronic urol ... urolithiasis"
             end = following.start() if following else length
             break
         spans.append((start, body, end))

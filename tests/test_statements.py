@@ -189,3 +189,9 @@ def test_inherit_stays_inside_a_section():
         ([], False), ([], False), ([4], False), ([], False), ([6], True), ([6], False)]
     across = inherit_citations(statements, within_section=False)
     assert [s.citations for s in across] == [[4], [4], [4], [6], [6], [6]]
+
+
+def test_an_ellipsis_before_lower_case_is_a_pause():
+    assert texts_and_ids("i have ... i mean , chronic urol … urolithiasis [2]. Then ... Next.") == [
+        ("i have... i mean, chronic urol … urolithiasis.", [2]), ("Then...", []), ("Next.", [])]
+    assert texts_and_ids("walking to ... 30 minutes a day.") == [("walking to... 30 minutes a day.", [])]
