@@ -278,3 +278,11 @@ def test_question_summary_is_one_statement_by_default():
     assert "qstatements:sentences" in split.signature and "qstatements" not in report.signature
     with pytest.raises(ConfigurationError, match="question_statements"):
         DocLens(TokenSubsetEvaluator(), question_statements="split")
+
+
+def test_absurdly_long_citation_id_is_an_invalid_id():
+    report = cited("Alpha [" + "9" * 5000 + "]. Beta [1].", UNITS)
+    first = report.instances[0].statements[0]
+    assert first.invalid == first.cited and len(first.cited) == 1 and not first.entailed
+    assert report.counts["citations"]["invalid_ids"] == 1 and report["citation_recall"] == 0.5
+    assert json.loads(report.to_json())["instances"][0]["statements"][0]["invalid"] == first.invalid
