@@ -12,8 +12,8 @@ does:
   as ``VITALS``, stay inside the division they follow.
 
 The division *boundaries* are ACI-BENCH's, but the division *scores* DocLens reports by default
-are not its published ones: ACI-BENCH glued the lines of each division with ``__lf1__`` and
-averaged a division over all notes, a missing one scoring 0. ``cards/baselines.md`` explains the
+are not its published ones: ACI-BENCH glued the lines of each division with ``__lf1__``, scored
+a missing division as the text ``#####EMPTY#####`` and averaged a division over all notes. ``cards/baselines.md`` explains the
 difference; ``compute_baselines(..., divisions="aci-bench")`` reproduces ACI-BENCH's procedure.
 ``__lf1__`` (ACI-BENCH's line-break token in one-note-per-line files) is read as a line break by
 :func:`split_note_sections`.

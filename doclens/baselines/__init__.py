@@ -198,9 +198,9 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
         breaks, stripped, averaged over the notes where either side has the division.
         ``"aci-bench"``: ACI-BENCH's ``evaluate_fullnote.py`` exactly (:func:`aci_bench_divisions`:
         line breaks inside a division become ``__lf1__``, gluing words across lines into one
-        token; a missing division is scored as ``#####EMPTY#####`` and so 0; each division is
-        averaged over all notes) — use it to compare with ACI-BENCH's published division
-        numbers. A baseline's own options may also carry ``"divisions"``, which wins for that
+        token; a division a note lacks is scored as ``#####EMPTY#####`` — MEDCON 0, ROUGE and
+        BERTScore 1.0 where both sides lack it; each division is averaged over all notes) — use
+        it to compare with ACI-BENCH's published division numbers. A baseline's own options may also carry ``"divisions"``, which wins for that
         baseline (so the CLI's ``--baseline-option medcon='{"divisions": "aci-bench"}'`` works).
         ``cards/baselines.md`` says how the two differ.
 
