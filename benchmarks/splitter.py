@@ -2,7 +2,8 @@
 on the ACI-BENCH notes; print JSON.
 
 Timings: ``parse_statements`` on 4,000 cited sentences on one line, on 232 KB and on 1 MB of
-cited sentences on one line (the best of ``--repeat`` runs), and pysbd on 500, 1,000 and 2,000
+cited sentences on one line (the best of ``--repeat`` runs), on pathological 1 MB lines (one
+run), and pysbd on 500, 1,000 and 2,000
 sentences on one line (it grows quadratically; 4,000 took 220 s here).
 
 Comparison: every non-empty line of the 40 reference notes of ACI-BENCH test split 1, and every
@@ -76,6 +77,13 @@ def main() -> None:
                        ("232KB_one_line", one_line(target_chars=232_000)),
                        ("1MB_one_line", one_line(target_chars=1_000_000))):
         seconds, count = best_time(parse_statements, text, args.repeat)
+        result["timings_s"][name] = {"chars": len(text), "statements": count, "seconds": round(seconds, 4)}
+
+    # pathological 1 MB lines: many tiny sentences or non-boundaries; linear, but slower per byte
+    for name, unit in (("1MB_tab_dot_pairs", "\t."), ("1MB_No_abbreviations", "No. "), ("1MB_e.g.", "e.g. "),
+                       ("1MB_nested_brackets", None)):
+        text = "[" * 500_000 + "]" * 500_000 if unit is None else unit * (1_000_000 // len(unit))
+        seconds, count = best_time(parse_statements, text, 1)
         result["timings_s"][name] = {"chars": len(text), "statements": count, "seconds": round(seconds, 4)}
 
     try:

@@ -228,6 +228,8 @@ def parse_statements(prediction: str, section: Optional[str] = None, start_index
             continue
         for _start, body, end in sentence_spans(line):
             text = line[body:end]
+            if not has_content(text):
+                continue  # no letter or digit: neither a statement nor a citation
             ids = parse_citations(text)
             clean = strip_citations(text)
             if not has_content(clean):
