@@ -53,7 +53,7 @@ _WINDOW = 48  # characters looked back at for the word before a full stop
 ABBREVIATIONS = frozenset({
     "dr", "mr", "mrs", "ms", "prof", "st", "vs", "e.g", "i.e", "etc", "approx", "nos", "fig", "cf", "al",
     "b.i.d", "t.i.d", "q.i.d", "q.d", "p.o", "p.r.n", "q.h.s", "h.s", "a.m", "p.m", "u.s", "pt", "pts",
-    "hx", "dx", "tx", "rx", "sx", "y.o", "approx", "incl", "jr", "sr", "viz", "ca",
+    "hx", "dx", "tx", "rx", "sx", "y.o", "incl", "jr", "sr", "viz",
 })
 _MAX_RANGE = 200  # a range wider than this is a typo, not 200 citations
 _MAX_ID_DIGITS = 18

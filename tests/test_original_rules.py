@@ -147,7 +147,9 @@ def cite_note(note: str, n_units: int):
 
 
 def oracle_counts(prediction: str, sentences, n_units: int, max_citations: int) -> dict:
-    """The original scripts' counting rules over the oracle's sentences."""
+    """The original scripts' counting rules over the oracle's sentences. The section boundaries
+    (the one thing borrowed from the package) come from ``doclens.sections.note_section_spans``,
+    whose rules follow ACI-BENCH's section tagger (``tests/test_sections.py``)."""
     line_starts, offset = [], 0
     for line in prediction.split("\n"):
         line_starts.append(offset)
