@@ -106,7 +106,8 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
     if isinstance(extractor, PromptedExtractor):
         extractor = _PlanningExtractor(extractor, tally)
     planner = DocLens(_PlanningJudge(judge, tally), extractor, task=scorer.task, uncited=scorer.uncited,
-                      max_citations=scorer.max_citations, on_unparsed="zero", chunk_size=scorer.chunk_size)
+                      max_citations=scorer.max_citations, on_unparsed="zero", chunk_size=scorer.chunk_size,
+                      question_statements=scorer.question_statements)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = planner.score(instances, progress=progress)

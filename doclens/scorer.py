@@ -26,14 +26,15 @@ from doclens.report import Report
 from doclens.sections import SECTION_NAMES, note_section_spans
 from doclens.signature import component_signature, make_signature
 from doclens.source_units import parse_source_units
-from doclens.statements import inherit_citations, parse_statements, strip_citations
+from doclens.statements import inherit_citations, parse_statements, strip_citations, whole_statement
 from doclens.tasks import check_task, segments
 from doclens.types import (STATUS_UNPARSED, CitationJudgement, CitationVerdict, ClaimJudgement, ClaimVerdict,
                            Instance, InstanceResult, Statement)
 
 logger = logging.getLogger("doclens")
 
-UNCITED = ("zero", "inherit")
+UNCITED = ("zero", "inherit", "inherit-across-sections")
+QUESTION_STATEMENTS = ("whole", "sentences")
 
 
 class _Work:
@@ -62,12 +63,22 @@ class DocLens:
         Without one, such an instance raises :class:`InputError` naming it.
     task : str, optional
         Default task for instances without a ``task`` field (``general`` if unset).
-    uncited : {"zero", "inherit"}
+    uncited : {"zero", "inherit", "inherit-across-sections"}
         ``zero``: an uncited statement has citation recall 0 (the paper). ``inherit``: it borrows
-        the next cited statement's citations (the original DocLens scripts).
+        the citations of the next cited statement of the same note section (the original DocLens
+        scripts, which split each section on its own; outside ``note_generation`` the whole
+        prediction is one section). ``inherit-across-sections``: it borrows from the next cited
+        statement wherever it is — not what the original scripts did, kept as an explicit option.
     max_citations : int, optional
-        Keep at most this many citations per statement (the first ones). ``None``: no cap. Every
-        capped statement is counted and warned about — never silent.
+        Keep at most this many citations per statement (the first ones, in order of appearance).
+        ``None``: no cap. As in the original scripts, ids are checked for validity *before* the
+        cap: a statement citing any id the source does not have is a miss with all its ids
+        counted (none capped away). Every capped statement is counted and warned about — never
+        silent.
+    question_statements : {"whole", "sentences"}
+        For ``question_summarization``: ``whole`` (default, the original scripts) judges the whole
+        prediction as one statement citing every id in it; ``sentences`` splits it into
+        sentences like any other prediction.
     on_unparsed : {"zero", "exclude", "raise"}
         How a judgement the judge never gave in readable form counts (see :mod:`doclens.metrics`).
     chunk_size : int
@@ -81,13 +92,16 @@ class DocLens:
     def __init__(self, evaluator: Evaluator, extractor: Optional[Extractor] = None, *, task: Optional[str] = None,
                  uncited: str = "zero", max_citations: Optional[int] = None, on_unparsed: str = "zero",
                  chunk_size: int = 32, baselines: Optional[list[str]] = None,
-                 baseline_options: Optional[dict] = None):
+                 baseline_options: Optional[dict] = None, question_statements: str = "whole"):
         if not isinstance(evaluator, Evaluator):
             raise ConfigurationError(f"evaluator must be a doclens.Evaluator, got {type(evaluator).__name__}")
         if extractor is not None and not isinstance(extractor, Extractor):
             raise ConfigurationError(f"extractor must be a doclens.Extractor, got {type(extractor).__name__}")
         if uncited not in UNCITED:
             raise ConfigurationError(f"uncited must be one of {UNCITED}, got {uncited!r}")
+        if question_statements not in QUESTION_STATEMENTS:
+            raise ConfigurationError(f"question_statements must be one of {QUESTION_STATEMENTS}, "
+                                     f"got {question_statements!r}")
         if on_unparsed not in ON_UNPARSED:
             raise ConfigurationError(f"on_unparsed must be one of {ON_UNPARSED}, got {on_unparsed!r}")
         if max_citations is not None and (not isinstance(max_citations, int) or max_citations < 1):
@@ -99,6 +113,7 @@ class DocLens:
         self.task = check_task(task) if task else None
         self.uncited = uncited
         self.max_citations = max_citations
+        self.question_statements = question_statements
         self.on_unparsed = on_unparsed
         self.chunk_size = chunk_size
         self.baselines = list(baselines or [])
@@ -213,21 +228,25 @@ class DocLens:
                 raise InputError(f"{where}{exc}", field="source") from exc
             work.n_units = len(units)
             work.units = {u.index: u.premise_text for u in units}
-            work.statements = self._statements(instance.prediction, task)
+            work.statements = self._statements(instance.prediction, task, set(work.units))
         return work
 
-    def _statements(self, prediction: str, task: str) -> list[Statement]:
+    def _statements(self, prediction: str, task: str, units: set[int]) -> list[Statement]:
         if task == "note_generation":
             statements: list[Statement] = []
             for section, start, end in note_section_spans(prediction):
                 statements += parse_statements(prediction[start:end], section=section, start_index=len(statements))
+        elif task == "question_summarization" and self.question_statements == "whole":
+            statements = whole_statement(prediction)
         else:
             statements = parse_statements(prediction)
-        if self.uncited == "inherit":
-            statements = inherit_citations(statements)
+        if self.uncited != "zero":
+            statements = inherit_citations(statements, within_section=self.uncited == "inherit")
         if self.max_citations:
             for statement in statements:
-                if len(statement.citations) > self.max_citations:
+                # validity first (the original scripts' order): a statement citing an id the
+                # source lacks is a miss with every id it cites counted, so nothing is capped away
+                if len(statement.citations) > self.max_citations and all(c in units for c in statement.citations):
                     statement.citations = statement.citations[: self.max_citations]
                     self._stats["capped_statements"] += 1
         return statements
@@ -372,7 +391,9 @@ class DocLens:
                                    extract="+".join(extract_parts) or "none",
                                    prompt_tags=prompt_tags, decoding=decoding, uncited=self.uncited,
                                    max_citations=self.max_citations, on_unparsed=self.on_unparsed,
-                                   extract_decoding=extract_decoding)
+                                   extract_decoding=extract_decoding,
+                                   question_statements=(self.question_statements
+                                                        if "question_summarization" in stats["tasks"] else "whole"))
         usage = self.evaluator.usage.to_dict() if hasattr(self.evaluator, "usage") else {}
         if stats["used_extractor"] and hasattr(self.extractor, "usage"):
             extractor_usage = self.extractor.usage.to_dict()
@@ -385,6 +406,7 @@ class DocLens:
             "task": self.task,
             "uncited": self.uncited,
             "max_citations": self.max_citations,
+            "question_statements": self.question_statements,
             "on_unparsed": self.on_unparsed,
             "prompts": sorted(set(prompt_tags)),
         }

@@ -1,7 +1,7 @@
 """Split a clinical note into the four ACI-BENCH divisions by its headers.
 
-Behaves like ACI-BENCH's ``SectionTagger.divide_note_by_metasections`` (Yim et al., 2023), so
-per-section numbers line up with the published ones:
+Divides a note as ACI-BENCH's ``SectionTagger.divide_note_by_metasections`` (Yim et al., 2023)
+does:
 
 * a line opens a subsection when it starts with a known header followed by ``:``, or when the
   whole line is the header without the colon (``RESULTS``); a line starting with ``IMPRESSION``
@@ -10,6 +10,13 @@ per-section numbers line up with the published ones:
 * only the first occurrence of each division is kept, and a kept division runs until the next
   kept division starts — so later headers of an already-seen division, and unknown headers such
   as ``VITALS``, stay inside the division they follow.
+
+The division *boundaries* are ACI-BENCH's, but the division *scores* DocLens reports by default
+are not its published ones: ACI-BENCH glued the lines of each division with ``__lf1__``, scored
+a missing division as the text ``#####EMPTY#####`` and averaged a division over all notes. ``cards/baselines.md`` explains the
+difference; ``compute_baselines(..., divisions="aci-bench")`` reproduces ACI-BENCH's procedure.
+``__lf1__`` (ACI-BENCH's line-break token in one-note-per-line files) is read as a line break by
+:func:`split_note_sections`.
 """
 
 from __future__ import annotations
@@ -17,6 +24,9 @@ from __future__ import annotations
 import re
 
 SECTION_NAMES = ("subjective", "objective_exam", "objective_results", "assessment_and_plan")
+
+#: ACI-BENCH's stand-in for a line break in one-note-per-line files.
+LINE_BREAK_TOKEN = "__lf1__"
 
 # (division, header with colon or bare); a header ending in ':' also matches bare on its own line.
 _HEADERS: list[tuple[str, list[str]]] = [
@@ -83,7 +93,9 @@ def note_section_spans(text: str) -> list[tuple[str, int, int]]:
 
 
 def split_note_sections(text: str) -> dict[str, str]:
-    """Map each of :data:`SECTION_NAMES` to its text (``""`` where the note has no such section)."""
+    """Map each of :data:`SECTION_NAMES` to its text, stripped (``""`` where the note has no such
+    section). ``__lf1__`` in ``text`` is read as a line break."""
+    text = text.replace(LINE_BREAK_TOKEN, "\n")
     sections = {name: "" for name in SECTION_NAMES}
     for division, start, end in note_section_spans(text):
         sections[division] = text[start:end].strip()

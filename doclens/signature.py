@@ -10,7 +10,8 @@ two different custom judges never share a signature); ``style`` (prompt style, o
 that have one); extractor (``given`` claims and/or the extractor's name and model); the
 fingerprint of every prompt version used (judge and extractor); the judge's decoding parameters
 (``T``, ``seed`` …) and, prefixed ``extract-``, the extractor's where it has its own; aggregation;
-citation options (``uncited``, ``maxcit``); how unparsed replies count.
+citation options (``uncited``, ``maxcit``); how unparsed replies count; and, only when question
+summaries were split into sentences instead of judged whole, ``qstatements:sentences``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from doclens.prompting import prompts_fingerprint
 def make_signature(*, version: str, tasks: list[str], judge: str, extract: str, prompt_tags: list[str],
                    decoding: Optional[dict] = None, uncited: str = "zero", max_citations: Optional[int] = None,
                    on_unparsed: str = "zero", style: Optional[str] = None,
-                   extract_decoding: Optional[dict] = None) -> str:
+                   extract_decoding: Optional[dict] = None, question_statements: str = "whole") -> str:
     """The signature string of one run (see the module docstring for the fields)."""
     parts = [
         f"doclens:{version}",
@@ -42,6 +43,8 @@ def make_signature(*, version: str, tasks: list[str], judge: str, extract: str, 
         parts.append(f"extract-{key}:{value}")
     parts += ["agg:pooled", f"uncited:{uncited}", f"maxcit:{max_citations if max_citations else 'none'}",
               f"unparsed:{on_unparsed}"]
+    if question_statements != "whole":  # only when question summaries were split into sentences
+        parts.append(f"qstatements:{question_statements}")
     return "|".join(parts)
 
 

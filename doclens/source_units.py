@@ -31,6 +31,12 @@ def _split_speaker(text: str) -> tuple[str | None, str]:
     return None, text.strip()
 
 
+def _number_is(digits: str, number: int) -> bool:
+    """``int(digits) == number``, without converting an absurdly long digit run (Python refuses
+    more than 4,300 digits; no source has that many units)."""
+    return len(digits) <= 18 and int(digits) == number
+
+
 def parse_source_units(source: Union[str, Sequence[str], None]) -> list[SourceUnit]:
     """Return the source's units, in order, numbered from 0.
 
@@ -47,7 +53,7 @@ def parse_source_units(source: Union[str, Sequence[str], None]) -> list[SourceUn
                 raise InputError(f"source unit {i} must be a string, got {type(item).__name__}", field="source")
             text = item.strip()
             lead = re.match(r"^\[(\d+)\]\s*", text)
-            if lead and int(lead.group(1)) == i:
+            if lead and _number_is(lead.group(1), i):
                 text = text[lead.end():]
             speaker, text = _split_speaker(text)
             units.append(SourceUnit(index=i, text=text, speaker=speaker))
@@ -60,7 +66,7 @@ def parse_source_units(source: Union[str, Sequence[str], None]) -> list[SourceUn
     starts: list[tuple[int, int]] = []  # (marker start, text start)
     expected = 0
     for match in _MARKER.finditer(source):
-        if int(match.group(1)) == expected:
+        if _number_is(match.group(1), expected):
             starts.append((match.start(), match.end()))
             expected += 1
     if not starts:

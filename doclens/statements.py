@@ -1,14 +1,31 @@
-"""Split a prediction into statements and read the citations that close them (DESIGN §1).
+"""Split a prediction into statements and read the citations that close them.
 
 A statement is a sentence of the prediction, or a bullet or line. Rules:
 
+* lines are read one by one; within a line a sentence ends at ``.``, ``!`` or ``?`` (with any
+  closing quotes or brackets) followed by white space or the end of the line, and at ``。``,
+  ``！`` or ``？`` wherever they stand (scripts written without spaces);
+* a sentence may start with any character, lower case included (``Pain improved. no fever
+  today.`` is two statements), except after an ellipsis not followed by a capital (``...``,
+  ``…``: a pause, ``i was ... i mean``) and after an abbreviation (``Dr.``, ``e.g.``, ``b.i.d.``, the
+  list in :data:`ABBREVIATIONS`) or an initial (``A. Smith``); ``No.`` is an abbreviation only
+  before a number (``No. 5``), so ``Narcotic pain medication: No. Her …`` is two statements;
+* numbers (``1.2 cm``, ``2/6``) never split; a list marker (``1.``, ``a)``, ``•``) is removed
+  wherever a sentence starts, at the start of a line or after another sentence on the same line
+  (``… done. 2. Next item``);
 * a citation group attaches to the sentence it closes: ``Fever [3].`` and ``Fever. [3]`` both
-  cite 3; ``[3][4]``, ``[3, 4]`` and ``[3-5]`` (a range) are read; ids are de-duplicated;
-* numbers (``1.2 cm``, ``2/6``), list markers (``1.``, ``a)``, ``•``) and common abbreviations
-  (``Dr.``, ``e.g.``, ``b.i.d.``) neither split a sentence nor cite;
+  cite 3; ``[3][4]``, ``[3, 4]`` and ``[3-5]`` (a range) are read; ids are de-duplicated; a
+  line or sentence that holds only citations attaches them to the statement before it;
+* letters and digits of any script are content: a piece with neither (``...``, ``—``) is no
+  statement;
 * a line that is only a section header (``HPI:``, ``ASSESSMENT AND PLAN``, ``## Plan``) carries
   no statement;
 * citation markers are removed from the text that is judged.
+
+The splitter runs in time linear in the length of the text: every regular expression is
+anchored or bounded, nothing is re-scanned from the start of a line (a 1 MB prediction on one
+line splits in well under a second; ``benchmarks/splitter.py`` measures it). The card
+``cards/doclens.md`` compares it with pysbd on the ACI-BENCH notes.
 """
 
 from __future__ import annotations
@@ -19,32 +36,56 @@ from typing import Optional
 from doclens.types import Statement
 
 #: One citation group: ``[3]``, ``[3, 4]``, ``[3-5]``. Only digits, commas, spaces and dashes.
-CITATION_GROUP = re.compile(r"\[\s*\d+(?:\s*(?:,|-|–)\s*\d+)*\s*\]")
-_CITATION_RUN = re.compile(r"(?:\s*\[\s*\d+(?:\s*(?:,|-|–)\s*\d+)*\s*\])+")
-# "a." / "b)" / "A)" are list markers; "A." is not (it may be an initial: "A. Smith").
-_LIST_MARKER = re.compile(r"^\s*(?:[-*•▪◦‣·]+|\(?\d{1,2}[.)]|\(?[a-z][.)](?=\s)|\(?[A-Z]\)(?=\s))\s+")
-_TERMINATOR = re.compile(r"[.!?]+[\"')\]]*")
-_ABBREVIATIONS = {
-    "dr", "mr", "mrs", "ms", "prof", "st", "vs", "e.g", "i.e", "etc", "approx", "no", "nos", "fig",
-    "b.i.d", "t.i.d", "q.i.d", "q.d", "p.o", "p.r.n", "q.h.s", "h.s", "a.m", "p.m", "u.s", "cf", "al",
-}
+CITATION_GROUP = re.compile(r"\[[ \t]*\d+(?:[ \t]*[,\-–][ \t]*\d+)*[ \t]*\]")
+# citation groups right after a sentence's terminator: "Fever. [3][4]"
+_CITATION_RUN = re.compile(r"(?:[ \t]*\[[ \t]*\d+(?:[ \t]*[,\-–][ \t]*\d+)*[ \t]*\])+")
+# A list marker where a sentence starts: "-", "•", "1.", "(2)", "a)", "b.". "A." is not one
+# (it may be an initial: "A. Smith"); "A)" is.
+_LIST_MARKER = re.compile(r"[ \t]*(?:[-*•▪◦‣·]+|\(?\d{1,2}[.)]|\(?[a-z][.)]|\(?[A-Z]\))[ \t]+(?=\S)")
+_TERMINATOR = re.compile(r"[.!?…。！？]+[\"')\]”’»]*")
+_WIDE_TERMINATORS = frozenset("。！？")
+_NON_SPACE = re.compile(r"\S")
+# a word that may be an abbreviation: letters of any script, with inner dots ("e.g", "b.i.d")
+_ABBREVIATION_TOKEN = re.compile(r"[^\W\d_]+(?:\.[^\W\d_]+)*")
+_WINDOW = 48  # characters looked back at for the word before a full stop
+
+#: Words that a full stop follows without ending the sentence (lower case, inner dots kept).
+ABBREVIATIONS = frozenset({
+    "dr", "mr", "mrs", "ms", "prof", "st", "vs", "e.g", "i.e", "etc", "approx", "nos", "fig", "cf", "al",
+    "b.i.d", "t.i.d", "q.i.d", "q.d", "p.o", "p.r.n", "q.h.s", "h.s", "a.m", "p.m", "u.s", "pt", "pts",
+    "hx", "dx", "tx", "rx", "sx", "y.o", "incl", "jr", "sr", "viz",
+})
 _MAX_RANGE = 200  # a range wider than this is a typo, not 200 citations
+_MAX_ID_DIGITS = 18
+#: What an id of more than 18 digits is read as: no source has this many units, so it counts as
+#: an invalid id (the text is never converted to an unbounded integer).
+OVERSIZED_ID = 10 ** _MAX_ID_DIGITS
+
+
+def _read_id(digits: str) -> int:
+    digits = digits.strip()
+    return int(digits) if len(digits) <= _MAX_ID_DIGITS else OVERSIZED_ID
 
 
 def parse_citation_group(group: str) -> list[int]:
-    """``"[3, 4]"`` → ``[3, 4]``; ``"[3-5]"`` → ``[3, 4, 5]``. Order kept, duplicates dropped."""
+    """``"[3, 4]"`` → ``[3, 4]``; ``"[3-5]"`` → ``[3, 4, 5]``. Order kept, duplicates dropped.
+
+    A range wider than 200 keeps only its two ends; an id of more than 18 digits is read as
+    :data:`OVERSIZED_ID` (an invalid id, never an error)."""
+    inner = group.strip()[1:-1].strip()
+    if inner.isdecimal():
+        return [_read_id(inner)]
     ids: list[int] = []
-    for part in group.strip()[1:-1].split(","):
-        part = part.strip()
-        bounds = re.split(r"\s*[-–]\s*", part)
+    for part in inner.split(","):
+        bounds = re.split(r"[ \t]*[-–][ \t]*", part.strip())
         if len(bounds) == 2:
-            low, high = int(bounds[0]), int(bounds[1])
+            low, high = _read_id(bounds[0]), _read_id(bounds[1])
             if low <= high and high - low <= _MAX_RANGE:
                 ids.extend(range(low, high + 1))
             else:
                 ids.extend([low, high])
         else:
-            ids.append(int(part))
+            ids.extend(_read_id(bound) for bound in bounds)
     return list(dict.fromkeys(ids))
 
 
@@ -56,22 +97,31 @@ def parse_citations(text: str) -> list[int]:
     return list(dict.fromkeys(ids))
 
 
+_SPACE_BEFORE_PUNCT = re.compile(r"(?<![ \t])[ \t]+(?=[.,;:!?。！？，；：])")
+_SPACE_RUN = re.compile(r"[ \t]{2,}")
+
+
 def strip_citations(text: str) -> str:
     """Remove citation markers, and the space they leave before punctuation. Line breaks are
     kept (section headers and bullets are read line by line)."""
     text = CITATION_GROUP.sub("", text)
-    text = re.sub(r"[ \t]+([.,;:!?])", r"\1", text)
-    text = re.sub(r"[ \t]{2,}", " ", text)
+    text = _SPACE_BEFORE_PUNCT.sub("", text)
+    text = _SPACE_RUN.sub(" ", text)
     return "\n".join(line.strip() for line in text.split("\n")).strip()
+
+
+def has_content(text: str) -> bool:
+    """Whether ``text`` holds a letter or digit of any script."""
+    return any(char.isalnum() for char in text)
 
 
 def is_header_line(line: str) -> bool:
     """True for a line that is only a section header: ``HPI:``, ``CHIEF COMPLAINT``,
     ``## Assessment and Plan``, ``**Plan:**``."""
     stripped = line.strip()
-    if not stripped:
+    if not stripped or len(stripped) > 120:
         return False
-    if re.match(r"^#{1,6}\s", stripped):
+    if re.match(r"#{1,6}\s", stripped):
         return True
     core = stripped.strip("*_ ").strip()
     if not core or CITATION_GROUP.search(core):
@@ -82,63 +132,107 @@ def is_header_line(line: str) -> bool:
         return True
     letters = [c for c in core if c.isalpha()]
     # an all-capitals line is a header ("CHIEF COMPLAINT"), unless it holds a value ("BP 120/80")
-    return (bool(letters) and core.upper() == core and not re.search(r"[.!?]$", core)
-            and not re.search(r"\d", core))
+    return (bool(letters) and core.upper() == core and core.lower() != core
+            and not re.search(r"[.!?]$", core) and not re.search(r"\d", core))
 
 
-def _ends_sentence(line: str, end: int, term_start: int) -> bool:
-    """Whether the terminator ending at ``end`` closes a sentence."""
-    rest = line[end:]
-    if rest and not rest[0].isspace():
-        return False  # 1.2 cm, 3.5mg, e.g.x
-    following = rest.lstrip()
-    if following and following[0].islower():
-        return False
-    word = re.search(r"([A-Za-z][A-Za-z.]*)$", line[:term_start])
-    if word and line[term_start] == "." and (word.group(1).lower().rstrip(".") in _ABBREVIATIONS
-                                             or len(word.group(1)) == 1):  # an initial: "A. Smith"
-        return False
+def _full_stop_ends(line: str, stop: int, next_char: str, sentence_start: int) -> bool:
+    """Whether the ``.`` at ``stop`` (followed by white space, then ``next_char``, or the end of
+    the line when ``next_char`` is empty) ends a sentence. Looks back at most a few dozen
+    characters, whatever the length of the line."""
+    window_start = max(sentence_start, stop - _WINDOW)
+    space = max(line.rfind(" ", window_start, stop), line.rfind("\t", window_start, stop))
+    if space < 0 and window_start > sentence_start:
+        return True  # a "word" longer than the window: no abbreviation, initial or list number
+    token_start = space + 1 if space >= 0 else window_start
+    token = line[token_start:stop].lstrip("([{\"'“‘")
+    if _ABBREVIATION_TOKEN.fullmatch(token):
+        lower = token.lower()
+        if lower in ABBREVIATIONS:
+            return False
+        if lower == "no":  # "No. 5" is a number; "… medication: No. Her …" ends a sentence
+            return not next_char.isdigit()
+        if len(token) == 1 and token.isupper() and next_char.isupper():
+            before = line[window_start:token_start].rstrip()
+            if not before or not before[-1].isdigit():  # "A. Smith", not "38.5 C. Follow"
+                return False
+        return True
+    if len(token) <= 2 and token.isdecimal():  # "Plan: 1. Start …": a list marker after a colon
+        if line[window_start:token_start].rstrip().endswith(":"):
+            return False
     return True
 
 
-def _split_line(line: str) -> list[tuple[str, list[int]]]:
-    """Sentences of one line, each with the citations it carries (cited before or after its
-    terminator)."""
-    pieces: list[tuple[str, list[int]]] = []
+def sentence_spans(line: str) -> list[tuple[int, int, int]]:
+    """Sentences of one line as ``(start, body, end)`` offsets: ``line[start:end]`` is the
+    sentence with any citation groups that close it, ``line[body:end]`` the same without its
+    leading list marker. Spans cover the line without gaps (white space between sentences goes
+    to the sentence after it)."""
+    spans: list[tuple[int, int, int]] = []
+    length = len(line)
     start = 0
-    for match in _TERMINATOR.finditer(line):
-        if not _ends_sentence(line, match.end(), match.start()):
-            continue
-        end = match.end()
-        run = _CITATION_RUN.match(line, end)
-        if run:
-            end = run.end()
-        pieces.append((line[start:end], parse_citations(line[start:end])))
+    while start < length:
+        marker = _LIST_MARKER.match(line, start)
+        body = marker.end() if marker else start
+        end = length
+        position = body
+        while True:
+            match = _TERMINATOR.search(line, position)
+            if match is None:
+                break
+            position = match.end()
+            after = position
+            if position < length and line[position] in " \t[":
+                run = _CITATION_RUN.match(line, position)
+                if run:
+                    after = run.end()
+            wide = not _WIDE_TERMINATORS.isdisjoint(match.group(0))
+            if not wide and after < length and not line[after].isspace():
+                continue  # 1.2 cm, 3.5mg, e.g.x
+            following = _NON_SPACE.search(line, after)
+            next_char = following.group(0) if following else ""
+            marks = match.group(0).rstrip("\"')]”’»")
+            if not wide and marks == "." and not _full_stop_ends(line, match.start(), next_char, body):
+                continue
+            if not wide and next_char and not next_char.isupper() and (".." in marks or "…" in marks):
+                continue  # a pause, not an end: "i have ... i mean", "chronic urol ... urolithiasis"
+            end = following.start() if following else length
+            break
+        spans.append((start, body, end))
         start = end
-    tail = line[start:]
-    if tail.strip():
-        if not strip_citations(tail) and pieces:
-            text, ids = pieces[-1]  # a bare "[3]" after the last sentence closes it
-            pieces[-1] = (text + tail, list(dict.fromkeys(ids + parse_citations(tail))))
-        else:
-            pieces.append((tail, parse_citations(tail)))
-    return pieces
+    return spans
+
+
+def split_sentences(text: str) -> list[str]:
+    """Every sentence of ``text``, line by line, by the same rules as :func:`parse_statements`,
+    with nothing removed: list markers, headers and citation markers stay, so the sentences
+    joined with spaces hold every token of ``text``. Empty lines give nothing."""
+    sentences: list[str] = []
+    for line in text.splitlines():
+        for start, _body, end in sentence_spans(line):
+            sentence = line[start:end].strip()
+            if sentence:
+                sentences.append(sentence)
+    return sentences
 
 
 def parse_statements(prediction: str, section: Optional[str] = None, start_index: int = 0) -> list[Statement]:
     """Split ``prediction`` into :class:`Statement` objects, numbered from ``start_index``.
 
-    Header-only lines are skipped; a line that holds only citations attaches them to the
-    statement before it.
+    Header-only lines are skipped; a line or sentence that holds only citations attaches them
+    to the statement before it (or, with none before it, is dropped).
     """
     statements: list[Statement] = []
-    for raw_line in prediction.splitlines():
-        if not raw_line.strip() or is_header_line(raw_line):
+    for line in prediction.splitlines():
+        if not line.strip() or is_header_line(line):
             continue
-        line = _LIST_MARKER.sub("", raw_line, count=1)
-        for text, ids in _split_line(line):
+        for _start, body, end in sentence_spans(line):
+            text = line[body:end]
+            if not has_content(text):
+                continue  # no letter or digit: neither a statement nor a citation
+            ids = parse_citations(text)
             clean = strip_citations(text)
-            if not re.search(r"[A-Za-z0-9]", clean):
+            if not has_content(clean):
                 if ids and statements:
                     last = statements[-1]
                     last.citations = list(dict.fromkeys(last.citations + ids))
@@ -148,13 +242,30 @@ def parse_statements(prediction: str, section: Optional[str] = None, start_index
     return statements
 
 
-def inherit_citations(statements: list[Statement]) -> list[Statement]:
+def whole_statement(prediction: str, section: Optional[str] = None, start_index: int = 0) -> list[Statement]:
+    """The whole ``prediction`` as one statement citing every id in it (none when it has no
+    content): how the original DocLens scripts read a question summary."""
+    clean = " ".join(strip_citations(prediction).split())
+    if not has_content(clean):
+        return []
+    return [Statement(index=start_index, text=clean, citations=parse_citations(prediction), section=section)]
+
+
+def inherit_citations(statements: list[Statement], within_section: bool = True) -> list[Statement]:
     """``uncited="inherit"``: an uncited statement borrows the citations of the next cited
-    statement, as the original DocLens scripts did. Statements after the last cited one stay
-    uncited. Returns new objects; the input is not changed."""
+    statement, as the original DocLens scripts did.
+
+    With ``within_section`` (the default, as the original scripts, which split each note
+    section on its own) the next cited statement must be in the same section: statements after
+    the last cited one of their section stay uncited. ``within_section=False`` borrows across
+    sections. Returns new objects; the input is not changed."""
     result: list[Statement] = []
     following: list[int] = []
+    following_section: Optional[str] = None
     for statement in reversed(statements):
+        if within_section and statement.section != following_section:
+            following = []
+        following_section = statement.section
         if statement.citations:
             following = statement.citations
             result.append(statement)

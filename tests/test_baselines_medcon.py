@@ -246,3 +246,40 @@ def test_scispacy_refuses_missing_or_empty_knowledge_base(kb_path, tmp_path):
     empty.write_text("")
     with pytest.raises(ConfigurationError, match="no entities"):
         ScispacyConcepts(str(empty))
+
+
+# A note whose lines each end or start with a concept: ACI-BENCH's __lf1__ glues "fever" to the
+# next line's first word, so QuickUMLS no longer finds it there.
+DIVISION_REFERENCES = ["HPI\nfever\ncough\nPLAN\naspirin", "HPI\nhypertension and cough"]
+DIVISION_PREDICTIONS = ["HPI__lf1__fever__lf1__cough__lf1__PLAN__lf1__aspirin", "HPI\nhas cough"]
+
+
+@pytest.mark.slow
+def test_medcon_divisions_doclens_and_aci_bench(quickumls_index, nltk_data):
+    options = {"medcon": {"backend": "quickumls", "quickumls_path": quickumls_index, "spacy_model": "blank"}}
+    ours = compute_baselines(DIVISION_PREDICTIONS, DIVISION_REFERENCES, ["medcon"], task="note_generation",
+                             options=options)["medcon"]
+    # __lf1__ read as a line break: note 0 matches fully, in total and in both of its divisions
+    assert ours["per_instance"][0]["medcon_f1"] == 1.0
+    assert ours["sections"]["subjective"]["medcon_recall"] == pytest.approx((1.0 + 0.5) / 2)
+    # the plan: only note 0 has one, so the mean runs over one note
+    assert ours["config"]["section_support"]["assessment_and_plan"] == 1
+    assert ours["sections"]["assessment_and_plan"]["medcon_f1"] == 1.0
+    assert ours["config"]["divisions"] == "doclens"
+
+    aci_options = {"medcon": {**options["medcon"], "divisions": "aci-bench"}}
+    aci = compute_baselines(DIVISION_PREDICTIONS, DIVISION_REFERENCES, ["medcon"], task="note_generation",
+                            options=aci_options)["medcon"]
+    assert aci["config"]["divisions"] == "aci-bench"
+    assert aci["config"]["section_support"] == {"subjective": 2, "objective_exam": 2, "objective_results": 2,
+                                                "assessment_and_plan": 2}
+    # the full note is scored as given: the prediction's "HPI__lf1__fever__lf1__cough…" is one token
+    assert aci["per_instance"][0]["medcon_prediction_terms"] == 0.0
+    # note 0's subjective on both sides is "HPI__lf1__fever__lf1__cough__lf1__": no term at all;
+    # note 1's "HPI__lf1__hypertension and cough" / "HPI__lf1__has cough": cough only, P = R = 1
+    assert aci["sections"]["subjective"]["medcon_recall"] == pytest.approx((0.0 + 1.0) / 2)
+    # the plan is "PLAN__lf1__aspirin" in note 0 and missing (scored 0) in note 1: mean over both notes
+    assert aci["sections"]["assessment_and_plan"]["medcon_f1"] == pytest.approx(0.0)
+    with pytest.raises(ConfigurationError, match="divisions"):
+        compute_baselines(["a"], ["b"], ["medcon"], task="note_generation",
+                          options={"medcon": {**options["medcon"], "divisions": "paper"}})

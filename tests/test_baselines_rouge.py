@@ -78,3 +78,32 @@ def test_corpus_score_is_mean_of_instances():
 def test_citation_markers_are_removed_from_predictions():
     cited = compute_baselines(["Knee pain [0][2]. Ibuprofen [3, 4]."], ["Knee pain. Ibuprofen."], ["rouge"])
     assert cited["rouge"]["scores"]["rouge1_f1"] == 1.0
+
+
+def test_divisions_aci_bench_procedure_with_rouge():
+    references = ["HPI\nfever today\nEXAM\nclear\nPLAN\nrest", "HPI\ncough"]
+    predictions = ["HPI__lf1__fever today__lf1__EXAM__lf1__clear__lf1__PLAN__lf1__rest", "HPI\ncough\nPLAN\nrest"]
+    ours = compute_baselines(predictions, references, ["rouge"], task="note_generation")["rouge"]
+    assert ours["per_instance"][0]["rouge1_f1"] == 1.0  # __lf1__ read as a line break
+    assert ours["config"]["divisions"] == "doclens"
+    assert ours["config"]["section_support"] == {"subjective": 2, "objective_exam": 1, "objective_results": 0,
+                                                 "assessment_and_plan": 2}
+    assert ours["sections"]["assessment_and_plan"]["rouge1_f1"] == pytest.approx(0.5)  # note 1: plan vs ""
+    aci = compute_baselines(predictions, references, ["rouge"], task="note_generation",
+                            divisions="aci-bench")["rouge"]
+    assert aci["config"]["divisions"] == "aci-bench"
+    assert set(aci["config"]["section_support"].values()) == {2}  # every division over all notes
+    # the full note is scored as given: "__lf1__" leaves the token "lf1" in the prediction
+    assert aci["per_instance"][0]["rouge1_precision"] < 1.0
+    # line breaks inside a division become "__lf1__", a token of its own for ROUGE: note 1's
+    # prediction subjective "HPI__lf1__cough__lf1__" has one more "lf1" than the reference's
+    assert aci["sections"]["subjective"]["rouge1_f1"] == pytest.approx((1.0 + 6 / 7) / 2)
+    # the exam: note 1 lacks it on both sides, scored "#####EMPTY#####" against itself — ROUGE 1.0
+    assert aci["sections"]["objective_exam"]["rouge1_f1"] == pytest.approx(1.0)
+    # no note has results: "" against "" — 0.0, averaged over both notes
+    assert aci["sections"]["objective_results"]["rouge1_f1"] == 0.0
+    assert aci["sections"]["assessment_and_plan"]["rouge1_f1"] == pytest.approx(0.5)
+    # a per-baseline option wins over the parameter
+    per_option = compute_baselines(predictions, references, ["rouge"], task="note_generation",
+                                   options={"rouge": {"divisions": "aci-bench"}})["rouge"]
+    assert per_option["sections"] == aci["sections"]

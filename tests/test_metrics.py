@@ -6,6 +6,7 @@ hypothesis occurs in the premise, so each verdict below can be checked by eye.
 
 import json
 import math
+import warnings
 
 import pytest
 
@@ -229,3 +230,59 @@ def test_entail_batch_only_subclass_and_wrong_length_is_caught():
     with pytest.raises(RuntimeError, match="returned 1 verdicts for 2 pairs"):
         score([{"id": "1", "prediction": "a", "reference": "b", "reference_claims": ["a", "c"],
                 "prediction_claims": []}], evaluator=Broken())
+
+
+def note(prediction):
+    return {"id": "n", "task": "note_generation", "prediction": prediction, "reference": "r", "source": UNITS,
+            "reference_claims": [], "prediction_claims": []}
+
+
+def test_inherit_stays_inside_the_note_section():
+    # "Beta." ends the subjective section uncited; the next cited statement is in the plan
+    prediction = "HPI:\nAlpha [0]. Beta.\nASSESSMENT AND PLAN:\nGamma beta [1, 3]."
+    report = score([note(prediction)], uncited="inherit")
+    beta = report.instances[0].statements[1]
+    assert beta.section == "subjective" and beta.cited == [] and not beta.inherited
+    assert report.counts["citation_precision"]["items"] == 3 and report.counts["citations"]["inherited_statements"] == 0
+    across = score([note(prediction)], uncited="inherit-across-sections")
+    assert across.instances[0].statements[1].cited == [1, 3] and across.instances[0].statements[1].inherited
+    assert across.counts["citation_precision"]["items"] == 5
+    assert "uncited:inherit-across-sections" in across.signature
+
+
+def test_invalid_ids_are_checked_before_the_cap():
+    # the invalid id 9 is beyond the cap of 1: the statement is still a miss and every id counts
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing was capped, so no warning
+        report = cited("Alpha [0, 9].", UNITS, max_citations=1)
+    statement = report.instances[0].statements[0]
+    assert statement.cited == [0, 9] and statement.invalid == [9] and not statement.entailed
+    assert report.counts["citation_precision"]["items"] == 2 and report.counts["citations"]["capped_statements"] == 0
+    # all valid: the cap applies
+    with pytest.warns(UserWarning, match="max_citations=1"):
+        capped = cited("Alpha [0, 2].", UNITS, max_citations=1)
+    assert capped.instances[0].statements[0].cited == [0]
+
+
+def question(prediction):
+    return {"id": "q", "task": "question_summarization", "prediction": prediction,
+            "reference": "What treats alpha beta?", "source": UNITS}
+
+
+def test_question_summary_is_one_statement_by_default():
+    report = score([question("Alpha [0]? Beta [1]?")])
+    [statement] = report.instances[0].statements
+    assert statement.text == "Alpha? Beta?" and statement.cited == [0, 1] and statement.entailed
+    split = score([question("Alpha [0]? Beta [1]?")], question_statements="sentences")
+    assert [s.cited for s in split.instances[0].statements] == [[0], [1]]
+    assert "qstatements:sentences" in split.signature and "qstatements" not in report.signature
+    with pytest.raises(ConfigurationError, match="question_statements"):
+        DocLens(TokenSubsetEvaluator(), question_statements="split")
+
+
+def test_absurdly_long_citation_id_is_an_invalid_id():
+    report = cited("Alpha [" + "9" * 5000 + "]. Beta [1].", UNITS)
+    first = report.instances[0].statements[0]
+    assert first.invalid == first.cited and len(first.cited) == 1 and not first.entailed
+    assert report.counts["citations"]["invalid_ids"] == 1 and report["citation_recall"] == 0.5
+    assert json.loads(report.to_json())["instances"][0]["statements"][0]["invalid"] == first.invalid

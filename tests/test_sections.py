@@ -55,3 +55,20 @@ def test_aci_reference_note_divisions(shared_data):
         sections["objective_results"]
     assert sections["assessment_and_plan"].startswith("ASSESSMENT AND PLAN")
     assert "REVIEW OF SYSTEMS" in sections["subjective"]
+
+
+def test_lf1_is_a_line_break():
+    sections = split_note_sections("HPI__lf1__Cough.__lf1__PLAN__lf1__Rest.")
+    assert sections["subjective"] == "HPI\nCough." and sections["assessment_and_plan"] == "PLAN\nRest."
+
+
+def test_aci_bench_division_texts():
+    from doclens.baselines import ACI_BENCH_EMPTY_DIVISION, aci_bench_divisions
+
+    notes = ["HPI\nCough today.\nPLAN\nRest.\n", "HPI__lf1__Fever.__lf1__EXAM__lf1__Clear."]
+    divisions = aci_bench_divisions(notes)
+    # line breaks inside a division become __lf1__ (not stripped, so the trailing one stays)
+    assert divisions["subjective"] == ["HPI__lf1__Cough today.__lf1__", "HPI__lf1__Fever.__lf1__"]
+    assert divisions["assessment_and_plan"] == ["PLAN__lf1__Rest.__lf1__", ACI_BENCH_EMPTY_DIVISION]
+    assert divisions["objective_exam"] == [ACI_BENCH_EMPTY_DIVISION, "EXAM__lf1__Clear."]
+    assert divisions["objective_results"] == ["", ""]  # no note has it: ACI-BENCH's empty column

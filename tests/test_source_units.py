@@ -48,3 +48,10 @@ def test_real_aci_dialogue(shared_data):
     assert [u.index for u in units] == list(range(len(units)))
     assert {u.speaker for u in units} <= {"doctor", "patient", "patient_guest", "guest_family", "guest_clinician"}
     assert all(not u.text.startswith("[") for u in units)
+
+
+def test_absurdly_long_unit_numbers_are_text_not_errors():
+    from doclens.source_units import parse_source_units
+
+    units = parse_source_units("[0] fever [" + "9" * 5000 + "] still unit zero [1] cough")
+    assert [u.index for u in units] == [0, 1] and "still unit zero" in units[0].text

@@ -1,7 +1,9 @@
 import pytest
 
-from doclens.statements import (inherit_citations, is_header_line, parse_citation_group, parse_citations,
-                                parse_statements, strip_citations)
+from doclens.statements import (OVERSIZED_ID, inherit_citations, is_header_line, parse_citation_group,
+                                parse_citations, parse_statements, sentence_spans, split_sentences, strip_citations,
+                                whole_statement)
+from doclens.types import Statement
 
 
 def texts_and_ids(prediction, **kw):
@@ -41,8 +43,13 @@ def test_abbreviations_do_not_split():
         ("Metformin 500 mg b.i.d. for diabetes.", [1]), ("Seen by Dr. Lee, e.g. for follow up.", [])]
 
 
-def test_lowercase_continuation_does_not_split():
-    assert texts_and_ids("Temp 38.5 C. noted today.") == [("Temp 38.5 C. noted today.", [])]
+def test_a_sentence_may_start_in_lower_case_after_a_full_stop():
+    assert texts_and_ids("Temp 38.5 C. noted today.") == [("Temp 38.5 C.", []), ("noted today.", [])]
+    assert texts_and_ids("Pain improved [1]. no fever today [2].") == [("Pain improved.", [1]),
+                                                                      ("no fever today.", [2])]
+    # but not after an abbreviation or an initial
+    assert texts_and_ids("Seen by Dr. lee, e.g. twice; A. Smith agreed.") == [
+        ("Seen by Dr. lee, e.g. twice; A. Smith agreed.", [])]
 
 
 def test_header_only_lines_carry_nothing():
@@ -98,3 +105,93 @@ def test_inherit_borrows_the_next_cited_statement():
 def test_strip_citations_keeps_lines():
     # regression: collapsing newlines broke section splitting of cited notes
     assert strip_citations("HPI\nFever [1] .\n\nPLAN\nRest [2].") == "HPI\nFever.\n\nPLAN\nRest."
+
+
+def test_letters_and_digits_of_any_script_are_content():
+    assert texts_and_ids("У пациента кашель [0]. 患者发烧[1]。") == [("У пациента кашель.", [0]), ("患者发烧。", [1])]
+    assert texts_and_ids("Fever [0]. ... [1] — .") == [("Fever.", [0, 1])]  # no content: ids go to the one before
+
+
+def test_wide_terminators_end_sentences_without_spaces():
+    assert texts_and_ids("患者发烧。[1]咳嗽！[2]头痛？好的") == [("患者发烧。", [1]), ("咳嗽！", [2]), ("头痛？", []),
+                                                         ("好的", [])]
+
+
+def test_no_is_an_abbreviation_only_before_a_number():
+    assert texts_and_ids("Narcotic pain medication: No. Her pain is 5/10 [3].") == [
+        ("Narcotic pain medication: No.", []), ("Her pain is 5/10.", [3])]
+    assert texts_and_ids("Take tablet No. 5 daily [1]. Done.") == [("Take tablet No. 5 daily.", [1]), ("Done.", [])]
+
+
+def test_list_markers_are_stripped_wherever_a_sentence_starts():
+    assert texts_and_ids("Step one done [1]. 2. Next item [2]. b) Third [3]. • Fourth.") == [
+        ("Step one done.", [1]), ("Next item.", [2]), ("Third.", [3]), ("Fourth.", [])]
+    # a numbered list after a colon stays one sentence
+    assert texts_and_ids("Plan: 1. Start aspirin.") == [("Plan: 1. Start aspirin.", [])]
+
+
+@pytest.mark.parametrize("prediction", ["Fever [3]. Cough.", "Fever. [3] Cough.", "Fever.[3] Cough.",
+                                        "Fever [3] . Cough.", "Fever.\n[3]\nCough."])
+def test_citation_attaches_to_the_sentence_it_closes(prediction):
+    assert texts_and_ids(prediction) == [("Fever.", [3]), ("Cough.", [])]
+
+
+def test_numbers_never_split():
+    assert texts_and_ids("Lesion 1.2 cm and 0.5 mm [1]. Dose 2.5mg.") == [("Lesion 1.2 cm and 0.5 mm.", [1]),
+                                                                        ("Dose 2.5mg.", [])]
+
+
+def test_absurd_citation_ids_are_invalid_not_errors():
+    huge = "9" * 5000
+    assert texts_and_ids(f"Fever [{huge}]. Cough [{huge}-3].") == [("Fever.", [OVERSIZED_ID]),
+                                                                  ("Cough.", [OVERSIZED_ID, 3])]
+    assert parse_citation_group("[1-" + "9" * 30 + "]") == [1, OVERSIZED_ID]
+
+
+def test_deeply_nested_brackets_do_not_recurse():
+    text = "Fever " + "[" * 100_000 + "]" * 100_000 + " [2]."
+    statements = parse_statements(text)
+    assert len(statements) == 1 and statements[0].citations == [2]
+
+
+def test_one_long_line_is_split_completely():
+    line = " ".join(f"Finding number {i} noted [{i % 7}]." for i in range(4000))
+    statements = parse_statements(line)
+    assert len(statements) == 4000
+    assert statements[1234].text == "Finding number 1234 noted." and statements[1234].citations == [1234 % 7]
+
+
+def test_long_runs_of_spaces_and_dots():
+    assert texts_and_ids("Fever" + " " * 50_000 + "x.") == [("Fever x.", [])]
+    assert texts_and_ids("." * 50_000) == []
+
+
+def test_spans_cover_the_line_and_split_sentences_keeps_every_token():
+    line = "1. Dr. Smith saw him [2]. no fever. BP 120/80."
+    spans = sentence_spans(line)
+    assert spans[0][0] == 0 and spans[-1][2] == len(line)
+    assert all(a[2] == b[0] for a, b in zip(spans, spans[1:]))
+    assert split_sentences(line + "\nPLAN") == ["1. Dr. Smith saw him [2].", "no fever.", "BP 120/80.", "PLAN"]
+
+
+def test_whole_statement_reads_every_citation():
+    [statement] = whole_statement("What dose of aspirin [0]? For how long [2][0]?")
+    assert statement.text == "What dose of aspirin? For how long?" and statement.citations == [0, 2]
+    assert whole_statement(" [1] ") == []
+
+
+def test_inherit_stays_inside_a_section():
+    statements = [Statement(0, "A.", [], "subjective"), Statement(1, "B.", [], "subjective"),
+                  Statement(2, "C.", [4], "objective_exam"), Statement(3, "D.", [], "objective_exam"),
+                  Statement(4, "E.", [], "assessment_and_plan"), Statement(5, "F.", [6], "assessment_and_plan")]
+    within = inherit_citations(statements)
+    assert [(s.citations, s.inherited) for s in within] == [
+        ([], False), ([], False), ([4], False), ([], False), ([6], True), ([6], False)]
+    across = inherit_citations(statements, within_section=False)
+    assert [s.citations for s in across] == [[4], [4], [4], [6], [6], [6]]
+
+
+def test_an_ellipsis_before_lower_case_is_a_pause():
+    assert texts_and_ids("i have ... i mean , chronic urol … urolithiasis [2]. Then ... Next.") == [
+        ("i have... i mean, chronic urol … urolithiasis.", [2]), ("Then...", []), ("Next.", [])]
+    assert texts_and_ids("walking to ... 30 minutes a day.") == [("walking to... 30 minutes a day.", [])]

@@ -20,7 +20,7 @@ import logging
 from typing import Optional
 
 from doclens.errors import ConfigurationError, InputError
-from doclens.sections import SECTION_NAMES, split_note_sections
+from doclens.sections import LINE_BREAK_TOKEN, SECTION_NAMES, note_section_spans, split_note_sections
 from doclens.statements import CITATION_GROUP, strip_citations
 
 logger = logging.getLogger(__name__)
@@ -28,6 +28,14 @@ logger = logging.getLogger(__name__)
 BASELINE_NAMES = ("rouge", "bertscore", "medcon")
 
 TASKS = ("general", "note_generation", "report_summarization", "question_summarization")
+
+#: How note divisions are scored (``task="note_generation"``): ``"doclens"`` (default) or
+#: ``"aci-bench"`` (ACI-BENCH's ``evaluate_fullnote.py`` procedure, reproduced exactly).
+DIVISION_PROCEDURES = ("doclens", "aci-bench")
+
+#: What ACI-BENCH scored for a division one note lacks while other notes have it (pandas
+#: ``fillna`` in ``evaluate_fullnote.py``).
+ACI_BENCH_EMPTY_DIVISION = "#####EMPTY#####"
 
 _ROUGE_OPTIONS = {"use_stemmer"}
 _BERTSCORE_OPTIONS = {"model_type", "num_layers", "lang", "rescale_with_baseline", "baseline_path", "idf",
@@ -111,6 +119,49 @@ def _run(name: str, predictions: list[str], references: list[str], options: dict
     return medcon_per_instance(predictions, references, progress=progress, **options)
 
 
+def aci_bench_divisions(texts: list[str]) -> dict[str, list[str]]:
+    """ACI-BENCH's division texts, exactly as its ``evaluate_fullnote.py`` built them.
+
+    For each note: ``__lf1__`` is turned into a line break, the note is divided by ACI-BENCH's
+    section tagger (:func:`doclens.sections.note_section_spans`), and each division's text —
+    not stripped — has its line breaks turned back into ``__lf1__``, which glues the last word of
+    one line and the first word of the next into one token for every metric. A division a note
+    lacks is :data:`ACI_BENCH_EMPTY_DIVISION` when some other note has it, and ``""`` when no
+    note has it. Returns ``{division: [text of note 0, note 1, …]}``.
+    """
+    found: dict[str, list] = {section: [None] * len(texts) for section in SECTION_NAMES}
+    for index, text in enumerate(texts):
+        with_breaks = text.replace(LINE_BREAK_TOKEN, "\n")
+        for section, start, end in note_section_spans(with_breaks):
+            found[section][index] = with_breaks[start:end].replace("\n", LINE_BREAK_TOKEN)
+    divisions = {}
+    for section, values in found.items():
+        fill = ACI_BENCH_EMPTY_DIVISION if any(value is not None for value in values) else ""
+        divisions[section] = [fill if value is None else value for value in values]
+    return divisions
+
+
+def _division_rows(predictions: list[str], references: list[str], procedure: str):
+    """``(texts to score as (prediction, reference) pairs, {section: rows of those pairs})``."""
+    pairs: list[tuple[str, str]] = []
+    rows: dict[str, list[int]] = {}
+    if procedure == "aci-bench":
+        split_predictions, split_references = aci_bench_divisions(predictions), aci_bench_divisions(references)
+        for section in SECTION_NAMES:  # every note, a missing division included
+            rows[section] = list(range(len(pairs), len(pairs) + len(predictions)))
+            pairs += list(zip(split_predictions[section], split_references[section]))
+        return pairs, rows
+    split_predictions = [split_note_sections(text) for text in predictions]
+    split_references = [split_note_sections(text) for text in references]
+    for section in SECTION_NAMES:  # only notes where either side has the division
+        rows[section] = []
+        for prediction, reference in zip(split_predictions, split_references):
+            if prediction[section] or reference[section]:
+                rows[section].append(len(pairs))
+                pairs.append((prediction[section], reference[section]))
+    return pairs, rows
+
+
 def _mean(rows: list[dict[str, float]], keys: tuple[str, ...]) -> dict[str, float]:
     if not rows:
         return {key: 0.0 for key in keys}
@@ -118,14 +169,18 @@ def _mean(rows: list[dict[str, float]], keys: tuple[str, ...]) -> dict[str, floa
 
 
 def compute_baselines(predictions: list[str], references: list[str], names: list[str], *,
-                      task: str = "general", options: Optional[dict] = None, progress: bool = False) -> dict:
+                      task: str = "general", options: Optional[dict] = None, progress: bool = False,
+                      divisions: str = "doclens") -> dict:
     """Score predictions against references with the baselines ``names``.
 
     Parameters
     ----------
     predictions, references : list of str, same length, at least one.
         Citation markers (``[3]``) are removed from predictions first, as DocLens does before
-        judging claims; texts without markers are scored exactly as given.
+        judging claims. ``__lf1__`` (ACI-BENCH's one-line file encoding of a line break) is read
+        as a line break in predictions and references, except for the full notes under
+        ``divisions="aci-bench"``, which are scored as given, as ACI-BENCH did. Texts without
+        markers are otherwise scored exactly as given.
     names : list of str (or a comma-separated str)
         Any of :data:`BASELINE_NAMES`: ``"rouge"``, ``"bertscore"``, ``"medcon"``.
     task : str, default "general"
@@ -137,17 +192,30 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
         {"backend": "quickumls", "quickumls_path": …}}``. MEDCON has no default backend.
     progress : bool, default False
         Show progress.
+    divisions : {"doclens", "aci-bench"}, default "doclens"
+        How ``note_generation`` divisions are scored (the full-note scores do not depend on it
+        except for ``__lf1__``, see above). ``"doclens"``: each division's text with its line
+        breaks, stripped, averaged over the notes where either side has the division.
+        ``"aci-bench"``: ACI-BENCH's ``evaluate_fullnote.py`` exactly (:func:`aci_bench_divisions`:
+        line breaks inside a division become ``__lf1__``, gluing words across lines into one
+        token; a division a note lacks is scored as ``#####EMPTY#####`` — MEDCON 0, ROUGE and
+        BERTScore 1.0 where both sides lack it; each division is averaged over all notes) — use
+        it to compare with ACI-BENCH's published division numbers. A baseline's own options may also carry ``"divisions"``, which wins for that
+        baseline (so the CLI's ``--baseline-option medcon='{"divisions": "aci-bench"}'`` works).
+        ``cards/baselines.md`` says how the two differ.
 
     Returns
     -------
     dict
         ``{name: {"scores": {metric: float}, "sections": {section: {metric: float}},
         "per_instance": [{metric: float}, …], "config": {…}}}``. ``scores`` is the mean of the
-        per-instance values. ``sections`` is present only for ``task="note_generation"``: a
-        section's mean runs over the instances where the reference or the prediction has that
-        section (a side without it scores 0.0, as any empty text does); instances where neither
-        has it are left out of that section's mean, and ``config["section_support"]`` says over
-        how many instances each section's mean runs (0 → its values are 0.0 and mean nothing).
+        per-instance values. ``sections`` is present only for ``task="note_generation"``: with
+        ``divisions="doclens"`` a section's mean runs over the instances where the reference or
+        the prediction has that section (a side without it scores 0.0, as any empty text does);
+        instances where neither has it are left out of that section's mean; with
+        ``"aci-bench"`` it runs over all instances. ``config["section_support"]`` says over how
+        many instances each section's mean runs (0 → its values are 0.0 and mean nothing) and
+        ``config["divisions"]`` which procedure was used.
 
     Edge cases: an empty prediction or reference scores 0.0 on every metric of every baseline;
     no value is ever NaN.
@@ -164,33 +232,34 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
         Predictions and references of different lengths, none at all, or not strings.
     """
     names = _check_names(names)
-    options = dict(options or {})
+    options = {name: dict(value or {}) for name, value in (options or {}).items()}
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r}; valid tasks: {', '.join(TASKS)}")
     _check_texts(predictions, references)
+    procedures = {name: (options.get(name) or {}).pop("divisions", divisions) for name in names}
+    for name, procedure in procedures.items():
+        if procedure not in DIVISION_PROCEDURES:
+            raise ConfigurationError(f"{name}: divisions must be one of {', '.join(DIVISION_PROCEDURES)}, "
+                                     f"not {procedure!r}")
     _check_options(names, options)
 
-    predictions = [remove_citation_markers(text) for text in predictions]
+    given_predictions = [remove_citation_markers(text) for text in predictions]
     references = list(references)
-    count = len(predictions)
-    all_predictions, all_references = list(predictions), list(references)
-    section_rows: dict[str, list[int]] = {}
-    if task == "note_generation":
-        split_predictions = [split_note_sections(text) for text in predictions]
-        split_references = [split_note_sections(text) for text in references]
-        for section in SECTION_NAMES:
-            rows = []
-            for index in range(count):
-                prediction = split_predictions[index][section]
-                reference = split_references[index][section]
-                if prediction or reference:
-                    rows.append(len(all_predictions))
-                    all_predictions.append(prediction)
-                    all_references.append(reference)
-            section_rows[section] = rows
+    count = len(given_predictions)
+    by_procedure: dict[str, tuple] = {}
+    for procedure in sorted(set(procedures.values())):
+        if procedure == "aci-bench":
+            full = (given_predictions, references)  # ACI-BENCH scored full notes as read
+        else:
+            full = ([text.replace(LINE_BREAK_TOKEN, "\n") for text in given_predictions],
+                    [text.replace(LINE_BREAK_TOKEN, "\n") for text in references])
+        pairs, section_rows = (_division_rows(*full, procedure) if task == "note_generation" else ([], {}))
+        by_procedure[procedure] = (full[0] + [p for p, _ in pairs], full[1] + [r for _, r in pairs],
+                                   {section: [count + row for row in rows] for section, rows in section_rows.items()})
 
     results = {}
     for name in names:
+        all_predictions, all_references, section_rows = by_procedure[procedures[name]]
         logger.info("baseline %s: %d instances, %d texts pairs in all", name, count, len(all_predictions))
         per_pair, config = _run(name, all_predictions, all_references, dict(options.get(name) or {}), progress)
         keys = metric_keys(name)
@@ -203,9 +272,11 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
                                   for section, rows in section_rows.items()}
             config["section_support"] = {section: len(rows) for section, rows in section_rows.items()}
             config["section_splitter"] = "doclens.sections.split_note_sections (ACI-BENCH SectionTagger)"
+            config["divisions"] = procedures[name]
         result["config"] = config
         results[name] = result
     return results
 
 
-__all__ = ["BASELINE_NAMES", "TASKS", "compute_baselines", "metric_keys", "remove_citation_markers"]
+__all__ = ["ACI_BENCH_EMPTY_DIVISION", "BASELINE_NAMES", "DIVISION_PROCEDURES", "TASKS", "aci_bench_divisions",
+           "compute_baselines", "metric_keys", "remove_citation_markers"]

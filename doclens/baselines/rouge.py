@@ -3,16 +3,17 @@
 Each ROUGE type is reported as precision, recall and F1 (the DocLens paper sets ROUGE-L recall
 beside claim recall). ``rouge-score`` does the counting; this module only prepares the text:
 ROUGE-Lsum needs one sentence a line, and ``rouge-score``'s own splitter needs an NLTK download,
-so sentences are split here (:func:`split_sentences`) and joined with newlines.
+so sentences are split by DocLens's own splitter (:func:`doclens.statements.split_sentences`, the
+rules that split predictions into statements, with nothing removed) and joined with newlines.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 
 from doclens.baselines._util import package_version, progress_bar
 from doclens.errors import require
+from doclens.statements import split_sentences
 
 logger = logging.getLogger(__name__)
 
@@ -21,38 +22,6 @@ ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 #: Metric keys of one instance, in order: ``rouge1_precision`` … ``rougeLsum_f1``.
 METRIC_KEYS = tuple(f"{rouge_type}_{part}" for rouge_type in ROUGE_TYPES
                     for part in ("precision", "recall", "f1"))
-
-_ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "vs", "e.g", "i.e", "etc", "approx", "no",
-                  "fig", "b.i.d", "t.i.d", "q.i.d", "q.d", "p.o", "p.r.n", "q.h.s", "h.s", "a.m", "p.m",
-                  "cf", "al"}
-# A sentence ends at . ! or ? (and closing quotes or brackets) followed by white space.
-_BOUNDARY = re.compile(r"[.!?]+[\"')\]]*(?=\s)")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split ``text`` into sentences: every non-empty line, then each line at ``.``/``!``/``?``
-    followed by white space and an upper-case letter or a digit.
-
-    A period after a common abbreviation (``Dr.``, ``e.g.``, ``b.i.d.``) or inside a number
-    (``1.2 cm``) does not end a sentence. Nothing is dropped: the sentences, joined with spaces,
-    hold every token of ``text``.
-    """
-    sentences: list[str] = []
-    for line in text.splitlines():
-        start = 0
-        for match in _BOUNDARY.finditer(line):
-            following = line[match.end():].lstrip()
-            if not following or not (following[0].isupper() or following[0].isdigit()):
-                continue
-            word = re.search(r"([A-Za-z][A-Za-z.]*)$", line[start:match.start()])
-            if (word and line[match.start()] == "."
-                    and word.group(1).lower().rstrip(".") in _ABBREVIATIONS):
-                continue
-            sentences.append(line[start:match.end()].strip())
-            start = match.end()
-        sentences.append(line[start:].strip())
-    return [sentence for sentence in sentences if sentence]
-
 
 def rouge_per_instance(predictions: list[str], references: list[str], *, use_stemmer: bool = True,
                        progress: bool = False) -> tuple[list[dict[str, float]], dict]:
@@ -110,7 +79,7 @@ def rouge_per_instance(predictions: list[str], references: list[str], *, use_ste
         "package": "rouge-score",
         "version": package_version("rouge-score"),
         "use_stemmer": use_stemmer,
-        "sentence_splitter": "doclens.baselines.rouge.split_sentences (rougeLsum only)",
+        "sentence_splitter": "doclens.statements.split_sentences (rougeLsum only)",
         "approximation": False,
     }
     return per_instance, config

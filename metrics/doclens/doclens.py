@@ -39,7 +39,7 @@ Args:
     evaluator_options (dict, optional): constructor options for the config's preset.
     extractor (doclens.Extractor or str, optional): claim extractor for rows without claims.
     task (str, optional): general, note_generation, report_summarization, question_summarization.
-    uncited ("zero" or "inherit"), max_citations (int or None), on_unparsed ("zero", "exclude", "raise").
+    uncited ("zero", "inherit" or "inherit-across-sections"), max_citations (int or None), on_unparsed ("zero", "exclude", "raise").
     baselines (list of str, optional): also compute rouge / bertscore / medcon.
     return_report (bool): add the full `doclens.Report` (per-claim evidence) under "report".
 Returns:
