@@ -46,8 +46,10 @@ _ROLE = re.compile(r"^###\s*(system|user|assistant)\s*$", re.MULTILINE)
 
 #: Public, fixed: the boundary only has to be absent from the texts and the same on a rerun.
 FENCE_SALT = b"doclens-fence-v1"
-#: Hex digits of a boundary (48 bits).
-FENCE_LENGTH = 12
+#: Hex digits of a boundary (32 bits). Its length is not what makes it unforgeable (no text can
+#: contain it: see make_fence); it only makes re-deriving rare. Short, because every fenced item
+#: pays for two markers in prompt tokens.
+FENCE_LENGTH = 8
 #: A fence marker of any request, for readers that strip echoed markers from a judge's reply.
 FENCE_MARKER = re.compile(r"<<<(?:DATA|END)-[0-9a-f]{%d}>>>" % FENCE_LENGTH)
 

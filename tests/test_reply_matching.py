@@ -263,7 +263,7 @@ def test_fence_is_deterministic_and_never_in_the_text(monkeypatch):
     assert make_fence(["a", "b"]) == make_fence(["a", "b"])
     assert make_fence(["a", "b"]) != make_fence(["ab"]) != make_fence(["b", "a"])
     token = make_fence(["x"]).token
-    assert re.fullmatch(r"[0-9a-f]{12}", token) and FENCE_MARKER.fullmatch(make_fence(["x"]).open)
+    assert re.fullmatch(r"[0-9a-f]{8}", token) and FENCE_MARKER.fullmatch(make_fence(["x"]).open)
     # a one-digit boundary collides often: it is re-derived until no text holds it, in any case
     import doclens.prompting as prompting
 
