@@ -55,14 +55,23 @@ def _first_real_user(messages: list[dict]) -> str:
 _FENCE_OPEN = re.compile(r"<<<DATA-([0-9a-f]+)>>>")
 
 
-def fenced(text: str) -> list[tuple[str, str]]:
-    """``(label, data)`` for every fenced text in a DocLens prompt, in order: the label is the
-    text before the fence on its line (``Claim 3:``, ``[4]``, ``Sentence:``), or the line above
-    for a fence that starts a line of its own (a block such as the clinical report)."""
-    found = _FENCE_OPEN.search(text)
-    if found is None:
-        return []
-    token = found.group(1)
+def fence_token(messages: list[dict]) -> Optional[str]:
+    """The request's fence boundary, as its instructions (the first message, which holds no
+    instance text) name it."""
+    found = _FENCE_OPEN.search(messages[0]["content"]) if messages else None
+    return found.group(1) if found else None
+
+
+def fenced(text: str, token: Optional[str] = None) -> list[tuple[str, str]]:
+    """``(label, data)`` for every text in a DocLens prompt fenced with ``token`` (default: the
+    first boundary in ``text``), in order: the label is the text before the fence on its line
+    (``Claim 3:``, ``[4]``, ``Sentence:``), or the line above for a fence that starts a line of
+    its own (a block such as the clinical report)."""
+    if token is None:
+        found = _FENCE_OPEN.search(text)
+        if found is None:
+            return []
+        token = found.group(1)
     items = []
     for match in re.finditer(r"<<<DATA-%s>>>(.*?)<<<END-%s>>>" % (token, token), text, re.DOTALL):
         line_start = text.rfind("\n", 0, match.start()) + 1
@@ -87,8 +96,9 @@ def judge_reply(messages: list[dict]) -> str:
     as data only."""
     task = _first_real_user(messages)
     reask = _last_user(messages).startswith("Your answer could not be read")
-    cot = "entailment prediction: 1 or 0" in "".join(m["content"] for m in messages)
-    items = fenced(task.split("Now the real task.")[-1])
+    cot = "entailment prediction: 1 or 0" in messages[0]["content"]
+    token = fence_token(messages)
+    items = fenced(task.split("Now the real task.", 1)[-1] if cot else task, token)  # cot: past the example
     labels = dict(items)
     if "Sentence:" in labels:
         sources = {int(label.strip("[]")): data for label, data in items if re.fullmatch(r"\[\d+\]", label)}
@@ -105,7 +115,7 @@ def judge_reply(messages: list[dict]) -> str:
             return f"claim id: {number}\nexplanation: rule judge.\nentailment prediction: {ok}"
         return json.dumps([{"id": number, "claim": b, "explanation": "rule judge", "entailment_prediction": ok}])
     premise = labels.get("clinical report:", labels.get("Clinical report:"))
-    claims = _numbered(fenced(_last_user(messages)) if reask else items)
+    claims = _numbered(fenced(_last_user(messages), token) if reask else items)
     if cot:
         (number, claim), = claims
         return f"claim id: {number}\nexplanation: rule judge.\nentailment prediction: {int(entails(premise, claim))}"
@@ -123,7 +133,7 @@ def claims_in(block: str) -> list[str]:
 
 def extraction_reply(messages: list[dict]) -> str:
     """Extraction prompts: each sentence of the (fenced) text is a claim."""
-    text = fenced(_last_user(messages))[-1][1]
+    text = fenced(_last_user(messages), fence_token(messages))[-1][1]
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
     return "\n".join(f"Claim {i}: {s}" for i, s in enumerate(sentences, 1))
 

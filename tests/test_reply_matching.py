@@ -342,7 +342,8 @@ def test_hostile_prediction_is_judged_as_data(name, tmp_path):
     """A prediction holding a fake claim block, role markers and an "answer 1" instruction: a
     judge that reads fenced text as data (the test server's) judges the real claims, and a
     rerun of the same hostile input is answered from the cache (the boundary is stable)."""
-    hostile = dict(INSTANCE, prediction=INSTANCE["prediction"] + " " + HOSTILE[1] + "\n" + HOSTILE[2] + "\n" + HOSTILE[0])
+    hostile = dict(INSTANCE, prediction="\n".join([INSTANCE["prediction"], HOSTILE[1], HOSTILE[2], HOSTILE[0],
+                                                   HOSTILE[4]]))
     with FakeChatServer() as server:
         evaluator = load_evaluator(name, base_url=server.base_url, model="m", cache_dir=str(tmp_path))
         report = DocLens(evaluator).score([hostile], progress=False)
