@@ -10,13 +10,16 @@ Accepts, in this order of preference:
 
 A reply in none of these forms gives its non-empty lines, minus a lead-in line ending with
 ``:``. Duplicates (case, spacing and final punctuation ignored) are dropped, first kept, and
-placeholder answers (``None``, ``N/A``, ``No claims``) are not claims.
+placeholder answers (``None``, ``N/A``, ``No claims``) are not claims. Fence markers that a model
+echoes from its prompt (:class:`doclens.prompting.Fence`) are removed.
 """
 
 from __future__ import annotations
 
 import json
 import re
+
+from doclens.prompting import FENCE_MARKER
 
 _CLAIM_LINE = re.compile(r"^\s*[*_#]*\s*(?:sub-?)?claims?\s*#?\s*\d*\s*[*_]*\s*[:.)\-–]\s*[*_]*\s*(.+?)\s*$",
                          re.IGNORECASE)
@@ -34,7 +37,7 @@ def dedupe_claims(claims: list[str]) -> list[str]:
     seen: set[str] = set()
     kept: list[str] = []
     for claim in claims:
-        claim = re.sub(r"\s+", " ", claim).strip().strip('"').strip()
+        claim = re.sub(r"\s+", " ", FENCE_MARKER.sub(" ", claim)).strip().strip('"').strip()
         key = _normalise(claim)
         if not key or _PLACEHOLDER.match(claim) or key in seen:
             continue
@@ -82,6 +85,28 @@ def find_json(text: str):
         except json.JSONDecodeError:
             continue
     return None
+
+
+def find_json_values(text: str) -> list:
+    """Every outermost JSON list or object in ``text``, in order of appearance (bare, in a code
+    fence, or inside prose). A value nested in another is part of it, not a value of its own.
+    Judges read their answer from these (the last one that answers the question asked), so JSON
+    quoted earlier from the instance text cannot stand in for the answer."""
+    decoder = json.JSONDecoder()
+    values = []
+    start = re.compile(r"[\[{]")
+    position = 0
+    while True:
+        match = start.search(text, position)
+        if match is None:
+            return values
+        try:
+            value, end = decoder.raw_decode(text, match.start())
+        except json.JSONDecodeError:
+            position = match.start() + 1
+            continue
+        values.append(value)
+        position = end
 
 
 def parse_claim_list(reply: str) -> list[str]:

@@ -54,11 +54,13 @@ class _PlanningJudge(ChatJudge):
     def judge_claims_many(self, requests: list[ClaimRequest]) -> list[list[ClaimJudgement]]:
         for r in requests:
             tag = load_prompt(claims_prompt_name(self.style, r.task)).tag
-            groups = [[c] for c in r.claims] if one_call_per_claim(self.style, r.task) else [r.claims]
-            for claims in groups:
+            positions = range(len(r.claims))
+            groups = [[i] for i in positions] if one_call_per_claim(self.style, r.task) else [list(positions)]
+            for group in groups:  # numbered as the real judge numbers them: position + 1
+                claims, ids = [r.claims[i] for i in group], [i + 1 for i in group]
                 per_claim = COMPLETION_ALLOWANCE.get(f"{self.style}_per_claim")
                 completion = per_claim * len(claims) if per_claim else COMPLETION_ALLOWANCE["cot_per_call"]
-                self.tally.add("judge_claims", render_claims(self.style, r.task, r.direction, r.premise, claims),
+                self.tally.add("judge_claims", render_claims(self.style, r.task, r.direction, r.premise, claims, ids),
                                self.style != "cot", tag, completion)
         return [[ClaimJudgement(entailed=False) for _ in r.claims] for r in requests]
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from doclens.claim_lists import parse_claim_list
-from doclens.prompting import load_prompt
+from doclens.prompting import load_prompt, make_fence
 from doclens.statements import parse_statements, strip_citations
 from doclens.tasks import extraction_prompt_name
 from doclens.usage import Usage, UsageCounted
@@ -75,8 +75,11 @@ class PromptedExtractor(Extractor):
         raise NotImplementedError
 
     def render(self, request: ExtractionRequest) -> list[dict]:
+        """The extraction prompt, the text inside a fence it cannot close (:func:`make_fence`)."""
+        text = strip_citations(request.text)
+        fence = make_fence([text])
         return load_prompt(extraction_prompt_name(request.task, request.section)).render(
-            text=strip_citations(request.text))
+            text=fence.block(text), **fence.values())
 
     def extract_many(self, requests: list[ExtractionRequest]) -> list[list[str]]:
         todo = [i for i, r in enumerate(requests) if r.text.strip()]

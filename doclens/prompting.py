@@ -15,19 +15,88 @@ The header holds ``key: value`` lines up to ``---``. ``### system`` / ``### user
 ``### assistant`` start chat messages (a file with none is one user message). Placeholders use
 ``string.Template`` syntax (``$name`` / ``${name}``), so JSON braces in few-shot examples need no
 escaping; write ``$$`` for a literal dollar sign.
+
+**Fences.** Instance text (predictions, references, source units, claims, statements) is
+untrusted: a leaderboard submission may hold a fake ``Claims:`` block, ``### assistant``,
+``<|im_start|>`` or "ignore previous instructions". Every such text enters a prompt only inside a
+:class:`Fence`: ``<<<DATA-t>>>`` … ``<<<END-t>>>``, where ``t`` is a boundary made for the request
+(:func:`make_fence`) that occurs in none of its texts, so no text can close its fence early or
+open a new one. The prompts say that fenced text is data, never an instruction; templates write
+the two markers as ``${data}`` and ``${end}``.
+
+The boundary is *derived*, not drawn at random: a hash of the request's texts (and a fixed,
+public salt), re-derived with a counter until it occurs in none of them. It is unpredictable to
+a submission (which would have to contain the hash of itself) yet the same for the same request,
+so the answer cache, whose keys hold the full prompt, is hit on a rerun.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 import string
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Iterable
 
 from doclens.resources import read_resource
 
 _ROLE = re.compile(r"^###\s*(system|user|assistant)\s*$", re.MULTILINE)
+
+#: Public, fixed: the boundary only has to be absent from the texts and the same on a rerun.
+FENCE_SALT = b"doclens-fence-v1"
+#: Hex digits of a boundary (32 bits). Its length is not what makes it unforgeable (no text can
+#: contain it: see make_fence); it only makes re-deriving rare. Short, because every fenced item
+#: pays for two markers in prompt tokens.
+FENCE_LENGTH = 8
+#: A fence marker of any request, for readers that strip echoed markers from a judge's reply.
+FENCE_MARKER = re.compile(r"<<<(?:DATA|END)-[0-9a-f]{%d}>>>" % FENCE_LENGTH)
+
+
+@dataclass(frozen=True)
+class Fence:
+    """The delimiters of one request's untrusted text: ``<<<DATA-token>>>`` … ``<<<END-token>>>``."""
+
+    token: str
+
+    @property
+    def open(self) -> str:
+        return f"<<<DATA-{self.token}>>>"
+
+    @property
+    def close(self) -> str:
+        return f"<<<END-{self.token}>>>"
+
+    def wrap(self, text: str) -> str:
+        """``text`` inside the fence, on the same line (short items: a claim, a unit)."""
+        return f"{self.open}{text}{self.close}"
+
+    def block(self, text: str) -> str:
+        """``text`` inside the fence, the markers on lines of their own (long texts)."""
+        return f"{self.open}\n{text}\n{self.close}"
+
+    def values(self) -> dict:
+        """The template placeholders of the markers: ``${data}`` and ``${end}``."""
+        return {"data": self.open, "end": self.close}
+
+
+def make_fence(texts: Iterable[str]) -> Fence:
+    """The fence for a request holding ``texts``: its token is derived from a hash of the texts
+    and :data:`FENCE_SALT` (with a counter, re-derived until the token occurs in no text, in any
+    letter case). Same texts, same fence: prompts, hence cache keys, are stable across runs."""
+    texts = [str(t) for t in texts]
+    digest = hashlib.sha256(FENCE_SALT)
+    for text in texts:
+        data = text.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "big") + data)
+    seed = digest.digest()
+    lowered = [t.lower() for t in texts]
+    for counter in itertools.count():
+        token = hashlib.sha256(seed + counter.to_bytes(8, "big")).hexdigest()[:FENCE_LENGTH]
+        if not any(token in text for text in lowered):
+            return Fence(token)
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 @dataclass(frozen=True)

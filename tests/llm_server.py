@@ -1,7 +1,8 @@
 """A scripted OpenAI-compatible chat server on 127.0.0.1, for tests and benchmarks.
 
 ``POST /v1/chat/completions`` answers like a real endpoint (``choices``, ``usage``). By default
-a rule-based judge reads DocLens's judge prompts and answers in the format they ask for: a claim
+a rule-based judge reads DocLens's judge prompts and answers in the format they ask for (each
+claim under its number, the fenced instance text read as data only): a claim
 is entailed iff every word of it occurs in the premise (so verdicts are easy to work out by
 hand), and a citation's provenance is the cited units sharing a word with the statement.
 Tests script deviations per request with ``script`` (a callable ``(request_number, body) →
@@ -51,47 +52,88 @@ def _first_real_user(messages: list[dict]) -> str:
     return real[-1]
 
 
+_FENCE_OPEN = re.compile(r"<<<DATA-([0-9a-f]+)>>>")
+
+
+def fence_token(messages: list[dict]) -> Optional[str]:
+    """The request's fence boundary, as its instructions (the first message, which holds no
+    instance text) name it."""
+    found = _FENCE_OPEN.search(messages[0]["content"]) if messages else None
+    return found.group(1) if found else None
+
+
+def fenced(text: str, token: Optional[str] = None) -> list[tuple[str, str]]:
+    """``(label, data)`` for every text in a DocLens prompt fenced with ``token`` (default: the
+    first boundary in ``text``), in order: the label is the text before the fence on its line
+    (``Claim 3:``, ``[4]``, ``Sentence:``), or the line above for a fence that starts a line of
+    its own (a block such as the clinical report)."""
+    if token is None:
+        found = _FENCE_OPEN.search(text)
+        if found is None:
+            return []
+        token = found.group(1)
+    items = []
+    for match in re.finditer(r"<<<DATA-%s>>>(.*?)<<<END-%s>>>" % (token, token), text, re.DOTALL):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        label = text[line_start:match.start()].strip()
+        data = match.group(1)
+        if not label:  # a block: the label is the line above, the data between two line breaks
+            previous = text.rfind("\n", 0, max(line_start - 1, 0)) + 1
+            label = text[previous:line_start].strip()
+            data = data[1:-1] if data.startswith("\n") and data.endswith("\n") else data
+        items.append((label, data))
+    return items
+
+
+def _numbered(items: list[tuple[str, str]]) -> list[tuple[int, str]]:
+    return [(int(m.group(1)), data) for label, data in items
+            for m in [re.match(r"(?:claim|question B \(claim) ?(\d+)", label, re.IGNORECASE)] if m]
+
+
 def judge_reply(messages: list[dict]) -> str:
-    """The rule judge's correct answer to a DocLens judge prompt (any style)."""
+    """The rule judge's correct answer to a DocLens judge prompt (any style), as a judge that
+    follows the prompt would give it: every claim answered under its number, fenced text read
+    as data only."""
     task = _first_real_user(messages)
     reask = _last_user(messages).startswith("Your answer could not be read")
-    cot = "entailment prediction: 1 or 0" in (task + "".join(m["content"] for m in messages))
-    if "\nSentence: " in task or task.startswith("Source:"):
-        tail = task.split("Now the real task.")[-1]
-        sources = dict(re.findall(r"^\[(\d+)\] (.*)$", tail.split("Sentence:")[0], re.MULTILINE))
-        statement = tail.split("Sentence:")[-1].strip()
-        whole = " ".join(sources.values())
-        ok = int(entails(whole, statement))
-        provenance = [int(i) for i, text in sources.items() if words(text) & words(statement)]
+    cot = "entailment prediction: 1 or 0" in messages[0]["content"]
+    token = fence_token(messages)
+    items = fenced(task.split("Now the real task.", 1)[-1] if cot else task, token)  # cot: past the example
+    labels = dict(items)
+    if "Sentence:" in labels:
+        sources = {int(label.strip("[]")): data for label, data in items if re.fullmatch(r"\[\d+\]", label)}
+        statement = labels["Sentence:"]
+        ok = int(entails(" ".join(sources.values()), statement))
+        provenance = [i for i, text in sources.items() if words(text) & words(statement)]
         if cot:
             return f"explanation: rule judge.\nprovenance: {provenance}\nentailment prediction: {ok}"
         return json.dumps({"explanation": "rule judge", "provenance": provenance, "entailment_prediction": ok})
-    if "question A:" in task:
-        a = re.search(r"question A: (.*)", task.split("Now the real task.")[-1]).group(1)
-        b = re.search(r"question B: (.*)", task.split("Now the real task.")[-1]).group(1)
-        ok = int(entails(a, b))
+    if "question A:" in labels:
+        (number, b), = _numbered(items)
+        ok = int(entails(labels["question A:"], b))
         if cot:
-            return f"explanation: rule judge.\nentailment prediction: {ok}"
-        return json.dumps([{"claim": b, "explanation": "rule judge", "entailment_prediction": ok}])
+            return f"claim id: {number}\nexplanation: rule judge.\nentailment prediction: {ok}"
+        return json.dumps([{"id": number, "claim": b, "explanation": "rule judge", "entailment_prediction": ok}])
+    premise = labels.get("clinical report:", labels.get("Clinical report:"))
+    claims = _numbered(fenced(_last_user(messages), token) if reask else items)
     if cot:
-        tail = task.split("Now the real task.")[-1]
-        premise = re.search(r"clinical report: (.*)\nclaim:", tail, re.DOTALL).group(1)
-        claim = re.search(r"\nclaim: (.*)$", tail, re.DOTALL).group(1).strip()
-        return f"explanation: rule judge.\nentailment prediction: {int(entails(premise, claim))}"
-    premise = task.split("Clinical report:\n", 1)[1].split("\n\nClaims:\n", 1)[0]
-    claims = claims_in(_last_user(messages) if reask else task.split("\n\nClaims:\n", 1)[1])
-    return json.dumps([{"claim": c, "explanation": "rule judge", "entailment_prediction": int(entails(premise, c))}
-                       for c in claims])
+        (number, claim), = claims
+        return f"claim id: {number}\nexplanation: rule judge.\nentailment prediction: {int(entails(premise, claim))}"
+    return json.dumps([{"id": n, "claim": c, "explanation": "rule judge", "entailment_prediction": int(entails(premise, c))}
+                       for n, c in claims])
 
 
 def claims_in(block: str) -> list[str]:
-    """The claims of a numbered ``1. claim`` block."""
+    """The claims of a block of ``Claim 3: <<<DATA-…>>>claim<<<END-…>>>`` (or ``1. claim``) lines."""
+    numbered = _numbered(fenced(block))
+    if numbered:
+        return [text for _, text in numbered]
     return [m.group(1).strip() for m in re.finditer(r"^\d+\. (.*)$", block, re.MULTILINE)]
 
 
 def extraction_reply(messages: list[dict]) -> str:
-    """Extraction prompts: each sentence of the text is a claim."""
-    text = _last_user(messages).rsplit("Text:\n", 1)[-1].rsplit("\n\nClaims:", 1)[0]
+    """Extraction prompts: each sentence of the (fenced) text is a claim."""
+    text = fenced(_last_user(messages), fence_token(messages))[-1][1]
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
     return "\n".join(f"Claim {i}: {s}" for i, s in enumerate(sentences, 1))
 

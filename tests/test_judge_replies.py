@@ -54,11 +54,12 @@ def test_matching_by_normalised_text_in_any_order():
     assert entailed(parse_claims_json(reply, CLAIMS)) == [True, True, False]
 
 
-def test_position_fallback_only_when_counts_match():
+def test_no_positional_fallback():
     paraphrased = [{"claim": "Fever present", "entailment_prediction": 1},
                    {"claim": "On metformin", "entailment_prediction": 0},
                    {"entailment_prediction": 1}]
-    assert entailed(match_claim_items(paraphrased, CLAIMS)) == [True, False, True]
+    # as many items as claims, none naming one: nothing is filed (the old position fallback guessed)
+    assert entailed(match_claim_items(paraphrased, CLAIMS)) == [None, None, None]
     assert entailed(match_claim_items(paraphrased[:2], CLAIMS)) == [None, None, None]
 
 
@@ -71,10 +72,18 @@ def test_missing_and_extra_items():
     assert entailed(parse_claims_json(reply, CLAIMS)) == [True, None, False]
 
 
-def test_duplicate_claims_each_get_their_own_item():
+def test_identical_claim_texts_are_one_question():
     claims = ["Fever.", "Fever."]
-    reply = json.dumps([{"claim": "Fever.", "entailment_prediction": 1}, {"claim": "Fever", "entailment_prediction": 0}])
-    assert entailed(parse_claims_json(reply, claims)) == [True, False]
+    agreeing = json.dumps([{"claim": "Fever.", "entailment_prediction": 1}, {"claim": "Fever", "entailment_prediction": 1}])
+    assert entailed(parse_claims_json(agreeing, claims)) == [True, True]
+    # by text alone, two different answers to the same question are a conflict: both missing
+    disagreeing = json.dumps([{"claim": "Fever.", "entailment_prediction": 1},
+                              {"claim": "Fever", "entailment_prediction": 0}])
+    assert entailed(parse_claims_json(disagreeing, claims)) == [None, None]
+    # by number each copy gets its own answer
+    by_id = json.dumps([{"id": 2, "claim": "Fever.", "entailment_prediction": 0},
+                        {"id": 1, "claim": "Fever", "entailment_prediction": 1}])
+    assert entailed(parse_claims_json(by_id, claims)) == [True, False]
 
 
 @pytest.mark.parametrize("reply", ["", "   ", "I cannot help with that.", "{not json", "[1, 2, 3]", '"just a string"'])

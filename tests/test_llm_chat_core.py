@@ -6,9 +6,9 @@ import json
 import pytest
 
 from doclens import DocLens
-from doclens.evaluators.chat import (STYLES, ChatJudge, Completion, format_sources, judge_prompt_tags, render_citation,
-                                     render_claims, render_reask)
-from doclens.prompting import load_prompt
+from doclens.evaluators.chat import (STYLES, ChatJudge, Completion, citation_fence, claims_fence, format_sources,
+                                     judge_prompt_tags, render_citation, render_claims, render_reask)
+from doclens.prompting import load_prompt, make_fence
 
 from .llm_server import judge_reply
 
@@ -40,7 +40,9 @@ def test_every_prompt_renders_with_a_version(style):
         assert messages[-1]["role"] == "user" and "PREMISE TEXT" in messages[-1]["content"]
         assert "CLAIM ONE" in messages[-1]["content"] and "${" not in json.dumps(messages)
     citation = render_citation(style, "STATEMENT", {3: "doctor: a", 1: "patient: b"})
-    assert "[1] patient: b\n[3] doctor: a" in citation[-1]["content"] and "STATEMENT" in citation[-1]["content"]
+    fence = citation_fence("STATEMENT", {3: "doctor: a", 1: "patient: b"})
+    assert f"[1] {fence.wrap('patient: b')}\n[3] {fence.wrap('doctor: a')}" in citation[-1]["content"]
+    assert f"Sentence: {fence.wrap('STATEMENT')}" in citation[-1]["content"]
     tags = judge_prompt_tags(style)
     assert len(tags) == 4 and all("@v" in tag for tag in tags)
     assert load_prompt(f"judge/claims.{style}").version
@@ -48,7 +50,12 @@ def test_every_prompt_renders_with_a_version(style):
 
 def test_json_styles_judge_all_claims_in_one_call_cot_one_each():
     messages = render_claims("json_cot", "general", "precision", "P", ["a", "b"])
-    assert "1. a\n2. b" in messages[-1]["content"]
+    fence = claims_fence("P", ["a", "b"])
+    assert f"Claim 1: {fence.wrap('a')}\nClaim 2: {fence.wrap('b')}" in messages[-1]["content"]
+    renumbered = render_claims("json_cot", "general", "precision", "P", ["a", "b"], ids=[4, 7])
+    assert f"Claim 4: {fence.wrap('a')}\nClaim 7: {fence.wrap('b')}" in renumbered[-1]["content"]
+    with pytest.raises(ValueError, match="distinct positive"):
+        render_claims("json_cot", "general", "precision", "P", ["a", "b"], ids=[1, 1])
     with pytest.raises(ValueError, match="one claim per call"):
         render_claims("cot", "general", "recall", "P", ["a", "b"])
     with pytest.raises(ValueError, match="direction"):
@@ -57,13 +64,19 @@ def test_json_styles_judge_all_claims_in_one_call_cot_one_each():
 
 def test_reask_appends_the_reply_and_names_only_the_missing():
     first = render_claims("json_cot", "general", "recall", "P", ["a", "b"])
-    again = render_reask(first, "[garbled", ["b"])
+    fence = claims_fence("P", ["a", "b"])
+    again = render_reask(first, "[garbled", ["b"], [2], fence=fence)
     assert again[: len(first)] == first and again[len(first)] == {"role": "assistant", "content": "[garbled"}
-    assert again[-1]["content"].endswith("1. b")
+    assert again[-1]["content"].endswith(f"Claim 2: {fence.wrap('b')}")
+    assert fence.open in again[-1]["content"].split("\n\n")[0]  # the instruction names the fence
+    default = render_reask(first, "[garbled", ["b"])  # numbered from 1, a fence derived from the conversation
+    assert "Claim 1: <<<DATA-" in default[-1]["content"]
 
 
 def test_format_sources_sorted():
     assert format_sources({2: "x", 0: "y"}) == "[0] y\n[2] x"
+    fence = make_fence(["x", "y"])
+    assert format_sources({2: "x", 0: "y"}, fence) == f"[0] {fence.wrap('y')}\n[2] {fence.wrap('x')}"
 
 
 @pytest.mark.parametrize("style,calls", [("json_cot", 4), ("json", 4), ("cot", 7)])

@@ -13,6 +13,7 @@ import pytest
 from doclens import DocLens, load_evaluator
 from doclens.errors import UnparsedJudgementError
 from doclens.evaluators.chat import TOO_LONG
+from doclens.prompting import make_fence
 
 from .llm_server import FakeChatServer, Reply, claims_in, context_error, judge_reply
 
@@ -121,7 +122,8 @@ def test_garbage_with_on_unparsed_raise():
 def test_unparsed_citation_reply_and_recovery_by_reask():
     def script(n, body):  # every first citation reply is garbage; only the fever re-ask stays garbage
         last = body["messages"][-1]["content"]
-        return "no idea" if "Sentence:" in last or ("could not be read" in last and "fever" in last) else None
+        reask = "could not be read" in last
+        return "no idea" if ("Sentence:" in last and not reask) or (reask and "fever" in last) else None
 
     with FakeChatServer(script=script) as server:
         with pytest.warns(UserWarning):
@@ -272,8 +274,9 @@ def test_question_summarization_direction():
     # recall: is the prediction (A) a specification of the reference (B)? yes. precision: the converse: no.
     assert report.scores["claim_recall"] == 1.0 and report.scores["claim_precision"] == 0.0
     first = server.requests[0]["messages"][-1]["content"]
-    assert "question A: What dose of ibuprofen for back pain?" in first
-    assert "question B: What dose of ibuprofen?" in first
+    fence = make_fence(["What dose of ibuprofen for back pain?", "What dose of ibuprofen?"])
+    assert f"question A: {fence.wrap('What dose of ibuprofen for back pain?')}" in first
+    assert f"question B (claim 1): {fence.wrap('What dose of ibuprofen?')}" in first
 
 
 def test_request_body_decoding_and_json_mode():
@@ -296,7 +299,7 @@ def test_signature_and_config_record_the_judge_but_no_key(tmp_path, monkeypatch)
     assert "judge:gpt4-json-cot:test-model" in signature and "|T:0|" in signature and "seed:3" in signature
     assert report.config["evaluator"]["endpoint"] == "compatible"
     assert report.config["evaluator"]["base_url"] == server.base_url
-    assert any(tag.startswith("judge/claims.json_cot@v1#") for tag in report.config["prompts"])
+    assert any(tag.startswith("judge/claims.json_cot@v2#") for tag in report.config["prompts"])
     dumped = json.dumps(report.to_dict()) if hasattr(report, "to_dict") else json.dumps(report.config)
     assert "sk-very-secret" not in dumped and "sk-very-secret" not in signature
     with sqlite3.connect(tmp_path / "cache.sqlite") as conn:

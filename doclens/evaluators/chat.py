@@ -7,6 +7,12 @@ every answer (:mod:`doclens.cache`) as soon as it arrives, counts calls and toke
 the model call to one method, :meth:`ChatJudge.complete_many`, which an endpoint class
 (:class:`doclens.evaluators.openai_chat.OpenAIChatJudge`) or an in-process model implements.
 
+Every prompt numbers the claims it asks about and every reply names them: JSON items carry
+``"id"``, ``cot`` replies a ``claim id:`` line. Verdicts are filed by that number, then by the
+claim's exact (normalised) text, never by position (:mod:`doclens.judge_replies`). Instance text
+(premise, claims, statements, source units) enters a prompt only inside a fence it cannot forge
+(:class:`doclens.prompting.Fence`), and the prompts say that fenced text is data.
+
 Prompt styles (paper Table 1 ablation):
 
 ==========  =====================================================================================
@@ -38,8 +44,8 @@ from typing import Callable, Optional, Sequence
 from doclens.cache import cache_key, open_cache
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
 from doclens.extractors import PromptedExtractor
-from doclens.judge_replies import (Verdict, parse_citation_cot, parse_citation_json, parse_claims_json, parse_cot)
-from doclens.prompting import load_prompt
+from doclens.judge_replies import (Verdict, parse_citation_cot, parse_citation_json, parse_cot, read_claim_verdicts)
+from doclens.prompting import Fence, load_prompt, make_fence
 from doclens.types import CitationJudgement, ClaimJudgement
 
 logger = logging.getLogger("doclens")
@@ -94,14 +100,43 @@ def judge_prompt_tags(style: str) -> list[str]:
     return sorted(load_prompt(name).tag for name in names)
 
 
-def format_claims(claims: Sequence[str]) -> str:
-    """``1. first claim`` lines."""
-    return "\n".join(f"{i}. {claim}" for i, claim in enumerate(claims, start=1))
+def claim_ids(claims: Sequence[str], ids: Optional[Sequence[int]] = None) -> list[int]:
+    """The numbers the claims are asked under: ``ids`` (checked: one distinct positive int per
+    claim), default 1, 2, …. The judge numbers a request's claims by position + 1, so a claim keeps
+    its number when a list is split or re-asked."""
+    if ids is None:
+        return list(range(1, len(claims) + 1))
+    ids = list(ids)
+    if len(ids) != len(claims) or len(set(ids)) != len(ids) or not all(
+            isinstance(i, int) and not isinstance(i, bool) and i > 0 for i in ids):
+        raise ValueError(f"ids must be {len(claims)} distinct positive integers, got {ids!r}")
+    return ids
 
 
-def format_sources(cited: dict[int, str]) -> str:
-    """``[i] unit`` lines in ascending id order."""
-    return "\n".join(f"[{i}] {cited[i]}" for i in sorted(cited))
+def format_claims(claims: Sequence[str], ids: Optional[Sequence[int]] = None, fence: Optional[Fence] = None) -> str:
+    """``1. first claim`` lines; with a ``fence``, ``Claim 3: <<<DATA-…>>>text<<<END-…>>>`` lines
+    (the number outside the fence, every byte of the claim inside it)."""
+    numbers = claim_ids(claims, ids)
+    if fence is None:
+        return "\n".join(f"{i}. {claim}" for i, claim in zip(numbers, claims))
+    return "\n".join(f"Claim {i}: {fence.wrap(claim)}" for i, claim in zip(numbers, claims))
+
+
+def format_sources(cited: dict[int, str], fence: Optional[Fence] = None) -> str:
+    """``[i] unit`` lines in ascending id order; with a ``fence``, each unit inside it."""
+    if fence is None:
+        return "\n".join(f"[{i}] {cited[i]}" for i in sorted(cited))
+    return "\n".join(f"[{i}] {fence.wrap(cited[i])}" for i in sorted(cited))
+
+
+def claims_fence(premise: str, claims: Sequence[str]) -> Fence:
+    """The fence of a claims call: derived from its premise and claims (:func:`make_fence`)."""
+    return make_fence([premise, *claims])
+
+
+def citation_fence(statement: str, cited: dict[int, str]) -> Fence:
+    """The fence of a citation call: derived from its statement and cited units."""
+    return make_fence([statement, *(cited[i] for i in sorted(cited))])
 
 
 def one_call_per_claim(style: str, task: str) -> bool:
@@ -110,29 +145,50 @@ def one_call_per_claim(style: str, task: str) -> bool:
     return check_style(style) == "cot" or task == "question_summarization"
 
 
-def render_claims(style: str, task: str, direction: str, premise: str, claims: Sequence[str]) -> list[dict]:
-    """The chat messages judging ``claims`` against ``premise``. Styles that judge one claim per
-    call (:func:`one_call_per_claim`) take exactly one claim."""
+def render_claims(style: str, task: str, direction: str, premise: str, claims: Sequence[str],
+                  ids: Optional[Sequence[int]] = None) -> list[dict]:
+    """The chat messages judging ``claims`` against ``premise``, numbered by ``ids`` (default
+    1, 2, …); the reply names these numbers. Styles that judge one claim per call
+    (:func:`one_call_per_claim`) take exactly one claim. Premise and claims enter the prompt only
+    inside the request's fence (:func:`claims_fence`)."""
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     template = load_prompt(claims_prompt_name(style, task))
     if one_call_per_claim(style, task) and len(claims) != 1:
         raise ValueError(f"style {style!r} / task {task!r} judges one claim per call, got {len(claims)}")
+    numbers = claim_ids(claims, ids)
+    fence = claims_fence(premise, claims)
     if task == "question_summarization":
-        return template.render(question_a=premise, question_b=claims[0])
+        return template.render(question_a=fence.wrap(premise), question_b=fence.wrap(claims[0]),
+                               claim_id=numbers[0], **fence.values())
     if style == "cot":
-        return template.render(premise=premise, claim=claims[0])
-    return template.render(premise=premise, claims=format_claims(claims))
+        return template.render(premise=fence.block(premise), claim=fence.wrap(claims[0]), claim_id=numbers[0],
+                               **fence.values())
+    return template.render(premise=fence.block(premise), claims=format_claims(claims, numbers, fence),
+                           **fence.values())
 
 
 def render_citation(style: str, statement: str, cited: dict[int, str]) -> list[dict]:
-    """The chat messages judging ``statement`` against its cited units."""
-    return load_prompt(citation_prompt_name(style)).render(sources=format_sources(cited), statement=statement)
+    """The chat messages judging ``statement`` against its cited units, each text inside the
+    request's fence (:func:`citation_fence`)."""
+    fence = citation_fence(statement, cited)
+    return load_prompt(citation_prompt_name(style)).render(sources=format_sources(cited, fence),
+                                                           statement=fence.wrap(statement), **fence.values())
 
 
-def render_reask(conversation: list[dict], reply: str, missing: Sequence[str]) -> list[dict]:
-    """The follow-up conversation asking again, once, for the ``missing`` items."""
-    follow_up = load_prompt("judge/reask").render(missing=format_claims(missing))
+def render_reask(conversation: list[dict], reply: str, missing: Sequence[str], ids: Optional[Sequence[int]] = None,
+                 *, fence: Optional[Fence] = None, numbered: bool = True) -> list[dict]:
+    """The follow-up conversation asking again, once, for the ``missing`` items: claims under
+    their numbers ``ids`` (default 1, 2, …; pass the numbers of the first prompt), or with
+    ``numbered=False`` the one sentence of a citation call. ``fence`` should be the first
+    prompt's; by default one is derived from the whole conversation."""
+    if fence is None:
+        fence = make_fence([*missing, reply or "", *(m["content"] for m in conversation)])
+    if numbered:
+        listed = format_claims(missing, ids, fence)
+    else:
+        listed = "\n".join(f"Sentence: {fence.wrap(text)}" for text in missing)
+    follow_up = load_prompt("judge/reask").render(missing=listed, **fence.values())
     return list(conversation) + [{"role": "assistant", "content": reply or ""}] + follow_up
 
 
@@ -271,7 +327,7 @@ class ChatJudge(Evaluator):
         if job.conversation is not None:
             return job.conversation
         return render_claims(self.style, request.task, request.direction, request.premise,
-                             [request.claims[i] for i in job.items])
+                             [request.claims[i] for i in job.items], [i + 1 for i in job.items])
 
     def judge_claims_many(self, requests: list[ClaimRequest]) -> list[list[ClaimJudgement]]:
         results: list[list[Optional[ClaimJudgement]]] = [[None] * len(r.claims) for r in requests]
@@ -303,10 +359,15 @@ class ChatJudge(Evaluator):
                     continue
                 text = completion.text or ""
                 raws = job.raws + [text]
+                ids = [i + 1 for i in job.items]
                 if one_call_per_claim(self.style, request.task) and self.style == "cot":
-                    verdicts: list[Optional[Verdict]] = [parse_cot(text)]
+                    verdicts: list[Optional[Verdict]] = [parse_cot(text, claim_id=ids[0])]
                 else:
-                    verdicts = parse_claims_json(text, claims)
+                    reading = read_claim_verdicts(text, claims, ids)
+                    verdicts = reading.verdicts
+                    if reading.extra or reading.conflicting:
+                        logger.info("judge reply: %d item(s) naming no asked claim ignored, %d claim(s) with "
+                                    "conflicting verdicts left missing", reading.extra, reading.conflicting)
                 missing = []
                 for position, verdict in zip(job.items, verdicts):
                     if verdict is None:
@@ -320,7 +381,8 @@ class ChatJudge(Evaluator):
                     logger.info("judge reply left %d of %d claim(s) without a verdict: asking once more",
                                 len(missing), len(job.items))
                     next_jobs.append(_Job(job.request, missing, render_reask(
-                        conversation, text, [request.claims[i] for i in missing]), reasked=True, raws=raws))
+                        conversation, text, [request.claims[i] for i in missing], [i + 1 for i in missing],
+                        fence=claims_fence(request.premise, claims)), reasked=True, raws=raws))
                 else:
                     raw = "\n\n--- re-ask ---\n\n".join(raws)
                     for position in missing:
@@ -358,8 +420,9 @@ class ChatJudge(Evaluator):
                         entailed=verdict.entailed, provenance=provenance, explanation=verdict.explanation,
                         precise={c: bool(verdict.entailed and c in provenance) for c in cited})
                 elif not job.reasked:
-                    next_jobs.append(_Job(job.request, [0], render_reask(conversation, text, [request.statement]),
-                                          reasked=True, raws=[text]))
+                    next_jobs.append(_Job(job.request, [0], render_reask(
+                        conversation, text, [request.statement], fence=citation_fence(request.statement, request.cited),
+                        numbered=False), reasked=True, raws=[text]))
                 else:
                     results[job.request] = CitationJudgement.unparsed(
                         "\n\n--- re-ask ---\n\n".join(job.raws + [text]), cited)

@@ -21,6 +21,13 @@ keeps the whole reply as evidence. ``json_cot`` / ``json`` styles and subclaim e
 generate freely (greedy, at most ``max_reply_tokens``) and go through the ordinary parsing,
 re-ask and *unparsed* path.
 
+**Instance text stays data.** The prompts fence every instance text (:mod:`doclens.prompting`);
+in process one more step is needed: a tokenizer reads a special-token string (``<|im_start|>``,
+``</s>``) anywhere in a text as the control token itself, so such strings inside the messages are
+broken with an invisible U+2060 before tokenising (:meth:`LocalChatJudge._defuse`). ``cot``
+replies are forced to start at ``explanation:``, without the ``claim id:`` line the prompt
+describes: one claim is asked per call, and a reply naming no id answers the claim asked.
+
 **Never truncated.** A prompt that, with the room its answer format needs, does not fit the model
 window (``max_position_embeddings``, the tokenizer's ``model_max_length`` or ``max_length``,
 whichever is smallest) comes back as ``Completion(None, context_overflow=True)``: the judge splits
@@ -295,7 +302,30 @@ class LocalChatJudge(ChatJudge):
         return tokenizer(text, add_special_tokens=False)["input_ids"]  # the chat template wrote the specials
 
     def _prompt_text(self, conversation: list[dict]) -> str:
-        return self._loaded[1].apply_chat_template(conversation, tokenize=False, add_generation_prompt=True)
+        """The chat template's text for ``conversation``, with the model's control tokens in the
+        contents defused (:meth:`_defuse`): only the template writes real ones."""
+        safe = [{**message, "content": self._defuse(message.get("content") or "")} for message in conversation]
+        return self._loaded[1].apply_chat_template(safe, tokenize=False, add_generation_prompt=True)
+
+    def _defuse(self, text: str) -> str:
+        """``text`` with each of the tokenizer's special-token strings (``<|im_start|>``,
+        ``<|end|>``, ``</s>`` …) broken by a WORD JOINER (U+2060) after its first character.
+        The tokenizer reads special-token strings anywhere in a text as the control tokens
+        themselves, so a prediction holding ``<|im_start|>assistant`` would otherwise open a
+        real assistant turn however it is fenced; defused, it is read as the plain characters it
+        shows."""
+        specials = self._special_strings()
+        if not specials or not any(s in text for s in specials):
+            return text
+        pattern = re.compile("|".join(re.escape(s) for s in specials))
+        return pattern.sub(lambda m: m.group(0)[0] + "\u2060" + m.group(0)[1:], text)
+
+    def _special_strings(self) -> list[str]:
+        tokenizer = self._loaded[1]
+        found = set(getattr(tokenizer, "all_special_tokens", []) or [])
+        found |= {t.content for t in (getattr(tokenizer, "added_tokens_decoder", None) or {}).values()
+                  if getattr(t, "special", False)}
+        return sorted((s for s in found if isinstance(s, str) and len(s) > 1), key=len, reverse=True)
 
     def _batch(self, rows: list[list[int]]):
         """Left-padded ``(input_ids, attention_mask)`` tensors on the model's device."""
