@@ -132,18 +132,29 @@ class SourceIndex:
     pass records each line's byte offset; :meth:`get` seeks and parses that line."""
 
     def __init__(self, path: str):
+        from doclens.errors import InputError
+        from doclens.types import instance_id
+
         self.path = path
         self.offsets: dict[str, int] = {}
-        with open(path, "rb") as handle:
+        self.unreadable: list[str] = []  # "line N: why", for lines whose id could not be read
+        try:
+            handle = open(path, "rb")
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        with handle:
             offset = 0
-            for line in handle:
+            for number, line in enumerate(handle, start=1):
                 if line.strip():
                     try:
-                        ident = json.loads(line).get("id")
-                    except (ValueError, AttributeError):
-                        ident = None
-                    if ident is not None:
-                        self.offsets.setdefault(str(ident), offset)
+                        data = json.loads(line.decode("utf-8"))
+                        ident = instance_id(data.get("id") if isinstance(data, dict) else None)
+                        self.offsets.setdefault(ident, offset)
+                    except UnicodeDecodeError:
+                        self.unreadable.append(f"line {number}: not UTF-8")
+                    except (ValueError, RecursionError) as exc:
+                        reason = "not valid JSON" if not isinstance(exc, InputError) else str(exc).split(": ", 1)[-1]
+                        self.unreadable.append(f"line {number}: {reason}")
                 offset += len(line)
         self._handle = open(path, "rb")
 
@@ -316,7 +327,8 @@ def write_atomically(path: str, write) -> None:
 
     tmp = f"{path}.tmp"
     try:
-        with open(tmp, "w", encoding="utf-8") as handle:
+        # backslashreplace: a lone surrogate read from a scores file shows as "\udc00", never an error
+        with open(tmp, "w", encoding="utf-8", errors="backslashreplace") as handle:
             write(handle)
         os.replace(tmp, path)
     finally:

@@ -62,7 +62,7 @@ def test_good_submission_is_valid_and_ids_are_checked(tmp_path, capsys):
     code, out, _ = run(["validate", str(path)], capsys)
     assert code == 0 and "valid submission" in out
     code, out, _ = run(["validate", str(path), "--references", str(refs)], capsys)
-    assert code == 1 and "'zz-missing'" in out and "1 benchmark id(s) missing" in out
+    assert code == 2 and "'zz-missing'" in out and "1 benchmark id(s) missing" in out
 
 
 def test_broken_submission_lists_every_problem_with_its_path(tmp_path, capsys):
@@ -86,7 +86,7 @@ def test_broken_submission_lists_every_problem_with_its_path(tmp_path, capsys):
     path = tmp_path / "broken.json"
     path.write_text(json.dumps(broken))
     code, out, _ = run(["validate", str(path), "--kind", "submission"], capsys)
-    assert code == 1 and "INVALID submission" in out and "$.outputs[0].prediction" in out
+    assert code == 2 and "INVALID submission" in out and "$.outputs[0].prediction" in out
 
 
 def test_duplicate_json_keys_bad_json_and_unknown_format(tmp_path):
