@@ -391,7 +391,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from doclens.bootstrap import STATISTICS, align_by_id, bootstrap_description, paired_bootstrap
+    from doclens.bootstrap import MIN_INSTANCES, STATISTICS, align_by_id, bootstrap_description, paired_bootstrap
     from doclens.report_stream import scan_report
     from doclens.signature import signature_differences
 
@@ -409,7 +409,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"a": args.a, "b": args.b, "signature_a": signature_a,
                           "signature_b": signature_b, "signatures_differ": bool(differences),
-                          "instances": len(counts_a), "bootstrap": bootstrap,
+                          "instances": len(counts_a), "bootstrap": bootstrap, "min_instances": MIN_INSTANCES,
                           "differences": {k: v.to_dict() for k, v in result.items()}}, indent=2, allow_nan=False))
         return 0
     if differences:
@@ -422,10 +422,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if d.delta is None:
             print(f"{key:<28}{'n/a':>8}{'n/a':>8}{'n/a':>9}")
             continue
+        if d.low is None:  # too few instances: no interval, no p-value, no verdict
+            print(f"{key:<28}{100 * d.a:>8.2f}{100 * d.b:>8.2f}{100 * d.delta:>+9.2f}  {'—':<20}{'—':>7}  "
+                  f"{d.verdict}")
+            continue
         interval = f"[{100 * d.low:+.2f}, {100 * d.high:+.2f}]"
-        verdict = ("B better" if d.delta > 0 else "A better") if d.distinguishable else "not distinguishable"
         print(f"{key:<28}{100 * d.a:>8.2f}{100 * d.b:>8.2f}{100 * d.delta:>+9.2f}  {interval:<20}{d.p_value:>7.3f}  "
-              f"{verdict}")
+              f"{d.verdict}")
     print(f"signature: {signature_a}" if not differences else
           f"signature A: {signature_a}\nsignature B: {signature_b}")
     return 0
@@ -496,7 +499,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         print(f"{'metric':<20}{'n':>6}{'spearman':>10}{'kendall':>10}{'unrated':>9}{'no score':>10}")
         for r in results:
             print(f"{r['metric']:<20}{r['n']:>6}{fmt(r['spearman_rho']):>10}{fmt(r['kendall_tau_b']):>10}"
-                  f"{r['human_unrated'] + r['unrated_instances']:>9}{r['metric_undefined']:>10}")
+                  f"{r['human_unrated'] + r['unrated_instances']:>9}{r['metric_undefined']:>10}"
+                  + (f"  {r['note']}" if r["note"] else ""))
         print("spearman = Spearman rho, kendall = Kendall tau-b; unrated: instances without a human score; "
               "no score: rated instances where the metric is undefined (left out)")
     else:
@@ -505,7 +509,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
               f"{'agreement':>11}")
         for r in results:
             print(f"{r['metric']:<20}{r['comparisons']:>7}{r['agree']:>7}{r['disagree']:>9}{r['metric_ties']:>8}"
-                  f"{r['human_ties']:>8}{r['undefined']:>7}{fmt(r['agreement']):>11}")
+                  f"{r['human_ties']:>8}{r['undefined']:>7}{fmt(r['agreement']):>11}"
+                  + (f"  {r['note']}" if r["note"] else ""))
         print("agreement = agree / (agree + disagree + metric ties); human ties and undefined scores left out")
     return 0
 

@@ -121,7 +121,7 @@ def _interval_cell(interval: Optional[Interval], point: Optional[float] = None) 
         return f'<td data-value="{"" if point is None else _e(point)}">{_percent(point)}</td>'
     if interval.point is None:
         return '<td data-value="">n/a</td>'
-    bounds = "" if interval.low is None else (
+    bounds = f' <span class="muted">{escape(interval.note)}</span>' if interval.low is None else (
         f' <span class="muted">[{100 * interval.low:.2f}, {100 * interval.high:.2f}]</span>')
     return f'<td data-value="{_e(repr(interval.point))}">{100 * interval.point:.2f}{bounds}</td>'
 
@@ -334,9 +334,13 @@ def write_leaderboard_html(groups: dict, handle: IO[str], metric: str, bootstrap
         handle.write('<th class="sortable">&Delta; vs #1</th><th>note</th></tr></thead><tbody>')
         for entry in entries:
             delta = entry.versus_leader
-            delta_cell = ('<td data-value="">&mdash;</td>' if delta is None or delta.delta is None else
-                          f'<td data-value="{_e(repr(delta.delta))}">{100 * delta.delta:+.2f} '
-                          f'<span class="muted">[{100 * delta.low:+.2f}, {100 * delta.high:+.2f}]</span></td>')
+            if delta is None or delta.delta is None:
+                delta_cell = '<td data-value="">&mdash;</td>'
+            else:
+                bounds = (escape(delta.verdict) if delta.low is None else
+                          f"[{100 * delta.low:+.2f}, {100 * delta.high:+.2f}]")
+                delta_cell = (f'<td data-value="{_e(repr(delta.delta))}">{100 * delta.delta:+.2f} '
+                              f'<span class="muted">{bounds}</span></td>')
             handle.write(f'<tr><td data-value="{_e(entry.rank or "")}">{_e(entry.rank or "-")}</td>'
                          f'<td title="{escape(entry.path)}">{escape(entry.system)}</td>'
                          f'<td data-value="{_e(entry.instances)}">{_e(entry.instances)}</td>'
