@@ -94,7 +94,8 @@ def content_security_policy(script: str) -> str:
     script that runs is the page's own inline ``script``, and the only style its own ``<style>``,
     both allowed by their SHA-256 hash (never ``'unsafe-inline'``, so an injected ``<script>`` or
     ``onerror=`` attribute would not run even if it escaped escaping); no ``<base>`` may re-point
-    links and no form may submit anywhere."""
+    links and no form may submit anywhere. (No ``"``, ``<`` or ``&`` in it: it goes into an
+    attribute as is.)"""
     return (f"default-src 'none'; script-src {_source_hash(script)}; style-src {_source_hash(_STYLE)}; "
             "base-uri 'none'; form-action 'none'")
 
@@ -102,7 +103,7 @@ def content_security_policy(script: str) -> str:
 def _head(handle: IO[str], title: str, script: str) -> None:
     handle.write('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
                  '<meta name="viewport" content="width=device-width, initial-scale=1">'
-                 f'<meta http-equiv="Content-Security-Policy" content="{escape(content_security_policy(script))}">'
+                 f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(script)}">'
                  f"<title>{escape(title)}</title><style>{_STYLE}</style></head>\n<body>\n")
 
 
