@@ -12,7 +12,8 @@ nothing in it is trusted:
   file has been read (e.g. an integer ``signature``);
 - ``NaN``, ``Infinity`` and numbers too large for a float are refused (Python's ``json`` would
   read them);
-- object keys given twice are refused (JSON would silently keep the last);
+- object keys given twice are refused (JSON would silently keep the last), and so are instance
+  ids given twice (:func:`iter_instance_results`; ``validate`` lists them);
 - input that is not UTF-8, not JSON, or nested too deeply to decode is refused with its line.
 
 Every refusal is an :class:`doclens.errors.InputError` that names the file, the instance (its
@@ -326,8 +327,17 @@ def iter_report(path: str, header: Optional[dict] = None, problems: Optional[lis
 
 
 def iter_instance_results(path: str, header: Optional[dict] = None) -> Iterator[InstanceResult]:
-    """:func:`iter_report`, each (checked) instance as an :class:`InstanceResult`."""
-    for data in iter_report(path, header):
+    """:func:`iter_report`, each (checked) instance as an :class:`InstanceResult`. An id given
+    twice is refused too (:class:`InputError` naming both positions): a file that repeats its
+    best instances would otherwise weigh them twice."""
+    seen: dict[str, int] = {}
+    for position, data in enumerate(iter_report(path, header)):
+        ident = data["id"]
+        if ident in seen:
+            raise InputError(f"{path}: instance {ident!r} (#{position}): field 'id' repeats the id of instance "
+                             f"#{seen[ident]} (one entry per id); 'doclens validate {path}' lists every problem",
+                             field="id")
+        seen[ident] = position
         yield InstanceResult.from_dict(data)
 
 

@@ -78,6 +78,7 @@ TYPE_CONFUSED = [
     ("cited-negative", _set(["instances", 0, "statements", 0, "cited"], [-1]), "statements[0].cited[0]"),
     ("signature-int", _set(["signature"], 12345), "'signature'"),
     ("score-above-one", _set(["scores", "claim_recall"], 1.5), "scores.claim_recall"),
+    ("id-repeated", _set(["instances", 2, "id"], "i0"), "repeats the id"),
     ("instances-object", _set(["instances"], {"a": 1}), "not a DocLens scores file"),
 ]
 NON_FINITE = [("nan-score", '"claim_recall": NaN', "scores.claim_recall"),
@@ -141,6 +142,16 @@ def test_every_scores_reader_refuses_every_broken_file_naming_file_and_field(tmp
         assert code == EXIT_USAGE, (path, out, err)
         assert str(path) in out + err and all(w.strip("'") in out + err for w in validate_words), (path, out, err)
     assert not (tmp_path / "r.html").exists()
+
+
+def test_huge_strings_in_a_scores_file_are_read_and_escaped(tmp_path, good_scores, capsys):
+    big = "<b>" + "x" * 5_000_000
+    path = scores_variant(tmp_path, good_scores, "big", _set(["instances", 0, "reference_claims", 0, "explanation"],
+                                                            big))
+    assert run(["validate", path], capsys)[0] == EXIT_OK
+    assert run(["report", path, "-o", tmp_path / "r.html", "--resamples", 20], capsys)[0] == EXIT_OK
+    html = (tmp_path / "r.html").read_text()
+    assert "&lt;b&gt;" + "x" * 1000 in html and "<b>x" not in html
 
 
 def test_scores_reader_names_the_instance_and_its_line(tmp_path, good_scores, capsys):
