@@ -154,6 +154,52 @@ def test_huge_strings_in_a_scores_file_are_read_and_escaped(tmp_path, good_score
     assert "&lt;b&gt;" + "x" * 1000 in html and "<b>x" not in html
 
 
+MUTATIONS = [None, "x", "", 1, 1.5, -1, True, [], {}, ["x"], [-1], [True]]
+
+
+def _mutants(node, parts=(), depth=100):
+    """Every copy of ``node`` with one value (at any depth) or one added key replaced."""
+    import copy
+
+    yield parts, None  # marker: the unmutated node
+    children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, child in list(children):
+        for value in MUTATIONS:
+            mutant = copy.deepcopy(node)
+            mutant[key] = value
+            yield (*parts, key), mutant
+        for path, mutant in (_mutants(child, (*parts, key), depth - 1) if depth > 1 else ()):
+            if mutant is not None:
+                whole = copy.deepcopy(node)
+                whole[key] = mutant
+                yield path, whole
+    if isinstance(node, dict):
+        mutant = dict(node, unexpected_key="x")
+        yield (*parts, "unexpected_key"), mutant
+
+
+def test_fast_schema_check_agrees_with_jsonschema(good_scores):
+    """The reader's compiled check is a filter in front of jsonschema: it must never accept what
+    jsonschema refuses (that would let bad data through) and should not refuse what it accepts."""
+    from doclens.report_stream import _validators
+
+    instance_checker, header_checker = _validators()
+    assert instance_checker.fast is not None and header_checker.fast is not None
+    data = json.loads(good_scores.read_text())
+    instance = data["instances"][0]
+    header = {k: v for k, v in data.items() if k != "instances"}
+    checked = disagreements = 0
+    for checker, document, depth in ((instance_checker, instance, 100), (header_checker, header, 2)):
+        for path, mutant in _mutants(document, depth=depth):
+            mutant = document if mutant is None else mutant
+            fast, slow = checker.fast(mutant), checker.validator.is_valid(mutant)
+            checked += 1
+            if fast != slow:
+                disagreements += 1
+                assert not fast, f"the fast check accepts what jsonschema refuses at {path}: {mutant}"
+    assert checked > 800 and disagreements == 0
+
+
 def test_scores_reader_names_the_instance_and_its_line(tmp_path, good_scores, capsys):
     path = scores_variant(tmp_path, good_scores, "entailed", _set(["instances", 1, "reference_claims", 0, "entailed"],
                                                                   "false"))
