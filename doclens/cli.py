@@ -350,7 +350,8 @@ def _bootstrap_options(parser: argparse.ArgumentParser, allow_none: bool = False
     from doclens.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
 
     group = parser.add_argument_group("bootstrap")
-    group.add_argument("--resamples", type=NON_NEGATIVE_INT if allow_none else POSITIVE_INT, default=DEFAULT_RESAMPLES,
+    group.add_argument("--resamples", type=NON_NEGATIVE_INT if allow_none else POSITIVE_INT,
+                       default=DEFAULT_RESAMPLES,
                        help=f"bootstrap resamples (default {DEFAULT_RESAMPLES}"
                             + ("; 0: no intervals)" if allow_none else ")"))
     group.add_argument("--seed", type=NON_NEGATIVE_INT, default=DEFAULT_SEED,
@@ -442,11 +443,9 @@ def _named_scores(spec: str) -> tuple[str, str]:
 def cmd_agreement(args: argparse.Namespace) -> int:
     import csv
 
-    from doclens.agreement import (instance_agreement, pairwise_agreement, read_human_scores, read_preferences,
-                                   report_metric_scores)
+    from doclens.agreement import (instance_agreement, pairwise_agreement, read_csv_text, read_human_scores,
+                                   read_preferences, report_metric_scores)
     from doclens.leaderboard import system_name
-
-    from doclens.agreement import read_csv_text
 
     try:
         header = next(csv.reader(read_csv_text(args.human).splitlines()[:1]), [])

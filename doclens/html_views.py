@@ -243,7 +243,8 @@ def _instance_html(result: InstanceResult, position: int, source: Optional[dict]
     scores = " ".join(f"{m.replace('_', ' ')} {_percent(result.scores.get(m))}" for m in METRICS
                       if m in result.scores)
     parts = [f'<section class="instance" id="inst-{_e(position)}" data-failures="{_e(failures)}">',
-             f'<h2>{escape(result.id)} <span class="muted">{escape(result.task)} · {_e(failures)} failure(s)</span></h2>',
+             f'<h2>{escape(result.id)} <span class="muted">{escape(result.task)} · {_e(failures)} '
+             'failure(s)</span></h2>',
              f'<div class="muted">{escape(scores)}</div><h3>Prediction</h3><p class="prediction">']
     units = None
     if source is not None and source.get("source") is not None:

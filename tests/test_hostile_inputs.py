@@ -115,7 +115,8 @@ def broken_scores_files(tmp_path, good_scores):
     for name, content, words in (("empty", "", ["expected '{'"]), ("not-json", "{nope", ["not valid JSON"]),
                                  ("array", "[1, 2]", ["not a DocLens scores file"]),
                                  ("truncated", text[: len(text) // 2], ["not valid JSON"]),
-                                 ("submission", json.dumps({"format": "doclens-submission/1"}), ["not a DocLens report"])):
+                                 ("submission", json.dumps({"format": "doclens-submission/1"}),
+                                  ["not a DocLens report"])):
         path = tmp_path / f"{name}.json"
         path.write_text(content)
         files.append((path, words, ["INVALID"]))
