@@ -41,15 +41,15 @@ MODEL_OPTIONS = ("model", "base_url", "api_key_env", "azure_endpoint", "azure_de
 RUN_OPTIONS = ("cache_dir", "no_cache", "refresh")
 
 
-def read_jsonl(path: str) -> Iterator[Instance]:
+def read_jsonl(path: str, seen: Optional[dict] = None) -> Iterator[Instance]:
     """Instances from a JSONL file, lazily. Raises :class:`InputError` naming the file, the line
     (and the field) of the first bad line: not UTF-8, not JSON, a missing, empty or mistyped
     field, an id seen twice. Every line needs an ``id``: a non-empty string, or an integer
-    (turned into its string)."""
+    (turned into its string). ``seen`` (when given) is filled with ``{id: line}``."""
     from doclens.jsonl import display_name, iter_jsonl
 
     name = display_name(path)
-    seen: dict[str, int] = {}
+    seen = {} if seen is None else seen
     for number, data in iter_jsonl(path):
         try:
             instance = Instance.from_dict(data, require_id=True)
@@ -202,6 +202,20 @@ def save_report(report, output: str) -> tuple[Optional[str], Optional[str]]:
     return fallback, f"{problem}; the report was written to {fallback} instead"
 
 
+def _located(message: str, path: str, lines: dict[str, int]) -> str:
+    """``message`` prefixed with the input file and, when it names a read instance, its line (the
+    scorer knows instances, not lines)."""
+    from doclens.jsonl import display_name
+
+    name = display_name(path)
+    if message.startswith(name):
+        return message
+    for ident, number in lines.items():
+        if message.startswith(f"instance {ident!r}"):
+            return f"{name} line {number}: {message}"
+    return f"{name}: {message}"
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     from doclens.jsonl import check_utf8
 
@@ -226,14 +240,15 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(json.dumps(estimate, indent=2))
         return EXIT_OK
     code = EXIT_OK
+    lines: dict[str, int] = {}
     try:
-        report = scorer.score(read_jsonl(args.input), progress=not args.quiet)
+        report = scorer.score(read_jsonl(args.input, lines), progress=not args.quiet)
     except KeyboardInterrupt as exc:
         report, code = getattr(exc, "partial_report", None), EXIT_INTERRUPTED
         print(f"doclens: {'terminated' if isinstance(exc, _Terminated) else 'interrupted'}", file=sys.stderr)
     except (InputError, ConfigurationError) as exc:
         report, code = getattr(exc, "partial_report", None), EXIT_USAGE
-        print(f"doclens: error: {exc}", file=sys.stderr)
+        print(f"doclens: error: {_located(str(exc), args.input, lines)}", file=sys.stderr)
     except Exception as exc:  # an endpoint that stays down, a model that fails to load …
         report = getattr(exc, "partial_report", None)
         code = EXIT_INCOMPLETE if report is not None and report.instances else EXIT_ERROR

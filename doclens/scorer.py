@@ -209,11 +209,15 @@ class DocLens:
         if instance.source is not None:
             try:
                 units = parse_source_units(instance.source)
-            except InputError as exc:
-                raise InputError(f"{where}{exc}", field="source") from exc
+            except ValueError as exc:  # InputError, or e.g. an unit number too long to convert
+                raise InputError(f"{where}field 'source': {exc}", field="source") from exc
             work.n_units = len(units)
             work.units = {u.index: u.premise_text for u in units}
-            work.statements = self._statements(instance.prediction, task)
+            try:
+                work.statements = self._statements(instance.prediction, task)
+            except ValueError as exc:  # e.g. a citation id of 5,000 digits: int() refuses to convert it
+                raise InputError(f"{where}field 'prediction': cannot read its citations ({exc})",
+                                 field="prediction") from exc
         return work
 
     def _statements(self, prediction: str, task: str) -> list[Statement]:

@@ -248,6 +248,16 @@ def test_score_refuses_bad_lines_naming_file_line_and_field(tmp_path, capsys, li
     assert report.partial and [r.id for r in report.instances] == ["i0"]
 
 
+def test_errors_found_while_scoring_name_file_line_instance_and_field(tmp_path, capsys):
+    huge_citation = dict(ROWS[1], id="big", prediction="Fever [" + "9" * 5000 + "].")
+    data = write_jsonl(tmp_path / "in.jsonl", [ROWS[0], huge_citation])
+    code, out, err = run(["score", data, "--evaluator", "overlap", "-q", "-o", tmp_path / "s.json",
+                          "--chunk-size", 1], capsys)
+    assert code == EXIT_USAGE
+    assert f"{data} line 2: instance 'big': field 'prediction': cannot read its citations" in err, err
+    assert [r.id for r in Report.load(tmp_path / "s.json").instances] == ["i0"]
+
+
 def test_score_refuses_a_non_utf8_file_before_scoring(tmp_path, capsys):
     data = tmp_path / "in.jsonl"
     good = "".join(json.dumps(r) + "\n" for r in ROWS)
