@@ -17,7 +17,7 @@ import pytest
 
 from doclens import DocLens, Report
 from doclens.cli import main
-from doclens.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from doclens.errors import EXIT_ERROR, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from doclens.evaluators.overlap import OverlapEvaluator
 from tests.conftest import REPO
 
@@ -441,6 +441,27 @@ def test_presets_and_help_exit_cleanly(capsys):
     assert run(["presets"], capsys)[0] == EXIT_OK
     assert run(["--version"], capsys)[0] == EXIT_OK
     assert run([], capsys)[0] == EXIT_USAGE
+
+
+class FailingEvaluator(OverlapEvaluator):
+    """The overlap judge, except on the last instance of ``ROWS`` (its text says "fever 2"), where
+    it raises what ``$DOCLENS_TEST_RAISE`` names."""
+
+    def entail_batch(self, pairs):
+        if any("fever 2" in premise + hypothesis for premise, hypothesis in pairs):
+            raise {"interrupt": KeyboardInterrupt, "crash": RuntimeError}[os.environ["DOCLENS_TEST_RAISE"]]("boom")
+        return super().entail_batch(pairs)
+
+
+@pytest.mark.parametrize("what, expected", [("crash", EXIT_INCOMPLETE), ("interrupt", EXIT_INTERRUPTED)])
+def test_a_run_stopped_mid_way_keeps_a_partial_report(tmp_path, capsys, monkeypatch, what, expected):
+    monkeypatch.setenv("DOCLENS_TEST_RAISE", what)
+    rows = write_jsonl(tmp_path / "in.jsonl", ROWS)
+    code, out, err = run(["score", rows, "--evaluator", "tests.test_hostile_inputs:FailingEvaluator", "-q",
+                          "--chunk-size", 1, "-o", tmp_path / "s.json"], capsys)
+    assert code == expected, err
+    report = Report.load(tmp_path / "s.json")
+    assert report.partial and [r.id for r in report.instances] == ["i0", "i1"] and "PARTIAL report" in err
 
 
 # ---- real processes ------------------------------------------------------------------------------
