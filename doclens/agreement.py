@@ -26,6 +26,12 @@ Kendall's τ is τ-b, ``(C − D) / sqrt((n₀ − n₁)(n₀ − n₂))`` with 
 ``n₁``, ``n₂`` the tied pairs in each variable — both as ``scipy.stats.spearmanr`` and
 ``scipy.stats.kendalltau`` (default ``variant="b"``) compute them. Where scipy would return NaN
 (fewer than two pairs, or a constant variable) these return ``None``.
+
+**A minimum n.** Below :data:`MIN_PAIRS` (10) paired instances, :func:`instance_agreement`
+reports no correlation (``None``) and says "not informative (n=2 < 10)": two points always give
+ρ = ±1, and below ten pairs only near-perfect correlations are distinguishable from none (the
+two-sided 5 % critical value of Spearman's ρ is 1.0 at n = 5 and still 0.65 at n = 10). Likewise
+:func:`pairwise_agreement` gives no agreement share from fewer than 10 judged comparisons.
 """
 
 from __future__ import annotations
@@ -38,6 +44,13 @@ from typing import Optional, Sequence
 import numpy as np
 
 from doclens.errors import InputError
+
+#: fewest pairs (instances, or judged comparisons) for a correlation or an agreement share
+MIN_PAIRS = 10
+
+
+def not_informative(n: int, minimum: int = MIN_PAIRS) -> str:
+    return f"not informative (n={n} < {minimum})"
 
 
 def average_ranks(values: Sequence[float]) -> np.ndarray:
@@ -104,16 +117,58 @@ def kendall_tau_b(x: Sequence[float], y: Sequence[float], chunk: int = 512) -> O
     return max(-1.0, min(1.0, score / math.sqrt((total - tied_x) * (total - tied_y))))
 
 
+def read_csv_text(path: str) -> str:
+    """The text of a UTF-8 CSV file; :class:`InputError` names the file (and the line of a byte
+    that is not UTF-8) when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise InputError(f"{path} line {line}: not UTF-8 ({exc.reason}): save the CSV as UTF-8", line=line) from None
+
+
+class _Rows:
+    """``csv.DictReader`` rows whose CSV errors become :class:`InputError` naming the line."""
+
+    def __init__(self, path: str, reader: csv.DictReader):
+        self.path, self.reader = path, reader
+
+    @property
+    def line_num(self) -> int:
+        return self.reader.line_num
+
+    def __iter__(self):
+        while True:
+            try:
+                row = next(self.reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                line = self.reader.line_num
+                raise InputError(f"{self.path} line {line}: not a readable CSV row ({exc})", line=line) from None
+            yield row
+
+
 def _open_csv(path: str, required: Sequence[str]):
-    handle = open(path, encoding="utf-8", newline="")
+    import io
+
+    handle = io.StringIO(read_csv_text(path), newline="")
     reader = csv.DictReader(handle)
-    header = reader.fieldnames or []
+    try:
+        header = reader.fieldnames or []
+    except csv.Error as exc:
+        raise InputError(f"{path} line 1: not a readable CSV header ({exc})", line=1) from None
     missing = [c for c in required if c not in header]
     if missing:
         handle.close()
         raise InputError(f"{path}: column(s) {', '.join(repr(c) for c in missing)} missing; the header has "
                          f"{', '.join(repr(c) for c in header) or 'no columns'}", field=missing[0])
-    return handle, reader
+    return handle, _Rows(path, reader)
 
 
 def read_human_scores(path: str, column: str, id_column: str = "id") -> tuple[dict[str, float], int]:
@@ -159,9 +214,10 @@ class InstanceAgreement:
     human_unrated: int  # CSV rows with an empty score cell
     metric_undefined: int  # rated instances whose DocLens metric is undefined (nothing to score)
     unrated_instances: int  # scored instances the CSV does not rate
+    note: str = ""  # "not informative (n=… < …)" when n is below the minimum: no correlation given
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "informative": not self.note}
 
 
 def _unknown_ids(ids, known, what: str, path: str) -> None:
@@ -174,17 +230,21 @@ def _unknown_ids(ids, known, what: str, path: str) -> None:
 
 def instance_agreement(metric_scores: dict[str, Optional[float]], human_scores: dict[str, float],
                        metric: str, human_column: str, human_unrated: int = 0,
-                       source: str = "human scores") -> InstanceAgreement:
+                       source: str = "human scores", min_pairs: int = MIN_PAIRS) -> InstanceAgreement:
     """Spearman ρ and Kendall τ-b between ``metric_scores`` (``{id: score or None}``, per
     instance) and ``human_scores`` over the ids both have. A human-rated id unknown to
     ``metric_scores`` is an error (a wrong file is likelier than a partial one); instances whose
-    metric is ``None`` are left out and counted."""
+    metric is ``None`` are left out and counted. Below ``min_pairs`` pairs no correlation is
+    given (``note`` says so; module docstring)."""
     _unknown_ids(human_scores, metric_scores, "the scores file", source)
     paired = [(metric_scores[i], human_scores[i]) for i in human_scores if metric_scores[i] is not None]
     xs = [a for a, _ in paired]
     ys = [b for _, b in paired]
+    enough = len(paired) >= min_pairs
     return InstanceAgreement(metric=metric, human_column=human_column, n=len(paired),
-                             spearman_rho=spearman_rho(xs, ys), kendall_tau_b=kendall_tau_b(xs, ys),
+                             spearman_rho=spearman_rho(xs, ys) if enough else None,
+                             kendall_tau_b=kendall_tau_b(xs, ys) if enough else None,
+                             note="" if enough else not_informative(len(paired), min_pairs),
                              human_unrated=human_unrated,
                              metric_undefined=sum(metric_scores[i] is None for i in human_scores),
                              unrated_instances=sum(i not in human_scores for i in metric_scores))
@@ -239,13 +299,14 @@ class PairwiseAgreement:
     human_ties: int
     undefined: int
     agreement: Optional[float]
+    note: str = ""  # "not informative (n=… < …)" below the minimum of judged comparisons
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "informative": not self.note}
 
 
 def pairwise_agreement(system_scores: dict[str, dict[str, Optional[float]]], preferences: Sequence[Preference],
-                       metric: str, source: str = "preferences") -> PairwiseAgreement:
+                       metric: str, source: str = "preferences", min_pairs: int = MIN_PAIRS) -> PairwiseAgreement:
     """See :class:`PairwiseAgreement`. ``system_scores``: ``{system: {id: metric or None}}``.
     Raises :class:`InputError` naming the line of a row with an unknown system or instance."""
     agree = disagree = metric_ties = human_ties = undefined = 0
@@ -273,9 +334,11 @@ def pairwise_agreement(system_scores: dict[str, dict[str, Optional[float]]], pre
         else:
             disagree += 1
     judged = agree + disagree + metric_ties
+    enough = judged >= min_pairs
     return PairwiseAgreement(metric=metric, comparisons=len(preferences), agree=agree, disagree=disagree,
                              metric_ties=metric_ties, human_ties=human_ties, undefined=undefined,
-                             agreement=agree / judged if judged else None)
+                             agreement=agree / judged if judged and enough else None,
+                             note="" if enough else not_informative(judged, min_pairs))
 
 
 def report_metric_scores(report, metric: str) -> dict[str, Optional[float]]:

@@ -20,6 +20,15 @@ the same ``n_resamples`` give the same intervals. Resamples are drawn in chunks,
 :func:`paired_bootstrap` resamples the *same* instance ids for two systems and gives the interval
 of the difference ``B − A``: when it contains 0 the two systems are not distinguishable at that
 confidence.
+
+**A minimum n.** Below :data:`MIN_INSTANCES` (10) instances that contribute to a statistic (have
+items for its metric), no interval, p-value or verdict is computed: the statistic keeps its point
+estimate and its interval says "not informative (n=2 < 10)". With n instances a bootstrap can
+only draw ``C(2n−1, n)`` distinct resamples (3 for n = 2, 10 for n = 3, 126 for n = 5), so its
+percentiles come from a handful of values, and the percentile interval is known to under-cover
+badly for small samples; two instances produced "A better, p=0.000". Ten is the conventional
+floor for a percentile bootstrap (Efron & Tibshirani's treatment assumes samples well above it);
+a caller who knows better can pass ``min_instances``.
 """
 
 from __future__ import annotations
@@ -35,6 +44,13 @@ DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 12345
 DEFAULT_CONFIDENCE = 0.95
 _CHUNK = 128
+#: fewest contributing instances for a bootstrap interval, a paired test or a verdict (docstring above)
+MIN_INSTANCES = 10
+
+
+def not_informative(n: int, minimum: int = MIN_INSTANCES) -> str:
+    """``"not informative (n=2 < 10)"``: said instead of an interval or a verdict."""
+    return f"not informative (n={n} < {minimum})"
 
 #: every statistic an interval is computed for: each metric pooled, then each ``<metric>_macro``
 STATISTICS = tuple(METRICS) + tuple(f"{m}_macro" for m in METRICS)
@@ -42,20 +58,35 @@ STATISTICS = tuple(METRICS) + tuple(f"{m}_macro" for m in METRICS)
 
 @dataclass(frozen=True)
 class Interval:
-    """A point estimate with its bootstrap percentile interval (all ``None`` when undefined)."""
+    """A point estimate with its bootstrap percentile interval (all ``None`` when undefined).
+    ``instances``: the instances that contribute to the statistic; below ``min_instances`` the
+    interval is not computed (``low``/``high`` ``None``) and :attr:`informative` is false."""
 
     point: Optional[float]
     low: Optional[float]
     high: Optional[float]
     resamples: int  # resamples where the statistic was defined
+    instances: int = 0
+    min_instances: int = MIN_INSTANCES
+
+    @property
+    def informative(self) -> bool:
+        return self.instances >= self.min_instances
+
+    @property
+    def note(self) -> str:
+        """``""``, or "not informative (n=… < …)" when a point estimate has no interval for lack of n."""
+        return "" if self.point is None or self.informative else not_informative(self.instances, self.min_instances)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "informative": self.informative, "note": self.note}
 
 
 @dataclass(frozen=True)
 class Difference:
-    """``b − a`` for one statistic under the paired bootstrap."""
+    """``b − a`` for one statistic under the paired bootstrap. ``instances``: paired instances
+    that contribute (either side has items); below ``min_instances`` there is no interval,
+    p-value or verdict."""
 
     a: Optional[float]
     b: Optional[float]
@@ -64,14 +95,33 @@ class Difference:
     high: Optional[float]
     p_value: Optional[float]  # two-sided: 2 × share of resamples whose difference has the other sign
     resamples: int
+    instances: int = 0
+    min_instances: int = MIN_INSTANCES
+
+    @property
+    def informative(self) -> bool:
+        return self.instances >= self.min_instances
 
     @property
     def distinguishable(self) -> bool:
-        """True when the interval of the difference excludes 0."""
-        return self.low is not None and (self.low > 0 or self.high < 0)
+        """True when there are enough instances and the interval of the difference excludes 0."""
+        return self.informative and self.low is not None and (self.low > 0 or self.high < 0)
+
+    @property
+    def verdict(self) -> str:
+        """``"B better"``, ``"A better"``, ``"not distinguishable"``, ``"not informative (n=2 < 10)"``
+        or ``"n/a"`` (undefined on a side)."""
+        if self.delta is None:
+            return "n/a"
+        if not self.informative:
+            return not_informative(self.instances, self.min_instances)
+        if not self.distinguishable:
+            return "not distinguishable"
+        return "B better" if self.delta > 0 else "A better"
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "distinguishable": self.distinguishable}
+        return {**asdict(self), "distinguishable": self.distinguishable, "informative": self.informative,
+                "verdict": self.verdict}
 
 
 def counting_rule(config: Optional[dict]) -> str:
@@ -108,6 +158,17 @@ class CountTable:
                     hits, items = counts[metric]
                     columns[row, 4 * m: 4 * m + 4] = (hits, items, hits / items if items else 0.0, 1.0 if items else 0.0)
         self.columns = columns
+
+    def contributing(self, other: Optional["CountTable"] = None) -> dict[str, int]:
+        """``{statistic: instances with items for its metric}`` (in this table or, when given, in
+        either of two aligned tables)."""
+        result = {}
+        for m, metric in enumerate(METRICS):
+            has = self.columns[:, 4 * m + 1] > 0
+            if other is not None:
+                has = has | (other.columns[:, 4 * m + 1] > 0)
+            result[metric] = result[f"{metric}_macro"] = int(has.sum())
+        return result
 
     def point_estimates(self) -> dict[str, Optional[float]]:
         """The statistics on the instances as given: :func:`doclens.metrics.aggregate`'s scores."""
@@ -167,25 +228,32 @@ def _check(n_resamples: int, confidence: float) -> None:
 
 
 def bootstrap_intervals(per_instance: Sequence[dict], n_resamples: int = DEFAULT_RESAMPLES,
-                        seed: Optional[int] = DEFAULT_SEED,
-                        confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Interval]:
+                        seed: Optional[int] = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE,
+                        min_instances: int = MIN_INSTANCES) -> dict[str, Interval]:
     """``{statistic: Interval}`` for every metric, pooled and ``_macro`` (see the module docstring).
 
     ``per_instance``: one ``{metric: (hits, items)}`` dict per instance, as
     :func:`doclens.metrics.instance_counts` returns. With no instances every interval is
-    ``Interval(None, None, None, 0)``.
+    ``Interval(None, None, None, 0)``; a statistic with fewer than ``min_instances`` contributing
+    instances keeps its point estimate but gets no interval (see the module docstring).
     """
     _check(n_resamples, confidence)
     table = CountTable(per_instance)
     points = table.point_estimates()
     if table.size == 0:
-        return {k: Interval(None, None, None, 0) for k in STATISTICS}
-    stats = _resampled([table], n_resamples, seed)[0]
+        return {k: Interval(None, None, None, 0, 0, min_instances) for k in STATISTICS}
+    contributing = table.contributing()
+    stats = _resampled([table], n_resamples, seed)[0] if max(contributing.values()) >= min_instances else None
     result = {}
     for j, key in enumerate(STATISTICS):
-        low, high, defined = _percentiles(stats[:, j], confidence)
-        result[key] = Interval(points[key], low, high, defined) if points[key] is not None else \
-            Interval(None, None, None, 0)
+        n = contributing[key]
+        if points[key] is None:
+            result[key] = Interval(None, None, None, 0, n, min_instances)
+        elif n < min_instances:
+            result[key] = Interval(points[key], None, None, 0, n, min_instances)
+        else:
+            low, high, defined = _percentiles(stats[:, j], confidence)
+            result[key] = Interval(points[key], low, high, defined, n, min_instances)
     return result
 
 
@@ -222,8 +290,8 @@ def align_by_id(ids_a: Sequence[str], counts_a: Sequence[dict], ids_b: Sequence[
 
 
 def paired_bootstrap(counts_a: Sequence[dict], counts_b: Sequence[dict], n_resamples: int = DEFAULT_RESAMPLES,
-                     seed: Optional[int] = DEFAULT_SEED,
-                     confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Difference]:
+                     seed: Optional[int] = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE,
+                     min_instances: int = MIN_INSTANCES) -> dict[str, Difference]:
     """``{statistic: Difference}``: ``B − A`` and its paired-bootstrap percentile interval.
 
     ``counts_a[i]`` and ``counts_b[i]`` must describe the same instance (see :func:`align_by_id`).
@@ -231,6 +299,8 @@ def paired_bootstrap(counts_a: Sequence[dict], counts_b: Sequence[dict], n_resam
     ``min(1, 2 × share of resamples whose difference is ≤ 0)`` when the observed difference is
     positive (≥ 0 when negative); 1 when the observed difference is 0. Resamples where either
     side is undefined are left out; a statistic undefined on either side has ``delta`` ``None``.
+    With fewer than ``min_instances`` contributing instances there is no interval, p-value or
+    verdict (``Difference.verdict`` says "not informative").
     """
     _check(n_resamples, confidence)
     if len(counts_a) != len(counts_b):
@@ -238,13 +308,19 @@ def paired_bootstrap(counts_a: Sequence[dict], counts_b: Sequence[dict], n_resam
     table_a, table_b = CountTable(counts_a), CountTable(counts_b)
     points_a, points_b = table_a.point_estimates(), table_b.point_estimates()
     if table_a.size == 0:
-        return {k: Difference(None, None, None, None, None, None, 0) for k in STATISTICS}
-    stats_a, stats_b = _resampled([table_a, table_b], n_resamples, seed)
+        return {k: Difference(None, None, None, None, None, None, 0, 0, min_instances) for k in STATISTICS}
+    contributing = table_a.contributing(table_b)
+    stats_a = stats_b = None
+    if max(contributing.values()) >= min_instances:
+        stats_a, stats_b = _resampled([table_a, table_b], n_resamples, seed)
     result = {}
     for j, key in enumerate(STATISTICS):
-        a, b = points_a[key], points_b[key]
+        a, b, n = points_a[key], points_b[key], contributing[key]
         if a is None or b is None:
-            result[key] = Difference(a, b, None, None, None, None, 0)
+            result[key] = Difference(a, b, None, None, None, None, 0, n, min_instances)
+            continue
+        if n < min_instances:
+            result[key] = Difference(a, b, b - a, None, None, None, 0, n, min_instances)
             continue
         deltas = stats_b[:, j] - stats_a[:, j]
         low, high, defined = _percentiles(deltas, confidence)
@@ -255,7 +331,7 @@ def paired_bootstrap(counts_a: Sequence[dict], counts_b: Sequence[dict], n_resam
         else:
             other_side = np.mean(deltas <= 0) if delta > 0 else np.mean(deltas >= 0)
             p_value = float(min(1.0, 2.0 * other_side))
-        result[key] = Difference(a, b, delta, low, high, p_value, defined)
+        result[key] = Difference(a, b, delta, low, high, p_value, defined, n, min_instances)
     return result
 
 

@@ -9,8 +9,11 @@
     doclens report scores.json --input notes.jsonl -o report.html
     doclens leaderboard scores/*.json -o board.html
 
-Exit codes: 0 success, 1 a run that failed mid-way (a partial report is written), 2 bad input or
-options (a partial report is written when anything was scored), 130 interrupted.
+Exit codes (``doclens.errors``): 0 success; 1 an unexpected internal error; 2 bad input file,
+option or value (a partial report is written when anything was scored); 3 scored, but
+incomplete (a run that failed mid-way: a partial report is written); 130 interrupted (Ctrl-C or
+SIGTERM; a partial report is written). A partial report never replaces a complete one: it goes
+beside it as ``<name>.partial.json``.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from doclens import __version__
-from doclens.errors import ConfigurationError, DocLensError, InputError
+from doclens.errors import (EXIT_ERROR, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, ConfigurationError,
+                            DocLensError, InputError)
 from doclens.types import Instance
 
 logger = logging.getLogger("doclens")
@@ -37,32 +41,25 @@ MODEL_OPTIONS = ("model", "base_url", "api_key_env", "azure_endpoint", "azure_de
 RUN_OPTIONS = ("cache_dir", "no_cache", "refresh")
 
 
-def read_jsonl(path: str) -> Iterator[Instance]:
-    """Instances from a JSONL file, lazily. Raises :class:`InputError` naming the line (and the
-    field) of the first bad line: not JSON, a missing or mistyped field, an id seen twice."""
-    seen: dict[str, int] = {}
-    handle = sys.stdin if path == "-" else open(path, encoding="utf-8")
-    try:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"line {number}: not valid JSON ({exc.msg} at column {exc.colno})",
-                                 line=number) from None
-            try:
-                instance = Instance.from_dict(data, position=number)
-            except InputError as exc:
-                raise InputError(f"line {number}: {exc}", field=exc.field, line=number) from None
-            if instance.id in seen:
-                raise InputError(f"line {number}: instance {instance.id!r}: field 'id' repeats the id of line "
-                                 f"{seen[instance.id]}", field="id", line=number)
-            seen[instance.id] = number
-            yield instance
-    finally:
-        if handle is not sys.stdin:
-            handle.close()
+def read_jsonl(path: str, seen: Optional[dict] = None) -> Iterator[Instance]:
+    """Instances from a JSONL file, lazily. Raises :class:`InputError` naming the file, the line
+    (and the field) of the first bad line: not UTF-8, not JSON, a missing, empty or mistyped
+    field, an id seen twice. Every line needs an ``id``: a non-empty string, or an integer
+    (turned into its string). ``seen`` (when given) is filled with ``{id: line}``."""
+    from doclens.jsonl import display_name, iter_jsonl
+
+    name = display_name(path)
+    seen = {} if seen is None else seen
+    for number, data in iter_jsonl(path):
+        try:
+            instance = Instance.from_dict(data, require_id=True)
+        except InputError as exc:
+            raise InputError(f"{name} line {number}: {exc}", field=exc.field, line=number) from None
+        if instance.id in seen:
+            raise InputError(f"{name} line {number}: instance {instance.id!r}: field 'id' repeats the id of line "
+                             f"{seen[instance.id]}", field="id", line=number)
+        seen[instance.id] = number
+        yield instance
 
 
 def _options(args: argparse.Namespace, names: tuple[str, ...]) -> dict:
@@ -129,55 +126,158 @@ def _default_output(input_path: str) -> str:
     return str(path.with_name(path.stem + ".doclens.json"))
 
 
+def check_output_path(path: str, flag: str = "--output") -> None:
+    """Refuse an output path that cannot be written, before any work starts: its folder must
+    exist and be writable, and the path must not be a folder. ``-`` (stdout) is always fine."""
+    if path == "-":
+        return
+    target = Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise InputError(f"{flag} {path}: is a folder; give a file name", field=flag)
+    if not parent.exists():
+        raise InputError(f"{flag} {path}: the folder {str(parent)!r} does not exist", field=flag)
+    if not parent.is_dir():
+        raise InputError(f"{flag} {path}: {str(parent)!r} is not a folder", field=flag)
+    if target.exists() and not os.access(target, os.W_OK):
+        raise InputError(f"{flag} {path}: the file is not writable", field=flag)
+    if not target.exists() and not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"{flag} {path}: the folder {str(parent)!r} is not writable", field=flag)
+
+
+def is_complete_report(path: str) -> bool:
+    """Whether ``path`` holds something a partial report must not replace: any existing file
+    except a DocLens report marked ``"partial": true`` (:meth:`Report.save` writes that field
+    near the top, so the first 64 KiB are read)."""
+    import re
+
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 16)
+    except OSError:
+        return False
+    return not re.search(rb'"partial"\s*:\s*true', head)
+
+
+def partial_path(output: str) -> str:
+    """``scores.json`` → ``scores.partial.json``: where a partial report goes when ``output``
+    already holds a complete one."""
+    path = Path(output)
+    return str(path.with_name(path.stem + ".partial" + (path.suffix or ".json")))
+
+
+def _fallback_path(output: str) -> str:
+    import tempfile
+    import time
+
+    name = f"doclens-report-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.json"
+    for folder in (Path.cwd(), Path(tempfile.gettempdir())):
+        if os.access(folder, os.W_OK | os.X_OK):
+            return str(folder / name)
+    return str(Path(tempfile.gettempdir()) / name)
+
+
+def save_report(report, output: str) -> tuple[Optional[str], Optional[str]]:
+    """Save ``report`` to ``output`` (``-``: stdout). A partial report never replaces an existing
+    complete one: it goes to :func:`partial_path` instead. Returns ``(path written, error)``:
+    when writing to the chosen path fails the report goes to a fallback file (the current folder,
+    else the temporary folder), and ``error`` says why."""
+    if output == "-":
+        report.write(sys.stdout)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+        return "-", None
+    target = partial_path(output) if report.partial and Path(output).exists() and is_complete_report(output) \
+        else output
+    try:
+        report.save(target)
+        return target, None
+    except (OSError, ValueError) as exc:
+        problem = f"cannot write {target} ({exc.strerror if isinstance(exc, OSError) else exc})"
+    fallback = _fallback_path(output)
+    try:
+        report.save(fallback)
+    except (OSError, ValueError) as exc:
+        return None, f"{problem}; the fallback {fallback} failed too ({exc}): the report is lost"
+    return fallback, f"{problem}; the report was written to {fallback} instead"
+
+
+def _located(message: str, path: str, lines: dict[str, int]) -> str:
+    """``message`` prefixed with the input file and, when it names a read instance, its line (the
+    scorer knows instances, not lines)."""
+    from doclens.jsonl import display_name
+
+    name = display_name(path)
+    if message.startswith(name):
+        return message
+    for ident, number in lines.items():
+        if message.startswith(f"instance {ident!r}"):
+            return f"{name} line {number}: {message}"
+    return f"{name}: {message}"
+
+
 def cmd_score(args: argparse.Namespace) -> int:
+    from doclens.jsonl import check_utf8
+
     output = args.output or _default_output(args.input)
+    check_output_path(output)
+    check_utf8(args.input)
     try:
         scorer = build_scorer(args)
-    except (ConfigurationError, InputError, ImportError) as exc:
+    except (ConfigurationError, InputError, ImportError, TypeError, ValueError) as exc:
         print(f"doclens: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     if getattr(args, "dry_run", False):
         from doclens.dry_run import dry_run_estimate
 
         try:
             estimate = dry_run_estimate(scorer, read_jsonl(args.input))
-        except (ConfigurationError, InputError, FileNotFoundError) as exc:
+        except (ConfigurationError, InputError) as exc:
             print(f"doclens: error: {exc}", file=sys.stderr)
-            return 2
+            return EXIT_USAGE
         finally:
             scorer.evaluator.close()
         print(json.dumps(estimate, indent=2))
-        return 0
-    code = 0
+        return EXIT_OK
+    code = EXIT_OK
+    lines: dict[str, int] = {}
     try:
-        report = scorer.score(read_jsonl(args.input), progress=not args.quiet)
+        report = scorer.score(read_jsonl(args.input, lines), progress=not args.quiet)
     except KeyboardInterrupt as exc:
-        report, code = getattr(exc, "partial_report", None), 130
-        print("doclens: interrupted", file=sys.stderr)
-    except FileNotFoundError as exc:
-        print(f"doclens: error: {exc}", file=sys.stderr)
-        return 2
+        report, code = getattr(exc, "partial_report", None), EXIT_INTERRUPTED
+        print(f"doclens: {'terminated' if isinstance(exc, _Terminated) else 'interrupted'}", file=sys.stderr)
     except (InputError, ConfigurationError) as exc:
-        report, code = getattr(exc, "partial_report", None), 2
-        print(f"doclens: error: {exc}", file=sys.stderr)
+        report, code = getattr(exc, "partial_report", None), EXIT_USAGE
+        print(f"doclens: error: {_located(str(exc), args.input, lines)}", file=sys.stderr)
     except Exception as exc:  # an endpoint that stays down, a model that fails to load …
-        report, code = getattr(exc, "partial_report", None), 1
+        report = getattr(exc, "partial_report", None)
+        code = EXIT_INCOMPLETE if report is not None and report.instances else EXIT_ERROR
         logger.debug("scoring failed", exc_info=True)
         print(f"doclens: error: {type(exc).__name__}: {exc}", file=sys.stderr)
     finally:
         scorer.evaluator.close()
     if report is None:
-        return code or 1
+        return code or EXIT_ERROR
+    if report.partial and not report.instances:
+        print("doclens: nothing was scored; no report written", file=sys.stderr)
+        return code or EXIT_ERROR
     if args.system:
         report.config["system"] = args.system
-    report.save(output)
-    print(report.summary())
+    written, problem = save_report(report, output)
+    summary = sys.stderr if output == "-" else sys.stdout
+    print(report.summary(), file=summary)
+    if problem:
+        print(f"doclens: error: {problem}", file=sys.stderr)
+        if written is None:
+            return EXIT_ERROR
+    where = "standard output" if written == "-" else written
     if report.partial:
+        note = (f" (not {output}: that file holds a complete report)" if written == partial_path(output) else "")
         print(f"doclens: PARTIAL report ({len(report.instances)} instances scored before the error) "
-              f"written to {output}", file=sys.stderr)
+              f"written to {where}{note}", file=sys.stderr)
     else:
-        print(f"report written to {output}")
-    return code
+        print(f"report written to {where}", file=summary)
+    return code if not problem else (code or EXIT_ERROR)
 
 
 def metric_module_files() -> dict[str, str]:
@@ -209,7 +309,11 @@ def install_metric(hf_modules_cache: Optional[str] = None) -> Path:
 
 
 def cmd_install_metric(args: argparse.Namespace) -> int:
-    target = install_metric(args.modules_cache)
+    try:
+        target = install_metric(args.modules_cache)
+    except OSError as exc:
+        where = getattr(exc, "filename", None) or args.modules_cache or "the HF modules cache"
+        raise InputError(f"install-metric: cannot write {where} ({exc.strerror or exc})") from None
     print(f"installed the doclens evaluate module in {target}\n"
           "evaluate.load(\"doclens\") now works offline (evaluate falls back to this copy when the Hub "
           "cannot be reached; set HF_HUB_OFFLINE=1 to skip the attempt)")
@@ -229,25 +333,54 @@ def cmd_presets(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bootstrap_options(parser: argparse.ArgumentParser) -> None:
+def _number(kind, low=None, high=None, low_open=False, high_open=False, what="a number"):
+    """An argparse ``type`` that accepts a finite ``kind`` within the given bounds, so that
+    ``--resamples -5`` or ``--confidence 2`` is a usage error (exit 2), never a traceback."""
+    import math
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except (TypeError, ValueError):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if isinstance(value, float) and not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+        if low is not None and (value <= low if low_open else value < low) or \
+                high is not None and (value >= high if high_open else value > high):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text}")
+        return value
+
+    return parse
+
+
+POSITIVE_INT = _number(int, 1, what="an integer of at least 1")
+NON_NEGATIVE_INT = _number(int, 0, what="an integer of at least 0")
+POSITIVE_FLOAT = _number(float, 0, low_open=True, what="a number above 0")
+NON_NEGATIVE_FLOAT = _number(float, 0, what="a number of at least 0")
+PROBABILITY = _number(float, 0, 1, what="a number between 0 and 1")
+CONFIDENCE = _number(float, 0, 1, low_open=True, high_open=True, what="a number strictly between 0 and 1")
+
+
+def _bootstrap_options(parser: argparse.ArgumentParser, allow_none: bool = False) -> None:
     from doclens.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
 
     group = parser.add_argument_group("bootstrap")
-    group.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
-                       help=f"bootstrap resamples (default {DEFAULT_RESAMPLES})")
-    group.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"bootstrap seed (default {DEFAULT_SEED})")
-    group.add_argument("--confidence", type=float, default=DEFAULT_CONFIDENCE,
+    group.add_argument("--resamples", type=NON_NEGATIVE_INT if allow_none else POSITIVE_INT,
+                       default=DEFAULT_RESAMPLES,
+                       help=f"bootstrap resamples (default {DEFAULT_RESAMPLES}"
+                            + ("; 0: no intervals)" if allow_none else ")"))
+    group.add_argument("--seed", type=NON_NEGATIVE_INT, default=DEFAULT_SEED,
+                       help=f"bootstrap seed (default {DEFAULT_SEED})")
+    group.add_argument("--confidence", type=CONFIDENCE, default=DEFAULT_CONFIDENCE,
                        help=f"interval confidence level (default {DEFAULT_CONFIDENCE})")
 
 
 def _load_report(path: str):
+    """A scores file read through the one checked reader (:meth:`doclens.Report.load`); its
+    :class:`InputError` names the file, the instance and the field."""
     from doclens.report import Report
 
-    try:
-        return Report.load(path)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise InputError(f"{path}: cannot read a DocLens scores file ({type(exc).__name__}: {exc}); "
-                         f"'doclens validate {path}' lists its problems") from None
+    return Report.load(path)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -258,8 +391,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for path in args.files:
         try:
             kind, problems = validate_file(path, expected, kind=args.kind)
-        except OSError as exc:
-            print(f"{path}: cannot read ({exc.strerror})", file=sys.stderr)
+        except InputError as exc:
+            print(f"doclens: error: {exc}", file=sys.stderr)
             failed = True
             continue
         if problems:
@@ -270,21 +403,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
         else:
             against = f" (ids checked against {args.references})" if expected is not None else ""
             print(f"{path}: valid {kind}{against}")
-    return 1 if failed else 0
+    return EXIT_USAGE if failed else EXIT_OK
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from doclens.bootstrap import STATISTICS, align_by_id, bootstrap_description, paired_bootstrap
+    from doclens.bootstrap import MIN_INSTANCES, STATISTICS, align_by_id, bootstrap_description, paired_bootstrap
     from doclens.report_stream import scan_report
     from doclens.signature import signature_differences
 
-    scanned = []
-    for path in (args.a, args.b):
-        try:
-            scanned.append(scan_report(path))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"{path}: cannot read a DocLens scores file ({type(exc).__name__}: {exc}); "
-                             f"'doclens validate {path}' lists its problems") from None
+    scanned = [scan_report(path) for path in (args.a, args.b)]
     (header_a, ids_a, counts_a), (header_b, ids_b, counts_b) = scanned
     signature_a, signature_b = str(header_a.get("signature")), str(header_b.get("signature"))
     differences = signature_differences(signature_a, signature_b)
@@ -298,7 +425,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"a": args.a, "b": args.b, "signature_a": signature_a,
                           "signature_b": signature_b, "signatures_differ": bool(differences),
-                          "instances": len(counts_a), "bootstrap": bootstrap,
+                          "instances": len(counts_a), "bootstrap": bootstrap, "min_instances": MIN_INSTANCES,
                           "differences": {k: v.to_dict() for k, v in result.items()}}, indent=2, allow_nan=False))
         return 0
     if differences:
@@ -311,10 +438,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if d.delta is None:
             print(f"{key:<28}{'n/a':>8}{'n/a':>8}{'n/a':>9}")
             continue
+        if d.low is None:  # too few instances: no interval, no p-value, no verdict
+            print(f"{key:<28}{100 * d.a:>8.2f}{100 * d.b:>8.2f}{100 * d.delta:>+9.2f}  {'—':<20}{'—':>7}  "
+                  f"{d.verdict}")
+            continue
         interval = f"[{100 * d.low:+.2f}, {100 * d.high:+.2f}]"
-        verdict = ("B better" if d.delta > 0 else "A better") if d.distinguishable else "not distinguishable"
         print(f"{key:<28}{100 * d.a:>8.2f}{100 * d.b:>8.2f}{100 * d.delta:>+9.2f}  {interval:<20}{d.p_value:>7.3f}  "
-              f"{verdict}")
+              f"{d.verdict}")
     print(f"signature: {signature_a}" if not differences else
           f"signature A: {signature_a}\nsignature B: {signature_b}")
     return 0
@@ -328,12 +458,14 @@ def _named_scores(spec: str) -> tuple[str, str]:
 def cmd_agreement(args: argparse.Namespace) -> int:
     import csv
 
-    from doclens.agreement import (instance_agreement, pairwise_agreement, read_human_scores, read_preferences,
-                                   report_metric_scores)
+    from doclens.agreement import (instance_agreement, pairwise_agreement, read_csv_text, read_human_scores,
+                                   read_preferences, report_metric_scores)
     from doclens.leaderboard import system_name
 
-    with open(args.human, encoding="utf-8", newline="") as handle:
-        header = next(csv.reader(handle), [])
+    try:
+        header = next(csv.reader(read_csv_text(args.human).splitlines()[:1]), [])
+    except csv.Error as exc:
+        raise InputError(f"{args.human} line 1: not a readable CSV header ({exc})", line=1) from None
     metrics = args.metric or ["claim_recall", "claim_precision", "citation_recall", "citation_precision"]
     results = []
     if "preferred" in header:
@@ -381,7 +513,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         print(f"{'metric':<20}{'n':>6}{'spearman':>10}{'kendall':>10}{'unrated':>9}{'no score':>10}")
         for r in results:
             print(f"{r['metric']:<20}{r['n']:>6}{fmt(r['spearman_rho']):>10}{fmt(r['kendall_tau_b']):>10}"
-                  f"{r['human_unrated'] + r['unrated_instances']:>9}{r['metric_undefined']:>10}")
+                  f"{r['human_unrated'] + r['unrated_instances']:>9}{r['metric_undefined']:>10}"
+                  + (f"  {r['note']}" if r["note"] else ""))
         print("spearman = Spearman rho, kendall = Kendall tau-b; unrated: instances without a human score; "
               "no score: rated instances where the metric is undefined (left out)")
     else:
@@ -390,7 +523,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
               f"{'agreement':>11}")
         for r in results:
             print(f"{r['metric']:<20}{r['comparisons']:>7}{r['agree']:>7}{r['disagree']:>9}{r['metric_ties']:>8}"
-                  f"{r['human_ties']:>8}{r['undefined']:>7}{fmt(r['agreement']):>11}")
+                  f"{r['human_ties']:>8}{r['undefined']:>7}{fmt(r['agreement']):>11}"
+                  + (f"  {r['note']}" if r["note"] else ""))
         print("agreement = agree / (agree + disagree + metric ties); human ties and undefined scores left out")
     return 0
 
@@ -401,11 +535,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     from doclens.report_stream import iter_instance_results, scan_report
 
     # Two bounded-memory passes over the scores file: counts (for the intervals shown first), then the page.
-    try:
-        header, ids, counts = scan_report(args.scores)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise InputError(f"{args.scores}: cannot read a DocLens scores file ({type(exc).__name__}: {exc}); "
-                         f"'doclens validate {args.scores}' lists its problems") from None
+    output = args.output or str(Path(args.scores).with_suffix(".html"))
+    check_output_path(output)
+    header, ids, counts = scan_report(args.scores)
     intervals = bootstrap_intervals(counts, args.resamples, args.seed, args.confidence) if args.resamples else None
     del counts
     sources = SourceIndex(args.input) if args.input else None
@@ -413,9 +545,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         missing = [i for i in ids if i not in sources.offsets]
         if missing:
             sources.close()
+            unreadable = (f" ({len(sources.unreadable)} line(s) of it could not be read: "
+                          f"{'; '.join(sources.unreadable[:5])})" if sources.unreadable else "")
             raise InputError(f"{args.input}: {len(missing)} scored instance(s) not found, e.g. "
-                             f"{', '.join(repr(i) for i in missing[:5])}", field="id")
-    output = args.output or str(Path(args.scores).with_suffix(".html"))
+                             f"{', '.join(repr(i) for i in missing[:5])}{unreadable}", field="id")
     try:
         write_atomically(output, lambda handle: write_report_html(
             header, iter_instance_results(args.scores), handle, intervals=intervals, sources=sources,
@@ -433,15 +566,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     from doclens.html_views import write_atomically, write_leaderboard_html
     from doclens.leaderboard import group_by_signature, leaderboard_text, load_entry, rank_group
 
-    entries = []
-    for path in args.scores:
-        try:
-            entries.append(load_entry(path, args.resamples, args.seed, args.confidence))
-        except FileNotFoundError:
-            raise InputError(f"{path}: no such file") from None
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"{path}: cannot read a DocLens scores file ({type(exc).__name__}: {exc}); "
-                             f"'doclens validate {path}' lists its problems") from None
+    if args.output:
+        check_output_path(args.output)
+    entries = [load_entry(path, args.resamples, args.seed, args.confidence) for path in args.scores]
     groups = {signature: rank_group(group, args.metric, args.resamples, args.seed, args.confidence)
               for signature, group in group_by_signature(entries).items()}
     bootstrap = bootstrap_description(args.resamples, args.seed, args.confidence)
@@ -478,10 +605,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="task for lines without a 'task' field (default general)")
     score.add_argument("--uncited", choices=("zero", "inherit"), default="zero",
                        help="uncited statements score 0 (paper) or inherit the next citation (original scripts)")
-    score.add_argument("--max-citations", type=int, help="keep at most N citations per statement (default: all)")
+    score.add_argument("--max-citations", type=NON_NEGATIVE_INT,
+                       help="keep at most N citations per statement (default: all)")
     score.add_argument("--on-unparsed", choices=("zero", "exclude", "raise"), default="zero",
                        help="how judge replies that stay unparseable count (default zero, with a warning)")
-    score.add_argument("--chunk-size", type=int, default=32, help="instances per batch (default 32)")
+    score.add_argument("--chunk-size", type=POSITIVE_INT, default=32, help="instances per batch (default 32)")
     score.add_argument("--baselines", help="comma-separated: rouge,bertscore,medcon")
     score.add_argument("--baseline-option", action="append", metavar="NAME=JSON",
                        help='per-baseline options, e.g. bertscore=\'{"model_type": "/models/x", "num_layers": 6}\'')
@@ -492,22 +620,22 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--azure-endpoint", help="Azure OpenAI endpoint URL")
     model.add_argument("--azure-deployment", help="Azure OpenAI deployment name")
     model.add_argument("--azure-api-version", help="Azure OpenAI API version")
-    model.add_argument("--concurrency", type=int, help="requests in flight (default 8)")
-    model.add_argument("--rpm", type=float, help="requests per minute limit")
-    model.add_argument("--tpm", type=float, help="tokens per minute limit")
-    model.add_argument("--timeout", type=float, help="per-request timeout in seconds")
-    model.add_argument("--max-retries", type=int, help="retries per request")
+    model.add_argument("--concurrency", type=POSITIVE_INT, help="requests in flight (default 8)")
+    model.add_argument("--rpm", type=POSITIVE_FLOAT, help="requests per minute limit")
+    model.add_argument("--tpm", type=POSITIVE_FLOAT, help="tokens per minute limit")
+    model.add_argument("--timeout", type=POSITIVE_FLOAT, help="per-request timeout in seconds")
+    model.add_argument("--max-retries", type=NON_NEGATIVE_INT, help="retries per request")
     model.add_argument("--local-only", action="store_true",
                        help="refuse any endpoint that is not loopback or a private address")
     model.add_argument("--seed", type=int)
-    model.add_argument("--temperature", type=float)
+    model.add_argument("--temperature", type=NON_NEGATIVE_FLOAT)
     model.add_argument("--price-table", help="JSON file of per-model prices (USD per 1M tokens)")
     model.add_argument("--device", help="torch device for in-process models (default: auto)")
     model.add_argument("--dtype", choices=("float32", "bfloat16", "float16"),
                        help="in-process model precision (default: bf16 on a GPU that has it, else float32)")
-    model.add_argument("--batch-size", type=int, help="inputs per forward pass for in-process models")
-    model.add_argument("--threshold", type=float, help="entailment probability threshold")
-    model.add_argument("--max-length", type=int, help="model window in tokens")
+    model.add_argument("--batch-size", type=POSITIVE_INT, help="inputs per forward pass for in-process models")
+    model.add_argument("--threshold", type=PROBABILITY, help="entailment probability threshold")
+    model.add_argument("--max-length", type=POSITIVE_INT, help="model window in tokens")
     model.add_argument("--dry-run", action="store_true", help="count calls and tokens; spend nothing")
     cache = score.add_argument_group("cache")
     cache.add_argument("--cache-dir", help="cache folder (default $DOCLENS_CACHE or ~/.cache/doclens)")
@@ -564,7 +692,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("-o", "--output", help="HTML file (default: SCORES with .html)")
     report.add_argument("--input", metavar="JSONL",
                         help="the scored input file: adds source units (citations jump to them) and raw predictions")
-    _bootstrap_options(report)
+    _bootstrap_options(report, allow_none=True)
     report.set_defaults(func=cmd_report)
 
     board = sub.add_parser("leaderboard", help="rank scores files with intervals, one table per signature")
@@ -578,15 +706,63 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C would be so that the same code writes the partial report."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated("terminated (SIGTERM)")
+
+
+def _quiet_stdout() -> None:
+    """After a closed stdout (``doclens … | head``): point stdout at /dev/null so that the
+    interpreter's final flush cannot fail again (the Python docs' recipe for SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file descriptor (an in-process capture)
+        pass
+
+
 def main(argv: Optional[list[str]] = None) -> int:
+    """Run one command; returns its exit code (:mod:`doclens.errors`: 0 ok, 1 internal error,
+    2 bad input or option, 3 scored but incomplete, 130 interrupted). No user input ends in a
+    traceback: bad files and values are one ``doclens: error:`` line naming the file, line,
+    instance and field; an unexpected error names its type (``-vv`` logs the traceback)."""
+    import signal
+    import threading
+
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help, --version (0) or a usage error (2)
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     logging.basicConfig(level=logging.WARNING - 10 * min(args.verbose, 2), format="%(levelname)s %(name)s: %(message)s")
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return args.func(args)
     except DocLensError as exc:
         print(f"doclens: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    except KeyboardInterrupt as exc:
+        print(f"doclens: {'terminated' if isinstance(exc, _Terminated) else 'interrupted'}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_ERROR
+    except RecursionError:
+        print("doclens: error: input nested too deeply to read", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:  # a bug: say so in one line; -vv shows the traceback
+        logger.debug("internal error", exc_info=True)
+        print(f"doclens: internal error: {type(exc).__name__}: {exc} (run with -vv for the traceback and "
+              "please report it)", file=sys.stderr)
+        return EXIT_ERROR
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -4,6 +4,15 @@ from __future__ import annotations
 
 from typing import Optional
 
+# Exit codes of the ``doclens`` command line: 0 success; 1 unexpected internal error; 2 bad input
+# file, bad option or value; 3 scored, but incomplete (some items failed or unparsed, or the run
+# stopped early: a partial report was written); 130 interrupted (Ctrl-C or SIGTERM).
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_INCOMPLETE = 3
+EXIT_INTERRUPTED = 130
+
 
 class DocLensError(Exception):
     """Base class of every DocLens error."""

@@ -1,8 +1,11 @@
 """Static HTML views of scores: a per-instance report and a leaderboard.
 
 Both pages are single self-contained files (inline CSS and JS, no CDN, no network): open them
-offline. Every piece of text that comes from an instance or a scores file (ids, predictions,
-claims, explanations, source units, system names, signatures) goes through :func:`html.escape`.
+offline. Every value written into a page (ids, predictions, claims, explanations, source units,
+system names, signatures, warnings, and numbers and citation ids too) goes through
+:func:`html.escape`, quotes included. The Content-Security-Policy (:func:`content_security_policy`)
+loads nothing from anywhere and runs no inline script or style except the page's own, allowed by
+its SHA-256 hash: no ``'unsafe-inline'``; ``base-uri 'none'`` and ``form-action 'none'``.
 
 Pages are written to the file as they are produced, instance by instance, so memory does not grow
 with the page. Anchors: the instance at position ``n`` (0-based, report order) is ``#inst-n``
@@ -78,12 +81,35 @@ _SORT_SCRIPT = """
 """
 
 
-def _head(handle: IO[str], title: str) -> None:
+def _source_hash(text: str) -> str:
+    """A CSP hash source (``'sha256-…'``) of an inline ``<script>`` or ``<style>`` body."""
+    import base64
+    import hashlib
+
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+def content_security_policy(script: str) -> str:
+    """The page's policy: nothing may load from anywhere (``default-src 'none'``); the only
+    script that runs is the page's own inline ``script``, and the only style its own ``<style>``,
+    both allowed by their SHA-256 hash (never ``'unsafe-inline'``, so an injected ``<script>`` or
+    ``onerror=`` attribute would not run even if it escaped escaping); no ``<base>`` may re-point
+    links and no form may submit anywhere. (No ``"``, ``<`` or ``&`` in it: it goes into an
+    attribute as is.)"""
+    return (f"default-src 'none'; script-src {_source_hash(script)}; style-src {_source_hash(_STYLE)}; "
+            "base-uri 'none'; form-action 'none'")
+
+
+def _head(handle: IO[str], title: str, script: str) -> None:
     handle.write('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
                  '<meta name="viewport" content="width=device-width, initial-scale=1">'
-                 "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-                 "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
+                 f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(script)}">'
                  f"<title>{escape(title)}</title><style>{_STYLE}</style></head>\n<body>\n")
+
+
+def _e(value) -> str:
+    """Any value as HTML text or attribute content: ``str`` then :func:`html.escape` (quotes too)."""
+    return escape(str(value))
 
 
 def _percent(value: Optional[float]) -> str:
@@ -93,12 +119,12 @@ def _percent(value: Optional[float]) -> str:
 def _interval_cell(interval: Optional[Interval], point: Optional[float] = None) -> str:
     """A ``<td>`` with the point (×100) and its interval; ``data-value`` for sorting."""
     if interval is None:
-        return f'<td data-value="{"" if point is None else point}">{_percent(point)}</td>'
+        return f'<td data-value="{"" if point is None else _e(point)}">{_percent(point)}</td>'
     if interval.point is None:
         return '<td data-value="">n/a</td>'
-    bounds = "" if interval.low is None else (
+    bounds = f' <span class="muted">{escape(interval.note)}</span>' if interval.low is None else (
         f' <span class="muted">[{100 * interval.low:.2f}, {100 * interval.high:.2f}]</span>')
-    return f'<td data-value="{interval.point!r}">{100 * interval.point:.2f}{bounds}</td>'
+    return f'<td data-value="{_e(repr(interval.point))}">{100 * interval.point:.2f}{bounds}</td>'
 
 
 # ---- the per-instance report -------------------------------------------------------------------
@@ -132,18 +158,29 @@ class SourceIndex:
     pass records each line's byte offset; :meth:`get` seeks and parses that line."""
 
     def __init__(self, path: str):
+        from doclens.errors import InputError
+        from doclens.types import instance_id
+
         self.path = path
         self.offsets: dict[str, int] = {}
-        with open(path, "rb") as handle:
+        self.unreadable: list[str] = []  # "line N: why", for lines whose id could not be read
+        try:
+            handle = open(path, "rb")
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        with handle:
             offset = 0
-            for line in handle:
+            for number, line in enumerate(handle, start=1):
                 if line.strip():
                     try:
-                        ident = json.loads(line).get("id")
-                    except (ValueError, AttributeError):
-                        ident = None
-                    if ident is not None:
-                        self.offsets.setdefault(str(ident), offset)
+                        data = json.loads(line.decode("utf-8"))
+                        ident = instance_id(data.get("id") if isinstance(data, dict) else None)
+                        self.offsets.setdefault(ident, offset)
+                    except UnicodeDecodeError:
+                        self.unreadable.append(f"line {number}: not UTF-8")
+                    except (ValueError, RecursionError) as exc:
+                        reason = "not valid JSON" if not isinstance(exc, InputError) else str(exc).split(": ", 1)[-1]
+                        self.unreadable.append(f"line {number}: {reason}")
                 offset += len(line)
         self._handle = open(path, "rb")
 
@@ -160,8 +197,8 @@ class SourceIndex:
 
 def _claims_html(claims: Sequence[ClaimVerdict], label: str) -> str:
     if not claims:
-        return f'<h3>{label}</h3><p class="muted">no claims</p>'
-    parts = [f"<h3>{label}</h3><ul class=\"claims\">"]
+        return f'<h3>{escape(label)}</h3><p class="muted">no claims</p>'
+    parts = [f"<h3>{escape(label)}</h3><ul class=\"claims\">"]
     section = object()
     for claim in claims:
         if claim.section != section and claim.section:
@@ -189,11 +226,11 @@ def _statements_html(result: InstanceResult, position: int) -> str:
         cites = []
         for cited in statement.cited:
             if cited in statement.invalid:
-                cites.append(f'<span class="cite invalid" title="no source unit {cited}">[{cited}]</span>')
+                cites.append(f'<span class="cite invalid" title="no source unit {_e(cited)}">[{_e(cited)}]</span>')
             else:
                 precision = "precise" if cited in statement.precise else "imprecise"
-                cites.append(f'<a class="cite {precision}" href="#src-{position}-{cited}" '
-                             f'title="{precision} citation of source unit {cited}">[{cited}]</a>')
+                cites.append(f'<a class="cite {precision}" href="#src-{_e(position)}-{_e(cited)}" '
+                             f'title="{precision} citation of source unit {_e(cited)}">[{_e(cited)}]</a>')
         parts.append(f'<span class="stmt {verdict}" data-verdict="{verdict}" title="{escape(title)}">'
                      f'{escape(statement.text)}</span>{"".join(cites)} ')
     return "".join(parts)
@@ -205,8 +242,9 @@ def _instance_html(result: InstanceResult, position: int, source: Optional[dict]
     failures = instance_failures(result)
     scores = " ".join(f"{m.replace('_', ' ')} {_percent(result.scores.get(m))}" for m in METRICS
                       if m in result.scores)
-    parts = [f'<section class="instance" id="inst-{position}" data-failures="{failures}">',
-             f'<h2>{escape(result.id)} <span class="muted">{escape(result.task)} · {failures} failure(s)</span></h2>',
+    parts = [f'<section class="instance" id="inst-{_e(position)}" data-failures="{_e(failures)}">',
+             f'<h2>{escape(result.id)} <span class="muted">{escape(result.task)} · {_e(failures)} '
+             'failure(s)</span></h2>',
              f'<div class="muted">{escape(scores)}</div><h3>Prediction</h3><p class="prediction">']
     units = None
     if source is not None and source.get("source") is not None:
@@ -227,7 +265,8 @@ def _instance_html(result: InstanceResult, position: int, source: Optional[dict]
     if units is not None:
         parts.append('<h3>Source</h3><ol class="source" start="0">')
         for unit in units:
-            parts.append(f'<li id="src-{position}-{unit.index}" value="{unit.index}">{escape(unit.premise_text)}</li>')
+            parts.append(f'<li id="src-{_e(position)}-{_e(unit.index)}" value="{_e(unit.index)}">'
+                         f'{escape(unit.premise_text)}</li>')
         parts.append("</ol>")
     elif result.has_source:
         parts.append('<p class="muted">Source units are not stored in the scores file; pass --input to show them '
@@ -246,7 +285,7 @@ def write_report_html(header: dict, instances: Iterable[InstanceResult], handle:
     ``sources`` (the scored JSONL) adds source units and raw predictions."""
     scores = header.get("scores") or {}
     title = title or ("DocLens report" + (f" — {count} instances" if count is not None else ""))
-    _head(handle, title)
+    _head(handle, title, _REPORT_SCRIPT)
     handle.write(f"<h1>{escape(title)}</h1>\n")
     if header.get("partial"):
         handle.write(f'<p class="warn">PARTIAL report: {escape(str(header.get("error")))}</p>')
@@ -254,7 +293,7 @@ def write_report_html(header: dict, instances: Iterable[InstanceResult], handle:
     for metric in METRICS:
         pooled = intervals.get(metric) if intervals else None
         macro = intervals.get(f"{metric}_macro") if intervals else None
-        handle.write(f"<tr><td>{metric}</td>{_interval_cell(pooled, scores.get(metric))}"
+        handle.write(f"<tr><td>{escape(metric)}</td>{_interval_cell(pooled, scores.get(metric))}"
                      f"{_interval_cell(macro, scores.get(metric + '_macro'))}</tr>")
     handle.write("</tbody></table>")
     if bootstrap:
@@ -281,7 +320,7 @@ def write_leaderboard_html(groups: dict, handle: IO[str], metric: str, bootstrap
                            title: str = "DocLens leaderboard") -> None:
     """One sortable table per signature (``groups``: ``{signature: ranked entries}`` from
     :func:`doclens.leaderboard.rank_group`)."""
-    _head(handle, title)
+    _head(handle, title, _SORT_SCRIPT)
     handle.write(f"<h1>{escape(title)}</h1>\n<p>Ranked by <b>{escape(metric)}</b> (pooled). Scores ×100 with "
                  f"{escape(bootstrap)} percentile intervals over instances. Results are ranked only against "
                  "results with the same signature: each table is one signature. Click a header to sort.</p>\n")
@@ -293,16 +332,20 @@ def write_leaderboard_html(groups: dict, handle: IO[str], metric: str, bootstrap
                      '<table class="board"><thead><tr><th class="sortable">rank</th><th class="sortable">system</th>'
                      '<th class="sortable">instances</th>')
         for m in METRICS:
-            handle.write(f'<th class="sortable">{m}</th>')
+            handle.write(f'<th class="sortable">{escape(m)}</th>')
         handle.write('<th class="sortable">&Delta; vs #1</th><th>note</th></tr></thead><tbody>')
         for entry in entries:
             delta = entry.versus_leader
-            delta_cell = ('<td data-value="">&mdash;</td>' if delta is None or delta.delta is None else
-                          f'<td data-value="{delta.delta!r}">{100 * delta.delta:+.2f} '
-                          f'<span class="muted">[{100 * delta.low:+.2f}, {100 * delta.high:+.2f}]</span></td>')
-            handle.write(f'<tr><td data-value="{entry.rank if entry.rank else ""}">{entry.rank or "-"}</td>'
+            if delta is None or delta.delta is None:
+                delta_cell = '<td data-value="">&mdash;</td>'
+            else:
+                bounds = (escape(delta.verdict) if delta.low is None else
+                          f"[{100 * delta.low:+.2f}, {100 * delta.high:+.2f}]")
+                delta_cell = (f'<td data-value="{_e(repr(delta.delta))}">{100 * delta.delta:+.2f} '
+                              f'<span class="muted">{bounds}</span></td>')
+            handle.write(f'<tr><td data-value="{_e(entry.rank or "")}">{_e(entry.rank or "-")}</td>'
                          f'<td title="{escape(entry.path)}">{escape(entry.system)}</td>'
-                         f'<td data-value="{entry.instances}">{entry.instances}</td>'
+                         f'<td data-value="{_e(entry.instances)}">{_e(entry.instances)}</td>'
                          + "".join(_interval_cell(entry.intervals[m]) for m in METRICS)
                          + delta_cell + f"<td>{escape(entry.versus_leader_note)}</td></tr>")
         handle.write("</tbody></table>\n")
@@ -316,7 +359,8 @@ def write_atomically(path: str, write) -> None:
 
     tmp = f"{path}.tmp"
     try:
-        with open(tmp, "w", encoding="utf-8") as handle:
+        # backslashreplace: a lone surrogate read from a scores file shows as "\udc00", never an error
+        with open(tmp, "w", encoding="utf-8", errors="backslashreplace") as handle:
             write(handle)
         os.replace(tmp, path)
     finally:

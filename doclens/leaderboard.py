@@ -4,6 +4,8 @@ Results are only ranked against results with the *same* signature (:mod:`doclens
 table per signature, never one table across signatures. Within a table, each system gets a
 bootstrap interval per metric (:mod:`doclens.bootstrap`); when a system was scored on the same
 instances as the table's leader, a paired bootstrap says whether the two are distinguishable.
+Below :data:`doclens.bootstrap.MIN_INSTANCES` contributing instances there is no interval and no
+verdict: the table says "not informative (n=2 < 10)" instead.
 
 Memory: a scores file is loaded, reduced to its per-instance counts and dropped before the next
 is read, so a leaderboard holds one full report at a time.
@@ -105,8 +107,12 @@ def rank_group(entries: Sequence[Entry], metric: str = "claim_recall", n_resampl
             continue
         a, b = align_by_id(leader.ids, leader.counts, entry.ids, entry.counts)
         entry.versus_leader = paired_bootstrap(a, b, n_resamples, seed, confidence)[metric]
-        entry.versus_leader_note = ("distinguishable from #1" if entry.versus_leader.distinguishable
-                                    else "not distinguishable from #1")
+        difference = entry.versus_leader
+        if difference.delta is not None and not difference.informative:
+            entry.versus_leader_note = f"vs #1: {difference.verdict}"
+        else:
+            entry.versus_leader_note = ("distinguishable from #1" if difference.distinguishable
+                                        else "not distinguishable from #1")
     return ordered
 
 
@@ -115,7 +121,8 @@ def format_interval(interval: Interval) -> str:
     if interval.point is None:
         return "n/a"
     if interval.low is None:
-        return f"{100 * interval.point:.2f}"
+        return f"{100 * interval.point:.2f}" + (f" (n={interval.instances}<{interval.min_instances}: no CI)"
+                                                 if interval.note else "")
     return f"{100 * interval.point:.2f} [{100 * interval.low:.2f}, {100 * interval.high:.2f}]"
 
 
@@ -131,6 +138,8 @@ def leaderboard_text(groups: dict[str, list[Entry]], metric: str, bootstrap: str
                          + "".join(f"{format_interval(entry.intervals[m]):<26}" for m in METRICS)
                          + entry.versus_leader_note)
         lines.append("")
+    if any(entry.intervals[m].note for entries in groups.values() for entry in entries for m in METRICS):
+        lines.append("no CI: fewer contributing instances than a bootstrap interval needs; not informative")
     if len(groups) > 1:
         lines.append(f"{len(groups)} different signatures: results in different tables are not comparable")
     return "\n".join(lines).rstrip()

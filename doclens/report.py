@@ -63,30 +63,56 @@ class Report:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Report":
+        """A report from a parsed dict, trusted as is (:meth:`load` checks a file first)."""
         if data.get("format") != REPORT_FORMAT:
             raise ValueError(f"not a DocLens report (format {data.get('format')!r}, expected {REPORT_FORMAT!r})")
-        return cls(scores=data["scores"], counts=data["counts"], signature=data["signature"],
-                   instances=[InstanceResult.from_dict(r) for r in data.get("instances", [])],
-                   config=data.get("config", {}), usage=data.get("usage", {}), sections=data.get("sections", {}),
-                   baselines=data.get("baselines", {}), unparsed=data.get("unparsed", {}),
-                   warnings=data.get("warnings", []), partial=data.get("partial", False), error=data.get("error"),
-                   version=data.get("version", ""))
+        return cls._from_parts(data, [InstanceResult.from_dict(r) for r in data.get("instances", [])])
+
+    @classmethod
+    def _from_parts(cls, header: dict, instances: list[InstanceResult]) -> "Report":
+        return cls(scores=header["scores"], counts=header["counts"], signature=header["signature"],
+                   instances=instances, config=header.get("config", {}), usage=header.get("usage", {}),
+                   sections=header.get("sections", {}), baselines=header.get("baselines", {}),
+                   unparsed=header.get("unparsed", {}), warnings=header.get("warnings", []),
+                   partial=header.get("partial", False), error=header.get("error"),
+                   version=header.get("version", ""))
 
     @classmethod
     def from_json(cls, text: str) -> "Report":
         return cls.from_dict(json.loads(text))
 
     def save(self, path: os.PathLike) -> None:
-        """Write atomically: a crash mid-write never leaves a truncated report."""
+        """Write atomically: a crash mid-write never leaves a truncated report. Text that cannot be
+        encoded as UTF-8 (a lone surrogate such as ``"\\ud800"`` read from an input file) is
+        written as a JSON ``\\u`` escape, so saving never fails on the text it holds."""
         tmp = f"{path}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(self.to_json())
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "w", encoding="utf-8") as handle:
+                self.write(handle)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+
+    def write(self, handle) -> None:
+        """Write the report's JSON to an open text handle (a file, or ``sys.stdout`` for ``-o -``)."""
+        try:
+            text = self.to_json()
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: ASCII JSON escapes it as \udXXX
+            text = json.dumps(self.to_dict(), indent=2, ensure_ascii=True, allow_nan=False)
+        handle.write(text)
 
     @classmethod
     def load(cls, path: os.PathLike) -> "Report":
-        with open(path, encoding="utf-8") as handle:
-            return cls.from_json(handle.read())
+        """Read a scores file through :func:`doclens.report_stream.iter_report`, which checks it
+        against the shipped schema: raises :class:`doclens.errors.InputError` naming the file, the
+        instance and the field of the first problem."""
+        from doclens.report_stream import iter_instance_results
+
+        header: dict = {}
+        instances = list(iter_instance_results(str(path), header))
+        return cls._from_parts(header, instances)
 
     # ---- display --------------------------------------------------------------------------
     #: baseline → the recall its scores report, shown beside claim recall (the paper's comparison)

@@ -224,8 +224,8 @@ class DocLens:
         if instance.source is not None:
             try:
                 units = parse_source_units(instance.source)
-            except InputError as exc:
-                raise InputError(f"{where}{exc}", field="source") from exc
+            except ValueError as exc:  # InputError, or e.g. an unit number too long to convert
+                raise InputError(f"{where}field 'source': {exc}", field="source") from exc
             work.n_units = len(units)
             work.units = {u.index: u.premise_text for u in units}
             work.statements = self._statements(instance.prediction, task, set(work.units))

@@ -64,7 +64,11 @@ def schema_problems(document, kind: str) -> list[Problem]:
     schema = load_schema(kind)
     validator = jsonschema.Draft202012Validator(schema)
     problems = []
+    from doclens.report_stream import _BadNumber
+
     for error in validator.iter_errors(document):
+        if isinstance(error.instance, _BadNumber):  # reported once, as a refused number
+            continue
         message = error.message
         if error.validator in ("oneOf", "anyOf") and error.context:
             message += " (" + "; ".join(sorted({e.message for e in error.context})) + ")"
@@ -132,19 +136,14 @@ def read_expected_ids(path: str) -> list[str]:
     """The benchmark's instance ids from a JSONL file of instances (one ``{"id": …}`` per line),
     in file order. Raises :class:`doclens.errors.InputError` naming the line of a bad line."""
     from doclens.errors import InputError
+    from doclens.jsonl import iter_jsonl
+    from doclens.types import instance_id
 
     ids = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                ident = json.loads(line).get("id")
-            except (json.JSONDecodeError, AttributeError):
-                raise InputError(f"{path} line {number}: not a JSON object", line=number) from None
-            if ident is None:
-                raise InputError(f"{path} line {number}: missing required field 'id'", field="id", line=number)
-            ids.append(str(ident))
+    for number, data in iter_jsonl(path):
+        if not isinstance(data, dict):
+            raise InputError(f"{path} line {number}: not a JSON object", line=number)
+        ids.append(instance_id(data.get("id"), f"{path} line {number}"))
     return ids
 
 
@@ -167,12 +166,44 @@ def validate_document(document, expected_ids: Optional[Iterable[str]] = None,
 
 def validate_file(path: str, expected_ids: Optional[Iterable[str]] = None,
                   kind: Optional[str] = None) -> tuple[Optional[str], list[Problem]]:
-    """Read ``path`` (JSON) and validate it; see :func:`validate_document`. A file that is not
-    JSON is one problem naming the line and column."""
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
+    """Read ``path`` (JSON) and validate it; see :func:`validate_document`. Scores files are read
+    by the one scores-file reader (:func:`doclens.report_stream.iter_report`), which also refuses
+    non-finite numbers; other files are parsed whole. A file that is not UTF-8, not JSON or
+    nested too deeply is one problem naming the line. Raises :class:`doclens.errors.InputError`
+    for a file that cannot be opened."""
+    from doclens.errors import InputError
+    from doclens.report_stream import NotAScoresFile, iter_report, value_problems
+
+    if kind in (None, "scores"):
+        problems: list[Problem] = []
+        located: list[tuple[str, str]] = []
+        try:
+            for index, instance in enumerate(iter_report(path, problems=problems)):
+                located.append((json_path(["instances", index, "id"]), instance["id"]))
+        except NotAScoresFile as exc:
+            if kind == "scores":
+                return kind, [*problems, Problem("$", str(exc).split(": ", 1)[-1])]
+        except InputError as exc:
+            return "scores" if kind or problems else kind, [*problems, Problem("$", str(exc))]
+        else:
+            return "scores", problems + id_problems(located, expected_ids)
     try:
-        document = json.loads(text, object_pairs_hook=_strict_object)
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except UnicodeDecodeError as exc:
+        with open(path, "rb") as handle:
+            line = handle.read()[:exc.start].count(b"\n") + 1
+        return kind, [Problem("$", f"line {line}: not UTF-8 ({exc.reason})")]
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    from doclens.report_stream import _DECODER
+
+    try:
+        document = _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         return kind, [Problem("$", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]
-    return validate_document(document, expected_ids, kind)
+    except RecursionError:
+        return kind, [Problem("$", "JSON nested too deeply to read")]
+    early = [Problem(json_path(parts), message) for parts, message in value_problems(document)]
+    kind, problems = validate_document(document, expected_ids, kind)
+    return kind, early + problems

@@ -15,6 +15,31 @@ STATUS_OK = "ok"
 STATUS_UNPARSED = "unparsed"
 
 
+def instance_id(value, where: str = "instance") -> str:
+    """An instance id as DocLens keeps it: a non-empty string as is, an integer turned into its
+    decimal string (``7`` → ``"7"``). Anything else (a missing id, ``""``, a float, ``NaN``,
+    ``true``, an object, a list) raises :class:`doclens.errors.InputError` naming ``where`` and
+    the field ``id``."""
+    from doclens.errors import InputError
+
+    if isinstance(value, str):
+        if value:
+            return value
+        raise InputError(f"{where}: field 'id' is empty (ids are non-empty strings or integers)", field="id")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if value is None:
+        raise InputError(f"{where}: missing required field 'id' (ids are non-empty strings or integers)",
+                         field="id")
+    if isinstance(value, bool):
+        shown = "true" if value else "false"
+    elif isinstance(value, float):
+        shown = "NaN" if value != value else repr(value)
+    else:
+        shown = {dict: "a JSON object", list: "a JSON array"}.get(type(value), type(value).__name__)
+    raise InputError(f"{where}: field 'id' must be a non-empty string or an integer, got {shown}", field="id")
+
+
 def _from_dict(cls, data: dict):
     names = {f.name for f in fields(cls)}
     return cls(**{k: v for k, v in data.items() if k in names})
@@ -58,15 +83,26 @@ class Instance:
     task: Optional[str] = None
 
     @classmethod
-    def from_dict(cls, data: dict, position: Optional[int] = None) -> "Instance":
+    def from_dict(cls, data: dict, position: Optional[int] = None, *, require_id: bool = False,
+                  where: Optional[str] = None) -> "Instance":
         """Build an instance, raising :class:`doclens.errors.InputError` that names the
-        instance (by id, else by position) and the field at fault."""
+        instance (by id, else by position, or ``where``) and the field at fault.
+
+        Ids: a non-empty string, or an integer turned into its string (:func:`instance_id`).
+        A dict with no ``id`` gets its ``position`` as id, unless ``require_id`` (the command
+        line requires one on every line: a line number is no id). Claims given in
+        ``reference_claims`` / ``prediction_claims`` must be non-empty strings."""
         from doclens.errors import InputError
 
-        where = f"instance {data.get('id')!r}" if isinstance(data, dict) and data.get("id") is not None else (
-            f"instance #{position}" if position is not None else "instance")
+        ident = data.get("id") if isinstance(data, dict) else None
+        named = isinstance(ident, (str, int)) and not isinstance(ident, bool) and ident != ""
+        where = where or (f"instance {ident!r}" if named else (
+            f"instance #{position}" if position is not None else "instance"))
         if not isinstance(data, dict):
             raise InputError(f"{where}: expected a JSON object, got {type(data).__name__}", field=None)
+        if ident is None and not require_id and position is not None:
+            ident = position
+        ident = instance_id(ident, where)
         for name in ("prediction", "reference"):
             if name not in data:
                 raise InputError(f"{where}: missing required field '{name}'", field=name)
@@ -89,13 +125,16 @@ class Instance:
                 raise InputError(
                     f"{where}: field '{name}' must be a list of strings (or, for note_generation, "
                     "an object mapping section names to lists of strings)", field=name)
+            located = list(enumerate(claims)) if isinstance(claims, list) else [
+                (f"{section!r}][{i}", c) for section, values in claims.items() for i, c in enumerate(values)]
+            for i, claim in located:
+                if not claim.strip():
+                    raise InputError(f"{where}: field '{name}[{i}]' is an empty claim (leave empty claims out)",
+                                     field=name)
         task = data.get("task")
         if task is not None and not isinstance(task, str):
             raise InputError(f"{where}: field 'task' must be a string", field="task")
-        ident = data.get("id", position)
-        if ident is None:
-            raise InputError(f"{where}: missing required field 'id'", field="id")
-        return cls(id=str(ident), prediction=data["prediction"], reference=data["reference"], source=source,
+        return cls(id=ident, prediction=data["prediction"], reference=data["reference"], source=source,
                    reference_claims=data.get("reference_claims"), prediction_claims=data.get("prediction_claims"),
                    task=task)
 

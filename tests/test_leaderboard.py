@@ -62,7 +62,7 @@ def test_good_submission_is_valid_and_ids_are_checked(tmp_path, capsys):
     code, out, _ = run(["validate", str(path)], capsys)
     assert code == 0 and "valid submission" in out
     code, out, _ = run(["validate", str(path), "--references", str(refs)], capsys)
-    assert code == 1 and "'zz-missing'" in out and "1 benchmark id(s) missing" in out
+    assert code == 2 and "'zz-missing'" in out and "1 benchmark id(s) missing" in out
 
 
 def test_broken_submission_lists_every_problem_with_its_path(tmp_path, capsys):
@@ -86,7 +86,7 @@ def test_broken_submission_lists_every_problem_with_its_path(tmp_path, capsys):
     path = tmp_path / "broken.json"
     path.write_text(json.dumps(broken))
     code, out, _ = run(["validate", str(path), "--kind", "submission"], capsys)
-    assert code == 1 and "INVALID submission" in out and "$.outputs[0].prediction" in out
+    assert code == 2 and "INVALID submission" in out and "$.outputs[0].prediction" in out
 
 
 def test_duplicate_json_keys_bad_json_and_unknown_format(tmp_path):
@@ -221,6 +221,9 @@ def test_intervals_are_never_nan():
     assert all(v.point is None and v.low is None and v.high is None for v in intervals.values())
     one_scored = nothing + [{"claim_recall": (1, 2), "claim_precision": (0, 0)}]
     interval = bootstrap_intervals(one_scored, n_resamples=200, seed=1)["claim_recall"]
+    assert interval.point == 0.5 and interval.low is None and not interval.informative  # n=1 < 10
+    assert interval.note == "not informative (n=1 < 10)" and interval.instances == 1
+    interval = bootstrap_intervals(one_scored, n_resamples=200, seed=1, min_instances=1)["claim_recall"]
     assert interval.point == 0.5 and interval.low == interval.high == 0.5
     assert 0 < interval.resamples < 200  # resamples without the scored instance are undefined, left out
     assert bootstrap_intervals([], n_resamples=10)["claim_recall"].point is None
@@ -237,6 +240,33 @@ def test_paired_bootstrap_tells_a_real_difference_from_none():
     diff = paired_bootstrap(base, better, n_resamples=300, seed=2)["claim_recall"]
     assert diff.delta > 0 and diff.distinguishable and diff.low <= diff.delta <= diff.high and diff.p_value < 0.01
     assert paired_bootstrap(base, better, n_resamples=300, seed=2)["claim_recall"] == diff
+
+
+def test_too_few_instances_give_no_interval_p_value_or_verdict(tmp_path, capsys):
+    """Two instances once printed "A better, p=0.000" and "distinguishable from #1"."""
+    base = [{"claim_recall": (i % 3, 4)} for i in range(9)]
+    better = [{"claim_recall": (4, 4)} for _ in range(9)]
+    diff = paired_bootstrap(base, better, n_resamples=100)["claim_recall"]
+    assert diff.delta > 0 and diff.low is None and diff.p_value is None and not diff.distinguishable
+    assert diff.verdict == "not informative (n=9 < 10)" and diff.to_dict()["informative"] is False
+    enough = paired_bootstrap(base + base[:1], better + better[:1], n_resamples=100)["claim_recall"]
+    assert enough.informative and enough.low is not None and enough.verdict == "B better"
+
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    score(ROWS).save(a)
+    score([dict(r, prediction_claims=["Nothing relevant."]) for r in ROWS]).save(b)
+    code, out, err = run(["compare", str(a), str(b), "--resamples", "50"], capsys)
+    assert code == 0, err
+    assert "not informative (n=2 < 10)" in out and "better" not in out and "0.000" not in out
+    code, out, err = run(["compare", str(a), str(b), "--resamples", "50", "--json"], capsys)
+    result = json.loads(out)["differences"]["claim_precision"]
+    assert result["p_value"] is None and result["distinguishable"] is False
+    assert result["verdict"] == "not informative (n=3 < 10)" and json.loads(out)["min_instances"] == 10
+    code, out, err = run(["leaderboard", str(a), str(b), "--resamples", "50", "-o", str(tmp_path / "b.html")], capsys)
+    assert code == 0 and "distinguishable" not in out and "vs #1: not informative (n=2 < 10)" in out
+    assert "no CI" in out
+    html = (tmp_path / "b.html").read_text()
+    assert "not informative (n=2 &lt; 10)" in html and "distinguishable" not in html.split("</h1>")[1]
 
 
 def test_paired_comparison_needs_the_same_instances():
@@ -333,7 +363,17 @@ def test_agreement_cli_per_instance_matches_scipy(tmp_path, capsys):
     # c has no reference claims: its claim recall is undefined and it is left out, counted
     xs = [report.instance("a").scores["claim_recall"], report.instance("b").scores["claim_recall"]]
     assert recall["n"] == 2 and recall["metric_undefined"] == 1
-    assert recall["spearman_rho"] == pytest.approx(stats.spearmanr(xs, [5, 2]).statistic)
+    # two pairs always give rho = ±1: below the minimum n no correlation is reported
+    assert recall["spearman_rho"] is None and recall["kendall_tau_b"] is None
+    assert recall["note"] == "not informative (n=2 < 10)" and recall["informative"] is False
+    code, out, err = run(["agreement", str(path), str(human), "--human-column", "completeness"], capsys)
+    assert code == 0 and "not informative (n=2 < 10)" in out and "1.000" not in out
+    from doclens.agreement import read_human_scores as read_scores
+
+    direct = instance_agreement(report.instance("a") and {r.id: r.scores.get("claim_recall") for r in report.instances},
+                                read_scores(str(human), "completeness")[0], "claim_recall", "completeness",
+                                min_pairs=2)
+    assert direct.spearman_rho == pytest.approx(stats.spearmanr(xs, [5, 2]).statistic) and direct.note == ""
     code, out, err = run(["agreement", str(path), str(human)], capsys)
     assert code == 2 and "--human-column" in err and "completeness" in err
     write_csv(human, ["id", "completeness"], [["a", "5"], ["b", "lots"]])
@@ -362,9 +402,11 @@ def test_pairwise_agreement_counts_by_hand(tmp_path, capsys):
     write_csv(prefs, ["id", "system_a", "system_b", "preferred"],
               [["1", "gpt", "mis", "gpt"], ["2", "gpt", "mis", "gpt"], ["3", "gpt", "mis", "mis"],
                ["4", "gpt", "mis", "gpt"], ["5", "mis", "gpt", "tie"]])
-    result = pairwise_agreement(scores, read_preferences(str(prefs)), "claim_recall")
+    result = pairwise_agreement(scores, read_preferences(str(prefs)), "claim_recall", min_pairs=1)
     assert (result.agree, result.disagree, result.metric_ties, result.human_ties, result.undefined) == (1, 1, 1, 1, 1)
     assert result.agreement == pytest.approx(1 / 3)
+    few = pairwise_agreement(scores, read_preferences(str(prefs)), "claim_recall")  # 3 judged < 10
+    assert few.agreement is None and few.note == "not informative (n=3 < 10)"
     write_csv(prefs, ["id", "system_a", "system_b", "preferred"], [["1", "gpt", "mis", "both"]])
     with pytest.raises(InputError, match="line 2: preferred must be 'gpt', 'mis' or 'tie'"):
         read_preferences(str(prefs))
@@ -381,6 +423,7 @@ def test_pairwise_agreement_counts_by_hand(tmp_path, capsys):
     assert code == 0, err
     result = json.loads(out)["results"][0]
     assert (result["agree"], result["disagree"], result["human_ties"]) == (2, 0, 1), result
+    assert result["agreement"] is None and result["note"] == "not informative (n=2 < 10)"
     with pytest.raises(InputError, match="no scores file for system 'good'"):
         pairwise_agreement({"bad": {}}, read_preferences(str(prefs)), "claim_recall")
 
