@@ -10,7 +10,9 @@
     doclens leaderboard scores/*.json -o board.html
 
 Exit codes: 0 success, 1 a run that failed mid-way (a partial report is written), 2 bad input or
-options (a partial report is written when anything was scored), 130 interrupted.
+options (a partial report is written when anything was scored), 3 scored but incomplete (some
+model calls failed for good, most replies were unreadable, or the circuit breaker / --deadline
+stopped the run: a partial report is written), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from doclens import __version__
-from doclens.errors import ConfigurationError, DocLensError, InputError
+from doclens.errors import EXIT_INCOMPLETE, ConfigurationError, DocLensError, InputError, RunStoppedError
 from doclens.types import Instance
 
 logger = logging.getLogger("doclens")
@@ -32,7 +34,8 @@ logger = logging.getLogger("doclens")
 #: CLI flags forwarded to evaluator / extractor constructors when set (dest → constructor kwarg).
 MODEL_OPTIONS = ("model", "base_url", "api_key_env", "azure_endpoint", "azure_deployment", "azure_api_version",
                  "concurrency", "rpm", "tpm", "timeout", "max_retries", "local_only", "seed", "temperature",
-                 "price_table", "device", "dtype", "batch_size", "threshold", "max_length", "dry_run")
+                 "price_table", "device", "dtype", "batch_size", "threshold", "max_length", "dry_run",
+                 "max_consecutive_failures", "deadline")
 #: Forwarded only to constructors that accept them (evaluators that call no model ignore them).
 RUN_OPTIONS = ("cache_dir", "no_cache", "refresh")
 
@@ -66,7 +69,9 @@ def read_jsonl(path: str) -> Iterator[Instance]:
 
 
 def _options(args: argparse.Namespace, names: tuple[str, ...]) -> dict:
-    return {name: getattr(args, name) for name in names if getattr(args, name, None) not in (None, False)}
+    # `is not` (not `in`): 0 is a value (--max-retries 0), only None and the False of a flag are "unset"
+    return {name: getattr(args, name) for name in names
+            if getattr(args, name, None) is not None and getattr(args, name, None) is not False}
 
 
 def _accepted(factory_name: str, options: dict, presets: dict) -> dict:
@@ -157,13 +162,17 @@ def cmd_score(args: argparse.Namespace) -> int:
     except FileNotFoundError as exc:
         print(f"doclens: error: {exc}", file=sys.stderr)
         return 2
+    except RunStoppedError as exc:  # circuit breaker or deadline: a clean stop with a partial report
+        report, code = getattr(exc, "partial_report", None), EXIT_INCOMPLETE
+        print(f"doclens: stopped: {exc}", file=sys.stderr)
     except (InputError, ConfigurationError) as exc:
         report, code = getattr(exc, "partial_report", None), 2
         print(f"doclens: error: {exc}", file=sys.stderr)
     except Exception as exc:  # an endpoint that stays down, a model that fails to load …
         report, code = getattr(exc, "partial_report", None), 1
         logger.debug("scoring failed", exc_info=True)
-        print(f"doclens: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        redact = getattr(scorer.evaluator, "redact", lambda text: text)  # an endpoint may echo the key
+        print(f"doclens: error: {redact(f'{type(exc).__name__}: {exc}')}", file=sys.stderr)
     finally:
         scorer.evaluator.close()
     if report is None:
@@ -177,6 +186,14 @@ def cmd_score(args: argparse.Namespace) -> int:
               f"written to {output}", file=sys.stderr)
     else:
         print(f"report written to {output}")
+    if code == 0:
+        from doclens.scorer import incomplete_reasons
+
+        reasons = incomplete_reasons(report)
+        for reason in reasons:
+            print(f"doclens: INCOMPLETE: {reason}", file=sys.stderr)
+        if reasons:
+            code = EXIT_INCOMPLETE
     return code
 
 
@@ -495,8 +512,14 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--concurrency", type=int, help="requests in flight (default 8)")
     model.add_argument("--rpm", type=float, help="requests per minute limit")
     model.add_argument("--tpm", type=float, help="tokens per minute limit")
-    model.add_argument("--timeout", type=float, help="per-request timeout in seconds")
-    model.add_argument("--max-retries", type=int, help="retries per request")
+    model.add_argument("--timeout", type=float, help="per-request timeout in seconds (LLM judges: default 60)")
+    model.add_argument("--max-retries", type=int, help="retries per request (default 5)")
+    model.add_argument("--max-consecutive-failures", type=int, metavar="N",
+                       help="LLM judges: stop the run (partial report, exit 3) after N requests in a row failed "
+                            "(default 20; 0: never)")
+    model.add_argument("--deadline", metavar="DURATION",
+                       help="LLM judges: stop the run (partial report, exit 3) this long after the first request: "
+                            "seconds or 90s, 15m, 1h30m (default: none)")
     model.add_argument("--local-only", action="store_true",
                        help="refuse any endpoint that is not loopback or a private address")
     model.add_argument("--seed", type=int)

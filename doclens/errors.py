@@ -4,6 +4,15 @@ from __future__ import annotations
 
 from typing import Optional
 
+# Exit codes of the ``doclens`` command line: 0 success; 1 unexpected internal error; 2 bad input
+# file, bad option or value; 3 scored, but incomplete (some items failed or unparsed, or the run
+# stopped early: a partial report was written); 130 interrupted (Ctrl-C or SIGTERM).
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_INCOMPLETE = 3
+EXIT_INTERRUPTED = 130
+
 
 class DocLensError(Exception):
     """Base class of every DocLens error."""
@@ -34,6 +43,26 @@ class MissingExtraError(DocLensError, ImportError):
 
 class UnparsedJudgementError(DocLensError):
     """Raised with ``on_unparsed="raise"`` when a judge reply could not be parsed."""
+
+
+class EndpointError(DocLensError):
+    """A model endpoint failed a request for good (retries spent, or an error that retrying cannot
+    fix: 400, 401, 404 …). The message names the endpoint's reply and never carries the API key."""
+
+    def __init__(self, message: str, status: Optional[int] = None, transient: bool = False):
+        super().__init__(message)
+        self.status = status
+        self.transient = transient
+
+
+class RunStoppedError(DocLensError):
+    """The run was stopped early on purpose: the circuit breaker saw too many failed requests in a
+    row, or the deadline passed. The exception carries ``partial_report`` (see
+    :meth:`doclens.DocLens.score`); every answer received before the stop is cached."""
+
+    def __init__(self, message: str, reason: str):
+        super().__init__(message)
+        self.reason = reason  # "circuit_breaker" or "deadline"
 
 
 def require(module: str, feature: str, extra: str):
