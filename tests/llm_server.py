@@ -199,7 +199,8 @@ class FakeChatServer:
         self.script = script
         self.latency = latency
         self.requests: list[dict] = []
-        self.headers: list[dict] = []  # each request's headers, in order
+        self.headers: list[dict] = []  # each request's headers (names lower-case), in order
+        self.connections: set = set()  # the client (host, port) pairs seen: one per TCP connection
         self.lock = threading.Lock()
         self.changed = threading.Condition(self.lock)
         self.in_flight = 0
@@ -224,7 +225,8 @@ class FakeChatServer:
                 with outer.changed:
                     number = len(outer.requests)
                     outer.requests.append(body)
-                    outer.headers.append(dict(self.headers))
+                    outer.headers.append({k.lower(): v for k, v in self.headers.items()})
+                    outer.connections.add(self.client_address)
                     outer.in_flight += 1
                     outer.max_in_flight = max(outer.max_in_flight, outer.in_flight)
                     outer.changed.notify_all()

@@ -232,7 +232,8 @@ def check_endpoint_url(url: str, label: str) -> None:
     query parameter named like a key (``api-key=``, ``token=``, ``sig=`` …) or anything that looks
     like a key, or a fragment (``#…``). The message never repeats the secret."""
     parsed = urlparse(url)
-    shown = f"{parsed.scheme}://{parsed.hostname or '?'}{':' + str(parsed.port) if _port(parsed) else ''}{parsed.path}"
+    shown = redact(f"{parsed.scheme}://{parsed.hostname or '?'}{':' + str(_port(parsed)) if _port(parsed) else ''}"
+                   f"{parsed.path}")
     advice = ("; put the key in an environment variable (--api-key-env) so it never reaches reports, logs or "
               "cache keys")
     if parsed.username or parsed.password or "@" in parsed.netloc:
