@@ -375,6 +375,10 @@ class DocLens:
             "prediction_claims": sum(c.status == status for r in results for c in r.prediction_claims),
             "statements": sum(s.status == status for r in results for s in r.statements),
         } for status in (STATUS_UNPARSED, STATUS_FAILED))
+        for metric, field_name in (("claim_recall", "reference_claims"), ("claim_precision", "prediction_claims"),
+                                   ("citation_recall", "statements"), ("citation_precision", "statements")):
+            counts[metric]["unparsed"] = unparsed[field_name]  # items without a verdict, per metric
+            counts[metric]["failed"] = failed[field_name]
         statements = [s for r in results if r.has_source for s in r.statements]
         counts["citations"] = {
             "statements": len(statements),

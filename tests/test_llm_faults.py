@@ -348,3 +348,53 @@ def test_cli_mostly_unreadable_replies_exit_incomplete(tmp_path, capsys):
         code = main(_cli(server.base_url, tmp_path))
     assert code == EXIT_INCOMPLETE
     assert "INCOMPLETE: most judge replies could not be read" in capsys.readouterr().err
+
+
+def test_ctrl_c_during_a_hung_call_keeps_finished_work_and_closes_cleanly(tmp_path):
+    import os
+    import signal
+    import threading
+
+    def script(n, body):
+        if n == 4:  # the second instance's first call hangs; Ctrl-C arrives while it does
+            threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+            return Reply(hang=True)
+        return None
+
+    with FakeChatServer(script=script) as server:
+        evaluator = judge(server, concurrency=1, timeout=30, cache_dir=str(tmp_path))
+        with pytest.raises(KeyboardInterrupt) as info:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                DocLens(evaluator, chunk_size=1).score(MANY, progress=False)
+        thread = evaluator._loop.thread
+        evaluator.close()
+        assert not thread.is_alive()
+        assert [r.id for r in info.value.partial_report.instances] == ["0"]
+        rerun = judge(server, cache_dir=str(tmp_path))
+        score(rerun, MANY[:1])
+    assert rerun.usage.calls == 0 and rerun.usage.cached_calls == 4  # the finished chunk was cached
+
+
+def test_counts_carry_failed_and_unparsed_per_metric():
+    with FakeChatServer(script=lambda n, body: Reply(status=404) if "Sentence:" in body["messages"][-1]["content"]
+                        else None) as server:
+        report = score(judge(server))
+    assert report.counts["citation_recall"]["failed"] == 2 and report.counts["claim_recall"]["failed"] == 0
+    assert report.counts["citation_precision"]["unparsed"] == 0
+    assert report.scores["citation_recall"] == 0.0  # on_unparsed="zero": no verdict counts as a miss
+
+
+def test_breaker_resets_for_the_next_run():
+    state = {"down": True}
+    with FakeChatServer(script=lambda n, body: Reply(status=500) if state["down"] else None) as server:
+        evaluator = load_evaluator("gpt4-json-cot", base_url=server.base_url, model="test-model",
+                                   max_consecutive_failures=2, **FAST)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(RunStoppedError):
+                DocLens(evaluator).score([INSTANCE], progress=False)
+            state["down"] = False
+            report = DocLens(evaluator).score([INSTANCE], progress=False)
+        evaluator.close()
+    assert report.scores["claim_recall"] == pytest.approx(2 / 3) and not any(report.failed.values())

@@ -43,6 +43,7 @@ import socket
 import threading
 import time
 import warnings
+import weakref
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 from urllib.parse import parse_qsl, urlparse
@@ -162,6 +163,14 @@ def _should_retry(response) -> bool:
         return verdict == "true"
     status = response.status_code if response is not None else None
     return status is None or status in _RETRY_STATUS or status >= 500
+
+
+def _retrieve(future) -> None:
+    """Mark a future's outcome as seen (asyncio logs an unretrieved exception otherwise)."""
+    try:
+        future.exception()
+    except BaseException:
+        pass
 
 
 def _int(value) -> int:
@@ -297,6 +306,8 @@ class _LoopThread:
             raise
 
     def stop(self) -> None:
+        if self.loop.is_closed():
+            return
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(timeout=10)
         if not self.thread.is_alive():
@@ -527,6 +538,7 @@ class OpenAIChatJudge(ChatJudge):
         thread), so its one client and its connections serve every batch."""
         if self._loop is None:
             self._loop = _LoopThread()
+            weakref.finalize(self, self._loop.stop)  # a judge dropped without close() ends its thread
         return self._loop.run(coroutine)
 
     def _new_client(self):
@@ -579,6 +591,10 @@ class OpenAIChatJudge(ChatJudge):
             return []
         if self.deadline is not None and self._deadline_at is None:
             self._deadline_at = time.monotonic() + self.deadline
+        if self._stopped is not None and self._stopped[0] == "circuit_breaker":
+            # the run the breaker stopped has ended (the error went up through it): a new call
+            # is a new attempt; a passed deadline stays passed
+            self._stopped, self._consecutive_failures = None, 0
         self._check_stop()
         return self._run(self._complete_all(conversations, json_mode, on_complete))
 
@@ -614,7 +630,8 @@ class OpenAIChatJudge(ChatJudge):
         try:
             done, _ = await asyncio.wait({everything, stopper}, timeout=remaining,
                                          return_when=asyncio.FIRST_COMPLETED)
-        except BaseException:
+        except BaseException:  # cancelled (Ctrl-C in the caller): cancel the calls, retrieve their end quietly
+            everything.add_done_callback(_retrieve)
             everything.cancel()
             raise
         finally:
