@@ -641,8 +641,8 @@ class OpenAIChatJudge(ChatJudge):
             results = everything.result()
             failed = sum(c.failed for c in results)
             if failed:
-                logger.warning("%d of %d call(s) failed for good; their items are marked 'failed' and will be asked "
-                               "again by a rerun (the %d answered are cached)", failed, len(results),
+                logger.warning("%d of %d call(s) failed for good; their items are marked 'failed' (not cached: a "
+                               "rerun asks them again; the %d others were answered)", failed, len(results),
                                len(results) - failed)
             return results
         everything.cancel()
