@@ -398,3 +398,43 @@ def test_breaker_resets_for_the_next_run():
             report = DocLens(evaluator).score([INSTANCE], progress=False)
         evaluator.close()
     assert report.scores["claim_recall"] == pytest.approx(2 / 3) and not any(report.failed.values())
+
+
+def test_a_burst_of_429s_does_not_trip_the_breaker():
+    with FakeChatServer(script=lambda n, body: fault_reply("429", body) if n < 6 else None) as server:
+        evaluator = judge(server, concurrency=1, max_consecutive_failures=2, max_retries=6)
+        report = score(evaluator)
+    assert evaluator.usage.retries == 6 and not any(report.failed.values())
+    assert report.scores["claim_recall"] == pytest.approx(2 / 3)
+
+
+def test_the_breaker_trips_on_the_last_call_of_a_batch():
+    # one batch of two claim calls (recall, precision), both failing: the 2nd failure in a row is
+    # the batch's last call, and the run must still stop rather than go on to the next batch
+    with FakeChatServer(script=lambda n, body: Reply(status=500)) as server:
+        evaluator = judge(server, concurrency=1, max_consecutive_failures=2, max_retries=0)
+        with pytest.raises(RunStoppedError, match="2 requests in a row failed") as info:
+            score(evaluator, [dict(distinct(i), source=None) for i in range(3)], chunk_size=1)
+    assert server.count == 2 and info.value.partial_report.instances == []
+
+
+def test_a_failed_extraction_is_one_failed_item_never_a_text_without_claims(tmp_path):
+    instance = {"id": "x", "prediction": "The patient has a fever. No rash.", "reference": "Fever. Rash on the arm."}
+
+    def is_extraction(body):
+        return "Text:" in body["messages"][-1]["content"]
+
+    with FakeChatServer(script=lambda n, body: Reply(status=503) if is_extraction(body) and
+                        "Rash on the arm" in json.dumps(body) else None) as server:
+        evaluator = judge(server, max_retries=0, cache_dir=str(tmp_path))
+        report = score(evaluator, [instance], extractor=evaluator.make_extractor())
+        reference = report.instances[0].reference_claims
+        assert [(c.status, c.entailed) for c in reference] == [("failed", None)]
+        assert "claim extraction failed: HTTP 503" in reference[0].explanation
+        assert report.failed["reference_claims"] == 1 and report.scores["claim_recall"] == 0.0
+        assert [c.status for c in report.instances[0].prediction_claims] == ["ok", "ok"]
+        server.script = None
+        rerun = judge(server, cache_dir=str(tmp_path))
+        again = score(rerun, [instance], extractor=rerun.make_extractor())
+    assert [c.text for c in again.instances[0].reference_claims] == ["Fever.", "Rash on the arm."]
+    assert again.scores["claim_recall"] == 0.5 and rerun.usage.calls == 2  # the extraction + its judge call

@@ -378,7 +378,7 @@ class OpenAIChatJudge(ChatJudge):
         replies (default 5).
     max_consecutive_failures : int
         Stop the run after this many requests in a row failed (each attempt counts, retries
-        included; any answer resets the count). Default 20: a dead endpoint stops a run in
+        included; any answer resets the count; a 429 neither counts nor resets). Default 20: a dead endpoint stops a run in
         seconds, a hung one after about three rounds of ``timeout``. 0 turns the breaker off.
     deadline : float or str, optional
         Stop the run this long after the judge's first request: seconds, or ``90s``, ``15m``,
@@ -637,7 +637,7 @@ class OpenAIChatJudge(ChatJudge):
         finally:
             stopper.cancel()
             self._stop_event = None
-        if everything in done:
+        if everything in done and self._stopped is None:
             results = everything.result()
             failed = sum(c.failed for c in results)
             if failed:
@@ -645,16 +645,20 @@ class OpenAIChatJudge(ChatJudge):
                                "rerun asks them again; the %d others were answered)", failed, len(results),
                                len(results) - failed)
             return results
+        # the breaker tripped (even on the batch's last call) or the deadline passed
         everything.cancel()
         await asyncio.gather(everything, return_exceptions=True)
         if self._stopped is None:
             self._stop("deadline", f"the deadline of {self.deadline:g} s (--deadline) has passed; the run was "
                                    "stopped, answers received so far are cached (rerun to go on)")
-        logger.error("%s", self._stopped[1])
+        logger.info("run stopped: %s", self._stopped[1])
         raise RunStoppedError(self._stopped[1], self._stopped[0])
 
-    def _note_attempt(self, ok: bool) -> None:
-        """The circuit breaker: ``max_consecutive_failures`` failed requests in a row stop the run."""
+    def _note_attempt(self, ok: Optional[bool]) -> None:
+        """The circuit breaker: ``max_consecutive_failures`` failed requests in a row stop the run.
+        ``ok=None`` (a 429: the endpoint is up and pacing us) neither counts nor resets."""
+        if ok is None:
+            return
         if ok:
             self._consecutive_failures = 0
             return
@@ -683,7 +687,7 @@ class OpenAIChatJudge(ChatJudge):
         while True:
             if self._limiter is not None:
                 await self._limiter.acquire(estimate_tokens(messages))
-            headers = None
+            headers, status = None, None
             try:
                 raw = await client.chat.completions.with_raw_response.create(**arguments)
                 completion = self._read_reply(raw.http_response)
@@ -692,10 +696,10 @@ class OpenAIChatJudge(ChatJudge):
                     self._note_attempt(True)  # an answer: the endpoint works, the prompt is too long
                     return Completion(None, context_overflow=True)
                 error, retryable = self._status_error(exc), _should_retry(exc.response)
-                headers = exc.response.headers
+                headers, status = exc.response.headers, exc.status_code
             except openai.APIStatusError as exc:
                 error, retryable = self._status_error(exc), _should_retry(exc.response)
-                headers = exc.response.headers
+                headers, status = exc.response.headers, exc.status_code
             except openai.APITimeoutError:
                 error, retryable = f"no reply within {self.timeout:g} s (--timeout) from {self._where()}", True
             except openai.APIConnectionError as exc:
@@ -708,7 +712,7 @@ class OpenAIChatJudge(ChatJudge):
                 self._note_attempt(True)
                 return completion
             self._last_error = error
-            self._note_attempt(False)
+            self._note_attempt(None if status == 429 else False)
             if not retryable or attempt >= self.max_retries:
                 tries = f"after {attempt + 1} attempts" if attempt else ("not retryable" if not retryable else "once")
                 logger.warning("a request failed for good (%s): %s", tries, error)
