@@ -438,3 +438,16 @@ def test_a_failed_extraction_is_one_failed_item_never_a_text_without_claims(tmp_
         again = score(rerun, [instance], extractor=rerun.make_extractor())
     assert [c.text for c in again.instances[0].reference_claims] == ["Fever.", "Rash on the arm."]
     assert again.scores["claim_recall"] == 0.5 and rerun.usage.calls == 2  # the extraction + its judge call
+
+
+def test_replies_lose_only_the_exact_key_never_clinical_text(tmp_path, monkeypatch):
+    import sqlite3
+
+    monkeypatch.setenv("MY_LLM_KEY", KEY)
+    reply = ("explanation: basic metabolic panel normal; Signature: electronically signed; Bearer token=abcdefgh12 "
+             f"and {KEY}.\nentailment prediction: 1")
+    with FakeChatServer(script=lambda n, body: reply) as server:
+        score(judge(server, "cot", api_key_env="MY_LLM_KEY", cache_dir=str(tmp_path)), [dict(INSTANCE, source=None)])
+    with sqlite3.connect(tmp_path / "cache.sqlite") as conn:
+        texts = [json.loads(v)["text"] for (v,) in conn.execute("SELECT value FROM answers")]
+    assert texts and all(t == reply.replace(KEY, "***") for t in texts)

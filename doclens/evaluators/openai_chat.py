@@ -188,22 +188,25 @@ SECRET_PARAMETERS = {"api_key", "apikey", "key", "token", "access_token", "id_to
                      "code", "sas", "x_api_key", "subscription_key", "ocp_apim_subscription_key"}
 _TOKEN_PATTERNS = [
     (re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}"), "sk-***"),
-    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=\-]{6,}"), r"\1 ***"),
-    (re.compile(r"(?i)\b(api[-_]?key|access[-_]?token|token|sig|signature|secret|password)(\s*[=:]\s*[\"']?)"
+    (re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=\-]{6,}"), "Bearer ***"),
+    (re.compile(r"(?i)\b(api[-_]?key|access[-_]?token|token|sig|signature|secret|password)(\s*=\s*[\"']?)"
                 r"[A-Za-z0-9._~+/=\-]{6,}"), r"\1\2***"),
 ]
 
 
-def redact(text: str, secrets: Sequence[str] = ()) -> str:
-    """``text`` with each of ``secrets`` and anything that looks like a key (``sk-…``, a Bearer
-    token, ``api_key=…``) replaced by ``***``."""
+def redact(text: str, secrets: Sequence[str] = (), patterns: bool = True) -> str:
+    """``text`` with each of ``secrets`` replaced by ``***``, and with ``patterns`` also anything
+    that looks like a key (``sk-…``, a Bearer token, ``api_key=…``). Model replies are redacted
+    with ``patterns=False`` (the exact key only): a pattern could alter a clinical text the reply
+    quotes, and with it the verdict."""
     if not text:
         return text
     for secret in secrets:
         if secret:
             text = text.replace(secret, "***")
-    for pattern, replacement in _TOKEN_PATTERNS:
-        text = pattern.sub(replacement, text)
+    if patterns:
+        for pattern, replacement in _TOKEN_PATTERNS:
+            text = pattern.sub(replacement, text)
     return text
 
 
@@ -227,7 +230,7 @@ class _RedactingFilter(logging.Filter):
             message = record.getMessage()
         except Exception:  # a malformed record: leave it to logging's own error report
             return True
-        cleaned = redact(message, sorted(self.secrets))
+        cleaned = redact(message, sorted(self.secrets, key=len, reverse=True))
         if cleaned != message:
             record.msg, record.args = cleaned, None
         return True
@@ -530,8 +533,12 @@ class OpenAIChatJudge(ChatJudge):
         return redact(text, self._secrets())
 
     def _secrets(self) -> list[str]:
+        """The key, and the key without its ``sk-…`` prefix (an echo may drop the prefix)."""
         key = os.environ.get(self.api_key_env)
-        return [key] if key and len(key) >= 4 else []
+        if not key or len(key) < 4:
+            return []
+        bare = re.sub(r"^sk-(?:proj-|svcacct-|admin-)?", "", key)
+        return [key] + ([bare] if bare != key and len(bare) >= 8 else [])
 
     def _run(self, coroutine):
         """Run ``coroutine`` on this judge's own event loop (started on first use, in a daemon
@@ -545,9 +552,8 @@ class OpenAIChatJudge(ChatJudge):
         """The ``openai`` async client for this endpoint (constructing it sends nothing)."""
         from openai import AsyncAzureOpenAI, AsyncOpenAI, Timeout
 
-        secrets = self._secrets()
-        if secrets:
-            _REDACT_LOGS.add(secrets[0])
+        for secret in self._secrets():
+            _REDACT_LOGS.add(secret)
         key = os.environ.get(self.api_key_env) or "not-needed"  # a local server may need none
         timeout = Timeout(self.timeout, connect=min(self.timeout, CONNECT_TIMEOUT))
         # max_retries=0: retries are this judge's (see the class docstring for why)
@@ -753,7 +759,7 @@ class OpenAIChatJudge(ChatJudge):
         message = (choices[0] or {}).get("message") if choices and isinstance(choices[0], dict) else None
         text = message.get("content") if isinstance(message, dict) else None
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-        return Completion(self.redact(text) if isinstance(text, str) else "",
+        return Completion(redact(text, self._secrets(), patterns=False) if isinstance(text, str) else "",
                           _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens")))
 
 
