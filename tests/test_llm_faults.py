@@ -451,3 +451,17 @@ def test_replies_lose_only_the_exact_key_never_clinical_text(tmp_path, monkeypat
     with sqlite3.connect(tmp_path / "cache.sqlite") as conn:
         texts = [json.loads(v)["text"] for (v,) in conn.execute("SELECT value FROM answers")]
     assert texts and all(t == reply.replace(KEY, "***") for t in texts)
+
+
+def test_a_report_with_failed_items_is_a_valid_scores_file(tmp_path):
+    from doclens.report import Report
+    from doclens.submissions import validate_file
+
+    with FakeChatServer(script=lambda n, body: Reply(status=404) if n % 2 else None) as server:
+        report = score(judge(server, max_retries=0))
+    assert sum(report.failed.values()) > 0
+    path = tmp_path / "scores.json"
+    report.save(path)
+    kind, problems = validate_file(str(path), None)
+    assert kind == "scores" and problems == []
+    assert Report.load(path).failed == report.failed
