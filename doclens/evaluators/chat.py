@@ -191,7 +191,9 @@ class ChatJudge(Evaluator):
         """One :class:`Completion` per conversation, same order. Call ``on_complete(i, c)`` as
         each answer arrives (the judge caches it at once, so a killed run loses nothing it paid
         for). A prompt too long for the model gives ``Completion(None, context_overflow=True)``;
-        a request that fails for good raises (after the others have finished)."""
+        a request that fails for good gives ``Completion(None, error=why)`` (its items become
+        ``failed``, the run goes on). Raise only to stop the whole run (e.g.
+        :class:`doclens.errors.RunStoppedError`)."""
         raise NotImplementedError(f"{type(self).__name__} must implement complete_many()")
 
     def cache_identity(self) -> dict:
