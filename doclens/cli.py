@@ -11,9 +11,10 @@
 
 Exit codes (``doclens.errors``): 0 success; 1 an unexpected internal error; 2 bad input file,
 option or value (a partial report is written when anything was scored); 3 scored, but
-incomplete (a run that failed mid-way: a partial report is written); 130 interrupted (Ctrl-C or
-SIGTERM; a partial report is written). A partial report never replaces a complete one: it goes
-beside it as ``<name>.partial.json``.
+incomplete (some model calls failed for good, most replies were unreadable, the circuit breaker
+or ``--deadline`` stopped the run, or it failed mid-way: a partial report is written); 130
+interrupted (Ctrl-C or SIGTERM; a partial report is written). A partial report never replaces a
+complete one: it goes beside it as ``<name>.partial.json``.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import Iterator, Optional
 
 from doclens import __version__
 from doclens.errors import (EXIT_ERROR, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, ConfigurationError,
-                            DocLensError, InputError)
+                            DocLensError, InputError, RunStoppedError)
 from doclens.types import Instance
 
 logger = logging.getLogger("doclens")
@@ -36,7 +37,8 @@ logger = logging.getLogger("doclens")
 #: CLI flags forwarded to evaluator / extractor constructors when set (dest → constructor kwarg).
 MODEL_OPTIONS = ("model", "base_url", "api_key_env", "azure_endpoint", "azure_deployment", "azure_api_version",
                  "concurrency", "rpm", "tpm", "timeout", "max_retries", "local_only", "seed", "temperature",
-                 "price_table", "device", "dtype", "batch_size", "threshold", "max_length", "dry_run")
+                 "price_table", "device", "dtype", "batch_size", "threshold", "max_length", "dry_run",
+                 "max_consecutive_failures", "deadline")
 #: Forwarded only to constructors that accept them (evaluators that call no model ignore them).
 RUN_OPTIONS = ("cache_dir", "no_cache", "refresh")
 
@@ -63,7 +65,9 @@ def read_jsonl(path: str, seen: Optional[dict] = None) -> Iterator[Instance]:
 
 
 def _options(args: argparse.Namespace, names: tuple[str, ...]) -> dict:
-    return {name: getattr(args, name) for name in names if getattr(args, name, None) not in (None, False)}
+    # `is not` (not `in`): 0 is a value (--max-retries 0), only None and the False of a flag are "unset"
+    return {name: getattr(args, name) for name in names
+            if getattr(args, name, None) is not None and getattr(args, name, None) is not False}
 
 
 def _accepted(factory_name: str, options: dict, presets: dict) -> dict:
@@ -246,6 +250,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     except KeyboardInterrupt as exc:
         report, code = getattr(exc, "partial_report", None), EXIT_INTERRUPTED
         print(f"doclens: {'terminated' if isinstance(exc, _Terminated) else 'interrupted'}", file=sys.stderr)
+    except RunStoppedError as exc:  # circuit breaker or deadline: a clean stop with a partial report
+        report, code = getattr(exc, "partial_report", None), EXIT_INCOMPLETE
+        print(f"doclens: stopped: {exc}", file=sys.stderr)
     except (InputError, ConfigurationError) as exc:
         report, code = getattr(exc, "partial_report", None), EXIT_USAGE
         print(f"doclens: error: {_located(str(exc), args.input, lines)}", file=sys.stderr)
@@ -253,7 +260,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         report = getattr(exc, "partial_report", None)
         code = EXIT_INCOMPLETE if report is not None and report.instances else EXIT_ERROR
         logger.debug("scoring failed", exc_info=True)
-        print(f"doclens: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        redact = getattr(scorer.evaluator, "redact", lambda text: text)  # an endpoint may echo the key
+        print(f"doclens: error: {redact(f'{type(exc).__name__}: {exc}')}", file=sys.stderr)
     finally:
         scorer.evaluator.close()
     if report is None:
@@ -277,7 +285,17 @@ def cmd_score(args: argparse.Namespace) -> int:
               f"written to {where}{note}", file=sys.stderr)
     else:
         print(f"report written to {where}", file=summary)
-    return code if not problem else (code or EXIT_ERROR)
+    if problem:
+        return code or EXIT_ERROR
+    if code == EXIT_OK:
+        from doclens.scorer import incomplete_reasons
+
+        reasons = incomplete_reasons(report)
+        for reason in reasons:
+            print(f"doclens: INCOMPLETE: {reason}", file=sys.stderr)
+        if reasons:
+            code = EXIT_INCOMPLETE
+    return code
 
 
 def metric_module_files() -> dict[str, str]:
@@ -623,8 +641,14 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--concurrency", type=POSITIVE_INT, help="requests in flight (default 8)")
     model.add_argument("--rpm", type=POSITIVE_FLOAT, help="requests per minute limit")
     model.add_argument("--tpm", type=POSITIVE_FLOAT, help="tokens per minute limit")
-    model.add_argument("--timeout", type=POSITIVE_FLOAT, help="per-request timeout in seconds")
-    model.add_argument("--max-retries", type=NON_NEGATIVE_INT, help="retries per request")
+    model.add_argument("--timeout", type=POSITIVE_FLOAT, help="per-request timeout in seconds (LLM judges: default 60)")
+    model.add_argument("--max-retries", type=NON_NEGATIVE_INT, help="retries per request (default 5)")
+    model.add_argument("--max-consecutive-failures", type=NON_NEGATIVE_INT, metavar="N",
+                       help="LLM judges: stop the run (partial report, exit 3) after N requests in a row failed "
+                            "(default 20; 0: never)")
+    model.add_argument("--deadline", metavar="DURATION",
+                       help="LLM judges: stop the run (partial report, exit 3) this long after the first request: "
+                            "seconds or 90s, 15m, 1h30m (default: none)")
     model.add_argument("--local-only", action="store_true",
                        help="refuse any endpoint that is not loopback or a private address")
     model.add_argument("--seed", type=int)

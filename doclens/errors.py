@@ -45,6 +45,26 @@ class UnparsedJudgementError(DocLensError):
     """Raised with ``on_unparsed="raise"`` when a judge reply could not be parsed."""
 
 
+class EndpointError(DocLensError):
+    """A model endpoint failed a request for good (retries spent, or an error that retrying cannot
+    fix: 400, 401, 404 …). The message names the endpoint's reply and never carries the API key."""
+
+    def __init__(self, message: str, status: Optional[int] = None, transient: bool = False):
+        super().__init__(message)
+        self.status = status
+        self.transient = transient
+
+
+class RunStoppedError(DocLensError):
+    """The run was stopped early on purpose: the circuit breaker saw too many failed requests in a
+    row, or the deadline passed. The exception carries ``partial_report`` (see
+    :meth:`doclens.DocLens.score`); every answer received before the stop is cached."""
+
+    def __init__(self, message: str, reason: str):
+        super().__init__(message)
+        self.reason = reason  # "circuit_breaker" or "deadline"
+
+
 def require(module: str, feature: str, extra: str):
     """Import ``module`` or raise :class:`MissingExtraError` naming the extra to install."""
     import importlib

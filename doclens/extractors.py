@@ -68,6 +68,16 @@ class SentenceExtractor(Extractor):
         return [s.text for s in parse_statements(strip_citations(text))]
 
 
+class FailedExtraction(list):
+    """The claims of a text whose extraction call failed for good: an empty list (code that treats
+    it as a claim list sees no claims) carrying ``error``. The scorer records such a text as one
+    item with status ``failed`` instead of silently scoring it as having no claims."""
+
+    def __init__(self, error: str):
+        super().__init__()
+        self.error = error
+
+
 class PromptedExtractor(Extractor):
     """An LLM extractor. Subclasses implement :meth:`complete_many` (chat messages → replies)."""
 
@@ -86,7 +96,7 @@ class PromptedExtractor(Extractor):
         replies = self.complete_many([self.render(requests[i]) for i in todo]) if todo else []
         results: list[list[str]] = [[] for _ in requests]
         for i, reply in zip(todo, replies):
-            results[i] = parse_claim_list(reply or "")
+            results[i] = reply if isinstance(reply, FailedExtraction) else parse_claim_list(reply or "")
         return results
 
     def prompt_tags(self) -> list[str]:

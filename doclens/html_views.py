@@ -13,7 +13,8 @@ and its source unit ``k`` is ``#src-n-k`` (positions, not ids, so any id makes a
 
 Statement colours (citation verdicts): **supported** (its citations entail it and every citation
 is precise), **partial** (entailed, some citation imprecise), **unsupported** (not entailed, no
-citation, or an invalid id), **unparsed** (the judge's reply could not be read).
+citation, or an invalid id), **unparsed** (no verdict: the judge's reply could not be read, or
+the call failed).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import IO, Iterable, Optional, Sequence
 
 from doclens.bootstrap import Interval
 from doclens.metrics import METRICS
-from doclens.types import STATUS_UNPARSED, CitationVerdict, ClaimVerdict, InstanceResult
+from doclens.types import NO_VERDICT, CitationVerdict, ClaimVerdict, InstanceResult
 
 _STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:1em;color:#1b1b1b}
@@ -130,7 +131,7 @@ def _interval_cell(interval: Optional[Interval], point: Optional[float] = None) 
 # ---- the per-instance report -------------------------------------------------------------------
 def statement_verdict(statement: CitationVerdict) -> str:
     """``supported``, ``partial``, ``unsupported`` or ``unparsed`` (see the module docstring)."""
-    if statement.status == STATUS_UNPARSED:
+    if statement.status in NO_VERDICT:  # unparsed, or failed (the explanation says which)
         return "unparsed"
     if not statement.recall_hit:
         return "unsupported"
@@ -138,7 +139,7 @@ def statement_verdict(statement: CitationVerdict) -> str:
 
 
 def claim_verdict(claim: ClaimVerdict) -> str:
-    if claim.status == STATUS_UNPARSED:
+    if claim.status in NO_VERDICT:
         return "unparsed"
     return "supported" if claim.entailed else "unsupported"
 

@@ -15,15 +15,16 @@ Every function returns ``(hits, items)``; :func:`ratio` turns that into a score 
 (Σ hits / Σ items, the DocLens paper's way); the **macro** mean of per-instance scores (ALCE's
 way) skips instances with nothing to score and counts them as ``empty``.
 
-``on_unparsed`` says how a verdict the judge never gave (status ``unparsed``) counts:
-``"zero"`` (default) as not entailed, ``"exclude"`` as absent from numerator and denominator.
+``on_unparsed`` says how a verdict the judge never gave (status ``unparsed``, or ``failed`` when
+the call itself failed) counts: ``"zero"`` (default) as not entailed, ``"exclude"`` as absent
+from numerator and denominator.
 """
 
 from __future__ import annotations
 
 from typing import Iterable, Optional, Sequence
 
-from doclens.types import STATUS_UNPARSED, CitationVerdict, ClaimVerdict
+from doclens.types import NO_VERDICT, CitationVerdict, ClaimVerdict
 
 METRICS = ("claim_recall", "claim_precision", "citation_recall", "citation_precision")
 ON_UNPARSED = ("zero", "exclude", "raise")
@@ -39,7 +40,7 @@ def claim_counts(verdicts: Iterable[ClaimVerdict], on_unparsed: str = "zero") ->
     their ratio (which of the two depends on which claims were judged against which text)."""
     hits = items = 0
     for verdict in verdicts:
-        if verdict.status == STATUS_UNPARSED and on_unparsed == "exclude":
+        if verdict.status in NO_VERDICT and on_unparsed == "exclude":
             continue
         items += 1
         hits += bool(verdict.entailed)
@@ -57,7 +58,7 @@ def claim_precision(prediction_claims: Sequence[ClaimVerdict], on_unparsed: str 
 
 
 def _counted(statements: Iterable[CitationVerdict], on_unparsed: str) -> list[CitationVerdict]:
-    return [s for s in statements if not (s.status == STATUS_UNPARSED and on_unparsed == "exclude")]
+    return [s for s in statements if not (s.status in NO_VERDICT and on_unparsed == "exclude")]
 
 
 def citation_recall_counts(statements: Iterable[CitationVerdict], on_unparsed: str = "zero") -> tuple[int, int]:

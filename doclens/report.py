@@ -24,6 +24,7 @@ class Report:
     sections: dict[str, dict] = field(default_factory=dict)  # note_generation: per-division scores
     baselines: dict[str, Any] = field(default_factory=dict)
     unparsed: dict[str, int] = field(default_factory=dict)
+    failed: dict[str, int] = field(default_factory=dict)  # items whose model call failed for good
     warnings: list[str] = field(default_factory=list)
     partial: bool = False
     error: Optional[str] = None
@@ -51,6 +52,7 @@ class Report:
             "sections": self.sections,
             "counts": self.counts,
             "unparsed": self.unparsed,
+            "failed": self.failed,
             "usage": self.usage,
             "config": self.config,
             "baselines": self.baselines,
@@ -73,7 +75,8 @@ class Report:
         return cls(scores=header["scores"], counts=header["counts"], signature=header["signature"],
                    instances=instances, config=header.get("config", {}), usage=header.get("usage", {}),
                    sections=header.get("sections", {}), baselines=header.get("baselines", {}),
-                   unparsed=header.get("unparsed", {}), warnings=header.get("warnings", []),
+                   unparsed=header.get("unparsed", {}), failed=header.get("failed", {}),
+                   warnings=header.get("warnings", []),
                    partial=header.get("partial", False), error=header.get("error"),
                    version=header.get("version", ""))
 
@@ -156,9 +159,12 @@ class Report:
                          f"inherited={citations['inherited_statements']} invalid ids={citations['invalid_ids']}")
         if any(self.unparsed.values()):
             lines.append("unparsed judge replies: " + ", ".join(f"{k}={v}" for k, v in self.unparsed.items() if v))
+        if any(self.failed.values()):
+            lines.append("failed calls (no verdict): " + ", ".join(f"{k}={v}" for k, v in self.failed.items() if v))
         if self.usage:
             u = self.usage
-            lines.append(f"calls={u.get('calls', 0)} cached={u.get('cached_calls', 0)} "
+            lines.append(f"calls={u.get('calls', 0)} cached={u.get('cached_calls', 0)} retries={u.get('retries', 0)} "
+                         f"failed={u.get('failed_calls', 0)} "
                          f"tokens={u.get('prompt_tokens', 0) + u.get('completion_tokens', 0)} "
                          f"cost=${u.get('cost_usd', 0):.4f} pairs={u.get('pairs', 0)}")
         comparison = self.side_by_side()

@@ -20,7 +20,7 @@ from typing import Iterable, Optional, Union
 from doclens import __version__
 from doclens.errors import ConfigurationError, InputError, UnparsedJudgementError
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
-from doclens.extractors import ExtractionRequest, Extractor
+from doclens.extractors import ExtractionRequest, Extractor, FailedExtraction
 from doclens.metrics import METRICS, ON_UNPARSED, aggregate, instance_counts, ratio
 from doclens.report import Report
 from doclens.sections import SECTION_NAMES, note_section_spans
@@ -28,13 +28,42 @@ from doclens.signature import component_signature, make_signature
 from doclens.source_units import parse_source_units
 from doclens.statements import inherit_citations, parse_statements, strip_citations, whole_statement
 from doclens.tasks import check_task, segments
-from doclens.types import (STATUS_UNPARSED, CitationJudgement, CitationVerdict, ClaimJudgement, ClaimVerdict,
-                           Instance, InstanceResult, Statement)
+from doclens.types import (NO_VERDICT, STATUS_FAILED, STATUS_UNPARSED, CitationJudgement, CitationVerdict,
+                           ClaimJudgement, ClaimVerdict, Instance, InstanceResult, Statement)
 
 logger = logging.getLogger("doclens")
 
 UNCITED = ("zero", "inherit", "inherit-across-sections")
 QUESTION_STATEMENTS = ("whole", "sentences")
+#: Explanations of items decided without asking the judge.
+EMPTY_PREMISE = "empty premise: nothing to entail the claim"
+NO_CITATION = "no citation"
+#: The text of the one item that stands for the unknown claims of a text whose extraction failed.
+EXTRACTION_FAILED = "[claims not extracted: the extraction call failed]"
+INVALID_IDS = "invalid citation id(s)"
+#: A run whose unparsed share of judged items is above this is reported as incomplete.
+UNPARSED_SHARE_LIMIT = 0.5
+
+
+def incomplete_reasons(report: Report) -> list[str]:
+    """Why a finished report is not a complete result (empty when it is): items whose call failed
+    for good, or most judge replies unreadable. The CLI exits with ``EXIT_INCOMPLETE`` for these."""
+    reasons = []
+    failed = sum((report.failed or {}).values())
+    failed_calls = (report.usage or {}).get("failed_calls", 0)
+    if failed or failed_calls:
+        reasons.append(f"{failed_calls} model call(s) failed for good; {failed} item(s) are marked 'failed' "
+                       f"(scored per on_unparsed). Rerun the same command to ask exactly those again: every "
+                       "answer received is cached")
+    judged = sum(1 for r in report.instances for v in r.reference_claims + r.prediction_claims + r.statements
+                 if v.status in NO_VERDICT or not (v.explanation in (EMPTY_PREMISE, NO_CITATION)
+                                                   or v.explanation.startswith(INVALID_IDS)))
+    unparsed = sum((report.unparsed or {}).values())
+    if judged and unparsed / judged > UNPARSED_SHARE_LIMIT:
+        reasons.append(f"most judge replies could not be read: {unparsed} of {judged} judged item(s) are "
+                       f"'unparsed' ({100 * unparsed / judged:.0f} %); the scores say little about the texts. "
+                       "Check the model, the prompt style (--evaluator) and the endpoint")
+    return reasons
 
 
 class _Work:
@@ -49,6 +78,7 @@ class _Work:
         self.n_units = 0
         self.units: dict[int, str] = {}
         self.extracted = False
+        self.failed_extractions: dict[tuple[str, Optional[str]], str] = {}  # (field, section) → error
 
 
 class DocLens:
@@ -164,7 +194,10 @@ class DocLens:
                 if len(chunk) < self.chunk_size:
                     break
         except BaseException as exc:
-            exc.partial_report = self._build_report(results, partial=True, error=f"{type(exc).__name__}: {exc}")
+            error = f"{type(exc).__name__}: {exc}"
+            for holder in (self.evaluator, self.extractor):  # an endpoint may have echoed the key
+                error = getattr(holder, "redact", lambda text: text)(error)
+            exc.partial_report = self._build_report(results, partial=True, error=error)
             raise
         finally:
             bar.close()
@@ -187,11 +220,11 @@ class DocLens:
         citation_lookup = {slot: answer for slot, answer in zip(citation_slots, citation_answers)}
         results = [self._result(i, work, claim_lookup, citation_lookup) for i, work in enumerate(works)]
         if self.on_unparsed == "raise":
-            bad = [r.id for r in results if any(v.status == STATUS_UNPARSED for v in
+            bad = [r.id for r in results if any(v.status in NO_VERDICT for v in
                                                  r.reference_claims + r.prediction_claims + r.statements)]
             if bad:
-                raise UnparsedJudgementError(f"judge replies could not be parsed for instance(s) {', '.join(bad)} "
-                                             "(on_unparsed='raise')")
+                raise UnparsedJudgementError(f"judge replies could not be parsed, or the call failed, for instance(s) "
+                                             f"{', '.join(bad)} (on_unparsed='raise')")
         return results
 
     def _prepare(self, instance: Instance) -> _Work:
@@ -253,7 +286,7 @@ class DocLens:
 
     def _extract(self, works: list[_Work]) -> None:
         requests: list[ExtractionRequest] = []
-        targets: list[tuple[dict, Optional[str]]] = []
+        targets: list[tuple[_Work, str, dict, Optional[str]]] = []
         for work in works:
             for claims, text, field_name in ((work.ref_claims, work.instance.reference, "reference_claims"),
                                              (work.pred_claims, strip_citations(work.instance.prediction),
@@ -268,14 +301,16 @@ class DocLens:
                     claims[section] = []
                     if segment.strip():
                         requests.append(ExtractionRequest(segment, work.task, section))
-                        targets.append((claims, section))
+                        targets.append((work, field_name, claims, section))
         if requests:
             extracted = self.extractor.extract_many(requests)
             if len(extracted) != len(requests):
                 raise RuntimeError(f"{type(self.extractor).__name__} returned {len(extracted)} claim lists for "
                                    f"{len(requests)} texts")
-            for (claims, section), found in zip(targets, extracted):
+            for (work, field_name, claims, section), found in zip(targets, extracted):
                 claims[section] = list(found)
+                if isinstance(found, FailedExtraction):
+                    work.failed_extractions[(field_name, section)] = found.error
 
     def _claim_requests(self, works: list[_Work]):
         requests, slots = [], []
@@ -309,17 +344,22 @@ class DocLens:
                 answers = claim_lookup.get((i, direction, section))
                 for k, claim in enumerate(claims):
                     judgement = answers[k] if answers else ClaimJudgement(
-                        entailed=False, explanation="empty premise: nothing to entail the claim")
+                        entailed=False, explanation=EMPTY_PREMISE)
                     target.append(ClaimVerdict(text=claim, entailed=judgement.entailed,
                                                explanation=judgement.explanation, status=judgement.status,
                                                section=section, raw=judgement.raw))
+                field_name = "reference_claims" if direction == "recall" else "prediction_claims"
+                error = work.failed_extractions.get((field_name, section))
+                if error is not None:  # the claims are unknown: one item says so, scored per on_unparsed
+                    target.append(ClaimVerdict(text=EXTRACTION_FAILED, entailed=None, status=STATUS_FAILED,
+                                               section=section, explanation=f"claim extraction failed: {error}"))
         for statement in work.statements or []:
             valid = [c for c in statement.citations if c in work.units]
             invalid = [c for c in statement.citations if c not in work.units]
             judgement: Optional[CitationJudgement] = citation_lookup.get((i, statement.index))
             if judgement is None:
-                reason = ("no citation" if not statement.citations else
-                          f"invalid citation id(s) {invalid}: the source has {work.n_units} units")
+                reason = (NO_CITATION if not statement.citations else
+                          f"{INVALID_IDS} {invalid}: the source has {work.n_units} units")
                 judgement = CitationJudgement(entailed=False, explanation=reason)
             precise = [c for c in valid if judgement.precise.get(c)] if judgement.entailed else []
             result.statements.append(CitationVerdict(
@@ -349,11 +389,15 @@ class DocLens:
                     [s for s in r.statements if s.section == section] if r.has_source else None,
                     self.on_unparsed) for r in notes]
                 sections[section] = aggregate(section_counts)[0]
-        unparsed = {
-            "reference_claims": sum(c.status == STATUS_UNPARSED for r in results for c in r.reference_claims),
-            "prediction_claims": sum(c.status == STATUS_UNPARSED for r in results for c in r.prediction_claims),
-            "statements": sum(s.status == STATUS_UNPARSED for r in results for s in r.statements),
-        }
+        unparsed, failed = ({
+            "reference_claims": sum(c.status == status for r in results for c in r.reference_claims),
+            "prediction_claims": sum(c.status == status for r in results for c in r.prediction_claims),
+            "statements": sum(s.status == status for r in results for s in r.statements),
+        } for status in (STATUS_UNPARSED, STATUS_FAILED))
+        for metric, field_name in (("claim_recall", "reference_claims"), ("claim_precision", "prediction_claims"),
+                                   ("citation_recall", "statements"), ("citation_precision", "statements")):
+            counts[metric]["unparsed"] = unparsed[field_name]  # items without a verdict, per metric
+            counts[metric]["failed"] = failed[field_name]
         statements = [s for r in results if r.has_source for s in r.statements]
         counts["citations"] = {
             "statements": len(statements),
@@ -368,6 +412,11 @@ class DocLens:
             how = "scored as not entailed" if self.on_unparsed == "zero" else "left out of the scores"
             report_warnings.append(f"{sum(unparsed.values())} judgement(s) could not be parsed from the judge's "
                                    f"replies and were {how} (on_unparsed={self.on_unparsed!r})")
+        if sum(failed.values()):
+            how = "scored as not entailed" if self.on_unparsed == "zero" else "left out of the scores"
+            report_warnings.append(f"{sum(failed.values())} item(s) have no verdict because the model call failed "
+                                   f"for good; they were {how} (on_unparsed={self.on_unparsed!r}). Failed calls are "
+                                   "not cached: rerun to ask exactly those again")
         if stats["capped_statements"]:
             report_warnings.append(f"{stats['capped_statements']} statement(s) had more than max_citations="
                                    f"{self.max_citations} citations; only the first were kept")
@@ -411,7 +460,7 @@ class DocLens:
             "prompts": sorted(set(prompt_tags)),
         }
         report = Report(scores=scores, counts=counts, instances=results, signature=signature, config=config,
-                        usage=usage, sections=sections, unparsed=unparsed, warnings=report_warnings,
+                        usage=usage, sections=sections, unparsed=unparsed, failed=failed, warnings=report_warnings,
                         partial=partial, error=error, version=__version__)
         if self.baselines and results and not partial:
             from doclens.baselines import compute_baselines

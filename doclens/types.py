@@ -11,8 +11,14 @@ from typing import Any, Optional
 
 #: Verdict statuses. ``ok``: the judge gave a verdict. ``unparsed``: the judge's reply could not
 #: be read after retries; the raw reply is kept and the item is scored per ``on_unparsed``.
+#: ``failed``: no reply at all — the call to the model failed for good (retries spent, or an error
+#: such as 401 that retrying cannot fix); the explanation names the error, the item is scored per
+#: ``on_unparsed`` like an unparsed one, and nothing is cached, so a rerun asks exactly these again.
 STATUS_OK = "ok"
 STATUS_UNPARSED = "unparsed"
+STATUS_FAILED = "failed"
+#: Statuses of an item without a verdict (``entailed is None``).
+NO_VERDICT = (STATUS_UNPARSED, STATUS_FAILED)
 
 
 def instance_id(value, where: str = "instance") -> str:
@@ -152,6 +158,11 @@ class ClaimJudgement:
     def unparsed(cls, raw: Optional[str], explanation: str = "reply could not be parsed") -> "ClaimJudgement":
         return cls(entailed=None, explanation=explanation, status=STATUS_UNPARSED, raw=raw)
 
+    @classmethod
+    def failed(cls, error: str) -> "ClaimJudgement":
+        """No verdict because the model call failed for good; ``error`` says why."""
+        return cls(entailed=None, explanation=f"call failed: {error}", status=STATUS_FAILED)
+
 
 @dataclass
 class CitationJudgement:
@@ -174,6 +185,12 @@ class CitationJudgement:
                  explanation: str = "reply could not be parsed") -> "CitationJudgement":
         return cls(entailed=None, precise={c: False for c in cited}, explanation=explanation,
                    status=STATUS_UNPARSED, raw=raw)
+
+    @classmethod
+    def failed(cls, error: str, cited: list[int]) -> "CitationJudgement":
+        """No verdict because the model call failed for good; ``error`` says why."""
+        return cls(entailed=None, precise={c: False for c in cited}, explanation=f"call failed: {error}",
+                   status=STATUS_FAILED)
 
 
 @dataclass

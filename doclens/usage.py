@@ -10,7 +10,8 @@ from dataclasses import dataclass, field, fields
 class Usage:
     calls: int = 0  # requests actually sent to a model endpoint
     cached_calls: int = 0  # answers taken from the cache instead
-    retries: int = 0
+    retries: int = 0  # requests sent again after a transient failure (429, 5xx, timeout, unreadable body …)
+    failed_calls: int = 0  # calls that failed for good: their items are marked ``failed``, nothing cached
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0

@@ -6,13 +6,23 @@ claim under its number, the fenced instance text read as data only): a claim
 is entailed iff every word of it occurs in the premise (so verdicts are easy to work out by
 hand), and a citation's provenance is the cited units sharing a word with the statement.
 Tests script deviations per request with ``script`` (a callable ``(request_number, body) →
-Reply | str | None``; ``None`` falls through to the rule judge). Every request is recorded.
+Reply | str | None``; ``None`` falls through to the rule judge). Every request is recorded, and
+so is the largest number of requests in flight at once (``max_in_flight``).
+
+The server can misbehave in every way an endpoint does (a :class:`Reply` field each): an error
+status with any headers (``Retry-After: soon``, ``retry-after-ms``, ``x-should-retry``), an HTTP
+200 whose body is an HTML page or truncated JSON (``body``/``content_type``), a connection closed
+mid-reply (``truncate``) or reset (``reset``), a hang until the client gives up (``hang``), a 401
+that echoes the caller's key (``echo_key``). :func:`faults` injects them at a seeded rate.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import re
+import socket
+import struct
 import threading
 import time
 from dataclasses import dataclass, field
@@ -32,13 +42,84 @@ def entails(premise: str, hypothesis: str) -> bool:
 
 @dataclass
 class Reply:
-    """A scripted answer: ``text`` with status 200, or an error ``status`` with ``error`` body."""
+    """A scripted answer: ``text`` with status 200, or an error ``status`` with ``error`` body.
+
+    Misbehaviours: ``body`` (raw bytes or str sent as is, with ``content_type``), ``truncate``
+    (announce the full length, send this many bytes, close), ``reset`` (abort the connection
+    with a TCP reset before any reply), ``hang`` (answer nothing until the server stops),
+    ``echo_key`` (a 401 whose message repeats the caller's bearer token)."""
 
     text: Optional[str] = None
     status: int = 200
     headers: dict = field(default_factory=dict)
     delay: float = 0.0
     error: Optional[dict] = None
+    body: Optional[Union[bytes, str]] = None
+    content_type: str = "application/json"
+    truncate: Optional[int] = None
+    reset: bool = False
+    hang: bool = False
+    echo_key: bool = False
+
+
+HTML_PAGE = ("<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1>"
+             "<p>The proxy could not reach the upstream server.</p></body></html>")
+
+#: The misbehaviours :func:`faults` draws from.
+FAULT_KINDS = ("500", "429", "429-soon", "429-ms", "503-should-retry", "html", "truncated-json", "cut", "reset",
+               "hang", "garbage")
+
+
+def fault_reply(kind: str, body: dict) -> Reply:
+    """A misbehaving reply of ``kind`` (one of :data:`FAULT_KINDS`)."""
+    if kind == "500":
+        return Reply(status=500, error={"error": {"message": "internal error"}})
+    if kind == "429":
+        return Reply(status=429, headers={"Retry-After": "0"}, error={"error": {"message": "rate limited"}})
+    if kind == "429-soon":
+        return Reply(status=429, headers={"Retry-After": "soon"}, error={"error": {"message": "rate limited"}})
+    if kind == "429-ms":
+        return Reply(status=429, headers={"retry-after-ms": "5"}, error={"error": {"message": "rate limited"}})
+    if kind == "503-should-retry":
+        return Reply(status=503, headers={"x-should-retry": "true"})
+    if kind == "html":
+        return Reply(body=HTML_PAGE, content_type="text/html; charset=utf-8")
+    if kind == "truncated-json":  # a well-formed HTTP reply whose JSON stops half-way
+        whole = json.dumps(completion_body(0, body, default_reply(body["messages"])))
+        return Reply(body=whole[: len(whole) // 2])
+    if kind == "cut":  # the connection closes mid-body
+        return Reply(default_reply(body["messages"]), truncate=20)
+    if kind == "reset":
+        return Reply(reset=True)
+    if kind == "hang":
+        return Reply(hang=True)
+    if kind == "garbage":
+        return Reply("I would rather not say.")
+    raise ValueError(f"unknown fault kind {kind!r}")
+
+
+def faults(rate: float, kinds=FAULT_KINDS, seed: int = 0, only=None) -> "Script":
+    """A script that makes a share ``rate`` of requests misbehave, each in one of ``kinds``. The
+    draw depends only on ``seed`` and the request's number: the same run gets the same faults.
+    ``only(body)``: restrict faults to the requests it accepts."""
+    kinds = tuple(kinds)
+
+    def script(number: int, body: dict):
+        draw = random.Random(seed * 1_000_003 + number)
+        if draw.random() >= rate or (only is not None and not only(body)):
+            return None
+        return fault_reply(kinds[draw.randrange(len(kinds))], body)
+
+    return script
+
+
+def completion_body(number: int, body: dict, text: str) -> dict:
+    prompt_tokens = sum(len(m["content"]) for m in body["messages"]) // 4
+    completion_tokens = len(text) // 4
+    return {"id": f"chatcmpl-{number}", "object": "chat.completion", "created": 0, "model": body.get("model"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens}}
 
 
 def _last_user(messages: list[dict]) -> str:
@@ -156,11 +237,19 @@ Script = Callable[[int, dict], Union[Reply, str, None]]
 class FakeChatServer:
     """``with FakeChatServer(script=…) as server: … server.base_url …``"""
 
-    def __init__(self, script: Optional[Script] = None, latency: float = 0.0):
+    def __init__(self, script: Optional[Script] = None, latency: float = 0.0, hold_until_in_flight: int = 0):
         self.script = script
         self.latency = latency
         self.requests: list[dict] = []
+        self.headers: list[dict] = []  # each request's headers (names lower-case), in order
+        self.connections: set = set()  # the client (host, port) pairs seen: one per TCP connection
         self.lock = threading.Lock()
+        self.changed = threading.Condition(self.lock)
+        self.in_flight = 0
+        self.max_in_flight = 0
+        # replies wait (at most 5 s) until this many requests have been in flight at once
+        self.hold_until_in_flight = hold_until_in_flight
+        self.released = threading.Event()  # set by stop(): hanging replies end
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -175,37 +264,65 @@ class FakeChatServer:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 if not self.path.endswith("/chat/completions"):
                     return self._send(404, {"error": {"message": "not found"}})
-                with outer.lock:
+                with outer.changed:
                     number = len(outer.requests)
                     outer.requests.append(body)
+                    outer.headers.append({k.lower(): v for k, v in self.headers.items()})
+                    outer.connections.add(self.client_address)
+                    outer.in_flight += 1
+                    outer.max_in_flight = max(outer.max_in_flight, outer.in_flight)
+                    outer.changed.notify_all()
+                    if outer.hold_until_in_flight:
+                        outer.changed.wait_for(lambda: outer.max_in_flight >= outer.hold_until_in_flight, timeout=5)
+                try:
+                    self._answer(number, body)
+                finally:
+                    with outer.changed:
+                        outer.in_flight -= 1
+
+            def _answer(self, number: int, body: dict):
                 reply = outer.script(number, body) if outer.script else None
                 if reply is None:
                     reply = Reply(default_reply(body["messages"]))
                 elif isinstance(reply, str):
                     reply = Reply(reply)
                 time.sleep(outer.latency + reply.delay)
+                if reply.hang:
+                    outer.released.wait(60)
+                    self.close_connection = True
+                    return
+                if reply.reset:  # SO_LINGER 0: close() sends a TCP RST
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.close_connection = True
+                    return
+                if reply.echo_key:
+                    key = self.headers.get("Authorization", "").removeprefix("Bearer ")
+                    return self._send(401, {"error": {"message": f"Incorrect API key provided: {key}",
+                                                      "type": "invalid_request_error", "code": "invalid_api_key"}},
+                                      reply.headers)
                 if reply.status != 200:
                     return self._send(reply.status, reply.error or {"error": {"message": "scripted error"}},
                                       reply.headers)
-                prompt_tokens = sum(len(m["content"]) for m in body["messages"]) // 4
-                completion_tokens = len(reply.text) // 4
-                self._send(200, {
-                    "id": f"chatcmpl-{number}", "object": "chat.completion", "created": 0,
-                    "model": body.get("model"),
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
-                                 "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                              "total_tokens": prompt_tokens + completion_tokens}}, reply.headers)
+                if reply.body is not None:
+                    data = reply.body.encode() if isinstance(reply.body, str) else reply.body
+                    return self._send(200, data, reply.headers, reply.content_type)
+                self._send(200, completion_body(number, body, reply.text), reply.headers, truncate=reply.truncate)
 
-            def _send(self, status: int, payload: dict, headers: Optional[dict] = None):
-                data = json.dumps(payload).encode()
+            def _send(self, status: int, payload, headers: Optional[dict] = None,
+                      content_type: str = "application/json", truncate: Optional[int] = None):
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", content_type)
                     self.send_header("Content-Length", str(len(data)))
                     for key, value in (headers or {}).items():
                         self.send_header(key, str(value))
                     self.end_headers()
+                    if truncate is not None:
+                        self.wfile.write(data[:truncate])
+                        self.wfile.flush()
+                        self.close_connection = True
+                        return
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout)
@@ -228,6 +345,7 @@ class FakeChatServer:
         return self
 
     def stop(self) -> None:
+        self.released.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 

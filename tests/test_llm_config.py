@@ -82,7 +82,7 @@ def test_azure_configuration_without_network(monkeypatch):
     identity = judge.cache_identity()
     assert identity["endpoint"] == "azure" and identity["azure_deployment"] == "gpt4o-prod"
     assert "azure-secret" not in json.dumps(judge.config()) + judge.signature()
-    client = judge._client()  # constructing the client sends nothing
+    client = judge._new_client()  # constructing the client sends nothing
     assert "myorg.openai.azure.com" in str(client.base_url)
     with pytest.raises(ConfigurationError, match="Azure"):
         load_evaluator("gpt4-json-cot", local_only=True, **options)
@@ -135,6 +135,12 @@ def test_retry_after_parsing():
     assert retry_after_seconds({"retry-after-ms": "250"}) == 0.25
     assert retry_after_seconds({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 0.0
     assert retry_after_seconds({}) is None and retry_after_seconds(None) is None
+    # unreadable values fall back to backoff (None), never raise
+    for garbage in ("soon", "", "-", "Wed, 99 Foo", "nan", "inf", "1e999", "\x00"):
+        assert retry_after_seconds({"retry-after": garbage}) is None, garbage
+    assert retry_after_seconds({"retry-after-ms": "soon", "retry-after": "3"}) == 3.0
+    assert retry_after_seconds({"retry-after-ms": "1500", "retry-after": "3"}) == 1.5  # ms first
+    assert retry_after_seconds({"retry-after": "-5"}) == 0.0
 
 
 def test_host_is_local():
@@ -218,16 +224,43 @@ def test_openai_judge_is_a_chat_judge_with_one_abstract_call():
 
 def test_rate_limiter_paces_tokens_per_minute():
     import asyncio
-    import time
 
     from doclens.evaluators.openai_chat import _RateLimiter
 
-    async def quick():
-        limiter = _RateLimiter(rpm=None, tpm=60)  # 1 token per second
-        start = time.monotonic()
+    clock = {"now": 100.0}
+    waits = []
+
+    async def sleep(seconds):  # a fake clock: the waits chosen are checked, no time passes
+        waits.append(seconds)
+        clock["now"] += seconds
+
+    async def run():
+        limiter = _RateLimiter(rpm=None, tpm=60, sleep=sleep, clock=lambda: clock["now"])  # 1 token per second
         await limiter.acquire(60)  # the full bucket
         await limiter.acquire(0.3)  # needs 0.3 tokens → 0.3 s
-        return time.monotonic() - start
+        clock["now"] += 10  # 10 s later the bucket has refilled 10 tokens
+        await limiter.acquire(5)
 
-    elapsed = asyncio.run(quick())
-    assert 0.25 <= elapsed < 1.0
+    asyncio.run(run())
+    assert waits == [pytest.approx(0.3)]
+
+
+def test_rate_limiter_spaces_requests_per_minute():
+    import asyncio
+
+    from doclens.evaluators.openai_chat import _RateLimiter
+
+    clock = {"now": 0.0}
+    waits = []
+
+    async def sleep(seconds):
+        waits.append(seconds)
+        clock["now"] += seconds
+
+    async def run():
+        limiter = _RateLimiter(rpm=600, tpm=None, sleep=sleep, clock=lambda: clock["now"])  # one per 0.1 s
+        for _ in range(4):
+            await limiter.acquire(1)
+
+    asyncio.run(run())
+    assert waits == [pytest.approx(0.1)] * 3

@@ -127,7 +127,7 @@ def test_pooled_versus_macro_on_uneven_instances():
     assert report["claim_recall"] == pytest.approx(2 / 5)  # pooled: (1 + 1) / (1 + 4)
     assert report["claim_recall_macro"] == pytest.approx((1 + 0.25) / 2)
     assert report.counts["claim_recall"] == {"instances": 2, "scored": 2, "empty": 0, "skipped": 0, "items": 5,
-                                             "hits": 2}
+                                             "hits": 2, "unparsed": 0, "failed": 0}
 
 
 def test_empty_prediction():

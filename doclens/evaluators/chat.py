@@ -43,7 +43,7 @@ from typing import Callable, Optional, Sequence
 
 from doclens.cache import cache_key, open_cache
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
-from doclens.extractors import PromptedExtractor
+from doclens.extractors import FailedExtraction, PromptedExtractor
 from doclens.judge_replies import (Verdict, parse_citation_cot, parse_citation_json, parse_cot, read_claim_verdicts)
 from doclens.prompting import Fence, load_prompt, make_fence
 from doclens.types import CitationJudgement, ClaimJudgement
@@ -65,13 +65,20 @@ class ContextLengthError(RuntimeError):
 @dataclass
 class Completion:
     """One model reply: its text and token usage. ``context_overflow`` marks a prompt the
-    endpoint refused as too long for the model (``text`` is then ``None``)."""
+    endpoint refused as too long for the model (``text`` is then ``None``). ``error`` marks a
+    call that failed for good (``text`` is then ``None``): it names why, without secrets; its
+    items are recorded as ``failed`` and it is never cached."""
 
     text: Optional[str]
     prompt_tokens: int = 0
     completion_tokens: int = 0
     context_overflow: bool = False
     cached: bool = False
+    error: Optional[str] = None
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
 
 
 # ---- prompt rendering (public: reused by in-process chat judges) ----------------------------------
@@ -240,7 +247,9 @@ class ChatJudge(Evaluator):
         """One :class:`Completion` per conversation, same order. Call ``on_complete(i, c)`` as
         each answer arrives (the judge caches it at once, so a killed run loses nothing it paid
         for). A prompt too long for the model gives ``Completion(None, context_overflow=True)``;
-        a request that fails for good raises (after the others have finished)."""
+        a request that fails for good gives ``Completion(None, error=why)`` (its items become
+        ``failed``, the run goes on). Raise only to stop the whole run (e.g.
+        :class:`doclens.errors.RunStoppedError`)."""
         raise NotImplementedError(f"{type(self).__name__} must implement complete_many()")
 
     def cache_identity(self) -> dict:
@@ -272,6 +281,10 @@ class ChatJudge(Evaluator):
             self._cache = open_cache(*self._cache_options)
         return self._cache
 
+    def redact(self, text: str) -> str:
+        """``text`` with every secret this judge knows of (its API key) masked."""
+        return text
+
     def close(self) -> None:
         if self._cache is not None:
             self._cache.close()
@@ -284,7 +297,9 @@ class ChatJudge(Evaluator):
 
     def ask_many(self, conversations: list[list[dict]], *, json_mode: bool, tags: Sequence[str]) -> list[Completion]:
         """Answers from the cache where it has them; the rest from :meth:`complete_many`, each
-        stored the moment it arrives. Identical conversations are asked once."""
+        stored the moment it arrives. Identical conversations are asked once. A call that failed
+        for good (``Completion.error``) is counted in ``usage.failed_calls`` and not cached, so a
+        rerun asks it again."""
         keys = [self.key_for(c, json_mode, t) for c, t in zip(conversations, tags)]
         found = self.cache.get_many(list(dict.fromkeys(keys)))
         results: list[Optional[Completion]] = [None] * len(conversations)
@@ -304,6 +319,9 @@ class ChatJudge(Evaluator):
             if position in stored:
                 return
             stored.add(position)
+            if completion.failed:
+                self.usage.add(failed_calls=1)
+                return
             self.usage.add(calls=1, prompt_tokens=completion.prompt_tokens,
                            completion_tokens=completion.completion_tokens, cost_usd=self.cost_usd(completion))
             if completion.text is not None and not completion.context_overflow:
@@ -348,6 +366,10 @@ class ChatJudge(Evaluator):
             for job, conversation, completion in zip(jobs, conversations, completions):
                 request = requests[job.request]
                 claims = [request.claims[i] for i in job.items]
+                if completion.failed:
+                    for position in job.items:
+                        results[job.request][position] = ClaimJudgement.failed(completion.error)
+                    continue
                 if completion.context_overflow:
                     if len(job.items) > 1:
                         half = len(job.items) // 2
@@ -409,6 +431,9 @@ class ChatJudge(Evaluator):
             for job, conversation, completion in zip(jobs, conversations, completions):
                 request = requests[job.request]
                 cited = sorted(request.cited)
+                if completion.failed:
+                    results[job.request] = CitationJudgement.failed(completion.error, cited)
+                    continue
                 if completion.context_overflow:
                     results[job.request] = CitationJudgement.unparsed(None, cited, explanation=TOO_LONG)
                     continue
@@ -444,13 +469,14 @@ class ChatExtractor(PromptedExtractor):
         self.keeps_data_local = judge.keeps_data_local
         self.usage = judge.usage  # one set of counters: the report adds them once
 
-    def complete_many(self, conversations: list[list[dict]]) -> list[str]:
+    def complete_many(self, conversations: list[list[dict]]) -> list:
+        """The replies; a call that failed for good gives a :class:`FailedExtraction` instead."""
         completions = self.judge.ask_many(conversations, json_mode=False, tags=["extract"] * len(conversations))
         for completion in completions:
             if completion.context_overflow:
                 raise ContextLengthError("a text to extract claims from is longer than the model's context window; "
                                          "DocLens never truncates it: split the text or use a longer-context model")
-        return [c.text or "" for c in completions]
+        return [FailedExtraction(c.error) if c.failed else c.text or "" for c in completions]
 
     def config(self) -> dict:
         return {**super().config(), **{k: v for k, v in self.judge.cache_identity().items() if k != "class"},
@@ -458,3 +484,6 @@ class ChatExtractor(PromptedExtractor):
 
     def close(self) -> None:
         self.judge.close()
+
+    def redact(self, text: str) -> str:
+        return self.judge.redact(text)

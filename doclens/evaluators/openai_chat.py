@@ -1,40 +1,55 @@
 """LLM judges over OpenAI-compatible chat endpoints: OpenAI, Azure OpenAI, vLLM, llama.cpp, …
 
 :class:`OpenAIChatJudge` implements :meth:`doclens.evaluators.chat.ChatJudge.complete_many`
-with the ``openai`` package's async clients: requests run concurrently under a semaphore
-(``concurrency``), optionally paced by requests- and tokens-per-minute limits, with retries
-(exponential backoff with jitter, honouring ``Retry-After``) on 408/409/429/5xx, timeouts and
-connection errors, each counted in ``usage.retries``. A prompt the endpoint refuses as longer
-than the model's context window comes back as ``context_overflow``: the judge splits the claim
-list in halves and asks again; text is never truncated.
+with one ``openai`` async client per judge, kept on the judge's own event loop (a daemon
+thread) and reused by every batch until :meth:`OpenAIChatJudge.close`. Requests run concurrently
+under a semaphore (``concurrency``), optionally paced by requests- and tokens-per-minute limits,
+with retries (exponential backoff with jitter; ``retry-after-ms`` and ``Retry-After`` honoured,
+an unreadable ``Retry-After`` such as ``soon`` falls back to the backoff; ``x-should-retry``
+obeyed) on 408/409/429/5xx, timeouts, connection errors and HTTP 200 replies whose body is not a
+chat completion (an HTML page, truncated JSON), each counted in ``usage.retries``. A prompt the
+endpoint refuses as longer than the model's context window comes back as ``context_overflow``:
+the judge splits the claim list in halves and asks again; text is never truncated.
+
+A call that fails for good (retries spent, or 400/401/403/404 …) does not stop the run: its
+items are recorded with status ``failed`` (the explanation names the error), it is counted in
+``usage.failed_calls`` and not cached, so a rerun asks exactly those calls again. A circuit
+breaker stops the run (:class:`doclens.errors.RunStoppedError`, with a partial report) after
+``max_consecutive_failures`` failed requests in a row, and at ``deadline``.
 
 These evaluators SEND INSTANCE TEXT to the configured endpoint. ``local_only=True`` refuses any
 endpoint whose host does not resolve to loopback or private addresses only (Azure and
 api.openai.com are always refused), for data that must stay on site. The API key is read from
-the environment variable ``api_key_env`` (default ``OPENAI_API_KEY``) and never logged, cached
-or written to a report.
+the environment variable ``api_key_env`` (default ``OPENAI_API_KEY``); endpoint URLs that carry credentials (user-info,
+key-like query parameters, fragments) are refused, and the key — with anything that looks like
+one (``sk-…``, Bearer tokens) — is masked in every error, log line, cached reply and report, even
+when the endpoint echoes it back.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime
 import email.utils
 import inspect
 import ipaddress
 import json
 import logging
+import math
 import os
 import random
 import re
 import socket
+import threading
 import time
 import warnings
+import weakref
 from pathlib import Path
-from typing import Callable, Optional
-from urllib.parse import urlparse
+from typing import Callable, Optional, Sequence
+from urllib.parse import parse_qsl, urlparse
 
-from doclens.errors import ConfigurationError
-from doclens.evaluators.chat import ChatJudge, Completion, check_style, run_sync
+from doclens.errors import ConfigurationError, RunStoppedError
+from doclens.evaluators.chat import ChatJudge, Completion, check_style
 
 logger = logging.getLogger("doclens")
 
@@ -53,6 +68,10 @@ OPENAI_HOST = "api.openai.com"
 _CONTEXT_LENGTH = re.compile(r"maximum context length|context[ _]length|context window|too many tokens|"
                              r"prompt is too long|exceeds? the (?:model'?s? )?(?:maximum|max)", re.IGNORECASE)
 _RETRY_STATUS = {408, 409, 429}
+#: Seconds allowed to open a connection (``timeout`` bounds the whole reply).
+CONNECT_TIMEOUT = 10.0
+#: The longest wait before a retry, whatever ``Retry-After`` asks.
+MAX_WAIT = 600.0
 
 
 def load_price_table(path: Optional[os.PathLike] = None) -> dict[str, tuple[float, float]]:
@@ -108,53 +127,227 @@ def host_is_local(host: Optional[str]) -> bool:
 
 
 def retry_after_seconds(headers) -> Optional[float]:
-    """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (seconds or an HTTP date)."""
+    """Seconds to wait from ``retry-after-ms``, else ``Retry-After`` (seconds or an HTTP date);
+    ``None`` when neither is there or readable (``Retry-After: soon``): the caller then backs off
+    exponentially with jitter. Never raises."""
     if headers is None:
         return None
-    value = headers.get("retry-after-ms")
-    if value:
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if not value:
+            continue
         try:
-            return max(0.0, float(value) / 1000)
+            seconds = float(value) / divisor
         except ValueError:
-            pass
+            continue
+        if math.isfinite(seconds):
+            return max(0.0, seconds)
     value = headers.get("retry-after")
     if not value:
         return None
     try:
-        return max(0.0, float(value))
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if parsed is None:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=datetime.timezone.utc)
+    return max(0.0, parsed.timestamp() - time.time())
+
+
+def _should_retry(response) -> bool:
+    """The server's ``x-should-retry: true|false`` when it says so; else 408, 409, 429 and 5xx."""
+    verdict = (response.headers.get("x-should-retry") or "").strip().lower() if response is not None else ""
+    if verdict in ("true", "false"):
+        return verdict == "true"
+    status = response.status_code if response is not None else None
+    return status is None or status in _RETRY_STATUS or status >= 500
+
+
+def _retrieve(future) -> None:
+    """Mark a future's outcome as seen (asyncio logs an unretrieved exception otherwise)."""
+    try:
+        future.exception()
+    except BaseException:
+        pass
+
+
+def _int(value) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+class _UnreadableReply(Exception):
+    """An HTTP 200 whose body is not a chat completion (HTML, truncated JSON): retried."""
+
+
+# ---- secrets ------------------------------------------------------------------------------------------
+#: Query parameters that carry credentials (compared lower-case, ``-`` read as ``_``).
+SECRET_PARAMETERS = {"api_key", "apikey", "key", "token", "access_token", "id_token", "refresh_token", "auth",
+                     "authorization", "sig", "signature", "secret", "client_secret", "password", "pwd", "passwd",
+                     "code", "sas", "x_api_key", "subscription_key", "ocp_apim_subscription_key"}
+_TOKEN_PATTERNS = [
+    (re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}"), "sk-***"),
+    (re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=\-]{6,}"), "Bearer ***"),
+    (re.compile(r"(?i)\b(api[-_]?key|access[-_]?token|token|sig|signature|secret|password)(\s*=\s*[\"']?)"
+                r"[A-Za-z0-9._~+/=\-]{6,}"), r"\1\2***"),
+]
+
+
+def redact(text: str, secrets: Sequence[str] = (), patterns: bool = True) -> str:
+    """``text`` with each of ``secrets`` replaced by ``***``, and with ``patterns`` also anything
+    that looks like a key (``sk-…``, a Bearer token, ``api_key=…``). Model replies are redacted
+    with ``patterns=False`` (the exact key only): a pattern could alter a clinical text the reply
+    quotes, and with it the verdict."""
+    if not text:
+        return text
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    if patterns:
+        for pattern, replacement in _TOKEN_PATTERNS:
+            text = pattern.sub(replacement, text)
+    return text
+
+
+class _RedactingFilter(logging.Filter):
+    """Masks the API keys in use in every record of the loggers that may see them (DocLens's own,
+    and the ``openai`` and ``httpx`` libraries' debug logs)."""
+
+    def __init__(self):
+        super().__init__()
+        self.secrets: set[str] = set()
+
+    def add(self, secret: str) -> None:
+        if secret not in self.secrets:
+            self.secrets.add(secret)
+            for name in ("doclens", "openai", "httpx", "httpx2", "httpcore"):
+                if self not in logging.getLogger(name).filters:
+                    logging.getLogger(name).addFilter(self)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record: leave it to logging's own error report
+            return True
+        cleaned = redact(message, sorted(self.secrets, key=len, reverse=True))
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        return True
+
+
+_REDACT_LOGS = _RedactingFilter()
+
+
+def check_endpoint_url(url: str, label: str) -> None:
+    """Refuse an endpoint URL that carries credentials: user-info (``http://user:pw@host``), a
+    query parameter named like a key (``api-key=``, ``token=``, ``sig=`` …) or anything that looks
+    like a key, or a fragment (``#…``). The message never repeats the secret."""
+    parsed = urlparse(url)
+    shown = redact(f"{parsed.scheme}://{parsed.hostname or '?'}{':' + str(_port(parsed)) if _port(parsed) else ''}"
+                   f"{parsed.path}")
+    advice = ("; put the key in an environment variable (--api-key-env) so it never reaches reports, logs or "
+              "cache keys")
+    if parsed.username or parsed.password or "@" in parsed.netloc:
+        raise ConfigurationError(f"{label} {shown!r} carries credentials (user:password@host){advice}")
+    if parsed.fragment or url.rstrip().endswith("#"):
+        raise ConfigurationError(f"{label} {shown!r} has a fragment (#…), which DocLens refuses: it may hold a "
+                                 f"key{advice}")
+    for name, _ in parse_qsl(parsed.query, keep_blank_values=True):
+        if name.strip().lower().replace("-", "_") in SECRET_PARAMETERS:
+            raise ConfigurationError(f"{label} {shown!r} has a query parameter {name!r} that looks like a "
+                                     f"credential{advice}")
+    if redact(url) != url:
+        raise ConfigurationError(f"{label} {shown!r} contains something that looks like a key{advice}")
+
+
+def _port(parsed) -> Optional[int]:
+    try:
+        return parsed.port
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+        return None
+
+
+def parse_duration(value) -> Optional[float]:
+    """Seconds from a number or a duration such as ``90``, ``90s``, ``15m``, ``1h30m``, ``2h``."""
+    if value is None:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        seconds = float(value)
+    else:
+        text = str(value).strip().lower()
+        try:
+            seconds = float(text)
+        except ValueError:
+            parts = re.fullmatch(r"(?:(\d+(?:\.\d+)?)h)?\s*(?:(\d+(?:\.\d+)?)m(?:in)?)?\s*(?:(\d+(?:\.\d+)?)s)?", text)
+            if not text or not parts or not any(parts.groups()):
+                raise ConfigurationError(f"deadline must be seconds or a duration like 90s, 15m, 1h30m; got "
+                                         f"{value!r}") from None
+            hours, minutes, secs = (float(g) if g else 0.0 for g in parts.groups())
+            seconds = hours * 3600 + minutes * 60 + secs
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ConfigurationError(f"deadline must be positive, got {value!r}")
+    return seconds
+
+
+class _LoopThread:
+    """An asyncio event loop running in a daemon thread, owned by one judge: its client (and the
+    client's connection pool) lives on this loop, so it is reused across batches whatever event
+    loop the caller runs or does not run (scripts, Jupyter)."""
+
+    def __init__(self):
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="doclens-openai-client", daemon=True)
+        self.thread.start()
+
+    def run(self, coroutine):
+        future = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+        try:
+            return future.result()
+        except BaseException:  # Ctrl-C in the caller, or the coroutine's own error: stop its work
+            future.cancel()
+            raise
+
+    def stop(self) -> None:
+        if self.loop.is_closed():
+            return
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+        if not self.thread.is_alive():
+            self.loop.close()
 
 
 class _RateLimiter:
-    """Requests-per-minute spacing and a tokens-per-minute bucket (estimated prompt tokens)."""
+    """Requests-per-minute spacing and a tokens-per-minute bucket (estimated prompt tokens).
+    ``sleep`` and ``clock`` are replaceable so tests can check the waits without waiting."""
 
-    def __init__(self, rpm: Optional[float], tpm: Optional[float]):
+    def __init__(self, rpm: Optional[float], tpm: Optional[float], sleep=None, clock=time.monotonic):
         self.interval = 60.0 / rpm if rpm else 0.0
         self.tpm = tpm
         self.tokens = float(tpm or 0)
         self.next_start = 0.0
-        self.updated = time.monotonic()
+        self.clock = clock
+        self.sleep = sleep or asyncio.sleep
+        self.updated = clock()
         self.lock = asyncio.Lock()
 
     async def acquire(self, tokens: int) -> None:
         async with self.lock:
-            now = time.monotonic()
+            now = self.clock()
             if self.interval:
                 wait = self.next_start - now
                 if wait > 0:
-                    await asyncio.sleep(wait)
-                    now = time.monotonic()
+                    await self.sleep(wait)
+                    now = self.clock()
                 self.next_start = max(now, self.next_start) + self.interval
             if self.tpm:
                 self.tokens = min(self.tpm, self.tokens + (now - self.updated) * self.tpm / 60)
                 self.updated = now
                 need = min(float(tokens), self.tpm)
                 if self.tokens < need:
-                    await asyncio.sleep((need - self.tokens) * 60 / self.tpm)
+                    await self.sleep((need - self.tokens) * 60 / self.tpm)
                     self.tokens = need
-                    self.updated = time.monotonic()
+                    self.updated = self.clock()
                 self.tokens -= need
 
 
@@ -181,9 +374,18 @@ class OpenAIChatJudge(ChatJudge):
     concurrency : int
         Requests in flight (default 8). ``rpm`` / ``tpm``: optional per-minute limits.
     timeout : float
-        Per-request timeout in seconds (default 120); a timed-out request is retried.
+        Per-request timeout in seconds (default 60; 10 s to connect); a timed-out request is
+        retried. Raise it for models that take longer to answer.
     max_retries : int
-        Retries per request on 408/409/429/5xx, timeouts and connection errors (default 5).
+        Retries per request on 408/409/429/5xx, timeouts, connection errors and unreadable 200
+        replies (default 5).
+    max_consecutive_failures : int
+        Stop the run after this many requests in a row failed (each attempt counts, retries
+        included; any answer resets the count; a 429 neither counts nor resets). Default 20: a dead endpoint stops a run in
+        seconds, a hung one after about three rounds of ``timeout``. 0 turns the breaker off.
+    deadline : float or str, optional
+        Stop the run this long after the judge's first request: seconds, or ``90s``, ``15m``,
+        ``1h30m``. In-flight requests are cancelled; answers received so far are cached.
     local_only : bool
         Refuse any endpoint that does not resolve to loopback / private addresses.
     seed, temperature : decoding (default seed 0, temperature 0).
@@ -197,7 +399,13 @@ class OpenAIChatJudge(ChatJudge):
         OpenAI and Azure, off for other servers (not all support it).
     backoff_base, backoff_max : float
         Retry delays: ``backoff_base × 2^attempt`` (capped at ``backoff_max``) with jitter,
-        unless the server says ``Retry-After``.
+        unless the server says ``retry-after-ms`` / ``Retry-After`` (waits capped at 600 s).
+
+    Retries are this class's, not the ``openai`` client's (``max_retries=0`` there): the client's
+    loop does not retry an HTTP 200 whose body is not a chat completion, gives up at once when
+    ``Retry-After`` exceeds two minutes, has fixed backoff constants (0.5 s doubling to 8 s) and
+    shows no attempt to a circuit breaker. This loop follows the client's rules otherwise
+    (``retry-after-ms`` first, ``x-should-retry``, 408/409/429/5xx) — see ``cards/llm-evaluators.md``.
     """
 
     name = "openai-chat"
@@ -209,11 +417,12 @@ class OpenAIChatJudge(ChatJudge):
                  api_key_env: Optional[str] = None, azure_endpoint: Optional[str] = None,
                  azure_deployment: Optional[str] = None, azure_api_version: Optional[str] = None,
                  concurrency: int = 8, rpm: Optional[float] = None, tpm: Optional[float] = None,
-                 timeout: float = 120.0, max_retries: int = 5, local_only: bool = False, seed: Optional[int] = 0,
+                 timeout: float = 60.0, max_retries: int = 5, local_only: bool = False, seed: Optional[int] = 0,
                  temperature: float = 0.0, price_table: Optional[str] = None, dry_run: bool = False,
                  cache_dir: Optional[str] = None, no_cache: bool = False, refresh: bool = False,
                  style: Optional[str] = None, json_response: Optional[bool] = None,
-                 backoff_base: float = 1.0, backoff_max: float = 60.0):
+                 backoff_base: float = 1.0, backoff_max: float = 60.0, max_consecutive_failures: int = 20,
+                 deadline=None):
         super().__init__(check_style(style or self.default_style), cache_dir=cache_dir, no_cache=no_cache,
                          refresh=refresh)
         if azure_endpoint and base_url:
@@ -232,11 +441,13 @@ class OpenAIChatJudge(ChatJudge):
         self.azure_endpoint = azure_endpoint
         self.azure_deployment = azure_deployment
         self.azure_api_version = azure_api_version or ("2024-10-21" if azure_endpoint else None)
+        if max_consecutive_failures is None or int(max_consecutive_failures) < 0:
+            raise ConfigurationError("max_consecutive_failures must be 0 (off) or more, got "
+                                     f"{max_consecutive_failures!r}")
+        for label, url in (("base_url", base_url), ("azure_endpoint", azure_endpoint)):
+            if url:
+                check_endpoint_url(url, label)
         self.base_url = base_url.rstrip("/") if base_url else None
-        for url in (self.base_url, azure_endpoint):
-            if url and (urlparse(url).username or urlparse(url).password):
-                raise ConfigurationError("the endpoint URL carries credentials; put the key in an environment "
-                                         "variable (--api-key-env) so it never reaches reports or cache keys")
         if self.azure_endpoint:
             self.endpoint_kind = "azure"
             host = urlparse(self.azure_endpoint).hostname
@@ -264,13 +475,24 @@ class OpenAIChatJudge(ChatJudge):
             raise ConfigurationError(f"evaluator {self.name!r} needs a model name (--model)")
         self.concurrency = int(concurrency)
         self.rpm, self.tpm = rpm, tpm
-        self.timeout = float(timeout) if timeout is not None else 120.0
+        self.timeout = float(timeout) if timeout is not None else 60.0
         self.max_retries = int(max_retries)
         self.seed = seed
         self.temperature = float(temperature if temperature is not None else 0.0)
         self.dry_run = bool(dry_run)
         self.json_response = (self.endpoint_kind != "compatible") if json_response is None else bool(json_response)
         self.backoff_base, self.backoff_max = float(backoff_base), float(backoff_max)
+        self.max_consecutive_failures = int(max_consecutive_failures)
+        self.deadline = parse_duration(deadline)
+        self._loop: Optional[_LoopThread] = None
+        self._client = None
+        self._limiter = None
+        self._sleep = asyncio.sleep  # every wait before a retry goes through here (tests record them)
+        self._consecutive_failures = 0
+        self._last_error = ""
+        self._deadline_at: Optional[float] = None
+        self._stopped: Optional[tuple[str, str]] = None
+        self._stop_event: Optional[asyncio.Event] = None
         self.api_key_env = api_key_env or "OPENAI_API_KEY"
         self.prices = load_price_table(price_table)
         self.price_table = price_table
@@ -307,48 +529,157 @@ class OpenAIChatJudge(ChatJudge):
         return (completion.prompt_tokens * prompt + completion.completion_tokens * output) / 1e6
 
     # ---- the calls --------------------------------------------------------------------------------------
-    def _client(self):
-        from openai import AsyncAzureOpenAI, AsyncOpenAI
+    def redact(self, text: str) -> str:
+        return redact(text, self._secrets())
 
+    def _secrets(self) -> list[str]:
+        """The key, and the key without its ``sk-…`` prefix (an echo may drop the prefix)."""
+        key = os.environ.get(self.api_key_env)
+        if not key or len(key) < 4:
+            return []
+        bare = re.sub(r"^sk-(?:proj-|svcacct-|admin-)?", "", key)
+        return [key] + ([bare] if bare != key and len(bare) >= 8 else [])
+
+    def _run(self, coroutine):
+        """Run ``coroutine`` on this judge's own event loop (started on first use, in a daemon
+        thread), so its one client and its connections serve every batch."""
+        if self._loop is None:
+            self._loop = _LoopThread()
+            weakref.finalize(self, self._loop.stop)  # a judge dropped without close() ends its thread
+        return self._loop.run(coroutine)
+
+    def _new_client(self):
+        """The ``openai`` async client for this endpoint (constructing it sends nothing)."""
+        from openai import AsyncAzureOpenAI, AsyncOpenAI, Timeout
+
+        for secret in self._secrets():
+            _REDACT_LOGS.add(secret)
         key = os.environ.get(self.api_key_env) or "not-needed"  # a local server may need none
+        timeout = Timeout(self.timeout, connect=min(self.timeout, CONNECT_TIMEOUT))
+        # max_retries=0: retries are this judge's (see the class docstring for why)
         if self.endpoint_kind == "azure":
             return AsyncAzureOpenAI(azure_endpoint=self.azure_endpoint, azure_deployment=self.azure_deployment,
-                                    api_version=self.azure_api_version, api_key=key, max_retries=0,
-                                    timeout=self.timeout)
-        return AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=self.timeout)
+                                    api_version=self.azure_api_version, api_key=key, max_retries=0, timeout=timeout)
+        return AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout)
+
+    async def _get_client(self):
+        """The judge's one client, made on its own event loop at the first call."""
+        if self._client is None:
+            self._client = self._new_client()
+            if self.rpm or self.tpm:
+                self._limiter = _RateLimiter(self.rpm, self.tpm, sleep=lambda seconds: self._sleep(seconds))
+        return self._client
+
+    async def _close_client(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.close()
+        if self._cache is not None:
+            self._cache.close()  # the connection the answers were stored through lives on this thread
+
+    def close(self) -> None:
+        if self._loop is not None:
+            loop, self._loop = self._loop, None
+            try:
+                loop.run(self._close_client())
+            finally:
+                loop.stop()
+        super().close()
 
     def complete_many(self, conversations: list[list[dict]], *, json_mode: bool,
                       on_complete: Optional[Callable[[int, Completion], None]] = None) -> list[Completion]:
+        """One :class:`Completion` per conversation. A call that fails for good comes back with
+        ``error`` set (the run goes on); :class:`RunStoppedError` when the circuit breaker trips
+        or the deadline passes (answers received until then have gone to ``on_complete``)."""
         if self.dry_run:
             raise RuntimeError("dry_run=True: this evaluator sends no request (use doclens.dry_run.dry_run_estimate)")
         if not conversations:
             return []
-        return run_sync(lambda: self._complete_all(conversations, json_mode, on_complete))
+        if self.deadline is not None and self._deadline_at is None:
+            self._deadline_at = time.monotonic() + self.deadline
+        if self._stopped is not None and self._stopped[0] == "circuit_breaker":
+            # the run the breaker stopped has ended (the error went up through it): a new call
+            # is a new attempt; a passed deadline stays passed
+            self._stopped, self._consecutive_failures = None, 0
+        self._check_stop()
+        return self._run(self._complete_all(conversations, json_mode, on_complete))
+
+    def _check_stop(self) -> None:
+        if self._stopped is not None:
+            raise RunStoppedError(self._stopped[1], self._stopped[0])
+        if self._deadline_at is not None and time.monotonic() >= self._deadline_at:
+            self._stop("deadline", f"the deadline of {self.deadline:g} s (--deadline) has passed; the run was "
+                                   "stopped, answers received so far are cached (rerun to go on)")
+            raise RunStoppedError(self._stopped[1], "deadline")
+
+    def _stop(self, reason: str, message: str) -> None:
+        if self._stopped is None:
+            self._stopped = (reason, message)
+        if self._stop_event is not None:
+            self._stop_event.set()
 
     async def _complete_all(self, conversations, json_mode, on_complete):
-        client = self._client()
+        client = await self._get_client()
         semaphore = asyncio.Semaphore(self.concurrency)
-        limiter = _RateLimiter(self.rpm, self.tpm) if (self.rpm or self.tpm) else None
+        self._stop_event = stop = asyncio.Event()
 
         async def one(index: int, messages: list[dict]) -> Completion:
             async with semaphore:
-                completion = await self._request(client, messages, json_mode, limiter)
+                completion = await self._request(client, messages, json_mode)
             if on_complete is not None:
                 on_complete(index, completion)
             return completion
 
+        everything = asyncio.gather(*(one(i, m) for i, m in enumerate(conversations)))
+        stopper = asyncio.ensure_future(stop.wait())
+        remaining = None if self._deadline_at is None else max(0.0, self._deadline_at - time.monotonic())
         try:
-            results = await asyncio.gather(*(one(i, m) for i, m in enumerate(conversations)), return_exceptions=True)
+            done, _ = await asyncio.wait({everything, stopper}, timeout=remaining,
+                                         return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:  # cancelled (Ctrl-C in the caller): cancel the calls, retrieve their end quietly
+            everything.add_done_callback(_retrieve)
+            everything.cancel()
+            raise
         finally:
-            await client.close()
-        errors = [r for r in results if isinstance(r, BaseException)]
-        if errors:
-            logger.error("%d of %d request(s) failed for good; the %d answered are cached", len(errors),
-                         len(results), len(results) - len(errors))
-            raise errors[0]
-        return results
+            stopper.cancel()
+            self._stop_event = None
+        if everything in done and self._stopped is None:
+            results = everything.result()
+            failed = sum(c.failed for c in results)
+            if failed:
+                logger.warning("%d of %d call(s) failed for good; their items are marked 'failed' (not cached: a "
+                               "rerun asks them again; the %d others were answered)", failed, len(results),
+                               len(results) - failed)
+            return results
+        # the breaker tripped (even on the batch's last call) or the deadline passed
+        everything.cancel()
+        await asyncio.gather(everything, return_exceptions=True)
+        if self._stopped is None:
+            self._stop("deadline", f"the deadline of {self.deadline:g} s (--deadline) has passed; the run was "
+                                   "stopped, answers received so far are cached (rerun to go on)")
+        logger.info("run stopped: %s", self._stopped[1])
+        raise RunStoppedError(self._stopped[1], self._stopped[0])
 
-    async def _request(self, client, messages: list[dict], json_mode: bool, limiter) -> Completion:
+    def _note_attempt(self, ok: Optional[bool]) -> None:
+        """The circuit breaker: ``max_consecutive_failures`` failed requests in a row stop the run.
+        ``ok=None`` (a 429: the endpoint is up and pacing us) neither counts nor resets."""
+        if ok is None:
+            return
+        if ok:
+            self._consecutive_failures = 0
+            return
+        self._consecutive_failures += 1
+        if self.max_consecutive_failures and self._consecutive_failures >= self.max_consecutive_failures:
+            self._stop("circuit_breaker", f"{self._consecutive_failures} requests in a row failed "
+                                          f"(--max-consecutive-failures {self.max_consecutive_failures}); the "
+                                          f"endpoint {self._where()} looks down, so the run was stopped. Last "
+                                          f"error: {self._last_error}. Answers received so far are cached "
+                                          "(rerun to go on)")
+
+    def _where(self) -> str:
+        return self.azure_endpoint if self.endpoint_kind == "azure" else (self.base_url or f"https://{OPENAI_HOST}")
+
+    async def _request(self, client, messages: list[dict], json_mode: bool) -> Completion:
         import openai
 
         model = (self.azure_deployment or self.model) if self.endpoint_kind == "azure" else self.model
@@ -360,34 +691,76 @@ class OpenAIChatJudge(ChatJudge):
             arguments["response_format"] = {"type": "json_object"}
         attempt = 0
         while True:
-            if limiter is not None:
-                await limiter.acquire(estimate_tokens(messages))
+            if self._limiter is not None:
+                await self._limiter.acquire(estimate_tokens(messages))
+            headers, status = None, None
             try:
-                response = await client.chat.completions.create(**arguments)
+                raw = await client.chat.completions.with_raw_response.create(**arguments)
+                completion = self._read_reply(raw.http_response)
             except openai.BadRequestError as exc:
                 if exc.code == "context_length_exceeded" or _CONTEXT_LENGTH.search(str(exc.message or "")):
+                    self._note_attempt(True)  # an answer: the endpoint works, the prompt is too long
                     return Completion(None, context_overflow=True)
-                raise
-            except (openai.APITimeoutError, openai.APIConnectionError, openai.APIStatusError) as exc:
-                status = getattr(exc, "status_code", None)
-                retryable = status is None or status in _RETRY_STATUS or status >= 500
-                if not retryable or attempt >= self.max_retries:
-                    raise
-                wait = retry_after_seconds(getattr(getattr(exc, "response", None), "headers", None))
-                if wait is None:
-                    delay = min(self.backoff_max, self.backoff_base * 2 ** attempt)
-                    wait = delay * random.uniform(0.5, 1.0)
-                logger.info("request failed (%s); retry %d/%d in %.2fs", status or type(exc).__name__,
-                            attempt + 1, self.max_retries, wait)
-                self.usage.add(retries=1)
-                attempt += 1
-                await asyncio.sleep(min(wait, 600.0))
-                continue
-            usage = getattr(response, "usage", None)
-            choice = response.choices[0] if response.choices else None
-            text = choice.message.content if choice is not None and choice.message is not None else None
-            return Completion(text if text is not None else "", getattr(usage, "prompt_tokens", 0) or 0,
-                              getattr(usage, "completion_tokens", 0) or 0)
+                error, retryable = self._status_error(exc), _should_retry(exc.response)
+                headers, status = exc.response.headers, exc.status_code
+            except openai.APIStatusError as exc:
+                error, retryable = self._status_error(exc), _should_retry(exc.response)
+                headers, status = exc.response.headers, exc.status_code
+            except openai.APITimeoutError:
+                error, retryable = f"no reply within {self.timeout:g} s (--timeout) from {self._where()}", True
+            except openai.APIConnectionError as exc:
+                cause = exc.__cause__ or exc.__context__
+                detail = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
+                error, retryable = self.redact(f"connection to {self._where()} failed ({detail})")[:300], True
+            except _UnreadableReply as exc:
+                error, retryable = self.redact(str(exc)), True
+            else:
+                self._note_attempt(True)
+                return completion
+            self._last_error = error
+            self._note_attempt(None if status == 429 else False)
+            if not retryable or attempt >= self.max_retries:
+                tries = f"after {attempt + 1} attempts" if attempt else ("not retryable" if not retryable else "once")
+                logger.warning("a request failed for good (%s): %s", tries, error)
+                return Completion(None, error=error)
+            wait = retry_after_seconds(headers)
+            if wait is None:
+                delay = min(self.backoff_max, self.backoff_base * 2 ** attempt)
+                wait = delay * random.uniform(0.5, 1.0)
+            logger.info("request failed (%s); retry %d/%d in %.2fs", error, attempt + 1, self.max_retries, wait)
+            self.usage.add(retries=1)
+            attempt += 1
+            await self._sleep(min(wait, MAX_WAIT))
+
+    def _status_error(self, exc) -> str:
+        status = exc.status_code
+        body = re.sub(r"^Error code: \d+ - ", "", str(exc.message or ""))
+        return self.redact(f"HTTP {status} from {self._where()}: {body}")[:400]
+
+    def _read_reply(self, response) -> Completion:
+        """The text and usage of an HTTP 200 reply; :class:`_UnreadableReply` (retried) when the
+        body is not a chat completion — an HTML page from a proxy, a truncated JSON body."""
+        content_type = response.headers.get("content-type", "?")
+        body = response.content
+        try:
+            data = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            if "json" in content_type.lower():
+                raise _UnreadableReply(f"the endpoint {self._where()} replied HTTP 200 with a JSON body that does not "
+                                       f"parse ({len(body)} bytes, truncated?)") from None
+            start = body[:60].decode("utf-8", "replace")
+            raise _UnreadableReply(f"the endpoint {self._where()} replied HTTP 200 with content-type {content_type!r} "
+                                   f"instead of a chat completion; the body starts {start!r}") from None
+        choices = data.get("choices") if isinstance(data, dict) else None
+        if not isinstance(choices, list):
+            shape = f"keys {sorted(data)[:8]}" if isinstance(data, dict) else f"a JSON {type(data).__name__}"
+            raise _UnreadableReply(f"the endpoint {self._where()} replied HTTP 200 with JSON that is not a chat "
+                                   f"completion (no 'choices'; {shape})")
+        message = (choices[0] or {}).get("message") if choices and isinstance(choices[0], dict) else None
+        text = message.get("content") if isinstance(message, dict) else None
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        return Completion(redact(text, self._secrets(), patterns=False) if isinstance(text, str) else "",
+                          _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens")))
 
 
 class GPT4JsonCoT(OpenAIChatJudge):
