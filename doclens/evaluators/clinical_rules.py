@@ -1,0 +1,366 @@
+"""``clinical-rules``: a deterministic, explainable entailment judge for clinical claims. Offline.
+
+A claim is **entailed** by a premise (a note, or the dialogue turns a statement cites) when the
+premise supports everything the claim says, asserted the same way:
+
+1. **content**: every content word of the claim (lower-cased, Porter-stemmed, number words read
+   as digits; stop words, reporting verbs such as *reports* / *states* and assertion cues left
+   out) occurs in the premise;
+2. **numbers with their units**: each number of the claim occurs in a premise sentence that also
+   holds one of the words around it in the claim (``lisinopril 20 mg``), with the same unit when
+   both give one;
+3. **laterality**: each ``left`` / ``right`` / ``bilateral`` of the claim occurs in a premise
+   sentence that names the same body part (the content words after it); ``bilateral`` supports
+   either side;
+4. **assertion**: each content word's status — affirmed, negated, possible, hypothetical,
+   historical, or about a family member — as medspaCy's ConText rules assign it (cue lexicon and
+   scope rules of the ``medspacy`` package, version pinned in the ``[clinical]`` extra), is
+   compatible with some occurrence of the word in the premise. Negated never matches
+   non-negated; an affirmed claim is not supported by a premise that only gives the finding as
+   possible, hypothetical, historical or a relative's; a possible or hypothetical claim is
+   supported by an affirmed premise.
+
+Drug names (a hand-written lexicon of common generic and brand names, :data:`DRUGS`) are content
+words like any other; the lexicon only names them in explanations ("note does not mention
+warfarin (drug); note mentions lisinopril").
+
+Every verdict comes with an explanation of what matched or what was missing or contradicted
+("note says right shoulder, claim says left"), and the judge is deterministic: the same pair
+always gets the same verdict and explanation. It cannot see paraphrase with new words, reasoning,
+or a claim assembled from facts the premise states about different things; see
+``cards/clinical-rules.md`` for what it misses and the measured figures.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from doclens.errors import ConfigurationError
+from doclens.evaluators.base import ClaimRequest, Evaluator
+from doclens.statements import parse_statements, strip_citations
+from doclens.types import ClaimJudgement
+
+#: Bumped whenever a rule changes a verdict: it is part of the signature.
+RULES_VERSION = "1"
+
+_STOP = frozenset("""a an the and or of to in on at for with by from as is are was were be been being this that these
+those it its he she they his her their him them we our you your i me my has have had do does did will would shall
+should can could may might must also than then there here which who whom whose what when where while about into
+over under after before during per very more most some any each other such only same so just up out off again
+further once both all few own too s t don now any anything something someone one's upon via
+patient patients pt mr mrs ms miss dr doctor today currently current presently
+report reports reported reporting state states stated notes noted note says said say tell tells told endorse
+endorses endorsed according describes described mention mentions mentioned complain complains complained
+present presents presented presenting""".split())
+_SIDES = {"left": "left", "right": "right", "bilateral": "bilateral", "bilaterally": "bilateral"}
+_WORD_NUMBERS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+                 "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+                 "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100",
+                 "once": "1", "twice": "2"}
+_UNITS = {"mg": "mg", "milligram": "mg", "milligrams": "mg", "mcg": "mcg", "microgram": "mcg", "g": "g",
+          "gram": "g", "grams": "g", "kg": "kg", "kilogram": "kg", "kilograms": "kg", "lb": "lb", "lbs": "lb",
+          "pound": "lb", "pounds": "lb", "ml": "ml", "cc": "ml", "l": "l", "liter": "l", "liters": "l", "%": "%",
+          "percent": "%", "cm": "cm", "mm": "mm", "inch": "inch", "inches": "inch", "unit": "unit",
+          "units": "unit", "mmhg": "mmhg", "bpm": "bpm", "degree": "degree", "degrees": "degree", "day": "day",
+          "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month", "year": "year",
+          "years": "year", "hour": "hour", "hours": "hour", "minute": "minute", "minutes": "minute",
+          "time": "time", "times": "time", "puff": "puff", "puffs": "puff", "tablet": "tablet",
+          "tablets": "tablet", "pill": "pill", "pills": "pill", "meq": "meq", "iu": "unit"}
+#: Common drug names (generic and brand), lower case. Used to name drugs in explanations.
+DRUGS = frozenset("""acetaminophen tylenol ibuprofen motrin advil naproxen aleve aspirin meloxicam mobic celecoxib
+celebrex diclofenac voltaren ketorolac toradol tramadol oxycodone percocet hydrocodone norco morphine codeine
+gabapentin neurontin pregabalin lyrica cyclobenzaprine flexeril methocarbamol robaxin tizanidine baclofen
+prednisone prednisolone methylprednisolone medrol dexamethasone cortisone kenalog triamcinolone hydrocortisone
+lisinopril enalapril losartan valsartan amlodipine norvasc metoprolol atenolol carvedilol coreg propranolol
+hydrochlorothiazide chlorthalidone furosemide lasix spironolactone hydralazine diltiazem verapamil digoxin
+amiodarone entresto nitroglycerin clonidine atorvastatin lipitor simvastatin zocor rosuvastatin crestor
+pravastatin warfarin coumadin apixaban eliquis rivaroxaban xarelto clopidogrel plavix heparin enoxaparin
+lovenox metformin glucophage glipizide glyburide insulin lantus humalog novolog januvia sitagliptin jardiance
+empagliflozin farxiga ozempic semaglutide trulicity victoza levothyroxine synthroid omeprazole prilosec
+pantoprazole protonix esomeprazole nexium famotidine pepcid ranitidine zantac ondansetron zofran miralax
+docusate colace senna albuterol proair ventolin fluticasone flonase flovent advair symbicort montelukast
+singulair cetirizine zyrtec loratadine claritin fexofenadine allegra diphenhydramine benadryl amoxicillin
+augmentin azithromycin zithromax doxycycline cephalexin keflex ciprofloxacin cipro levofloxacin bactrim
+nitrofurantoin macrobid clindamycin penicillin metronidazole flagyl fluconazole diflucan acyclovir valacyclovir
+valtrex sertraline zoloft fluoxetine prozac escitalopram lexapro citalopram celexa bupropion wellbutrin
+venlafaxine effexor duloxetine cymbalta trazodone mirtazapine alprazolam xanax lorazepam ativan clonazepam
+klonopin zolpidem ambien quetiapine seroquel aripiprazole abilify lithium lamotrigine lamictal levetiracetam
+keppra topiramate topamax sumatriptan imitrex methotrexate hydroxychloroquine plaquenil humira adalimumab
+enbrel etanercept tamsulosin flomax finasteride sildenafil viagra tadalafil cialis oxybutynin allopurinol
+colchicine iron vitamin""".split())
+
+_STATUS_PRIORITY = ("negated", "family", "hypothetical", "possible", "historical")
+
+
+@dataclass
+class _Word:
+    stem: str
+    text: str
+    status: str
+    position: int
+
+
+@dataclass
+class _Sentence:
+    text: str
+    words: list[_Word] = field(default_factory=list)
+    numbers: list[tuple[str, Optional[str], frozenset]] = field(default_factory=list)  # value, unit, context
+    #: side, the content stems around it (two before, three after: the body part), the phrase
+    sides: list[tuple[str, frozenset, str]] = field(default_factory=list)
+
+    @property
+    def stems(self) -> set[str]:
+        return {w.stem for w in self.words}
+
+
+def _short(text: str, limit: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+class _Analyser:
+    """Tokenises, stems and runs ConText over sentences; remembers every text it has read."""
+
+    def __init__(self) -> None:
+        try:
+            import medspacy
+            from nltk.stem.porter import PorterStemmer
+            from spacy.tokens import Span
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ConfigurationError(
+                "the clinical-rules judge needs the [clinical] extra: pip install \".[clinical]\" && "
+                f"pip install --no-deps medspacy==1.3.1 PyRuSH==1.0.13 ({exc})") from exc
+        self.medspacy_version = medspacy.__version__
+        self._nlp = medspacy.load(medspacy_enable=["medspacy_context"])
+        self._context = self._nlp.get_pipe("medspacy_context")
+        self._span = Span
+        self._stem = PorterStemmer().stem
+        self._memo: dict[str, list[_Sentence]] = {}
+
+    def sentences(self, text: str) -> list[_Sentence]:
+        cached = self._memo.get(text)
+        if cached is None:
+            parts = [s.text for s in parse_statements(strip_citations(text))] or [text]
+            cached = self._memo[text] = [self._sentence(p) for p in parts if p.strip()]
+        return cached
+
+    def normal(self, word: str) -> str:
+        word = word.lower()
+        return _WORD_NUMBERS.get(word, self._stem(word))
+
+    def _sentence(self, text: str) -> _Sentence:
+        doc = self._nlp.make_doc(text)
+        for token in doc:
+            token.is_sent_start = token.i == 0
+        doc.ents = [self._span(doc, t.i, t.i + 1, label="TERM") for t in doc if not t.is_punct and not t.is_space]
+        doc = self._context(doc)
+        cue_tokens = {i for m in doc._.context_graph.modifiers for i in range(m.modifier_span[0], m.modifier_span[1])}
+        statuses = {}
+        for ent in doc.ents:
+            found = [name for name, flag in (("negated", ent._.is_negated), ("family", ent._.is_family),
+                                             ("hypothetical", ent._.is_hypothetical),
+                                             ("possible", ent._.is_uncertain), ("historical", ent._.is_historical))
+                     if flag]
+            statuses[ent.start] = found[0] if found else "affirmed"
+        sentence = _Sentence(text)
+        tokens = list(doc)
+        content_positions = []
+        for token in tokens:
+            lower = token.lower_
+            if token.is_punct or token.is_space or token.i in cue_tokens:
+                continue
+            if lower in _SIDES or _is_number(lower) or lower in _UNITS or lower in _STOP:
+                continue
+            if not re.search(r"[a-z]", lower) or (len(lower) < 2 and lower != "x"):
+                continue
+            sentence.words.append(_Word(self.normal(lower), token.text, statuses.get(token.i, "affirmed"), token.i))
+            content_positions.append(token.i)
+        stem_at = {w.position: w.stem for w in sentence.words}
+        for token in tokens:
+            lower = token.lower_
+            if _is_number(lower):
+                unit = None
+                for follower in tokens[token.i + 1: token.i + 3]:
+                    if follower.lower_ in _UNITS:
+                        unit = _UNITS[follower.lower_]
+                        break
+                    if follower.lower_ not in {"-", "/"}:
+                        break
+                context = frozenset(stem_at[i] for i in range(token.i - 3, token.i + 4) if i in stem_at)
+                sentence.numbers.append((_number_value(lower), unit, context))
+            elif lower in _SIDES:
+                after = [i for i in content_positions if i > token.i][:3]
+                near = [i for i in content_positions if i < token.i][-2:] + after
+                phrase = " ".join(t.text for t in tokens[token.i: (after[-1] + 1) if after else token.i + 1])
+                sentence.sides.append((_SIDES[lower], frozenset(stem_at[i] for i in near), phrase))
+        return sentence
+
+
+def _is_number(word: str) -> bool:
+    return bool(re.fullmatch(r"\d+(?:[.,]\d+)?", word)) or word in _WORD_NUMBERS
+
+
+def _number_value(word: str) -> str:
+    word = _WORD_NUMBERS.get(word, word).replace(",", "")
+    if "." in word:
+        word = word.rstrip("0").rstrip(".") or "0"
+    return word
+
+
+def _compatible(claim_status: str, premise_status: str) -> bool:
+    if claim_status == premise_status:
+        return True
+    if "negated" in (claim_status, premise_status) or "family" in (claim_status, premise_status):
+        return False
+    if claim_status in ("possible", "hypothetical"):
+        return premise_status in ("affirmed", "possible", "hypothetical")
+    if claim_status == "historical":
+        return premise_status == "affirmed"
+    return False  # claim affirmed: a possible, hypothetical or historical premise does not assert it
+
+
+def _describe(status: str) -> str:
+    return {"negated": "negated", "family": "about a family member", "hypothetical": "hypothetical",
+            "possible": "only possible", "historical": "as history", "affirmed": "affirmed"}[status]
+
+
+class ClinicalRulesJudge(Evaluator):
+    """The ``clinical-rules`` preset. See the module docstring for the rules."""
+
+    name = "clinical-rules"
+    keeps_data_local = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._analyser: Optional[_Analyser] = None
+
+    @property
+    def analyser(self) -> _Analyser:
+        if self._analyser is None:
+            self._analyser = _Analyser()
+        return self._analyser
+
+    # ---- the contract -------------------------------------------------------------------------
+    def entail_batch(self, pairs: list[tuple[str, str]]) -> list[bool]:
+        return [self.explain(premise, claim)[0] for premise, claim in pairs]
+
+    def judge_claims_many(self, requests: list[ClaimRequest]) -> list[list[ClaimJudgement]]:
+        """Like the base class (each distinct pair judged once), with each verdict's explanation."""
+        memo: dict[tuple[str, str], tuple[bool, str]] = {}
+        results = []
+        for request in requests:
+            row = []
+            for claim in request.claims:
+                key = (request.premise, claim)
+                if key not in memo:
+                    memo[key] = self.explain(*key)
+                    self.usage.pairs += 1
+                entailed, explanation = memo[key]
+                row.append(ClaimJudgement(entailed=entailed, explanation=explanation))
+            results.append(row)
+        return results
+
+    def explain(self, premise: str, claim: str) -> tuple[bool, str]:
+        """``(entailed, explanation)`` for one pair."""
+        analyser = self.analyser
+        premise_sentences = analyser.sentences(premise)
+        claim_sentences = analyser.sentences(claim)
+        words = [w for s in claim_sentences for w in s.words]
+        if not words and not any(s.numbers or s.sides for s in claim_sentences):
+            return False, "claim has no content word to check"
+        premise_words: dict[str, list[tuple[_Word, _Sentence]]] = {}
+        for sentence in premise_sentences:
+            for word in sentence.words:
+                premise_words.setdefault(word.stem, []).append((word, sentence))
+        problems: list[str] = []
+
+        missing = list(dict.fromkeys(w.text.lower() for w in words if w.stem not in premise_words))
+        if missing:
+            drugs = [m for m in missing if m in DRUGS]
+            others = [m for m in missing if m not in DRUGS]
+            if drugs:
+                present = sorted({w.text.lower() for s in premise_sentences for w in s.words if w.text.lower() in DRUGS})
+                said = f"; note mentions {', '.join(present[:4])}" if present else ""
+                problems.append(f"note does not mention {', '.join(drugs)} (drug){said}")
+            if others:
+                problems.append(f"note does not mention: {', '.join(others[:6])}")
+
+        for word in words:
+            found = premise_words.get(word.stem)
+            if not found or any(_compatible(word.status, w.status) for w, _ in found):
+                continue
+            premise_word, sentence = found[0]
+            problems.append(f"note says {word.text.lower()} is {_describe(premise_word.status)} "
+                            f"(\"{_short(sentence.text)}\"), claim says {_describe(word.status)}")
+
+        for claim_sentence in claim_sentences:
+            found = []
+            for value, unit, context in claim_sentence.numbers:
+                problem = self._check_number(value, unit, context, premise_sentences)
+                found.append(problem)
+            for side, body, phrase in claim_sentence.sides:
+                problem = self._check_side(side, body, phrase, premise_sentences)
+                found.append(problem)
+            problems.extend(p for p in found if p)
+            if len(found) > 1 and not any(found):
+                # each number and side is in the note; one sentence must hold them together
+                # ("left kidney 10 cm" is not supported by "right kidney 10 cm … left kidney 12 cm")
+                if not any(all(self._check_number(v, u, c, [s]) is None for v, u, c in claim_sentence.numbers)
+                           and all(self._check_side(d, b, p, [s]) is None for d, b, p in claim_sentence.sides)
+                           for s in premise_sentences):
+                    problems.append("no note sentence holds " + ", ".join(
+                        [f"{v} {u}" if u else v for v, u, _ in claim_sentence.numbers]
+                        + [p for _, _, p in claim_sentence.sides]) + " together")
+
+        if problems:
+            return False, "not supported: " + "; ".join(dict.fromkeys(problems))
+        best = max(premise_sentences, key=lambda s: len(s.stems & {w.stem for w in words}), default=None)
+        where = f" (closest: \"{_short(best.text)}\")" if best is not None else ""
+        return True, ("supported: every content word, number, side and assertion of the claim matches the note"
+                      + where)
+
+    @staticmethod
+    def _check_number(value, unit, context, premise_sentences) -> Optional[str]:
+        shown = f"{value} {unit}" if unit else value
+        near = []
+        for sentence in premise_sentences:
+            local = not context or bool(context & sentence.stems)
+            for v, u, _ in sentence.numbers:
+                if v == value and (unit is None or u is None or u == unit) and local:
+                    return None
+                if local and (unit is None or u == unit):
+                    near.append(f"{v} {u}" if u else v)
+        if near:
+            return f"note says {', '.join(dict.fromkeys(near[:3]))}, claim says {shown}"
+        return f"note does not state {shown} there"
+
+    @staticmethod
+    def _check_side(side, body, phrase, premise_sentences) -> Optional[str]:
+        opposite = []
+        for sentence in premise_sentences:
+            for s, b, p in sentence.sides:
+                # the same body part: two context words in common (one when either has only one)
+                if body and len(body & b) < min(2, len(body), len(b)):
+                    continue
+                if s == side or (s == "bilateral" and side in ("left", "right")):
+                    return None
+                opposite.append(p)
+        if opposite:
+            return f"note says {', '.join(dict.fromkeys(opposite[:2]))}, claim says {phrase}"
+        return f"note does not give the side of {phrase}"
+
+    # ---- identity -------------------------------------------------------------------------------
+    def config(self) -> dict:
+        return {**super().config(), "rules": RULES_VERSION, "assertion": "medspacy ConText default rules",
+                "medspacy": self.analyser.medspacy_version, "stemmer": "nltk porter"}
+
+    def signature(self) -> str:
+        return f"clinical-rules:rule-based:v{RULES_VERSION}+medspacy-context"
+
+    def make_extractor(self):
+        """With ``--extractor auto``: the model-free clause extractor."""
+        from doclens.extractors import ClauseExtractor
+
+        return ClauseExtractor()
