@@ -47,6 +47,9 @@ EVALUATOR_PRESETS: dict[str, tuple[str, str, str]] = {
 #: name → ("module:factory", description)
 EXTRACTOR_PRESETS: dict[str, tuple[str, str]] = {
     "sentences": ("doclens.extractors:SentenceExtractor", "each sentence is a claim (no model)"),
+    "clauses": ("doclens.extractors:ClauseExtractor",
+                "each sentence split into its independent clauses where reliable (no model; the default of "
+                "clinical-rules)"),
     "llm": ("doclens.evaluators.openai_chat:llm_extractor",
             "LLM subclaim extraction on an OpenAI-compatible endpoint (sends text to it)"),
     "local": ("doclens.evaluators.local_chat:local_extractor",

@@ -148,6 +148,11 @@ class _Analyser:
         self.medspacy_version = medspacy.__version__
         self._nlp = medspacy.load(medspacy_enable=["medspacy_context"])
         self._context = self._nlp.get_pipe("medspacy_context")
+        from medspacy.context import ConTextRule
+
+        # The default rules negate "X is negative" but not the note style "X negative"; read both alike.
+        self._context.add([ConTextRule("negative", "NEGATED_EXISTENCE", direction="BACKWARD",
+                                       pattern=[{"LOWER": {"IN": ["negative", "neg"]}}])])
         self._span = Span
         self._stem = PorterStemmer().stem
         self._memo: dict[str, list[_Sentence]] = {}
@@ -165,9 +170,15 @@ class _Analyser:
 
     def _sentence(self, text: str) -> _Sentence:
         doc = self._nlp.make_doc(text)
-        for token in doc:
-            token.is_sent_start = token.i == 0
-        doc.ents = [self._span(doc, t.i, t.i + 1, label="TERM") for t in doc if not t.is_punct and not t.is_space]
+        sentence = _Sentence(text)
+        if not len(doc):
+            return sentence
+        texts = [t.text for t in doc]
+        lowers = [t.lower() for t in texts]
+        doc[0].is_sent_start = True  # one sentence: the text was split already
+        for i in range(1, len(doc)):
+            doc[i].is_sent_start = False
+        doc.ents = [self._span(doc, i, i + 1, label="TERM") for i, lower in enumerate(lowers) if _is_content(lower)]
         doc = self._context(doc)
         cue_tokens = {i for m in doc._.context_graph.modifiers for i in range(m.modifier_span[0], m.modifier_span[1])}
         statuses = {}
@@ -177,38 +188,37 @@ class _Analyser:
                                              ("possible", ent._.is_uncertain), ("historical", ent._.is_historical))
                      if flag]
             statuses[ent.start] = found[0] if found else "affirmed"
-        sentence = _Sentence(text)
-        tokens = list(doc)
         content_positions = []
-        for token in tokens:
-            lower = token.lower_
-            if token.is_punct or token.is_space or token.i in cue_tokens:
+        for i, lower in enumerate(lowers):
+            if i in cue_tokens or not _is_content(lower):
                 continue
-            if lower in _SIDES or _is_number(lower) or lower in _UNITS or lower in _STOP:
-                continue
-            if not re.search(r"[a-z]", lower) or (len(lower) < 2 and lower != "x"):
-                continue
-            sentence.words.append(_Word(self.normal(lower), token.text, statuses.get(token.i, "affirmed"), token.i))
-            content_positions.append(token.i)
+            sentence.words.append(_Word(self.normal(lower), texts[i], statuses.get(i, "affirmed"), i))
+            content_positions.append(i)
         stem_at = {w.position: w.stem for w in sentence.words}
-        for token in tokens:
-            lower = token.lower_
+        for i, lower in enumerate(lowers):
             if _is_number(lower):
                 unit = None
-                for follower in tokens[token.i + 1: token.i + 3]:
-                    if follower.lower_ in _UNITS:
-                        unit = _UNITS[follower.lower_]
+                for follower in lowers[i + 1: i + 3]:
+                    if follower in _UNITS:
+                        unit = _UNITS[follower]
                         break
-                    if follower.lower_ not in {"-", "/"}:
+                    if follower not in {"-", "/"}:
                         break
-                context = frozenset(stem_at[i] for i in range(token.i - 3, token.i + 4) if i in stem_at)
+                context = frozenset(stem_at[j] for j in range(i - 3, i + 4) if j in stem_at)
                 sentence.numbers.append((_number_value(lower), unit, context))
             elif lower in _SIDES:
-                after = [i for i in content_positions if i > token.i][:3]
-                near = [i for i in content_positions if i < token.i][-2:] + after
-                phrase = " ".join(t.text for t in tokens[token.i: (after[-1] + 1) if after else token.i + 1])
-                sentence.sides.append((_SIDES[lower], frozenset(stem_at[i] for i in near), phrase))
+                after = [j for j in content_positions if j > i][:3]
+                near = [j for j in content_positions if j < i][-2:] + after
+                phrase = " ".join(texts[i: (after[0] + 1) if after else i + 1])
+                sentence.sides.append((_SIDES[lower], frozenset(stem_at[j] for j in near), phrase))
         return sentence
+
+
+def _is_content(lower: str) -> bool:
+    """A word the claim's content is checked on (sides, numbers and units have their own rules)."""
+    if lower in _SIDES or _is_number(lower) or lower in _UNITS or lower in _STOP:
+        return False
+    return bool(re.search(r"[a-z]", lower)) and (len(lower) >= 2 or lower == "x")
 
 
 def _is_number(word: str) -> bool:
@@ -321,10 +331,17 @@ class ClinicalRulesJudge(Evaluator):
         best = max(premise_sentences, key=lambda s: len(s.stems & claim_stems), default=None)
         forgiven = ""
         if missing and best is not None:
-            polar = [m for m in missing if self._polar(m, best)]
-            for m in polar:
-                problems.append(f"note says \"{_short(best.text)}\", claim says {m}")
-            missing = [m for m in missing if m not in polar]
+            polar, kept = [], []
+            for m in missing:
+                verdict = self._opposite(m, words, premise_sentences)
+                if verdict == "same":  # "not controlled" = "uncontrolled"
+                    continue
+                if verdict is not None or m in _POLAR:
+                    polar.append(m)
+                    problems.append(verdict or f"note does not say {m}")
+                else:
+                    kept.append(m)
+            missing = kept
             if missing and not polar and self._paraphrase_of(missing, words, best, claim):
                 forgiven = f"; {', '.join(missing)} forgiven as paraphrase"
                 missing = []
@@ -338,13 +355,17 @@ class ClinicalRulesJudge(Evaluator):
             if others:
                 problems.append(f"note does not mention: {', '.join(others[:6])}")
 
+        conflicts: dict[tuple[str, str, str], list[str]] = {}
         for word in words:
             found = premise_words.get(word.stem)
             if not found or any(_compatible(word.status, w.status) for w, _ in found):
                 continue
             premise_word, sentence = found[0]
-            problems.append(f"note says {word.text.lower()} is {_describe(premise_word.status)} "
-                            f"(\"{_short(sentence.text)}\"), claim says {_describe(word.status)}")
+            key = (sentence.text, premise_word.status, word.status)
+            conflicts.setdefault(key, []).append(word.text.lower())
+        for (text, premise_status, claim_status), conflicting in conflicts.items():
+            problems.append(f"note says \"{_short(text)}\" ({_describe(premise_status)}), claim states "
+                            f"{', '.join(dict.fromkeys(conflicting))} {_describe(claim_status)}")
 
         for claim_sentence in claim_sentences:
             found = []
@@ -372,12 +393,20 @@ class ClinicalRulesJudge(Evaluator):
                       + where)
 
     @staticmethod
-    def _polar(word: str, sentence: _Sentence) -> bool:
-        """Is a missing ``word`` the opposite of a word the note sentence uses (abnormal/normal)?"""
-        if word in _POLAR:
-            return True
-        others = {w.text.lower() for w in sentence.words}
-        return any(word == p + o or o == p + word for o in others for p in _POLAR_PREFIXES)
+    def _opposite(word: str, words: list[_Word], premise_sentences: list[_Sentence]) -> Optional[str]:
+        """A missing claim ``word`` whose prefixed opposite the note uses (normal/abnormal,
+        controlled/uncontrolled): ``"same"`` when one of the two is negated ("not controlled" =
+        "uncontrolled"), else the contradiction to report; ``None`` when the note has no opposite."""
+        claim_negated = any(w.text.lower() == word and w.status == "negated" for w in words)
+        for sentence in premise_sentences:
+            for other in sentence.words:
+                o = other.text.lower()
+                if any(word == p + o or o == p + word for p in _POLAR_PREFIXES):
+                    if claim_negated != (other.status == "negated"):
+                        return "same"
+                    shown = f"not {word}" if claim_negated else word
+                    return f"note says \"{_short(sentence.text)}\", claim says {shown}"
+        return None
 
     def _paraphrase_of(self, missing: list[str], words: list[_Word], best: _Sentence, claim: str) -> bool:
         if self.paraphrase == "none" or any(m in DRUGS for m in missing):
@@ -392,8 +421,9 @@ class ClinicalRulesJudge(Evaluator):
         shown = f"{value} {unit}" if unit else value
         near = []
         for sentence in premise_sentences:
-            local = not context or bool(context & sentence.stems)
             for v, u, _ in sentence.numbers:
+                # near the same words, or with the same unit ("four days" needs no context)
+                local = not context or bool(context & sentence.stems) or (unit is not None and u == unit)
                 if v == value and (unit is None or u is None or u == unit) and local:
                     return None
                 if local and (unit is None or u == unit):
