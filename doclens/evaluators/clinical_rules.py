@@ -165,7 +165,10 @@ class _Analyser:
     def sentences(self, text: str) -> list[_Sentence]:
         cached = self._memo.get(text)
         if cached is None:
-            parts = [s.text for s in parse_statements(strip_citations(text))] or [text]
+            # statements, and within them lower-case sentences (dialogue turns: "no exudate. lungs
+            # are clear."), so a negation's scope ends where its sentence does
+            parts = [p for s in parse_statements(strip_citations(text)) for p in _LOWER_SENTENCE.split(s.text)]
+            parts = parts or [text]
             cached = self._memo[text] = [self._sentence(p) for p in parts if p.strip()]
         return cached
 
@@ -177,8 +180,9 @@ class _Analyser:
         return stem
 
     def _sentence(self, text: str) -> _Sentence:
-        doc = self._nlp.make_doc(text)
         sentence = _Sentence(text)
+        # "150 over 95" (spoken) and "150/95" (written) are one reading
+        doc = self._nlp.make_doc(_OVER.sub(r"\1/\2", text))
         if not len(doc):
             return sentence
         texts = [t.text for t in doc]
@@ -229,13 +233,18 @@ def _is_content(lower: str) -> bool:
     return bool(re.search(r"[a-z]", lower)) and (len(lower) >= 2 or lower == "x")
 
 
+_LOWER_SENTENCE = re.compile(r"(?<=[a-z][.!?])\s+(?=[a-z])")
+_OVER = re.compile(r"\b(\d+)\s+over\s+(\d+)\b", re.IGNORECASE)
+
+
 def _is_number(word: str) -> bool:
-    return bool(re.fullmatch(r"\d+(?:[.,]\d+)?", word)) or word in _WORD_NUMBERS
+    """``20``, ``2.5``, ``1,000``, ``150/95`` (a reading), or a number word."""
+    return bool(re.fullmatch(r"\d+(?:[.,]\d+)?(?:/\d+(?:\.\d+)?)?", word)) or word in _WORD_NUMBERS
 
 
 def _number_value(word: str) -> str:
     word = _WORD_NUMBERS.get(word, word).replace(",", "")
-    if "." in word:
+    if "." in word and "/" not in word:
         word = word.rstrip("0").rstrip(".") or "0"
     return word
 
@@ -333,6 +342,17 @@ class ClinicalRulesJudge(Evaluator):
                 entailed, explanation = memo[key]
                 row.append(ClaimJudgement(entailed=entailed, explanation=explanation))
             results.append(row)
+        return results
+
+    def judge_citations_many(self, requests):
+        """The base class's leave-one-out verdicts, each with the explanation of its whole
+        citation group (the cited units together against the statement)."""
+        from doclens.evaluators.base import join_units
+
+        results = super().judge_citations_many(requests)
+        for request, result in zip(requests, results):
+            if request.cited:
+                result.explanation = self.explain(join_units(request.cited, request.cited), request.statement)[1]
         return results
 
     def explain(self, premise: str, claim: str) -> tuple[bool, str]:
