@@ -172,3 +172,22 @@ def test_split_clauses():
     assert split_clauses("He monitors his sugar while he is at work.") == [
         "He monitors his sugar while he is at work."]
     assert split_clauses("Fever; cough.") == ["Fever; cough."]  # parts under three words stay joined
+
+
+def test_readme_shows_this_judges_real_output(tmp_path, capsys):
+    """The README prints the main job's summary and the contradiction example: keep them in step."""
+    readme = (REPO / "README.md").read_text()
+    code = main(["score", str(REPO / "examples" / "notes.jsonl"), "--evaluator", "clinical-rules", "-q",
+                 "-o", str(tmp_path / "s.json")])
+    out = capsys.readouterr().out
+    assert code == 0
+    for line in out.splitlines()[:6] + [out.splitlines()[-2]]:
+        assert line in readme, line
+    judge = load_evaluator("clinical-rules")
+    note = ("Left knee pain for two weeks. She denies fever. "
+            "Continue ibuprofen 600 mg three times daily. Return if the swelling gets worse.")
+    claims = ["She has had left knee pain for two weeks.", "The patient has right knee pain.",
+              "She reports a fever.", "Continue ibuprofen 800 mg three times daily.",
+              "Continue naproxen 600 mg three times daily.", "The swelling is getting worse."]
+    for claim, j in zip(claims, judge.judge_claims(note, claims)):
+        assert f"{'✓' if j.entailed else '✗'} {claim}\n    {j.explanation}" in readme, claim
