@@ -85,7 +85,8 @@ def measure(name: str, items, judge, prompts: str) -> dict:
     for (_, _, text), found in zip(items, lists):
         verdicts = judge.entail_batch([(text, c) for c in found]) if found else []
         supported += sum(verdicts)
-        copied += sum(1 for c in found if c.lower().strip(". ") in prompts and c.lower().strip(". ") not in text.lower())
+        bare = [c.lower().strip(". ") for c in found]
+        copied += sum(1 for c in bare if c in prompts and c not in text.lower())
         repeated += sum(n - 1 for n in Counter(found).values() if n > 1)
     result = {"signature": extractor.signature(), "sections": len(items), "claims": claims,
               "claims_per_section": round(claims / max(1, len(items)), 2),

@@ -64,7 +64,10 @@ def main() -> None:
             if run == "examples":
                 path = REPO / "examples" / "notes.jsonl"
             else:
-                make = (lambda r: r["reference"]) if run == "aci-reference-copy" else (lambda r: transcript(r["source"]))
+                if run == "aci-reference-copy":
+                    make = (lambda r: r["reference"])
+                else:
+                    make = (lambda r: transcript(r["source"]))
                 path = folder / f"{run}.jsonl"
                 path.write_text("".join(json.dumps({"id": r["id"], "task": "note_generation", "prediction": make(r),
                                                     "reference": r["reference"], "source": r["source"]}) + "\n"

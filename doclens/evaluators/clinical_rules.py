@@ -6,19 +6,27 @@ premise supports everything the claim says, asserted the same way:
 1. **content**: every content word of the claim (lower-cased, Porter-stemmed, number words read
    as digits; stop words, reporting verbs such as *reports* / *states* and assertion cues left
    out) occurs in the premise;
-2. **numbers with their units**: each number of the claim occurs in a premise sentence that also
-   holds one of the words around it in the claim (``lisinopril 20 mg``), with the same unit when
-   both give one;
+2. **numbers with their units**: each number of the claim (``20 mg``, ``two weeks``, ``150/95``;
+   ``150 over 95`` reads as ``150/95``) occurs in the premise with the same unit, or, without a
+   unit, in a sentence that also holds one of the words around it in the claim;
 3. **laterality**: each ``left`` / ``right`` / ``bilateral`` of the claim occurs in a premise
-   sentence that names the same body part (the content words after it); ``bilateral`` supports
-   either side;
+   sentence that names the same body part (two of the content words around it in common);
+   ``bilateral`` supports either side; several numbers and sides of one claim sentence must be
+   found together in one premise sentence;
 4. **assertion**: each content word's status — affirmed, negated, possible, hypothetical,
    historical, or about a family member — as medspaCy's ConText rules assign it (cue lexicon and
    scope rules of the ``medspacy`` package, version pinned in the ``[clinical]`` extra), is
    compatible with some occurrence of the word in the premise. Negated never matches
    non-negated; an affirmed claim is not supported by a premise that only gives the finding as
    possible, hypothetical, historical or a relative's; a possible or hypothetical claim is
-   supported by an affirmed premise.
+   supported by an affirmed premise. A prefixed opposite is read with negation ("not
+   controlled" = "uncontrolled"; "irregular" contradicts "regular").
+5. **paraphrase tolerance** (``paraphrase="minilm"``, the default): up to two missing words (a
+   quarter of the claim's content words at most) are forgiven when the shipped MiniLM encoder
+   finds the claim close to one note sentence (cosine ≥ :data:`PARAPHRASE_COSINE`) and each
+   missing word a near-synonym of a word of that sentence (≥ :data:`PARAPHRASE_WORD_COSINE`);
+   never drug names or polar words (normal/abnormal, increased/decreased …), and rules 2–4 still
+   apply, so a forgiven word never hides a contradiction.
 
 Drug names (a hand-written lexicon of common generic and brand names, :data:`DRUGS`) are content
 words like any other; the lexicon only names them in explanations ("note does not mention
@@ -392,7 +400,8 @@ class ClinicalRulesJudge(Evaluator):
             drugs = [m for m in missing if m in DRUGS]
             others = [m for m in missing if m not in DRUGS]
             if drugs:
-                present = sorted({w.text.lower() for s in premise_sentences for w in s.words if w.text.lower() in DRUGS})
+                present = sorted({w.text.lower() for s in premise_sentences for w in s.words
+                                  if w.text.lower() in DRUGS})
                 said = f"; note mentions {', '.join(present[:4])}" if present else ""
                 problems.append(f"note does not mention {', '.join(drugs)} (drug){said}")
             if others:
