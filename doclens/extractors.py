@@ -79,14 +79,19 @@ _SUBJECTS = r"(?:he|she|they|we|i|it|there|this|his|her|their|the patient|patien
 _CLAUSE_BOUNDARY = re.compile(
     r"\s*;\s+|,?\s+(?:but|and|so|however,?)\s+(?=" + _SUBJECTS + r"\b)", re.IGNORECASE)
 
+_CONDITIONAL = re.compile(r"\b(?:if|unless|should|in case|whether)\b", re.IGNORECASE)
+
 
 def split_clauses(sentence: str) -> list[str]:
     """``"He denies fever, but he felt warm."`` → ``["He denies fever.", "He felt warm."]``.
 
     Splits only where the right-hand part starts with a subject (a pronoun, ``the patient``), so
-    lists (``denies nausea, vomiting, and diarrhea``) and the scope of a negation stay whole.
-    A part of fewer than three words is not split off.
+    lists (``denies nausea, vomiting, and diarrhea``) and the scope of a negation stay whole; a
+    sentence with a condition (``if``, ``unless``, ``should``) is never split. A part of fewer
+    than three words is not split off.
     """
+    if _CONDITIONAL.search(sentence):  # "if X and this happens, Y": the condition binds both parts
+        return [sentence]
     parts = [p.strip(" ,") for p in _CLAUSE_BOUNDARY.split(sentence)]
     if len(parts) < 2 or any(len(p.split()) < 3 for p in parts):
         return [sentence]

@@ -191,3 +191,23 @@ def test_readme_shows_this_judges_real_output(tmp_path, capsys):
               "Continue naproxen 600 mg three times daily.", "The swelling is getting worse."]
     for claim, j in zip(claims, judge.judge_claims(note, claims)):
         assert f"{'✓' if j.entailed else '✗'} {claim}\n    {j.explanation}" in readme, claim
+
+
+def test_conditional_sentences_are_not_split():
+    assert split_clauses("If this was discovered and this is true, a statin would be indicated.") == [
+        "If this was discovered and this is true, a statin would be indicated."]
+
+
+def test_aci_reference_as_prediction_is_fully_supported(shared_data, judge):
+    """Each clause of a clinician's note is entailed by that note: premise and claims are read in
+    the same units, so no assertion scope leaks across a clause boundary."""
+    rows = [json.loads(line) for line in (shared_data / "aci_bench_test1.jsonl").read_text().splitlines()]
+    instances = [{"id": r["id"], "task": "note_generation", "prediction": r["reference"], "reference": r["reference"]}
+                 for r in rows]
+    report = DocLens(judge, ClauseExtractor()).score(instances, progress=False)
+    missed = [c.text for i in report.instances for c in i.reference_claims if not c.entailed]
+    assert report.counts["claim_recall"]["items"] > 1500
+    assert missed == []
+    # and the next patient's note supports little of it
+    shifted = [{**inst, "prediction": rows[(n + 1) % len(rows)]["reference"]} for n, inst in enumerate(instances)]
+    assert DocLens(judge, ClauseExtractor()).score(shifted, progress=False)["claim_recall"] < 0.1

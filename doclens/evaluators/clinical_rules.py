@@ -47,6 +47,7 @@ from typing import Optional
 
 from doclens.errors import ConfigurationError
 from doclens.evaluators.base import ClaimRequest, Evaluator
+from doclens.extractors import split_clauses
 from doclens.statements import parse_statements, strip_citations
 from doclens.types import ClaimJudgement
 
@@ -173,9 +174,12 @@ class _Analyser:
     def sentences(self, text: str) -> list[_Sentence]:
         cached = self._memo.get(text)
         if cached is None:
-            # statements, and within them lower-case sentences (dialogue turns: "no exudate. lungs
-            # are clear."), so a negation's scope ends where its sentence does
-            parts = [p for s in parse_statements(strip_citations(text)) for p in _LOWER_SENTENCE.split(s.text)]
+            # statements, within them lower-case sentences (dialogue turns: "no exudate. lungs are
+            # clear."), so that a negation's scope ends where its sentence does,
+            # and their independent clauses (doclens.extractors.split_clauses), so the premise is
+            # read in the same units as the clauses extractor's claims
+            parts = [c for s in parse_statements(strip_citations(text)) for p in _LOWER_SENTENCE.split(s.text)
+                     for c in split_clauses(p)]
             parts = parts or [text]
             cached = self._memo[text] = [self._sentence(p) for p in parts if p.strip()]
         return cached
@@ -209,8 +213,10 @@ class _Analyser:
                      if flag]
             statuses[ent.start] = found[0] if found else "affirmed"
         content_positions = []
+        only_cues = not any(_is_content(lower) and i not in cue_tokens for i, lower in enumerate(lowers))
         for i, lower in enumerate(lowers):
-            if i in cue_tokens or not _is_content(lower):
+            # a text made only of cue words ("This has resolved.") is checked on those words
+            if (i in cue_tokens and not only_cues) or not _is_content(lower):
                 continue
             sentence.words.append(_Word(self.normal(lower), texts[i], statuses.get(i, "affirmed"), i))
             content_positions.append(i)
