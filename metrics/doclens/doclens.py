@@ -60,8 +60,8 @@ Examples:
     (0.5, 0.5, 1.0)
 """
 
-#: config_name → evaluator preset; "default" is the offline embedded evaluator.
-DEFAULT_PRESET = "local"
+#: config_name → evaluator preset; "default" is the offline default judge (rule-based, explained).
+DEFAULT_PRESET = "clinical-rules"
 
 _BASE = {"predictions": datasets.Value("string"), "references": datasets.Value("string")}
 _SOURCES = {"sources": datasets.Value("string")}

