@@ -418,3 +418,16 @@ def test_planted_facts_come_back_within_top_n(shared_data, encoder, store):
         para_ranks = [h.rank for h in para if h.fact.index == target[0].index]
         assert exact_ranks and exact_ranks[0] <= 5, (fact, exact_ranks)
         assert len(para) == 50 and para_ranks, (paraphrase, "not in the top 50")
+
+
+@torch_needed
+def test_facts_longer_than_the_encoder_window_are_counted(store):
+    from doclens.retrieval.encoders import Encoder
+
+    encoder = Encoder(max_length=16)
+    long_fact = "The patient reports " + "intermittent sharp chest pain and " * 10 + "no fever."
+    index = Retriever(RetrievalConfig(max_length=16), store=store, encoder=encoder).index(
+        source_facts(["Short one.", long_fact]))
+    assert encoder.texts_truncated == 1 and encoder.texts_encoded == 2
+    # BM25 still reads the end of the long fact
+    assert index.search("fever", top_n=1)[0].fact.index == 1

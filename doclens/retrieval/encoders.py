@@ -62,7 +62,9 @@ def _length_order(texts: Sequence[str]) -> list[int]:
 class Encoder:
     """A sentence encoder: ``encode(texts)`` → float32 array ``(len(texts), dim)``, rows of unit
     length. ``texts_encoded`` counts every text passed through the model (the vector store's
-    cache is checked with it). Loads lazily, on first use."""
+    cache is checked with it); ``texts_truncated`` those longer than ``max_length`` tokens, of
+    which only the first ``max_length`` tokens were encoded (BM25 still reads the whole fact).
+    Loads lazily, on first use."""
 
     def __init__(self, model: Optional[str] = None, *, device: Optional[str] = None, batch_size: int = 32,
                  max_length: int = 256):
@@ -77,6 +79,7 @@ class Encoder:
         self.max_length = max_length
         self.requested_device = device
         self.texts_encoded = 0
+        self.texts_truncated = 0
         self._loaded = None
 
     def _load(self):
@@ -102,6 +105,8 @@ class Encoder:
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
                 batch = order[start:start + self.batch_size]
+                whole = tokenizer([texts[i] for i in batch], truncation=False)["input_ids"]
+                self.texts_truncated += sum(len(ids) > self.max_length for ids in whole)
                 inputs = tokenizer([texts[i] for i in batch], padding=True, truncation=True,
                                    max_length=self.max_length, return_tensors="pt").to(device)
                 hidden = model(**inputs).last_hidden_state.float()

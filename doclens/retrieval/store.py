@@ -3,8 +3,8 @@ encoded once for every system scored against it, in this run and the next.
 
 Why FAISS (``faiss-cpu``): it is one 18 MB wheel whose only dependency is numpy, it installs
 offline here without touching numpy or scipy, and an exact inner-product index
-(``IndexFlatIP``) over 10,000 facts of 384 dimensions is 15 MB and searched in about a
-millisecond — one record never needs an approximate index. LanceDB would bring pyarrow (which
+(``IndexFlatIP``) over 10,000 facts of 384 dimensions is 15 MB on disk and searched in a few
+milliseconds — one record never needs an approximate index. LanceDB would bring pyarrow (which
 this project already has to hold at <26 for scispaCy) and a columnar table format; Qdrant's
 local mode brings its client with gRPC, httpx and pydantic. Neither adds anything a one-record
 exact search needs.
