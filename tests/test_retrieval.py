@@ -177,6 +177,19 @@ def test_module_imports_without_heavy_dependencies_and_respects_the_layer_rule()
                     assert name in allowed, f"{path.name} imports {name}"
 
 
+def test_bm25_ranks_only_facts_sharing_a_term_and_survives_stop_word_records():
+    pytest.importorskip("bm25s", reason="BM25 needs the [retrieval] extra (bm25s)")
+    from doclens.retrieval.sparse import SparseIndex, s_stem
+
+    assert [s_stem(w) for w in ("coughs", "ribs", "flies", "shoes", "diabetes", "is", "bus", "glass")] == [
+        "cough", "rib", "fly", "shoe", "diabete", "is", "bus", "glass"]
+    index = SparseIndex(["the", "a of", "fever today", "no fevers , no coughs", "cough"])
+    ids, scores = index.rank("Fevers and cough?", depth=10)
+    assert set(ids) == {2, 3, 4} and scores == sorted(scores, reverse=True) and min(scores) > 0
+    assert index.rank("the of", depth=10) == ([], [])  # stop words only: no term, no ranking
+    assert SparseIndex(["the", "a"]).rank("the fever", depth=5) == ([], [])  # nothing to index
+
+
 def test_missing_extra_is_named(monkeypatch, tmp_path):
     pytest.importorskip("numpy")
     monkeypatch.setitem(sys.modules, "bm25s", None)

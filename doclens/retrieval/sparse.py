@@ -48,11 +48,15 @@ class SparseIndex:
         bm25s = require("bm25s", "BM25 retrieval", "retrieval")
         self._stopwords = _stopwords()
         self.size = len(texts)
-        self._bm25 = bm25s.BM25(k1=k1, b=b, method="lucene")
         corpus = [tokenize(text, self._stopwords) for text in texts]
-        self._bm25.index(corpus, show_progress=False)
+        self._bm25 = None
+        if any(corpus):  # bm25s cannot index a corpus without a single term; nothing would match
+            self._bm25 = bm25s.BM25(k1=k1, b=b, method="lucene")
+            self._bm25.index(corpus, show_progress=False)
 
     def scores(self, query: str) -> np.ndarray:
+        if self._bm25 is None:
+            return np.zeros(self.size, dtype=np.float32)
         tokens = tokenize(query, self._stopwords)
         ids = self._bm25.get_tokens_ids(tokens)
         if not ids:
