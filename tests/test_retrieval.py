@@ -136,8 +136,8 @@ def test_rrf_ties_break_by_best_rank_then_first_seen_and_k_matters():
         assert scores["x"] == pytest.approx(1 / (k + 1) + 1 / (k + 3))
         assert scores["y"] == pytest.approx(2 / (k + 2))
         assert scores["x"] - scores["y"] == pytest.approx(margin, rel=1e-9) and fused[0][0] == "x"
-    # w (1st once) against y (2nd twice): w wins at k=0 (1 > 1), no — 1 vs 2/2 = 1 is a tie
-    # broken by w's better best rank; at k=60 y's two votes beat w's one.
+    # w (1st once) against y (2nd twice): at k=0 both score exactly 1, a tie broken by w's better
+    # best rank; at k=60 y's two votes (2/62) beat w's one (1/61).
     fused = [i for i, _ in reciprocal_rank_fusion([["w", "y"], ["q", "y"]], k=0)]
     assert fused.index("w") < fused.index("y")
     fused = [i for i, _ in reciprocal_rank_fusion([["w", "y"], ["q", "y"]], k=60)]
@@ -191,7 +191,6 @@ def test_bm25_ranks_only_facts_sharing_a_term_and_survives_stop_word_records():
 
 
 def test_missing_extra_is_named(monkeypatch, tmp_path):
-    pytest.importorskip("numpy")
     monkeypatch.setitem(sys.modules, "bm25s", None)
     with pytest.raises(MissingExtraError, match=r"doclens\[retrieval\]"):
         Retriever(RetrievalConfig(dense=False)).index(source_facts(["Fever."]))
