@@ -364,6 +364,13 @@ def test_cross_encoder_reorders_by_its_own_scores(tmp_path, encoder, store):
     assert [h.fact.index for h in hits] == [h.fact.index for _, h in expected]
     assert [h.rerank_score for h in hits] == pytest.approx([s for s, _ in expected], abs=1e-5)
     assert index.reranker.pairs_scored == 8  # only the fused top rerank_depth
+    # with top_n past rerank_depth, the rest follow in fused order, not re-scored
+    longer = index.search("symptom 3", top_n=10)
+    assert [h.fact.index for h in longer[:5]] == [h.fact.index for h in hits]
+    assert [h.fact.index for h in longer[8:]] == [h.fact.index for h in
+                                                 Retriever(RetrievalConfig(), store=store, encoder=encoder)
+                                                 .index(facts).search("symptom 3", top_n=10)[8:]]
+    assert all(h.rerank_score is None and h.score == h.rrf_score for h in longer[8:])
     assert "rerank:cross@" in config.signature() and ",depth=8" in config.signature()
 
     three = tmp_path / "three"

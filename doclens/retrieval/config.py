@@ -49,7 +49,8 @@ class RetrievalConfig:
     * ``bm25_k1``, ``bm25_b``: BM25's term-frequency saturation and length normalisation
       (Lucene's BM25 as ``bm25s`` computes it).
     * ``reranker``: a cross-encoder (folder or hub id) that re-scores the ``rerank_depth`` best
-      fused facts; ``None``: no re-ranking.
+      fused facts and puts them first in its order (any further facts follow in fused order);
+      ``None``: no re-ranking.
     * ``max_length``: tokens of a fact or claim the encoders read (the rest is cut).
     * ``always_retrieve``: retrieve even when the whole source fits the judge's budget (by
       default a short source is given whole, in source order).

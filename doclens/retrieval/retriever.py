@@ -33,7 +33,8 @@ logger = logging.getLogger(__name__)
 class Hit:
     """One retrieved fact with how each stage ranked it (ranks from 1; ``None``: the stage did
     not rank it, or did not run). ``score`` is what the final order follows: the re-ranker's
-    logit when re-ranking ran, else the fused RRF score; ``None`` when the source was given whole."""
+    logit for the facts it re-scored (the fused top ``rerank_depth``, which come first), else the
+    fused RRF score; ``None`` when the source was given whole."""
 
     fact: Fact
     rank: int
@@ -116,11 +117,12 @@ class FactIndex:
                                 sparse_rank=sparse_rank, sparse_score=sparse_score,
                                 dense_rank=dense_rank, dense_score=dense_score))
             if self.reranker is not None and hits:
-                hits = hits[: self.config.rerank_depth]
-                logits = self.reranker.score(query, [hit.fact.premise_text for hit in hits])
-                for hit, logit in zip(hits, logits):
+                head, tail = hits[: self.config.rerank_depth], hits[self.config.rerank_depth:]
+                logits = self.reranker.score(query, [hit.fact.premise_text for hit in head])
+                for hit, logit in zip(head, logits):
                     hit.rerank_score = hit.score = float(logit)
-                hits.sort(key=lambda hit: (-hit.rerank_score, -hit.rrf_score, hit.fact.index))
+                head.sort(key=lambda hit: (-hit.rerank_score, -hit.rrf_score, hit.fact.index))
+                hits = head + tail  # past rerank_depth: fused order, rerank_score None
             hits = hits[:top_n]
             for rank, hit in enumerate(hits, start=1):
                 hit.rank = rank
