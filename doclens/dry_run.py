@@ -18,8 +18,8 @@ from typing import Iterable, Optional
 
 from doclens.errors import ConfigurationError
 from doclens.evaluators.base import CitationRequest, ClaimRequest
-from doclens.evaluators.chat import (ChatJudge, citation_prompt_name, claims_prompt_name, one_call_per_claim,
-                                     render_citation, render_claims)
+from doclens.evaluators.chat import (ChatJudge, citation_prompt_name, claims_fence, claims_prompt_name,
+                                     one_call_per_claim, render_citation, render_claims)
 from doclens.extractors import ExtractionRequest, Extractor, PromptedExtractor, SentenceExtractor
 from doclens.prompting import load_prompt
 from doclens.types import CitationJudgement, ClaimJudgement
@@ -60,8 +60,9 @@ class _PlanningJudge(ChatJudge):
                 claims, ids = [r.claims[i] for i in group], [i + 1 for i in group]
                 per_claim = COMPLETION_ALLOWANCE.get(f"{self.style}_per_claim")
                 completion = per_claim * len(claims) if per_claim else COMPLETION_ALLOWANCE["cot_per_call"]
-                self.tally.add("judge_claims", render_claims(self.style, r.task, r.direction, r.premise, claims, ids),
-                               self.style != "cot", tag, completion)
+                messages = render_claims(self.style, r.task, r.direction, r.premise, claims, ids,
+                                         fence=claims_fence(r.premise, r.claims))
+                self.tally.add("judge_claims", messages, self.style != "cot", tag, completion)
         return [[ClaimJudgement(entailed=False) for _ in r.claims] for r in requests]
 
     def judge_citations_many(self, requests: list[CitationRequest]) -> list[CitationJudgement]:

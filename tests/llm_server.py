@@ -137,9 +137,14 @@ _FENCE_OPEN = re.compile(r"<<<DATA-([0-9a-f]+)>>>")
 
 
 def fence_token(messages: list[dict]) -> Optional[str]:
-    """The request's fence boundary, as its instructions (the first message, which holds no
-    instance text) name it."""
-    found = _FENCE_OPEN.search(messages[0]["content"]) if messages else None
+    """The request's fence boundary: the first one in its task (the last user turn before any
+    re-ask; in a one-message prompt, past "Now the real task."). The judge instructions describe
+    the markers generically and their worked example has a fixed boundary of its own, so the
+    task's first marker, written by the template before any instance text, is the request's."""
+    if not messages:
+        return None
+    task = _first_real_user(messages).split("Now the real task.", 1)[-1]
+    found = _FENCE_OPEN.search(task)
     return found.group(1) if found else None
 
 

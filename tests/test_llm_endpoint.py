@@ -314,7 +314,7 @@ def test_signature_and_config_record_the_judge_but_no_key(tmp_path, monkeypatch)
     assert "judge:gpt4-json-cot:test-model" in signature and "|T:0|" in signature and "seed:3" in signature
     assert report.config["evaluator"]["endpoint"] == "compatible"
     assert report.config["evaluator"]["base_url"] == server.base_url
-    assert any(tag.startswith("judge/claims.json_cot@v2#") for tag in report.config["prompts"])
+    assert any(tag.startswith("judge/claims.json_cot@v3#") for tag in report.config["prompts"])
     dumped = json.dumps(report.to_dict()) if hasattr(report, "to_dict") else json.dumps(report.config)
     assert "sk-very-secret" not in dumped and "sk-very-secret" not in signature
     with sqlite3.connect(tmp_path / "cache.sqlite") as conn:

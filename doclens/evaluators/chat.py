@@ -137,7 +137,10 @@ def format_sources(cited: dict[int, str], fence: Optional[Fence] = None) -> str:
 
 
 def claims_fence(premise: str, claims: Sequence[str]) -> Fence:
-    """The fence of a claims call: derived from its premise and claims (:func:`make_fence`)."""
+    """The fence of a claims request: derived from its premise and ALL its claims
+    (:func:`make_fence`). Every call of the request uses it (one per claim in ``cot``, halves
+    after a context-length split, the re-ask), so those calls share the instructions and the
+    fenced premise as one identical prompt prefix."""
     return make_fence([premise, *claims])
 
 
@@ -153,18 +156,24 @@ def one_call_per_claim(style: str, task: str) -> bool:
 
 
 def render_claims(style: str, task: str, direction: str, premise: str, claims: Sequence[str],
-                  ids: Optional[Sequence[int]] = None) -> list[dict]:
+                  ids: Optional[Sequence[int]] = None, *, fence: Optional[Fence] = None) -> list[dict]:
     """The chat messages judging ``claims`` against ``premise``, numbered by ``ids`` (default
     1, 2, …); the reply names these numbers. Styles that judge one claim per call
     (:func:`one_call_per_claim`) take exactly one claim. Premise and claims enter the prompt only
-    inside the request's fence (:func:`claims_fence`)."""
+    inside ``fence``: pass the whole request's (:func:`claims_fence` of the premise and all its
+    claims) when ``claims`` is a part of it; default, the fence of ``premise`` and ``claims``.
+    A ``fence`` must come from :func:`make_fence` over texts that include these.
+
+    The messages hold the template's fixed text (instructions, worked example) first, then the
+    fenced premise, then the claims: calls on one premise share everything up to the claims."""
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     template = load_prompt(claims_prompt_name(style, task))
     if one_call_per_claim(style, task) and len(claims) != 1:
         raise ValueError(f"style {style!r} / task {task!r} judges one claim per call, got {len(claims)}")
     numbers = claim_ids(claims, ids)
-    fence = claims_fence(premise, claims)
+    if fence is None:
+        fence = claims_fence(premise, claims)
     if task == "question_summarization":
         return template.render(question_a=fence.wrap(premise), question_b=fence.wrap(claims[0]),
                                claim_id=numbers[0], **fence.values())
@@ -345,7 +354,8 @@ class ChatJudge(Evaluator):
         if job.conversation is not None:
             return job.conversation
         return render_claims(self.style, request.task, request.direction, request.premise,
-                             [request.claims[i] for i in job.items], [i + 1 for i in job.items])
+                             [request.claims[i] for i in job.items], [i + 1 for i in job.items],
+                             fence=claims_fence(request.premise, request.claims))
 
     def judge_claims_many(self, requests: list[ClaimRequest]) -> list[list[ClaimJudgement]]:
         results: list[list[Optional[ClaimJudgement]]] = [[None] * len(r.claims) for r in requests]
@@ -404,7 +414,7 @@ class ChatJudge(Evaluator):
                                 len(missing), len(job.items))
                     next_jobs.append(_Job(job.request, missing, render_reask(
                         conversation, text, [request.claims[i] for i in missing], [i + 1 for i in missing],
-                        fence=claims_fence(request.premise, claims)), reasked=True, raws=raws))
+                        fence=claims_fence(request.premise, request.claims)), reasked=True, raws=raws))
                 else:
                     raw = "\n\n--- re-ask ---\n\n".join(raws)
                     for position in missing:
