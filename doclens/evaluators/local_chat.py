@@ -483,11 +483,13 @@ class LocalChatJudge(ChatJudge):
         return min(_common(first, last), min(len(r) for r in rows) - 1)
 
     def _block(self, tokens: list[int]) -> tuple[object, int]:
-        """The batch-1 key/value cache of ``tokens`` and how many tokens were run to make it:
-        a kept block it starts with is extended (a copy), never recomputed. The result is kept."""
+        """The batch-1 key/value cache of ``tokens`` and how many tokens were run to make it: the
+        kept block sharing most of its start is extended (a copy, cut to the shared part), never
+        recomputed. The result is kept."""
         torch, model = self._loaded.torch, self._loaded.model
         found, cache = self._blocks.longest(tokens)
         if found == len(tokens):
+            self._blocks.put(tokens, cache)
             return cache, 0
         rest = torch.tensor([tokens[found:]], device=self._loaded.device)
         with torch.inference_mode():
@@ -661,13 +663,27 @@ class _PrefixBlocks:
         self.entries.clear()
 
     def longest(self, tokens: list[int]) -> tuple[int, Optional[object]]:
-        """``(length, cache)`` of the longest kept block that ``tokens`` start with; ``(0, None)``."""
-        best = max((key for key in self.entries if len(key) <= len(tokens) and list(key) == tokens[:len(key)]),
-                   key=len, default=None)
-        if best is None:
+        """``(length, cache)``: the cache of the kept block sharing the longest prefix with
+        ``tokens``, cut to that prefix (a cut block is a copy, e.g. a premise's block made with
+        the start of its first claims, reused by the batch holding its other claims); ``(0, None)``
+        when none shares a token."""
+        best, key = 0, None
+        for candidate in self.entries:
+            common = _common(list(candidate), tokens)
+            if common > best:
+                best, key = common, candidate
+        if key is None:
             return 0, None
-        self.entries[best] = self.entries.pop(best)  # most recently used last
-        return len(best), self.entries[best]
+        self.entries[key] = self.entries.pop(key)  # most recently used last
+        cache = self.entries[key]
+        if best == len(key):
+            return best, cache
+        if not _plain_layers(cache):
+            return 0, None
+        cut = copy.deepcopy(cache)
+        for layer in cut.layers:
+            layer.keys, layer.values = layer.keys[..., :best, :], layer.values[..., :best, :]
+        return best, cut
 
     def put(self, tokens: list[int], cache) -> None:
         self.entries.pop(tuple(tokens), None)

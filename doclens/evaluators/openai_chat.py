@@ -104,7 +104,7 @@ def load_price_table(path: Optional[os.PathLike] = None) -> dict[str, tuple[floa
                     raise ValueError("a list of 2 or 3 prices")
                 prompt, completion = float(entry[0]), float(entry[1])
                 cached = float(entry[2]) if len(entry) == 3 else prompt
-            if min(prompt, completion, cached) < 0 or any(v != v or v == float("inf") for v in (prompt, completion, cached)):
+            if not all(0 <= value < float("inf") for value in (prompt, completion, cached)):  # NaN fails too
                 raise ValueError("prices must be finite and not negative")
             prices[model] = (prompt, completion, cached)
         except (KeyError, TypeError, ValueError) as exc:
