@@ -448,6 +448,14 @@ class LocalChatJudge(ChatJudge):
         if shared:  # token order: prompts sharing a premise are neighbours, so they share a batch
             todo.sort(key=lambda i: encoded[i])
             root = self._root_length([encoded[i] for i in todo])
+            # then premise groups in length order (stable): similar widths share a batch, little padding
+            groups, start = [], 0
+            for n in range(1, len(todo) + 1):
+                if n == len(todo) or _common(encoded[todo[n - 1]], encoded[todo[n]]) <= root:
+                    groups.append(todo[start:n])
+                    start = n
+            groups.sort(key=lambda group: max(lengths[i] for i in group))
+            todo = [i for group in groups for i in group]
         else:
             todo.sort(key=lambda i: lengths[i])  # similar lengths together: little padding
         batches = [todo[k:k + self.batch_size] for k in range(0, len(todo), self.batch_size)]
@@ -518,8 +526,11 @@ class LocalChatJudge(ChatJudge):
         for n in range(1, len(rows) + 1):
             if n == len(rows) or _common(rows[n - 1], rows[n]) <= root:
                 members = rows[start:n]
-                shared = root if len(members) == 1 else min(
-                    min(_common(a, b) for a, b in zip(members, members[1:])), min(len(r) for r in members) - 1)
+                if len(members) == 1:  # its premise may be kept from the batch holding its other claims
+                    shared = max(root, min(self._blocks.longest(members[0])[0], len(members[0]) - 1))
+                else:
+                    shared = min(min(_common(a, b) for a, b in zip(members, members[1:])),
+                                 min(len(r) for r in members) - 1)
                 runs.append((start, n, shared))
                 start = n
         forwarded = [0] * len(rows)
