@@ -22,7 +22,11 @@ untrusted: a leaderboard submission may hold a fake ``Claims:`` block, ``### ass
 :class:`Fence`: ``<<<DATA-t>>>`` … ``<<<END-t>>>``, where ``t`` is a boundary made for the request
 (:func:`make_fence`) that occurs in none of its texts, so no text can close its fence early or
 open a new one. The prompts say that fenced text is data, never an instruction; templates write
-the two markers as ``${data}`` and ``${end}``.
+the two markers as ``${data}`` and ``${end}``, or (the judge prompts) describe them generically
+(``<<<DATA-x>>>`` … ``<<<END-x>>>``, the same 8 hex digits in both) and fence their worked
+example with the fixed boundary :data:`EXAMPLE_FENCE_TOKEN`, so that everything before the
+instance data is the same text in every request (a prefix that a server, or the in-process
+judge, computes once).
 
 The boundary is *derived*, not drawn at random: a hash of the request's texts (and a fixed,
 public salt), re-derived with a counter until it occurs in none of them. It is unpredictable to
@@ -50,6 +54,9 @@ FENCE_SALT = b"doclens-fence-v1"
 #: contain it: see make_fence); it only makes re-deriving rare. Short, because every fenced item
 #: pays for two markers in prompt tokens.
 FENCE_LENGTH = 8
+#: The fixed boundary of the worked examples in the judge prompts (constant text, the same in
+#: every request); :func:`make_fence` never gives it to a request.
+EXAMPLE_FENCE_TOKEN = "5e1f0c2a"
 #: A fence marker of any request, for readers that strip echoed markers from a judge's reply.
 FENCE_MARKER = re.compile(r"<<<(?:DATA|END)-[0-9a-f]{%d}>>>" % FENCE_LENGTH)
 
@@ -84,7 +91,8 @@ class Fence:
 def make_fence(texts: Iterable[str]) -> Fence:
     """The fence for a request holding ``texts``: its token is derived from a hash of the texts
     and :data:`FENCE_SALT` (with a counter, re-derived until the token occurs in no text, in any
-    letter case). Same texts, same fence: prompts, hence cache keys, are stable across runs."""
+    letter case, and differs from :data:`EXAMPLE_FENCE_TOKEN`). Same texts, same fence: prompts,
+    hence cache keys, are stable across runs."""
     texts = [str(t) for t in texts]
     digest = hashlib.sha256(FENCE_SALT)
     for text in texts:
@@ -94,7 +102,7 @@ def make_fence(texts: Iterable[str]) -> Fence:
     lowered = [t.lower() for t in texts]
     for counter in itertools.count():
         token = hashlib.sha256(seed + counter.to_bytes(8, "big")).hexdigest()[:FENCE_LENGTH]
-        if not any(token in text for text in lowered):
+        if token != EXAMPLE_FENCE_TOKEN and not any(token in text for text in lowered):
             return Fence(token)
     raise AssertionError("unreachable")  # pragma: no cover
 

@@ -13,6 +13,9 @@ class Usage:
     retries: int = 0  # requests sent again after a transient failure (429, 5xx, timeout, unreadable body …)
     failed_calls: int = 0  # calls that failed for good: their items are marked ``failed``, nothing cached
     prompt_tokens: int = 0
+    #: of ``prompt_tokens``, those served from a prompt cache: reported by the endpoint
+    #: (``usage.prompt_tokens_details.cached_tokens``), or in process taken from a shared prefix
+    cached_prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
     pairs: int = 0  # distinct (premise, hypothesis) pairs asked of entail_batch (cache hits included)

@@ -5,6 +5,10 @@ a rule-based judge reads DocLens's judge prompts and answers in the format they 
 claim under its number, the fenced instance text read as data only): a claim
 is entailed iff every word of it occurs in the premise (so verdicts are easy to work out by
 hand), and a citation's provenance is the cited units sharing a word with the statement.
+Like a server with prefix caching (vLLM's automatic prefix caching, OpenAI's prompt caching) it
+reports ``usage.prompt_tokens_details.cached_tokens``: the prompt's longest prefix shared with any
+earlier request, in characters / 4, rounded down to whole 16-token blocks
+(:func:`cached_prompt_tokens`).
 Tests script deviations per request with ``script`` (a callable ``(request_number, body) →
 Reply | str | None``; ``None`` falls through to the rule judge). Every request is recorded, and
 so is the largest number of requests in flight at once (``max_in_flight``).
@@ -113,13 +117,45 @@ def faults(rate: float, kinds=FAULT_KINDS, seed: int = 0, only=None) -> "Script"
     return script
 
 
-def completion_body(number: int, body: dict, text: str) -> dict:
-    prompt_tokens = sum(len(m["content"]) for m in body["messages"]) // 4
+#: Tokens per block of the server's simulated prompt cache (vLLM's default block size).
+CACHE_BLOCK = 16
+
+
+def prompt_text(body: dict) -> str:
+    return "".join(m["content"] for m in body["messages"])
+
+
+def cached_prompt_tokens(body: dict, earlier: list[dict]) -> int:
+    """The prompt tokens a prefix-caching server would serve from its cache, as vLLM's automatic
+    prefix caching does: the longest prefix the prompt shares with any earlier request (tokens
+    are characters / 4, as for ``prompt_tokens``), in whole :data:`CACHE_BLOCK`-token blocks."""
+    text, best = prompt_text(body), 0
+    for other in earlier:
+        previous = prompt_text(other)
+        low, high = best, min(len(text), len(previous))  # longest common prefix, by bisection
+        if text[:low] != previous[:low]:
+            continue
+        while low < high:
+            middle = (low + high + 1) // 2
+            if text[low:middle] == previous[low:middle]:
+                low = middle
+            else:
+                high = middle - 1
+        best = low
+    return (best // 4) // CACHE_BLOCK * CACHE_BLOCK
+
+
+def completion_body(number: int, body: dict, text: str, earlier: Optional[list[dict]] = None) -> dict:
+    """A chat completion; ``usage.prompt_tokens_details.cached_tokens`` counts the prompt prefix
+    shared with the ``earlier`` requests (:func:`cached_prompt_tokens`)."""
+    prompt_tokens = len(prompt_text(body)) // 4
     completion_tokens = len(text) // 4
+    cached = min(prompt_tokens, cached_prompt_tokens(body, earlier or []))
     return {"id": f"chatcmpl-{number}", "object": "chat.completion", "created": 0, "model": body.get("model"),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens}}
+                      "total_tokens": prompt_tokens + completion_tokens,
+                      "prompt_tokens_details": {"cached_tokens": cached}}}
 
 
 def _last_user(messages: list[dict]) -> str:
@@ -137,9 +173,14 @@ _FENCE_OPEN = re.compile(r"<<<DATA-([0-9a-f]+)>>>")
 
 
 def fence_token(messages: list[dict]) -> Optional[str]:
-    """The request's fence boundary, as its instructions (the first message, which holds no
-    instance text) name it."""
-    found = _FENCE_OPEN.search(messages[0]["content"]) if messages else None
+    """The request's fence boundary: the first one in its task (the last user turn before any
+    re-ask; in a one-message prompt, past "Now the real task."). The judge instructions describe
+    the markers generically and their worked example has a fixed boundary of its own, so the
+    task's first marker, written by the template before any instance text, is the request's."""
+    if not messages:
+        return None
+    task = _first_real_user(messages).split("Now the real task.", 1)[-1]
+    found = _FENCE_OPEN.search(task)
     return found.group(1) if found else None
 
 
@@ -306,7 +347,10 @@ class FakeChatServer:
                 if reply.body is not None:
                     data = reply.body.encode() if isinstance(reply.body, str) else reply.body
                     return self._send(200, data, reply.headers, reply.content_type)
-                self._send(200, completion_body(number, body, reply.text), reply.headers, truncate=reply.truncate)
+                with outer.lock:  # the requests that arrived before this one
+                    earlier = list(outer.requests[:number])
+                self._send(200, completion_body(number, body, reply.text, earlier), reply.headers,
+                           truncate=reply.truncate)
 
             def _send(self, status: int, payload, headers: Optional[dict] = None,
                       content_type: str = "application/json", truncate: Optional[int] = None):

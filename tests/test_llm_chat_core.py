@@ -2,6 +2,7 @@
 chat evaluator would use them."""
 
 import json
+import re
 
 import pytest
 
@@ -105,3 +106,46 @@ def test_complete_many_returning_the_wrong_number_is_an_error():
 def test_base_class_demands_complete_many():
     with pytest.raises(NotImplementedError):
         ChatJudge(no_cache=True).judge_claims("premise", ["a"])
+
+
+@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize("task", ["general", "question_summarization"])
+def test_shared_text_comes_first_in_every_judge_prompt(style, task):
+    """Servers reuse a repeated prompt prefix only if the shared text comes first: the
+    instructions and worked example are the same text in every request (the fence is described
+    generically, the example has a fixed boundary of its own), and the calls on one premise share
+    it plus the fenced premise, since they all use the fence of the premise and all its claims."""
+    from doclens.prompting import EXAMPLE_FENCE_TOKEN
+
+    def flat(messages):
+        return "\n".join(f"{m['role']}\n{m['content']}" for m in messages)
+
+    def shared(a, b):
+        n = 0
+        while n < min(len(a), len(b)) and a[n] == b[n]:
+            n += 1
+        return n
+
+    one = flat(render_claims(style, task, "recall", "Premise one: fever.", ["Fever."]))
+    two = flat(render_claims(style, task, "recall", "Another note: rash.", ["Rash."]))
+    fixed = shared(one, two)
+    assert EXAMPLE_FENCE_TOKEN in one[:fixed]
+    for text in (one, two):  # the texts part inside the first marker of the instance data
+        first = re.search(r"<<<DATA-(?!%s)[0-9a-f]{8}>>>" % EXAMPLE_FENCE_TOKEN, text).start()
+        assert first <= fixed < first + len("<<<DATA-") + 8
+    assert make_fence(["x"]).token != EXAMPLE_FENCE_TOKEN
+    if task == "general":  # the claims of one premise: everything up to the claim is shared
+        premise, claims = "The patient has a fever and a cough.", ["Fever.", "Cough.", "No rash."]
+        fence = claims_fence(premise, claims)
+        if style == "cot":
+            calls = [flat(render_claims(style, task, "recall", premise, [c], [i + 1], fence=fence))
+                     for i, c in enumerate(claims)]
+        else:
+            calls = [flat(render_claims(style, task, "recall", premise, claims[:1], fence=fence)),
+                     flat(render_claims(style, task, "recall", premise, claims[1:], [2, 3], fence=fence))]
+        common = shared(*calls[:2])
+        assert calls[0][:common].endswith(fence.block(premise) + "\n" + ("\nClaims:\n" if style != "cot" else "")
+                                          + ("Claim " if style != "cot" else "claim "))
+        citation_one = flat(render_citation(style, "A.", {1: "patient: a"}))
+        citation_two = flat(render_citation(style, "B.", {2: "doctor: b"}))
+        assert EXAMPLE_FENCE_TOKEN in citation_one[:shared(citation_one, citation_two)]

@@ -120,12 +120,17 @@ def test_prices(tmp_path):
     assert price_for("gpt-4-0613", DEFAULT_PRICES) == DEFAULT_PRICES["gpt-4"]
     assert price_for("mistral-7b", DEFAULT_PRICES) is None and price_for(None, DEFAULT_PRICES) is None
     table = tmp_path / "p.json"
-    table.write_text(json.dumps({"gpt-4o": [1, 2], "mine": {"prompt": 0.5, "completion": 0.25}}))
+    table.write_text(json.dumps({"gpt-4o": [1, 2], "mine": {"prompt": 0.5, "completion": 0.25},
+                                 "cheap": {"prompt": 1, "completion": 2, "cached_prompt": 0.1}, "list": [1, 2, 0.5]}))
     prices = load_price_table(table)
-    assert prices["gpt-4o"] == (1.0, 2.0) and prices["mine"] == (0.5, 0.25) and prices["gpt-4"] == (30.0, 60.0)
-    table.write_text(json.dumps({"bad": {"prompt": 1}}))
-    with pytest.raises(ConfigurationError, match="bad"):
-        load_price_table(table)
+    assert prices["gpt-4o"] == (1.0, 2.0, 1.0) and prices["mine"] == (0.5, 0.25, 0.5)  # no cached price: no discount
+    assert prices["cheap"] == (1.0, 2.0, 0.1) and prices["list"] == (1.0, 2.0, 0.5)
+    assert prices["gpt-4"] == (30.0, 60.0, 30.0) and DEFAULT_PRICES["gpt-4o"] == (2.5, 10.0, 1.25)
+    assert price_for("x", {"x": (1.0, 2.0)}) == (1.0, 2.0, 1.0)  # a hand-made two-price table
+    for bad in ({"prompt": 1}, {"prompt": 1, "completion": 2, "cache": 1}, [1, 2, 3, 4], [1, -2], "1,2"):
+        table.write_text(json.dumps({"bad": bad}))
+        with pytest.raises(ConfigurationError, match="bad"):
+            load_price_table(table)
     with pytest.raises(ConfigurationError, match="could not be read"):
         load_price_table(tmp_path / "missing.json")
 

@@ -14,7 +14,7 @@ from doclens.errors import UnparsedJudgementError
 from doclens.evaluators.chat import TOO_LONG
 from doclens.prompting import make_fence
 
-from .llm_server import FakeChatServer, Reply, claims_in, context_error, judge_reply
+from .llm_server import FakeChatServer, Reply, cached_prompt_tokens, claims_in, context_error, fence_token, judge_reply
 
 FAST = {"backoff_base": 0.01, "backoff_max": 0.05}
 
@@ -314,7 +314,7 @@ def test_signature_and_config_record_the_judge_but_no_key(tmp_path, monkeypatch)
     assert "judge:gpt4-json-cot:test-model" in signature and "|T:0|" in signature and "seed:3" in signature
     assert report.config["evaluator"]["endpoint"] == "compatible"
     assert report.config["evaluator"]["base_url"] == server.base_url
-    assert any(tag.startswith("judge/claims.json_cot@v2#") for tag in report.config["prompts"])
+    assert any(tag.startswith("judge/claims.json_cot@v3#") for tag in report.config["prompts"])
     dumped = json.dumps(report.to_dict()) if hasattr(report, "to_dict") else json.dumps(report.config)
     assert "sk-very-secret" not in dumped and "sk-very-secret" not in signature
     with sqlite3.connect(tmp_path / "cache.sqlite") as conn:
@@ -331,6 +331,55 @@ def test_cost_from_reply_usage_and_price_table(tmp_path):
     assert usage.cost_usd == pytest.approx((usage.prompt_tokens * 1000 + usage.completion_tokens * 2000) / 1e6)
     assert report.usage["cost_usd"] == pytest.approx(usage.cost_usd, abs=1e-6)
     assert sum(len(m["content"]) for b in server.requests for m in b["messages"]) // 4 >= usage.prompt_tokens > 0
+
+
+LONG_NOTE = " ".join(f"Visit {i}: the patient reports a dry cough and a mild fever, no rash, sleeps poorly."
+                     for i in range(60))  # ~5,000 characters: prompts past OpenAI's 1,024-token caching minimum
+LONG = [{"id": str(n), "prediction": f"Cough {n}. Fever.", "reference": f"Note {n}. " + LONG_NOTE,
+         "reference_claims": ["The patient coughs.", "A rash on the arm.", f"Visit {n}."],
+         "prediction_claims": ["The patient has a dry cough.", "The patient has a fever.", "No rash."]}
+        for n in range(2)]
+
+
+def test_cached_prompt_tokens_counted_and_priced_end_to_end(tmp_path):
+    """Through real HTTP: the calls on one premise go out adjacently and share the instructions
+    and the premise as a prompt prefix; the prefix-caching test server reports those tokens as
+    cached (``prompt_tokens_details.cached_tokens``); usage records them and the cost charges
+    them at the table's cached-prompt price. The dry run prices its estimate the same way."""
+    table = tmp_path / "prices.json"
+    table.write_text(json.dumps({"test-model": {"prompt": 1000.0, "completion": 2000.0, "cached_prompt": 100.0},
+                                 "gpt-4o": [2.5, 10.0, 1.25]}))
+    with FakeChatServer() as server:
+        evaluator = judge(server, "mistral-cot", price_table=str(table), concurrency=1)
+        report = score(evaluator, LONG)
+    usage = evaluator.usage
+    bodies = server.requests
+    assert len(bodies) == 12
+    expected = sum(cached_prompt_tokens(body, bodies[:n]) for n, body in enumerate(bodies))
+    assert usage.cached_prompt_tokens == expected == report.usage["cached_prompt_tokens"]
+    # every call after the first shares at least the instructions; a premise's later calls share the premise too
+    fences = [fence_token(body["messages"]) for body in bodies]
+    runs = [f for n, f in enumerate(fences) if n == 0 or fences[n - 1] != f]
+    assert len(runs) == len(set(fences)) == 4  # each premise's calls adjacent (2 notes x recall, precision)
+    long_calls = [n for n, body in enumerate(bodies) if LONG_NOTE in body["messages"][-1]["content"]]
+    later = [n for n in long_calls if n > 0 and fences[n - 1] == fences[n]]
+    assert later and all(cached_prompt_tokens(bodies[n], bodies[:n]) > len(LONG_NOTE) // 4 for n in later)
+    assert usage.cached_prompt_tokens > usage.prompt_tokens / 2
+    assert usage.cost_usd == pytest.approx(((usage.prompt_tokens - usage.cached_prompt_tokens) * 1000
+                                            + usage.cached_prompt_tokens * 100 + usage.completion_tokens * 2000) / 1e6)
+    assert report.usage["cost_usd"] == pytest.approx(usage.cost_usd, abs=1e-6)
+
+    from doclens.dry_run import dry_run_estimate
+
+    planned = load_evaluator("mistral-cot", base_url="http://127.0.0.1:9/v1", model="gpt-4o", dry_run=True,
+                             no_cache=True, price_table=str(table))
+    estimate = dry_run_estimate(DocLens(planned), LONG)
+    tokens = estimate["tokens"]
+    assert estimate["calls"]["to_make"] == 12 and tokens["prompt_to_pay"] > tokens["prompt_to_pay_cached_estimate"] > 0
+    assert tokens["prompt_to_pay_cached_estimate"] % 128 == 0 and estimate["price_per_1m_tokens"] == [2.5, 10.0, 1.25]
+    full = (tokens["prompt_to_pay"] * 2.5 + tokens["completion_to_pay_estimate"] * 10.0) / 1e6
+    discount = tokens["prompt_to_pay_cached_estimate"] * (2.5 - 1.25) / 1e6
+    assert estimate["cost_usd_estimate"] == pytest.approx(full - discount, abs=1e-4)
 
 
 def test_unknown_model_costs_zero_with_a_warning():

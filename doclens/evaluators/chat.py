@@ -58,6 +58,14 @@ DIRECTIONS = ("recall", "precision")
 TOO_LONG = "the prompt exceeds the model's context window even for a single item (text is never truncated)"
 
 
+#: What a call's reply must hold, passed to :meth:`ChatJudge.complete_for`: free text (subclaim
+#: extraction), a verdict per claim, or a citation verdict with its provenance. Endpoint judges
+#: ignore it (the prompt says it); in-process judges may force the answer format with it.
+ANSWER_FREE = "free"
+ANSWER_VERDICT = "verdict"
+ANSWER_VERDICT_AND_PROVENANCE = "verdict+provenance"
+
+
 class ContextLengthError(RuntimeError):
     """A prompt that the endpoint refused as longer than the model's context window."""
 
@@ -75,6 +83,10 @@ class Completion:
     context_overflow: bool = False
     cached: bool = False
     error: Optional[str] = None
+    #: Of ``prompt_tokens``, those the model did not compute again: served from the endpoint's
+    #: prompt cache (``usage.prompt_tokens_details.cached_tokens``) or, in process, from a
+    #: shared prefix computed once.
+    cached_tokens: int = 0
 
     @property
     def failed(self) -> bool:
@@ -137,7 +149,10 @@ def format_sources(cited: dict[int, str], fence: Optional[Fence] = None) -> str:
 
 
 def claims_fence(premise: str, claims: Sequence[str]) -> Fence:
-    """The fence of a claims call: derived from its premise and claims (:func:`make_fence`)."""
+    """The fence of a claims request: derived from its premise and ALL its claims
+    (:func:`make_fence`). Every call of the request uses it (one per claim in ``cot``, halves
+    after a context-length split, the re-ask), so those calls share the instructions and the
+    fenced premise as one identical prompt prefix."""
     return make_fence([premise, *claims])
 
 
@@ -153,18 +168,24 @@ def one_call_per_claim(style: str, task: str) -> bool:
 
 
 def render_claims(style: str, task: str, direction: str, premise: str, claims: Sequence[str],
-                  ids: Optional[Sequence[int]] = None) -> list[dict]:
+                  ids: Optional[Sequence[int]] = None, *, fence: Optional[Fence] = None) -> list[dict]:
     """The chat messages judging ``claims`` against ``premise``, numbered by ``ids`` (default
     1, 2, …); the reply names these numbers. Styles that judge one claim per call
     (:func:`one_call_per_claim`) take exactly one claim. Premise and claims enter the prompt only
-    inside the request's fence (:func:`claims_fence`)."""
+    inside ``fence``: pass the whole request's (:func:`claims_fence` of the premise and all its
+    claims) when ``claims`` is a part of it; default, the fence of ``premise`` and ``claims``.
+    A ``fence`` must come from :func:`make_fence` over texts that include these.
+
+    The messages hold the template's fixed text (instructions, worked example) first, then the
+    fenced premise, then the claims: calls on one premise share everything up to the claims."""
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     template = load_prompt(claims_prompt_name(style, task))
     if one_call_per_claim(style, task) and len(claims) != 1:
         raise ValueError(f"style {style!r} / task {task!r} judges one claim per call, got {len(claims)}")
     numbers = claim_ids(claims, ids)
-    fence = claims_fence(premise, claims)
+    if fence is None:
+        fence = claims_fence(premise, claims)
     if task == "question_summarization":
         return template.render(question_a=fence.wrap(premise), question_b=fence.wrap(claims[0]),
                                claim_id=numbers[0], **fence.values())
@@ -252,6 +273,13 @@ class ChatJudge(Evaluator):
         :class:`doclens.errors.RunStoppedError`)."""
         raise NotImplementedError(f"{type(self).__name__} must implement complete_many()")
 
+    def complete_for(self, answer: str, conversations: list[list[dict]], *, json_mode: bool,
+                     on_complete: Optional[Callable[[int, Completion], None]] = None) -> list[Completion]:
+        """:meth:`complete_many` for calls whose replies must hold ``answer`` (:data:`ANSWER_FREE`,
+        :data:`ANSWER_VERDICT` or :data:`ANSWER_VERDICT_AND_PROVENANCE`). The default ignores it;
+        a judge that forces the answer format (the in-process ``local`` judge) overrides this."""
+        return self.complete_many(conversations, json_mode=json_mode, on_complete=on_complete)
+
     def cache_identity(self) -> dict:
         """Everything about the model and endpoint that can change an answer (no secrets)."""
         return {"class": f"{type(self).__module__}.{type(self).__qualname__}", "model": self.model}
@@ -295,9 +323,12 @@ class ChatJudge(Evaluator):
         return cache_key({**self.cache_identity(), "messages": conversation, "decoding": self.decoding(),
                           "prompt": tag, "json_mode": json_mode})
 
-    def ask_many(self, conversations: list[list[dict]], *, json_mode: bool, tags: Sequence[str]) -> list[Completion]:
-        """Answers from the cache where it has them; the rest from :meth:`complete_many`, each
-        stored the moment it arrives. Identical conversations are asked once. A call that failed
+    def ask_many(self, conversations: list[list[dict]], *, json_mode: bool, tags: Sequence[str],
+                 answer: str = ANSWER_FREE) -> list[Completion]:
+        """Answers from the cache where it has them; the rest from :meth:`complete_for` (the
+        ``answer`` they must hold), in the order given (callers list the calls on one premise
+        together, so an endpoint with prefix caching sees them adjacently), each stored the
+        moment it arrives. Identical conversations are asked once. A call that failed
         for good (``Completion.error``) is counted in ``usage.failed_calls`` and not cached, so a
         rerun asks it again."""
         keys = [self.key_for(c, json_mode, t) for c, t in zip(conversations, tags)]
@@ -323,6 +354,7 @@ class ChatJudge(Evaluator):
                 self.usage.add(failed_calls=1)
                 return
             self.usage.add(calls=1, prompt_tokens=completion.prompt_tokens,
+                           cached_prompt_tokens=completion.cached_tokens,
                            completion_tokens=completion.completion_tokens, cost_usd=self.cost_usd(completion))
             if completion.text is not None and not completion.context_overflow:
                 self.cache.put(keys[order[position]], {"text": completion.text,
@@ -330,7 +362,8 @@ class ChatJudge(Evaluator):
                                                        "completion_tokens": completion.completion_tokens})
 
         if order:
-            fresh = self.complete_many([conversations[i] for i in order], json_mode=json_mode, on_complete=store)
+            fresh = self.complete_for(answer, [conversations[i] for i in order], json_mode=json_mode,
+                                      on_complete=store)
             if len(fresh) != len(order):
                 raise RuntimeError(f"{type(self).__name__}.complete_many returned {len(fresh)} completions for "
                                    f"{len(order)} conversations")
@@ -345,7 +378,8 @@ class ChatJudge(Evaluator):
         if job.conversation is not None:
             return job.conversation
         return render_claims(self.style, request.task, request.direction, request.premise,
-                             [request.claims[i] for i in job.items], [i + 1 for i in job.items])
+                             [request.claims[i] for i in job.items], [i + 1 for i in job.items],
+                             fence=claims_fence(request.premise, request.claims))
 
     def judge_claims_many(self, requests: list[ClaimRequest]) -> list[list[ClaimJudgement]]:
         results: list[list[Optional[ClaimJudgement]]] = [[None] * len(r.claims) for r in requests]
@@ -357,11 +391,16 @@ class ChatJudge(Evaluator):
                 jobs += [_Job(n, [i]) for i in range(len(request.claims))]
             else:
                 jobs.append(_Job(n, list(range(len(request.claims)))))
+        # calls on one premise go out adjacently, in request order (a stable sort): prefix caches
+        # (the server's, the in-process judge's) see the shared instructions + premise back to back
+        first_seen: dict = {}
+        group = [first_seen.setdefault((r.task, r.premise), n) for n, r in enumerate(requests)]
+        jobs.sort(key=lambda job: group[job.request])
         json_mode = self.style != "cot"
         while jobs:
             conversations = [self._render_claim_job(requests[j.request], j) for j in jobs]
             tags = [load_prompt(claims_prompt_name(self.style, requests[j.request].task)).tag for j in jobs]
-            completions = self.ask_many(conversations, json_mode=json_mode, tags=tags)
+            completions = self.ask_many(conversations, json_mode=json_mode, tags=tags, answer=ANSWER_VERDICT)
             next_jobs: list[_Job] = []
             for job, conversation, completion in zip(jobs, conversations, completions):
                 request = requests[job.request]
@@ -404,7 +443,7 @@ class ChatJudge(Evaluator):
                                 len(missing), len(job.items))
                     next_jobs.append(_Job(job.request, missing, render_reask(
                         conversation, text, [request.claims[i] for i in missing], [i + 1 for i in missing],
-                        fence=claims_fence(request.premise, claims)), reasked=True, raws=raws))
+                        fence=claims_fence(request.premise, request.claims)), reasked=True, raws=raws))
                 else:
                     raw = "\n\n--- re-ask ---\n\n".join(raws)
                     for position in missing:
@@ -426,7 +465,8 @@ class ChatJudge(Evaluator):
         while jobs:
             conversations = [j.conversation or render_citation(self.style, requests[j.request].statement,
                                                                requests[j.request].cited) for j in jobs]
-            completions = self.ask_many(conversations, json_mode=self.style != "cot", tags=[tag] * len(jobs))
+            completions = self.ask_many(conversations, json_mode=self.style != "cot", tags=[tag] * len(jobs),
+                                        answer=ANSWER_VERDICT_AND_PROVENANCE)
             next_jobs = []
             for job, conversation, completion in zip(jobs, conversations, completions):
                 request = requests[job.request]

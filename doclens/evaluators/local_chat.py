@@ -51,10 +51,11 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from doclens.errors import ConfigurationError, require
-from doclens.evaluators.chat import ChatJudge, Completion, check_style
+from doclens.evaluators.chat import (ANSWER_FREE, ANSWER_VERDICT, ANSWER_VERDICT_AND_PROVENANCE, ChatJudge,
+                                     Completion, check_style)
 from doclens.evaluators.torch_utils import choose_device, choose_dtype, import_torch, model_fingerprint, stated_window
 
 logger = logging.getLogger("doclens")
@@ -81,9 +82,10 @@ DEFAULT_BATCH_SIZE = 8
 DEFAULT_MAX_NEW_TOKENS = 24
 DEFAULT_MAX_REPLY_TOKENS = 512
 
-#: ``cot`` readings: what the forced answer format contains.
-_VERDICT = "verdict"
-_VERDICT_AND_PROVENANCE = "verdict+provenance"
+#: Computed prompt prefixes kept for later batches (each a batch-1 key/value cache): the fixed
+#: instruction block, and the latest premises (a premise with more claims than a batch spans
+#: several batches).
+PREFIX_BLOCKS_KEPT = 4
 
 DEMO_WARNING = ("evaluator 'local' runs %s, a demo-quality model: its verdicts are for trying DocLens, "
                 "not for publishable scores (use true-nli, gpt4-json-cot or mistral-cot for numbers you report)")
@@ -156,8 +158,8 @@ class LocalChatJudge(ChatJudge):
     def __init__(self, model: Optional[str] = None, style: str = "cot", *, device: Optional[str] = None,
                  dtype: Optional[str] = None, batch_size: int = DEFAULT_BATCH_SIZE,
                  max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS, max_reply_tokens: int = DEFAULT_MAX_REPLY_TOKENS,
-                 max_length: Optional[int] = None, cache_dir: Optional[str] = None, no_cache: bool = False,
-                 refresh: bool = False, dry_run: bool = False):
+                 max_length: Optional[int] = None, share_prefixes: bool = True, cache_dir: Optional[str] = None,
+                 no_cache: bool = False, refresh: bool = False, dry_run: bool = False):
         super().__init__(check_style(style), cache_dir=cache_dir, no_cache=no_cache, refresh=refresh)
         for label, value, least in (("batch_size", batch_size, 1), ("max_new_tokens", max_new_tokens, 0),
                                     ("max_reply_tokens", max_reply_tokens, 1), ("max_length", max_length, 1)):
@@ -169,6 +171,7 @@ class LocalChatJudge(ChatJudge):
         self.max_length = int(max_length) if max_length is not None else None
         self.requested_device, self.requested_dtype = device, dtype
         self.dry_run = bool(dry_run)
+        self.share_prefixes = bool(share_prefixes)
         default_file = None
         if model is None:
             default_file = default_model_file()
@@ -184,8 +187,8 @@ class LocalChatJudge(ChatJudge):
         #: The name results carry: the GGUF file name, the folder name, or the Hub id.
         self.model = self.gguf_file or (Path(self.source).name if Path(self.source).is_dir() else self.source)
         self._weights: Optional[str] = None
-        self._reading: Optional[str] = None
-        self._loaded = None  # (torch, tokenizer, model, device, window) once loaded
+        self._loaded: Optional[_Loaded] = None
+        self._blocks = _PrefixBlocks(PREFIX_BLOCKS_KEPT)
         if self.demo:
             logger.warning(DEMO_WARNING, self.model)
 
@@ -226,7 +229,7 @@ class LocalChatJudge(ChatJudge):
             return "hub-commit:" + Path(folder).name
         except Exception:  # not in the local HF cache yet: loading downloads it
             self._ensure_loaded()
-            commit = getattr(self._loaded[2].config, "_commit_hash", None)
+            commit = getattr(self._loaded.model.config, "_commit_hash", None)
             if not commit:
                 raise ConfigurationError(f"cannot tell which revision of {self.source!r} was loaded; download it "
                                          "to a folder and give the folder as --model") from None
@@ -251,26 +254,11 @@ class LocalChatJudge(ChatJudge):
 
     def config(self) -> dict:
         return {**super().config(), "demo_quality": self.demo, "batch_size": self.batch_size,
-                "device": self._loaded[3] if self._loaded else self.requested_device}
-
-    # ---- which answer format applies ---------------------------------------------------------------
-    def judge_claims_many(self, requests):
-        return self._with_reading(_VERDICT, super().judge_claims_many, requests)
-
-    def judge_citations_many(self, requests):
-        return self._with_reading(_VERDICT_AND_PROVENANCE, super().judge_citations_many, requests)
-
-    def _with_reading(self, reading: str, method, requests):
-        """Run ``method`` with the ``cot`` answer format of claims or citations in force; the
-        extractor's calls (made outside these) generate freely."""
-        previous, self._reading = self._reading, (reading if self.style == "cot" else None)
-        try:
-            return method(requests)
-        finally:
-            self._reading = previous
+                "device": self._loaded.device if self._loaded else self.requested_device,
+                "share_prefixes": self.share_prefixes}
 
     # ---- the model ---------------------------------------------------------------------------------
-    def _ensure_loaded(self):
+    def _ensure_loaded(self) -> "_Loaded":
         if self._loaded is not None:
             return self._loaded
         torch, transformers = import_torch("evaluator 'local'")
@@ -294,18 +282,18 @@ class LocalChatJudge(ChatJudge):
             tokenizer.pad_token = tokenizer.eos_token
         window = min((v for v in (stated_window(tokenizer, model.config), self.max_length) if v), default=None)
         logger.info("loaded %s in %.1fs (window %s tokens)", self.model, time.perf_counter() - started, window)
-        self._loaded = (torch, tokenizer, model, device, window)
+        self._loaded = _Loaded(torch, tokenizer, model, device, window)
+        self._blocks.clear()
         return self._loaded
 
     def _encode(self, text: str) -> list[int]:
-        tokenizer = self._loaded[1]
-        return tokenizer(text, add_special_tokens=False)["input_ids"]  # the chat template wrote the specials
+        return self._loaded.tokenizer(text, add_special_tokens=False)["input_ids"]  # the chat template wrote the specials
 
     def _prompt_text(self, conversation: list[dict]) -> str:
         """The chat template's text for ``conversation``, with the model's control tokens in the
         contents defused (:meth:`_defuse`): only the template writes real ones."""
         safe = [{**message, "content": self._defuse(message.get("content") or "")} for message in conversation]
-        return self._loaded[1].apply_chat_template(safe, tokenize=False, add_generation_prompt=True)
+        return self._loaded.tokenizer.apply_chat_template(safe, tokenize=False, add_generation_prompt=True)
 
     def _defuse(self, text: str) -> str:
         """``text`` with each of the tokenizer's special-token strings (``<|im_start|>``,
@@ -321,7 +309,7 @@ class LocalChatJudge(ChatJudge):
         return pattern.sub(lambda m: m.group(0)[0] + "\u2060" + m.group(0)[1:], text)
 
     def _special_strings(self) -> list[str]:
-        tokenizer = self._loaded[1]
+        tokenizer = self._loaded.tokenizer
         found = set(getattr(tokenizer, "all_special_tokens", []) or [])
         found |= {t.content for t in (getattr(tokenizer, "added_tokens_decoder", None) or {}).values()
                   if getattr(t, "special", False)}
@@ -329,7 +317,7 @@ class LocalChatJudge(ChatJudge):
 
     def _batch(self, rows: list[list[int]]):
         """Left-padded ``(input_ids, attention_mask)`` tensors on the model's device."""
-        torch, tokenizer, _, device, _ = self._loaded
+        torch, tokenizer, device = self._loaded.torch, self._loaded.tokenizer, self._loaded.device
         width = max(len(r) for r in rows)
         pad = tokenizer.pad_token_id
         ids = torch.tensor([[pad] * (width - len(r)) + r for r in rows], device=device)
@@ -340,19 +328,19 @@ class LocalChatJudge(ChatJudge):
         """Run the prompts once (left-padded) and keep their key/value cache: every later step of
         a ``cot`` answer (explanation, provenance, verdict) continues from it instead of
         re-reading the prompt, which on a CPU costs more than everything else."""
-        torch, _, model, _, _ = self._loaded
+        torch, model = self._loaded.torch, self._loaded.model
         ids, mask = self._batch(rows)
         with torch.inference_mode():
             output = model(input_ids=ids, attention_mask=mask, position_ids=_positions(mask), use_cache=True,
                            logits_to_keep=1)
-        return _Prefix(rows, ids, mask, output.past_key_values)
+        return _Prefix(rows, ids, mask, output.past_key_values, [len(row) for row in rows])
 
     def _continuations(self, prefix: Optional["_Prefix"], full: list[list[int]]):
         """``(input_ids, attention_mask, cache)`` for the token rows ``full`` (each a prompt and
         the reply so far, tokenised as one text). Where a row starts with its prompt's tokens, its
         tail is sent as a left-padded block after the cached prompt; otherwise (a tokenizer that
         merges across the prompt's end) the whole batch is sent without the cache."""
-        torch = self._loaded[0]
+        torch = self._loaded.torch
         if prefix is not None and all(f[:len(row)] == row and len(f) > len(row) for f, row in zip(full, prefix.rows)):
             tails, tail_mask = self._batch([f[len(row):] for f, row in zip(full, prefix.rows)])
             return (torch.cat([prefix.ids, tails], dim=1), torch.cat([prefix.mask, tail_mask], dim=1),
@@ -366,7 +354,7 @@ class LocalChatJudge(ChatJudge):
         """Greedy continuations of one batch (``(input_ids, attention_mask, cache)``), each at
         most its limit, stopping at EOS or once the new text contains one of ``stops``. Returns
         the new token ids of each row."""
-        torch, tokenizer, model, _, _ = self._loaded
+        torch, tokenizer, model = self._loaded.torch, self._loaded.tokenizer, self._loaded.model
         ids, mask, cache = inputs
         top = max(limits)
         if top <= 0:
@@ -395,7 +383,7 @@ class LocalChatJudge(ChatJudge):
         return [self._encode(p + r) for p, r in zip(prompts, replies)]
 
     def _decode(self, tokens: list[int]) -> str:
-        return self._loaded[1].decode(tokens, skip_special_tokens=True)
+        return self._loaded.tokenizer.decode(tokens, skip_special_tokens=True)
 
     def _answer_tokens(self, text: str) -> tuple[list[int], int, int]:
         """``(context ids, id of the token saying 1, id of the token saying 0)`` for a text ending
@@ -413,7 +401,7 @@ class LocalChatJudge(ChatJudge):
     def _read_verdicts(self, prefix: Optional["_Prefix"], texts: list[str]) -> list[bool]:
         """One forward step per text (batched): is the logit of the '1' token above that of '0'
         at the answer position? (A tie reads as 0.)"""
-        torch, _, model, _, _ = self._loaded
+        torch, model = self._loaded.torch, self._loaded.model
         answers = [self._answer_tokens(t) for t in texts]
         ids, mask, cache = self._continuations(prefix, [context for context, _, _ in answers])
         width = prefix.ids.shape[1] if cache is not None else 0
@@ -426,13 +414,21 @@ class LocalChatJudge(ChatJudge):
     # ---- the calls ---------------------------------------------------------------------------------
     def complete_many(self, conversations: list[list[dict]], *, json_mode: bool,
                       on_complete: Optional[Callable[[int, Completion], None]] = None) -> list[Completion]:
+        """Free replies (greedy, at most ``max_reply_tokens``), as for subclaim extraction."""
+        return self.complete_for(ANSWER_FREE, conversations, json_mode=json_mode, on_complete=on_complete)
+
+    def complete_for(self, answer: str, conversations: list[list[dict]], *, json_mode: bool,
+                     on_complete: Optional[Callable[[int, Completion], None]] = None) -> list[Completion]:
+        """Replies holding ``answer``: in the ``cot`` style a verdict (claims) or a verdict and a
+        provenance line (citations) in the forced format of the module docstring; otherwise, and
+        for :data:`~doclens.evaluators.chat.ANSWER_FREE`, free replies."""
         if not conversations:
             return []
         if self.dry_run:
             raise RuntimeError("dry_run=True: this evaluator runs no model (use doclens.dry_run.dry_run_estimate)")
-        self._ensure_loaded()
-        window = self._loaded[4]
-        reading = self._reading
+        loaded = self._ensure_loaded()
+        window = loaded.window
+        reading = answer if self.style == "cot" and answer != ANSWER_FREE else None
         prompts = [self._prompt_text(c) for c in conversations]
         encoded = [self._encode(p) for p in prompts]
         lengths = [len(row) for row in encoded]
@@ -448,16 +444,32 @@ class LocalChatJudge(ChatJudge):
                     on_complete(i, results[i])
             else:
                 todo.append(i)
-        todo.sort(key=lambda i: lengths[i])  # similar lengths together: little padding
+        shared = self.share_prefixes and reading is not None
+        if shared:  # token order: prompts sharing a premise are neighbours, so they share a batch
+            todo.sort(key=lambda i: encoded[i])
+            root = self._root_length([encoded[i] for i in todo])
+            # then premise groups in length order (stable): similar widths share a batch, little padding
+            groups, start = [], 0
+            for n in range(1, len(todo) + 1):
+                if n == len(todo) or _common(encoded[todo[n - 1]], encoded[todo[n]]) <= root:
+                    groups.append(todo[start:n])
+                    start = n
+            groups.sort(key=lambda group: max(lengths[i] for i in group))
+            todo = [i for group in groups for i in group]
+        else:
+            todo.sort(key=lambda i: lengths[i])  # similar lengths together: little padding
         batches = [todo[k:k + self.batch_size] for k in range(0, len(todo), self.batch_size)]
         for number, batch in enumerate(batches, start=1):
             started = time.perf_counter()
             room = [window - lengths[i] - reserve if window is not None else 10 ** 9 for i in batch]
+            rows = [encoded[i] for i in batch]
             if reading is None:
-                completions = self._free_replies([encoded[i] for i in batch], room)
+                completions = self._free_replies(rows, room)
             else:
-                completions = self._cot_replies([prompts[i] for i in batch], [encoded[i] for i in batch], room,
-                                                reading == _VERDICT_AND_PROVENANCE)
+                prefix = self._prefill_shared(rows, root) if shared else None
+                completions = self._cot_replies([prompts[i] for i in batch], rows, room,
+                                                reading == ANSWER_VERDICT_AND_PROVENANCE,
+                                                prefix if prefix is not None else self._prefill(rows))
             for i, completion in zip(batch, completions):
                 results[i] = completion
                 if on_complete is not None:
@@ -466,6 +478,97 @@ class LocalChatJudge(ChatJudge):
                         time.perf_counter() - started)
         return results
 
+    # ---- shared prompt prefixes --------------------------------------------------------------------
+    def _root_length(self, rows: list[list[int]]) -> int:
+        """Tokens that every prompt of a call starts with (the chat template's start and the fixed
+        instructions and worked example), less one so that every prompt keeps a token of its
+        own; for a single prompt, the longest kept block it starts with."""
+        if not rows:
+            return 0
+        if len(rows) == 1:
+            return min(self._blocks.longest(rows[0])[0], len(rows[0]) - 1)
+        first, last = min(rows), max(rows)  # the common prefix of sorted lists is that of the extremes
+        return min(_common(first, last), min(len(r) for r in rows) - 1)
+
+    def _block(self, tokens: list[int]) -> tuple[object, int]:
+        """The batch-1 key/value cache of ``tokens`` and how many tokens were run to make it: the
+        kept block sharing most of its start is extended (a copy, cut to the shared part), never
+        recomputed. The result is kept."""
+        torch, model = self._loaded.torch, self._loaded.model
+        found, cache = self._blocks.longest(tokens)
+        if found == len(tokens):
+            self._blocks.put(tokens, cache)
+            return cache, 0
+        rest = torch.tensor([tokens[found:]], device=self._loaded.device)
+        with torch.inference_mode():
+            output = model(input_ids=rest, attention_mask=torch.ones(1, len(tokens), dtype=torch.long,
+                                                                     device=rest.device),
+                           position_ids=torch.arange(found, len(tokens), device=rest.device)[None],
+                           past_key_values=copy.deepcopy(cache) if cache is not None else None, use_cache=True,
+                           logits_to_keep=1)
+        self._blocks.put(tokens, output.past_key_values)
+        return output.past_key_values, len(tokens) - found
+
+    def _prefill_shared(self, rows: list[list[int]], root: int) -> Optional["_Prefix"]:
+        """:meth:`_prefill` computing each shared prefix once: the ``root`` tokens that all
+        prompts of the call share (kept across batches and calls), then for each run of prompts
+        sharing more than that (one premise's claims: the rows are in token order) their common
+        prefix, once, from the root's cache; only each prompt's own tail is run per prompt. The
+        batch's cache is the runs' caches side by side, each left-padded to the longest (padding
+        masked) and repeated for the run's rows, then the tails left-padded after it: each prompt
+        sees exactly its own tokens at its own positions. ``None`` when the model's cache is not
+        the plain per-layer key/value kind this needs (the caller then prefills unshared)."""
+        if root <= 0:
+            return None
+        torch, tokenizer, device = self._loaded.torch, self._loaded.tokenizer, self._loaded.device
+        _, root_run = self._block(rows[0][:root])
+        runs, start = [], 0
+        for n in range(1, len(rows) + 1):
+            if n == len(rows) or _common(rows[n - 1], rows[n]) <= root:
+                members = rows[start:n]
+                if len(members) == 1:  # its premise may be kept from the batch holding its other claims
+                    shared = max(root, min(self._blocks.longest(members[0])[0], len(members[0]) - 1))
+                else:
+                    shared = min(min(_common(a, b) for a, b in zip(members, members[1:])),
+                                 min(len(r) for r in members) - 1)
+                runs.append((start, n, shared))
+                start = n
+        forwarded = [0] * len(rows)
+        forwarded[0] += root_run
+        caches = []
+        for start, end, shared in runs:
+            cache, run = self._block(rows[start][:shared])
+            if not _plain_layers(cache):
+                return None
+            caches.append(cache)
+            forwarded[start] += run
+        width = max(shared for _, _, shared in runs)
+        merged = copy.deepcopy(caches[0])
+        for number, layer in enumerate(merged.layers):
+            keys, values = [], []
+            for (start, end, shared), cache in zip(runs, caches):
+                source = cache.layers[number]
+                pad = (0, 0, width - shared, 0)  # left-pad the sequence dimension (masked below)
+                keys.append(torch.nn.functional.pad(source.keys, pad).expand(end - start, -1, -1, -1))
+                values.append(torch.nn.functional.pad(source.values, pad).expand(end - start, -1, -1, -1))
+            layer.keys, layer.values = torch.cat(keys, dim=0), torch.cat(values, dim=0)
+        pad_id = tokenizer.pad_token_id
+        head_ids, head_mask, tails = [], [], []
+        for start, end, shared in runs:
+            for row in rows[start:end]:
+                head_ids.append([pad_id] * (width - shared) + row[:shared])
+                head_mask.append([0] * (width - shared) + [1] * shared)
+                tails.append(row[shared:])
+        for n, tail in enumerate(tails):
+            forwarded[n] += len(tail)
+        tail_ids, tail_mask = self._batch(tails)
+        ids = torch.cat([torch.tensor(head_ids, device=device), tail_ids], dim=1)
+        mask = torch.cat([torch.tensor(head_mask, device=device), tail_mask], dim=1)
+        with torch.inference_mode():
+            self._loaded.model(input_ids=tail_ids, attention_mask=mask, position_ids=_positions(mask)[:, width:],
+                               past_key_values=merged, use_cache=True, logits_to_keep=1)
+        return _Prefix(rows, ids, mask, merged, forwarded)
+
     def _reserve(self, reading: Optional[str]) -> int:
         """Tokens the answer format needs beyond the prompt and the free text: the forced lines
         and the verdict token (``cot``), or one token (free replies)."""
@@ -473,7 +576,7 @@ class LocalChatJudge(ChatJudge):
             return 1
         forced = EXPLANATION_PREFIX + "\n" + PREDICTION_PREFIX + " 1"
         reserve = len(self._encode(forced)) + 2
-        if reading == _VERDICT_AND_PROVENANCE:
+        if reading == ANSWER_VERDICT_AND_PROVENANCE:
             reserve += len(self._encode("\n" + PROVENANCE_PREFIX)) + PROVENANCE_TOKENS
         return reserve
 
@@ -483,10 +586,10 @@ class LocalChatJudge(ChatJudge):
         return [Completion(self._decode(tokens), len(row), len(tokens)) for tokens, row in zip(generated, rows)]
 
     def _cot_replies(self, prompts: list[str], rows: list[list[int]], room: list[int],
-                     provenance: bool) -> list[Completion]:
+                     provenance: bool, prefix: "_Prefix") -> list[Completion]:
         """Explanation (free, bounded), provenance line (citations), verdict (logits), all
-        continuing from one pass over the prompts (``rows``: their tokens)."""
-        prefix = self._prefill(rows)
+        continuing from one pass over the prompts (``rows``: their tokens; ``prefix``: that
+        pass, shared or not)."""
         replies = [EXPLANATION_PREFIX for _ in prompts]
         produced = [0] * len(prompts)
         stops = _EXPLANATION_STOPS + (("provenance",) if provenance else ())
@@ -508,8 +611,9 @@ class LocalChatJudge(ChatJudge):
                 replies[n] += line.rstrip()
         replies = [r + "\n" + PREDICTION_PREFIX for r in replies]
         verdicts = self._read_verdicts(prefix, [p + r for p, r in zip(prompts, replies)])
-        return [Completion(reply + (" 1" if verdict else " 0"), len(row), count + 1)
-                for reply, verdict, row, count in zip(replies, verdicts, rows, produced)]
+        return [Completion(reply + (" 1" if verdict else " 0"), len(row), count + 1,
+                           cached_tokens=len(row) - forwarded)
+                for reply, verdict, row, count, forwarded in zip(replies, verdicts, rows, produced, prefix.forwarded)]
 
     def close(self) -> None:
         """Close the cache and drop the model (it is reloaded if the judge is used again)."""
@@ -534,15 +638,89 @@ class _TextStop:
         return torch.tensor(done, device=input_ids.device)
 
 
+@dataclass(frozen=True)
+class _Loaded:
+    """The loaded model and what goes with it."""
+
+    torch: Any
+    tokenizer: Any
+    model: Any
+    device: str
+    window: Optional[int]  # tokens; None: no stated limit
+
+
 @dataclass
 class _Prefix:
-    """A batch of prompts already run through the model: their tokens, the left-padded input
-    and attention mask, and the key/value cache."""
+    """A batch of prompts already run through the model: their tokens, the input and attention
+    mask the cache was made from (left-padded; with shared prefixes, padding also between a
+    run's prefix and each prompt's tail), the key/value cache, and how many of each prompt's
+    tokens were run through the model for it (the rest came from a shared prefix)."""
 
     rows: list
     ids: object
     mask: object
     cache: object
+    forwarded: list
+
+
+class _PrefixBlocks:
+    """A few computed prompt prefixes (token tuple → batch-1 key/value cache), least recently
+    used dropped first. Kept caches are never changed: users extend a deep copy."""
+
+    def __init__(self, size: int):
+        self.size, self.entries = size, {}
+
+    def clear(self) -> None:
+        self.entries.clear()
+
+    def longest(self, tokens: list[int]) -> tuple[int, Optional[object]]:
+        """``(length, cache)``: the cache of the kept block sharing the longest prefix with
+        ``tokens``, cut to that prefix (a cut block is a copy, e.g. a premise's block made with
+        the start of its first claims, reused by the batch holding its other claims); ``(0, None)``
+        when none shares a token."""
+        best, key = 0, None
+        for candidate in self.entries:
+            common = _common(list(candidate), tokens)
+            if common > best:
+                best, key = common, candidate
+        if key is None:
+            return 0, None
+        self.entries[key] = self.entries.pop(key)  # most recently used last
+        cache = self.entries[key]
+        if best == len(key):
+            return best, cache
+        if not _plain_layers(cache):
+            return 0, None
+        cut = copy.deepcopy(cache)
+        for layer in cut.layers:
+            layer.keys, layer.values = layer.keys[..., :best, :], layer.values[..., :best, :]
+        return best, cut
+
+    def put(self, tokens: list[int], cache) -> None:
+        self.entries.pop(tuple(tokens), None)
+        self.entries[tuple(tokens)] = cache
+        while len(self.entries) > self.size:
+            self.entries.pop(next(iter(self.entries)))
+
+
+def _common(a: list[int], b: list[int]) -> int:
+    """Length of the common prefix of two token lists."""
+    n, top = 0, min(len(a), len(b))
+    while n < top and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def _plain_layers(cache) -> bool:
+    """Whether ``cache`` is a cache of plain (full-attention, unquantised) per-layer key/value
+    tensors, which :meth:`LocalChatJudge._prefill_shared` can pad and stack."""
+    try:
+        from transformers.cache_utils import DynamicLayer
+    except ImportError:  # pragma: no cover - a transformers without per-layer caches
+        return False
+    layers = getattr(cache, "layers", None)
+    return bool(layers) and all(type(layer) is DynamicLayer and getattr(layer, "keys", None) is not None
+                                and layer.keys.dim() == 4 for layer in layers)
 
 
 def _positions(mask):

@@ -53,15 +53,18 @@ from doclens.evaluators.chat import ChatJudge, Completion, check_style
 
 logger = logging.getLogger("doclens")
 
-#: USD per 1M tokens (prompt, completion), list prices of the models' standard tiers. A model
-#: name also matches the entry it starts with (``gpt-4o-2024-08-06`` → ``gpt-4o``). Override or
-#: extend with ``price_table`` (a JSON file ``{"model": {"prompt": …, "completion": …}}``).
-DEFAULT_PRICES: dict[str, tuple[float, float]] = {
-    "gpt-4": (30.0, 60.0),
-    "gpt-4-32k": (60.0, 120.0),
-    "gpt-4-turbo": (10.0, 30.0),
-    "gpt-4o": (2.5, 10.0),
-    "gpt-4o-mini": (0.15, 0.6),
+#: USD per 1M tokens (prompt, completion, cached prompt), list prices of the models' standard
+#: tiers; the cached-prompt price applies to the prompt tokens the endpoint reports as served from
+#: its prompt cache (``usage.prompt_tokens_details.cached_tokens``; models without prompt caching
+#: charge them as prompt tokens). A model name also matches the entry it starts with
+#: (``gpt-4o-2024-08-06`` → ``gpt-4o``). Override or extend with ``price_table`` (a JSON file
+#: ``{"model": {"prompt": …, "completion": …, "cached_prompt": …}}``).
+DEFAULT_PRICES: dict[str, tuple[float, float, float]] = {
+    "gpt-4": (30.0, 60.0, 30.0),
+    "gpt-4-32k": (60.0, 120.0, 60.0),
+    "gpt-4-turbo": (10.0, 30.0, 10.0),
+    "gpt-4o": (2.5, 10.0, 1.25),
+    "gpt-4o-mini": (0.15, 0.6, 0.075),
 }
 
 OPENAI_HOST = "api.openai.com"
@@ -74,9 +77,11 @@ CONNECT_TIMEOUT = 10.0
 MAX_WAIT = 600.0
 
 
-def load_price_table(path: Optional[os.PathLike] = None) -> dict[str, tuple[float, float]]:
+def load_price_table(path: Optional[os.PathLike] = None) -> dict[str, tuple[float, float, float]]:
     """:data:`DEFAULT_PRICES` updated from the JSON file ``path``. Each entry is
-    ``{"prompt": usd_per_1m, "completion": usd_per_1m}`` or ``[prompt, completion]``."""
+    ``{"prompt": usd_per_1m, "completion": usd_per_1m, "cached_prompt": usd_per_1m}`` or
+    ``[prompt, completion, cached_prompt]``; the cached-prompt price is optional (default: the
+    prompt price, i.e. no discount)."""
     prices = dict(DEFAULT_PRICES)
     if not path:
         return prices
@@ -89,25 +94,47 @@ def load_price_table(path: Optional[os.PathLike] = None) -> dict[str, tuple[floa
     for model, entry in data.items():
         try:
             if isinstance(entry, dict):
-                prices[model] = (float(entry["prompt"]), float(entry["completion"]))
+                unknown = set(entry) - {"prompt", "completion", "cached_prompt"}
+                if unknown:
+                    raise ValueError(f"unknown key(s) {sorted(unknown)}")
+                prompt, completion = float(entry["prompt"]), float(entry["completion"])
+                cached = float(entry.get("cached_prompt", prompt))
             else:
-                prompt, completion = entry
-                prices[model] = (float(prompt), float(completion))
+                if isinstance(entry, (str, bytes)) or len(entry) not in (2, 3):
+                    raise ValueError("a list of 2 or 3 prices")
+                prompt, completion = float(entry[0]), float(entry[1])
+                cached = float(entry[2]) if len(entry) == 3 else prompt
+            if not all(0 <= value < float("inf") for value in (prompt, completion, cached)):  # NaN fails too
+                raise ValueError("prices must be finite and not negative")
+            prices[model] = (prompt, completion, cached)
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigurationError(f"price table {str(path)!r}: entry {model!r} must be "
-                                     '{"prompt": USD per 1M tokens, "completion": USD per 1M tokens}') from exc
+                                     '{"prompt": USD per 1M tokens, "completion": USD per 1M tokens} with an optional '
+                                     '"cached_prompt" (USD per 1M cached prompt tokens)') from exc
     return prices
 
 
-def price_for(model: Optional[str], prices: dict[str, tuple[float, float]]) -> Optional[tuple[float, float]]:
-    """The (prompt, completion) price of ``model``: exact name, else the longest entry that the
-    name starts with followed by ``-``; ``None`` when unknown."""
+def completion_cost(prompt_tokens: int, cached_tokens: int, completion_tokens: int,
+                    price: tuple[float, float, float]) -> float:
+    """USD for one call: uncached prompt tokens at the prompt price, cached ones at the cached
+    price, completion tokens at the completion price (prices per 1M tokens)."""
+    cached = min(max(cached_tokens, 0), prompt_tokens)
+    return ((prompt_tokens - cached) * price[0] + cached * price[2] + completion_tokens * price[1]) / 1e6
+
+
+def price_for(model: Optional[str], prices: dict) -> Optional[tuple[float, float, float]]:
+    """The (prompt, completion, cached prompt) price of ``model``: exact name, else the longest
+    entry that the name starts with followed by ``-``; ``None`` when unknown. A two-price entry
+    (a table built by hand) charges cached prompt tokens at the prompt price."""
     if not model:
         return None
-    if model in prices:
-        return prices[model]
-    matches = [name for name in prices if model.startswith(name + "-")]
-    return prices[max(matches, key=len)] if matches else None
+    if model not in prices:
+        matches = [name for name in prices if model.startswith(name + "-")]
+        if not matches:
+            return None
+        model = max(matches, key=len)
+    price = tuple(prices[model])
+    return price if len(price) == 3 else (price[0], price[1], price[0])
 
 
 def host_is_local(host: Optional[str]) -> bool:
@@ -525,8 +552,8 @@ class OpenAIChatJudge(ChatJudge):
                 warnings.warn(f"no price known for model {self.model!r}: its cost is counted as 0 "
                               "(give --price-table to count it)", stacklevel=2)
             return 0.0
-        prompt, output = self._price
-        return (completion.prompt_tokens * prompt + completion.completion_tokens * output) / 1e6
+        return completion_cost(completion.prompt_tokens, completion.cached_tokens, completion.completion_tokens,
+                               self._price)
 
     # ---- the calls --------------------------------------------------------------------------------------
     def redact(self, text: str) -> str:
@@ -759,8 +786,11 @@ class OpenAIChatJudge(ChatJudge):
         message = (choices[0] or {}).get("message") if choices and isinstance(choices[0], dict) else None
         text = message.get("content") if isinstance(message, dict) else None
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        details = usage.get("prompt_tokens_details") if isinstance(usage.get("prompt_tokens_details"), dict) else {}
+        prompt_tokens = _int(usage.get("prompt_tokens"))
         return Completion(redact(text, self._secrets(), patterns=False) if isinstance(text, str) else "",
-                          _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens")))
+                          prompt_tokens, _int(usage.get("completion_tokens")),
+                          cached_tokens=min(_int(details.get("cached_tokens")), prompt_tokens))
 
 
 class GPT4JsonCoT(OpenAIChatJudge):
