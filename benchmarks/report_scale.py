@@ -45,10 +45,10 @@ print(json.dumps(result))
 
 def synthesise(folder: Path, instances: int, systems: int, seed: int = 0) -> tuple[list[Path], Path]:
     """``systems`` scores files and the matching input JSONL, without running any judge."""
-    from doclens.metrics import instance_counts, ratio
-    from doclens.report import Report
-    from doclens.metrics import aggregate
-    from doclens.types import CitationVerdict, ClaimVerdict, InstanceResult
+    from doclens.core.metrics import instance_counts, ratio
+    from doclens.scoring.report import Report
+    from doclens.core.metrics import aggregate
+    from doclens.core.types import CitationVerdict, ClaimVerdict, InstanceResult
 
     rng = random.Random(seed)
     inputs = folder / "input.jsonl"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from doclens import Evaluator
-from doclens.types import CitationJudgement, ClaimJudgement
+from doclens.core.types import CitationJudgement, ClaimJudgement
 
 
 def tokens(text: str) -> set[str]:

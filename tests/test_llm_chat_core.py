@@ -8,7 +8,7 @@ import pytest
 from doclens import DocLens
 from doclens.evaluators.chat import (STYLES, ChatJudge, Completion, citation_fence, claims_fence, format_sources,
                                      judge_prompt_tags, render_citation, render_claims, render_reask)
-from doclens.prompting import load_prompt, make_fence
+from doclens.evaluators.prompting import load_prompt, make_fence
 
 from .llm_server import judge_reply
 

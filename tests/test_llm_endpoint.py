@@ -10,9 +10,9 @@ import warnings
 import pytest
 
 from doclens import DocLens, load_evaluator
-from doclens.errors import UnparsedJudgementError
+from doclens.core.errors import UnparsedJudgementError
 from doclens.evaluators.chat import TOO_LONG
-from doclens.prompting import make_fence
+from doclens.evaluators.prompting import make_fence
 
 from .llm_server import FakeChatServer, Reply, claims_in, context_error, judge_reply
 

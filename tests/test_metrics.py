@@ -11,9 +11,9 @@ import warnings
 import pytest
 
 from doclens import DocLens
-from doclens.errors import ConfigurationError, InputError, UnparsedJudgementError
-from doclens.metrics import aggregate, citation_precision, citation_recall, ratio
-from doclens.report import Report
+from doclens.core.errors import ConfigurationError, InputError, UnparsedJudgementError
+from doclens.core.metrics import aggregate, citation_precision, citation_recall, ratio
+from doclens.scoring.report import Report
 from tests.helpers import ProvenanceJudge, TokenSubsetEvaluator
 
 

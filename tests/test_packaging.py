@@ -38,8 +38,8 @@ def test_wheel_installs_into_fresh_venv_and_reads_resources(tmp_path):
                              capture_output=True, text=True, env=env)
     assert install.returncode == 0, install.stderr[-2000:]
     probe = ("import doclens, importlib.util\n"
-             "from doclens.prompting import load_prompt\n"
-             "from doclens.resources import read_card, resource_root\n"
+             "from doclens.evaluators.prompting import load_prompt\n"
+             "from doclens.core.resources import read_card, resource_root\n"
              "p = load_prompt('extract/note_generation.subjective')\n"
              "assert p.version and '${text}' in p.messages[-1][1], p\n"
              "assert 'DocLens' in read_card('doclens.md')\n"

@@ -15,7 +15,7 @@ import logging
 import os
 
 from doclens.baselines._util import package_version
-from doclens.errors import ConfigurationError, require
+from doclens.core.errors import ConfigurationError, require
 
 logger = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ import importlib
 import inspect
 from typing import Any
 
-from doclens.errors import ConfigurationError
+from doclens.core.errors import ConfigurationError
 
 #: name → ("module:factory", one-line description, keeps data on this machine?)
 EVALUATOR_PRESETS: dict[str, tuple[str, str, str]] = {
@@ -42,7 +42,7 @@ EVALUATOR_PRESETS: dict[str, tuple[str, str, str]] = {
 
 #: name → ("module:factory", description)
 EXTRACTOR_PRESETS: dict[str, tuple[str, str]] = {
-    "sentences": ("doclens.extractors:SentenceExtractor", "each sentence is a claim (no model)"),
+    "sentences": ("doclens.evaluators.extractors:SentenceExtractor", "each sentence is a claim (no model)"),
     "llm": ("doclens.evaluators.openai_chat:llm_extractor",
             "LLM subclaim extraction on an OpenAI-compatible endpoint (sends text to it)"),
     "local": ("doclens.evaluators.local_chat:local_extractor",
@@ -50,7 +50,9 @@ EXTRACTOR_PRESETS: dict[str, tuple[str, str]] = {
 }
 
 
-def _import(target: str):
+def import_target(target: str):
+    """The object a ``"package.module:Name"`` target names; a :class:`ConfigurationError` that says
+    what is wrong when the module or the name is missing."""
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
         raise ConfigurationError(f"{target!r} is neither a preset nor 'package.module:ClassName'")
@@ -84,7 +86,7 @@ def _load(name: str, presets: dict, base, kind: str, options: dict):
         raise ConfigurationError(f"unknown {kind} {name!r}; presets: {', '.join(presets)}, "
                                  "or give 'package.module:ClassName'")
     target = presets[name][0] if name in presets else name
-    made = _construct(_import(target), options, f"{kind} {name!r}")
+    made = _construct(import_target(target), options, f"{kind} {name!r}")
     if not isinstance(made, base):
         raise ConfigurationError(f"{name!r} did not produce a doclens.{base.__name__} (got {type(made).__name__})")
     return made
@@ -100,6 +102,6 @@ def load_evaluator(name: str, **options):
 
 def load_extractor(name: str, **options):
     """An extractor by preset name or ``package.module:ClassName``."""
-    from doclens.extractors import Extractor
+    from doclens.evaluators.extractors import Extractor
 
     return _load(name, EXTRACTOR_PRESETS, Extractor, "extractor", options)

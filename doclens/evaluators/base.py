@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-from doclens.types import CitationJudgement, ClaimJudgement
-from doclens.usage import Usage, UsageCounted
+from doclens.core.types import CitationJudgement, ClaimJudgement
+from doclens.evaluators.usage import Usage, UsageCounted
 
 
 @dataclass

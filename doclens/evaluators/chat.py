@@ -1,17 +1,17 @@
 """Chat-model judges, independent of where the model runs (DESIGN §2).
 
 :class:`ChatJudge` renders the judge prompts (``prompts/judge/``), reads the replies
-(:mod:`doclens.judge_replies`), matches verdicts back to the claims asked, re-asks once for what
+(:mod:`doclens.parsing.judge_replies`), matches verdicts back to the claims asked, re-asks once for what
 is missing, and records a reply that stays unreadable as *unparsed* (raw text kept). It caches
-every answer (:mod:`doclens.cache`) as soon as it arrives, counts calls and tokens, and delegates
+every answer (:mod:`doclens.evaluators.cache`) as soon as it arrives, counts calls and tokens, and delegates
 the model call to one method, :meth:`ChatJudge.complete_many`, which an endpoint class
 (:class:`doclens.evaluators.openai_chat.OpenAIChatJudge`) or an in-process model implements.
 
 Every prompt numbers the claims it asks about and every reply names them: JSON items carry
 ``"id"``, ``cot`` replies a ``claim id:`` line. Verdicts are filed by that number, then by the
-claim's exact (normalised) text, never by position (:mod:`doclens.judge_replies`). Instance text
+claim's exact (normalised) text, never by position (:mod:`doclens.parsing.judge_replies`). Instance text
 (premise, claims, statements, source units) enters a prompt only inside a fence it cannot forge
-(:class:`doclens.prompting.Fence`), and the prompts say that fenced text is data.
+(:class:`doclens.evaluators.prompting.Fence`), and the prompts say that fenced text is data.
 
 Prompt styles (paper Table 1 ablation):
 
@@ -41,12 +41,12 @@ import logging
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
-from doclens.cache import cache_key, open_cache
+from doclens.evaluators.cache import cache_key, open_cache
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
-from doclens.extractors import FailedExtraction, PromptedExtractor
-from doclens.judge_replies import (Verdict, parse_citation_cot, parse_citation_json, parse_cot, read_claim_verdicts)
-from doclens.prompting import Fence, load_prompt, make_fence
-from doclens.types import CitationJudgement, ClaimJudgement
+from doclens.evaluators.extractors import FailedExtraction, PromptedExtractor
+from doclens.parsing.judge_replies import (Verdict, parse_citation_cot, parse_citation_json, parse_cot, read_claim_verdicts)
+from doclens.evaluators.prompting import Fence, load_prompt, make_fence
+from doclens.core.types import CitationJudgement, ClaimJudgement
 
 logger = logging.getLogger("doclens")
 
@@ -84,7 +84,7 @@ class Completion:
 # ---- prompt rendering (public: reused by in-process chat judges) ----------------------------------
 def check_style(style: str) -> str:
     if style not in STYLES:
-        from doclens.errors import ConfigurationError
+        from doclens.core.errors import ConfigurationError
 
         raise ConfigurationError(f"unknown prompt style {style!r}; choose one of {', '.join(STYLES)}")
     return style
@@ -228,7 +228,7 @@ class ChatJudge(Evaluator):
     style : {"json_cot", "cot", "json"}
         Prompt style (see the module docstring).
     cache_dir, no_cache, refresh
-        The answer cache (:func:`doclens.cache.open_cache`).
+        The answer cache (:func:`doclens.evaluators.cache.open_cache`).
     """
 
     name = "chat"
@@ -249,7 +249,7 @@ class ChatJudge(Evaluator):
         for). A prompt too long for the model gives ``Completion(None, context_overflow=True)``;
         a request that fails for good gives ``Completion(None, error=why)`` (its items become
         ``failed``, the run goes on). Raise only to stop the whole run (e.g.
-        :class:`doclens.errors.RunStoppedError`)."""
+        :class:`doclens.core.errors.RunStoppedError`)."""
         raise NotImplementedError(f"{type(self).__name__} must implement complete_many()")
 
     def cache_identity(self) -> dict:
@@ -262,6 +262,11 @@ class ChatJudge(Evaluator):
 
     def cost_usd(self, completion: Completion) -> float:
         return 0.0
+
+    def price_per_million(self) -> Optional[tuple[float, float]]:
+        """``(prompt, completion)`` USD per million tokens for this judge's model, or ``None``
+        when no price is known (a model run here costs nothing to count)."""
+        return None
 
     # ---- identity --------------------------------------------------------------------------------
     def prompt_tags(self) -> list[str]:

@@ -53,7 +53,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Optional
 
-from doclens.errors import ConfigurationError, require
+from doclens.core.errors import ConfigurationError, require
 from doclens.evaluators.chat import ChatJudge, Completion, check_style
 from doclens.evaluators.torch_utils import choose_device, choose_dtype, import_torch, model_fingerprint, stated_window
 

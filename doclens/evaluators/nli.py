@@ -6,7 +6,7 @@ for a single citation, ``C∖{c}`` only when ``c`` alone does not entail; every 
 
 What :class:`InProcessNLI` adds, for speed and for honesty:
 
-* **cache** — every verdict goes through the DocLens cache (:mod:`doclens.cache`), keyed by the
+* **cache** — every verdict goes through the DocLens cache (:mod:`doclens.evaluators.cache`), keyed by the
   model's identity (name or folder, a fingerprint of its files), the input format, the window
   and the pair: a rerun, or a resumed crash, runs the model on nothing twice;
 * **windows, never truncation** — a premise longer than the model's window is split into
@@ -29,8 +29,8 @@ import logging
 from pathlib import Path
 from typing import Optional
 
-from doclens.cache import cache_key, open_cache
-from doclens.errors import ConfigurationError, InputError
+from doclens.evaluators.cache import cache_key, open_cache
+from doclens.core.errors import ConfigurationError, InputError
 from doclens.evaluators.base import Evaluator
 from doclens.evaluators.torch_utils import choose_device, choose_dtype, import_torch, model_fingerprint, stated_window
 
@@ -58,7 +58,7 @@ class InProcessNLI(Evaluator):
     window_overlap : float
         Share of a window repeated in the next one when a premise is split (0 ≤ x < 1).
     cache_dir, no_cache, refresh
-        The verdict cache (:func:`doclens.cache.open_cache`).
+        The verdict cache (:func:`doclens.evaluators.cache.open_cache`).
     """
 
     keeps_data_local = True

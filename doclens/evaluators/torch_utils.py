@@ -13,11 +13,11 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from doclens.errors import ConfigurationError, require
+from doclens.core.errors import ConfigurationError, require
 
 
 def import_torch(feature: str):
-    """``(torch, transformers)`` or a :class:`~doclens.errors.MissingExtraError` naming ``[local]``."""
+    """``(torch, transformers)`` or a :class:`~doclens.core.errors.MissingExtraError` naming ``[local]``."""
     torch = require("torch", feature, "local")
     transformers = require("transformers", feature, "local")
     return torch, transformers

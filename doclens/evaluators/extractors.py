@@ -1,0 +1,106 @@
+"""Subclaim extractors: turn a text (or one section of a note) into a list of claims.
+
+* :class:`SentenceExtractor` (``sentences``): each sentence is a claim. Deterministic, offline,
+  no model — a coarse stand-in for an LLM extractor, useful for smoke tests and as a floor.
+* :class:`PromptedExtractor`: the base of LLM extractors. It renders the task's extraction
+  prompt (``prompts/extract/…``), asks the model through :meth:`PromptedExtractor.complete_many`
+  and reads the reply with :func:`doclens.parsing.claim_lists.parse_claim_list`.
+
+``question_summarization`` needs no extractor: the whole question is one claim.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from doclens.parsing.claim_lists import parse_claim_list
+from doclens.evaluators.prompting import load_prompt, make_fence
+from doclens.parsing.statements import parse_statements, strip_citations
+from doclens.core.tasks import extraction_prompt_name
+from doclens.evaluators.usage import Usage, UsageCounted
+
+
+@dataclass
+class ExtractionRequest:
+    text: str
+    task: str = "general"
+    section: Optional[str] = None
+
+
+class Extractor(UsageCounted):
+    """Base class. Implement :meth:`extract`, or :meth:`extract_many` to batch."""
+
+    name: str = "custom"
+    model: Optional[str] = None
+    keeps_data_local: bool = True
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+
+    def extract(self, text: str, task: str = "general", section: Optional[str] = None) -> list[str]:
+        return self.extract_many([ExtractionRequest(text, task, section)])[0]
+
+    def extract_many(self, requests: list[ExtractionRequest]) -> list[list[str]]:
+        if type(self).extract is Extractor.extract:
+            raise NotImplementedError(f"{type(self).__name__} must implement extract() or extract_many()")
+        return [self.extract(r.text, r.task, r.section) for r in requests]
+
+    def config(self) -> dict:
+        return {"name": self.name, "model": self.model, "class": f"{type(self).__module__}.{type(self).__qualname__}"}
+
+    def signature(self) -> str:
+        return f"{self.name}:{self.model}" if self.model else self.name
+
+    def prompt_tags(self) -> list[str]:
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+class SentenceExtractor(Extractor):
+    """Each sentence, bullet or line (header lines excluded) is one claim."""
+
+    name = "sentences"
+
+    def extract(self, text: str, task: str = "general", section: Optional[str] = None) -> list[str]:
+        return [s.text for s in parse_statements(strip_citations(text))]
+
+
+class FailedExtraction(list):
+    """The claims of a text whose extraction call failed for good: an empty list (code that treats
+    it as a claim list sees no claims) carrying ``error``. The scorer records such a text as one
+    item with status ``failed`` instead of silently scoring it as having no claims."""
+
+    def __init__(self, error: str):
+        super().__init__()
+        self.error = error
+
+
+class PromptedExtractor(Extractor):
+    """An LLM extractor. Subclasses implement :meth:`complete_many` (chat messages → replies)."""
+
+    def complete_many(self, conversations: list[list[dict]]) -> list[str]:
+        raise NotImplementedError
+
+    def render(self, request: ExtractionRequest) -> list[dict]:
+        """The extraction prompt, the text inside a fence it cannot close (:func:`make_fence`)."""
+        text = strip_citations(request.text)
+        fence = make_fence([text])
+        return load_prompt(extraction_prompt_name(request.task, request.section)).render(
+            text=fence.block(text), **fence.values())
+
+    def extract_many(self, requests: list[ExtractionRequest]) -> list[list[str]]:
+        todo = [i for i, r in enumerate(requests) if r.text.strip()]
+        replies = self.complete_many([self.render(requests[i]) for i in todo]) if todo else []
+        results: list[list[str]] = [[] for _ in requests]
+        for i, reply in zip(todo, replies):
+            results[i] = reply if isinstance(reply, FailedExtraction) else parse_claim_list(reply or "")
+        return results
+
+    def prompt_tags(self) -> list[str]:
+        from doclens.core.tasks import TASKS, section_names
+
+        return sorted({load_prompt(extraction_prompt_name(t, s)).tag for t in TASKS if t != "question_summarization"
+                       for s in section_names(t)})
