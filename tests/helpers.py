@@ -33,7 +33,6 @@ class ProvenanceJudge(Evaluator):
     containing the word GARBLED."""
 
     name = "provenance-judge"
-    citation_precision_from = "provenance"
 
     def judge_claims(self, premise, claims, task="general", direction="recall"):
         out = []

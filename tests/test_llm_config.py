@@ -110,7 +110,6 @@ def test_compatible_server_needs_no_key_and_mistral_defaults():
     assert judge.style == "cot" and judge.model.startswith("mistralai/")
     assert judge.decoding() == {"T": 0, "seed": 0} and not judge.json_response
     assert judge.signature() == f"mistral-cot:{judge.model}"
-    assert judge.citation_precision_from == "provenance"
 
 
 def test_prices(tmp_path):

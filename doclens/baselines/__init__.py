@@ -20,6 +20,7 @@ import logging
 from typing import Optional
 
 from doclens.core.errors import ConfigurationError, InputError
+from doclens.core.tasks import TASKS
 from doclens.parsing.sections import LINE_BREAK_TOKEN, SECTION_NAMES, note_section_spans, split_note_sections
 from doclens.parsing.statements import CITATION_GROUP, strip_citations
 
@@ -27,7 +28,6 @@ logger = logging.getLogger(__name__)
 
 BASELINE_NAMES = ("rouge", "bertscore", "medcon")
 
-TASKS = ("general", "note_generation", "report_summarization", "question_summarization")
 
 #: How note divisions are scored (``task="note_generation"``): ``"doclens"`` (default) or
 #: ``"aci-bench"`` (ACI-BENCH's ``evaluate_fullnote.py`` procedure, reproduced exactly).

@@ -9,6 +9,7 @@ import sys
 from doclens.cli.common import load_report
 from doclens.core.errors import InputError
 from doclens.core.metrics import METRICS
+from doclens.views.text import agreement_text
 
 
 def _named_scores(spec: str) -> tuple[str, str]:
@@ -66,28 +67,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"mode": mode, "human": args.human, "results": results}, indent=2, allow_nan=False))
         return 0
-
-    def fmt(value):
-        return "   n/a" if value is None else f"{value:6.3f}"
-
-    if mode == "instance":
-        print(f"per-instance agreement with {args.human} column {args.human_column!r}")
-        print(f"{'metric':<20}{'n':>6}{'spearman':>10}{'kendall':>10}{'unrated':>9}{'no score':>10}")
-        for r in results:
-            print(f"{r['metric']:<20}{r['n']:>6}{fmt(r['spearman_rho']):>10}{fmt(r['kendall_tau_b']):>10}"
-                  f"{r['human_unrated'] + r['unrated_instances']:>9}{r['metric_undefined']:>10}"
-                  + (f"  {r['note']}" if r["note"] else ""))
-        print("spearman = Spearman rho, kendall = Kendall tau-b; unrated: instances without a human score; "
-              "no score: rated instances where the metric is undefined (left out)")
-    else:
-        print(f"pairwise agreement with {args.human}")
-        print(f"{'metric':<20}{'pairs':>7}{'agree':>7}{'disagree':>9}{'m-ties':>8}{'h-ties':>8}{'undef':>7}"
-              f"{'agreement':>11}")
-        for r in results:
-            print(f"{r['metric']:<20}{r['comparisons']:>7}{r['agree']:>7}{r['disagree']:>9}{r['metric_ties']:>8}"
-                  f"{r['human_ties']:>8}{r['undefined']:>7}{fmt(r['agreement']):>11}"
-                  + (f"  {r['note']}" if r["note"] else ""))
-        print("agreement = agree / (agree + disagree + metric ties); human ties and undefined scores left out")
+    print(agreement_text(mode, results, args.human, args.human_column))
     return 0
 
 

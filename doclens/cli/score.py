@@ -14,44 +14,32 @@ from doclens.cli.common import (NON_NEGATIVE_FLOAT, NON_NEGATIVE_INT, POSITIVE_F
 from doclens.core.errors import (EXIT_ERROR, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, ConfigurationError,
                                  InputError, RunStoppedError)
 from doclens.core.metrics import ON_UNPARSED
+from doclens.baselines import BASELINE_NAMES
 from doclens.core.tasks import TASKS
+from doclens.evaluators.torch_utils import DTYPES
 from doclens.io.files import partial_path, save_report
 from doclens.io.jsonl import read_instances
 from doclens.scoring.scorer import QUESTION_STATEMENTS, UNCITED
+from doclens.views.text import summary_text
 
 logger = logging.getLogger("doclens")
 
-#: CLI flags forwarded to evaluator / extractor constructors when set (dest → constructor kwarg).
-MODEL_OPTIONS = ("model", "base_url", "api_key_env", "azure_endpoint", "azure_deployment", "azure_api_version",
-                 "concurrency", "rpm", "tpm", "timeout", "max_retries", "local_only", "seed", "temperature",
-                 "price_table", "device", "dtype", "batch_size", "threshold", "max_length", "dry_run",
-                 "max_consecutive_failures", "deadline")
+class _Forwarded:
+    """An argument group whose options go to the evaluator and extractor constructors: it keeps
+    their names, so the list of forwarded options is the parser itself."""
 
+    def __init__(self, group):
+        self.group = group
+        self.dests: list[str] = []
 
-#: Forwarded only to constructors that accept them (evaluators that call no model ignore them).
-RUN_OPTIONS = ("cache_dir", "no_cache", "refresh")
+    def add_argument(self, *flags, **options) -> None:
+        self.dests.append(self.group.add_argument(*flags, **options).dest)
 
 
 def _options(args: argparse.Namespace, names: tuple[str, ...]) -> dict:
     # `is not` (not `in`): 0 is a value (--max-retries 0), only None and the False of a flag are "unset"
     return {name: getattr(args, name) for name in names
             if getattr(args, name, None) is not None and getattr(args, name, None) is not False}
-
-
-def _accepted(factory_name: str, options: dict, presets: dict) -> dict:
-    """The subset of ``options`` the evaluator/extractor constructor accepts."""
-    import inspect
-
-    from doclens.evaluators import import_target
-
-    target = presets[factory_name][0] if factory_name in presets else factory_name
-    try:
-        parameters = inspect.signature(import_target(target)).parameters
-    except (TypeError, ValueError, ConfigurationError):
-        return {}
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
-        return options
-    return {k: v for k, v in options.items() if k in parameters}
 
 
 def _parse_pairs(pairs: list[str], flag: str) -> dict:
@@ -69,12 +57,13 @@ def _parse_pairs(pairs: list[str], flag: str) -> dict:
 
 def build_scorer(args: argparse.Namespace):
     """The :class:`doclens.DocLens` a ``score`` command line describes."""
-    from doclens.evaluators import EVALUATOR_PRESETS, EXTRACTOR_PRESETS, load_evaluator, load_extractor
+    from doclens.evaluators import EVALUATOR_PRESETS, EXTRACTOR_PRESETS, accepted_options, load_evaluator, load_extractor
     from doclens.scoring.scorer import DocLens
 
-    model_options = _options(args, MODEL_OPTIONS)
-    run_options = _options(args, RUN_OPTIONS)
-    evaluator_options = {**model_options, **_accepted(args.evaluator, run_options, EVALUATOR_PRESETS),
+    # model options go to every constructor; cache options only to those that take them
+    model_options = _options(args, args.model_options)
+    run_options = _options(args, args.run_options)
+    evaluator_options = {**model_options, **accepted_options(args.evaluator, run_options, EVALUATOR_PRESETS),
                          **_parse_pairs(args.evaluator_arg, "--evaluator-arg")}
     evaluator = load_evaluator(args.evaluator, **evaluator_options)
     extractor = None
@@ -82,7 +71,8 @@ def build_scorer(args: argparse.Namespace):
         make = getattr(evaluator, "make_extractor", None)
         extractor = make() if callable(make) else None
     elif args.extractor != "none":
-        extractor_options = {**_accepted(args.extractor, {**model_options, **run_options}, EXTRACTOR_PRESETS),
+        extractor_options = {**accepted_options(args.extractor, {**model_options, **run_options},
+                                                EXTRACTOR_PRESETS),
                              **_parse_pairs(args.extractor_arg, "--extractor-arg")}
         extractor = load_extractor(args.extractor, **extractor_options)
     baselines = [b.strip() for b in args.baselines.split(",") if b.strip()] if args.baselines else None
@@ -114,6 +104,7 @@ def _located(message: str, path: str, lines: dict[str, int]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Score the input; save the report (a partial one when the run stopped) and say where."""
     from doclens.io.jsonl import check_utf8
 
     output = args.output or _default_output(args.input)
@@ -125,17 +116,35 @@ def run(args: argparse.Namespace) -> int:
         print(f"doclens: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if getattr(args, "dry_run", False):
-        from doclens.scoring.dry_run import dry_run_estimate
+        return _dry_run(scorer, args)
+    report, code = _score(scorer, args)
+    if report is None:
+        return code or EXIT_ERROR
+    if report.partial and not report.instances:
+        print("doclens: nothing was scored; no report written", file=sys.stderr)
+        return code or EXIT_ERROR
+    if args.system:
+        report.config["system"] = args.system
+    return _save_and_tell(report, code, output)
 
-        try:
-            estimate = dry_run_estimate(scorer, read_instances(args.input))
-        except (ConfigurationError, InputError) as exc:
-            print(f"doclens: error: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-        finally:
-            scorer.evaluator.close()
-        print(json.dumps(estimate, indent=2))
-        return EXIT_OK
+
+def _dry_run(scorer, args: argparse.Namespace) -> int:
+    from doclens.scoring.dry_run import dry_run_estimate
+
+    try:
+        estimate = dry_run_estimate(scorer, read_instances(args.input))
+    except (ConfigurationError, InputError) as exc:
+        print(f"doclens: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        scorer.evaluator.close()
+    print(json.dumps(estimate, indent=2))
+    return EXIT_OK
+
+
+def _score(scorer, args: argparse.Namespace):
+    """``(report, exit code)``: the report, or the partial report an error carried (``None`` when
+    it carried none), and the code the error calls for (``EXIT_OK`` when there was none)."""
     code = EXIT_OK
     lines: dict[str, int] = {}
     try:
@@ -157,16 +166,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"doclens: error: {redact(f'{type(exc).__name__}: {exc}')}", file=sys.stderr)
     finally:
         scorer.evaluator.close()
-    if report is None:
-        return code or EXIT_ERROR
-    if report.partial and not report.instances:
-        print("doclens: nothing was scored; no report written", file=sys.stderr)
-        return code or EXIT_ERROR
-    if args.system:
-        report.config["system"] = args.system
+    return report, code
+
+
+def _save_and_tell(report, code: int, output: str) -> int:
+    """Save the report, print its summary and where it went; the final exit code."""
     written, problem = save_report(report, output)
     summary = sys.stderr if output == "-" else sys.stdout
-    print(report.summary(), file=summary)
+    print(summary_text(report), file=summary)
     if problem:
         print(f"doclens: error: {problem}", file=sys.stderr)
         if written is None:
@@ -192,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub) -> None:
+    """The ``score`` command's options: a flat list of declarations (long, with nothing to split)."""
     score = sub.add_parser("score", help="score a JSONL file of generated texts")
     score.add_argument("input", help="JSONL: {id, prediction, reference, source?, reference_claims?, "
                                      "prediction_claims?, task?} per line ('-' for stdin)")
@@ -219,10 +227,10 @@ def add_parser(sub) -> None:
     score.add_argument("--on-unparsed", choices=ON_UNPARSED, default="zero",
                        help="how judge replies that stay unparseable count (default zero, with a warning)")
     score.add_argument("--chunk-size", type=POSITIVE_INT, default=32, help="instances per batch (default 32)")
-    score.add_argument("--baselines", help="comma-separated: rouge,bertscore,medcon")
+    score.add_argument("--baselines", help=f"comma-separated: {','.join(BASELINE_NAMES)}")
     score.add_argument("--baseline-option", action="append", metavar="NAME=JSON",
                        help='per-baseline options, e.g. bertscore=\'{"model_type": "/models/x", "num_layers": 6}\'')
-    model = score.add_argument_group("model and endpoint")
+    model = _Forwarded(score.add_argument_group("model and endpoint"))
     model.add_argument("--model", help="model name, hub id, local folder or GGUF file")
     model.add_argument("--base-url", help="OpenAI-compatible endpoint (vLLM, llama.cpp, …)")
     model.add_argument("--api-key-env", help="environment variable holding the API key (never pass the key itself)")
@@ -246,15 +254,15 @@ def add_parser(sub) -> None:
     model.add_argument("--temperature", type=NON_NEGATIVE_FLOAT)
     model.add_argument("--price-table", help="JSON file of per-model prices (USD per 1M tokens)")
     model.add_argument("--device", help="torch device for in-process models (default: auto)")
-    model.add_argument("--dtype", choices=("float32", "bfloat16", "float16"),
+    model.add_argument("--dtype", choices=DTYPES,
                        help="in-process model precision (default: bf16 on a GPU that has it, else float32)")
     model.add_argument("--batch-size", type=POSITIVE_INT, help="inputs per forward pass for in-process models")
     model.add_argument("--threshold", type=PROBABILITY, help="entailment probability threshold")
     model.add_argument("--max-length", type=POSITIVE_INT, help="model window in tokens")
     model.add_argument("--dry-run", action="store_true", help="count calls and tokens; spend nothing")
-    cache = score.add_argument_group("cache")
+    cache = _Forwarded(score.add_argument_group("cache"))
     cache.add_argument("--cache-dir", help="cache folder (default $DOCLENS_CACHE or ~/.cache/doclens)")
     cache.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     cache.add_argument("--refresh", action="store_true", help="ignore cached answers, store new ones")
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    score.set_defaults(func=run)
+    score.set_defaults(func=run, model_options=tuple(model.dests), run_options=tuple(cache.dests))

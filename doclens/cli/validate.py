@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from doclens.core.errors import EXIT_OK, EXIT_USAGE, InputError
+from doclens.io.submissions import SCHEMA_FILES
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,5 +39,5 @@ def add_parser(sub) -> None:
     validate.add_argument("--references", metavar="JSONL",
                           help="the benchmark's instances (JSONL with an 'id' per line): unknown and missing ids "
                                "are named")
-    validate.add_argument("--kind", choices=("submission", "scores"), help="validate as this kind whatever 'format' says")
+    validate.add_argument("--kind", choices=tuple(SCHEMA_FILES), help="validate as this kind whatever 'format' says")
     validate.set_defaults(func=run)

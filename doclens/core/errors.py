@@ -27,6 +27,12 @@ class InputError(DocLensError, ValueError):
         self.line = line
 
 
+def cannot_read(path, exc: OSError, what: str = "") -> InputError:
+    """The one error for a file that cannot be opened or read: its name, what it should be
+    (``what``, e.g. ``"the scores file"``) and the system's reason."""
+    return InputError(f"{path}: cannot read{' ' + what if what else ''} ({exc.strerror or exc})")
+
+
 class ConfigurationError(DocLensError, ValueError):
     """An evaluator, extractor or option was configured in a way that cannot work."""
 

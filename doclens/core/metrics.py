@@ -1,4 +1,4 @@
-"""The four DocLens metrics as pure functions over verdicts (DESIGN §1).
+"""The four DocLens metrics as pure functions over verdicts (``docs/design.md`` §1).
 
 ==================  ===================================================================
 claim recall        ``1/|L_y| Σ 𝟙[y′ ⇒ l]`` over reference claims ``l`` judged against the
@@ -28,6 +28,9 @@ from doclens.core.types import NO_VERDICT, CitationVerdict, ClaimVerdict
 
 METRICS = ("claim_recall", "claim_precision", "citation_recall", "citation_precision")
 ON_UNPARSED = ("zero", "exclude", "raise")
+#: metric → the items of an :class:`doclens.core.types.InstanceResult` it counts
+ITEM_FIELDS = {"claim_recall": "reference_claims", "claim_precision": "prediction_claims",
+               "citation_recall": "statements", "citation_precision": "statements"}
 
 
 def ratio(hits: int, items: int) -> Optional[float]:
@@ -47,16 +50,6 @@ def claim_counts(verdicts: Iterable[ClaimVerdict], on_unparsed: str = "zero") ->
     return hits, items
 
 
-def claim_recall(reference_claims: Sequence[ClaimVerdict], on_unparsed: str = "zero") -> Optional[float]:
-    """Share of reference claims entailed by the prediction; ``None`` with no claims."""
-    return ratio(*claim_counts(reference_claims, on_unparsed))
-
-
-def claim_precision(prediction_claims: Sequence[ClaimVerdict], on_unparsed: str = "zero") -> Optional[float]:
-    """Share of prediction claims entailed by the reference; ``None`` with no claims."""
-    return ratio(*claim_counts(prediction_claims, on_unparsed))
-
-
 def _counted(statements: Iterable[CitationVerdict], on_unparsed: str) -> list[CitationVerdict]:
     return [s for s in statements if not (s.status in NO_VERDICT and on_unparsed == "exclude")]
 
@@ -73,14 +66,6 @@ def citation_precision_counts(statements: Iterable[CitationVerdict], on_unparsed
     uncited statements add nothing."""
     counted = _counted(statements, on_unparsed)
     return sum(len(s.precise) for s in counted), sum(len(s.cited) for s in counted)
-
-
-def citation_recall(statements: Sequence[CitationVerdict], on_unparsed: str = "zero") -> Optional[float]:
-    return ratio(*citation_recall_counts(statements, on_unparsed))
-
-
-def citation_precision(statements: Sequence[CitationVerdict], on_unparsed: str = "zero") -> Optional[float]:
-    return ratio(*citation_precision_counts(statements, on_unparsed))
 
 
 def instance_counts(reference_claims: Sequence[ClaimVerdict], prediction_claims: Sequence[ClaimVerdict],

@@ -1,4 +1,4 @@
-"""Task families (DESIGN §4): which prompts apply and how a text is divided before extraction."""
+"""Task families (``docs/design.md`` §4): which prompts apply and how a text is divided before extraction."""
 
 from __future__ import annotations
 

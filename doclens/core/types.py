@@ -1,4 +1,4 @@
-"""Plain data types that flow through the pipeline (DESIGN §3).
+"""Plain data types that flow through the pipeline (``docs/design.md`` §3).
 
 Everything here is a dataclass that serialises to JSON with ``to_dict`` and back with
 ``from_dict``, so a report written to disk can be read, compared and rendered later.
@@ -78,7 +78,7 @@ class Statement:
 
 @dataclass
 class Instance:
-    """One scored example. See DESIGN §1 for the fields."""
+    """One scored example. See ``docs/design.md`` §1 for the fields."""
 
     id: str
     prediction: str

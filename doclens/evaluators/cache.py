@@ -1,4 +1,4 @@
-"""One persistent cache for every model call (DESIGN §3).
+"""One persistent cache for every model call (``docs/design.md`` §3).
 
 SQLite in WAL mode, safe with several writer threads and processes. Keys are SHA-256 hashes
 of everything that can change an answer (model, endpoint kind, full prompt or input pair,
@@ -128,3 +128,26 @@ class NullCache:
 def open_cache(cache_dir: Optional[os.PathLike] = None, no_cache: bool = False, refresh: bool = False):
     """The cache a run should use, from the CLI / constructor options."""
     return NullCache() if no_cache else Cache(cache_dir, refresh=refresh)
+
+
+class CachedAnswers:
+    """For a judge with an answer cache: :attr:`cache` opens it on first use (from the options
+    given to :meth:`use_cache`), :meth:`close` closes it; safe to call twice."""
+
+    _cache = None
+    _cache_options: tuple = (None, False, False)
+
+    def use_cache(self, cache_dir: Optional[os.PathLike] = None, no_cache: bool = False, refresh: bool = False) -> None:
+        self._cache_options = (cache_dir, no_cache, refresh)
+        self._cache = None
+
+    @property
+    def cache(self):
+        if self._cache is None:
+            self._cache = open_cache(*self._cache_options)
+        return self._cache
+
+    def close(self) -> None:
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None

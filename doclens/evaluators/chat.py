@@ -1,4 +1,4 @@
-"""Chat-model judges, independent of where the model runs (DESIGN §2).
+"""Chat-model judges, independent of where the model runs (``docs/design.md`` §2).
 
 :class:`ChatJudge` renders the judge prompts (``prompts/judge/``), reads the replies
 (:mod:`doclens.parsing.judge_replies`), matches verdicts back to the claims asked, re-asks once for what
@@ -30,7 +30,7 @@ is precise iff the statement is entailed and its id is in the provenance.
 ``question_summarization`` asks whether question A (the premise) is a specification of question
 B (the claim). With the scorer's premises this is, for ``direction="recall"``, whether the
 output question specifies the reference question, and for ``"precision"`` the converse
-(DESIGN §4).
+(``docs/design.md`` §4).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
-from doclens.evaluators.cache import cache_key, open_cache
+from doclens.evaluators.cache import CachedAnswers, cache_key
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
 from doclens.evaluators.extractors import FailedExtraction, PromptedExtractor
 from doclens.parsing.judge_replies import (Verdict, parse_citation_cot, parse_citation_json, parse_cot, read_claim_verdicts)
@@ -220,7 +220,7 @@ class _Job:
     raws: list[str] = field(default_factory=list)
 
 
-class ChatJudge(Evaluator):
+class ChatJudge(CachedAnswers, Evaluator):
     """A judge that asks a chat model. Subclasses implement :meth:`complete_many`.
 
     Parameters
@@ -232,14 +232,12 @@ class ChatJudge(Evaluator):
     """
 
     name = "chat"
-    citation_precision_from = "provenance"
     keeps_data_local = False
 
     def __init__(self, style: str = "json_cot", *, cache_dir=None, no_cache: bool = False, refresh: bool = False):
         super().__init__()
         self.style = check_style(style)
-        self._cache_options = (cache_dir, no_cache, refresh)
-        self._cache = None
+        self.use_cache(cache_dir, no_cache, refresh)
 
     # ---- what a subclass provides --------------------------------------------------------------
     def complete_many(self, conversations: list[list[dict]], *, json_mode: bool,
@@ -280,20 +278,9 @@ class ChatJudge(Evaluator):
         """A subclaim extractor on the same model, client, cache and usage counters."""
         return ChatExtractor(self)
 
-    @property
-    def cache(self):
-        if self._cache is None:
-            self._cache = open_cache(*self._cache_options)
-        return self._cache
-
     def redact(self, text: str) -> str:
         """``text`` with every secret this judge knows of (its API key) masked."""
         return text
-
-    def close(self) -> None:
-        if self._cache is not None:
-            self._cache.close()
-            self._cache = None
 
     # ---- cached calls --------------------------------------------------------------------------------
     def key_for(self, conversation: list[dict], json_mode: bool, tag: str) -> str:
@@ -353,6 +340,11 @@ class ChatJudge(Evaluator):
                              [request.claims[i] for i in job.items], [i + 1 for i in job.items])
 
     def judge_claims_many(self, requests: list[ClaimRequest]) -> list[list[ClaimJudgement]]:
+        """Every request's claims, asked in rounds of concurrent calls: a round's failed calls
+        mark their claims ``failed``, a reply too long for the context window is split in halves,
+        claims a reply leaves without a verdict are re-asked once and then recorded ``unparsed``.
+        One function (about 60 lines) because every round reads and writes the same table of
+        per-claim results and builds the next round's jobs from it."""
         results: list[list[Optional[ClaimJudgement]]] = [[None] * len(r.claims) for r in requests]
         jobs: list[_Job] = []
         for n, request in enumerate(requests):

@@ -18,7 +18,7 @@ from doclens.parsing.claim_lists import parse_claim_list
 from doclens.evaluators.prompting import load_prompt, make_fence
 from doclens.parsing.statements import parse_statements, strip_citations
 from doclens.core.tasks import extraction_prompt_name
-from doclens.evaluators.usage import Usage, UsageCounted
+from doclens.evaluators.usage import Component
 
 
 @dataclass
@@ -28,15 +28,8 @@ class ExtractionRequest:
     section: Optional[str] = None
 
 
-class Extractor(UsageCounted):
+class Extractor(Component):
     """Base class. Implement :meth:`extract`, or :meth:`extract_many` to batch."""
-
-    name: str = "custom"
-    model: Optional[str] = None
-    keeps_data_local: bool = True
-
-    def __init__(self) -> None:
-        self.usage = Usage()
 
     def extract(self, text: str, task: str = "general", section: Optional[str] = None) -> list[str]:
         return self.extract_many([ExtractionRequest(text, task, section)])[0]
@@ -46,17 +39,8 @@ class Extractor(UsageCounted):
             raise NotImplementedError(f"{type(self).__name__} must implement extract() or extract_many()")
         return [self.extract(r.text, r.task, r.section) for r in requests]
 
-    def config(self) -> dict:
-        return {"name": self.name, "model": self.model, "class": f"{type(self).__module__}.{type(self).__qualname__}"}
-
-    def signature(self) -> str:
-        return f"{self.name}:{self.model}" if self.model else self.name
-
     def prompt_tags(self) -> list[str]:
         return []
-
-    def close(self) -> None:
-        pass
 
 
 class SentenceExtractor(Extractor):

@@ -31,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import datetime
 import email.utils
-import inspect
 import ipaddress
 import json
 import logging
@@ -50,6 +49,7 @@ from urllib.parse import parse_qsl, urlparse
 
 from doclens.core.errors import ConfigurationError, RunStoppedError
 from doclens.evaluators.chat import ChatJudge, Completion, check_style
+from doclens.evaluators.usage import estimate_tokens
 
 logger = logging.getLogger("doclens")
 
@@ -351,11 +351,6 @@ class _RateLimiter:
                 self.tokens -= need
 
 
-def estimate_tokens(messages: list[dict]) -> int:
-    """About four characters per token, plus a few per message."""
-    return sum(len(m.get("content") or "") for m in messages) // 4 + 4 * len(messages)
-
-
 class OpenAIChatJudge(ChatJudge):
     """A :class:`ChatJudge` on an OpenAI-compatible chat endpoint.
 
@@ -423,6 +418,8 @@ class OpenAIChatJudge(ChatJudge):
                  style: Optional[str] = None, json_response: Optional[bool] = None,
                  backoff_base: float = 1.0, backoff_max: float = 60.0, max_consecutive_failures: int = 20,
                  deadline=None):
+        # Long because it checks each option (the class docstring says what they mean) before any
+        # client exists, so a bad value is a ConfigurationError naming it, never a failed call.
         super().__init__(check_style(style or self.default_style), cache_dir=cache_dir, no_cache=no_cache,
                          refresh=refresh)
         if azure_endpoint and base_url:
@@ -795,12 +792,3 @@ class CoTJudge(OpenAIChatJudge):
     name = "cot"
     default_style = "cot"
 
-
-def llm_extractor(**options):
-    """The ``llm`` extractor preset: the subclaim extractor of an :class:`OpenAIChatJudge` built
-    from ``options`` (the same as the evaluator's)."""
-    return OpenAIChatJudge(**options).make_extractor()
-
-
-# The preset loader checks options against the factory's signature: give it the judge's.
-llm_extractor.__signature__ = inspect.signature(OpenAIChatJudge)

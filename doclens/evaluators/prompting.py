@@ -1,4 +1,4 @@
-"""Prompt templates, stored as files under ``prompts/`` (DESIGN §4), never as strings in code.
+"""Prompt templates, stored as files under ``prompts/`` (``docs/design.md`` §4), never as strings in code.
 
 A template file::
 

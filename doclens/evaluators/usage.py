@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field, fields
+from typing import Optional
 
 
 @dataclass
@@ -31,6 +32,12 @@ class Usage:
         return data
 
 
+def estimate_tokens(messages: list[dict]) -> int:
+    """Prompt tokens of a conversation before it is sent: about four characters per token, plus
+    a few per message (the rate limiter and the dry run both count this way)."""
+    return sum(len(m.get("content") or "") for m in messages) // 4 + 4 * len(messages)
+
+
 class UsageCounted:
     """Gives a class a :attr:`usage` counter, created on first use so that subclasses which skip
     ``super().__init__()`` still work."""
@@ -44,3 +51,29 @@ class UsageCounted:
     @usage.setter
     def usage(self, value: Usage) -> None:
         self.__dict__["_usage"] = value
+
+
+class Component(UsageCounted):
+    """What evaluators and extractors share: a name and model shown in signatures, whether
+    instance text stays on this machine, a usage counter, and :meth:`close`."""
+
+    #: Preset or class name, shown in signatures.
+    name: str = "custom"
+    #: The model that produced the verdicts or claims, shown in signatures.
+    model: Optional[str] = None
+    #: True when no instance text leaves the machine.
+    keeps_data_local: bool = True
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+
+    def config(self) -> dict:
+        """Everything that can change this component's output (recorded in every report)."""
+        return {"name": self.name, "model": self.model, "class": f"{type(self).__module__}.{type(self).__qualname__}"}
+
+    def signature(self) -> str:
+        """``name`` or ``name:model``: this component's part of a result's signature."""
+        return f"{self.name}:{self.model}" if self.model else self.name
+
+    def close(self) -> None:
+        """Release clients, files and models. Safe to call twice."""

@@ -37,12 +37,17 @@ import math
 from functools import lru_cache
 from typing import Iterator, Optional
 
-from doclens.core.errors import InputError
+from doclens.core.errors import InputError, cannot_read
 from doclens.core.metrics import counting_rule
 from doclens.core.types import InstanceResult
 
 #: the ``format`` field of every scores file :meth:`doclens.Report.save` writes
 REPORT_FORMAT = "doclens-report/1"
+
+
+def wrong_format_message(value) -> str:
+    """What a document whose ``format`` is ``value`` (not :data:`REPORT_FORMAT`) is told."""
+    return f"not a DocLens report (format {value!r}, expected {REPORT_FORMAT!r})"
 
 _WHITESPACE = " \t\n\r"
 _CHUNK = 1 << 20
@@ -184,7 +189,8 @@ def compile_schema(node: dict, root: dict, compiled: Optional[dict] = None):
     fraction of it, so that reading a 10,000-instance file stays quick. It is only a filter: an
     instance it rejects is re-checked by ``jsonschema``, which has the last word and writes the
     messages (a test checks both agree). Raises :class:`NotImplementedError` for any other
-    keyword; the caller then uses ``jsonschema`` alone."""
+    keyword; the caller then uses ``jsonschema`` alone. One function: each keyword is one short
+    branch adding a check, and the branches share the ``compiled`` memo of ``$ref`` targets."""
     import re
 
     compiled = {} if compiled is None else compiled
@@ -402,7 +408,11 @@ def iter_report(path: str, header: Optional[dict] = None, problems: Optional[lis
     file, the instance (id, position, line) and the field. With a list, every problem is appended
     to it as a :class:`doclens.io.submissions.Problem` (``$.instances[3].statements[0].cited``) and
     the instance is skipped; a file that cannot be read on (not UTF-8, not JSON, too deep) still
-    raises. A file that is JSON but not a scores file raises :class:`NotAScoresFile`."""
+    raises. A file that is JSON but not a scores file raises :class:`NotAScoresFile`.
+
+    Long (about 75 lines) because it is one streaming pass: the nested helpers share the open
+    buffer, the header read so far and the problem list, and the pass must stay single to keep a
+    10,000-instance file in bounded memory."""
     from doclens.io.submissions import Problem, json_path
 
     header = {} if header is None else header
@@ -419,13 +429,12 @@ def iter_report(path: str, header: Optional[dict] = None, problems: Optional[lis
                          f"'doclens validate {path}' lists every problem", field=field or None)
 
     def wrong_format(value) -> NotAScoresFile:
-        return NotAScoresFile(f"{path}: not a DocLens report (format {value!r}, expected {REPORT_FORMAT!r})",
-                              field="format")
+        return NotAScoresFile(f"{path}: {wrong_format_message(value)}", field="format")
 
     try:
         handle = open(path, "rb")
     except OSError as exc:
-        raise InputError(f"{path}: cannot read the scores file ({exc.strerror or exc})") from None
+        raise cannot_read(path, exc, "the scores file") from None
     with handle:
         buffer = _Buffer(handle, path)
         buffer.expect("{", NotAScoresFile)

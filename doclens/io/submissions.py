@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Optional
 
+from doclens.core.errors import InputError, cannot_read
+
 SUBMISSION_FORMAT = "doclens-submission/1"
 SCHEMA_FILES = {"submission": "submission.schema.json", "scores": "scores.schema.json"}
 #: file ``format`` value → schema kind
@@ -135,7 +137,6 @@ def _duplicate_key_problems(node, parts=()) -> list[Problem]:
 def read_expected_ids(path: str) -> list[str]:
     """The benchmark's instance ids from a JSONL file of instances (one ``{"id": …}`` per line),
     in file order. Raises :class:`doclens.core.errors.InputError` naming the line of a bad line."""
-    from doclens.core.errors import InputError
     from doclens.io.jsonl import iter_jsonl
     from doclens.core.types import instance_id
 
@@ -171,7 +172,6 @@ def validate_file(path: str, expected_ids: Optional[Iterable[str]] = None,
     non-finite numbers; other files are parsed whole. A file that is not UTF-8, not JSON or
     nested too deeply is one problem naming the line. Raises :class:`doclens.core.errors.InputError`
     for a file that cannot be opened."""
-    from doclens.core.errors import InputError
     from doclens.io.scores_files import NotAScoresFile, iter_report, value_problems
 
     if kind in (None, "scores"):
@@ -195,7 +195,7 @@ def validate_file(path: str, expected_ids: Optional[Iterable[str]] = None,
             line = handle.read()[:exc.start].count(b"\n") + 1
         return kind, [Problem("$", f"line {line}: not UTF-8 ({exc.reason})")]
     except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        raise cannot_read(path, exc) from None
     from doclens.io.scores_files import _DECODER
 
     try:

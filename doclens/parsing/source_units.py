@@ -1,4 +1,4 @@
-"""Parse a generation source into citable units numbered from 0 (DESIGN §1).
+"""Parse a generation source into citable units numbered from 0 (``docs/design.md`` §1).
 
 Accepted forms:
 

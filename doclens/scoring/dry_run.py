@@ -22,15 +22,12 @@ from doclens.evaluators.chat import (ChatJudge, citation_prompt_name, claims_pro
                                      render_citation, render_claims)
 from doclens.evaluators.extractors import ExtractionRequest, Extractor, PromptedExtractor, SentenceExtractor
 from doclens.evaluators.prompting import load_prompt
+from doclens.evaluators.usage import estimate_tokens
 from doclens.core.types import CitationJudgement, ClaimJudgement
 
 #: Completion tokens allowed per call (a rough allowance; replies vary).
 COMPLETION_ALLOWANCE = {"extraction_per_claim": 15, "json_cot_per_claim": 45, "json_per_claim": 15,
                         "cot_per_call": 60, "citation_per_call": 50}
-
-
-def _tokens(messages: list[dict]) -> int:
-    return sum(len(m.get("content") or "") for m in messages) // 4 + 4 * len(messages)
 
 
 class _Tally:
@@ -41,7 +38,7 @@ class _Tally:
 
     def add(self, kind: str, messages: list[dict], json_mode: bool, tag: str, completion: int) -> None:
         self.calls[kind] += 1
-        self.per_key[self.judge.key_for(messages, json_mode, tag)] = (_tokens(messages), completion)
+        self.per_key[self.judge.key_for(messages, json_mode, tag)] = (estimate_tokens(messages), completion)
 
 
 class _PlanningJudge(ChatJudge):

@@ -7,14 +7,16 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from doclens.core.metrics import METRICS
 from doclens.core.types import InstanceResult
 from doclens.io.files import write_atomically
-from doclens.io.scores_files import REPORT_FORMAT, iter_instance_results
+from doclens.io.scores_files import REPORT_FORMAT, iter_instance_results, wrong_format_message
 
 
 @dataclass
 class Report:
+    """The result of a run, as data: what :meth:`save` writes and :meth:`load` reads back.
+    :func:`doclens.views.text.summary_text` renders it as the tables `doclens score` prints."""
+
     scores: dict[str, Optional[float]]
     counts: dict[str, dict]
     instances: list[InstanceResult]
@@ -67,7 +69,7 @@ class Report:
     def from_dict(cls, data: dict) -> "Report":
         """A report from a parsed dict, trusted as is (:meth:`load` checks a file first)."""
         if data.get("format") != REPORT_FORMAT:
-            raise ValueError(f"not a DocLens report (format {data.get('format')!r}, expected {REPORT_FORMAT!r})")
+            raise ValueError(wrong_format_message(data.get("format")))
         return cls._from_parts(data, [InstanceResult.from_dict(r) for r in data.get("instances", [])])
 
     @classmethod
@@ -129,42 +131,3 @@ class Report:
                 row[key] = baseline_scores[name].get(key)
             rows.append(row)
         return rows
-
-    def summary(self) -> str:
-        """A plain-text table: each metric pooled and macro, with the counts behind it."""
-        def fmt(value):
-            return "   n/a" if value is None else f"{100 * value:6.2f}"
-
-        lines = [f"DocLens {'(PARTIAL) ' if self.partial else ''}— {len(self.instances)} instances",
-                 f"{'metric':<20}{'pooled':>8}{'macro':>8}{'items':>8}{'empty':>7}{'skipped':>9}"]
-        for metric in METRICS:
-            c = self.counts.get(metric, {})
-            lines.append(f"{metric:<20}{fmt(self.scores.get(metric)):>8}{fmt(self.scores.get(metric + '_macro')):>8}"
-                         f"{c.get('items', 0):>8}{c.get('empty', 0):>7}{c.get('skipped', 0):>9}")
-        for section, scores in self.sections.items():
-            lines.append(f"  {section:<20}" + "".join(f"{fmt(scores.get(m)):>8}" for m in METRICS[:2])
-                         + "  (claim recall, claim precision)")
-        citations = self.counts.get("citations") or {}
-        if citations.get("statements"):
-            lines.append(f"statements={citations['statements']} uncited={citations['uncited_statements']} "
-                         f"inherited={citations['inherited_statements']} invalid ids={citations['invalid_ids']}")
-        if any(self.unparsed.values()):
-            lines.append("unparsed judge replies: " + ", ".join(f"{k}={v}" for k, v in self.unparsed.items() if v))
-        if any(self.failed.values()):
-            lines.append("failed calls (no verdict): " + ", ".join(f"{k}={v}" for k, v in self.failed.items() if v))
-        if self.usage:
-            u = self.usage
-            lines.append(f"calls={u.get('calls', 0)} cached={u.get('cached_calls', 0)} retries={u.get('retries', 0)} "
-                         f"failed={u.get('failed_calls', 0)} "
-                         f"tokens={u.get('prompt_tokens', 0) + u.get('completion_tokens', 0)} "
-                         f"cost=${u.get('cost_usd', 0):.4f} pairs={u.get('pairs', 0)}")
-        comparison = self.side_by_side()
-        if comparison:
-            columns = [c for c in comparison[0] if c != "part"]
-            lines.append("side by side (DocLens claim recall, baseline recalls; baselines are per-instance means):")
-            lines.append(f"  {'part':<20}" + "".join(f"{c:>18}" for c in columns))
-            for row in comparison:
-                lines.append(f"  {row['part']:<20}" + "".join(f"{fmt(row[c]):>18}" for c in columns))
-        lines.append(f"signature: {self.signature}")
-        lines.extend(f"warning: {w}" for w in self.warnings)
-        return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""The DocLens scorer: instances in, report out (DESIGN §3).
+"""The DocLens scorer: instances in, report out (``docs/design.md`` §3).
 
     instances ─► claims (given, or extracted per task/section) ─┐
                  statements + citations (parsed from the prediction) ─┤
@@ -9,38 +9,36 @@ Instances are processed in chunks: each chunk's extraction and judging go to the
 the evaluator as one batch (so in-process models batch and LLM clients run concurrently), and
 a failure — bad input further down the file, an endpoint that stays down, Ctrl-C — keeps every
 chunk finished before it: the exception carries ``partial_report``.
+
+The steps live in their own modules: :mod:`doclens.scoring.run` (the per-run state),
+:mod:`doclens.scoring.verdicts` (requests out, verdicts back), :mod:`doclens.scoring.build`
+(the report).
 """
 
 from __future__ import annotations
 
 import logging
-import warnings
 from typing import Iterable, Optional, Union
 
 from doclens.core.errors import ConfigurationError, InputError, UnparsedJudgementError
-from doclens.version import __version__
-from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
+from doclens.core.metrics import ON_UNPARSED
+from doclens.core.tasks import SECTION_NAMES, check_task
+from doclens.core.types import NO_VERDICT, Instance, InstanceResult, Statement
+from doclens.evaluators.base import Evaluator
 from doclens.evaluators.extractors import ExtractionRequest, Extractor, FailedExtraction
-from doclens.core.metrics import METRICS, ON_UNPARSED, aggregate, ratio
-from doclens.scoring.report import Report
-from doclens.parsing.sections import SECTION_NAMES, note_section_spans, segments
-from doclens.scoring.signature import component_signature, make_signature
+from doclens.parsing.sections import note_section_spans, segments
 from doclens.parsing.source_units import parse_source_units
 from doclens.parsing.statements import inherit_citations, parse_statements, strip_citations, whole_statement
-from doclens.core.tasks import check_task
-from doclens.core.types import (NO_VERDICT, STATUS_FAILED, STATUS_UNPARSED, CitationJudgement, CitationVerdict,
-                           ClaimJudgement, ClaimVerdict, Instance, InstanceResult, Statement)
+from doclens.scoring.build import build_report
+from doclens.scoring.report import Report
+from doclens.scoring.run import Run, Work
+from doclens.scoring.verdicts import (EMPTY_PREMISE, INVALID_IDS, NO_CITATION, citation_requests, claim_requests,
+                                     instance_result)
 
 logger = logging.getLogger("doclens")
 
 UNCITED = ("zero", "inherit", "inherit-across-sections")
 QUESTION_STATEMENTS = ("whole", "sentences")
-#: Explanations of items decided without asking the judge.
-EMPTY_PREMISE = "empty premise: nothing to entail the claim"
-NO_CITATION = "no citation"
-#: The text of the one item that stands for the unknown claims of a text whose extraction failed.
-EXTRACTION_FAILED = "[claims not extracted: the extraction call failed]"
-INVALID_IDS = "invalid citation id(s)"
 #: A run whose unparsed share of judged items is above this is reported as incomplete.
 UNPARSED_SHARE_LIMIT = 0.5
 
@@ -64,21 +62,6 @@ def incomplete_reasons(report: Report) -> list[str]:
                        f"'unparsed' ({100 * unparsed / judged:.0f} %); the scores say little about the texts. "
                        "Check the model, the prompt style (--evaluator) and the endpoint")
     return reasons
-
-
-class _Work:
-    """What one instance needs judged; filled in stages."""
-
-    def __init__(self, instance: Instance, task: str):
-        self.instance = instance
-        self.task = task
-        self.ref_claims: dict[Optional[str], list[str]] = {}
-        self.pred_claims: dict[Optional[str], list[str]] = {}
-        self.statements: Optional[list[Statement]] = None
-        self.n_units = 0
-        self.units: dict[int, str] = {}
-        self.extracted = False
-        self.failed_extractions: dict[tuple[str, Optional[str]], str] = {}  # (field, section) → error
 
 
 class DocLens:
@@ -156,38 +139,19 @@ class DocLens:
         Raises :class:`InputError` for bad input (naming the instance and field), and
         :class:`UnparsedJudgementError` with ``on_unparsed="raise"``; any exception raised
         mid-run carries ``partial_report``, the report of every chunk finished before it.
+        The run's state lives in a :class:`Run` of its own: one scorer can score twice at once.
         """
         from tqdm.auto import tqdm
 
         total = len(instances) if hasattr(instances, "__len__") else None
-        self._stats = {"capped_statements": 0, "used_extractor": False, "used_given": False, "tasks": set()}
-        self._texts: dict[str, tuple[str, str]] = {}
-        results: list[InstanceResult] = []
-        seen: set[str] = set()
+        run = Run()
         iterator = iter(instances)
-        position = 0
         bar = tqdm(total=total, disable=not progress, unit="instance", desc="DocLens", leave=False)
         try:
             while True:
-                chunk: list[Instance] = []
-                pending: Optional[BaseException] = None
-                try:
-                    while len(chunk) < self.chunk_size:
-                        item = next(iterator)
-                        instance = item if isinstance(item, Instance) else Instance.from_dict(item, position)
-                        if instance.id in seen:
-                            raise InputError(f"instance {instance.id!r}: id seen twice", field="id")
-                        seen.add(instance.id)
-                        if self.baselines:
-                            self._texts[instance.id] = (strip_citations(instance.prediction), instance.reference)
-                        chunk.append(instance)
-                        position += 1
-                except StopIteration:
-                    pass
-                except InputError as exc:
-                    pending = exc
+                chunk, pending = self._read_chunk(iterator, run)
                 if chunk:
-                    results.extend(self._score_chunk(chunk))
+                    run.results.extend(self._score_chunk(chunk, run))
                     bar.update(len(chunk))
                 if pending is not None:
                     raise pending
@@ -197,28 +161,49 @@ class DocLens:
             error = f"{type(exc).__name__}: {exc}"
             for holder in (self.evaluator, self.extractor):  # an endpoint may have echoed the key
                 error = getattr(holder, "redact", lambda text: text)(error)
-            exc.partial_report = self._build_report(results, partial=True, error=error)
+            exc.partial_report = build_report(self, run, partial=True, error=error)
             raise
         finally:
             bar.close()
-        return self._build_report(results)
+        return build_report(self, run)
 
-    # ------------------------------------------------------------------------------------------
-    def _score_chunk(self, chunk: list[Instance]) -> list[InstanceResult]:
-        works = [self._prepare(instance) for instance in chunk]
-        self._extract(works)
-        claim_requests, claim_slots = self._claim_requests(works)
-        citation_requests, citation_slots = self._citation_requests(works)
-        claim_answers = self.evaluator.judge_claims_many(claim_requests) if claim_requests else []
-        citation_answers = self.evaluator.judge_citations_many(citation_requests) if citation_requests else []
-        if len(claim_answers) != len(claim_requests) or any(
-                len(a) != len(r.claims) for a, r in zip(claim_answers, claim_requests)):
+    def _read_chunk(self, iterator, run: Run) -> tuple[list[Instance], Optional[InputError]]:
+        """Up to ``chunk_size`` instances, and the input error that stopped the reading (the
+        instances before it are still scored)."""
+        chunk: list[Instance] = []
+        try:
+            while len(chunk) < self.chunk_size:
+                item = next(iterator)
+                position = len(run.seen)
+                instance = item if isinstance(item, Instance) else Instance.from_dict(item, position)
+                if instance.id in run.seen:
+                    raise InputError(f"instance {instance.id!r}: id seen twice", field="id")
+                run.seen.add(instance.id)
+                if self.baselines:
+                    run.texts[instance.id] = (strip_citations(instance.prediction), instance.reference)
+                chunk.append(instance)
+        except StopIteration:
+            pass
+        except InputError as exc:
+            return chunk, exc
+        return chunk, None
+
+    def _score_chunk(self, chunk: list[Instance], run: Run) -> list[InstanceResult]:
+        works = [self._prepare(instance, run) for instance in chunk]
+        self._extract(works, run)
+        claim_asked, claim_slots = claim_requests(works)
+        citation_asked, citation_slots = citation_requests(works)
+        claim_answers = self.evaluator.judge_claims_many(claim_asked) if claim_asked else []
+        citation_answers = self.evaluator.judge_citations_many(citation_asked) if citation_asked else []
+        if len(claim_answers) != len(claim_asked) or any(
+                len(a) != len(r.claims) for a, r in zip(claim_answers, claim_asked)):
             raise RuntimeError(f"{type(self.evaluator).__name__} returned the wrong number of claim judgements")
-        if len(citation_answers) != len(citation_requests):
+        if len(citation_answers) != len(citation_asked):
             raise RuntimeError(f"{type(self.evaluator).__name__} returned the wrong number of citation judgements")
-        claim_lookup = {slot: answers for slot, answers in zip(claim_slots, claim_answers)}
-        citation_lookup = {slot: answer for slot, answer in zip(citation_slots, citation_answers)}
-        results = [self._result(i, work, claim_lookup, citation_lookup) for i, work in enumerate(works)]
+        claim_lookup = dict(zip(claim_slots, claim_answers))
+        citation_lookup = dict(zip(citation_slots, citation_answers))
+        results = [instance_result(i, work, claim_lookup, citation_lookup, self.on_unparsed)
+                   for i, work in enumerate(works)]
         if self.on_unparsed == "raise":
             bad = [r.id for r in results if any(v.status in NO_VERDICT for v in
                                                  r.reference_claims + r.prediction_claims + r.statements)]
@@ -227,33 +212,22 @@ class DocLens:
                                              f"{', '.join(bad)} (on_unparsed='raise')")
         return results
 
-    def _prepare(self, instance: Instance) -> _Work:
+    def _prepare(self, instance: Instance, run: Run) -> Work:
         where = f"instance {instance.id!r}: "
         task = check_task(instance.task or self.task, where)
-        self._stats["tasks"].add(task)
-        work = _Work(instance, task)
+        run.tasks.add(task)
+        work = Work(instance, task)
         if task == "question_summarization":
-            # The whole question is one claim (DESIGN §4).
+            # The whole question is one claim (docs/design.md §4).
             work.ref_claims = {None: [instance.reference.strip()] if instance.reference.strip() else []}
             prediction = strip_citations(instance.prediction)
             work.pred_claims = {None: [prediction] if prediction else []}
         else:
             for field_name, target in (("reference_claims", work.ref_claims), ("prediction_claims", work.pred_claims)):
                 given = getattr(instance, field_name)
-                if given is None:
-                    continue
-                self._stats["used_given"] = True
-                if isinstance(given, dict):
-                    if task != "note_generation":
-                        raise InputError(f"{where}field '{field_name}' is a section mapping, which only the "
-                                         f"note_generation task takes (task is {task!r})", field=field_name)
-                    unknown = sorted(set(given) - set(SECTION_NAMES))
-                    if unknown:
-                        raise InputError(f"{where}field '{field_name}' has unknown section(s) {unknown}; sections are "
-                                         f"{', '.join(SECTION_NAMES)}", field=field_name)
-                    target.update({section: list(given.get(section, [])) for section in SECTION_NAMES})
-                else:
-                    target[None] = list(given)
+                if given is not None:
+                    run.used_given = True
+                    target.update(_given_claims(given, task, field_name, where))
         if instance.source is not None:
             try:
                 units = parse_source_units(instance.source)
@@ -261,10 +235,10 @@ class DocLens:
                 raise InputError(f"{where}field 'source': {exc}", field="source") from exc
             work.n_units = len(units)
             work.units = {u.index: u.premise_text for u in units}
-            work.statements = self._statements(instance.prediction, task, set(work.units))
+            work.statements = self._statements(instance.prediction, task, set(work.units), run)
         return work
 
-    def _statements(self, prediction: str, task: str, units: set[int]) -> list[Statement]:
+    def _statements(self, prediction: str, task: str, units: set[int], run: Run) -> list[Statement]:
         if task == "note_generation":
             statements: list[Statement] = []
             for section, start, end in note_section_spans(prediction):
@@ -281,12 +255,12 @@ class DocLens:
                 # source lacks is a miss with every id it cites counted, so nothing is capped away
                 if len(statement.citations) > self.max_citations and all(c in units for c in statement.citations):
                     statement.citations = statement.citations[: self.max_citations]
-                    self._stats["capped_statements"] += 1
+                    run.capped_statements += 1
         return statements
 
-    def _extract(self, works: list[_Work]) -> None:
+    def _extract(self, works: list[Work], run: Run) -> None:
         requests: list[ExtractionRequest] = []
-        targets: list[tuple[_Work, str, dict, Optional[str]]] = []
+        targets: list[tuple[Work, str, dict, Optional[str]]] = []
         for work in works:
             for claims, text, field_name in ((work.ref_claims, work.instance.reference, "reference_claims"),
                                              (work.pred_claims, strip_citations(work.instance.prediction),
@@ -296,7 +270,7 @@ class DocLens:
                 if self.extractor is None:
                     raise InputError(f"instance {work.instance.id!r}: no '{field_name}' given and no extractor "
                                      "configured; pass claims or an extractor", field=field_name)
-                self._stats["used_extractor"] = True
+                run.used_extractor = True
                 for section, segment in segments(work.task, text).items():
                     claims[section] = []
                     if segment.strip():
@@ -312,155 +286,16 @@ class DocLens:
                 if isinstance(found, FailedExtraction):
                     work.failed_extractions[(field_name, section)] = found.error
 
-    def _claim_requests(self, works: list[_Work]):
-        requests, slots = [], []
-        for i, work in enumerate(works):
-            for direction, claims_by_section, premise_text in (
-                    ("recall", work.ref_claims, strip_citations(work.instance.prediction)),
-                    ("precision", work.pred_claims, work.instance.reference)):
-                premises = segments(work.task, premise_text)
-                for section, claims in claims_by_section.items():
-                    premise = premise_text if section is None else premises[section]
-                    if claims and premise.strip():
-                        requests.append(ClaimRequest(premise.strip(), claims, work.task, direction, section))
-                        slots.append((i, direction, section))
-        return requests, slots
 
-    def _citation_requests(self, works: list[_Work]):
-        requests, slots = [], []
-        for i, work in enumerate(works):
-            for statement in work.statements or []:
-                cited = statement.citations
-                if cited and all(c in work.units for c in cited):
-                    requests.append(CitationRequest(statement.text, {c: work.units[c] for c in cited}, work.task))
-                    slots.append((i, statement.index))
-        return requests, slots
-
-    def _result(self, i: int, work: _Work, claim_lookup: dict, citation_lookup: dict) -> InstanceResult:
-        result = InstanceResult(id=work.instance.id, task=work.task, has_source=work.statements is not None)
-        for direction, claims_by_section, target in (("recall", work.ref_claims, result.reference_claims),
-                                                    ("precision", work.pred_claims, result.prediction_claims)):
-            for section, claims in claims_by_section.items():
-                answers = claim_lookup.get((i, direction, section))
-                for k, claim in enumerate(claims):
-                    judgement = answers[k] if answers else ClaimJudgement(
-                        entailed=False, explanation=EMPTY_PREMISE)
-                    target.append(ClaimVerdict(text=claim, entailed=judgement.entailed,
-                                               explanation=judgement.explanation, status=judgement.status,
-                                               section=section, raw=judgement.raw))
-                field_name = "reference_claims" if direction == "recall" else "prediction_claims"
-                error = work.failed_extractions.get((field_name, section))
-                if error is not None:  # the claims are unknown: one item says so, scored per on_unparsed
-                    target.append(ClaimVerdict(text=EXTRACTION_FAILED, entailed=None, status=STATUS_FAILED,
-                                               section=section, explanation=f"claim extraction failed: {error}"))
-        for statement in work.statements or []:
-            valid = [c for c in statement.citations if c in work.units]
-            invalid = [c for c in statement.citations if c not in work.units]
-            judgement: Optional[CitationJudgement] = citation_lookup.get((i, statement.index))
-            if judgement is None:
-                reason = (NO_CITATION if not statement.citations else
-                          f"{INVALID_IDS} {invalid}: the source has {work.n_units} units")
-                judgement = CitationJudgement(entailed=False, explanation=reason)
-            precise = [c for c in valid if judgement.precise.get(c)] if judgement.entailed else []
-            result.statements.append(CitationVerdict(
-                index=statement.index, text=statement.text, cited=list(statement.citations), valid=valid,
-                invalid=invalid, precise=precise, entailed=judgement.entailed, section=statement.section,
-                inherited=statement.inherited, status=judgement.status, explanation=judgement.explanation,
-                provenance=judgement.provenance, raw=judgement.raw))
-        counts = result.counts(self.on_unparsed)
-        result.scores = {metric: ratio(*counts[metric]) if metric in counts else None for metric in METRICS}
-        return result
-
-    # ------------------------------------------------------------------------------------------
-    def _build_report(self, results: list[InstanceResult], partial: bool = False,
-                      error: Optional[str] = None) -> Report:
-        stats = self._stats
-        per_instance = [r.counts(self.on_unparsed) for r in results]
-        scores, counts = aggregate(per_instance)
-        sections = {}
-        if any(r.task == "note_generation" for r in results):
-            for section in SECTION_NAMES:
-                notes = [r for r in results if r.task == "note_generation"]
-                section_counts = [r.counts(self.on_unparsed, section) for r in notes]
-                sections[section] = aggregate(section_counts)[0]
-        unparsed, failed = ({
-            "reference_claims": sum(c.status == status for r in results for c in r.reference_claims),
-            "prediction_claims": sum(c.status == status for r in results for c in r.prediction_claims),
-            "statements": sum(s.status == status for r in results for s in r.statements),
-        } for status in (STATUS_UNPARSED, STATUS_FAILED))
-        for metric, field_name in (("claim_recall", "reference_claims"), ("claim_precision", "prediction_claims"),
-                                   ("citation_recall", "statements"), ("citation_precision", "statements")):
-            counts[metric]["unparsed"] = unparsed[field_name]  # items without a verdict, per metric
-            counts[metric]["failed"] = failed[field_name]
-        statements = [s for r in results if r.has_source for s in r.statements]
-        counts["citations"] = {
-            "statements": len(statements),
-            "uncited_statements": sum(not s.cited for s in statements),
-            "inherited_statements": sum(s.inherited for s in statements),
-            "statements_with_invalid_ids": sum(bool(s.invalid) for s in statements),
-            "invalid_ids": sum(len(s.invalid) for s in statements),
-            "capped_statements": stats["capped_statements"],
-        }
-        report_warnings = []
-        if sum(unparsed.values()):
-            how = "scored as not entailed" if self.on_unparsed == "zero" else "left out of the scores"
-            report_warnings.append(f"{sum(unparsed.values())} judgement(s) could not be parsed from the judge's "
-                                   f"replies and were {how} (on_unparsed={self.on_unparsed!r})")
-        if sum(failed.values()):
-            how = "scored as not entailed" if self.on_unparsed == "zero" else "left out of the scores"
-            report_warnings.append(f"{sum(failed.values())} item(s) have no verdict because the model call failed "
-                                   f"for good; they were {how} (on_unparsed={self.on_unparsed!r}). Failed calls are "
-                                   "not cached: rerun to ask exactly those again")
-        if stats["capped_statements"]:
-            report_warnings.append(f"{stats['capped_statements']} statement(s) had more than max_citations="
-                                   f"{self.max_citations} citations; only the first were kept")
-        for message in report_warnings:
-            warnings.warn(message, stacklevel=3)
-        extract_parts = []
-        if stats["used_given"]:
-            extract_parts.append("given")
-        if stats["used_extractor"]:
-            extract_parts.append(component_signature(self.extractor))
-        prompt_tags = list(getattr(self.evaluator, "prompt_tags", lambda: [])())
-        if stats["used_extractor"]:
-            prompt_tags += self.extractor.prompt_tags()
-        decoding = getattr(self.evaluator, "decoding", lambda: {})()
-        extract_decoding = {}
-        if stats["used_extractor"] and callable(getattr(self.extractor, "decoding", None)):
-            extract_decoding = {k: v for k, v in self.extractor.decoding().items() if decoding.get(k) != v}
-        signature = make_signature(version=__version__, tasks=sorted(stats["tasks"]),
-                                   judge=component_signature(self.evaluator),
-                                   style=getattr(self.evaluator, "style", None),
-                                   extract="+".join(extract_parts) or "none",
-                                   prompt_tags=prompt_tags, decoding=decoding, uncited=self.uncited,
-                                   max_citations=self.max_citations, on_unparsed=self.on_unparsed,
-                                   extract_decoding=extract_decoding,
-                                   question_statements=(self.question_statements
-                                                        if "question_summarization" in stats["tasks"] else "whole"))
-        usage = self.evaluator.usage.to_dict() if hasattr(self.evaluator, "usage") else {}
-        if stats["used_extractor"] and hasattr(self.extractor, "usage"):
-            extractor_usage = self.extractor.usage.to_dict()
-            if self.extractor.usage is not getattr(self.evaluator, "usage", None):
-                usage = {k: usage.get(k, 0) + extractor_usage.get(k, 0) for k in set(usage) | set(extractor_usage)}
-        config = {
-            "evaluator": self.evaluator.config(),
-            "extractor": self.extractor.config() if self.extractor else None,
-            "evaluator_keeps_data_local": self.evaluator.keeps_data_local,
-            "task": self.task,
-            "uncited": self.uncited,
-            "max_citations": self.max_citations,
-            "question_statements": self.question_statements,
-            "on_unparsed": self.on_unparsed,
-            "prompts": sorted(set(prompt_tags)),
-        }
-        report = Report(scores=scores, counts=counts, instances=results, signature=signature, config=config,
-                        usage=usage, sections=sections, unparsed=unparsed, failed=failed, warnings=report_warnings,
-                        partial=partial, error=error, version=__version__)
-        if self.baselines and results and not partial:
-            from doclens.baselines import compute_baselines
-
-            tasks = {r.task for r in results}
-            report.baselines = compute_baselines(
-                [self._texts[r.id][0] for r in results], [self._texts[r.id][1] for r in results], self.baselines,
-                task=tasks.pop() if len(tasks) == 1 else "general", options=self.baseline_options)
-        return report
+def _given_claims(given, task: str, field_name: str, where: str) -> dict[Optional[str], list[str]]:
+    """Claims given in the input: a list (the whole text) or, for notes, a section mapping."""
+    if not isinstance(given, dict):
+        return {None: list(given)}
+    if task != "note_generation":
+        raise InputError(f"{where}field '{field_name}' is a section mapping, which only the "
+                         f"note_generation task takes (task is {task!r})", field=field_name)
+    unknown = sorted(set(given) - set(SECTION_NAMES))
+    if unknown:
+        raise InputError(f"{where}field '{field_name}' has unknown section(s) {unknown}; sections are "
+                         f"{', '.join(SECTION_NAMES)}", field=field_name)
+    return {section: list(given.get(section, [])) for section in SECTION_NAMES}

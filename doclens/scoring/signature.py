@@ -64,11 +64,6 @@ def component_signature(component) -> str:
     return text
 
 
-def comparable(signature_a: str, signature_b: str) -> bool:
-    """Whether two results may be compared or ranked together: their signatures are equal."""
-    return signature_a == signature_b
-
-
 def signature_differences(signature_a: str, signature_b: str) -> list[str]:
     """Human-readable ``field: a != b`` lines for the fields where two signatures differ."""
     a, b = parse_signature(signature_a), parse_signature(signature_b)

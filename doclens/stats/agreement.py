@@ -43,7 +43,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from doclens.core.errors import InputError
+from doclens.core.errors import InputError, cannot_read
 
 #: fewest pairs (instances, or judged comparisons) for a correlation or an agreement share
 MIN_PAIRS = 10
@@ -124,7 +124,7 @@ def read_csv_text(path: str) -> str:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        raise cannot_read(path, exc) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

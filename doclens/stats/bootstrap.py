@@ -56,8 +56,20 @@ def not_informative(n: int, minimum: int = MIN_INSTANCES) -> str:
 STATISTICS = tuple(METRICS) + tuple(f"{m}_macro" for m in METRICS)
 
 
+class _Informative:
+    """A statistic over ``instances`` contributing instances: below ``min_instances`` it has no
+    interval (nor, for a difference, a p-value or verdict)."""
+
+    instances: int
+    min_instances: int
+
+    @property
+    def informative(self) -> bool:
+        return self.instances >= self.min_instances
+
+
 @dataclass(frozen=True)
-class Interval:
+class Interval(_Informative):
     """A point estimate with its bootstrap percentile interval (all ``None`` when undefined).
     ``instances``: the instances that contribute to the statistic; below ``min_instances`` the
     interval is not computed (``low``/``high`` ``None``) and :attr:`informative` is false."""
@@ -70,10 +82,6 @@ class Interval:
     min_instances: int = MIN_INSTANCES
 
     @property
-    def informative(self) -> bool:
-        return self.instances >= self.min_instances
-
-    @property
     def note(self) -> str:
         """``""``, or "not informative (n=… < …)" when a point estimate has no interval for lack of n."""
         return "" if self.point is None or self.informative else not_informative(self.instances, self.min_instances)
@@ -83,7 +91,7 @@ class Interval:
 
 
 @dataclass(frozen=True)
-class Difference:
+class Difference(_Informative):
     """``b − a`` for one statistic under the paired bootstrap. ``instances``: paired instances
     that contribute (either side has items); below ``min_instances`` there is no interval,
     p-value or verdict."""
@@ -97,10 +105,6 @@ class Difference:
     resamples: int
     instances: int = 0
     min_instances: int = MIN_INSTANCES
-
-    @property
-    def informative(self) -> bool:
-        return self.instances >= self.min_instances
 
     @property
     def distinguishable(self) -> bool:
@@ -246,12 +250,6 @@ def bootstrap_intervals(per_instance: Sequence[dict], n_resamples: int = DEFAULT
             low, high, defined = _percentiles(stats[:, j], confidence)
             result[key] = Interval(points[key], low, high, defined, n, min_instances)
     return result
-
-
-def report_intervals(report, n_resamples: int = DEFAULT_RESAMPLES, seed: Optional[int] = DEFAULT_SEED,
-                     confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Interval]:
-    """:func:`bootstrap_intervals` of a :class:`doclens.Report`'s instances."""
-    return bootstrap_intervals(report_instance_counts(report)[1], n_resamples, seed, confidence)
 
 
 def align_by_id(ids_a: Sequence[str], counts_a: Sequence[dict], ids_b: Sequence[str],

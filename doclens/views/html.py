@@ -19,7 +19,6 @@ the call failed).
 
 from __future__ import annotations
 
-import json
 from html import escape
 from typing import IO, Iterable, Optional, Sequence
 
@@ -27,6 +26,7 @@ from doclens.stats.bootstrap import Interval
 from doclens.core.metrics import METRICS
 from doclens.core.types import NO_VERDICT, CitationVerdict, ClaimVerdict, InstanceResult
 from doclens.io.files import write_atomically
+from doclens.io.jsonl import SourceIndex
 
 _STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:1em;color:#1b1b1b}
@@ -153,48 +153,6 @@ def instance_failures(result: InstanceResult) -> int:
         return claims
     return claims + sum(not s.recall_hit for s in result.statements) + sum(
         len(s.cited) - len(s.precise) for s in result.statements)
-
-
-class SourceIndex:
-    """Instances of a JSONL input file looked up by id without holding the file in memory: one
-    pass records each line's byte offset; :meth:`get` seeks and parses that line."""
-
-    def __init__(self, path: str):
-        from doclens.core.errors import InputError
-        from doclens.core.types import instance_id
-
-        self.path = path
-        self.offsets: dict[str, int] = {}
-        self.unreadable: list[str] = []  # "line N: why", for lines whose id could not be read
-        try:
-            handle = open(path, "rb")
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-        with handle:
-            offset = 0
-            for number, line in enumerate(handle, start=1):
-                if line.strip():
-                    try:
-                        data = json.loads(line.decode("utf-8"))
-                        ident = instance_id(data.get("id") if isinstance(data, dict) else None)
-                        self.offsets.setdefault(ident, offset)
-                    except UnicodeDecodeError:
-                        self.unreadable.append(f"line {number}: not UTF-8")
-                    except (ValueError, RecursionError) as exc:
-                        reason = "not valid JSON" if not isinstance(exc, InputError) else str(exc).split(": ", 1)[-1]
-                        self.unreadable.append(f"line {number}: {reason}")
-                offset += len(line)
-        self._handle = open(path, "rb")
-
-    def get(self, ident: str) -> Optional[dict]:
-        offset = self.offsets.get(ident)
-        if offset is None:
-            return None
-        self._handle.seek(offset)
-        return json.loads(self._handle.readline())
-
-    def close(self) -> None:
-        self._handle.close()
 
 
 def _claims_html(claims: Sequence[ClaimVerdict], label: str) -> str:
