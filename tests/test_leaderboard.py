@@ -527,18 +527,18 @@ def test_report_and_leaderboard_pages_render_in_chromium(tmp_path, capsys):
 # ---- bounded-memory reading ------------------------------------------------------------------
 @pytest.mark.parametrize("window", [7, 64, 1 << 20])
 def test_streamed_report_equals_the_loaded_one(tmp_path, monkeypatch, window):
-    import doclens.io.scores_files as report_stream
+    import doclens.io.scores_files as scores_files
 
-    monkeypatch.setattr(report_stream, "_CHUNK", window)  # tiny windows cut values at every boundary
+    monkeypatch.setattr(scores_files, "_CHUNK", window)  # tiny windows cut values at every boundary
     report = score(injected_rows() * 1)
     report.scores["claim_recall"] = 0.123456789012345  # a long number to cut
     path = tmp_path / "scores.json"
     report.save(path)
     header = {}
-    instances = list(report_stream.iter_report(str(path), header))
+    instances = list(scores_files.iter_report(str(path), header))
     expected = json.loads(path.read_text())
     assert instances == expected.pop("instances") and header == expected
-    header, ids, counts = report_stream.scan_report(str(path))
+    header, ids, counts = scores_files.scan_report(str(path))
     assert ids == [r.id for r in report.instances]
     assert counts == report_instance_counts(Report.load(path))[1]
 
