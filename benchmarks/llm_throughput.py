@@ -33,8 +33,8 @@ sys.path.insert(0, str(ROOT))
 
 from doclens import DocLens, load_evaluator  # noqa: E402
 from doclens.evaluators.chat import render_claims  # noqa: E402
-from doclens.judge_replies import parse_cot  # noqa: E402
-from doclens.statements import parse_statements  # noqa: E402
+from doclens.parsing.judge_replies import parse_cot  # noqa: E402
+from doclens.parsing.statements import parse_statements  # noqa: E402
 from tests.llm_server import FakeChatServer  # noqa: E402
 
 import openai  # noqa: E402,F401  (imported up front: its import time is not part of any run)

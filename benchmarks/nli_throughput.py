@@ -47,9 +47,9 @@ import torch  # noqa: E402
 from doclens import DocLens  # noqa: E402
 from doclens.evaluators.base import join_units  # noqa: E402
 from doclens.evaluators.nli import NLIClassifierEvaluator, TrueNLIEvaluator  # noqa: E402
-from doclens.sections import SECTION_NAMES, split_note_sections  # noqa: E402
-from doclens.source_units import parse_source_units  # noqa: E402
-from doclens.statements import parse_statements, strip_citations  # noqa: E402
+from doclens.parsing.sections import SECTION_NAMES, split_note_sections  # noqa: E402
+from doclens.parsing.source_units import parse_source_units  # noqa: E402
+from doclens.parsing.statements import parse_statements, strip_citations  # noqa: E402
 from tests.tiny_models import build_minilm_classifier, build_tiny_t5  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "aci_bench_test1.jsonl"

@@ -45,10 +45,10 @@ print(json.dumps(result))
 
 def synthesise(folder: Path, instances: int, systems: int, seed: int = 0) -> tuple[list[Path], Path]:
     """``systems`` scores files and the matching input JSONL, without running any judge."""
-    from doclens.metrics import instance_counts, ratio
-    from doclens.report import Report
-    from doclens.metrics import aggregate
-    from doclens.types import CitationVerdict, ClaimVerdict, InstanceResult
+    from doclens.core.metrics import ratio
+    from doclens.scoring.report import Report
+    from doclens.core.metrics import aggregate
+    from doclens.core.types import CitationVerdict, ClaimVerdict, InstanceResult
 
     rng = random.Random(seed)
     inputs = folder / "input.jsonl"
@@ -78,11 +78,10 @@ def synthesise(folder: Path, instances: int, systems: int, seed: int = 0) -> tup
                                                   cited, [c for c in cited if c < 40], invalid, precise, entailed,
                                                   section="subjective"))
             result = InstanceResult(f"v{i:05d}", "note_generation", ref, pred, statements, has_source=True)
-            counts = instance_counts(ref, pred, statements)
+            counts = result.counts()
             result.scores = {m: ratio(*c) for m, c in counts.items()}
             results.append(result)
-        scores, counts = aggregate([instance_counts(r.reference_claims, r.prediction_claims, r.statements)
-                                    for r in results])
+        scores, counts = aggregate([r.counts() for r in results])
         path = folder / f"system{system}.json"
         Report(scores=scores, counts=counts, instances=results, signature="doclens:bench|judge:synthetic",
                config={"on_unparsed": "zero", "system": f"system-{system}"}, version="bench").save(path)

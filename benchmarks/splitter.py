@@ -8,7 +8,7 @@ sentences on one line (it grows quadratically; 4,000 took 220 s here).
 
 Comparison: every non-empty line of the 40 reference notes of ACI-BENCH test split 1, and every
 dialogue turn of their transcripts (lower-case ASR text), is split by
-``doclens.statements.split_sentences`` (nothing removed) and by pysbd 0.3.4 (English,
+``doclens.parsing.statements.split_sentences`` (nothing removed) and by pysbd 0.3.4 (English,
 ``clean=False``, ``char_span=True``); a line where the two place different boundaries is a
 disagreement. ``--sample N`` prints N disagreements (chosen with a fixed seed) to classify by
 hand. pysbd is needed only here (``pip install pysbd==0.3.4``).
@@ -25,7 +25,7 @@ import re
 import time
 from pathlib import Path
 
-from doclens.statements import parse_statements, sentence_spans
+from doclens.parsing.statements import parse_statements, sentence_spans
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "aci_bench_test1.jsonl"
 

@@ -15,9 +15,8 @@ Evaluation for Medical Text Generation".
     (0.5, 1.0)
 """
 
-__version__ = "1.0.0"
-
-from doclens.types import (  # noqa: E402
+from doclens.version import __version__
+from doclens.core.types import (
     CitationJudgement,
     CitationVerdict,
     ClaimJudgement,
@@ -27,11 +26,11 @@ from doclens.types import (  # noqa: E402
     SourceUnit,
     Statement,
 )
-from doclens.evaluators.base import Evaluator  # noqa: E402
-from doclens.extractors import Extractor  # noqa: E402
-from doclens.report import Report  # noqa: E402
-from doclens.scorer import DocLens  # noqa: E402
-from doclens.evaluators import load_evaluator  # noqa: E402
+from doclens.evaluators.base import Evaluator
+from doclens.evaluators.extractors import Extractor
+from doclens.scoring.report import Report
+from doclens.scoring.scorer import DocLens
+from doclens.evaluators import load_evaluator
 
 __all__ = [
     "__version__",

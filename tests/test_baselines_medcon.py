@@ -18,7 +18,7 @@ from doclens.baselines.medcon import (
     SEMANTIC_TYPES_BY_GROUP,
     medcon_instance_scores,
 )
-from doclens.errors import ConfigurationError
+from doclens.core.errors import ConfigurationError
 
 # (CUI, TUI, semantic type name, strings; the first string is the preferred name)
 CONCEPTS = [

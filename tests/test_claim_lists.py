@@ -1,6 +1,6 @@
 import pytest
 
-from doclens.claim_lists import dedupe_claims, find_json, parse_claim_list
+from doclens.parsing.claim_lists import dedupe_claims, find_json, parse_claim_list
 
 
 @pytest.mark.parametrize("reply, claims", [

@@ -5,7 +5,7 @@ import sys
 import pytest
 
 from doclens.cli import main
-from doclens.report import Report
+from doclens.scoring.report import Report
 
 GOOD = {"id": "a", "prediction": "Fever [0].", "reference": "fever", "source": ["[patient] fever"],
         "reference_claims": ["fever"], "prediction_claims": ["fever"]}
@@ -149,3 +149,25 @@ def test_system_name_reaches_the_leaderboard(tmp_path, capsys):
     code, out, err = run(["leaderboard", str(tmp_path / "alpha.json"), str(tmp_path / "beta.json")], capsys)
     assert code == 0, err
     assert "System alpha" in out and "System beta" in out
+
+
+def test_question_statements_and_uncited_choices_reach_the_scorer(tmp_path, capsys):
+    """--question-statements and every --uncited choice of the scorer are CLI options, recorded
+    in the config and the signature."""
+    question = {"id": "q", "task": "question_summarization", "prediction": "What treats it? [0] Is it rare? [0]",
+                "reference": "What treats it?", "source": ["[patient] what treats it"]}
+    data = write_jsonl(tmp_path / "q.jsonl", [question])
+    statements = {}
+    for choice in ("whole", "sentences"):
+        out_path = tmp_path / f"{choice}.json"
+        code, _, err = run(["score", str(data), "--evaluator", "overlap", "--question-statements", choice,
+                            "--uncited", "inherit-across-sections", "-o", str(out_path), "-q"], capsys)
+        assert code == 0, err
+        report = Report.load(out_path)
+        assert report.config["question_statements"] == choice
+        assert report.config["uncited"] == "inherit-across-sections"
+        statements[choice] = len(report.instances[0].statements)
+    assert statements == {"whole": 1, "sentences": 2}
+    assert "qstatements:sentences" in Report.load(tmp_path / "sentences.json").signature
+    code, _, err = run(["score", str(data), "--evaluator", "overlap", "--question-statements", "words", "-q"], capsys)
+    assert code == 2 and "invalid choice" in err

@@ -6,8 +6,8 @@ import pytest
 
 from doclens import DocLens
 from doclens.evaluators.overlap import OverlapEvaluator
-from doclens.extractors import SentenceExtractor
-from doclens.sections import SECTION_NAMES
+from doclens.evaluators.extractors import SentenceExtractor
+from doclens.parsing.sections import SECTION_NAMES
 from tests.helpers import TokenSubsetEvaluator
 
 HAND_WRITTEN = """HISTORY OF PRESENT ILLNESS

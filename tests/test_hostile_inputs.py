@@ -17,7 +17,7 @@ import pytest
 
 from doclens import DocLens, Report
 from doclens.cli import main
-from doclens.errors import EXIT_ERROR, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from doclens.core.errors import EXIT_ERROR, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from doclens.evaluators.overlap import OverlapEvaluator
 from tests.conftest import REPO
 
@@ -182,7 +182,7 @@ def _mutants(node, parts=(), depth=100):
 def test_fast_schema_check_agrees_with_jsonschema(good_scores):
     """The reader's compiled check is a filter in front of jsonschema: it must never accept what
     jsonschema refuses (that would let bad data through) and should not refuse what it accepts."""
-    from doclens.report_stream import _validators
+    from doclens.io.scores_files import _validators
 
     instance_checker, header_checker = _validators()
     assert instance_checker.fast is not None and header_checker.fast is not None
@@ -545,7 +545,7 @@ def crafted_scores(tmp_path, good_scores):
 
 
 def test_crafted_scores_file_executes_nothing_in_chromium(tmp_path, good_scores, capsys):
-    from doclens.html_views import content_security_policy
+    from doclens.views.html import content_security_policy
     from tests.test_leaderboard import open_in_chromium
 
     path, data = crafted_scores(tmp_path, good_scores)

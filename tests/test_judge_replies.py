@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from doclens.judge_replies import (match_claim_items, normalise_claim, parse_citation_cot, parse_citation_json,
+from doclens.parsing.judge_replies import (match_claim_items, normalise_claim, parse_citation_cot, parse_citation_json,
                                    parse_claim_items, parse_claims_json, parse_cot, read_ids, read_label)
 
 CLAIMS = ["The patient has a fever.", "The patient takes metformin.", "No rash."]

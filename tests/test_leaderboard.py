@@ -9,17 +9,17 @@ import numpy as np
 import pytest
 
 from doclens import DocLens, Evaluator, Report
-from doclens.agreement import (instance_agreement, kendall_tau_b, pairwise_agreement, read_human_scores,
+from doclens.stats.agreement import (instance_agreement, kendall_tau_b, pairwise_agreement, read_human_scores,
                                read_preferences, spearman_rho)
-from doclens.bootstrap import (STATISTICS, CountTable, align_by_id, bootstrap_intervals, paired_bootstrap,
+from doclens.stats.bootstrap import (STATISTICS, CountTable, align_by_id, bootstrap_intervals, paired_bootstrap,
                                report_instance_counts, resample_weights)
 from doclens.cli import main
-from doclens.errors import InputError
+from doclens.core.errors import InputError
 from doclens.evaluators.overlap import OverlapEvaluator
-from doclens.leaderboard import group_by_signature, load_entry, rank_group
-from doclens.metrics import aggregate
-from doclens.signature import component_signature, parse_signature, signature_differences
-from doclens.submissions import load_schema, validate_document, validate_file
+from doclens.views.leaderboard import group_by_signature, load_entry, rank_group
+from doclens.core.metrics import aggregate
+from doclens.scoring.signature import component_signature, parse_signature, signature_differences
+from doclens.io.submissions import load_schema, validate_document, validate_file
 from tests.conftest import REPO
 
 ROWS = [
@@ -162,7 +162,7 @@ def test_custom_judges_are_named_by_class_so_they_never_share_a_signature():
 
 def test_prompt_style_is_in_the_signature_of_chat_judges():
     from doclens.evaluators.chat import judge_prompt_tags
-    from doclens.signature import make_signature
+    from doclens.scoring.signature import make_signature
 
     common = dict(version="1", tasks=["general"], judge="openai-chat:m", extract="given")
     json_cot = make_signature(**common, style="json_cot", prompt_tags=judge_prompt_tags("json_cot"))
@@ -308,7 +308,7 @@ def test_ranking_marks_systems_not_distinguishable_from_the_leader():
     ids = [str(i) for i in range(200)]
     base = random_counts(200, seed=9)
     better = [{k: (min(h + 2, n), n) if n else (h, n) for k, (h, n) in c.items()} for c in base]
-    from doclens.leaderboard import Entry
+    from doclens.views.leaderboard import Entry
 
     def entry(name, counts, sample_ids=ids):
         return Entry(system=name, path=name, signature="s", partial=False,
@@ -368,7 +368,7 @@ def test_agreement_cli_per_instance_matches_scipy(tmp_path, capsys):
     assert recall["note"] == "not informative (n=2 < 10)" and recall["informative"] is False
     code, out, err = run(["agreement", str(path), str(human), "--human-column", "completeness"], capsys)
     assert code == 0 and "not informative (n=2 < 10)" in out and "1.000" not in out
-    from doclens.agreement import read_human_scores as read_scores
+    from doclens.stats.agreement import read_human_scores as read_scores
 
     direct = instance_agreement(report.instance("a") and {r.id: r.scores.get("claim_recall") for r in report.instances},
                                 read_scores(str(human), "completeness")[0], "claim_recall", "completeness",
@@ -527,24 +527,24 @@ def test_report_and_leaderboard_pages_render_in_chromium(tmp_path, capsys):
 # ---- bounded-memory reading ------------------------------------------------------------------
 @pytest.mark.parametrize("window", [7, 64, 1 << 20])
 def test_streamed_report_equals_the_loaded_one(tmp_path, monkeypatch, window):
-    import doclens.report_stream as report_stream
+    import doclens.io.scores_files as scores_files
 
-    monkeypatch.setattr(report_stream, "_CHUNK", window)  # tiny windows cut values at every boundary
+    monkeypatch.setattr(scores_files, "_CHUNK", window)  # tiny windows cut values at every boundary
     report = score(injected_rows() * 1)
     report.scores["claim_recall"] = 0.123456789012345  # a long number to cut
     path = tmp_path / "scores.json"
     report.save(path)
     header = {}
-    instances = list(report_stream.iter_report(str(path), header))
+    instances = list(scores_files.iter_report(str(path), header))
     expected = json.loads(path.read_text())
     assert instances == expected.pop("instances") and header == expected
-    header, ids, counts = report_stream.scan_report(str(path))
+    header, ids, counts = scores_files.scan_report(str(path))
     assert ids == [r.id for r in report.instances]
     assert counts == report_instance_counts(Report.load(path))[1]
 
 
 def test_streamed_report_accepts_any_key_order_and_refuses_other_files(tmp_path):
-    from doclens.report_stream import iter_report, scan_report
+    from doclens.io.scores_files import iter_report, scan_report
 
     data = score(ROWS, on_unparsed="exclude").to_dict()
     reordered = {"instances": data.pop("instances"), **data}

@@ -9,8 +9,8 @@ import pytest
 
 from doclens import DocLens, load_evaluator
 from doclens.cli import main
-from doclens.dry_run import dry_run_estimate
-from doclens.errors import ConfigurationError
+from doclens.scoring.dry_run import dry_run_estimate
+from doclens.core.errors import ConfigurationError
 from doclens.evaluators import EVALUATOR_PRESETS, EXTRACTOR_PRESETS, load_extractor
 from doclens.evaluators.openai_chat import (DEFAULT_PRICES, OpenAIChatJudge, host_is_local, load_price_table,
                                            price_for, retry_after_seconds)
@@ -110,7 +110,6 @@ def test_compatible_server_needs_no_key_and_mistral_defaults():
     assert judge.style == "cot" and judge.model.startswith("mistralai/")
     assert judge.decoding() == {"T": 0, "seed": 0} and not judge.json_response
     assert judge.signature() == f"mistral-cot:{judge.model}"
-    assert judge.citation_precision_from == "provenance"
 
 
 def test_prices(tmp_path):

@@ -10,9 +10,9 @@ import warnings
 import pytest
 
 from doclens import DocLens, load_evaluator
-from doclens.errors import UnparsedJudgementError
+from doclens.core.errors import UnparsedJudgementError
 from doclens.evaluators.chat import TOO_LONG
-from doclens.prompting import make_fence
+from doclens.evaluators.prompting import make_fence
 
 from .llm_server import FakeChatServer, Reply, cached_prompt_tokens, claims_in, context_error, fence_token, judge_reply
 
@@ -369,7 +369,7 @@ def test_cached_prompt_tokens_counted_and_priced_end_to_end(tmp_path):
                                             + usage.cached_prompt_tokens * 100 + usage.completion_tokens * 2000) / 1e6)
     assert report.usage["cost_usd"] == pytest.approx(usage.cost_usd, abs=1e-6)
 
-    from doclens.dry_run import dry_run_estimate
+    from doclens.scoring.dry_run import dry_run_estimate
 
     planned = load_evaluator("mistral-cot", base_url="http://127.0.0.1:9/v1", model="gpt-4o", dry_run=True,
                              no_cache=True, price_table=str(table))

@@ -17,9 +17,9 @@ import pytest
 
 from doclens import DocLens, load_evaluator
 from doclens.cli import main
-from doclens.errors import EXIT_INCOMPLETE, ConfigurationError, RunStoppedError
+from doclens.core.errors import EXIT_INCOMPLETE, ConfigurationError, RunStoppedError
 from doclens.evaluators.openai_chat import parse_duration
-from doclens.scorer import incomplete_reasons
+from doclens.scoring.scorer import incomplete_reasons
 
 from .llm_server import FAULT_KINDS, FakeChatServer, Reply, fault_reply, faults
 
@@ -454,8 +454,8 @@ def test_replies_lose_only_the_exact_key_never_clinical_text(tmp_path, monkeypat
 
 
 def test_a_report_with_failed_items_is_a_valid_scores_file(tmp_path):
-    from doclens.report import Report
-    from doclens.submissions import validate_file
+    from doclens.scoring.report import Report
+    from doclens.io.submissions import validate_file
 
     with FakeChatServer(script=lambda n, body: Reply(status=404) if n % 2 else None) as server:
         report = score(judge(server, max_retries=0))

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from doclens import DocLens, load_evaluator
-from doclens.errors import ConfigurationError
+from doclens.core.errors import ConfigurationError
 from doclens.evaluators import load_extractor
 from doclens.evaluators.chat import TOO_LONG, render_claims
 
@@ -285,7 +285,7 @@ def test_default_gguf_judges_every_claim_and_says_demo(smollm):
 @pytest.mark.slow
 def test_default_gguf_through_the_cli(smollm, tmp_path, monkeypatch, capsys, caplog):
     from doclens.cli import main
-    from doclens.report import Report
+    from doclens.scoring.report import Report
 
     def shared(self):  # the module's loaded model, so the CLI does not load it again
         self._loaded = smollm._loaded

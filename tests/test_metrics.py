@@ -1,4 +1,4 @@
-"""Every rule of DESIGN §1 with hand-computed values.
+"""Every rule of ``docs/design.md`` §1 with hand-computed values.
 
 The judge is TokenSubsetEvaluator: a premise entails a hypothesis iff every word of the
 hypothesis occurs in the premise, so each verdict below can be checked by eye.
@@ -11,9 +11,9 @@ import warnings
 import pytest
 
 from doclens import DocLens
-from doclens.errors import ConfigurationError, InputError, UnparsedJudgementError
-from doclens.metrics import aggregate, citation_precision, citation_recall, ratio
-from doclens.report import Report
+from doclens.core.errors import ConfigurationError, InputError, UnparsedJudgementError
+from doclens.core.metrics import aggregate, ratio
+from doclens.scoring.report import Report
 from tests.helpers import ProvenanceJudge, TokenSubsetEvaluator
 
 
@@ -176,10 +176,47 @@ def test_provenance_judge_and_unparsed_counting():
         score([instance], evaluator=ProvenanceJudge(), on_unparsed="raise")
 
 
-def test_pure_functions_on_verdicts():
+def test_counts_are_the_one_counting_rule():
     report = cited("Alpha [0][1]. Beta.", UNITS)
-    statements = report.instances[0].statements
-    assert citation_recall(statements) == 0.5 and citation_precision(statements) == 0.5
+    result = report.instances[0]
+    counts = result.counts()
+    assert counts["citation_recall"] == (1, 2) and counts["citation_precision"] == (1, 2)
+    assert {m: ratio(*c) for m, c in counts.items()} == {m: s for m, s in result.scores.items() if m in counts}
+    assert aggregate([counts])[1]["citation_recall"]["hits"] == report.counts["citation_recall"]["hits"]
+
+
+def test_one_scorer_scores_twice_at_once():
+    """The run's state is not on the scorer: two threads scoring different inputs with one
+    DocLens get the reports each would get alone."""
+    import threading
+
+    scorer = DocLens(TokenSubsetEvaluator(), max_citations=1)
+    inputs = {
+        "a": [{"id": f"a{i}", "prediction": "Alpha [0][1]. Beta [2][3].", "reference": "alpha", "source": UNITS,
+               "reference_claims": ["alpha"], "prediction_claims": ["alpha"]} for i in range(40)],
+        "b": [{"id": f"b{i}", "prediction": "Gamma [3].", "reference": "gamma beta", "source": UNITS,
+               "reference_claims": ["gamma", "delta"], "prediction_claims": []} for i in range(30)],
+    }
+    alone = {name: scorer.score(rows, progress=False).to_dict() for name, rows in inputs.items()}
+    together: dict = {}
+    start = threading.Barrier(2)
+
+    def work(name):
+        start.wait()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            together[name] = scorer.score(inputs[name], progress=False).to_dict()
+
+    threads = [threading.Thread(target=work, args=(name,)) for name in inputs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for report in (*together.values(), *alone.values()):
+        report.pop("usage")  # the evaluator's own counters add up over every call made to it
+    assert together == alone
+    assert alone["a"]["counts"]["citations"]["capped_statements"] == 80
+    assert alone["b"]["counts"]["citations"]["capped_statements"] == 0
 
 
 def test_question_summarization_whole_question_is_one_claim():

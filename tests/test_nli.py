@@ -15,11 +15,11 @@ transformers = pytest.importorskip("transformers", reason="the in-process NLI ju
 
 from doclens import DocLens, load_evaluator  # noqa: E402
 from doclens.cli import main  # noqa: E402
-from doclens.errors import ConfigurationError, InputError  # noqa: E402
+from doclens.core.errors import ConfigurationError, InputError  # noqa: E402
 from doclens.evaluators.nli import (NLIClassifierEvaluator, TrueNLIEvaluator, entailment_index,  # noqa: E402
                                     model_fingerprint)
-from doclens.report import Report  # noqa: E402
-from doclens.statements import strip_citations  # noqa: E402
+from doclens.scoring.report import Report  # noqa: E402
+from doclens.parsing.statements import strip_citations  # noqa: E402
 
 from .tiny_models import build_minilm_classifier, build_tiny_classifier, build_tiny_t5, calibration_pairs  # noqa: E402
 

@@ -1,7 +1,7 @@
 """Statement, citation and claim counts equal the original DocLens scripts' rules on ACI-BENCH.
 
 The original code cannot be shipped, so its counting rules are written out here as a small
-oracle, independent of ``doclens.statements``, from reading yiqingxyq/DocLens:
+oracle, independent of ``doclens.parsing.statements``, from reading yiqingxyq/DocLens:
 
 * ``citation_evaluation/eval_citation.py``: each note section (``output_<section>``, cut by
   ``data_processing/divide_section.py`` with ACI-BENCH's section tagger) is split into sentences
@@ -32,7 +32,7 @@ import re
 import pytest
 
 from doclens import DocLens
-from doclens.sections import SECTION_NAMES, note_section_spans
+from doclens.parsing.sections import SECTION_NAMES, note_section_spans
 from tests.helpers import TokenSubsetEvaluator
 
 MAX_CITATIONS = 2
@@ -148,7 +148,7 @@ def cite_note(note: str, n_units: int):
 
 def oracle_counts(prediction: str, sentences, n_units: int, max_citations: int) -> dict:
     """The original scripts' counting rules over the oracle's sentences. The section boundaries
-    (the one thing borrowed from the package) come from ``doclens.sections.note_section_spans``,
+    (the one thing borrowed from the package) come from ``doclens.parsing.sections.note_section_spans``,
     whose rules follow ACI-BENCH's section tagger (``tests/test_sections.py``)."""
     line_starts, offset = [], 0
     for line in prediction.split("\n"):

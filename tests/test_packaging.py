@@ -22,6 +22,46 @@ def test_core_requirements_have_no_torch():
     assert "torch==" in extras["local"]
 
 
+def test_checkout_reads_resources_through_importlib_resources():
+    """In a checkout the resource packages resolve, through importlib.resources, to the
+    repository's top-level folders (doclens/prompts … are symbolic links to them)."""
+    import importlib.resources
+
+    from doclens.core.resources import PACKAGES, read_resource, resource_root
+
+    folders = {"prompts": "prompts", "cards": "cards", "metric": "metrics/doclens", "schemas": "schemas"}
+    assert set(PACKAGES) == set(folders)
+    for kind, folder in folders.items():
+        link = REPO / "doclens" / PACKAGES[kind].split(".")[1]
+        assert link.is_symlink() and link.resolve() == (REPO / folder).resolve(), link
+        root = importlib.resources.files(PACKAGES[kind])
+        files = [path.relative_to(REPO / folder) for path in (REPO / folder).rglob("*")
+                 if path.is_file() and "__pycache__" not in path.parts]
+        assert files
+        for relative in files:  # every file of the folder, read through the package, as it is on disk
+            node = root
+            for part in relative.parts:
+                node = node / part
+            assert node.read_bytes() == (REPO / folder / relative).read_bytes(), relative
+    assert "DocLens" in read_resource("cards", "doclens.md")
+    with pytest.raises(FileNotFoundError, match="no card named 'missing.md'"):
+        read_resource("cards", "missing.md")
+    with pytest.raises(ValueError, match="unknown resource kind"):
+        resource_root("models")
+
+
+def test_setup_cfg_packages_every_subpackage():
+    """Every folder of doclens/ with an __init__.py is listed in setup.cfg's packages (a missing
+    one would be absent from the wheel while the checkout still works)."""
+    config = configparser.ConfigParser()
+    config.read(REPO / "setup.cfg")
+    listed = set(config["options"]["packages"].split())
+    found = {".".join(path.parent.relative_to(REPO).parts) for path in (REPO / "doclens").rglob("__init__.py")
+             if not any(part in ("prompts", "cards", "metric", "schemas") for part in path.parts)}
+    assert found <= listed, found - listed
+    assert config["metadata"]["version"] == "attr: doclens.version.__version__"
+
+
 @pytest.mark.slow
 def test_wheel_installs_into_fresh_venv_and_reads_resources(tmp_path):
     dist = tmp_path / "dist"
@@ -38,12 +78,15 @@ def test_wheel_installs_into_fresh_venv_and_reads_resources(tmp_path):
                              capture_output=True, text=True, env=env)
     assert install.returncode == 0, install.stderr[-2000:]
     probe = ("import doclens, importlib.util\n"
-             "from doclens.prompting import load_prompt\n"
-             "from doclens.resources import read_card, resource_root\n"
+             "from doclens.evaluators.prompting import load_prompt\n"
+             "from doclens.core.resources import read_card, resource_root\n"
              "p = load_prompt('extract/note_generation.subjective')\n"
              "assert p.version and '${text}' in p.messages[-1][1], p\n"
              "assert 'DocLens' in read_card('doclens.md')\n"
              "assert (resource_root('metric') / 'doclens.py').is_file()\n"
+             "from doclens.io.submissions import load_schema\n"
+             "assert load_schema('scores')['type'] == 'object'\n"
+             "assert 'site-packages' in str(resource_root('prompts')), resource_root('prompts')\n"
              "assert importlib.util.find_spec('torch') is None\n"
              "print(doclens.__file__)\n")
     result = subprocess.run([str(python), "-c", probe], cwd=tmp_path, capture_output=True, text=True, env=env)

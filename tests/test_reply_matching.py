@@ -16,11 +16,12 @@ import pytest
 from doclens import DocLens, load_evaluator
 from doclens.evaluators.chat import (STYLES, citation_fence, claims_fence, render_citation, render_claims,
                                      render_reask)
-from doclens.extractors import ExtractionRequest, PromptedExtractor
-from doclens.judge_replies import (match_claim_items, parse_citation_json, parse_claim_items, parse_claims_json,
+from doclens.evaluators.extractors import ExtractionRequest, PromptedExtractor
+from doclens.parsing.judge_replies import (match_claim_items, parse_citation_json, parse_claim_items, parse_claims_json,
                                    parse_cot, read_claim_verdicts)
-from doclens.prompting import FENCE_MARKER, make_fence
-from doclens.statements import strip_citations
+from doclens.evaluators.prompting import make_fence
+from doclens.parsing.claim_lists import FENCE_MARKER
+from doclens.parsing.statements import strip_citations
 
 from .llm_server import FakeChatServer, entails, fenced, judge_reply
 
@@ -265,7 +266,7 @@ def test_fence_is_deterministic_and_never_in_the_text(monkeypatch):
     token = make_fence(["x"]).token
     assert re.fullmatch(r"[0-9a-f]{8}", token) and FENCE_MARKER.fullmatch(make_fence(["x"]).open)
     # a one-digit boundary collides often: it is re-derived until no text holds it, in any case
-    import doclens.prompting as prompting
+    import doclens.evaluators.prompting as prompting
 
     monkeypatch.setattr(prompting, "FENCE_LENGTH", 1)
     for missing in "0123456789abcdef":

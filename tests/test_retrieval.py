@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from doclens.errors import ConfigurationError, InputError, MissingExtraError
+from doclens.core.errors import ConfigurationError, InputError, MissingExtraError
 from doclens.retrieval import (RetrievalConfig, Retriever, facts_hash, reciprocal_rank_fusion, record_units,
                                row_text, source_facts, word_count)
 
@@ -166,7 +166,7 @@ def test_module_imports_without_heavy_dependencies_and_respects_the_layer_rule()
             "assert not heavy, heavy\n")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO,
                    env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
-    allowed = {"doclens.types", "doclens.errors", "doclens.statements", "doclens.source_units", "doclens.resources",
+    allowed = {"doclens.core.types", "doclens.core.errors", "doclens.parsing.statements", "doclens.parsing.source_units", "doclens.core.resources",
                "doclens.evaluators.torch_utils"}
     for path in (REPO / "doclens" / "retrieval").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):

@@ -1,6 +1,6 @@
 import json
 
-from doclens.sections import SECTION_NAMES, note_section_spans, split_note_sections
+from doclens.parsing.sections import SECTION_NAMES, note_section_spans, split_note_sections
 
 
 def test_four_divisions_in_order():

@@ -1,7 +1,7 @@
 import pytest
 
-from doclens.errors import InputError
-from doclens.source_units import parse_source_units
+from doclens.core.errors import InputError
+from doclens.parsing.source_units import parse_source_units
 
 
 def test_numbered_string():
@@ -51,7 +51,7 @@ def test_real_aci_dialogue(shared_data):
 
 
 def test_absurdly_long_unit_numbers_are_text_not_errors():
-    from doclens.source_units import parse_source_units
+    from doclens.parsing.source_units import parse_source_units
 
     units = parse_source_units("[0] fever [" + "9" * 5000 + "] still unit zero [1] cough")
     assert [u.index for u in units] == [0, 1] and "still unit zero" in units[0].text

@@ -19,15 +19,15 @@ from __future__ import annotations
 import logging
 from typing import Optional
 
-from doclens.errors import ConfigurationError, InputError
-from doclens.sections import LINE_BREAK_TOKEN, SECTION_NAMES, note_section_spans, split_note_sections
-from doclens.statements import CITATION_GROUP, strip_citations
+from doclens.core.errors import ConfigurationError, InputError
+from doclens.core.tasks import TASKS
+from doclens.parsing.sections import LINE_BREAK_TOKEN, SECTION_NAMES, note_section_spans, split_note_sections
+from doclens.parsing.statements import CITATION_GROUP, strip_citations
 
 logger = logging.getLogger(__name__)
 
 BASELINE_NAMES = ("rouge", "bertscore", "medcon")
 
-TASKS = ("general", "note_generation", "report_summarization", "question_summarization")
 
 #: How note divisions are scored (``task="note_generation"``): ``"doclens"`` (default) or
 #: ``"aci-bench"`` (ACI-BENCH's ``evaluate_fullnote.py`` procedure, reproduced exactly).
@@ -123,7 +123,7 @@ def aci_bench_divisions(texts: list[str]) -> dict[str, list[str]]:
     """ACI-BENCH's division texts, exactly as its ``evaluate_fullnote.py`` built them.
 
     For each note: ``__lf1__`` is turned into a line break, the note is divided by ACI-BENCH's
-    section tagger (:func:`doclens.sections.note_section_spans`), and each division's text —
+    section tagger (:func:`doclens.parsing.sections.note_section_spans`), and each division's text —
     not stripped — has its line breaks turned back into ``__lf1__``, which glues the last word of
     one line and the first word of the next into one token for every metric. A division a note
     lacks is :data:`ACI_BENCH_EMPTY_DIVISION` when some other note has it, and ``""`` when no
@@ -185,7 +185,7 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
         Any of :data:`BASELINE_NAMES`: ``"rouge"``, ``"bertscore"``, ``"medcon"``.
     task : str, default "general"
         With ``"note_generation"`` each note is also split into ACI-BENCH's four divisions
-        (:data:`doclens.sections.SECTION_NAMES`) and every baseline is reported per section too.
+        (:data:`doclens.parsing.sections.SECTION_NAMES`) and every baseline is reported per section too.
     options : dict, optional
         Per-baseline settings: ``{"rouge": {"use_stemmer": True}, "bertscore": {"model_type": …,
         "num_layers": …, "rescale_with_baseline": "auto", "baseline_path": …}, "medcon":
@@ -271,7 +271,7 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
             result["sections"] = {section: _mean([per_pair[row] for row in rows], keys)
                                   for section, rows in section_rows.items()}
             config["section_support"] = {section: len(rows) for section, rows in section_rows.items()}
-            config["section_splitter"] = "doclens.sections.split_note_sections (ACI-BENCH SectionTagger)"
+            config["section_splitter"] = "doclens.parsing.sections.split_note_sections (ACI-BENCH SectionTagger)"
             config["divisions"] = procedures[name]
         result["config"] = config
         results[name] = result

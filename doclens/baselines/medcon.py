@@ -20,7 +20,7 @@ Two backends, chosen explicitly (``backend=``) and named in the result:
     EntityRuler over the knowledge base's aliases. An **approximation**, labelled as such.
 
 Neither backend downloads anything: a missing model, stopword list, index or knowledge base is a
-:class:`~doclens.errors.ConfigurationError` that says what to provide.
+:class:`~doclens.core.errors.ConfigurationError` that says what to provide.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import os
 from typing import Iterable, Mapping
 
 from doclens.baselines._util import package_version, progress_bar
-from doclens.errors import ConfigurationError, require
+from doclens.core.errors import ConfigurationError, require
 
 logger = logging.getLogger(__name__)
 

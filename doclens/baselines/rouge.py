@@ -3,7 +3,7 @@
 Each ROUGE type is reported as precision, recall and F1 (the DocLens paper sets ROUGE-L recall
 beside claim recall). ``rouge-score`` does the counting; this module only prepares the text:
 ROUGE-Lsum needs one sentence a line, and ``rouge-score``'s own splitter needs an NLTK download,
-so sentences are split by DocLens's own splitter (:func:`doclens.statements.split_sentences`, the
+so sentences are split by DocLens's own splitter (:func:`doclens.parsing.statements.split_sentences`, the
 rules that split predictions into statements, with nothing removed) and joined with newlines.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 
 from doclens.baselines._util import package_version, progress_bar
-from doclens.errors import require
-from doclens.statements import split_sentences
+from doclens.core.errors import require
+from doclens.parsing.statements import split_sentences
 
 logger = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ def rouge_per_instance(predictions: list[str], references: list[str], *, use_ste
         "package": "rouge-score",
         "version": package_version("rouge-score"),
         "use_stemmer": use_stemmer,
-        "sentence_splitter": "doclens.statements.split_sentences (rougeLsum only)",
+        "sentence_splitter": "doclens.parsing.statements.split_sentences (rougeLsum only)",
         "approximation": False,
     }
     return per_instance, config

@@ -11,7 +11,7 @@ import importlib
 import inspect
 from typing import Any
 
-from doclens.errors import ConfigurationError
+from doclens.core.errors import ConfigurationError
 
 #: name → ("module:factory", one-line description, keeps data on this machine?)
 EVALUATOR_PRESETS: dict[str, tuple[str, str, str]] = {
@@ -45,21 +45,24 @@ EVALUATOR_PRESETS: dict[str, tuple[str, str, str]] = {
             "the configured endpoint"),
 }
 
-#: name → ("module:factory", description)
+#: name → ("module:factory", description). A factory that makes a judge with a ``make_extractor()``
+#: (a chat judge) gives that judge's extractor: same model, client, cache and options.
 EXTRACTOR_PRESETS: dict[str, tuple[str, str]] = {
-    "sentences": ("doclens.extractors:SentenceExtractor", "each sentence is a claim (no model)"),
-    "clauses": ("doclens.extractors:ClauseExtractor",
+    "sentences": ("doclens.evaluators.extractors:SentenceExtractor", "each sentence is a claim (no model)"),
+    "clauses": ("doclens.evaluators.extractors:ClauseExtractor",
                 "each sentence split into its independent clauses where reliable (no model; the default of "
                 "clinical-rules)"),
-    "llm": ("doclens.evaluators.openai_chat:llm_extractor",
+    "llm": ("doclens.evaluators.openai_chat:OpenAIChatJudge",
             "LLM subclaim extraction on an OpenAI-compatible endpoint (sends text to it)"),
-    "local": ("doclens.evaluators.local_chat:local_extractor",
+    "local": ("doclens.evaluators.local_chat:LocalChatJudge",
               "subclaim extraction with a chat model run in process (default SmolLM2 GGUF: measured to copy the "
               "prompt's examples and loop to the token cap — cards/local-chat.md)"),
 }
 
 
-def _import(target: str):
+def import_target(target: str):
+    """The object a ``"package.module:Name"`` target names; a :class:`ConfigurationError` that says
+    what is wrong when the module or the name is missing."""
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
         raise ConfigurationError(f"{target!r} is neither a preset nor 'package.module:ClassName'")
@@ -75,16 +78,35 @@ def _import(target: str):
         raise ConfigurationError(f"module {module_name!r} has no {attr!r} (from {target!r})") from exc
 
 
-def _construct(factory, options: dict[str, Any], what: str):
-    options = {k: v for k, v in options.items() if v is not None}
+def _parameters(factory):
+    """The keyword names ``factory`` takes, read from its signature; ``None`` when it takes any
+    (``**options``) or has no signature to read."""
     try:
         parameters = inspect.signature(factory).parameters
     except (TypeError, ValueError):
-        return factory(**options)
-    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
-        unknown = sorted(set(options) - set(parameters))
-        if unknown:
-            raise ConfigurationError(f"{what} does not take option(s) {', '.join(unknown)}")
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return None
+    return set(parameters)
+
+
+def accepted_options(name: str, options: dict, presets: dict) -> dict:
+    """The subset of ``options`` that the constructor of preset or target ``name`` takes (all of
+    them when it takes ``**options``; none when it cannot be imported: loading it says why)."""
+    target = presets[name][0] if name in presets else name
+    try:
+        taken = _parameters(import_target(target))
+    except ConfigurationError:
+        return {}
+    return dict(options) if taken is None else {k: v for k, v in options.items() if k in taken}
+
+
+def _construct(factory, options: dict[str, Any], what: str):
+    options = {k: v for k, v in options.items() if v is not None}
+    taken = _parameters(factory)
+    unknown = sorted(set(options) - taken) if taken is not None else []
+    if unknown:
+        raise ConfigurationError(f"{what} does not take option(s) {', '.join(unknown)}")
     return factory(**options)
 
 
@@ -93,7 +115,9 @@ def _load(name: str, presets: dict, base, kind: str, options: dict):
         raise ConfigurationError(f"unknown {kind} {name!r}; presets: {', '.join(presets)}, "
                                  "or give 'package.module:ClassName'")
     target = presets[name][0] if name in presets else name
-    made = _construct(_import(target), options, f"{kind} {name!r}")
+    made = _construct(import_target(target), options, f"{kind} {name!r}")
+    if kind == "extractor" and not isinstance(made, base) and callable(getattr(made, "make_extractor", None)):
+        made = made.make_extractor()
     if not isinstance(made, base):
         raise ConfigurationError(f"{name!r} did not produce a doclens.{base.__name__} (got {type(made).__name__})")
     return made
@@ -108,7 +132,8 @@ def load_evaluator(name: str, **options):
 
 
 def load_extractor(name: str, **options):
-    """An extractor by preset name or ``package.module:ClassName``."""
-    from doclens.extractors import Extractor
+    """An extractor by preset name or ``package.module:ClassName`` (an extractor, or a judge whose
+    ``make_extractor()`` gives one)."""
+    from doclens.evaluators.extractors import Extractor
 
     return _load(name, EXTRACTOR_PRESETS, Extractor, "extractor", options)

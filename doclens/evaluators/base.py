@@ -1,4 +1,4 @@
-"""The evaluator contract (DESIGN §2).
+"""The evaluator contract (``docs/design.md`` §2).
 
 An evaluator answers entailment questions. The smallest custom evaluator implements only
 :meth:`Evaluator.entail_batch`; the base class derives claim verdicts and citation verdicts
@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-from doclens.types import CitationJudgement, ClaimJudgement
-from doclens.usage import Usage, UsageCounted
+from doclens.core.types import CitationJudgement, ClaimJudgement
+from doclens.evaluators.usage import Component
 
 
 @dataclass
@@ -46,7 +46,7 @@ def join_units(units: dict[int, str], ids: Sequence[int]) -> str:
     return "\n".join(units[i] for i in sorted(ids))
 
 
-class Evaluator(UsageCounted):
+class Evaluator(Component):
     """Base class of every evaluator.
 
     Subclasses set :attr:`name` and implement :meth:`entail_batch`, or override
@@ -54,17 +54,6 @@ class Evaluator(UsageCounted):
     instance text stays on this machine (documented per evaluator in ``cards/``).
     """
 
-    #: Preset or class name, shown in signatures.
-    name: str = "custom"
-    #: The model that produced the verdicts, shown in signatures.
-    model: Optional[str] = None
-    #: True when no instance text leaves the machine.
-    keeps_data_local: bool = True
-    #: Where citation precision comes from: "leave-one-out" or "provenance".
-    citation_precision_from: str = "leave-one-out"
-
-    def __init__(self) -> None:
-        self.usage = Usage()
 
     # ---- the smallest contract -------------------------------------------------------------
     def entail_batch(self, pairs: list[tuple[str, str]]) -> list[bool]:
@@ -156,15 +145,3 @@ class Evaluator(UsageCounted):
         self.usage.pairs += len(unique)
         lookup = {pair: bool(answer) for pair, answer in zip(unique, answers)}
         return [lookup[pair] for pair in pairs]
-
-    # ---- identity --------------------------------------------------------------------------
-    def config(self) -> dict:
-        """Everything that can change this evaluator's verdicts (recorded in every report)."""
-        return {"name": self.name, "model": self.model, "class": f"{type(self).__module__}.{type(self).__qualname__}"}
-
-    def signature(self) -> str:
-        """``name`` or ``name:model``: the judge part of a result's signature."""
-        return f"{self.name}:{self.model}" if self.model else self.name
-
-    def close(self) -> None:
-        """Release clients, files and models. Safe to call twice."""

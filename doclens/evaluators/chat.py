@@ -1,17 +1,17 @@
-"""Chat-model judges, independent of where the model runs (DESIGN §2).
+"""Chat-model judges, independent of where the model runs (``docs/design.md`` §2).
 
 :class:`ChatJudge` renders the judge prompts (``prompts/judge/``), reads the replies
-(:mod:`doclens.judge_replies`), matches verdicts back to the claims asked, re-asks once for what
+(:mod:`doclens.parsing.judge_replies`), matches verdicts back to the claims asked, re-asks once for what
 is missing, and records a reply that stays unreadable as *unparsed* (raw text kept). It caches
-every answer (:mod:`doclens.cache`) as soon as it arrives, counts calls and tokens, and delegates
+every answer (:mod:`doclens.evaluators.cache`) as soon as it arrives, counts calls and tokens, and delegates
 the model call to one method, :meth:`ChatJudge.complete_many`, which an endpoint class
 (:class:`doclens.evaluators.openai_chat.OpenAIChatJudge`) or an in-process model implements.
 
 Every prompt numbers the claims it asks about and every reply names them: JSON items carry
 ``"id"``, ``cot`` replies a ``claim id:`` line. Verdicts are filed by that number, then by the
-claim's exact (normalised) text, never by position (:mod:`doclens.judge_replies`). Instance text
+claim's exact (normalised) text, never by position (:mod:`doclens.parsing.judge_replies`). Instance text
 (premise, claims, statements, source units) enters a prompt only inside a fence it cannot forge
-(:class:`doclens.prompting.Fence`), and the prompts say that fenced text is data.
+(:class:`doclens.evaluators.prompting.Fence`), and the prompts say that fenced text is data.
 
 Prompt styles (paper Table 1 ablation):
 
@@ -30,7 +30,7 @@ is precise iff the statement is entailed and its id is in the provenance.
 ``question_summarization`` asks whether question A (the premise) is a specification of question
 B (the claim). With the scorer's premises this is, for ``direction="recall"``, whether the
 output question specifies the reference question, and for ``"precision"`` the converse
-(DESIGN §4).
+(``docs/design.md`` §4).
 """
 
 from __future__ import annotations
@@ -41,12 +41,12 @@ import logging
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
-from doclens.cache import cache_key, open_cache
+from doclens.evaluators.cache import CachedAnswers, cache_key
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
-from doclens.extractors import FailedExtraction, PromptedExtractor
-from doclens.judge_replies import (Verdict, parse_citation_cot, parse_citation_json, parse_cot, read_claim_verdicts)
-from doclens.prompting import Fence, load_prompt, make_fence
-from doclens.types import CitationJudgement, ClaimJudgement
+from doclens.evaluators.extractors import FailedExtraction, PromptedExtractor
+from doclens.parsing.judge_replies import (Verdict, parse_citation_cot, parse_citation_json, parse_cot, read_claim_verdicts)
+from doclens.evaluators.prompting import Fence, load_prompt, make_fence
+from doclens.core.types import CitationJudgement, ClaimJudgement
 
 logger = logging.getLogger("doclens")
 
@@ -96,7 +96,7 @@ class Completion:
 # ---- prompt rendering (public: reused by in-process chat judges) ----------------------------------
 def check_style(style: str) -> str:
     if style not in STYLES:
-        from doclens.errors import ConfigurationError
+        from doclens.core.errors import ConfigurationError
 
         raise ConfigurationError(f"unknown prompt style {style!r}; choose one of {', '.join(STYLES)}")
     return style
@@ -241,7 +241,7 @@ class _Job:
     raws: list[str] = field(default_factory=list)
 
 
-class ChatJudge(Evaluator):
+class ChatJudge(CachedAnswers, Evaluator):
     """A judge that asks a chat model. Subclasses implement :meth:`complete_many`.
 
     Parameters
@@ -249,18 +249,16 @@ class ChatJudge(Evaluator):
     style : {"json_cot", "cot", "json"}
         Prompt style (see the module docstring).
     cache_dir, no_cache, refresh
-        The answer cache (:func:`doclens.cache.open_cache`).
+        The answer cache (:func:`doclens.evaluators.cache.open_cache`).
     """
 
     name = "chat"
-    citation_precision_from = "provenance"
     keeps_data_local = False
 
     def __init__(self, style: str = "json_cot", *, cache_dir=None, no_cache: bool = False, refresh: bool = False):
         super().__init__()
         self.style = check_style(style)
-        self._cache_options = (cache_dir, no_cache, refresh)
-        self._cache = None
+        self.use_cache(cache_dir, no_cache, refresh)
 
     # ---- what a subclass provides --------------------------------------------------------------
     def complete_many(self, conversations: list[list[dict]], *, json_mode: bool,
@@ -270,7 +268,7 @@ class ChatJudge(Evaluator):
         for). A prompt too long for the model gives ``Completion(None, context_overflow=True)``;
         a request that fails for good gives ``Completion(None, error=why)`` (its items become
         ``failed``, the run goes on). Raise only to stop the whole run (e.g.
-        :class:`doclens.errors.RunStoppedError`)."""
+        :class:`doclens.core.errors.RunStoppedError`)."""
         raise NotImplementedError(f"{type(self).__name__} must implement complete_many()")
 
     def complete_for(self, answer: str, conversations: list[list[dict]], *, json_mode: bool,
@@ -291,6 +289,11 @@ class ChatJudge(Evaluator):
     def cost_usd(self, completion: Completion) -> float:
         return 0.0
 
+    def price_per_million(self) -> Optional[tuple[float, float, float]]:
+        """``(prompt, completion, cached prompt)`` USD per million tokens for this judge's model, or ``None``
+        when no price is known (a model run here costs nothing to count)."""
+        return None
+
     # ---- identity --------------------------------------------------------------------------------
     def prompt_tags(self) -> list[str]:
         return judge_prompt_tags(self.style)
@@ -303,20 +306,9 @@ class ChatJudge(Evaluator):
         """A subclaim extractor on the same model, client, cache and usage counters."""
         return ChatExtractor(self)
 
-    @property
-    def cache(self):
-        if self._cache is None:
-            self._cache = open_cache(*self._cache_options)
-        return self._cache
-
     def redact(self, text: str) -> str:
         """``text`` with every secret this judge knows of (its API key) masked."""
         return text
-
-    def close(self) -> None:
-        if self._cache is not None:
-            self._cache.close()
-            self._cache = None
 
     # ---- cached calls --------------------------------------------------------------------------------
     def key_for(self, conversation: list[dict], json_mode: bool, tag: str) -> str:
@@ -382,6 +374,11 @@ class ChatJudge(Evaluator):
                              fence=claims_fence(request.premise, request.claims))
 
     def judge_claims_many(self, requests: list[ClaimRequest]) -> list[list[ClaimJudgement]]:
+        """Every request's claims, asked in rounds of concurrent calls: a round's failed calls
+        mark their claims ``failed``, a reply too long for the context window is split in halves,
+        claims a reply leaves without a verdict are re-asked once and then recorded ``unparsed``.
+        One function (about 60 lines) because every round reads and writes the same table of
+        per-claim results and builds the next round's jobs from it."""
         results: list[list[Optional[ClaimJudgement]]] = [[None] * len(r.claims) for r in requests]
         jobs: list[_Job] = []
         for n, request in enumerate(requests):

@@ -45,11 +45,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from doclens.errors import ConfigurationError
+from doclens.core.errors import ConfigurationError
 from doclens.evaluators.base import ClaimRequest, Evaluator
-from doclens.extractors import split_clauses
-from doclens.statements import parse_statements, strip_citations
-from doclens.types import ClaimJudgement
+from doclens.evaluators.extractors import split_clauses
+from doclens.parsing.statements import parse_statements, strip_citations
+from doclens.core.types import ClaimJudgement
 
 #: Bumped whenever a rule changes a verdict: it is part of the signature.
 RULES_VERSION = "1"
@@ -176,7 +176,7 @@ class _Analyser:
         if cached is None:
             # statements, within them lower-case sentences (dialogue turns: "no exudate. lungs are
             # clear."), so that a negation's scope ends where its sentence does,
-            # and their independent clauses (doclens.extractors.split_clauses), so the premise is
+            # and their independent clauses (doclens.evaluators.extractors.split_clauses), so the premise is
             # read in the same units as the clauses extractor's claims
             parts = [c for s in parse_statements(strip_citations(text)) for p in _LOWER_SENTENCE.split(s.text)
                      for c in split_clauses(p)]
@@ -527,6 +527,6 @@ class ClinicalRulesJudge(Evaluator):
 
     def make_extractor(self):
         """With ``--extractor auto``: the model-free clause extractor."""
-        from doclens.extractors import ClauseExtractor
+        from doclens.evaluators.extractors import ClauseExtractor
 
         return ClauseExtractor()

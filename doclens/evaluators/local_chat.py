@@ -21,7 +21,7 @@ keeps the whole reply as evidence. ``json_cot`` / ``json`` styles and subclaim e
 generate freely (greedy, at most ``max_reply_tokens``) and go through the ordinary parsing,
 re-ask and *unparsed* path.
 
-**Instance text stays data.** The prompts fence every instance text (:mod:`doclens.prompting`);
+**Instance text stays data.** The prompts fence every instance text (:mod:`doclens.evaluators.prompting`);
 in process one more step is needed: a tokenizer reads a special-token string (``<|im_start|>``,
 ``</s>``) anywhere in a text as the control token itself, so such strings inside the messages are
 broken with an invisible U+2060 before tokenising (:meth:`LocalChatJudge._defuse`). ``cot``
@@ -44,7 +44,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import importlib.util
-import inspect
 import logging
 import re
 import time
@@ -53,7 +52,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from doclens.errors import ConfigurationError, require
+from doclens.core.errors import ConfigurationError, require
 from doclens.evaluators.chat import (ANSWER_FREE, ANSWER_VERDICT, ANSWER_VERDICT_AND_PROVENANCE, ChatJudge,
                                      Completion, check_style)
 from doclens.evaluators.torch_utils import choose_device, choose_dtype, import_torch, model_fingerprint, stated_window
@@ -144,7 +143,7 @@ class LocalChatJudge(ChatJudge):
     max_length : int, optional
         Model window in tokens, if smaller than the model's own.
     cache_dir, no_cache, refresh
-        The answer cache (:func:`doclens.cache.open_cache`).
+        The answer cache (:func:`doclens.evaluators.cache.open_cache`).
     dry_run : bool
         Plan only (``--dry-run`` counts calls and tokens): the model is never loaded or run.
 
@@ -425,7 +424,7 @@ class LocalChatJudge(ChatJudge):
         if not conversations:
             return []
         if self.dry_run:
-            raise RuntimeError("dry_run=True: this evaluator runs no model (use doclens.dry_run.dry_run_estimate)")
+            raise RuntimeError("dry_run=True: this evaluator runs no model (use doclens.scoring.dry_run.dry_run_estimate)")
         loaded = self._ensure_loaded()
         window = loaded.window
         reading = answer if self.style == "cot" and answer != ANSWER_FREE else None
@@ -733,12 +732,3 @@ def _as_list(value) -> list:
         return []
     return list(value) if isinstance(value, (list, tuple, set)) else [value]
 
-
-def local_extractor(**options):
-    """The ``local`` extractor preset: subclaim extraction with a :class:`LocalChatJudge`'s
-    model (same options)."""
-    return LocalChatJudge(**options).make_extractor()
-
-
-# The preset loader checks options against the factory's signature: give it the judge's.
-local_extractor.__signature__ = inspect.signature(LocalChatJudge)

@@ -1,4 +1,4 @@
-"""In-process NLI judges (DESIGN §2): the TRUE model and any sequence-classification NLI model.
+"""In-process NLI judges (``docs/design.md`` §2): the TRUE model and any sequence-classification NLI model.
 
 Both answer :meth:`~doclens.Evaluator.entail_batch`; the base class derives claim verdicts and the
 leave-one-out citation verdicts from it (its short-cuts: no precision pairs when ``C ⇏ s``, none
@@ -6,7 +6,7 @@ for a single citation, ``C∖{c}`` only when ``c`` alone does not entail; every 
 
 What :class:`InProcessNLI` adds, for speed and for honesty:
 
-* **cache** — every verdict goes through the DocLens cache (:mod:`doclens.cache`), keyed by the
+* **cache** — every verdict goes through the DocLens cache (:mod:`doclens.evaluators.cache`), keyed by the
   model's identity (name or folder, a fingerprint of its files), the input format, the window
   and the pair: a rerun, or a resumed crash, runs the model on nothing twice;
 * **windows, never truncation** — a premise longer than the model's window is split into
@@ -29,8 +29,8 @@ import logging
 from pathlib import Path
 from typing import Optional
 
-from doclens.cache import cache_key, open_cache
-from doclens.errors import ConfigurationError, InputError
+from doclens.evaluators.cache import CachedAnswers, cache_key
+from doclens.core.errors import ConfigurationError, InputError
 from doclens.evaluators.base import Evaluator
 from doclens.evaluators.torch_utils import choose_device, choose_dtype, import_torch, model_fingerprint, stated_window
 
@@ -39,7 +39,7 @@ logger = logging.getLogger("doclens")
 TRUE_MODEL = "google/t5_xxl_true_nli_mixture"
 
 
-class InProcessNLI(Evaluator):
+class InProcessNLI(CachedAnswers, Evaluator):
     """The shared machinery of in-process NLI judges; subclasses load a model and score batches.
 
     Parameters
@@ -58,11 +58,10 @@ class InProcessNLI(Evaluator):
     window_overlap : float
         Share of a window repeated in the next one when a premise is split (0 ≤ x < 1).
     cache_dir, no_cache, refresh
-        The verdict cache (:func:`doclens.cache.open_cache`).
+        The verdict cache (:func:`doclens.evaluators.cache.open_cache`).
     """
 
     keeps_data_local = True
-    citation_precision_from = "leave-one-out"
     #: Describes the input format and how the answer is read; part of cache keys and config.
     input_format: str = ""
 
@@ -82,10 +81,17 @@ class InProcessNLI(Evaluator):
         self.batch_size = batch_size
         self.requested_max_length = max_length
         self.window_overlap = window_overlap
-        self._cache_options = (cache_dir, no_cache, refresh)
-        self._cache = None
+        self.use_cache(cache_dir, no_cache, refresh)
         self._fingerprint: Optional[str] = None
         self._loaded = False
+        # Set by load(): the torch module, where and in what precision the model runs, the
+        # tokenizer and network, and the window (tokens) the network takes.
+        self.torch = None
+        self.device: Optional[str] = None
+        self.dtype = None
+        self.tokenizer = None
+        self.network = None
+        self.max_length: Optional[int] = None
 
     #: The ``transformers`` auto class that loads the model.
     auto_class: str = ""
@@ -143,12 +149,6 @@ class InProcessNLI(Evaluator):
         if self._fingerprint is None:
             self._fingerprint = model_fingerprint(self.model)
         return self._fingerprint
-
-    @property
-    def cache(self):
-        if self._cache is None:
-            self._cache = open_cache(*self._cache_options)
-        return self._cache
 
     # ---- the contract ------------------------------------------------------------------------------
     def entail_batch(self, pairs: list[tuple[str, str]]) -> list[bool]:
@@ -252,12 +252,6 @@ class InProcessNLI(Evaluator):
                 "max_length": self.requested_max_length, "window_overlap": self.window_overlap,
                 "batch_size": self.batch_size}
 
-    def close(self) -> None:
-        if self._cache is not None:
-            self._cache.close()
-            self._cache = None
-
-
 def single_token_id(tokenizer, text: str) -> int:
     """The id of the one token the model writes for ``text`` (``"1"`` → ``▁1`` for T5). A lone
     word-boundary piece before it is ignored; anything else that is not one token is an error."""
@@ -288,6 +282,9 @@ class TrueNLIEvaluator(InProcessNLI):
 
     def __init__(self, model: Optional[str] = None, **options):
         super().__init__(model or TRUE_MODEL, **options)
+        #: set on load: the token ids of "1" and "0", and the decoder's start token
+        self.answer_ids: Optional[tuple[int, int]] = None
+        self.decoder_start: Optional[int] = None
 
     def _after_load(self) -> None:
         self.answer_ids = (single_token_id(self.tokenizer, "1"), single_token_id(self.tokenizer, "0"))
@@ -325,6 +322,8 @@ class NLIClassifierEvaluator(InProcessNLI):
         super().__init__(model, **options)
         self.threshold = threshold
         self.entailment_label = entailment_label
+        #: set on load: the class index of the entailment label
+        self.entailment_index: Optional[int] = None
 
     @property
     def input_format(self) -> str:  # type: ignore[override]

@@ -14,7 +14,7 @@ the judge splits the claim list in halves and asks again; text is never truncate
 A call that fails for good (retries spent, or 400/401/403/404 …) does not stop the run: its
 items are recorded with status ``failed`` (the explanation names the error), it is counted in
 ``usage.failed_calls`` and not cached, so a rerun asks exactly those calls again. A circuit
-breaker stops the run (:class:`doclens.errors.RunStoppedError`, with a partial report) after
+breaker stops the run (:class:`doclens.core.errors.RunStoppedError`, with a partial report) after
 ``max_consecutive_failures`` failed requests in a row, and at ``deadline``.
 
 These evaluators SEND INSTANCE TEXT to the configured endpoint. ``local_only=True`` refuses any
@@ -31,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import datetime
 import email.utils
-import inspect
 import ipaddress
 import json
 import logging
@@ -48,8 +47,9 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 from urllib.parse import parse_qsl, urlparse
 
-from doclens.errors import ConfigurationError, RunStoppedError
+from doclens.core.errors import ConfigurationError, RunStoppedError
 from doclens.evaluators.chat import ChatJudge, Completion, check_style
+from doclens.evaluators.usage import estimate_tokens
 
 logger = logging.getLogger("doclens")
 
@@ -378,11 +378,6 @@ class _RateLimiter:
                 self.tokens -= need
 
 
-def estimate_tokens(messages: list[dict]) -> int:
-    """About four characters per token, plus a few per message."""
-    return sum(len(m.get("content") or "") for m in messages) // 4 + 4 * len(messages)
-
-
 class OpenAIChatJudge(ChatJudge):
     """A :class:`ChatJudge` on an OpenAI-compatible chat endpoint.
 
@@ -418,7 +413,7 @@ class OpenAIChatJudge(ChatJudge):
     seed, temperature : decoding (default seed 0, temperature 0).
     price_table : path of a JSON price table (see :func:`load_price_table`).
     dry_run : bool
-        No key needed and no request ever sent (see :func:`doclens.dry_run.dry_run_estimate`).
+        No key needed and no request ever sent (see :func:`doclens.scoring.dry_run.dry_run_estimate`).
     cache_dir, no_cache, refresh : the answer cache.
     style : {"json_cot", "cot", "json"}; default the preset's.
     json_response : bool, optional
@@ -450,6 +445,8 @@ class OpenAIChatJudge(ChatJudge):
                  style: Optional[str] = None, json_response: Optional[bool] = None,
                  backoff_base: float = 1.0, backoff_max: float = 60.0, max_consecutive_failures: int = 20,
                  deadline=None):
+        # Long because it checks each option (the class docstring says what they mean) before any
+        # client exists, so a bad value is a ConfigurationError naming it, never a failed call.
         super().__init__(check_style(style or self.default_style), cache_dir=cache_dir, no_cache=no_cache,
                          refresh=refresh)
         if azure_endpoint and base_url:
@@ -535,6 +532,9 @@ class OpenAIChatJudge(ChatJudge):
                  if self.endpoint_kind == "azure" else {"base_url": self.base_url})
         return {"model": self.model, "endpoint": self.endpoint_kind, **where}
 
+    def price_per_million(self) -> Optional[tuple[float, float, float]]:
+        return self._price
+
     def decoding(self) -> dict:
         # 0.0 → 0 so signatures read T:0, as the signature format shows
         values = {"T": int(self.temperature) if self.temperature.is_integer() else self.temperature}
@@ -619,7 +619,7 @@ class OpenAIChatJudge(ChatJudge):
         ``error`` set (the run goes on); :class:`RunStoppedError` when the circuit breaker trips
         or the deadline passes (answers received until then have gone to ``on_complete``)."""
         if self.dry_run:
-            raise RuntimeError("dry_run=True: this evaluator sends no request (use doclens.dry_run.dry_run_estimate)")
+            raise RuntimeError("dry_run=True: this evaluator sends no request (use doclens.scoring.dry_run.dry_run_estimate)")
         if not conversations:
             return []
         if self.deadline is not None and self._deadline_at is None:
@@ -822,12 +822,3 @@ class CoTJudge(OpenAIChatJudge):
     name = "cot"
     default_style = "cot"
 
-
-def llm_extractor(**options):
-    """The ``llm`` extractor preset: the subclaim extractor of an :class:`OpenAIChatJudge` built
-    from ``options`` (the same as the evaluator's)."""
-    return OpenAIChatJudge(**options).make_extractor()
-
-
-# The preset loader checks options against the factory's signature: give it the judge's.
-llm_extractor.__signature__ = inspect.signature(OpenAIChatJudge)

@@ -13,11 +13,11 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from doclens.errors import ConfigurationError, require
+from doclens.core.errors import ConfigurationError, require
 
 
 def import_torch(feature: str):
-    """``(torch, transformers)`` or a :class:`~doclens.errors.MissingExtraError` naming ``[local]``."""
+    """``(torch, transformers)`` or a :class:`~doclens.core.errors.MissingExtraError` naming ``[local]``."""
     torch = require("torch", feature, "local")
     transformers = require("transformers", feature, "local")
     return torch, transformers
@@ -38,13 +38,17 @@ def choose_device(torch, requested: Optional[str] = None) -> str:
     return "cpu"
 
 
+#: the precisions an in-process model can be asked to run in
+DTYPES = ("float32", "bfloat16", "float16")
+
+
 def choose_dtype(torch, device: str, requested: Optional[str] = None):
     """``requested`` (``float32``, ``bfloat16``, ``float16``) or: bf16 on a GPU that supports it,
     float32 elsewhere (CPU bf16 is slower than float32 on most CPUs)."""
     if requested:
         dtype = getattr(torch, requested, None)
         if not isinstance(dtype, torch.dtype):
-            raise ConfigurationError(f"unknown dtype {requested!r}; use float32, bfloat16 or float16")
+            raise ConfigurationError(f"unknown dtype {requested!r}; use {', '.join(DTYPES)}")
         return dtype
     if device.startswith("cuda") and torch.cuda.is_bf16_supported():
         return torch.bfloat16

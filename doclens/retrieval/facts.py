@@ -5,7 +5,7 @@ Accepted shapes of ``source``:
 
 * numbered units, as citations use them: a string starting with ``[0]`` (``"[0] … [1] …"``,
   ACI-BENCH dialogue turns ``"[0][doctor] hi . [1][patient] …"``), parsed by
-  :func:`doclens.source_units.parse_source_units`;
+  :func:`doclens.parsing.source_units.parse_source_units`;
 * a long text with no ``[0]`` at its start: each paragraph (text between blank lines) is a unit;
 * a list, one unit per item: a string (a dialogue turn, a sentence, or a whole document — one
   patient's notes are a list of documents), or a dict (a table row, as DOSSIER keeps EHR rows:
@@ -13,7 +13,7 @@ Accepted shapes of ``source``:
   out). Strings and rows may be mixed.
 
 Units are numbered from 0 in that order. A text unit is split into sentences by the prediction
-splitter (:func:`doclens.statements.sentence_spans`: the same rules, so a claim and the record
+splitter (:func:`doclens.parsing.statements.sentence_spans`: the same rules, so a claim and the record
 it is checked against are cut alike); lines that are only a section header (``HPI:``) and pieces
 without a letter or digit are no facts. A table row is one fact, never split. Each fact keeps
 its unit, its sentence number in the unit and its character span in the unit's text, so the
@@ -29,10 +29,10 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any, Optional, Sequence
 
-from doclens.errors import InputError
-from doclens.source_units import parse_source_units
-from doclens.statements import has_content, is_header_line, sentence_spans
-from doclens.types import SourceUnit
+from doclens.core.errors import InputError
+from doclens.parsing.source_units import parse_source_units
+from doclens.parsing.statements import has_content, is_header_line, sentence_spans
+from doclens.core.types import SourceUnit
 
 #: Kinds of unit: text (a turn, a sentence, a paragraph, a document) and table row.
 KIND_TEXT = "text"
@@ -99,7 +99,7 @@ def row_text(row: dict, where: str = "source row") -> str:
 def record_units(source: Any) -> list[tuple[SourceUnit, str]]:
     """The units of ``source`` (any shape in the module docstring) with their kind, numbered from 0.
 
-    Raises :class:`~doclens.errors.InputError` (field ``source``) naming the item at fault."""
+    Raises :class:`~doclens.core.errors.InputError` (field ``source``) naming the item at fault."""
     if source is None:
         return []
     if isinstance(source, str):

@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from doclens.errors import require
+from doclens.core.errors import require
 
 _TOKEN = re.compile(r"\w+")
 

@@ -30,7 +30,7 @@ from typing import Optional
 
 import numpy as np
 
-from doclens.errors import require
+from doclens.core.errors import require
 
 logger = logging.getLogger(__name__)
 

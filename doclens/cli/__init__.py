@@ -1,0 +1,103 @@
+"""``doclens`` command line: one module per command (``doclens.cli.score`` …), each with an
+``add_parser(sub)`` and a ``run(args)``; :mod:`doclens.cli.common` holds what they share.
+
+    doclens score notes.jsonl --evaluator local --output scores.json
+    doclens install-metric            # makes evaluate.load("doclens") work offline
+    doclens presets                   # lists evaluators and extractors
+    doclens validate submission.json --references benchmark.jsonl
+    doclens compare a.json b.json     # paired bootstrap difference B − A
+    doclens agreement scores.json human.csv --human-column completeness
+    doclens report scores.json --input notes.jsonl -o report.html
+    doclens leaderboard scores/*.json -o board.html
+
+Exit codes (``doclens.core.errors``): 0 success; 1 an unexpected internal error; 2 bad input file,
+option or value (a partial report is written when anything was scored); 3 scored, but
+incomplete (some model calls failed for good, most replies were unreadable, the circuit breaker
+or ``--deadline`` stopped the run, or it failed mid-way: a partial report is written); 130
+interrupted (Ctrl-C or SIGTERM; a partial report is written). A partial report never replaces a
+complete one: it goes beside it as ``<name>.partial.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from typing import Optional
+
+from doclens.cli import agreement, compare, install_metric, leaderboard, presets, report, score, validate
+from doclens.cli.common import Terminated
+from doclens.core.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, DocLensError
+from doclens.version import __version__
+
+logger = logging.getLogger("doclens")
+
+#: the commands, in the order ``doclens --help`` lists them
+COMMANDS = (score, install_metric, presets, validate, compare, agreement, report, leaderboard)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="doclens", description="Fact-level evaluation of medical text generation.")
+    parser.add_argument("--version", action="version", version=f"doclens {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="-v: INFO, -vv: DEBUG (DEBUG may print instance text)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for command in COMMANDS:
+        command.add_parser(sub)
+    return parser
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated("terminated (SIGTERM)")
+
+
+def _quiet_stdout() -> None:
+    """After a closed stdout (``doclens … | head``): point stdout at /dev/null so that the
+    interpreter's final flush cannot fail again (the Python docs' recipe for SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file descriptor (an in-process capture)
+        pass
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Run one command; returns its exit code (:mod:`doclens.core.errors`: 0 ok, 1 internal error,
+    2 bad input or option, 3 scored but incomplete, 130 interrupted). No user input ends in a
+    traceback: bad files and values are one ``doclens: error:`` line naming the file, line,
+    instance and field; an unexpected error names its type (``-vv`` logs the traceback)."""
+    import signal
+    import threading
+
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help, --version (0) or a usage error (2)
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    logging.basicConfig(level=logging.WARNING - 10 * min(args.verbose, 2), format="%(levelname)s %(name)s: %(message)s")
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return args.func(args)
+    except DocLensError as exc:
+        print(f"doclens: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt as exc:
+        print(f"doclens: {'terminated' if isinstance(exc, Terminated) else 'interrupted'}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_ERROR
+    except RecursionError:
+        print("doclens: error: input nested too deeply to read", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:  # a bug: say so in one line; -vv shows the traceback
+        logger.debug("internal error", exc_info=True)
+        print(f"doclens: internal error: {type(exc).__name__}: {exc} (run with -vv for the traceback and "
+              "please report it)", file=sys.stderr)
+        return EXIT_ERROR
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)

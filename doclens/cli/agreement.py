@@ -1,0 +1,90 @@
+"""``doclens agreement``: how DocLens scores agree with human judgements."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from doclens.cli.common import load_report
+from doclens.core.errors import InputError
+from doclens.core.metrics import METRICS
+from doclens.views.text import agreement_text
+
+
+def _named_scores(spec: str) -> tuple[str, str]:
+    name, sep, path = spec.partition("=")
+    return (name, path) if sep and name else (None, spec)
+
+
+
+def run(args: argparse.Namespace) -> int:
+    import csv
+
+    from doclens.stats.agreement import (instance_agreement, pairwise_agreement, read_csv_text, read_human_scores,
+                                   read_preferences, report_metric_scores)
+    from doclens.views.leaderboard import system_name
+
+    try:
+        header = next(csv.reader(read_csv_text(args.human).splitlines()[:1]), [])
+    except csv.Error as exc:
+        raise InputError(f"{args.human} line 1: not a readable CSV header ({exc})", line=1) from None
+    metrics = args.metric or list(METRICS)
+    results = []
+    if "preferred" in header:
+        systems = {}
+        for spec in args.scores:
+            name, path = _named_scores(spec)
+            report = load_report(path)
+            name = name or system_name(report.config, path)
+            if name in systems:
+                raise InputError(f"two scores files name system {name!r}; name them with NAME=PATH", field="system")
+            systems[name] = report
+        signatures = {r.signature for r in systems.values()}
+        if len(signatures) > 1 and not args.allow_different_signatures:
+            print("doclens: error: the scores files have different signatures; their scores are not comparable "
+                  "(--allow-different-signatures compares them anyway)", file=sys.stderr)
+            return 2
+        preferences = read_preferences(args.human)
+        for metric in metrics:
+            scores = {name: report_metric_scores(report, metric) for name, report in systems.items()}
+            results.append(pairwise_agreement(scores, preferences, metric, source=args.human).to_dict())
+        mode = "pairwise"
+    else:
+        if len(args.scores) != 1:
+            raise InputError(f"{args.human} has no 'preferred' column, so it holds per-instance scores: give exactly "
+                             f"one scores file (got {len(args.scores)})")
+        if not args.human_column:
+            candidates = [c for c in header if c != args.id_column]
+            raise InputError(f"{args.human}: choose the human score column with --human-column (columns: "
+                             f"{', '.join(candidates) or 'none'})")
+        report = load_report(_named_scores(args.scores[0])[1])
+        human, unrated = read_human_scores(args.human, args.human_column, args.id_column)
+        for metric in metrics:
+            results.append(instance_agreement(report_metric_scores(report, metric), human, metric, args.human_column,
+                                              unrated, source=args.human).to_dict())
+        mode = "instance"
+    if args.json:
+        print(json.dumps({"mode": mode, "human": args.human, "results": results}, indent=2, allow_nan=False))
+        return 0
+    print(agreement_text(mode, results, args.human, args.human_column))
+    return 0
+
+
+def add_parser(sub) -> None:
+    agreement = sub.add_parser(
+        "agreement", help="agreement of DocLens scores with human judgements",
+        description="Per-instance CSV (header: id,<score columns>; choose one with --human-column; empty cell = "
+                    "not rated): Spearman rho and Kendall tau-b per metric, with one scores file. Pairwise CSV "
+                    "(header: id,system_a,system_b,preferred; preferred = a system name or 'tie'): how often "
+                    "each metric prefers the system humans preferred, with one scores file per system given as "
+                    "NAME=PATH (or PATH, named by the report's config 'system' or its file name).")
+    agreement.add_argument("scores", nargs="+", help="scores file(s), optionally NAME=PATH")
+    agreement.add_argument("human", help="CSV of human judgements (per-instance or pairwise, see above)")
+    agreement.add_argument("--human-column", help="per-instance CSV: the column holding the human score")
+    agreement.add_argument("--id-column", default="id", help="per-instance CSV: the id column (default id)")
+    agreement.add_argument("--metric", action="append", choices=METRICS,
+                           help="metric(s) to compare (repeatable; default all four)")
+    agreement.add_argument("--allow-different-signatures", action="store_true")
+    agreement.add_argument("--json", action="store_true", help="print JSON")
+    agreement.set_defaults(func=run)

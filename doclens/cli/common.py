@@ -1,0 +1,89 @@
+"""What every command shares: checked number types, the bootstrap options, output checks and
+the one way to read a scores file."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from doclens.core.errors import InputError
+
+
+def number(kind, low=None, high=None, low_open=False, high_open=False, what="a number"):
+    """An argparse ``type`` that accepts a finite ``kind`` within the given bounds, so that
+    ``--resamples -5`` or ``--confidence 2`` is a usage error (exit 2), never a traceback."""
+    import math
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except (TypeError, ValueError):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if isinstance(value, float) and not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+        if low is not None and (value <= low if low_open else value < low) or \
+                high is not None and (value >= high if high_open else value > high):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text}")
+        return value
+
+    return parse
+
+
+POSITIVE_INT = number(int, 1, what="an integer of at least 1")
+
+NON_NEGATIVE_INT = number(int, 0, what="an integer of at least 0")
+
+POSITIVE_FLOAT = number(float, 0, low_open=True, what="a number above 0")
+
+NON_NEGATIVE_FLOAT = number(float, 0, what="a number of at least 0")
+
+PROBABILITY = number(float, 0, 1, what="a number between 0 and 1")
+
+CONFIDENCE = number(float, 0, 1, low_open=True, high_open=True, what="a number strictly between 0 and 1")
+
+
+
+def bootstrap_options(parser: argparse.ArgumentParser, allow_none: bool = False) -> None:
+    from doclens.stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
+
+    group = parser.add_argument_group("bootstrap")
+    group.add_argument("--resamples", type=NON_NEGATIVE_INT if allow_none else POSITIVE_INT,
+                       default=DEFAULT_RESAMPLES,
+                       help=f"bootstrap resamples (default {DEFAULT_RESAMPLES}"
+                            + ("; 0: no intervals)" if allow_none else ")"))
+    group.add_argument("--seed", type=NON_NEGATIVE_INT, default=DEFAULT_SEED,
+                       help=f"bootstrap seed (default {DEFAULT_SEED})")
+    group.add_argument("--confidence", type=CONFIDENCE, default=DEFAULT_CONFIDENCE,
+                       help=f"interval confidence level (default {DEFAULT_CONFIDENCE})")
+
+
+def check_output_path(path: str, flag: str = "--output") -> None:
+    """Refuse an output path that cannot be written, before any work starts: its folder must
+    exist and be writable, and the path must not be a folder. ``-`` (stdout) is always fine."""
+    if path == "-":
+        return
+    target = Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise InputError(f"{flag} {path}: is a folder; give a file name", field=flag)
+    if not parent.exists():
+        raise InputError(f"{flag} {path}: the folder {str(parent)!r} does not exist", field=flag)
+    if not parent.is_dir():
+        raise InputError(f"{flag} {path}: {str(parent)!r} is not a folder", field=flag)
+    if target.exists() and not os.access(target, os.W_OK):
+        raise InputError(f"{flag} {path}: the file is not writable", field=flag)
+    if not target.exists() and not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"{flag} {path}: the folder {str(parent)!r} is not writable", field=flag)
+
+
+def load_report(path: str):
+    """A scores file read through the one checked reader (:meth:`doclens.Report.load`); its
+    :class:`InputError` names the file, the instance and the field."""
+    from doclens.scoring.report import Report
+
+    return Report.load(path)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C would be so that the same code writes the partial report."""

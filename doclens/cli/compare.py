@@ -1,0 +1,64 @@
+"""``doclens compare``: the paired bootstrap difference between two scores files (B − A)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from doclens.cli.common import bootstrap_options
+
+
+def run(args: argparse.Namespace) -> int:
+    from doclens.stats.bootstrap import MIN_INSTANCES, STATISTICS, align_by_id, bootstrap_description, paired_bootstrap
+    from doclens.io.scores_files import scan_report
+    from doclens.scoring.signature import signature_differences
+
+    scanned = [scan_report(path) for path in (args.a, args.b)]
+    (header_a, ids_a, counts_a), (header_b, ids_b, counts_b) = scanned
+    signature_a, signature_b = str(header_a.get("signature")), str(header_b.get("signature"))
+    differences = signature_differences(signature_a, signature_b)
+    if differences and not args.allow_different_signatures:
+        print("doclens: error: the two results have different signatures, so their scores are not comparable:\n  "
+              + "\n  ".join(differences) + "\n(--allow-different-signatures compares them anyway)", file=sys.stderr)
+        return 2
+    counts_a, counts_b = align_by_id(ids_a, counts_a, ids_b, counts_b)
+    result = paired_bootstrap(counts_a, counts_b, args.resamples, args.seed, args.confidence)
+    bootstrap = bootstrap_description(args.resamples, args.seed, args.confidence)
+    if args.json:
+        print(json.dumps({"a": args.a, "b": args.b, "signature_a": signature_a,
+                          "signature_b": signature_b, "signatures_differ": bool(differences),
+                          "instances": len(counts_a), "bootstrap": bootstrap, "min_instances": MIN_INSTANCES,
+                          "differences": {k: v.to_dict() for k, v in result.items()}}, indent=2, allow_nan=False))
+        return 0
+    if differences:
+        print("WARNING: signatures differ (compared anyway, --allow-different-signatures):\n  "
+              + "\n  ".join(differences))
+    print(f"A = {args.a}\nB = {args.b}\n{len(counts_a)} paired instances, paired {bootstrap}; ×100")
+    print(f"{'statistic':<28}{'A':>8}{'B':>8}{'B − A':>9}  {'interval':<20}{'p':>7}  verdict")
+    for key in STATISTICS:
+        d = result[key]
+        if d.delta is None:
+            print(f"{key:<28}{'n/a':>8}{'n/a':>8}{'n/a':>9}")
+            continue
+        if d.low is None:  # too few instances: no interval, no p-value, no verdict
+            print(f"{key:<28}{100 * d.a:>8.2f}{100 * d.b:>8.2f}{100 * d.delta:>+9.2f}  {'—':<20}{'—':>7}  "
+                  f"{d.verdict}")
+            continue
+        interval = f"[{100 * d.low:+.2f}, {100 * d.high:+.2f}]"
+        print(f"{key:<28}{100 * d.a:>8.2f}{100 * d.b:>8.2f}{100 * d.delta:>+9.2f}  {interval:<20}{d.p_value:>7.3f}  "
+              f"{d.verdict}")
+    print(f"signature: {signature_a}" if not differences else
+          f"signature A: {signature_a}\nsignature B: {signature_b}")
+    return 0
+
+
+def add_parser(sub) -> None:
+    compare = sub.add_parser("compare", help="paired bootstrap difference between two scores files (B − A)")
+    compare.add_argument("a", help="scores file A")
+    compare.add_argument("b", help="scores file B (same instances, same signature)")
+    compare.add_argument("--allow-different-signatures", action="store_true",
+                         help="compare results whose signatures differ (the output says so)")
+    compare.add_argument("--json", action="store_true", help="print JSON")
+    bootstrap_options(compare)
+    compare.set_defaults(func=run)

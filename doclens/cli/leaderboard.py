@@ -1,0 +1,37 @@
+"""``doclens leaderboard``: rank scores files with intervals, one table per signature."""
+
+from __future__ import annotations
+
+import argparse
+
+from doclens.cli.common import bootstrap_options, check_output_path
+from doclens.core.metrics import METRICS
+
+
+def run(args: argparse.Namespace) -> int:
+    from doclens.stats.bootstrap import bootstrap_description
+    from doclens.views.html import write_leaderboard_html, write_page
+    from doclens.views.leaderboard import group_by_signature, leaderboard_text, load_entry, rank_group
+
+    if args.output:
+        check_output_path(args.output)
+    entries = [load_entry(path, args.resamples, args.seed, args.confidence) for path in args.scores]
+    groups = {signature: rank_group(group, args.metric, args.resamples, args.seed, args.confidence)
+              for signature, group in group_by_signature(entries).items()}
+    bootstrap = bootstrap_description(args.resamples, args.seed, args.confidence)
+    print(leaderboard_text(groups, args.metric, bootstrap))
+    if args.output:
+        write_page(args.output, lambda handle: write_leaderboard_html(groups, handle, args.metric, bootstrap))
+        print(f"leaderboard written to {args.output}")
+    return 0
+
+
+def add_parser(sub) -> None:
+    board = sub.add_parser("leaderboard", help="rank scores files with intervals, one table per signature")
+    board.add_argument("scores", nargs="+", help="scores files")
+    board.add_argument("-o", "--output", help="also write a sortable HTML leaderboard here")
+    board.add_argument("--metric", default="claim_recall",
+                       choices=METRICS,
+                       help="rank by this metric, pooled (default claim_recall)")
+    bootstrap_options(board)
+    board.set_defaults(func=run)

@@ -1,0 +1,81 @@
+"""Exceptions DocLens raises. Each names what is wrong and where."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+# Exit codes of the ``doclens`` command line: 0 success; 1 unexpected internal error; 2 bad input
+# file, bad option or value; 3 scored, but incomplete (some items failed or unparsed, or the run
+# stopped early: a partial report was written); 130 interrupted (Ctrl-C or SIGTERM).
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_INCOMPLETE = 3
+EXIT_INTERRUPTED = 130
+
+
+class DocLensError(Exception):
+    """Base class of every DocLens error."""
+
+
+class InputError(DocLensError, ValueError):
+    """Bad input: the message names the instance (or line) and the field."""
+
+    def __init__(self, message: str, field: Optional[str] = None, line: Optional[int] = None):
+        super().__init__(message)
+        self.field = field
+        self.line = line
+
+
+def cannot_read(path, exc: OSError, what: str = "") -> InputError:
+    """The one error for a file that cannot be opened or read: its name, what it should be
+    (``what``, e.g. ``"the scores file"``) and the system's reason."""
+    return InputError(f"{path}: cannot read{' ' + what if what else ''} ({exc.strerror or exc})")
+
+
+class ConfigurationError(DocLensError, ValueError):
+    """An evaluator, extractor or option was configured in a way that cannot work."""
+
+
+class MissingExtraError(DocLensError, ImportError):
+    """A feature needs an optional dependency group (an *extra*) that is not installed."""
+
+    def __init__(self, feature: str, extra: str, missing: str):
+        super().__init__(
+            f"{feature} needs the '{extra}' extra ({missing} is not installed): "
+            f"pip install 'doclens[{extra}]'")
+        self.extra = extra
+
+
+class UnparsedJudgementError(DocLensError):
+    """Raised with ``on_unparsed="raise"`` when a judge reply could not be parsed."""
+
+
+class EndpointError(DocLensError):
+    """A model endpoint failed a request for good (retries spent, or an error that retrying cannot
+    fix: 400, 401, 404 …). The message names the endpoint's reply and never carries the API key."""
+
+    def __init__(self, message: str, status: Optional[int] = None, transient: bool = False):
+        super().__init__(message)
+        self.status = status
+        self.transient = transient
+
+
+class RunStoppedError(DocLensError):
+    """The run was stopped early on purpose: the circuit breaker saw too many failed requests in a
+    row, or the deadline passed. The exception carries ``partial_report`` (see
+    :meth:`doclens.DocLens.score`); every answer received before the stop is cached."""
+
+    def __init__(self, message: str, reason: str):
+        super().__init__(message)
+        self.reason = reason  # "circuit_breaker" or "deadline"
+
+
+def require(module: str, feature: str, extra: str):
+    """Import ``module`` or raise :class:`MissingExtraError` naming the extra to install."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:  # pragma: no cover - exercised where the extra is absent
+        raise MissingExtraError(feature, extra, module) from exc

@@ -1,0 +1,286 @@
+"""Plain data types that flow through the pipeline (``docs/design.md`` §3).
+
+Everything here is a dataclass that serialises to JSON with ``to_dict`` and back with
+``from_dict``, so a report written to disk can be read, compared and rendered later.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Optional
+
+#: Verdict statuses. ``ok``: the judge gave a verdict. ``unparsed``: the judge's reply could not
+#: be read after retries; the raw reply is kept and the item is scored per ``on_unparsed``.
+#: ``failed``: no reply at all — the call to the model failed for good (retries spent, or an error
+#: such as 401 that retrying cannot fix); the explanation names the error, the item is scored per
+#: ``on_unparsed`` like an unparsed one, and nothing is cached, so a rerun asks exactly these again.
+STATUS_OK = "ok"
+STATUS_UNPARSED = "unparsed"
+STATUS_FAILED = "failed"
+#: Statuses of an item without a verdict (``entailed is None``).
+NO_VERDICT = (STATUS_UNPARSED, STATUS_FAILED)
+
+
+def instance_id(value, where: str = "instance") -> str:
+    """An instance id as DocLens keeps it: a non-empty string as is, an integer turned into its
+    decimal string (``7`` → ``"7"``). Anything else (a missing id, ``""``, a float, ``NaN``,
+    ``true``, an object, a list) raises :class:`doclens.core.errors.InputError` naming ``where`` and
+    the field ``id``."""
+    from doclens.core.errors import InputError
+
+    if isinstance(value, str):
+        if value:
+            return value
+        raise InputError(f"{where}: field 'id' is empty (ids are non-empty strings or integers)", field="id")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if value is None:
+        raise InputError(f"{where}: missing required field 'id' (ids are non-empty strings or integers)",
+                         field="id")
+    if isinstance(value, bool):
+        shown = "true" if value else "false"
+    elif isinstance(value, float):
+        shown = "NaN" if value != value else repr(value)
+    else:
+        shown = {dict: "a JSON object", list: "a JSON array"}.get(type(value), type(value).__name__)
+    raise InputError(f"{where}: field 'id' must be a non-empty string or an integer, got {shown}", field="id")
+
+
+def _from_dict(cls, data: dict):
+    names = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass
+class SourceUnit:
+    """One citable unit of the source, numbered from 0 (a dialogue turn, a sentence)."""
+
+    index: int
+    text: str
+    speaker: Optional[str] = None
+
+    @property
+    def premise_text(self) -> str:
+        """The text a judge sees: ``"doctor: hi"`` for a dialogue turn, else the text."""
+        return f"{self.speaker}: {self.text}" if self.speaker else self.text
+
+
+@dataclass
+class Statement:
+    """A sentence, bullet or line of the prediction with the citation ids that close it."""
+
+    index: int
+    text: str  # citation markers removed: the text that is judged
+    citations: list[int] = field(default_factory=list)  # de-duplicated, in order of appearance
+    section: Optional[str] = None
+    inherited: bool = False  # citations borrowed from the next cited statement (uncited="inherit")
+
+
+@dataclass
+class Instance:
+    """One scored example. See ``docs/design.md`` §1 for the fields."""
+
+    id: str
+    prediction: str
+    reference: str
+    source: Any = None  # str "[0] … [1] …", or list[str], or None
+    reference_claims: Optional[Any] = None  # list[str], or {section: list[str]} for notes
+    prediction_claims: Optional[Any] = None
+    task: Optional[str] = None
+
+    @classmethod
+    def from_dict(cls, data: dict, position: Optional[int] = None, *, require_id: bool = False,
+                  where: Optional[str] = None) -> "Instance":
+        """Build an instance, raising :class:`doclens.core.errors.InputError` that names the
+        instance (by id, else by position, or ``where``) and the field at fault.
+
+        Ids: a non-empty string, or an integer turned into its string (:func:`instance_id`).
+        A dict with no ``id`` gets its ``position`` as id, unless ``require_id`` (the command
+        line requires one on every line: a line number is no id). Claims given in
+        ``reference_claims`` / ``prediction_claims`` must be non-empty strings."""
+        from doclens.core.errors import InputError
+
+        ident = data.get("id") if isinstance(data, dict) else None
+        named = isinstance(ident, (str, int)) and not isinstance(ident, bool) and ident != ""
+        where = where or (f"instance {ident!r}" if named else (
+            f"instance #{position}" if position is not None else "instance"))
+        if not isinstance(data, dict):
+            raise InputError(f"{where}: expected a JSON object, got {type(data).__name__}", field=None)
+        if ident is None and not require_id and position is not None:
+            ident = position
+        ident = instance_id(ident, where)
+        for name in ("prediction", "reference"):
+            if name not in data:
+                raise InputError(f"{where}: missing required field '{name}'", field=name)
+            if not isinstance(data[name], str):
+                raise InputError(f"{where}: field '{name}' must be a string, got {type(data[name]).__name__}",
+                                 field=name)
+        source = data.get("source")
+        if source is not None and not isinstance(source, (str, list)):
+            raise InputError(f"{where}: field 'source' must be a string or a list of strings", field="source")
+        if isinstance(source, list) and not all(isinstance(s, str) for s in source):
+            raise InputError(f"{where}: field 'source' must be a list of strings", field="source")
+        for name in ("reference_claims", "prediction_claims"):
+            claims = data.get(name)
+            if claims is None:
+                continue
+            ok = (isinstance(claims, list) and all(isinstance(c, str) for c in claims)) or (
+                isinstance(claims, dict) and all(
+                    isinstance(v, list) and all(isinstance(c, str) for c in v) for v in claims.values()))
+            if not ok:
+                raise InputError(
+                    f"{where}: field '{name}' must be a list of strings (or, for note_generation, "
+                    "an object mapping section names to lists of strings)", field=name)
+            located = list(enumerate(claims)) if isinstance(claims, list) else [
+                (f"{section!r}][{i}", c) for section, values in claims.items() for i, c in enumerate(values)]
+            for i, claim in located:
+                if not claim.strip():
+                    raise InputError(f"{where}: field '{name}[{i}]' is an empty claim (leave empty claims out)",
+                                     field=name)
+        task = data.get("task")
+        if task is not None and not isinstance(task, str):
+            raise InputError(f"{where}: field 'task' must be a string", field="task")
+        return cls(id=ident, prediction=data["prediction"], reference=data["reference"], source=source,
+                   reference_claims=data.get("reference_claims"), prediction_claims=data.get("prediction_claims"),
+                   task=task)
+
+
+@dataclass
+class ClaimJudgement:
+    """An evaluator's answer for one claim against one premise."""
+
+    entailed: Optional[bool]  # None when unparsed
+    explanation: str = ""
+    status: str = STATUS_OK
+    raw: Optional[str] = None  # the judge's raw reply, kept when it could not be parsed
+
+    @classmethod
+    def unparsed(cls, raw: Optional[str], explanation: str = "reply could not be parsed") -> "ClaimJudgement":
+        return cls(entailed=None, explanation=explanation, status=STATUS_UNPARSED, raw=raw)
+
+    @classmethod
+    def failed(cls, error: str) -> "ClaimJudgement":
+        """No verdict because the model call failed for good; ``error`` says why."""
+        return cls(entailed=None, explanation=f"call failed: {error}", status=STATUS_FAILED)
+
+
+@dataclass
+class CitationJudgement:
+    """An evaluator's answer for one statement against the source units it cites.
+
+    ``precise`` maps each cited (valid) id to whether that citation is precise. Evaluators that
+    give provenance (LLM judges) fill it from the provenance list; the leave-one-out rule fills
+    it for entailment-only judges.
+    """
+
+    entailed: Optional[bool]
+    precise: dict[int, bool] = field(default_factory=dict)
+    provenance: Optional[list[int]] = None
+    explanation: str = ""
+    status: str = STATUS_OK
+    raw: Optional[str] = None
+
+    @classmethod
+    def unparsed(cls, raw: Optional[str], cited: list[int],
+                 explanation: str = "reply could not be parsed") -> "CitationJudgement":
+        return cls(entailed=None, precise={c: False for c in cited}, explanation=explanation,
+                   status=STATUS_UNPARSED, raw=raw)
+
+    @classmethod
+    def failed(cls, error: str, cited: list[int]) -> "CitationJudgement":
+        """No verdict because the model call failed for good; ``error`` says why."""
+        return cls(entailed=None, precise={c: False for c in cited}, explanation=f"call failed: {error}",
+                   status=STATUS_FAILED)
+
+
+@dataclass
+class ClaimVerdict:
+    """One claim in the report, with its verdict and evidence."""
+
+    text: str
+    entailed: Optional[bool]
+    explanation: str = ""
+    status: str = STATUS_OK
+    section: Optional[str] = None
+    raw: Optional[str] = None
+
+    to_dict = asdict
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ClaimVerdict":
+        return _from_dict(cls, data)
+
+
+@dataclass
+class CitationVerdict:
+    """One statement of the prediction in the report, with its citation verdicts."""
+
+    index: int
+    text: str
+    cited: list[int]
+    valid: list[int]
+    invalid: list[int]
+    precise: list[int]
+    entailed: Optional[bool]
+    section: Optional[str] = None
+    inherited: bool = False
+    status: str = STATUS_OK
+    explanation: str = ""
+    provenance: Optional[list[int]] = None
+    raw: Optional[str] = None
+
+    to_dict = asdict
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "CitationVerdict":
+        return _from_dict(cls, data)
+
+    @property
+    def recall_hit(self) -> bool:
+        return bool(self.entailed) and not self.invalid and bool(self.cited)
+
+
+@dataclass
+class InstanceResult:
+    """Everything DocLens found for one instance."""
+
+    id: str
+    task: str
+    reference_claims: list[ClaimVerdict] = field(default_factory=list)
+    prediction_claims: list[ClaimVerdict] = field(default_factory=list)
+    statements: list[CitationVerdict] = field(default_factory=list)
+    has_source: bool = False
+    scores: dict[str, Optional[float]] = field(default_factory=dict)
+
+    def counts(self, on_unparsed: str = "zero", section: Optional[str] = None) -> dict:
+        """``{metric: (hits, items)}``: the one counting rule (:func:`doclens.core.metrics.instance_counts`)
+        that the scorer, the bootstrap and the scores-file reader all use. Citation metrics are
+        absent without a source. ``section``: only the claims and statements of that note section."""
+        from doclens.core.metrics import instance_counts
+
+        def pick(items):
+            return list(items) if section is None else [v for v in items if v.section == section]
+
+        return instance_counts(pick(self.reference_claims), pick(self.prediction_claims),
+                               pick(self.statements) if self.has_source else None, on_unparsed)
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.id,
+            "task": self.task,
+            "has_source": self.has_source,
+            "scores": dict(self.scores),
+            "reference_claims": [c.to_dict() for c in self.reference_claims],
+            "prediction_claims": [c.to_dict() for c in self.prediction_claims],
+            "statements": [s.to_dict() for s in self.statements],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "InstanceResult":
+        return cls(
+            id=data["id"], task=data["task"], has_source=data.get("has_source", False),
+            scores=dict(data.get("scores", {})),
+            reference_claims=[ClaimVerdict.from_dict(c) for c in data.get("reference_claims", [])],
+            prediction_claims=[ClaimVerdict.from_dict(c) for c in data.get("prediction_claims", [])],
+            statements=[CitationVerdict.from_dict(s) for s in data.get("statements", [])],
+        )

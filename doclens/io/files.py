@@ -1,0 +1,78 @@
+"""Writing files so that a crash never leaves half of one, and saving a report somewhere even
+when its chosen path fails: the one place for atomic writes and the save fallback."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+
+def write_atomically(path: os.PathLike, write: Callable, errors: str = "strict") -> None:
+    """Call ``write(handle)`` on a temporary file next to ``path``, then rename it into place: a
+    crash mid-write never leaves a truncated file. ``errors`` is the UTF-8 encoder's error
+    handler (``"backslashreplace"`` shows a lone surrogate as ``\\udc00`` on an HTML page)."""
+    tmp = f"{path}.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8", errors=errors) as handle:
+            write(handle)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def is_complete_report(path: str) -> bool:
+    """Whether ``path`` holds something a partial report must not replace: any existing file
+    except a DocLens report marked ``"partial": true`` (:meth:`Report.save` writes that field
+    near the top, so the first 64 KiB are read)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 16)
+    except OSError:
+        return False
+    return not re.search(rb'"partial"\s*:\s*true', head)
+
+
+def partial_path(output: str) -> str:
+    """``scores.json`` → ``scores.partial.json``: where a partial report goes when ``output``
+    already holds a complete one."""
+    path = Path(output)
+    return str(path.with_name(path.stem + ".partial" + (path.suffix or ".json")))
+
+
+def _fallback_path(output: str) -> str:
+    name = f"doclens-report-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.json"
+    for folder in (Path.cwd(), Path(tempfile.gettempdir())):
+        if os.access(folder, os.W_OK | os.X_OK):
+            return str(folder / name)
+    return str(Path(tempfile.gettempdir()) / name)
+
+
+def save_report(report, output: str) -> tuple[Optional[str], Optional[str]]:
+    """Save ``report`` to ``output`` (``-``: stdout). A partial report never replaces an existing
+    complete one: it goes to :func:`partial_path` instead. Returns ``(path written, error)``:
+    when writing to the chosen path fails the report goes to a fallback file (the current folder,
+    else the temporary folder), and ``error`` says why."""
+    if output == "-":
+        report.write(sys.stdout)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+        return "-", None
+    target = partial_path(output) if report.partial and Path(output).exists() and is_complete_report(output) \
+        else output
+    try:
+        report.save(target)
+        return target, None
+    except (OSError, ValueError) as exc:
+        problem = f"cannot write {target} ({exc.strerror if isinstance(exc, OSError) else exc})"
+    fallback = _fallback_path(output)
+    try:
+        report.save(fallback)
+    except (OSError, ValueError) as exc:
+        return None, f"{problem}; the fallback {fallback} failed too ({exc}): the report is lost"
+    return fallback, f"{problem}; the report was written to {fallback} instead"

@@ -1,0 +1,521 @@
+"""Read a scores file (``doclens-report/1``) one instance at a time, in bounded memory, checking
+each instance against the shipped JSON Schema (``schemas/scores.schema.json``) before it is used.
+
+This is the one reader of scores files: ``doclens report``, ``leaderboard``, ``compare``,
+``agreement``, ``validate`` and :meth:`doclens.Report.load` all go through :func:`iter_report`.
+A scores file may come from anyone (a leaderboard submission is adversarial by nature), so
+nothing in it is trusted:
+
+- every instance is validated against the schema's ``instance`` definition as soon as it is
+  decoded (wrong types such as ``"entailed": "false"``, a string ``cited``, a non-string id,
+  task, claim or explanation), and the top-level fields against the rest of the schema once the
+  file has been read (e.g. an integer ``signature``);
+- ``NaN``, ``Infinity`` and numbers too large for a float are refused (Python's ``json`` would
+  read them);
+- object keys given twice are refused (JSON would silently keep the last), and so are instance
+  ids given twice (:func:`iter_instance_results`; ``validate`` lists them);
+- input that is not UTF-8, not JSON, or nested too deeply to decode is refused with its line.
+
+Every refusal is an :class:`doclens.core.errors.InputError` that names the file, the instance (its
+id, its position ``#n`` and its line) and the field (``statements[0].cited``).
+
+:meth:`doclens.Report.load` holds the whole file, its parsed dict and every dataclass at once:
+for a 10,000-instance report that is several times the file's size. The HTML views and the
+leaderboard only ever need one instance at a time, so they read the file with
+:func:`iter_report`, which keeps in memory the top-level fields other than ``instances`` plus a
+read buffer and the instance being decoded.
+
+The file is parsed by :class:`json.JSONDecoder` (``raw_decode``) value by value; the reader only
+walks the top-level object and the ``instances`` array itself. Any key order works.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import math
+from functools import lru_cache
+from typing import Iterator, Optional
+
+from doclens.core.errors import InputError, cannot_read
+from doclens.core.metrics import counting_rule
+from doclens.core.types import InstanceResult
+
+#: the ``format`` field of every scores file :meth:`doclens.Report.save` writes
+REPORT_FORMAT = "doclens-report/1"
+
+
+def wrong_format_message(value) -> str:
+    """What a document whose ``format`` is ``value`` (not :data:`REPORT_FORMAT`) is told."""
+    return f"not a DocLens report (format {value!r}, expected {REPORT_FORMAT!r})"
+
+_WHITESPACE = " \t\n\r"
+_CHUNK = 1 << 20
+
+
+class NotAScoresFile(InputError):
+    """The file is JSON but not a ``doclens-report/1`` document (another format, or not an object)."""
+
+
+class _BadNumber:
+    """Stands in for a number the reader refuses (``NaN``, ``Infinity``, a float that overflows, an
+    integer too long to convert), so that the problem can be reported with its location."""
+
+    def __init__(self, token: str, reason: str):
+        self.token, self.reason = token, reason
+
+    def __repr__(self) -> str:
+        return self.token
+
+
+def _parse_float(token: str):
+    value = float(token)
+    return value if math.isfinite(value) else _BadNumber(token[:40], "a number too large for a float")
+
+
+def _parse_int(token: str):
+    try:
+        return int(token)
+    except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
+        return _BadNumber(token[:20] + "…", f"an integer of {len(token)} digits")
+
+
+def _parse_constant(token: str):
+    return _BadNumber(token, "not a finite number")
+
+
+def _pairs(pairs: list) -> dict:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        keys = [k for k, _ in pairs]
+        result["\0duplicate-keys"] = sorted({k for k in keys if keys.count(k) > 1})
+    return result
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_float=_parse_float, parse_int=_parse_int,
+                            parse_constant=_parse_constant)
+
+
+def _location(parts) -> str:
+    """``["statements", 0, "cited"]`` → ``"statements[0].cited"``."""
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _clean(node) -> bool:
+    """Whether a decoded value holds no refused number and no duplicated key (a quick pass that
+    builds no paths; :func:`value_problems` locates the problems when there are any)."""
+    cls = node.__class__
+    if cls is dict:
+        if "\0duplicate-keys" in node:
+            return False
+        values = node.values()
+    elif cls is list:
+        values = node
+    else:
+        return cls is not _BadNumber
+    for child in values:
+        kind = child.__class__
+        if kind is _BadNumber or ((kind is dict or kind is list) and not _clean(child)):
+            return False
+    return True
+
+
+def value_problems(value, parts=()) -> list[tuple[tuple, str]]:
+    """``(location parts, message)`` for every refused number and every duplicated key in a
+    decoded value; duplicated-key markers are removed on the way."""
+    try:
+        if _clean(value):
+            return []
+    except RecursionError:  # deeper than the quick pass can go: the walk below is iterative
+        pass
+    problems = []
+    stack = [(value, tuple(parts))]
+    while stack:  # iterative: a deep value cannot exhaust the stack here
+        node, where = stack.pop()
+        if isinstance(node, _BadNumber):
+            problems.append((where, f"{node.token} is {node.reason}: scores files hold finite numbers only"))
+        elif isinstance(node, dict):
+            for key in node.pop("\0duplicate-keys", []):
+                problems.append((where, f"key {key!r} is given more than once (JSON keeps only the last)"))
+            stack.extend((v, (*where, k)) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, (*where, i)) for i, v in enumerate(node))
+    return sorted(problems, key=lambda p: str(p[0]))
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+#: JSON Schema type → the exact Python classes the JSON decoder makes for it
+_CLASSES = {"object": {dict}, "array": {list}, "string": {str}, "boolean": {bool}, "null": {type(None)},
+            "integer": {int}, "number": {int, float}}
+_ANNOTATIONS = {"$schema", "$id", "$defs", "title", "description", "$comment"}
+
+
+def _same(value, expected) -> bool:
+    return value == expected and isinstance(value, bool) == isinstance(expected, bool)
+
+
+def _type_check(types):
+    classes = frozenset().union(*(_CLASSES[t] for t in types))
+    float_integers = "integer" in types and float not in classes  # jsonschema: 1.0 is an integer
+
+    def check(v):
+        return v.__class__ in classes or (float_integers and v.__class__ is float and v.is_integer())
+    return check
+
+
+def _all(checks):
+    if len(checks) == 1:
+        return checks[0]
+
+    def check(v):
+        for one in checks:
+            if not one(v):
+                return False
+        return True
+    return check
+
+
+def compile_schema(node: dict, root: dict, compiled: Optional[dict] = None):
+    """A fast ``value -> bool`` for the JSON Schema keywords the shipped schemas use (``type``,
+    ``const``, ``enum``, ``minimum``, ``maximum``, ``minLength``, ``pattern``, ``required``,
+    ``properties``, ``additionalProperties``, ``items``, local ``$ref``), for values made by the
+    JSON decoder. ``jsonschema`` takes several milliseconds per note-sized instance; this takes a
+    fraction of it, so that reading a 10,000-instance file stays quick. It is only a filter: an
+    instance it rejects is re-checked by ``jsonschema``, which has the last word and writes the
+    messages (a test checks both agree). Raises :class:`NotImplementedError` for any other
+    keyword; the caller then uses ``jsonschema`` alone. One function: each keyword is one short
+    branch adding a check, and the branches share the ``compiled`` memo of ``$ref`` targets."""
+    import re
+
+    compiled = {} if compiled is None else compiled
+    checks = []
+    for key, value in node.items():
+        if key in _ANNOTATIONS:
+            continue
+        if key == "$ref":
+            if not value.startswith("#/$defs/"):
+                raise NotImplementedError(value)
+            name = value[len("#/$defs/"):]
+            if name not in compiled:
+                compiled[name] = None  # placeholder while compiling (the schemas have no recursive definitions)
+                compiled[name] = compile_schema(root["$defs"][name], root, compiled)
+            checks.append(compiled[name])
+        elif key == "type":
+            checks.append(_type_check([value] if isinstance(value, str) else value))
+        elif key == "const":
+            checks.append(lambda v, c=value: _same(v, c))
+        elif key == "enum":
+            checks.append(lambda v, options=value: any(_same(v, o) for o in options))
+        elif key == "minimum":
+            checks.append(lambda v, low=value: not _is_number(v) or v >= low)
+        elif key == "maximum":
+            checks.append(lambda v, high=value: not _is_number(v) or v <= high)
+        elif key == "minLength":
+            checks.append(lambda v, n=value: v.__class__ is not str or len(v) >= n)
+        elif key == "pattern":
+            checks.append(lambda v, rx=re.compile(value): v.__class__ is not str or rx.search(v) is not None)
+        elif key == "required":
+            checks.append(lambda v, names=tuple(value): v.__class__ is not dict or all(n in v for n in names))
+        elif key == "properties":
+            subs = tuple((k, compile_schema(sub, root, compiled)) for k, sub in value.items())
+
+            def properties(v, subs=subs):
+                if v.__class__ is dict:
+                    for k, check in subs:
+                        if k in v and not check(v[k]):
+                            return False
+                return True
+            checks.append(properties)
+        elif key == "additionalProperties":
+            sub, known = compile_schema(value, root, compiled), frozenset(node.get("properties", {}))
+
+            def additional(v, sub=sub, known=known):
+                if v.__class__ is dict:
+                    for k, x in v.items():
+                        if k not in known and not sub(x):
+                            return False
+                return True
+            checks.append(additional)
+        elif key == "items":
+            sub = compile_schema(value, root, compiled)
+
+            def items(v, sub=sub):
+                if v.__class__ is list:
+                    for x in v:
+                        if not sub(x):
+                            return False
+                return True
+            checks.append(items)
+        else:
+            raise NotImplementedError(key)
+    return _all(checks) if checks else (lambda v: True)
+
+
+class _Checker:
+    """A ``jsonschema`` validator behind the fast filter of :func:`compile_schema`."""
+
+    def __init__(self, schema: dict):
+        import jsonschema
+
+        self.validator = jsonschema.Draft202012Validator(schema)
+        try:
+            self.fast = compile_schema(schema, schema)
+        except NotImplementedError:
+            self.fast = None
+
+    def iter_errors(self, value):
+        if self.fast is not None and self.fast(value):
+            return iter(())
+        return self.validator.iter_errors(value)
+
+
+@lru_cache(maxsize=None)
+def _validators():
+    """``(instance checker, header checker)`` built from the shipped scores schema."""
+    from doclens.io.submissions import load_schema
+
+    schema = load_schema("scores")
+    instance = _Checker({"$defs": schema["$defs"], "$ref": "#/$defs/instance"})
+    header_schema = dict(schema, required=[r for r in schema["required"] if r != "instances"],
+                         properties={k: v for k, v in schema["properties"].items() if k != "instances"})
+    return instance, _Checker(header_schema)
+
+
+def schema_messages(validator, value, parts=()) -> list[tuple[tuple, str]]:
+    """``(location parts, message)`` for each schema violation, leaving out those on a refused
+    number (already reported by :func:`value_problems`)."""
+    problems = []
+    for error in validator.iter_errors(value):
+        if isinstance(error.instance, _BadNumber):
+            continue
+        message = error.message
+        if len(message) > 300:
+            message = message[:300] + "…"
+        if error.validator in ("oneOf", "anyOf") and error.context:
+            message += " (" + "; ".join(sorted({e.message for e in error.context})) + ")"
+        problems.append(((*parts, *error.absolute_path), message))
+    return sorted(problems, key=lambda p: str(p[0]))
+
+
+class _Buffer:
+    """A sliding window over a UTF-8 file with just enough look-ahead for ``raw_decode``. It
+    counts line breaks so that an error can name its line."""
+
+    def __init__(self, handle, path: str):
+        self.handle, self.path = handle, path
+        self.text, self.pos, self.eof = "", 0, False
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.lines_dropped = 0  # line breaks in text already slid out of the window
+        self.lines_read = 0  # line breaks in all text decoded so far
+
+    def _fill(self) -> bool:
+        if self.eof:
+            return False
+        data = self.handle.read(_CHUNK)
+        try:
+            chunk = self.decoder.decode(data, final=not data)
+        except UnicodeDecodeError as exc:
+            line = self.lines_read + exc.object[:exc.start].count(b"\n") + 1
+            raise InputError(f"{self.path} line {line}: not UTF-8 ({exc.reason}: byte "
+                             f"0x{exc.object[exc.start]:02x}); scores files are UTF-8 JSON", line=line) from None
+        if not data:
+            self.eof = True
+            if not chunk:
+                return False
+        self.lines_read += chunk.count("\n")
+        self.lines_dropped += self.text.count("\n", 0, self.pos)
+        self.text = self.text[self.pos:] + chunk
+        self.pos = 0
+        return True
+
+    def line(self, pos: Optional[int] = None) -> int:
+        """The 1-based line of ``pos`` (default: the read position) in the window."""
+        return self.lines_dropped + self.text.count("\n", 0, self.pos if pos is None else pos) + 1
+
+    def peek(self) -> str:
+        """The next non-whitespace character ('' at the end of the file), not consumed."""
+        while True:
+            while self.pos < len(self.text) and self.text[self.pos] in _WHITESPACE:
+                self.pos += 1
+            if self.pos < len(self.text):
+                return self.text[self.pos]
+            if not self._fill():
+                return ""
+
+    def expect(self, characters: str, error=InputError) -> str:
+        char = self.peek()
+        if not char or char not in characters:
+            found = repr(char) if char else "the end of the file"
+            line = self.line()
+            raise error(f"{self.path} line {line}: not a DocLens scores file: expected "
+                        f"{' or '.join(repr(c) for c in characters)}, found {found}", line=line)
+        self.pos += 1
+        return char
+
+    def _decode(self):
+        try:
+            return _DECODER.raw_decode(self.text, self.pos)
+        except RecursionError:
+            line = self.line()
+            raise InputError(f"{self.path} line {line}: JSON nested too deeply to read (a scores file is a "
+                             "few levels deep)", line=line) from None
+
+    def value(self):
+        """Decode the next JSON value. A value is accepted only when a character follows it in the
+        window (or the file has ended), so a number cut by the window's edge is never mis-read."""
+        self.peek()
+        while True:
+            self.start = self.pos  # the value's first character (line() of it names the value's line)
+            try:
+                value, end = self._decode()
+                if end < len(self.text) or self.eof:
+                    self.pos = end
+                    return value
+            except json.JSONDecodeError as exc:
+                if self.eof:
+                    line = self.line(exc.pos)
+                    raise InputError(f"{self.path} line {line}: not valid JSON ({exc.msg})", line=line) from None
+            if not self._fill():
+                self.start = self.pos
+                try:
+                    value, end = self._decode()
+                except json.JSONDecodeError as exc:
+                    line = self.line(exc.pos)
+                    raise InputError(f"{self.path} line {line}: not valid JSON ({exc.msg})", line=line) from None
+                self.pos = end
+                return value
+
+
+def _instance_label(data, index: int, line: int) -> str:
+    ident = data.get("id") if isinstance(data, dict) else None
+    named = f"instance {ident!r}" if isinstance(ident, str) and ident else "instance"
+    return f"{named} (#{index}, line {line})"
+
+
+def iter_report(path: str, header: Optional[dict] = None, problems: Optional[list] = None) -> Iterator[dict]:
+    """Yield each element of the report's ``instances`` array (a dict, as
+    :meth:`InstanceResult.to_dict` wrote it), in file order, each checked against the schema (see
+    the module docstring). The other top-level fields are put into ``header`` (when given) as
+    they are read: all of them are there, checked, once the generator is exhausted.
+
+    Without ``problems``, the first problem raises :class:`doclens.core.errors.InputError` naming the
+    file, the instance (id, position, line) and the field. With a list, every problem is appended
+    to it as a :class:`doclens.io.submissions.Problem` (``$.instances[3].statements[0].cited``) and
+    the instance is skipped; a file that cannot be read on (not UTF-8, not JSON, too deep) still
+    raises. A file that is JSON but not a scores file raises :class:`NotAScoresFile`.
+
+    Long (about 75 lines) because it is one streaming pass: the nested helpers share the open
+    buffer, the header read so far and the problem list, and the pass must stay single to keep a
+    10,000-instance file in bounded memory."""
+    from doclens.io.submissions import Problem, json_path
+
+    header = {} if header is None else header
+    instance_validator, header_validator = _validators()
+
+    def refuse(parts: tuple, message: str, label: str = "", ident=None) -> None:
+        if problems is not None:
+            prefix = f"instance {ident!r}: " if isinstance(ident, str) and ident else ""
+            problems.append(Problem(json_path(parts), prefix + message))
+            return
+        field = _location(parts[2:] if label else parts)
+        raise InputError(f"{path}: {label + ': ' if label else ''}"
+                         f"{f'field {field!r}' if field else 'the instance'}: {message}; "
+                         f"'doclens validate {path}' lists every problem", field=field or None)
+
+    def wrong_format(value) -> NotAScoresFile:
+        return NotAScoresFile(f"{path}: {wrong_format_message(value)}", field="format")
+
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        raise cannot_read(path, exc, "the scores file") from None
+    with handle:
+        buffer = _Buffer(handle, path)
+        buffer.expect("{", NotAScoresFile)
+        seen = set()
+        if buffer.peek() == "}":
+            buffer.pos += 1
+        else:
+            while True:
+                key = buffer.value()
+                if not isinstance(key, str):
+                    line = buffer.line(buffer.start)
+                    raise InputError(f"{path} line {line}: not valid JSON (an object key must be a string)",
+                                     line=line)
+                if key in seen:
+                    refuse((key,), f"key {key!r} is given more than once (JSON keeps only the last)")
+                seen.add(key)
+                buffer.expect(":")
+                if key == "instances":
+                    buffer.expect("[")
+                    index = 0
+                    if buffer.peek() == "]":
+                        buffer.pos += 1
+                    else:
+                        while True:
+                            data = buffer.value()
+                            found = value_problems(data) + schema_messages(instance_validator, data)
+                            if found:
+                                label = _instance_label(data, index, buffer.line(buffer.start))
+                                ident = data.get("id") if isinstance(data, dict) else None
+                                for parts, message in found:
+                                    refuse(("instances", index, *parts), message, label, ident)
+                            else:
+                                yield data
+                            index += 1
+                            if buffer.expect(",]") == "]":
+                                break
+                else:
+                    header[key] = buffer.value()
+                    if key == "format" and header[key] != REPORT_FORMAT:
+                        raise wrong_format(header[key])
+                    for parts, message in value_problems(header[key], (key,)):
+                        refuse(parts, message)
+                if buffer.expect(",}") == "}":
+                    break
+        if buffer.peek():
+            line = buffer.line()
+            raise InputError(f"{path} line {line}: not valid JSON (extra data after the scores object)", line=line)
+    if header.get("format") != REPORT_FORMAT:
+        raise wrong_format(header.get("format"))
+    for parts, message in schema_messages(header_validator, header):
+        refuse(parts, message)
+
+
+def iter_instance_results(path: str, header: Optional[dict] = None) -> Iterator[InstanceResult]:
+    """:func:`iter_report`, each (checked) instance as an :class:`InstanceResult`. An id given
+    twice is refused too (:class:`InputError` naming both positions): a file that repeats its
+    best instances would otherwise weigh them twice."""
+    seen: dict[str, int] = {}
+    for position, data in enumerate(iter_report(path, header)):
+        ident = data["id"]
+        if ident in seen:
+            raise InputError(f"{path}: instance {ident!r} (#{position}): field 'id' repeats the id of instance "
+                             f"#{seen[ident]} (one entry per id); 'doclens validate {path}' lists every problem",
+                             field="id")
+        seen[ident] = position
+        yield InstanceResult.from_dict(data)
+
+
+def scan_report(path: str) -> tuple[dict, list[str], list[dict]]:
+    """One bounded-memory pass: ``(header, ids, per-instance {metric: (hits, items)})``, counted
+    with the report's own ``on_unparsed`` rule (:func:`doclens.core.metrics.counting_rule`). Reports
+    that :meth:`doclens.Report.save` writes put ``config`` before ``instances``; a file that puts
+    it after is counted in a second pass."""
+    header: dict = {}
+    ids, counts = [], []
+    rule = None
+    for result in iter_instance_results(path, header):
+        rule = rule or counting_rule(header.get("config"))
+        ids.append(result.id)
+        counts.append(result.counts(rule))
+    if ids and counting_rule(header.get("config")) != rule:
+        rule = counting_rule(header.get("config"))
+        counts = [result.counts(rule) for result in iter_instance_results(path)]
+    return header, ids, counts

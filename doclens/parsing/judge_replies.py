@@ -1,0 +1,316 @@
+"""Read an LLM judge's verdicts out of its reply. Pure functions, no model, no I/O.
+
+Three reply forms, one per prompt style (``prompts/judge/``):
+
+* ``json_cot`` / ``json`` claim replies: a JSON list of objects
+  ``{"id": 3, "claim": …, "explanation": …, "entailment_prediction": 1 | 0}`` (``explanation``
+  optional for ``json``), found bare, in a code fence, or inside prose; a ``{"claims": [...]}``
+  wrapper or a single object (one claim) is accepted too. Items are validated with a JSON
+  schema; an item that fails it is ignored, which leaves its claim *missing*.
+* ``cot`` claim replies (one call per claim): ``claim id: 3 explanation: … entailment
+  prediction: 1 | 0`` (the last prediction line wins, so a model that "changes its mind" is read
+  at its final answer). A reply naming no id answers the one claim asked; one naming another id
+  answers nothing.
+* citation replies: the same two forms plus ``provenance``: the ids of the cited units that
+  support the statement (a JSON list, or ``provenance: [2, 5]`` / ``provenance: 2, 5`` in CoT).
+
+**Matching** (:func:`match_claim_items`). The prompts number the claims they ask about; a
+verdict is filed under the claim its item names by number (``"id"``), else by exact claim text
+(case, spacing, quotes, numbering and final punctuation ignored) — never by position. An item
+naming no asked claim is *extra* and ignored; an item whose number and text name two different
+asked claims is ignored too. Two items that disagree on one claim leave it *missing*; identical
+duplicates are fine. Whatever stays missing the caller re-asks once, then records as unparsed.
+
+**Which JSON.** A reply may hold several JSON values: a judge may quote JSON from the report it
+was shown before giving its answer. The verdicts are read from the LAST value that names at
+least one asked claim (:func:`read_claim_verdicts`), so quoted instance JSON — which names no
+asked number — cannot override the judge's answer; likewise the last valid object of a citation
+reply is its answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
+
+import jsonschema
+
+from doclens.parsing.claim_lists import FENCE_MARKER, find_json_values
+
+#: One verdict item of a JSON claim reply.
+CLAIM_ITEM_SCHEMA: dict = {
+    "type": "object",
+    "properties": {
+        "id": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+        "claim": {"type": "string"},
+        "explanation": {"type": "string"},
+        "entailment_prediction": {"anyOf": [{"type": "integer", "enum": [0, 1]}, {"type": "boolean"},
+                                            {"type": "string", "pattern": r"^\s*['\"]?(?:0|1|yes|no|true|false)['\"]?\s*$"}]},
+    },
+    "required": ["entailment_prediction"],
+}
+
+#: A JSON citation reply.
+CITATION_SCHEMA: dict = {
+    "type": "object",
+    "properties": {
+        "explanation": {"type": "string"},
+        "provenance": {"anyOf": [{"type": "array", "items": {"type": ["integer", "string"]}},
+                                 {"type": "integer"}, {"type": "string"}]},
+        "entailment_prediction": CLAIM_ITEM_SCHEMA["properties"]["entailment_prediction"],
+    },
+    "required": ["entailment_prediction"],
+}
+
+_VALIDATE_ITEM = jsonschema.Draft202012Validator(CLAIM_ITEM_SCHEMA)
+_VALIDATE_CITATION = jsonschema.Draft202012Validator(CITATION_SCHEMA)
+
+_PREDICTION = re.compile(
+    r"(?:entailment[ _-]*)?prediction\s*\**\s*[:=]\s*\**\s*['\"\[(]?\s*([01]|yes|no|true|false)\b", re.IGNORECASE)
+_EXPLANATION = re.compile(r"explanation\s*\**\s*[:=]\s*\**\s*(.*?)(?=\n?\s*\**\s*(?:provenance|(?:entailment[ _-]*)?"
+                          r"prediction)\s*\**\s*[:=]|\Z)", re.IGNORECASE | re.DOTALL)
+_CLAIM_ID = re.compile(r"claim[ _-]*id\s*\**\s*[:=]\s*\**\s*#?\s*(\d+)", re.IGNORECASE)
+_ID_TEXT = re.compile(r"^\s*(?:claim\s*)?#?\s*(\d+)\s*[.:)]?\s*$", re.IGNORECASE)
+_PROVENANCE = re.compile(r"provenance\s*\**\s*[:=]\s*\**\s*([^\n]*)", re.IGNORECASE)
+
+
+@dataclass
+class Verdict:
+    """One verdict read from a reply."""
+
+    entailed: bool
+    explanation: str = ""
+    provenance: Optional[list[int]] = None
+
+
+def normalise_claim(text: str) -> str:
+    """The form claims are matched in: lower case, single spaces, no quotes, no final punctuation."""
+    text = re.sub(r"\s+", " ", FENCE_MARKER.sub(" ", str(text))).strip().strip("\"'“”‘’").strip()
+    text = re.sub(r"^(?:claim\s*\d*\s*[:.)-]|\d+\s*[.)])\s*", "", text, flags=re.IGNORECASE)
+    return text.rstrip(".;,:!").strip().lower()
+
+
+def read_label(value: Any) -> Optional[bool]:
+    """``1``/``0``, ``True``/``False``, ``"1"``, ``"yes"``… → bool; anything else → ``None``."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return {1: True, 0: False}.get(value)
+    if isinstance(value, str):
+        key = value.strip().strip("'\"").strip().lower()
+        return {"1": True, "yes": True, "true": True, "0": False, "no": False, "false": False}.get(key)
+    return None
+
+
+def _claim_items(value: Any) -> Optional[list]:
+    if isinstance(value, dict):
+        for key in ("claims", "results", "verdicts", "answers", "items"):
+            if isinstance(value.get(key), list):
+                return value[key]
+        if "entailment_prediction" in value:
+            return [value]
+        # JSON response mode forces an object: a model asked for a list wraps it under some key.
+        lists = [v for v in value.values() if isinstance(v, list)]
+        return lists[0] if len(lists) == 1 else None
+    return value if isinstance(value, list) else None
+
+
+def _valid_items(items: list) -> list[dict]:
+    return [item for item in items if isinstance(item, dict) and _VALIDATE_ITEM.is_valid(item)
+            and read_label(item["entailment_prediction"]) is not None]
+
+
+def item_id(item: dict) -> Optional[int]:
+    """The claim number an item names: ``"id": 3`` (or ``"3"``, ``"claim 3"``); ``None`` if none."""
+    value = item.get("id")
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        match = _ID_TEXT.match(value)
+        return int(match.group(1)) if match else None
+    return None
+
+
+@dataclass
+class ClaimReading:
+    """What a reply says about the claims asked: one :class:`Verdict` or ``None`` (missing) per
+    claim, how many items named no asked claim (``extra``), and how many claims were left
+    missing because items disagreed (``conflicting``)."""
+
+    verdicts: list[Optional[Verdict]]
+    extra: int = 0
+    conflicting: int = 0
+    named: int = field(default=0, repr=False)  # items filed under an asked claim
+
+
+def _resolve(items: Sequence[dict], claims: Sequence[str], ids: Optional[Sequence[int]]) -> ClaimReading:
+    numbers = list(range(1, len(claims) + 1)) if ids is None else list(ids)
+    if len(numbers) != len(claims):
+        raise ValueError(f"{len(claims)} claims but {len(numbers)} ids")
+    slot_of_id = {number: slot for slot, number in enumerate(numbers)}
+    slots_of_text: dict[str, list[int]] = {}
+    for slot, claim in enumerate(claims):
+        slots_of_text.setdefault(normalise_claim(claim), []).append(slot)
+    found: dict[int, list[Verdict]] = {}
+    extra = named = 0
+    for item in items:
+        verdict = Verdict(entailed=bool(read_label(item["entailment_prediction"])),
+                          explanation=str(item.get("explanation", "") or "").strip())
+        number = item_id(item)
+        by_text = slots_of_text.get(normalise_claim(item["claim"]), []) if isinstance(item.get("claim"), str) else []
+        if number in slot_of_id:
+            if by_text and slot_of_id[number] not in by_text:  # number and text name different claims
+                extra += 1
+                continue
+            targets = [slot_of_id[number]]
+        elif by_text:  # identical claim texts are one question: the item answers each of them
+            targets = by_text
+        else:
+            extra += 1
+            continue
+        named += 1
+        for slot in targets:
+            found.setdefault(slot, []).append(verdict)
+    verdicts: list[Optional[Verdict]] = []
+    conflicting = 0
+    for slot in range(len(claims)):
+        got = found.get(slot, [])
+        if len({v.entailed for v in got}) > 1:
+            conflicting += 1
+            verdicts.append(None)
+        else:
+            verdicts.append(got[0] if got else None)
+    return ClaimReading(verdicts, extra, conflicting, named)
+
+
+def _reply_values(reply: str) -> list[list[dict]]:
+    """The schema-valid verdict items of each JSON value in the reply that is a verdict list
+    (or wraps one), in order of appearance."""
+    found = []
+    for value in find_json_values(reply or ""):
+        items = _claim_items(value)
+        if items is not None:
+            found.append(_valid_items(items))
+    return found
+
+
+def parse_claim_items(reply: str, claims: Optional[Sequence[str]] = None,
+                      ids: Optional[Sequence[int]] = None) -> Optional[list[dict]]:
+    """The schema-valid verdict items of a JSON claim reply, in reply order; ``None`` when the
+    reply holds no JSON list of verdicts at all (an empty list is a valid, empty answer).
+
+    Of several JSON values, the items come from the last one that names one of ``claims`` (by
+    ``ids``, default 1, 2, …, or by text); without ``claims``, from the last verdict list."""
+    values = _reply_values(reply)
+    if not values:
+        return None
+    if claims is not None:
+        for items in reversed(values):
+            if _resolve(items, claims, ids).named:
+                return items
+    return values[-1]
+
+
+def match_claim_items(items: Sequence[dict], claims: Sequence[str],
+                      ids: Optional[Sequence[int]] = None) -> list[Optional[Verdict]]:
+    """One :class:`Verdict` (or ``None``: missing) per claim, in the order of ``claims``.
+
+    An item is filed under the claim whose number (``ids``, default 1, 2, …) its ``"id"`` names,
+    else under the claim(s) with its exact normalised text. Never by position: an item naming
+    no asked claim is extra and ignored, as is one whose id and text name different claims. A
+    claim with disagreeing items is missing; agreeing duplicates count once (first explanation).
+    """
+    return _resolve(items, claims, ids).verdicts
+
+
+def read_claim_verdicts(reply: str, claims: Sequence[str], ids: Optional[Sequence[int]] = None) -> ClaimReading:
+    """Read a JSON claim reply: the last JSON value naming an asked claim, matched by
+    :func:`match_claim_items`, with the counts of extra items and conflicting claims."""
+    items = parse_claim_items(reply, claims, ids)
+    if items is None:
+        return ClaimReading([None] * len(claims))
+    return _resolve(items, claims, ids)
+
+
+def parse_claims_json(reply: str, claims: Sequence[str], ids: Optional[Sequence[int]] = None) -> list[Optional[Verdict]]:
+    """:func:`read_claim_verdicts`' verdicts; all ``None`` if unreadable."""
+    return read_claim_verdicts(reply, claims, ids).verdicts
+
+
+def parse_cot(reply: str, claim_id: Optional[int] = None) -> Optional[Verdict]:
+    """``claim id: N explanation: … entailment prediction: 1|0`` → :class:`Verdict`; ``None``
+    without a readable prediction. The last prediction in the reply is the answer. With
+    ``claim_id`` (the one claim asked), a reply whose last ``claim id:`` before that answer names
+    another number answers another claim: ``None``. A reply naming no id answers the asked one."""
+    if not reply:
+        return None
+    found = list(_PREDICTION.finditer(reply))
+    if not found:
+        return None
+    if claim_id is not None:
+        named = [int(m.group(1)) for m in _CLAIM_ID.finditer(reply, 0, found[-1].start())]
+        if named and named[-1] != claim_id:
+            return None
+    label = read_label(found[-1].group(1))
+    if label is None:
+        return None
+    explanation = _EXPLANATION.search(reply)
+    text = explanation.group(1).strip() if explanation else reply[:found[-1].start()].strip()
+    return Verdict(entailed=label, explanation=text)
+
+
+def read_ids(value: Any) -> Optional[list[int]]:
+    """Citation ids from ``[2, 5]``, ``["[2]", "5"]``, ``"2, 5"``, ``"[2][5]"``, ``3``; de-duplicated,
+    in order. ``None`` when ``value`` is not an id list; ``[]`` for "none"."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return [value]
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        return None
+    ids: list[int] = []
+    for item in value:
+        if isinstance(item, bool):
+            return None
+        if isinstance(item, int):
+            ids.append(item)
+        elif isinstance(item, str):
+            ids.extend(int(n) for n in re.findall(r"\d+", item))
+        else:
+            return None
+    return list(dict.fromkeys(ids))
+
+
+def parse_citation_json(reply: str) -> Optional[Verdict]:
+    """A JSON citation reply ``{explanation, provenance, entailment_prediction}`` → :class:`Verdict`
+    (of several JSON values, the last valid one)."""
+    if not reply or not reply.strip():
+        return None
+    for value in reversed(find_json_values(reply)):  # the last valid object is the answer
+        if isinstance(value, list) and len(value) == 1 and isinstance(value[0], dict):
+            value = value[0]
+        if not isinstance(value, dict) or not _VALIDATE_CITATION.is_valid(value):
+            continue
+        label = read_label(value["entailment_prediction"])
+        provenance = read_ids(value.get("provenance", []))
+        if label is None or provenance is None:
+            continue
+        return Verdict(entailed=label, explanation=str(value.get("explanation", "") or "").strip(),
+                       provenance=provenance)
+    return None
+
+
+def parse_citation_cot(reply: str) -> Optional[Verdict]:
+    """``explanation: … provenance: [2, 5] … entailment prediction: 1|0`` → :class:`Verdict`.
+    A missing provenance line reads as no supporting unit."""
+    verdict = parse_cot(reply)
+    if verdict is None:
+        return None
+    found = list(_PROVENANCE.finditer(reply))
+    verdict.provenance = read_ids(found[-1].group(1)) if found else []
+    return verdict

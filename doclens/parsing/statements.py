@@ -1,0 +1,277 @@
+"""Split a prediction into statements and read the citations that close them.
+
+A statement is a sentence of the prediction, or a bullet or line. Rules:
+
+* lines are read one by one; within a line a sentence ends at ``.``, ``!`` or ``?`` (with any
+  closing quotes or brackets) followed by white space or the end of the line, and at ``。``,
+  ``！`` or ``？`` wherever they stand (scripts written without spaces);
+* a sentence may start with any character, lower case included (``Pain improved. no fever
+  today.`` is two statements), except after an ellipsis not followed by a capital (``...``,
+  ``…``: a pause, ``i was ... i mean``) and after an abbreviation (``Dr.``, ``e.g.``, ``b.i.d.``, the
+  list in :data:`ABBREVIATIONS`) or an initial (``A. Smith``); ``No.`` is an abbreviation only
+  before a number (``No. 5``), so ``Narcotic pain medication: No. Her …`` is two statements;
+* numbers (``1.2 cm``, ``2/6``) never split; a list marker (``1.``, ``a)``, ``•``) is removed
+  wherever a sentence starts, at the start of a line or after another sentence on the same line
+  (``… done. 2. Next item``);
+* a citation group attaches to the sentence it closes: ``Fever [3].`` and ``Fever. [3]`` both
+  cite 3; ``[3][4]``, ``[3, 4]`` and ``[3-5]`` (a range) are read; ids are de-duplicated; a
+  line or sentence that holds only citations attaches them to the statement before it;
+* letters and digits of any script are content: a piece with neither (``...``, ``—``) is no
+  statement;
+* a line that is only a section header (``HPI:``, ``ASSESSMENT AND PLAN``, ``## Plan``) carries
+  no statement;
+* citation markers are removed from the text that is judged.
+
+The splitter runs in time linear in the length of the text: every regular expression is
+anchored or bounded, nothing is re-scanned from the start of a line (a 1 MB prediction on one
+line splits in well under a second; ``benchmarks/splitter.py`` measures it). The card
+``cards/doclens.md`` compares it with pysbd on the ACI-BENCH notes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from doclens.core.types import Statement
+
+#: One citation group: ``[3]``, ``[3, 4]``, ``[3-5]``. Only digits, commas, spaces and dashes.
+CITATION_GROUP = re.compile(r"\[[ \t]*\d+(?:[ \t]*[,\-–][ \t]*\d+)*[ \t]*\]")
+# citation groups right after a sentence's terminator: "Fever. [3][4]"
+_CITATION_RUN = re.compile(r"(?:[ \t]*\[[ \t]*\d+(?:[ \t]*[,\-–][ \t]*\d+)*[ \t]*\])+")
+# A list marker where a sentence starts: "-", "•", "1.", "(2)", "a)", "b.". "A." is not one
+# (it may be an initial: "A. Smith"); "A)" is.
+_LIST_MARKER = re.compile(r"[ \t]*(?:[-*•▪◦‣·]+|\(?\d{1,2}[.)]|\(?[a-z][.)]|\(?[A-Z]\))[ \t]+(?=\S)")
+_TERMINATOR = re.compile(r"[.!?…。！？]+[\"')\]”’»]*")
+_WIDE_TERMINATORS = frozenset("。！？")
+_NON_SPACE = re.compile(r"\S")
+# a word that may be an abbreviation: letters of any script, with inner dots ("e.g", "b.i.d")
+_ABBREVIATION_TOKEN = re.compile(r"[^\W\d_]+(?:\.[^\W\d_]+)*")
+_WINDOW = 48  # characters looked back at for the word before a full stop
+
+#: Words that a full stop follows without ending the sentence (lower case, inner dots kept).
+ABBREVIATIONS = frozenset({
+    "dr", "mr", "mrs", "ms", "prof", "st", "vs", "e.g", "i.e", "etc", "approx", "nos", "fig", "cf", "al",
+    "b.i.d", "t.i.d", "q.i.d", "q.d", "p.o", "p.r.n", "q.h.s", "h.s", "a.m", "p.m", "u.s", "pt", "pts",
+    "hx", "dx", "tx", "rx", "sx", "y.o", "incl", "jr", "sr", "viz",
+})
+_MAX_RANGE = 200  # a range wider than this is a typo, not 200 citations
+_MAX_ID_DIGITS = 18
+#: What an id of more than 18 digits is read as: no source has this many units, so it counts as
+#: an invalid id (the text is never converted to an unbounded integer).
+OVERSIZED_ID = 10 ** _MAX_ID_DIGITS
+
+
+def _read_id(digits: str) -> int:
+    digits = digits.strip()
+    return int(digits) if len(digits) <= _MAX_ID_DIGITS else OVERSIZED_ID
+
+
+def parse_citation_group(group: str) -> list[int]:
+    """``"[3, 4]"`` → ``[3, 4]``; ``"[3-5]"`` → ``[3, 4, 5]``. Order kept, duplicates dropped.
+
+    A range wider than 200 keeps only its two ends; an id of more than 18 digits is read as
+    :data:`OVERSIZED_ID` (an invalid id, never an error)."""
+    inner = group.strip()[1:-1].strip()
+    if inner.isdecimal():
+        return [_read_id(inner)]
+    ids: list[int] = []
+    for part in inner.split(","):
+        bounds = re.split(r"[ \t]*[-–][ \t]*", part.strip())
+        if len(bounds) == 2:
+            low, high = _read_id(bounds[0]), _read_id(bounds[1])
+            if low <= high and high - low <= _MAX_RANGE:
+                ids.extend(range(low, high + 1))
+            else:
+                ids.extend([low, high])
+        else:
+            ids.extend(_read_id(bound) for bound in bounds)
+    return list(dict.fromkeys(ids))
+
+
+def parse_citations(text: str) -> list[int]:
+    """All citation ids in ``text``, in order of appearance, de-duplicated."""
+    ids: list[int] = []
+    for match in CITATION_GROUP.finditer(text):
+        ids.extend(parse_citation_group(match.group(0)))
+    return list(dict.fromkeys(ids))
+
+
+_SPACE_BEFORE_PUNCT = re.compile(r"(?<![ \t])[ \t]+(?=[.,;:!?。！？，；：])")
+_SPACE_RUN = re.compile(r"[ \t]{2,}")
+
+
+def strip_citations(text: str) -> str:
+    """Remove citation markers, and the space they leave before punctuation. Line breaks are
+    kept (section headers and bullets are read line by line)."""
+    text = CITATION_GROUP.sub("", text)
+    text = _SPACE_BEFORE_PUNCT.sub("", text)
+    text = _SPACE_RUN.sub(" ", text)
+    return "\n".join(line.strip() for line in text.split("\n")).strip()
+
+
+def has_content(text: str) -> bool:
+    """Whether ``text`` holds a letter or digit of any script."""
+    return any(char.isalnum() for char in text)
+
+
+def is_header_line(line: str) -> bool:
+    """True for a line that is only a section header: ``HPI:``, ``CHIEF COMPLAINT``,
+    ``## Assessment and Plan``, ``**Plan:**``."""
+    stripped = line.strip()
+    if not stripped or len(stripped) > 120:
+        return False
+    if re.match(r"#{1,6}\s", stripped):
+        return True
+    core = stripped.strip("*_ ").strip()
+    if not core or CITATION_GROUP.search(core):
+        return False
+    if len(core.split()) > 8:
+        return False
+    if core.endswith(":") and not re.search(r"\d:\d", core):
+        return True
+    letters = [c for c in core if c.isalpha()]
+    # an all-capitals line is a header ("CHIEF COMPLAINT"), unless it holds a value ("BP 120/80")
+    return (bool(letters) and core.upper() == core and core.lower() != core
+            and not re.search(r"[.!?]$", core) and not re.search(r"\d", core))
+
+
+def _full_stop_ends(line: str, stop: int, next_char: str, sentence_start: int) -> bool:
+    """Whether the ``.`` at ``stop`` (followed by white space, then ``next_char``, or the end of
+    the line when ``next_char`` is empty) ends a sentence. Looks back at most a few dozen
+    characters, whatever the length of the line."""
+    window_start = max(sentence_start, stop - _WINDOW)
+    space = max(line.rfind(" ", window_start, stop), line.rfind("\t", window_start, stop))
+    if space < 0 and window_start > sentence_start:
+        return True  # a "word" longer than the window: no abbreviation, initial or list number
+    token_start = space + 1 if space >= 0 else window_start
+    token = line[token_start:stop].lstrip("([{\"'“‘")
+    if _ABBREVIATION_TOKEN.fullmatch(token):
+        lower = token.lower()
+        if lower in ABBREVIATIONS:
+            return False
+        if lower == "no":  # "No. 5" is a number; "… medication: No. Her …" ends a sentence
+            return not next_char.isdigit()
+        if len(token) == 1 and token.isupper() and next_char.isupper():
+            before = line[window_start:token_start].rstrip()
+            if not before or not before[-1].isdigit():  # "A. Smith", not "38.5 C. Follow"
+                return False
+        return True
+    if len(token) <= 2 and token.isdecimal():  # "Plan: 1. Start …": a list marker after a colon
+        if line[window_start:token_start].rstrip().endswith(":"):
+            return False
+    return True
+
+
+def sentence_spans(line: str) -> list[tuple[int, int, int]]:
+    """Sentences of one line as ``(start, body, end)`` offsets: ``line[start:end]`` is the
+    sentence with any citation groups that close it, ``line[body:end]`` the same without its
+    leading list marker. Spans cover the line without gaps (white space between sentences goes
+    to the sentence after it)."""
+    spans: list[tuple[int, int, int]] = []
+    length = len(line)
+    start = 0
+    while start < length:
+        marker = _LIST_MARKER.match(line, start)
+        body = marker.end() if marker else start
+        end = length
+        position = body
+        while True:
+            match = _TERMINATOR.search(line, position)
+            if match is None:
+                break
+            position = match.end()
+            after = position
+            if position < length and line[position] in " \t[":
+                run = _CITATION_RUN.match(line, position)
+                if run:
+                    after = run.end()
+            wide = not _WIDE_TERMINATORS.isdisjoint(match.group(0))
+            if not wide and after < length and not line[after].isspace():
+                continue  # 1.2 cm, 3.5mg, e.g.x
+            following = _NON_SPACE.search(line, after)
+            next_char = following.group(0) if following else ""
+            marks = match.group(0).rstrip("\"')]”’»")
+            if not wide and marks == "." and not _full_stop_ends(line, match.start(), next_char, body):
+                continue
+            if not wide and next_char and not next_char.isupper() and (".." in marks or "…" in marks):
+                continue  # a pause, not an end: "i have ... i mean", "chronic urol ... urolithiasis"
+            end = following.start() if following else length
+            break
+        spans.append((start, body, end))
+        start = end
+    return spans
+
+
+def split_sentences(text: str) -> list[str]:
+    """Every sentence of ``text``, line by line, by the same rules as :func:`parse_statements`,
+    with nothing removed: list markers, headers and citation markers stay, so the sentences
+    joined with spaces hold every token of ``text``. Empty lines give nothing."""
+    sentences: list[str] = []
+    for line in text.splitlines():
+        for start, _body, end in sentence_spans(line):
+            sentence = line[start:end].strip()
+            if sentence:
+                sentences.append(sentence)
+    return sentences
+
+
+def parse_statements(prediction: str, section: Optional[str] = None, start_index: int = 0) -> list[Statement]:
+    """Split ``prediction`` into :class:`Statement` objects, numbered from ``start_index``.
+
+    Header-only lines are skipped; a line or sentence that holds only citations attaches them
+    to the statement before it (or, with none before it, is dropped).
+    """
+    statements: list[Statement] = []
+    for line in prediction.splitlines():
+        if not line.strip() or is_header_line(line):
+            continue
+        for _start, body, end in sentence_spans(line):
+            text = line[body:end]
+            if not has_content(text):
+                continue  # no letter or digit: neither a statement nor a citation
+            ids = parse_citations(text)
+            clean = strip_citations(text)
+            if not has_content(clean):
+                if ids and statements:
+                    last = statements[-1]
+                    last.citations = list(dict.fromkeys(last.citations + ids))
+                continue
+            statements.append(Statement(index=start_index + len(statements), text=clean, citations=ids,
+                                        section=section))
+    return statements
+
+
+def whole_statement(prediction: str, section: Optional[str] = None, start_index: int = 0) -> list[Statement]:
+    """The whole ``prediction`` as one statement citing every id in it (none when it has no
+    content): how the original DocLens scripts read a question summary."""
+    clean = " ".join(strip_citations(prediction).split())
+    if not has_content(clean):
+        return []
+    return [Statement(index=start_index, text=clean, citations=parse_citations(prediction), section=section)]
+
+
+def inherit_citations(statements: list[Statement], within_section: bool = True) -> list[Statement]:
+    """``uncited="inherit"``: an uncited statement borrows the citations of the next cited
+    statement, as the original DocLens scripts did.
+
+    With ``within_section`` (the default, as the original scripts, which split each note
+    section on its own) the next cited statement must be in the same section: statements after
+    the last cited one of their section stay uncited. ``within_section=False`` borrows across
+    sections. Returns new objects; the input is not changed."""
+    result: list[Statement] = []
+    following: list[int] = []
+    following_section: Optional[str] = None
+    for statement in reversed(statements):
+        if within_section and statement.section != following_section:
+            following = []
+        following_section = statement.section
+        if statement.citations:
+            following = statement.citations
+            result.append(statement)
+        elif following:
+            result.append(Statement(index=statement.index, text=statement.text, citations=list(following),
+                                    section=statement.section, inherited=True))
+        else:
+            result.append(statement)
+    return result[::-1]

@@ -1,0 +1,200 @@
+"""``--dry-run``: how many model calls, tokens and dollars a run would need, without calling.
+
+:func:`dry_run_estimate` walks the scorer's pipeline (claims given or extracted, statements and
+citations parsed, judge requests planned) with stand-ins for the extractor and the judge that
+render every prompt exactly as the real ones would but send nothing. Prompt tokens are counted
+as characters / 4; completion tokens are a per-call allowance (below). Calls whose answer is
+already in the cache are counted apart: they cost nothing.
+
+Prompt caching: the judge sends calls on one premise adjacently, and their prompts share the
+instructions and the premise. Of each call's prompt, the part an endpoint with prompt caching
+would serve from its cache is estimated as the longest prefix (characters / 4) shared with any
+earlier call of the run, by OpenAI's rule: only prompts of at least
+:data:`CACHE_MIN_TOKENS` tokens, in whole :data:`CACHE_BLOCK_TOKENS`-token blocks. The cost
+estimate charges those tokens at the model's cached-prompt price.
+
+Extraction output is unknown before the model runs, so texts that need extraction are stood in
+for by their sentences (one claim per sentence): the judge-call counts downstream of extraction
+are estimates, and the result says so.
+"""
+
+from __future__ import annotations
+
+import bisect
+import warnings
+from typing import Iterable, Optional
+
+from doclens.core.errors import ConfigurationError
+from doclens.evaluators.base import CitationRequest, ClaimRequest
+from doclens.evaluators.chat import (ChatJudge, citation_prompt_name, claims_fence, claims_prompt_name,
+                                     one_call_per_claim, render_citation, render_claims)
+from doclens.evaluators.extractors import ExtractionRequest, Extractor, PromptedExtractor, SentenceExtractor
+from doclens.evaluators.prompting import load_prompt
+from doclens.evaluators.usage import estimate_tokens
+from doclens.core.types import CitationJudgement, ClaimJudgement
+
+#: Completion tokens allowed per call (a rough allowance; replies vary).
+COMPLETION_ALLOWANCE = {"extraction_per_claim": 15, "json_cot_per_claim": 45, "json_per_claim": 15,
+                        "cot_per_call": 60, "citation_per_call": 50}
+
+
+#: OpenAI's prompt caching: prompts of at least this many tokens, cached in blocks of this many.
+CACHE_MIN_TOKENS = 1024
+CACHE_BLOCK_TOKENS = 128
+
+
+def _text(messages: list[dict]) -> str:
+    return "".join(f"{m.get('role')}\n{m.get('content') or ''}\n" for m in messages)
+
+
+def _common(a: str, b: str) -> int:
+    """Length of the common prefix of two strings (bisection over C-level slice compares)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def cached_prefix_estimates(texts: list[str], prompt_tokens: list[int]) -> list[int]:
+    """For each prompt in send order, the tokens a prompt-caching endpoint would serve from its
+    cache: the longest prefix shared with any earlier prompt (characters / 4; the best match is a
+    neighbour in sorted order), counted as OpenAI does (see the module docstring)."""
+    seen: list[str] = []
+    result = []
+    for text, tokens in zip(texts, prompt_tokens):
+        where = bisect.bisect_left(seen, text)
+        shared = max([_common(text, seen[i]) for i in (where - 1, where) if 0 <= i < len(seen)], default=0)
+        seen.insert(where, text)
+        cached = min(shared // 4, tokens) // CACHE_BLOCK_TOKENS * CACHE_BLOCK_TOKENS
+        result.append(cached if tokens >= CACHE_MIN_TOKENS and cached >= CACHE_MIN_TOKENS else 0)
+    return result
+
+
+class _Tally:
+    def __init__(self, judge: ChatJudge):
+        self.judge = judge
+        self.calls = {"extraction": 0, "judge_claims": 0, "judge_citations": 0}
+        self.per_key: dict[str, tuple[int, int]] = {}  # distinct calls → (prompt, completion) tokens
+        self.texts: dict[str, str] = {}  # distinct calls → their prompt text, in send order
+
+    def add(self, kind: str, messages: list[dict], json_mode: bool, tag: str, completion: int) -> None:
+        self.calls[kind] += 1
+        key = self.judge.key_for(messages, json_mode, tag)
+        self.per_key[key] = (estimate_tokens(messages), completion)
+        self.texts.setdefault(key, _text(messages))
+
+
+class _PlanningJudge(ChatJudge):
+    """Renders the real judge's prompts and answers nothing (every verdict: not entailed)."""
+
+    def __init__(self, judge: ChatJudge, tally: _Tally):
+        super().__init__(judge.style, no_cache=True)
+        self.name, self.model, self.tally = judge.name, judge.model, tally
+
+    def judge_claims_many(self, requests: list[ClaimRequest]) -> list[list[ClaimJudgement]]:
+        for r in requests:
+            tag = load_prompt(claims_prompt_name(self.style, r.task)).tag
+            positions = range(len(r.claims))
+            groups = [[i] for i in positions] if one_call_per_claim(self.style, r.task) else [list(positions)]
+            for group in groups:  # numbered as the real judge numbers them: position + 1
+                claims, ids = [r.claims[i] for i in group], [i + 1 for i in group]
+                per_claim = COMPLETION_ALLOWANCE.get(f"{self.style}_per_claim")
+                completion = per_claim * len(claims) if per_claim else COMPLETION_ALLOWANCE["cot_per_call"]
+                messages = render_claims(self.style, r.task, r.direction, r.premise, claims, ids,
+                                         fence=claims_fence(r.premise, r.claims))
+                self.tally.add("judge_claims", messages, self.style != "cot", tag, completion)
+        return [[ClaimJudgement(entailed=False) for _ in r.claims] for r in requests]
+
+    def judge_citations_many(self, requests: list[CitationRequest]) -> list[CitationJudgement]:
+        tag = load_prompt(citation_prompt_name(self.style)).tag
+        for r in requests:
+            if r.cited:
+                self.tally.add("judge_citations", render_citation(self.style, r.statement, r.cited),
+                               self.style != "cot", tag, COMPLETION_ALLOWANCE["citation_per_call"])
+        return [CitationJudgement(entailed=False) for _ in requests]
+
+
+class _PlanningExtractor(Extractor):
+    """Renders the real extractor's prompts; answers with the text's sentences."""
+
+    name = "dry-run"
+
+    def __init__(self, extractor: PromptedExtractor, tally: _Tally):
+        super().__init__()
+        self.extractor, self.tally, self.sentences = extractor, tally, SentenceExtractor()
+
+    def extract_many(self, requests: list[ExtractionRequest]) -> list[list[str]]:
+        results = []
+        for request in requests:
+            claims = self.sentences.extract(request.text, request.task, request.section)
+            if request.text.strip():
+                self.tally.add("extraction", self.extractor.render(request), False, "extract",
+                               COMPLETION_ALLOWANCE["extraction_per_claim"] * max(1, len(claims)))
+            results.append(claims)
+        return results
+
+
+def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dict:
+    """Calls, tokens and cost that ``scorer.score(instances)`` would need; nothing is sent.
+
+    ``scorer`` is a :class:`doclens.DocLens` whose evaluator is a :class:`ChatJudge` (an LLM
+    judge). Returns a JSON-ready dict (see the module docstring for what is estimated)."""
+    from doclens.scoring.scorer import DocLens
+
+    judge = scorer.evaluator
+    if not isinstance(judge, ChatJudge):
+        raise ConfigurationError(f"--dry-run estimates LLM judges; evaluator {judge.name!r} calls no chat model")
+    tally = _Tally(judge)
+    extractor: Optional[Extractor] = scorer.extractor
+    if isinstance(extractor, PromptedExtractor):
+        extractor = _PlanningExtractor(extractor, tally)
+    planner = DocLens(_PlanningJudge(judge, tally), extractor, task=scorer.task, uncited=scorer.uncited,
+                      max_citations=scorer.max_citations, on_unparsed="zero", chunk_size=scorer.chunk_size,
+                      question_statements=scorer.question_statements)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = planner.score(instances, progress=progress)
+    extraction_estimated = tally.calls["extraction"] > 0
+    unique = list(tally.per_key)
+    found = judge.cache.get_many(unique) if unique else {}
+    cached = len(found)
+    total = sum(tally.calls.values())
+    prompt_tokens = sum(p for p, _ in tally.per_key.values())
+    completion_tokens = sum(c for _, c in tally.per_key.values())
+    estimates = dict(zip(unique, cached_prefix_estimates([tally.texts[k] for k in unique],
+                                                         [tally.per_key[k][0] for k in unique])))
+    to_pay = [(*tally.per_key[k], estimates[k]) for k in unique if k not in found]
+    price = judge.price_per_million()
+    cost = None if price is None else round(sum((p - k) * price[0] + k * price[2] + c * price[1]
+                                                for p, c, k in to_pay) / 1e6, 4)
+    result = {
+        "dry_run": True,
+        "evaluator": judge.name,
+        "model": judge.model,
+        "endpoint": judge.cache_identity().get("endpoint"),
+        "keeps_data_local": judge.keeps_data_local,
+        "instances": len(report.instances),
+        "calls": {**tally.calls, "total": total, "distinct": len(unique), "already_cached": cached,
+                  "to_make": len(unique) - cached},
+        "tokens": {"prompt": prompt_tokens, "completion_estimate": completion_tokens,
+                   "prompt_to_pay": sum(p for p, _, _ in to_pay),
+                   "prompt_to_pay_cached_estimate": sum(k for _, _, k in to_pay),
+                   "completion_to_pay_estimate": sum(c for _, c, _ in to_pay),
+                   "method": "prompt: characters / 4; cached prompt: the prefix shared with an earlier call, "
+                             f"prompts of >= {CACHE_MIN_TOKENS} tokens, in {CACHE_BLOCK_TOKENS}-token blocks; "
+                             "completion: per-call allowance"},
+        "cost_usd_estimate": cost,
+        "price_per_1m_tokens": list(price) if price else None,
+        "notes": [],
+    }
+    result["notes"].append("re-asks for unreadable replies and context-length splits are not included")
+    if extraction_estimated:
+        result["notes"].append("claims to be extracted were stood in for by sentences: extraction calls are exact, "
+                               "but the judge calls that depend on the extracted claims are estimates")
+    if price is None:
+        result["notes"].append(f"no price known for model {judge.model!r}: cost not estimated (give --price-table)")
+    return result

@@ -1,0 +1,133 @@
+"""The result of a DocLens run: aggregate scores, counts, evidence per instance, signature."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from doclens.core.types import InstanceResult
+from doclens.io.files import write_atomically
+from doclens.io.scores_files import REPORT_FORMAT, iter_instance_results, wrong_format_message
+
+
+@dataclass
+class Report:
+    """The result of a run, as data: what :meth:`save` writes and :meth:`load` reads back.
+    :func:`doclens.views.text.summary_text` renders it as the tables `doclens score` prints."""
+
+    scores: dict[str, Optional[float]]
+    counts: dict[str, dict]
+    instances: list[InstanceResult]
+    signature: str
+    config: dict = field(default_factory=dict)
+    usage: dict = field(default_factory=dict)
+    sections: dict[str, dict] = field(default_factory=dict)  # note_generation: per-division scores
+    baselines: dict[str, Any] = field(default_factory=dict)
+    unparsed: dict[str, int] = field(default_factory=dict)
+    failed: dict[str, int] = field(default_factory=dict)  # items whose model call failed for good
+    warnings: list[str] = field(default_factory=list)
+    partial: bool = False
+    error: Optional[str] = None
+    version: str = ""
+
+    # ---- access ---------------------------------------------------------------------------
+    def __getitem__(self, key: str):
+        return self.scores[key]
+
+    def instance(self, ident: str) -> InstanceResult:
+        for result in self.instances:
+            if result.id == ident:
+                return result
+        raise KeyError(ident)
+
+    # ---- serialisation --------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {
+            "format": REPORT_FORMAT,
+            "version": self.version,
+            "signature": self.signature,
+            "partial": self.partial,
+            "error": self.error,
+            "scores": self.scores,
+            "sections": self.sections,
+            "counts": self.counts,
+            "unparsed": self.unparsed,
+            "failed": self.failed,
+            "usage": self.usage,
+            "config": self.config,
+            "baselines": self.baselines,
+            "warnings": self.warnings,
+            "instances": [r.to_dict() for r in self.instances],
+        }
+
+    def to_json(self, indent: Optional[int] = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Report":
+        """A report from a parsed dict, trusted as is (:meth:`load` checks a file first)."""
+        if data.get("format") != REPORT_FORMAT:
+            raise ValueError(wrong_format_message(data.get("format")))
+        return cls._from_parts(data, [InstanceResult.from_dict(r) for r in data.get("instances", [])])
+
+    @classmethod
+    def _from_parts(cls, header: dict, instances: list[InstanceResult]) -> "Report":
+        return cls(scores=header["scores"], counts=header["counts"], signature=header["signature"],
+                   instances=instances, config=header.get("config", {}), usage=header.get("usage", {}),
+                   sections=header.get("sections", {}), baselines=header.get("baselines", {}),
+                   unparsed=header.get("unparsed", {}), failed=header.get("failed", {}),
+                   warnings=header.get("warnings", []),
+                   partial=header.get("partial", False), error=header.get("error"),
+                   version=header.get("version", ""))
+
+    @classmethod
+    def from_json(cls, text: str) -> "Report":
+        return cls.from_dict(json.loads(text))
+
+    def save(self, path: os.PathLike) -> None:
+        """Write atomically: a crash mid-write never leaves a truncated report. Text that cannot be
+        encoded as UTF-8 (a lone surrogate such as ``"\\ud800"`` read from an input file) is
+        written as a JSON ``\\u`` escape, so saving never fails on the text it holds."""
+        write_atomically(path, self.write)
+
+    def write(self, handle) -> None:
+        """Write the report's JSON to an open text handle (a file, or ``sys.stdout`` for ``-o -``)."""
+        try:
+            text = self.to_json()
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: ASCII JSON escapes it as \udXXX
+            text = json.dumps(self.to_dict(), indent=2, ensure_ascii=True, allow_nan=False)
+        handle.write(text)
+
+    @classmethod
+    def load(cls, path: os.PathLike) -> "Report":
+        """Read a scores file through :func:`doclens.io.scores_files.iter_report`, which checks it
+        against the shipped schema: raises :class:`doclens.core.errors.InputError` naming the file, the
+        instance and the field of the first problem."""
+        header: dict = {}
+        instances = list(iter_instance_results(str(path), header))
+        return cls._from_parts(header, instances)
+
+    # ---- display --------------------------------------------------------------------------
+    #: baseline → the recall its scores report, shown beside claim recall (the paper's comparison)
+    SIDE_BY_SIDE = (("rouge", "rougeL_recall"), ("bertscore", "bertscore_recall"), ("medcon", "medcon_recall"))
+
+    def side_by_side(self) -> list[dict]:
+        """Claim recall next to ROUGE-L, BERTScore and MEDCON recall: one row for the total and,
+        for notes, one per section. ``[]`` when no baseline was computed."""
+        present = [(name, key) for name, key in self.SIDE_BY_SIDE if name in self.baselines]
+        if not present:
+            return []
+        parts = [("total", self.scores, {name: self.baselines[name]["scores"] for name, _ in present})]
+        for section, scores in self.sections.items():
+            parts.append((section, scores, {name: self.baselines[name].get("sections", {}).get(section, {})
+                                            for name, _ in present}))
+        rows = []
+        for part, doclens_scores, baseline_scores in parts:
+            row = {"part": part, "claim_recall": doclens_scores.get("claim_recall")}
+            for name, key in present:
+                row[key] = baseline_scores[name].get(key)
+            rows.append(row)
+        return rows

@@ -1,0 +1,301 @@
+"""The DocLens scorer: instances in, report out (``docs/design.md`` §3).
+
+    instances ─► claims (given, or extracted per task/section) ─┐
+                 statements + citations (parsed from the prediction) ─┤
+                                                                      ▼
+                     evaluator (batched) ─► verdicts ─► aggregation ─► Report
+
+Instances are processed in chunks: each chunk's extraction and judging go to the extractor and
+the evaluator as one batch (so in-process models batch and LLM clients run concurrently), and
+a failure — bad input further down the file, an endpoint that stays down, Ctrl-C — keeps every
+chunk finished before it: the exception carries ``partial_report``.
+
+The steps live in their own modules: :mod:`doclens.scoring.run` (the per-run state),
+:mod:`doclens.scoring.verdicts` (requests out, verdicts back), :mod:`doclens.scoring.build`
+(the report).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Iterable, Optional, Union
+
+from doclens.core.errors import ConfigurationError, InputError, UnparsedJudgementError
+from doclens.core.metrics import ON_UNPARSED
+from doclens.core.tasks import SECTION_NAMES, check_task
+from doclens.core.types import NO_VERDICT, Instance, InstanceResult, Statement
+from doclens.evaluators.base import Evaluator
+from doclens.evaluators.extractors import ExtractionRequest, Extractor, FailedExtraction
+from doclens.parsing.sections import note_section_spans, segments
+from doclens.parsing.source_units import parse_source_units
+from doclens.parsing.statements import inherit_citations, parse_statements, strip_citations, whole_statement
+from doclens.scoring.build import build_report
+from doclens.scoring.report import Report
+from doclens.scoring.run import Run, Work
+from doclens.scoring.verdicts import (EMPTY_PREMISE, INVALID_IDS, NO_CITATION, citation_requests, claim_requests,
+                                     instance_result)
+
+logger = logging.getLogger("doclens")
+
+UNCITED = ("zero", "inherit", "inherit-across-sections")
+QUESTION_STATEMENTS = ("whole", "sentences")
+#: A run whose unparsed share of judged items is above this is reported as incomplete.
+UNPARSED_SHARE_LIMIT = 0.5
+
+
+def incomplete_reasons(report: Report) -> list[str]:
+    """Why a finished report is not a complete result (empty when it is): items whose call failed
+    for good, or most judge replies unreadable. The CLI exits with ``EXIT_INCOMPLETE`` for these."""
+    reasons = []
+    failed = sum((report.failed or {}).values())
+    failed_calls = (report.usage or {}).get("failed_calls", 0)
+    if failed or failed_calls:
+        reasons.append(f"{failed_calls} model call(s) failed for good; {failed} item(s) are marked 'failed' "
+                       f"(scored per on_unparsed). Rerun the same command to ask exactly those again: every "
+                       "answer received is cached")
+    judged = sum(1 for r in report.instances for v in r.reference_claims + r.prediction_claims + r.statements
+                 if v.status in NO_VERDICT or not (v.explanation in (EMPTY_PREMISE, NO_CITATION)
+                                                   or v.explanation.startswith(INVALID_IDS)))
+    unparsed = sum((report.unparsed or {}).values())
+    if judged and unparsed / judged > UNPARSED_SHARE_LIMIT:
+        reasons.append(f"most judge replies could not be read: {unparsed} of {judged} judged item(s) are "
+                       f"'unparsed' ({100 * unparsed / judged:.0f} %); the scores say little about the texts. "
+                       "Check the model, the prompt style (--evaluator) and the endpoint")
+    return reasons
+
+
+class DocLens:
+    """Score generated medical text against references, fact by fact.
+
+    Parameters
+    ----------
+    evaluator : Evaluator
+        The judge (``doclens.load_evaluator("…")`` or your own subclass).
+    extractor : Extractor, optional
+        Produces claims for instances without ``reference_claims`` / ``prediction_claims``.
+        Without one, such an instance raises :class:`InputError` naming it.
+    task : str, optional
+        Default task for instances without a ``task`` field (``general`` if unset).
+    uncited : {"zero", "inherit", "inherit-across-sections"}
+        ``zero``: an uncited statement has citation recall 0 (the paper). ``inherit``: it borrows
+        the citations of the next cited statement of the same note section (the original DocLens
+        scripts, which split each section on its own; outside ``note_generation`` the whole
+        prediction is one section). ``inherit-across-sections``: it borrows from the next cited
+        statement wherever it is — not what the original scripts did, kept as an explicit option.
+    max_citations : int, optional
+        Keep at most this many citations per statement (the first ones, in order of appearance).
+        ``None``: no cap. As in the original scripts, ids are checked for validity *before* the
+        cap: a statement citing any id the source does not have is a miss with all its ids
+        counted (none capped away). Every capped statement is counted and warned about — never
+        silent.
+    question_statements : {"whole", "sentences"}
+        For ``question_summarization``: ``whole`` (default, the original scripts) judges the whole
+        prediction as one statement citing every id in it; ``sentences`` splits it into
+        sentences like any other prediction.
+    on_unparsed : {"zero", "exclude", "raise"}
+        How a judgement the judge never gave in readable form counts (see :mod:`doclens.core.metrics`).
+    chunk_size : int
+        Instances per batch sent to the extractor and the evaluator.
+    baselines : list of str, optional
+        Also compute these baselines (``rouge``, ``bertscore``, ``medcon``) on the same instances.
+    baseline_options : dict, optional
+        Per-baseline settings passed to :func:`doclens.baselines.compute_baselines`.
+    """
+
+    def __init__(self, evaluator: Evaluator, extractor: Optional[Extractor] = None, *, task: Optional[str] = None,
+                 uncited: str = "zero", max_citations: Optional[int] = None, on_unparsed: str = "zero",
+                 chunk_size: int = 32, baselines: Optional[list[str]] = None,
+                 baseline_options: Optional[dict] = None, question_statements: str = "whole"):
+        if not isinstance(evaluator, Evaluator):
+            raise ConfigurationError(f"evaluator must be a doclens.Evaluator, got {type(evaluator).__name__}")
+        if extractor is not None and not isinstance(extractor, Extractor):
+            raise ConfigurationError(f"extractor must be a doclens.Extractor, got {type(extractor).__name__}")
+        if uncited not in UNCITED:
+            raise ConfigurationError(f"uncited must be one of {UNCITED}, got {uncited!r}")
+        if question_statements not in QUESTION_STATEMENTS:
+            raise ConfigurationError(f"question_statements must be one of {QUESTION_STATEMENTS}, "
+                                     f"got {question_statements!r}")
+        if on_unparsed not in ON_UNPARSED:
+            raise ConfigurationError(f"on_unparsed must be one of {ON_UNPARSED}, got {on_unparsed!r}")
+        if max_citations is not None and (not isinstance(max_citations, int) or max_citations < 1):
+            raise ConfigurationError(f"max_citations must be a positive integer or None, got {max_citations!r}")
+        if chunk_size < 1:
+            raise ConfigurationError("chunk_size must be at least 1")
+        self.evaluator = evaluator
+        self.extractor = extractor
+        self.task = check_task(task) if task else None
+        self.uncited = uncited
+        self.max_citations = max_citations
+        self.question_statements = question_statements
+        self.on_unparsed = on_unparsed
+        self.chunk_size = chunk_size
+        self.baselines = list(baselines or [])
+        self.baseline_options = dict(baseline_options or {})
+
+    # ------------------------------------------------------------------------------------------
+    def score(self, instances: Iterable[Union[dict, Instance]], progress: bool = True) -> Report:
+        """Score ``instances`` (dicts or :class:`Instance`) and return a :class:`Report`.
+
+        Raises :class:`InputError` for bad input (naming the instance and field), and
+        :class:`UnparsedJudgementError` with ``on_unparsed="raise"``; any exception raised
+        mid-run carries ``partial_report``, the report of every chunk finished before it.
+        The run's state lives in a :class:`Run` of its own: one scorer can score twice at once.
+        """
+        from tqdm.auto import tqdm
+
+        total = len(instances) if hasattr(instances, "__len__") else None
+        run = Run()
+        iterator = iter(instances)
+        bar = tqdm(total=total, disable=not progress, unit="instance", desc="DocLens", leave=False)
+        try:
+            while True:
+                chunk, pending = self._read_chunk(iterator, run)
+                if chunk:
+                    run.results.extend(self._score_chunk(chunk, run))
+                    bar.update(len(chunk))
+                if pending is not None:
+                    raise pending
+                if len(chunk) < self.chunk_size:
+                    break
+        except BaseException as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            for holder in (self.evaluator, self.extractor):  # an endpoint may have echoed the key
+                error = getattr(holder, "redact", lambda text: text)(error)
+            exc.partial_report = build_report(self, run, partial=True, error=error)
+            raise
+        finally:
+            bar.close()
+        return build_report(self, run)
+
+    def _read_chunk(self, iterator, run: Run) -> tuple[list[Instance], Optional[InputError]]:
+        """Up to ``chunk_size`` instances, and the input error that stopped the reading (the
+        instances before it are still scored)."""
+        chunk: list[Instance] = []
+        try:
+            while len(chunk) < self.chunk_size:
+                item = next(iterator)
+                position = len(run.seen)
+                instance = item if isinstance(item, Instance) else Instance.from_dict(item, position)
+                if instance.id in run.seen:
+                    raise InputError(f"instance {instance.id!r}: id seen twice", field="id")
+                run.seen.add(instance.id)
+                if self.baselines:
+                    run.texts[instance.id] = (strip_citations(instance.prediction), instance.reference)
+                chunk.append(instance)
+        except StopIteration:
+            pass
+        except InputError as exc:
+            return chunk, exc
+        return chunk, None
+
+    def _score_chunk(self, chunk: list[Instance], run: Run) -> list[InstanceResult]:
+        works = [self._prepare(instance, run) for instance in chunk]
+        self._extract(works, run)
+        claim_asked, claim_slots = claim_requests(works)
+        citation_asked, citation_slots = citation_requests(works)
+        claim_answers = self.evaluator.judge_claims_many(claim_asked) if claim_asked else []
+        citation_answers = self.evaluator.judge_citations_many(citation_asked) if citation_asked else []
+        if len(claim_answers) != len(claim_asked) or any(
+                len(a) != len(r.claims) for a, r in zip(claim_answers, claim_asked)):
+            raise RuntimeError(f"{type(self.evaluator).__name__} returned the wrong number of claim judgements")
+        if len(citation_answers) != len(citation_asked):
+            raise RuntimeError(f"{type(self.evaluator).__name__} returned the wrong number of citation judgements")
+        claim_lookup = dict(zip(claim_slots, claim_answers))
+        citation_lookup = dict(zip(citation_slots, citation_answers))
+        results = [instance_result(i, work, claim_lookup, citation_lookup, self.on_unparsed)
+                   for i, work in enumerate(works)]
+        if self.on_unparsed == "raise":
+            bad = [r.id for r in results if any(v.status in NO_VERDICT for v in
+                                                 r.reference_claims + r.prediction_claims + r.statements)]
+            if bad:
+                raise UnparsedJudgementError(f"judge replies could not be parsed, or the call failed, for instance(s) "
+                                             f"{', '.join(bad)} (on_unparsed='raise')")
+        return results
+
+    def _prepare(self, instance: Instance, run: Run) -> Work:
+        where = f"instance {instance.id!r}: "
+        task = check_task(instance.task or self.task, where)
+        run.tasks.add(task)
+        work = Work(instance, task)
+        if task == "question_summarization":
+            # The whole question is one claim (docs/design.md §4).
+            work.ref_claims = {None: [instance.reference.strip()] if instance.reference.strip() else []}
+            prediction = strip_citations(instance.prediction)
+            work.pred_claims = {None: [prediction] if prediction else []}
+        else:
+            for field_name, target in (("reference_claims", work.ref_claims), ("prediction_claims", work.pred_claims)):
+                given = getattr(instance, field_name)
+                if given is not None:
+                    run.used_given = True
+                    target.update(_given_claims(given, task, field_name, where))
+        if instance.source is not None:
+            try:
+                units = parse_source_units(instance.source)
+            except ValueError as exc:  # InputError, or e.g. an unit number too long to convert
+                raise InputError(f"{where}field 'source': {exc}", field="source") from exc
+            work.n_units = len(units)
+            work.units = {u.index: u.premise_text for u in units}
+            work.statements = self._statements(instance.prediction, task, set(work.units), run)
+        return work
+
+    def _statements(self, prediction: str, task: str, units: set[int], run: Run) -> list[Statement]:
+        if task == "note_generation":
+            statements: list[Statement] = []
+            for section, start, end in note_section_spans(prediction):
+                statements += parse_statements(prediction[start:end], section=section, start_index=len(statements))
+        elif task == "question_summarization" and self.question_statements == "whole":
+            statements = whole_statement(prediction)
+        else:
+            statements = parse_statements(prediction)
+        if self.uncited != "zero":
+            statements = inherit_citations(statements, within_section=self.uncited == "inherit")
+        if self.max_citations:
+            for statement in statements:
+                # validity first (the original scripts' order): a statement citing an id the
+                # source lacks is a miss with every id it cites counted, so nothing is capped away
+                if len(statement.citations) > self.max_citations and all(c in units for c in statement.citations):
+                    statement.citations = statement.citations[: self.max_citations]
+                    run.capped_statements += 1
+        return statements
+
+    def _extract(self, works: list[Work], run: Run) -> None:
+        requests: list[ExtractionRequest] = []
+        targets: list[tuple[Work, str, dict, Optional[str]]] = []
+        for work in works:
+            for claims, text, field_name in ((work.ref_claims, work.instance.reference, "reference_claims"),
+                                             (work.pred_claims, strip_citations(work.instance.prediction),
+                                              "prediction_claims")):
+                if claims or work.task == "question_summarization":
+                    continue
+                if self.extractor is None:
+                    raise InputError(f"instance {work.instance.id!r}: no '{field_name}' given and no extractor "
+                                     "configured; pass claims or an extractor", field=field_name)
+                run.used_extractor = True
+                for section, segment in segments(work.task, text).items():
+                    claims[section] = []
+                    if segment.strip():
+                        requests.append(ExtractionRequest(segment, work.task, section))
+                        targets.append((work, field_name, claims, section))
+        if requests:
+            extracted = self.extractor.extract_many(requests)
+            if len(extracted) != len(requests):
+                raise RuntimeError(f"{type(self.extractor).__name__} returned {len(extracted)} claim lists for "
+                                   f"{len(requests)} texts")
+            for (work, field_name, claims, section), found in zip(targets, extracted):
+                claims[section] = list(found)
+                if isinstance(found, FailedExtraction):
+                    work.failed_extractions[(field_name, section)] = found.error
+
+
+def _given_claims(given, task: str, field_name: str, where: str) -> dict[Optional[str], list[str]]:
+    """Claims given in the input: a list (the whole text) or, for notes, a section mapping."""
+    if not isinstance(given, dict):
+        return {None: list(given)}
+    if task != "note_generation":
+        raise InputError(f"{where}field '{field_name}' is a section mapping, which only the "
+                         f"note_generation task takes (task is {task!r})", field=field_name)
+    unknown = sorted(set(given) - set(SECTION_NAMES))
+    if unknown:
+        raise InputError(f"{where}field '{field_name}' has unknown section(s) {unknown}; sections are "
+                         f"{', '.join(SECTION_NAMES)}", field=field_name)
+    return {section: list(given.get(section, [])) for section in SECTION_NAMES}

@@ -1,0 +1,101 @@
+"""From prepared instances to judge requests, and from the judge's answers back to verdicts.
+
+The scorer sends every request of a chunk in one batch; ``slots`` say which instance (and which
+direction and section, or which statement) each answer belongs to.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from doclens.core.metrics import METRICS, ratio
+from doclens.core.types import (STATUS_FAILED, CitationJudgement, CitationVerdict, ClaimJudgement, ClaimVerdict,
+                                InstanceResult)
+from doclens.evaluators.base import CitationRequest, ClaimRequest
+from doclens.parsing.sections import segments
+from doclens.parsing.statements import strip_citations
+from doclens.scoring.run import Work
+
+#: Explanations of items decided without asking the judge.
+EMPTY_PREMISE = "empty premise: nothing to entail the claim"
+NO_CITATION = "no citation"
+INVALID_IDS = "invalid citation id(s)"
+#: The text of the one item that stands for the unknown claims of a text whose extraction failed.
+EXTRACTION_FAILED = "[claims not extracted: the extraction call failed]"
+
+
+def _directions(work: Work):
+    """``(direction, claims by section, premise text, field)``: reference claims are judged
+    against the prediction (recall), prediction claims against the reference (precision)."""
+    return (("recall", work.ref_claims, strip_citations(work.instance.prediction), "reference_claims"),
+            ("precision", work.pred_claims, work.instance.reference, "prediction_claims"))
+
+
+def claim_requests(works: list[Work]) -> tuple[list[ClaimRequest], list[tuple]]:
+    """One request per (instance, direction, section) with claims and a non-empty premise."""
+    requests, slots = [], []
+    for i, work in enumerate(works):
+        for direction, claims_by_section, premise_text, _ in _directions(work):
+            premises = segments(work.task, premise_text)
+            for section, claims in claims_by_section.items():
+                premise = premise_text if section is None else premises[section]
+                if claims and premise.strip():
+                    requests.append(ClaimRequest(premise.strip(), claims, work.task, direction, section))
+                    slots.append((i, direction, section))
+    return requests, slots
+
+
+def citation_requests(works: list[Work]) -> tuple[list[CitationRequest], list[tuple]]:
+    """One request per statement that cites only ids the source has."""
+    requests, slots = [], []
+    for i, work in enumerate(works):
+        for statement in work.statements or []:
+            cited = statement.citations
+            if cited and all(c in work.units for c in cited):
+                requests.append(CitationRequest(statement.text, {c: work.units[c] for c in cited}, work.task))
+                slots.append((i, statement.index))
+    return requests, slots
+
+
+def _claim_verdicts(i: int, work: Work, claim_lookup: dict, result: InstanceResult) -> None:
+    targets = {"reference_claims": result.reference_claims, "prediction_claims": result.prediction_claims}
+    for direction, claims_by_section, _, field_name in _directions(work):
+        target = targets[field_name]
+        for section, claims in claims_by_section.items():
+            answers = claim_lookup.get((i, direction, section))
+            for k, claim in enumerate(claims):
+                judgement = answers[k] if answers else ClaimJudgement(entailed=False, explanation=EMPTY_PREMISE)
+                target.append(ClaimVerdict(text=claim, entailed=judgement.entailed, explanation=judgement.explanation,
+                                           status=judgement.status, section=section, raw=judgement.raw))
+            error = work.failed_extractions.get((field_name, section))
+            if error is not None:  # the claims are unknown: one item says so, scored per on_unparsed
+                target.append(ClaimVerdict(text=EXTRACTION_FAILED, entailed=None, status=STATUS_FAILED,
+                                           section=section, explanation=f"claim extraction failed: {error}"))
+
+
+def _citation_verdicts(i: int, work: Work, citation_lookup: dict, result: InstanceResult) -> None:
+    for statement in work.statements or []:
+        valid = [c for c in statement.citations if c in work.units]
+        invalid = [c for c in statement.citations if c not in work.units]
+        judgement: Optional[CitationJudgement] = citation_lookup.get((i, statement.index))
+        if judgement is None:
+            reason = (NO_CITATION if not statement.citations else
+                      f"{INVALID_IDS} {invalid}: the source has {work.n_units} units")
+            judgement = CitationJudgement(entailed=False, explanation=reason)
+        precise = [c for c in valid if judgement.precise.get(c)] if judgement.entailed else []
+        result.statements.append(CitationVerdict(
+            index=statement.index, text=statement.text, cited=list(statement.citations), valid=valid,
+            invalid=invalid, precise=precise, entailed=judgement.entailed, section=statement.section,
+            inherited=statement.inherited, status=judgement.status, explanation=judgement.explanation,
+            provenance=judgement.provenance, raw=judgement.raw))
+
+
+def instance_result(i: int, work: Work, claim_lookup: dict, citation_lookup: dict,
+                    on_unparsed: str) -> InstanceResult:
+    """The verdicts of instance ``i`` of the chunk, with its per-instance scores."""
+    result = InstanceResult(id=work.instance.id, task=work.task, has_source=work.statements is not None)
+    _claim_verdicts(i, work, claim_lookup, result)
+    _citation_verdicts(i, work, citation_lookup, result)
+    counts = result.counts(on_unparsed)
+    result.scores = {metric: ratio(*counts[metric]) if metric in counts else None for metric in METRICS}
+    return result

@@ -1,0 +1,2 @@
+"""Statistics over scored reports: bootstrap intervals and paired differences, agreement with
+human judgements."""

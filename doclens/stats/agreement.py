@@ -1,0 +1,350 @@
+"""Agreement of DocLens scores with human judgements (the paper's Table 2 and Figure 7).
+
+Two CSV formats (UTF-8, a header row, comma-separated):
+
+**Per-instance human scores** — one row per instance::
+
+    id,completeness,conciseness
+    D2N088,4,5
+    D2N089,2.5,
+
+``id`` names a scored instance; the score column (``--human-column``) holds a number. An empty
+cell means "not rated": the row is left out and counted. Any other non-number is an error that
+names the line and column.
+
+**Pairwise preferences** — one row per human comparison of two systems on one instance::
+
+    id,system_a,system_b,preferred
+    D2N088,gpt4,mistral,gpt4
+    D2N089,gpt4,mistral,tie
+
+``system_a`` / ``system_b`` name systems whose scores files are given (``NAME=scores.json``);
+``preferred`` is one of the two names or ``tie``.
+
+Statistics: Spearman's ρ is Pearson's r on average ranks (ties get the mean of their ranks);
+Kendall's τ is τ-b, ``(C − D) / sqrt((n₀ − n₁)(n₀ − n₂))`` with ``n₀ = n(n−1)/2`` and
+``n₁``, ``n₂`` the tied pairs in each variable — both as ``scipy.stats.spearmanr`` and
+``scipy.stats.kendalltau`` (default ``variant="b"``) compute them. Where scipy would return NaN
+(fewer than two pairs, or a constant variable) these return ``None``.
+
+**A minimum n.** Below :data:`MIN_PAIRS` (10) paired instances, :func:`instance_agreement`
+reports no correlation (``None``) and says "not informative (n=2 < 10)": two points always give
+ρ = ±1, and below ten pairs only near-perfect correlations are distinguishable from none (the
+two-sided 5 % critical value of Spearman's ρ is 1.0 at n = 5 and still 0.65 at n = 10). Likewise
+:func:`pairwise_agreement` gives no agreement share from fewer than 10 judged comparisons.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import asdict, dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+
+from doclens.core.errors import InputError, cannot_read
+
+#: fewest pairs (instances, or judged comparisons) for a correlation or an agreement share
+MIN_PAIRS = 10
+
+
+def not_informative(n: int, minimum: int = MIN_PAIRS) -> str:
+    return f"not informative (n={n} < {minimum})"
+
+
+def average_ranks(values: Sequence[float]) -> np.ndarray:
+    """Ranks from 1; tied values share the mean of the ranks they span (scipy ``rankdata``'s
+    ``"average"`` method)."""
+    data = np.asarray(values, dtype=np.float64)
+    order = np.argsort(data, kind="mergesort")
+    sorted_values = data[order]
+    ranks = np.empty(len(data), dtype=np.float64)
+    start = 0
+    while start < len(data):
+        end = start
+        while end + 1 < len(data) and sorted_values[end + 1] == sorted_values[start]:
+            end += 1
+        ranks[order[start:end + 1]] = (start + end) / 2.0 + 1.0
+        start = end + 1
+    return ranks
+
+
+def _pearson(x: np.ndarray, y: np.ndarray) -> Optional[float]:
+    dx, dy = x - x.mean(), y - y.mean()
+    denominator = math.sqrt(float(dx @ dx) * float(dy @ dy))
+    if denominator == 0.0:
+        return None
+    return max(-1.0, min(1.0, float(dx @ dy) / denominator))
+
+
+def spearman_rho(x: Sequence[float], y: Sequence[float]) -> Optional[float]:
+    """Spearman's rank correlation; ``None`` with fewer than 2 pairs or a constant variable."""
+    if len(x) != len(y):
+        raise ValueError(f"x and y differ in length ({len(x)} and {len(y)})")
+    if len(x) < 2:
+        return None
+    return _pearson(average_ranks(x), average_ranks(y))
+
+
+def _tied_pairs(values: np.ndarray) -> int:
+    _, counts = np.unique(values, return_counts=True)
+    return int((counts * (counts - 1) // 2).sum())
+
+
+def kendall_tau_b(x: Sequence[float], y: Sequence[float], chunk: int = 512) -> Optional[float]:
+    """Kendall's τ-b; ``None`` with fewer than 2 pairs or a constant variable.
+
+    ``C − D = Σ_{i<j} sign(x_i − x_j)·sign(y_i − y_j)``, computed in row blocks of ``chunk`` so
+    memory stays ``O(chunk × n)``.
+    """
+    if len(x) != len(y):
+        raise ValueError(f"x and y differ in length ({len(x)} and {len(y)})")
+    n = len(x)
+    if n < 2:
+        return None
+    xs, ys = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    total = n * (n - 1) // 2
+    tied_x, tied_y = _tied_pairs(xs), _tied_pairs(ys)
+    if tied_x == total or tied_y == total:
+        return None
+    score = 0
+    for start in range(0, n, chunk):
+        block = slice(start, min(start + chunk, n))
+        signs = np.sign(xs[block, None] - xs[None, :]) * np.sign(ys[block, None] - ys[None, :])
+        score += int(signs.sum())
+    score //= 2  # every unordered pair was counted twice
+    return max(-1.0, min(1.0, score / math.sqrt((total - tied_x) * (total - tied_y))))
+
+
+def read_csv_text(path: str) -> str:
+    """The text of a UTF-8 CSV file; :class:`InputError` names the file (and the line of a byte
+    that is not UTF-8) when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise cannot_read(path, exc) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise InputError(f"{path} line {line}: not UTF-8 ({exc.reason}): save the CSV as UTF-8", line=line) from None
+
+
+class _Rows:
+    """``csv.DictReader`` rows whose CSV errors become :class:`InputError` naming the line."""
+
+    def __init__(self, path: str, reader: csv.DictReader):
+        self.path, self.reader = path, reader
+
+    @property
+    def line_num(self) -> int:
+        return self.reader.line_num
+
+    def __iter__(self):
+        while True:
+            try:
+                row = next(self.reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                line = self.reader.line_num
+                raise InputError(f"{self.path} line {line}: not a readable CSV row ({exc})", line=line) from None
+            yield row
+
+
+def _open_csv(path: str, required: Sequence[str]):
+    import io
+
+    handle = io.StringIO(read_csv_text(path), newline="")
+    reader = csv.DictReader(handle)
+    try:
+        header = reader.fieldnames or []
+    except csv.Error as exc:
+        raise InputError(f"{path} line 1: not a readable CSV header ({exc})", line=1) from None
+    missing = [c for c in required if c not in header]
+    if missing:
+        handle.close()
+        raise InputError(f"{path}: column(s) {', '.join(repr(c) for c in missing)} missing; the header has "
+                         f"{', '.join(repr(c) for c in header) or 'no columns'}", field=missing[0])
+    return handle, _Rows(path, reader)
+
+
+def read_human_scores(path: str, column: str, id_column: str = "id") -> tuple[dict[str, float], int]:
+    """``({id: score}, rows left empty)`` from a per-instance CSV (module docstring). Raises
+    :class:`InputError` naming the line for a non-number, a non-finite number or a repeated id."""
+    handle, reader = _open_csv(path, [id_column, column])
+    scores: dict[str, float] = {}
+    lines: dict[str, int] = {}
+    empty = 0
+    with handle:
+        for row in reader:
+            line = reader.line_num
+            ident, cell = (row.get(id_column) or "").strip(), (row.get(column) or "").strip()
+            if not ident:
+                raise InputError(f"{path} line {line}: empty {id_column!r}", field=id_column, line=line)
+            if ident in lines:
+                raise InputError(f"{path} line {line}: id {ident!r} repeats line {lines[ident]}", field=id_column,
+                                 line=line)
+            lines[ident] = line
+            if not cell:
+                empty += 1
+                continue
+            try:
+                value = float(cell)
+            except ValueError:
+                raise InputError(f"{path} line {line}: column {column!r} is not a number", field=column,
+                                 line=line) from None
+            if not math.isfinite(value):
+                raise InputError(f"{path} line {line}: column {column!r} is not finite", field=column, line=line)
+            scores[ident] = value
+    return scores, empty
+
+
+@dataclass
+class InstanceAgreement:
+    """Correlation of one DocLens metric with one human score column, over instances."""
+
+    metric: str
+    human_column: str
+    n: int  # instances with both a DocLens score and a human score
+    spearman_rho: Optional[float]
+    kendall_tau_b: Optional[float]
+    human_unrated: int  # CSV rows with an empty score cell
+    metric_undefined: int  # rated instances whose DocLens metric is undefined (nothing to score)
+    unrated_instances: int  # scored instances the CSV does not rate
+    note: str = ""  # "not informative (n=… < …)" when n is below the minimum: no correlation given
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "informative": not self.note}
+
+
+def _unknown_ids(ids, known, what: str, path: str) -> None:
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        shown = ", ".join(repr(i) for i in unknown[:10]) + (f" … and {len(unknown) - 10} more"
+                                                             if len(unknown) > 10 else "")
+        raise InputError(f"{path}: {len(unknown)} id(s) not in {what}: {shown}", field="id")
+
+
+def instance_agreement(metric_scores: dict[str, Optional[float]], human_scores: dict[str, float],
+                       metric: str, human_column: str, human_unrated: int = 0,
+                       source: str = "human scores", min_pairs: int = MIN_PAIRS) -> InstanceAgreement:
+    """Spearman ρ and Kendall τ-b between ``metric_scores`` (``{id: score or None}``, per
+    instance) and ``human_scores`` over the ids both have. A human-rated id unknown to
+    ``metric_scores`` is an error (a wrong file is likelier than a partial one); instances whose
+    metric is ``None`` are left out and counted. Below ``min_pairs`` pairs no correlation is
+    given (``note`` says so; module docstring)."""
+    _unknown_ids(human_scores, metric_scores, "the scores file", source)
+    paired = [(metric_scores[i], human_scores[i]) for i in human_scores if metric_scores[i] is not None]
+    xs = [a for a, _ in paired]
+    ys = [b for _, b in paired]
+    enough = len(paired) >= min_pairs
+    return InstanceAgreement(metric=metric, human_column=human_column, n=len(paired),
+                             spearman_rho=spearman_rho(xs, ys) if enough else None,
+                             kendall_tau_b=kendall_tau_b(xs, ys) if enough else None,
+                             note="" if enough else not_informative(len(paired), min_pairs),
+                             human_unrated=human_unrated,
+                             metric_undefined=sum(metric_scores[i] is None for i in human_scores),
+                             unrated_instances=sum(i not in human_scores for i in metric_scores))
+
+
+@dataclass(frozen=True)
+class Preference:
+    id: str
+    system_a: str
+    system_b: str
+    preferred: str  # system_a, system_b or "tie"
+    line: int
+
+
+def read_preferences(path: str) -> list[Preference]:
+    """Rows of a pairwise-preference CSV (module docstring); :class:`InputError` names the line of
+    a row whose ``preferred`` is neither system nor ``tie`` or whose two systems are the same."""
+    handle, reader = _open_csv(path, ["id", "system_a", "system_b", "preferred"])
+    rows = []
+    with handle:
+        for row in reader:
+            line = reader.line_num
+            ident, a, b, preferred = (str(row.get(k) or "").strip() for k in ("id", "system_a", "system_b",
+                                                                                 "preferred"))
+            if not ident or not a or not b:
+                raise InputError(f"{path} line {line}: id, system_a and system_b must all be given", line=line)
+            if a == b:
+                raise InputError(f"{path} line {line}: system_a and system_b are both {a!r}", field="system_b",
+                                 line=line)
+            if preferred not in (a, b, "tie"):
+                raise InputError(f"{path} line {line}: preferred must be {a!r}, {b!r} or 'tie', got {preferred!r}",
+                                 field="preferred", line=line)
+            rows.append(Preference(ident, a, b, preferred, line))
+    return rows
+
+
+@dataclass
+class PairwiseAgreement:
+    """How often a DocLens metric prefers the system the human preferred.
+
+    ``agreement = agree / (agree + disagree + metric_ties)`` over comparisons where the human
+    preferred one system and both systems have the metric on that instance: a metric tie is
+    counted as not agreeing. Human ties (``human_ties``) and comparisons where a system's metric
+    is undefined (``undefined``) are left out and counted.
+    """
+
+    metric: str
+    comparisons: int
+    agree: int
+    disagree: int
+    metric_ties: int
+    human_ties: int
+    undefined: int
+    agreement: Optional[float]
+    note: str = ""  # "not informative (n=… < …)" below the minimum of judged comparisons
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "informative": not self.note}
+
+
+def pairwise_agreement(system_scores: dict[str, dict[str, Optional[float]]], preferences: Sequence[Preference],
+                       metric: str, source: str = "preferences", min_pairs: int = MIN_PAIRS) -> PairwiseAgreement:
+    """See :class:`PairwiseAgreement`. ``system_scores``: ``{system: {id: metric or None}}``.
+    Raises :class:`InputError` naming the line of a row with an unknown system or instance."""
+    agree = disagree = metric_ties = human_ties = undefined = 0
+    for pref in preferences:
+        for system in (pref.system_a, pref.system_b):
+            if system not in system_scores:
+                raise InputError(f"{source} line {pref.line}: no scores file for system {system!r} (given: "
+                                 f"{', '.join(sorted(system_scores))})", field="system_a", line=pref.line)
+            if pref.id not in system_scores[system]:
+                raise InputError(f"{source} line {pref.line}: instance {pref.id!r} is not in the scores of "
+                                 f"{system!r}", field="id", line=pref.line)
+        if pref.preferred == "tie":
+            human_ties += 1
+            continue
+        score_a, score_b = system_scores[pref.system_a][pref.id], system_scores[pref.system_b][pref.id]
+        if score_a is None or score_b is None:
+            undefined += 1
+            continue
+        if score_a == score_b:
+            metric_ties += 1
+            continue
+        metric_prefers = pref.system_a if score_a > score_b else pref.system_b
+        if metric_prefers == pref.preferred:
+            agree += 1
+        else:
+            disagree += 1
+    judged = agree + disagree + metric_ties
+    enough = judged >= min_pairs
+    return PairwiseAgreement(metric=metric, comparisons=len(preferences), agree=agree, disagree=disagree,
+                             metric_ties=metric_ties, human_ties=human_ties, undefined=undefined,
+                             agreement=agree / judged if judged and enough else None,
+                             note="" if enough else not_informative(judged, min_pairs))
+
+
+def report_metric_scores(report, metric: str) -> dict[str, Optional[float]]:
+    """``{id: per-instance score}`` of one metric (``claim_recall`` …) from a :class:`doclens.Report`."""
+    from doclens.core.metrics import METRICS
+
+    if metric not in METRICS:
+        raise InputError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}", field="metric")
+    return {r.id: r.scores.get(metric) for r in report.instances}

@@ -1,0 +1,1 @@
+"""What people read: a report's summary tables, HTML pages, leaderboard tables."""

@@ -1,0 +1,145 @@
+"""Leaderboards: scores files grouped by signature, ranked with bootstrap intervals.
+
+Results are only ranked against results with the *same* signature (:mod:`doclens.scoring.signature`): one
+table per signature, never one table across signatures. Within a table, each system gets a
+bootstrap interval per metric (:mod:`doclens.stats.bootstrap`); when a system was scored on the same
+instances as the table's leader, a paired bootstrap says whether the two are distinguishable.
+Below :data:`doclens.stats.bootstrap.MIN_INSTANCES` contributing instances there is no interval and no
+verdict: the table says "not informative (n=2 < 10)" instead.
+
+Memory: a scores file is loaded, reduced to its per-instance counts and dropped before the next
+is read, so a leaderboard holds one full report at a time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence
+
+from doclens.stats.bootstrap import (DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, Difference, Interval,
+                               align_by_id, bootstrap_intervals, paired_bootstrap)
+from doclens.core.metrics import METRICS
+
+
+@dataclass
+class Entry:
+    """One scored system on a leaderboard."""
+
+    system: str
+    path: str
+    signature: str
+    partial: bool
+    intervals: dict[str, Interval]
+    ids: list[str] = field(repr=False)
+    counts: list[dict] = field(repr=False)
+    rank: Optional[int] = None
+    versus_leader: Optional[Difference] = None  # paired B − A with A = the table's leader
+    versus_leader_note: str = ""
+
+    @property
+    def instances(self) -> int:
+        return len(self.ids)
+
+
+def system_name(config: Optional[dict], path: str) -> str:
+    """``config["system"]`` when the report's config has one, else the file name without
+    ``.json`` and ``.doclens``."""
+    name = (config or {}).get("system")
+    if name:
+        return str(name)
+    stem = Path(path).name
+    for suffix in (".json", ".doclens"):
+        if stem.endswith(suffix):
+            stem = stem[: -len(suffix)]
+    return stem
+
+
+def load_entry(path: str, n_resamples: int = DEFAULT_RESAMPLES, seed: Optional[int] = DEFAULT_SEED,
+               confidence: float = DEFAULT_CONFIDENCE) -> Entry:
+    """Read one scores file, one instance at a time (:func:`doclens.io.scores_files.scan_report`),
+    and reduce it to what a leaderboard needs."""
+    from doclens.io.scores_files import scan_report
+
+    header, ids, counts = scan_report(path)
+    if "signature" not in header:
+        raise ValueError(f"{path}: the scores file has no signature")
+    return Entry(system=system_name(header.get("config"), path), path=str(path), signature=header["signature"],
+                 partial=bool(header.get("partial")), intervals=bootstrap_intervals(counts, n_resamples, seed,
+                                                                                    confidence),
+                 ids=ids, counts=counts)
+
+
+def group_by_signature(entries: Sequence[Entry]) -> dict[str, list[Entry]]:
+    """``{signature: entries}`` in first-seen order; entries keep their order within a group."""
+    groups: dict[str, list[Entry]] = {}
+    for entry in entries:
+        groups.setdefault(entry.signature, []).append(entry)
+    return groups
+
+
+def rank_group(entries: Sequence[Entry], metric: str = "claim_recall", n_resamples: int = DEFAULT_RESAMPLES,
+               seed: Optional[int] = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE) -> list[Entry]:
+    """Entries of one signature sorted by ``metric`` (best first; undefined last), with ``rank``
+    set (1-based; partial reports are listed but not ranked) and, for every entry after the
+    leader, the paired-bootstrap difference to the leader when both cover the same instances."""
+    signatures = {e.signature for e in entries}
+    if len(signatures) > 1:
+        raise ValueError("rank_group got results with different signatures; they are never ranked together")
+    if metric not in METRICS and metric.removesuffix("_macro") not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}")
+    ordered = sorted(entries, key=lambda e: (e.partial, e.intervals[metric].point is None,
+                                             -(e.intervals[metric].point or 0.0), e.system))
+    rank = 0
+    leader = None
+    for entry in ordered:
+        if entry.partial or entry.intervals[metric].point is None:
+            entry.rank = None
+            entry.versus_leader_note = "partial report: not ranked" if entry.partial else f"no {metric}: not ranked"
+            continue
+        rank += 1
+        entry.rank = rank
+        if leader is None:
+            leader = entry
+            continue
+        if set(entry.ids) != set(leader.ids) or len(entry.ids) != len(leader.ids):
+            entry.versus_leader_note = "different instances from #1: no paired comparison"
+            continue
+        a, b = align_by_id(leader.ids, leader.counts, entry.ids, entry.counts)
+        entry.versus_leader = paired_bootstrap(a, b, n_resamples, seed, confidence)[metric]
+        difference = entry.versus_leader
+        if difference.delta is not None and not difference.informative:
+            entry.versus_leader_note = f"vs #1: {difference.verdict}"
+        else:
+            entry.versus_leader_note = ("distinguishable from #1" if difference.distinguishable
+                                        else "not distinguishable from #1")
+    return ordered
+
+
+def format_interval(interval: Interval) -> str:
+    """``59.09 [55.10, 63.02]`` (×100), or ``n/a``."""
+    if interval.point is None:
+        return "n/a"
+    if interval.low is None:
+        return f"{100 * interval.point:.2f}" + (f" (n={interval.instances}<{interval.min_instances}: no CI)"
+                                                 if interval.note else "")
+    return f"{100 * interval.point:.2f} [{100 * interval.low:.2f}, {100 * interval.high:.2f}]"
+
+
+def leaderboard_text(groups: dict[str, list[Entry]], metric: str, bootstrap: str) -> str:
+    """Plain-text tables, one per signature (entries already ranked)."""
+    lines = []
+    for number, (signature, entries) in enumerate(groups.items(), start=1):
+        lines.append(f"table {number} of {len(groups)} — ranked by {metric} — {bootstrap}")
+        lines.append(f"signature: {signature}")
+        lines.append(f"{'rank':<5}{'system':<28}{'n':>7}  " + "".join(f"{m:<26}" for m in METRICS) + "vs #1")
+        for entry in entries:
+            lines.append(f"{entry.rank if entry.rank else '-':<5}{entry.system[:27]:<28}{entry.instances:>7}  "
+                         + "".join(f"{format_interval(entry.intervals[m]):<26}" for m in METRICS)
+                         + entry.versus_leader_note)
+        lines.append("")
+    if any(entry.intervals[m].note for entries in groups.values() for entry in entries for m in METRICS):
+        lines.append("no CI: fewer contributing instances than a bootstrap interval needs; not informative")
+    if len(groups) > 1:
+        lines.append(f"{len(groups)} different signatures: results in different tables are not comparable")
+    return "\n".join(lines).rstrip()

@@ -1,0 +1,77 @@
+"""A report as plain text: the tables ``doclens score`` prints."""
+
+from __future__ import annotations
+
+from doclens.core.metrics import METRICS
+
+
+def summary_text(report) -> str:
+    """A plain-text table of a :class:`doclens.Report`: each metric pooled and macro, with the
+    counts behind it, per-section scores, usage, the baselines side by side, the signature and
+    the warnings."""
+
+    def fmt(value):
+        return "   n/a" if value is None else f"{100 * value:6.2f}"
+
+    lines = [f"DocLens {'(PARTIAL) ' if report.partial else ''}— {len(report.instances)} instances",
+             f"{'metric':<20}{'pooled':>8}{'macro':>8}{'items':>8}{'empty':>7}{'skipped':>9}"]
+    for metric in METRICS:
+        c = report.counts.get(metric, {})
+        lines.append(f"{metric:<20}{fmt(report.scores.get(metric)):>8}{fmt(report.scores.get(metric + '_macro')):>8}"
+                     f"{c.get('items', 0):>8}{c.get('empty', 0):>7}{c.get('skipped', 0):>9}")
+    for section, scores in report.sections.items():
+        lines.append(f"  {section:<20}" + "".join(f"{fmt(scores.get(m)):>8}" for m in METRICS[:2])
+                     + "  (claim recall, claim precision)")
+    citations = report.counts.get("citations") or {}
+    if citations.get("statements"):
+        lines.append(f"statements={citations['statements']} uncited={citations['uncited_statements']} "
+                     f"inherited={citations['inherited_statements']} invalid ids={citations['invalid_ids']}")
+    if any(report.unparsed.values()):
+        lines.append("unparsed judge replies: " + ", ".join(f"{k}={v}" for k, v in report.unparsed.items() if v))
+    if any(report.failed.values()):
+        lines.append("failed calls (no verdict): " + ", ".join(f"{k}={v}" for k, v in report.failed.items() if v))
+    if report.usage:
+        u = report.usage
+        lines.append(f"calls={u.get('calls', 0)} cached={u.get('cached_calls', 0)} retries={u.get('retries', 0)} "
+                     f"failed={u.get('failed_calls', 0)} "
+                     f"tokens={u.get('prompt_tokens', 0) + u.get('completion_tokens', 0)} "
+                     f"cost=${u.get('cost_usd', 0):.4f} pairs={u.get('pairs', 0)}")
+    comparison = report.side_by_side()
+    if comparison:
+        columns = [c for c in comparison[0] if c != "part"]
+        lines.append("side by side (DocLens claim recall, baseline recalls; baselines are per-instance means):")
+        lines.append(f"  {'part':<20}" + "".join(f"{c:>18}" for c in columns))
+        for row in comparison:
+            lines.append(f"  {row['part']:<20}" + "".join(f"{fmt(row[c]):>18}" for c in columns))
+    lines.append(f"signature: {report.signature}")
+    lines.extend(f"warning: {w}" for w in report.warnings)
+    return "\n".join(lines)
+
+
+def agreement_text(mode: str, results: list[dict], human: str, column=None) -> str:
+    """The tables ``doclens agreement`` prints: per-instance correlations (``mode="instance"``,
+    the human scores in ``column`` of ``human``) or pairwise agreement (``mode="pairwise"``)."""
+
+    def fmt(value):
+        return "   n/a" if value is None else f"{value:6.3f}"
+
+    lines: list[str] = []
+    if mode == "instance":
+        lines.append(f"per-instance agreement with {human} column {column!r}")
+        lines.append(f"{'metric':<20}{'n':>6}{'spearman':>10}{'kendall':>10}{'unrated':>9}{'no score':>10}")
+        for r in results:
+            lines.append(f"{r['metric']:<20}{r['n']:>6}{fmt(r['spearman_rho']):>10}{fmt(r['kendall_tau_b']):>10}"
+                         f"{r['human_unrated'] + r['unrated_instances']:>9}{r['metric_undefined']:>10}"
+                         + (f"  {r['note']}" if r["note"] else ""))
+        lines.append("spearman = Spearman rho, kendall = Kendall tau-b; unrated: instances without a human score; "
+                     "no score: rated instances where the metric is undefined (left out)")
+    else:
+        lines.append(f"pairwise agreement with {human}")
+        lines.append(f"{'metric':<20}{'pairs':>7}{'agree':>7}{'disagree':>9}{'m-ties':>8}{'h-ties':>8}{'undef':>7}"
+                     f"{'agreement':>11}")
+        for r in results:
+            lines.append(f"{r['metric']:<20}{r['comparisons']:>7}{r['agree']:>7}{r['disagree']:>9}{r['metric_ties']:>8}"
+                         f"{r['human_ties']:>8}{r['undefined']:>7}{fmt(r['agreement']):>11}"
+                         + (f"  {r['note']}" if r["note"] else ""))
+        lines.append("agreement = agree / (agree + disagree + metric ties); human ties and undefined scores left out")
+    return "\n".join(lines)

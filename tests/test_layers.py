@@ -1,0 +1,112 @@
+"""The layer rule of docs/design.md §6: a module imports only from its own layer or lower ones.
+
+Every module under ``doclens/`` is parsed with ``ast`` and every ``import`` in it is checked,
+imports inside functions included (a lazy import is still a dependency).
+"""
+
+import ast
+import os
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "doclens"
+
+#: lowest first; a module may import from its own layer and the ones before it
+LAYERS = (
+    ("core", ("doclens.version", "doclens.core")),
+    ("parsing", ("doclens.parsing",)),
+    ("evaluators", ("doclens.evaluators", "doclens.retrieval")),
+    ("baselines", ("doclens.baselines",)),
+    ("io", ("doclens.io",)),
+    ("scoring", ("doclens.scoring",)),
+    ("stats", ("doclens.stats",)),
+    ("views", ("doclens.views",)),
+    ("cli", ("doclens.cli",)),
+)
+#: folders of shipped files (symbolic links in a checkout), not code of the package
+RESOURCE_FOLDERS = {"prompts", "cards", "metric", "schemas"}
+
+
+def layer_of(module: str):
+    """The rank of a ``doclens.…`` module name; ``None`` for the top-level ``doclens`` package."""
+    for rank, (_, prefixes) in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return rank
+    return None
+
+
+def package_modules():
+    """``(module name, path)`` of every Python file of the package, resource folders excluded."""
+    found = []
+    for folder, subfolders, files in os.walk(PACKAGE):
+        subfolders[:] = [s for s in subfolders if s not in RESOURCE_FOLDERS and s != "__pycache__"]
+        for name in files:
+            if name.endswith(".py"):
+                path = Path(folder) / name
+                parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+                if parts[-1] == "__init__":
+                    parts = parts[:-1]
+                found.append((".".join(parts), path))
+    return sorted(found)
+
+
+def imported_modules(module: str, path: Path):
+    """``(line, imported doclens module)`` for every import in the file, relative ones resolved.
+    ``from doclens.x import y`` counts as importing ``doclens.x.y`` when that is a module, else
+    ``doclens.x``; the difference matters only for ``from doclens import …``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    is_package = path.name == "__init__.py"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "doclens" or alias.name.startswith("doclens."):
+                    yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".") if is_package else module.split(".")[:-1]
+                base = base[:len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target == "doclens":  # from doclens import x: x may be a subpackage
+                for alias in node.names:
+                    yield node.lineno, f"doclens.{alias.name}"
+            elif target.startswith("doclens."):
+                yield node.lineno, target
+
+
+MODULES = package_modules()
+
+
+def test_every_module_has_a_layer():
+    orphans = [name for name, _ in MODULES if name != "doclens" and layer_of(name) is None]
+    assert not orphans, f"modules outside every layer (add them to LAYERS and docs/design.md §6): {orphans}"
+    assert len(MODULES) > 40  # the walk found the package
+
+
+@pytest.mark.parametrize("module,path", MODULES, ids=[name for name, _ in MODULES])
+def test_imports_respect_the_layers(module, path):
+    if module == "doclens":
+        pytest.skip("doclens/__init__.py is the public API: it gathers names from every layer")
+    own = layer_of(module)
+    violations = []
+    for line, target in imported_modules(module, path):
+        rank = layer_of(target)
+        if rank is None:  # from doclens import X / import doclens: the public API, which imports everything
+            violations.append(f"line {line}: imports {target} (the top-level package; import the module instead)")
+        elif rank > own:
+            violations.append(f"line {line}: imports {target} ({LAYERS[rank][0]}, above {LAYERS[own][0]})")
+    assert not violations, f"{module} ({LAYERS[own][0]}): " + "; ".join(violations)
+
+
+def test_the_checker_sees_a_violation(tmp_path):
+    """The parser of imports is what the rule rests on: a lazy import of a higher layer inside a
+    function, a relative import and ``from doclens import`` are all seen."""
+    source = tmp_path / "bad.py"
+    source.write_text("def f():\n    from doclens.cli import main\n    from ..views import html\n"
+                      "    from doclens import __version__\n", encoding="utf-8")
+    found = [target for _, target in imported_modules("doclens.core.bad", source)]
+    assert found == ["doclens.cli", "doclens.views", "doclens.__version__"]
+    assert layer_of("doclens.cli") > layer_of("doclens.core.types")
+    assert layer_of("doclens.__version__") is None
