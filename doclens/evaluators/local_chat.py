@@ -1,4 +1,4 @@
-"""``local``: a chat model run in this process with ``transformers`` (DESIGN §2).
+"""``local``: a chat model run in this process with ``transformers`` (docs/design.md §2).
 
 :class:`LocalChatJudge` is a :class:`~doclens.evaluators.chat.ChatJudge`: the same prompt files,
 reply parsers, re-ask, cache and usage counters as the endpoint judges; only
