@@ -326,21 +326,10 @@ def local_study(pairs: list[dict], max_new_tokens: int) -> dict:
 
     class MarginJudge(LocalChatJudge):
         def _read_verdicts(self, prefix, texts):
-            torch, _, model, _, _ = self._loaded
-            from doclens.evaluators.local_chat import _positions
-
-            answers = [self._answer_tokens(t) for t in texts]
-            ids, mask, cache = self._continuations(prefix, [context for context, _, _ in answers])
-            width = prefix.ids.shape[1] if cache is not None else 0
-            step = {"input_ids": ids[:, width:], "past_key_values": cache} if cache is not None else {"input_ids": ids}
-            with torch.inference_mode():
-                logits = model(attention_mask=mask, position_ids=_positions(mask)[:, width:], logits_to_keep=1,
-                               **step).logits[:, -1, :]
-            out = []
-            for n, (text, (_, one, zero)) in enumerate(zip(texts, answers)):
-                margins[text.split("entailment prediction:")[0][-400:]] = float(logits[n, one] - logits[n, zero])
-                out.append(bool(logits[n, one] > logits[n, zero]))
-            return out
+            values = self._verdict_margins(prefix, texts)
+            for text, margin in zip(texts, values):
+                margins[text.split("entailment prediction:")[0][-400:]] = margin
+            return [margin > 0 for margin in values]
 
     started = time.perf_counter()
     judge = MarginJudge(no_cache=True, max_new_tokens=max_new_tokens)

@@ -22,20 +22,12 @@ from doclens.evaluators.openai_chat import parse_duration
 from doclens.scoring.scorer import incomplete_reasons
 
 from .llm_server import FAULT_KINDS, FakeChatServer, Reply, fault_reply, faults
+from .test_llm_endpoint import EXPECTED, INSTANCE  # the same instance and its rule-judge scores
 
 FAST = {"backoff_base": 0.005, "backoff_max": 0.02}
 KEY = "sk-test-SECRET-1234567890abcdef"
 TRANSPORT_FAULTS = tuple(k for k in FAULT_KINDS if k not in ("garbage",))
 
-INSTANCE = {
-    "id": "a",
-    "prediction": "The patient has a fever [0]. Cough for three days [1][2].",
-    "reference": "Fever. Cough for three days.",
-    "source": ["patient: I have a fever", "patient: cough for three days", "doctor: any rash?"],
-    "reference_claims": ["The patient has a fever.", "Cough for three days.", "A rash on the arm."],
-    "prediction_claims": ["The patient has a fever.", "Cough for three days."],
-}
-EXPECTED = {"claim_recall": 2 / 3, "claim_precision": 1.0, "citation_recall": 1.0, "citation_precision": 2 / 3}
 
 
 def distinct(i):

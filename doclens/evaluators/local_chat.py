@@ -400,6 +400,11 @@ class LocalChatJudge(ChatJudge):
     def _read_verdicts(self, prefix: Optional["_Prefix"], texts: list[str]) -> list[bool]:
         """One forward step per text (batched): is the logit of the '1' token above that of '0'
         at the answer position? (A tie reads as 0.)"""
+        return [margin > 0 for margin in self._verdict_margins(prefix, texts)]
+
+    def _verdict_margins(self, prefix: Optional["_Prefix"], texts: list[str]) -> list[float]:
+        """``logit('1') - logit('0')`` at each text's answer position, one batched forward step
+        (``benchmarks/judge_quality.py`` studies these margins)."""
         torch, model = self._loaded.torch, self._loaded.model
         answers = [self._answer_tokens(t) for t in texts]
         ids, mask, cache = self._continuations(prefix, [context for context, _, _ in answers])
@@ -408,7 +413,7 @@ class LocalChatJudge(ChatJudge):
         with torch.inference_mode():
             logits = model(attention_mask=mask, position_ids=_positions(mask)[:, width:], logits_to_keep=1,
                            **step).logits[:, -1, :]
-        return [bool(logits[n, one] > logits[n, zero]) for n, (_, one, zero) in enumerate(answers)]
+        return [float(logits[n, one] - logits[n, zero]) for n, (_, one, zero) in enumerate(answers)]
 
     # ---- the calls ---------------------------------------------------------------------------------
     def complete_many(self, conversations: list[list[dict]], *, json_mode: bool,
