@@ -20,6 +20,8 @@ from doclens.core.errors import ConfigurationError, InputError, MissingExtraErro
 from doclens.retrieval import (RetrievalConfig, Retriever, facts_hash, reciprocal_rank_fusion, record_units,
                                row_text, source_facts, word_count)
 
+from .planted_facts import PLANTED as ALL_PLANTED
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -384,24 +386,7 @@ def test_cross_encoder_reorders_by_its_own_scores(tmp_path, encoder, store):
 # ---------------------------------------------------------------- planted facts among many notes
 
 #: (fact planted in a distractor note, the same claim paraphrased)
-PLANTED = [
-    ("She was bitten by her neighbor's parrot on the left thumb two weeks ago.",
-     "A bird bit the patient's left thumb a couple of weeks back."),
-    ("He works night shifts as a crane operator at the harbor.",
-     "The patient operates cranes at the port overnight."),
-    ("Her mother was diagnosed with Huntington disease at age 52.",
-     "There is a maternal family history of Huntington's chorea."),
-    ("He drinks about six cans of energy drinks every day.",
-     "The patient consumes several energy beverages daily."),
-    ("A tattoo on the right calf was done last spring at a street fair.",
-     "The patient got a tattoo on the lower right leg at an outdoor fair."),
-    ("She reports a metallic taste in her mouth since starting the new antibiotic.",
-     "Since beginning the antibiotic, the patient notices a metal-like taste."),
-    ("He had a splenectomy after a snowboarding accident in 2009.",
-     "The patient's spleen was removed following a snowboard injury."),
-    ("Her INR this morning was 4.8 on warfarin.",
-     "The international normalized ratio is elevated at 4.8 while taking warfarin."),
-]
+PLANTED = ALL_PLANTED[:8]
 
 
 def planted_record(shared_data, encounters):
