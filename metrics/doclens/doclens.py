@@ -6,6 +6,8 @@ import datasets
 import evaluate
 
 import doclens
+from doclens.core.tasks import SECTION_NAMES
+from doclens.evaluators import EVALUATOR_PRESETS
 from doclens.evaluators import load_evaluator
 from doclens.evaluators import load_extractor
 
@@ -34,14 +36,22 @@ Args:
     references (list of str): human-written texts.
     sources (list of str, optional): generation inputs with units numbered "[0] … [1] …"
         (ACI turns "[0][doctor] …"); needed for the citation metrics.
-    reference_claims, prediction_claims (list of list of str, optional): precomputed subclaims.
+    reference_claims, prediction_claims (optional): precomputed subclaims per instance: a list of
+        str, or for note_generation a mapping section -> list of str (judged per section); None:
+        extracted.
+    tasks (list of str, optional): each instance's task (overrides `task`).
+    The four optional inputs above are compute() keywords, or add/add_batch columns once declared
+    at load: evaluate.load("doclens", config, inputs=["sources", ...]).
+    Options (compute() keywords, or evaluate.load keywords as defaults; inside evaluate.combine only
+    the latter work):
     evaluator (doclens.Evaluator, optional): a judge object; overrides the config name.
     evaluator_options (dict, optional): constructor options for the config's preset.
-    extractor (doclens.Extractor or str, optional): claim extractor for rows without claims.
+    extractor (doclens.Extractor or preset name, optional): claim extractor for rows without claims.
     task (str, optional): general, note_generation, report_summarization, question_summarization.
-    uncited ("zero", "inherit" or "inherit-across-sections"), max_citations (int or None), on_unparsed ("zero", "exclude", "raise").
-    baselines (list of str, optional): also compute rouge / bertscore / medcon.
-    return_report (bool): add the full `doclens.Report` (per-claim evidence) under "report".
+    uncited ("zero", "inherit" or "inherit-across-sections"), max_citations (int or None),
+    on_unparsed ("zero", "exclude", "raise"), question_statements ("whole", "sentences").
+    baselines (list of str, optional): also compute rouge / bertscore / medcon; baseline_options.
+    return_report (bool, compute() only): add the full report as a JSON-ready dict under "report".
 Returns:
     claim_recall, claim_precision, citation_recall, citation_precision (pooled, in [0, 1] or None
     when there is nothing to score), the same with a `_macro` suffix, `signature`, `counts`.
@@ -62,73 +72,117 @@ Examples:
 
 #: config_name → evaluator preset; "default" is the offline default judge (rule-based, explained).
 DEFAULT_PRESET = "clinical-rules"
+#: every valid config name, checked when `evaluate.load` builds the module
+CONFIG_NAMES = ("default", *EVALUATOR_PRESETS)
 
-_BASE = {"predictions": datasets.Value("string"), "references": datasets.Value("string")}
-_SOURCES = {"sources": datasets.Value("string")}
-_CLAIMS = {"reference_claims": datasets.Sequence(datasets.Value("string")),
-           "prediction_claims": datasets.Sequence(datasets.Value("string"))}
+#: per-instance inputs besides predictions/references: stored columns when declared at load
+#: (`inputs=`), else compute() keywords
+OPTIONAL_INPUTS = ("sources", "reference_claims", "prediction_claims", "tasks")
+#: scoring options, given at load (init keywords, the only way inside `evaluate.combine`) or to compute()
+OPTIONS = ("evaluator", "evaluator_options", "extractor", "task", "uncited", "max_citations", "on_unparsed",
+           "question_statements", "baselines", "baseline_options")
+
+_STRINGS = datasets.Sequence(datasets.Value("string"))
+# One stored shape for both claim forms (evaluate picks one Features per module, so a column can't
+# be "a list or a mapping"): see _store_claims.
+_CLAIMS = {"claims": _STRINGS, **{section: _STRINGS for section in SECTION_NAMES}}
+_COLUMNS = {"predictions": datasets.Value("string"), "references": datasets.Value("string"),
+            "sources": datasets.Value("string"), "reference_claims": _CLAIMS, "prediction_claims": _CLAIMS,
+            "tasks": datasets.Value("string")}
+
+
+def _store_claims(value, row, name):
+    """A claims cell as stored (every key present, as evaluate's string check wants): a list goes
+    under "claims"; a section mapping under the section names, a missing section as an empty list
+    (the scorer reads it so); no claims (None) leaves every key null."""
+    if value is None:
+        return dict.fromkeys(_CLAIMS)
+    if isinstance(value, (list, tuple)):
+        return {**dict.fromkeys(_CLAIMS), "claims": list(value)}
+    if isinstance(value, dict):
+        unknown = sorted(set(value) - set(SECTION_NAMES), key=str)
+        if unknown:
+            raise ValueError(f"doclens: row #{row}, field '{name}' has unknown section(s) {unknown}; sections are "
+                             f"{', '.join(SECTION_NAMES)}")
+        return {"claims": None, **{section: list(value.get(section, [])) for section in SECTION_NAMES}}
+    raise ValueError(f"doclens: row #{row}, field '{name}' must be a list of strings or a mapping from section "
+                     f"({', '.join(SECTION_NAMES)}) to a list of strings, got {type(value).__name__}")
+
+
+def _read_claims(stored):
+    """The claims a stored cell holds, in the caller's form (list, or section mapping, or None)."""
+    if stored is None or all(value is None for value in stored.values()):
+        return None
+    if stored["claims"] is not None:
+        return list(stored["claims"])
+    return {section: list(stored[section]) for section in SECTION_NAMES}
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Doclens(evaluate.Metric):
+    def __init__(self, *args, inputs=(), **kwargs):
+        unknown = [name for name in ([inputs] if isinstance(inputs, str) else inputs) if name not in OPTIONAL_INPUTS]
+        if isinstance(inputs, str) or unknown:
+            raise ValueError(f"doclens: inputs= takes a list of column names among {', '.join(OPTIONAL_INPUTS)}"
+                             f" (got {inputs!r})")
+        self.input_columns = tuple(name for name in OPTIONAL_INPUTS if name in inputs)
+        self.scoring_options = {name: kwargs.pop(name) for name in OPTIONS if name in kwargs}
+        self._rows_added = 0
+        super().__init__(*args, **kwargs)
+
     def _info(self):
+        if self.config_name not in CONFIG_NAMES:
+            raise ValueError(f"doclens has no config {self.config_name!r}; valid config names (evaluator presets): "
+                             f"{', '.join(CONFIG_NAMES)}")
+        columns = ("predictions", "references", *self.input_columns)
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=[datasets.Features({**_BASE, **_SOURCES, **_CLAIMS}), datasets.Features({**_BASE, **_CLAIMS}),
-                      datasets.Features({**_BASE, **_SOURCES}), datasets.Features(_BASE)],
+            features=datasets.Features({name: _COLUMNS[name] for name in columns}),
             homepage="https://github.com/yiqingxyq/DocLens",
             codebase_urls=["https://github.com/yiqingxyq/DocLens"],
             reference_urls=["https://arxiv.org/abs/2311.09581"],
         )
 
-    # evaluate picks among feature variants only when they share their keys; DocLens's inputs are
-    # optional (sources, claims), so the variant is chosen from the keys the caller passes.
-    def _select_format(self, keys):
-        for features in self.features:
-            if set(features) == set(keys):
-                self._doclens_format = features
-                return
-        options = "; ".join(", ".join(f) for f in self.features)
-        raise ValueError(f"doclens takes one of these input sets: {options} (got {', '.join(sorted(keys))})")
-
-    def _input_keys(self, kwargs):
-        return {"predictions", "references"} | {k for k in kwargs if k in ("sources", "reference_claims",
-                                                                          "prediction_claims")}
-
-    def _feature_names(self):
-        chosen = getattr(self, "_doclens_format", None)
-        return list(chosen if chosen is not None else self.features[0])
-
-    def _infer_feature_from_example(self, example):
-        chosen = getattr(self, "_doclens_format", None)
-        return chosen if chosen is not None else super()._infer_feature_from_example(example)
+    def _stored(self, columns, first_row):
+        """Check that every per-instance column was declared at load; claims in their stored shape."""
+        undeclared = [name for name in columns if name in OPTIONAL_INPUTS and name not in self.input_columns]
+        if undeclared:
+            declared = ", ".join(repr(name) for name in (*self.input_columns, *undeclared))
+            raise ValueError(f"doclens: column(s) {undeclared} were not declared when the module was loaded; "
+                             f"declare them with evaluate.load('doclens', ..., inputs=[{declared}]) to add them "
+                             "batch by batch, or pass them to compute() as keywords")
+        stored = dict(columns)
+        for name in ("reference_claims", "prediction_claims"):
+            if stored.get(name) is not None:
+                stored[name] = [_store_claims(value, first_row + i, name) for i, value in enumerate(stored[name])]
+        return stored
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Add a batch of predictions, references and (optionally) sources and claims."""
-        if self.writer is None:
-            self._select_format(self._input_keys(kwargs))
-        return super().add_batch(predictions=predictions, references=references, **kwargs)
+        """Add a batch of predictions, references and the columns declared at load."""
+        kwargs = self._stored(kwargs, self._rows_added)
+        result = super().add_batch(predictions=predictions, references=references, **kwargs)
+        self._rows_added += len(predictions) if predictions is not None else 0
+        return result
 
     def add(self, *, prediction=None, reference=None, **kwargs):
-        """Add one prediction, reference and (optionally) source and claims."""
-        if self.writer is None:
-            self._select_format({"predictions", "references"} | {k for k in kwargs if k in (
-                "sources", "reference_claims", "prediction_claims")})
-        return super().add(prediction=prediction, reference=reference, **kwargs)
+        """Add one prediction, reference and the columns declared at load."""
+        kwargs = {name: value[0] for name, value in self._stored({k: [v] for k, v in kwargs.items()},
+                                                                  self._rows_added).items()}
+        result = super().add(prediction=prediction, reference=reference, **kwargs)
+        self._rows_added += 1
+        return result
 
     def compute(self, *, predictions=None, references=None, **kwargs):
         """Compute DocLens; see the module description for the inputs."""
-        if (predictions is not None or references is not None) and self.writer is None:
-            self._select_format(self._input_keys(kwargs))
         try:
             return super().compute(predictions=predictions, references=references, **kwargs)
         finally:
-            self._doclens_format = None
+            self._rows_added = 0
 
     def _evaluator(self, evaluator_options):
-        preset = DEFAULT_PRESET if self.config_name in (None, "", "default") else self.config_name
+        preset = DEFAULT_PRESET if self.config_name == "default" else self.config_name
         cached = getattr(self, "_loaded_evaluator", None)
         if cached is None or cached[0] != (preset, repr(evaluator_options)):
             cached = ((preset, repr(evaluator_options)), load_evaluator(preset, **(evaluator_options or {})))
@@ -136,27 +190,41 @@ class Doclens(evaluate.Metric):
         return cached[1]
 
     def _compute(self, predictions, references, sources=None, reference_claims=None, prediction_claims=None,
-                 evaluator=None, evaluator_options=None, extractor=None, task=None, uncited="zero",
-                 max_citations=None, on_unparsed="zero", baselines=None, baseline_options=None,
-                 return_report=False):
-        judge = evaluator if evaluator is not None else self._evaluator(evaluator_options)
+                 tasks=None, return_report=False, **options):
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            raise ValueError(f"doclens: unknown compute() keyword(s) {unknown}; per-instance inputs are "
+                             f"{', '.join(OPTIONAL_INPUTS)}, options are {', '.join(OPTIONS)}, and return_report")
+        settings = {"uncited": "zero", "on_unparsed": "zero", **self.scoring_options, **options}
+        columns = {"sources": sources, "reference_claims": reference_claims, "prediction_claims": prediction_claims,
+                   "tasks": tasks}
+        for name, column in columns.items():
+            if column is not None and len(column) != len(predictions):
+                raise ValueError(f"doclens: {name} has {len(column)} rows, predictions has {len(predictions)}")
+        for name in ("reference_claims", "prediction_claims"):
+            if name in self.input_columns:  # read back from the stored shape
+                columns[name] = [_read_claims(cell) for cell in columns[name]]
+        judge = settings.get("evaluator")
+        if judge is None:
+            judge = self._evaluator(settings.get("evaluator_options"))
+        extractor = settings.get("extractor")
         if isinstance(extractor, str):
             extractor = load_extractor(extractor)
-        elif extractor is None and callable(getattr(judge, "make_extractor", None)) and (
-                reference_claims is None or prediction_claims is None):
-            extractor = judge.make_extractor()
         rows = []
         for i, (prediction, reference) in enumerate(zip(predictions, references)):
             row = {"id": str(i), "prediction": prediction, "reference": reference}
-            if sources is not None:
-                row["source"] = sources[i]
-            if reference_claims is not None:
-                row["reference_claims"] = list(reference_claims[i])
-            if prediction_claims is not None:
-                row["prediction_claims"] = list(prediction_claims[i])
+            for name, field in (("sources", "source"), ("reference_claims", "reference_claims"),
+                                ("prediction_claims", "prediction_claims"), ("tasks", "task")):
+                if columns[name] is not None and columns[name][i] is not None:
+                    row[field] = columns[name][i]
             rows.append(row)
-        scorer = doclens.DocLens(judge, extractor, task=task, uncited=uncited, max_citations=max_citations,
-                                 on_unparsed=on_unparsed, baselines=baselines, baseline_options=baseline_options)
+        if extractor is None and callable(getattr(judge, "make_extractor", None)) and any(
+                "reference_claims" not in row or "prediction_claims" not in row for row in rows):
+            extractor = judge.make_extractor()
+        scorer = doclens.DocLens(judge, extractor, task=settings.get("task"), uncited=settings["uncited"],
+                                 max_citations=settings.get("max_citations"), on_unparsed=settings["on_unparsed"],
+                                 question_statements=settings.get("question_statements") or "whole",
+                                 baselines=settings.get("baselines"), baseline_options=settings.get("baseline_options"))
         report = scorer.score(rows, progress=False)
         result = dict(report.scores)
         result["signature"] = report.signature
@@ -166,5 +234,5 @@ class Doclens(evaluate.Metric):
         if report.baselines:
             result["baselines"] = {name: value["scores"] for name, value in report.baselines.items()}
         if return_report:
-            result["report"] = report
+            result["report"] = report.to_dict()
         return result
