@@ -23,9 +23,9 @@ names the line and column.
 
 Statistics: Spearman's ρ is Pearson's r on average ranks (ties get the mean of their ranks);
 Kendall's τ is τ-b, ``(C − D) / sqrt((n₀ − n₁)(n₀ − n₂))`` with ``n₀ = n(n−1)/2`` and
-``n₁``, ``n₂`` the tied pairs in each variable — both as ``scipy.stats.spearmanr`` and
-``scipy.stats.kendalltau`` (default ``variant="b"``) compute them. Where scipy would return NaN
-(fewer than two pairs, or a constant variable) these return ``None``.
+``n₁``, ``n₂`` the tied pairs in each variable — computed by ``scipy.stats.spearmanr`` and
+``scipy.stats.kendalltau`` (``variant="b"``). Where scipy would return NaN (fewer than two pairs,
+or a constant variable) these return ``None``.
 
 **A minimum n.** Below :data:`MIN_PAIRS` (10) paired instances, :func:`instance_agreement`
 reports no correlation (``None``) and says "not informative (n=2 < 10)": two points always give
@@ -53,68 +53,38 @@ def not_informative(n: int, minimum: int = MIN_PAIRS) -> str:
     return f"not informative (n={n} < {minimum})"
 
 
-def average_ranks(values: Sequence[float]) -> np.ndarray:
-    """Ranks from 1; tied values share the mean of the ranks they span (scipy ``rankdata``'s
-    ``"average"`` method)."""
-    data = np.asarray(values, dtype=np.float64)
-    order = np.argsort(data, kind="mergesort")
-    sorted_values = data[order]
-    ranks = np.empty(len(data), dtype=np.float64)
-    start = 0
-    while start < len(data):
-        end = start
-        while end + 1 < len(data) and sorted_values[end + 1] == sorted_values[start]:
-            end += 1
-        ranks[order[start:end + 1]] = (start + end) / 2.0 + 1.0
-        start = end + 1
-    return ranks
-
-
-def _pearson(x: np.ndarray, y: np.ndarray) -> Optional[float]:
-    dx, dy = x - x.mean(), y - y.mean()
-    denominator = math.sqrt(float(dx @ dx) * float(dy @ dy))
-    if denominator == 0.0:
+def _paired(x: Sequence[float], y: Sequence[float]) -> Optional[tuple[np.ndarray, np.ndarray]]:
+    """The two variables as arrays, or ``None`` where a rank correlation is undefined (fewer than
+    2 pairs, or a constant variable: scipy would warn and return NaN)."""
+    if len(x) != len(y):
+        raise ValueError(f"x and y differ in length ({len(x)} and {len(y)})")
+    xs, ys = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if len(xs) < 2 or np.all(xs == xs[0]) or np.all(ys == ys[0]):
         return None
-    return max(-1.0, min(1.0, float(dx @ dy) / denominator))
+    return xs, ys
+
+
+def _statistic(value: float) -> Optional[float]:
+    value = float(value)
+    return None if math.isnan(value) else max(-1.0, min(1.0, value))
 
 
 def spearman_rho(x: Sequence[float], y: Sequence[float]) -> Optional[float]:
-    """Spearman's rank correlation; ``None`` with fewer than 2 pairs or a constant variable."""
-    if len(x) != len(y):
-        raise ValueError(f"x and y differ in length ({len(x)} and {len(y)})")
-    if len(x) < 2:
-        return None
-    return _pearson(average_ranks(x), average_ranks(y))
+    """Spearman's rank correlation (``scipy.stats.spearmanr``: Pearson's r on average ranks);
+    ``None`` with fewer than 2 pairs or a constant variable."""
+    from scipy import stats  # imported on use: only the agreement statistics need scipy
+
+    paired = _paired(x, y)
+    return None if paired is None else _statistic(stats.spearmanr(*paired).statistic)
 
 
-def _tied_pairs(values: np.ndarray) -> int:
-    _, counts = np.unique(values, return_counts=True)
-    return int((counts * (counts - 1) // 2).sum())
+def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> Optional[float]:
+    """Kendall's τ-b (``scipy.stats.kendalltau``, variant ``"b"``, O(n log n));
+    ``None`` with fewer than 2 pairs or a constant variable."""
+    from scipy import stats
 
-
-def kendall_tau_b(x: Sequence[float], y: Sequence[float], chunk: int = 512) -> Optional[float]:
-    """Kendall's τ-b; ``None`` with fewer than 2 pairs or a constant variable.
-
-    ``C − D = Σ_{i<j} sign(x_i − x_j)·sign(y_i − y_j)``, computed in row blocks of ``chunk`` so
-    memory stays ``O(chunk × n)``.
-    """
-    if len(x) != len(y):
-        raise ValueError(f"x and y differ in length ({len(x)} and {len(y)})")
-    n = len(x)
-    if n < 2:
-        return None
-    xs, ys = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    total = n * (n - 1) // 2
-    tied_x, tied_y = _tied_pairs(xs), _tied_pairs(ys)
-    if tied_x == total or tied_y == total:
-        return None
-    score = 0
-    for start in range(0, n, chunk):
-        block = slice(start, min(start + chunk, n))
-        signs = np.sign(xs[block, None] - xs[None, :]) * np.sign(ys[block, None] - ys[None, :])
-        score += int(signs.sum())
-    score //= 2  # every unordered pair was counted twice
-    return max(-1.0, min(1.0, score / math.sqrt((total - tied_x) * (total - tied_y))))
+    paired = _paired(x, y)
+    return None if paired is None else _statistic(stats.kendalltau(*paired, variant="b").statistic)
 
 
 def read_csv_text(path: str) -> str:
