@@ -177,6 +177,10 @@ try:
 except ValueError as exc:
     out["inputs"] = str(exc)
 try:
+    evaluate.load("metrics/doclens", "overlap", taks="note_generation")
+except ValueError as exc:
+    out["load_keyword"] = str(exc)
+try:
     evaluate.load("metrics/doclens", "overlap").compute(predictions=["a"], references=["a"], reference_claim=[["a"]])
 except ValueError as exc:
     out["keyword"] = str(exc)
@@ -192,6 +196,7 @@ def test_bad_inputs_fail_early_and_name_what_to_do(tmp_path):
     assert "'clinical-rule'" in out["config"] and "clinical-rules" in out["config"] and "overlap" in out["config"]
     assert "source" in out["inputs"] and "sources" in out["inputs"]
     assert "reference_claim" in out["keyword"] and "reference_claims" in out["keyword"]
+    assert "taks" in out["load_keyword"] and "task" in out["load_keyword"]
 
 
 def test_no_private_evaluate_method_is_overridden():

@@ -2,6 +2,8 @@
 """DocLens as a Hugging Face `evaluate` metric: claim recall, claim precision, citation recall
 and citation precision of medical text generation (Xie et al., DocLens)."""
 
+import inspect
+
 import datasets
 import evaluate
 
@@ -127,6 +129,12 @@ class Doclens(evaluate.Metric):
                              f" (got {inputs!r})")
         self.input_columns = tuple(name for name in OPTIONAL_INPUTS if name in inputs)
         self.scoring_options = {name: kwargs.pop(name) for name in OPTIONS if name in kwargs}
+        # evaluate drops keywords its constructor does not know: a misspelt option would be ignored
+        known = inspect.signature(evaluate.EvaluationModule.__init__).parameters
+        unknown = sorted(name for name in kwargs if name not in known)
+        if unknown:
+            raise ValueError(f"doclens: unknown evaluate.load() keyword(s) {unknown}; doclens takes inputs= and "
+                             f"the options {', '.join(OPTIONS)}")
         self._rows_added = 0
         super().__init__(*args, **kwargs)
 
