@@ -169,6 +169,16 @@ try:
 except ValueError as exc:
     out["section"] = str(exc)
 try:
+    m.add_batch(predictions=["a", "b"], references=["a", "b"], reference_claims=[["a"], {"subjective": "b c"}],
+                prediction_claims=[["a"], ["b"]])
+except ValueError as exc:
+    out["string_section"] = str(exc)
+try:
+    m.add_batch(predictions=["a", "b"], references=["a", "b"], reference_claims=[["a"], ["b", 3]],
+                prediction_claims=[["a"], ["b"]])
+except ValueError as exc:
+    out["number_claim"] = str(exc)
+try:
     evaluate.load("metrics/doclens", "clinical-rule")
 except ValueError as exc:
     out["config"] = str(exc)
@@ -196,6 +206,9 @@ def test_bad_inputs_fail_early_and_name_what_to_do(tmp_path):
     assert "'clinical-rule'" in out["config"] and "clinical-rules" in out["config"] and "overlap" in out["config"]
     assert "source" in out["inputs"] and "sources" in out["inputs"]
     assert "reference_claim" in out["keyword"] and "reference_claims" in out["keyword"]
+    # evaluate checks only a batch's first row; later rows are checked too
+    assert "row #1" in out["string_section"] and "reference_claims['subjective']" in out["string_section"]
+    assert "row #1" in out["number_claim"] and "list of strings" in out["number_claim"]
     assert "taks" in out["load_keyword"] and "task" in out["load_keyword"]
 
 

@@ -93,22 +93,28 @@ _COLUMNS = {"predictions": datasets.Value("string"), "references": datasets.Valu
             "tasks": datasets.Value("string")}
 
 
+def _claim_list(value, row, name):
+    if not isinstance(value, (list, tuple)) or not all(isinstance(claim, str) for claim in value):
+        raise ValueError(f"doclens: row #{row}, field '{name}' must be a list of strings (or, for note_generation, a "
+                         f"mapping from section ({', '.join(SECTION_NAMES)}) to a list of strings)")
+    return list(value)
+
+
 def _store_claims(value, row, name):
     """A claims cell as stored (every key present, as evaluate's string check wants): a list goes
     under "claims"; a section mapping under the section names, a missing section as an empty list
-    (the scorer reads it so); no claims (None) leaves every key null."""
+    (the scorer reads it so); no claims (None) leaves every key null. Checked here, row by row:
+    evaluate checks the types of a batch's first row only."""
     if value is None:
         return dict.fromkeys(_CLAIMS)
-    if isinstance(value, (list, tuple)):
-        return {**dict.fromkeys(_CLAIMS), "claims": list(value)}
     if isinstance(value, dict):
         unknown = sorted(set(value) - set(SECTION_NAMES), key=str)
         if unknown:
             raise ValueError(f"doclens: row #{row}, field '{name}' has unknown section(s) {unknown}; sections are "
                              f"{', '.join(SECTION_NAMES)}")
-        return {"claims": None, **{section: list(value.get(section, [])) for section in SECTION_NAMES}}
-    raise ValueError(f"doclens: row #{row}, field '{name}' must be a list of strings or a mapping from section "
-                     f"({', '.join(SECTION_NAMES)}) to a list of strings, got {type(value).__name__}")
+        return {"claims": None, **{section: _claim_list(value.get(section, []), row, f"{name}[{section!r}]")
+                                   for section in SECTION_NAMES}}
+    return {**dict.fromkeys(_CLAIMS), "claims": _claim_list(value, row, name)}
 
 
 def _read_claims(stored):
@@ -162,6 +168,12 @@ class Doclens(evaluate.Metric):
                              f"declare them with evaluate.load('doclens', ..., inputs=[{declared}]) to add them "
                              "batch by batch, or pass them to compute() as keywords")
         stored = dict(columns)
+        for name in ("sources", "tasks"):
+            for i, value in enumerate(stored.get(name) or ()):
+                if value is not None and not isinstance(value, str):
+                    raise ValueError(f"doclens: row #{first_row + i}, field '{name}' must be a string"
+                                     + (" ('[0] … [1] …'; a list of units can go to compute() as a keyword)"
+                                        if name == "sources" else ""))
         for name in ("reference_claims", "prediction_claims"):
             if stored.get(name) is not None:
                 stored[name] = [_store_claims(value, first_row + i, name) for i, value in enumerate(stored[name])]
