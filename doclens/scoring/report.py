@@ -31,10 +31,32 @@ class Report:
     partial: bool = False
     error: Optional[str] = None
     version: str = ""
+    #: a streamed result (:mod:`doclens.scoring.sink`): ``instances`` is empty and the results
+    #: live in this file beside the summary (a plain name, same folder), in ``instances_format``
+    #: (``jsonl`` or ``parquet``); ``instance_counts`` holds the per-instance counts the bootstrap
+    #: needs (:meth:`doclens.scoring.aggregate.Aggregator.counts_document`)
+    instances_file: Optional[str] = None
+    instances_format: Optional[str] = None
+    instance_counts: Optional[dict] = field(default=None, repr=False)
+    #: items the judge was asked about (not written; ``None`` for a loaded report)
+    judged: Optional[int] = field(default=None, repr=False, compare=False)
+    #: where :meth:`doclens.DocLens.score_to` wrote the summary (not written; ``None`` otherwise)
+    written: Optional[str] = field(default=None, repr=False, compare=False)
+    #: why it was not written where asked (``written`` then names the fallback file, or is ``None``)
+    write_problem: Optional[str] = field(default=None, repr=False, compare=False)
 
     # ---- access ---------------------------------------------------------------------------
     def __getitem__(self, key: str):
         return self.scores[key]
+
+    @property
+    def size(self) -> int:
+        """How many instances were scored (also for a streamed result, whose ``instances`` is empty)."""
+        if self.instances:
+            return len(self.instances)
+        if self.instance_counts is not None:
+            return len(self.instance_counts.get("ids", []))
+        return int((self.counts or {}).get("claim_recall", {}).get("instances", 0))
 
     def instance(self, ident: str) -> InstanceResult:
         for result in self.instances:
@@ -44,6 +66,17 @@ class Report:
 
     # ---- serialisation --------------------------------------------------------------------
     def to_dict(self) -> dict:
+        """The scores file's JSON. A streamed result (``instances_file`` set) is a summary: no
+        ``instances`` array but ``instances_file``, ``instances_format`` and ``instance_counts``."""
+        data = self._header_dict()
+        if self.instances_file is not None:
+            data.update(instances_file=self.instances_file, instances_format=self.instances_format,
+                        instance_counts=self.instance_counts)
+        else:
+            data["instances"] = [r.to_dict() for r in self.instances]
+        return data
+
+    def _header_dict(self) -> dict:
         return {
             "format": REPORT_FORMAT,
             "version": self.version,
@@ -59,7 +92,6 @@ class Report:
             "config": self.config,
             "baselines": self.baselines,
             "warnings": self.warnings,
-            "instances": [r.to_dict() for r in self.instances],
         }
 
     def to_json(self, indent: Optional[int] = 2) -> str:
