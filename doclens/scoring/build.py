@@ -4,6 +4,8 @@ aggregate scores and counts, per-section scores, warnings, the signature, usage 
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from typing import Optional
 
@@ -31,13 +33,13 @@ def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = F
     counts["citations"] = {**aggregator.citations, "capped_statements": run.capped_statements}
     report_warnings = _warnings(scorer, run, sum(unparsed.values()), sum(failed.values()))
     for message in report_warnings:
-        warnings.warn(message, stacklevel=4)  # the caller of DocLens.score
+        warnings.warn(message, stacklevel=_outside_doclens())
     prompt_tags = list(getattr(scorer.evaluator, "prompt_tags", lambda: [])())
     if run.used_extractor:
         prompt_tags += scorer.extractor.prompt_tags()
     report = Report(scores=scores, counts=counts, instances=list(aggregator.results),
                     signature=_signature(scorer, run, prompt_tags), config=_config(scorer, prompt_tags),
-                    usage=_usage(scorer, run), sections=aggregator.section_scores(), unparsed=unparsed,
+                    usage=usage_of(scorer, run), sections=aggregator.section_scores(), unparsed=unparsed,
                     failed=failed, warnings=report_warnings, partial=partial, error=error, version=__version__)
     report.judged = aggregator.judged
     if not aggregator.keep_results:
@@ -51,6 +53,16 @@ def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = F
             [texts[i][0] for i in aggregator.ids], [texts[i][1] for i in aggregator.ids], scorer.baselines,
             task=tasks.pop() if len(tasks) == 1 else "general", options=scorer.baseline_options)
     return report
+
+
+def _outside_doclens() -> int:
+    """The ``stacklevel`` that points a warning at the first caller outside the doclens package
+    (``DocLens.score`` and ``score_to`` reach this module through different depths)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(2), 2  # 1: build_report, which calls warnings.warn
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def settings_signature(scorer) -> str:
@@ -106,7 +118,7 @@ def _signature(scorer, run: RunMeta, prompt_tags: list[str]) -> str:
                                                if "question_summarization" in run.tasks else "whole"))
 
 
-def _usage(scorer, run: RunMeta) -> dict:
+def usage_of(scorer, run: RunMeta) -> dict:
     """The evaluator's calls, tokens and cost, plus the extractor's when it counts its own."""
     usage = scorer.evaluator.usage.to_dict() if hasattr(scorer.evaluator, "usage") else {}
     if run.used_extractor and hasattr(scorer.extractor, "usage"):

@@ -30,13 +30,13 @@ import logging
 import os
 from typing import Optional
 
-from doclens.core.errors import ConfigurationError
+from doclens.core.errors import ConfigurationError, InputError
 from doclens.core.types import InstanceResult
 from doclens.io.files import fallback_path, is_complete_report, partial_path, write_atomically
 from doclens.io.results_files import (OUTPUT_FORMATS, Journal, JournalState, ParquetResults, instances_path,
                                       journal_path, read_journal, require_pyarrow)
 from doclens.scoring.aggregate import Aggregator
-from doclens.scoring.build import build_report, settings_signature
+from doclens.scoring.build import build_report, settings_signature, usage_of
 from doclens.scoring.report import Report
 from doclens.scoring.run import Run, RunMeta
 from doclens.scoring.signature import signature_differences
@@ -45,6 +45,17 @@ logger = logging.getLogger("doclens")
 
 #: result lines per batch when the journal is copied into the output
 _COPY_BATCH = 512
+
+
+def _add_usage(a: dict, b: dict) -> dict:
+    """Two usage dicts added key by key (numbers only; any other value is taken from ``b``)."""
+    total = dict(a)
+    for key, value in b.items():
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        total[key] = total.get(key, 0) + value if number and isinstance(total.get(key, 0), (int, float)) else value
+    if isinstance(total.get("cost_usd"), float):
+        total["cost_usd"] = round(total["cost_usd"], 6)  # as Usage.to_dict rounds it
+    return total
 
 
 class ResultSink:
@@ -94,8 +105,12 @@ class FileSink(ResultSink):
         self.resumed = 0  # results taken over from an earlier run's journal
         self.dropped_lines = 0  # lines of that journal dropped (an uncommitted chunk, a cut-off line)
         self.written: Optional[str] = None  # the summary path finish() wrote
+        #: the calls, tokens and cost of the run being resumed (as of its last committed chunk)
+        self.prior_usage: dict = {}
+        self.scorer = self.run = None
 
     def start(self, scorer, run: Run) -> None:
+        self.scorer, self.run = scorer, run
         settings = settings_signature(scorer)
         if self.resume and os.path.exists(self.journal_path):
             state = JournalState({})
@@ -105,9 +120,14 @@ class FileSink(ResultSink):
                 if first:
                     self._check_settings(state.header, settings)
                     first = False
-                results = [InstanceResult.from_dict(json.loads(line)) for line in lines]
+                try:
+                    results = [InstanceResult.from_dict(json.loads(line)) for line in lines]
+                except (ValueError, KeyError, TypeError) as exc:
+                    raise InputError(f"{self.journal_path}: a committed result cannot be read ({exc}); the journal "
+                                     "is damaged: rerun without --resume") from None
                 self.aggregator.add(results)
                 run.merge(RunMeta.from_dict(commit))
+                self.prior_usage = commit.get("usage") or {}
                 ids = [r.id for r in results]
                 run.done.update(ids)
                 self.resumed += len(ids)
@@ -135,11 +155,16 @@ class FileSink(ResultSink):
                 + "\nrerun with the same options, or without --resume to start over")
 
     def add_chunk(self, results: list[InstanceResult], meta: RunMeta) -> None:
-        self.journal.write_chunk(results, meta.to_dict())
+        # the commit line also records the usage so far, so that a resumed run's report counts
+        # the calls of the run it continues
+        usage = _add_usage(self.prior_usage, usage_of(self.scorer, self.run)) if self.scorer is not None else {}
+        self.journal.write_chunk(results, {**meta.to_dict(), "usage": usage})
         self.aggregator.add(results)
 
     def finish(self, scorer, run: Run, partial: bool = False, error: Optional[str] = None) -> Report:
         report = super().finish(scorer, run, partial=partial, error=error)
+        if self.prior_usage:
+            report.usage = _add_usage(self.prior_usage, report.usage)
         if self.system:
             report.config["system"] = self.system
         if self.journal is not None:
@@ -181,7 +206,6 @@ class FileSink(ResultSink):
 
     def _write(self, report: Report, target: str, fmt: str) -> None:
         if fmt == "json":
-            report.instances_file = report.instances_format = report.instance_counts = None
             write_atomically(target, lambda handle: self._write_single(report, handle))
             return
         results = instances_path(target, fmt)
