@@ -383,3 +383,12 @@ def test_parquet_without_pyarrow_names_the_extra(tmp_path, capsys, monkeypatch):
 def test_an_unknown_format_is_refused():
     with pytest.raises(ConfigurationError, match="output format"):
         FileSink("x.json", "csv")
+
+
+def test_a_streamed_report_is_not_saved_without_its_instances(tmp_path):
+    report = DocLens(OverlapEvaluator(), SentenceExtractor()).score_to(str(tmp_path / "s.json"), numbered_rows(3),
+                                                                       progress=False)
+    with pytest.raises(ValueError, match="Report.load"):
+        report.save(tmp_path / "copy.json")
+    Report.load(tmp_path / "s.json").save(tmp_path / "copy.json")
+    assert Report.load(tmp_path / "copy.json").size == 3

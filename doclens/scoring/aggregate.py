@@ -8,14 +8,15 @@ one running chunks on workers) feeds :meth:`Aggregator.add` with each chunk's re
 order** and gets the same report, bit for bit.
 
 What is kept per instance is what the bootstrap needs and nothing else (``docs/design.md``,
-pipeline section): the id and ``(hits, items)`` per metric, packed into a numpy ``int64`` array
-(8 numbers per instance, ``-1`` for a metric that does not apply); everything else is a running
-sum (:class:`doclens.core.metrics.RunningCounts`, per note section too).
+pipeline section): the id and ``(hits, items)`` per metric, packed into typed ``int64`` arrays
+(:mod:`array`, 8 bytes a number, 8 numbers per instance, ``-1`` for a metric that does not
+apply; stdlib, so that importing doclens needs no numpy); everything else is a running sum
+(:class:`doclens.core.metrics.RunningCounts`, per note section too).
 """
 
 from __future__ import annotations
 
-import numpy as np
+from array import array
 
 from doclens.core.metrics import METRICS, RunningCounts
 from doclens.core.tasks import SECTION_NAMES
@@ -42,7 +43,8 @@ class Aggregator:
         self.keep_results = keep_results
         self.results: list[InstanceResult] = []
         self.ids: list[str] = []
-        self._blocks: list[np.ndarray] = []  # one (n, 2 × metrics) int64 block per chunk
+        #: per metric, hits and items of every instance in input order (-1: does not apply)
+        self.columns = [(array("q"), array("q")) for _ in METRICS]
         self.total = RunningCounts()
         self.sections = {section: RunningCounts() for section in SECTION_NAMES}
         self.notes = 0  # note_generation instances (sections are scored over them)
@@ -60,13 +62,13 @@ class Aggregator:
 
     def add(self, results: list[InstanceResult]) -> None:
         """Reduce one chunk of results (in input order)."""
-        block = np.full((len(results), 2 * len(METRICS)), -1, dtype=np.int64)
-        for row, result in enumerate(results):
+        for result in results:
             counts = result.counts(self.on_unparsed)
             self.total.add(counts)
-            for m, metric in enumerate(METRICS):
-                if metric in counts:
-                    block[row, 2 * m: 2 * m + 2] = counts[metric]
+            for metric, (hits, items) in zip(METRICS, self.columns):
+                h, n = counts.get(metric, (-1, -1))
+                hits.append(h)
+                items.append(n)
             if result.task == "note_generation":
                 self.notes += 1
                 for section, running in self.sections.items():
@@ -88,7 +90,6 @@ class Aggregator:
                     self.citations["invalid_ids"] += len(statement.invalid)
             self.tasks.add(result.task)
             self.ids.append(result.id)
-        self._blocks.append(block)
         if self.keep_results:
             self.results.extend(results)
 
@@ -103,35 +104,19 @@ class Aggregator:
             return {}
         return {section: running.result()[0] for section, running in self.sections.items()}
 
-    def count_array(self) -> np.ndarray:
-        """``(instances, 2 × metrics)`` int64: hits and items per metric, ``-1`` where a metric
-        does not apply, in input order."""
-        if len(self._blocks) > 1:
-            self._blocks = [np.concatenate(self._blocks)]
-        return self._blocks[0] if self._blocks else np.zeros((0, 2 * len(METRICS)), dtype=np.int64)
-
     def instance_counts(self) -> list[dict]:
         """Per-instance ``{metric: (hits, items)}`` in input order, as
         :meth:`InstanceResult.counts` gives them: what :mod:`doclens.stats.bootstrap` takes."""
-        return counts_from_array(self.count_array())
+        from doclens.io.results_files import counts_from_document
+
+        return counts_from_document(self.counts_document())[1]
 
     def counts_document(self) -> dict:
         """The compact, JSON-ready per-instance counts a summary file holds:
         ``{"ids": [...], "<metric>": {"hits": [...], "items": [...]}}`` (``null`` where the
         metric does not apply to the instance)."""
-        array = self.count_array()
         document: dict = {"ids": list(self.ids)}
-        for m, metric in enumerate(METRICS):
-            hits, items = array[:, 2 * m].tolist(), array[:, 2 * m + 1].tolist()
+        for metric, (hits, items) in zip(METRICS, self.columns):
             document[metric] = {"hits": [None if n < 0 else h for h, n in zip(hits, items)],
                                 "items": [None if n < 0 else n for n in items]}
         return document
-
-
-def counts_from_array(array: np.ndarray) -> list[dict]:
-    """Rows of :meth:`Aggregator.count_array` as ``{metric: (hits, items)}`` dicts."""
-    rows = array.tolist()
-    out = []
-    for row in rows:
-        out.append({metric: (row[2 * m], row[2 * m + 1]) for m, metric in enumerate(METRICS) if row[2 * m + 1] >= 0})
-    return out

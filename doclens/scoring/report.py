@@ -69,6 +69,10 @@ class Report:
         """The scores file's JSON. A streamed result (``instances_file`` set) is a summary: no
         ``instances`` array but ``instances_file``, ``instances_format`` and ``instance_counts``."""
         data = self._header_dict()
+        if not self.instances and self.instances_file is None and (self.instance_counts or {}).get("ids"):
+            raise ValueError("this report of a streamed run holds no instances (they are in the file "
+                             f"DocLens.score_to wrote{': ' + self.written if self.written else ''}); "
+                             "load that file with Report.load to save a copy")
         if self.instances_file is not None:
             data.update(instances_file=self.instances_file, instances_format=self.instances_format,
                         instance_counts=self.instance_counts)
