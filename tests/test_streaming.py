@@ -392,3 +392,25 @@ def test_a_streamed_report_is_not_saved_without_its_instances(tmp_path):
         report.save(tmp_path / "copy.json")
     Report.load(tmp_path / "s.json").save(tmp_path / "copy.json")
     assert Report.load(tmp_path / "copy.json").size == 3
+
+
+def test_chunks_scored_elsewhere_and_fed_to_a_sink_give_the_same_report(tmp_path):
+    """The interface another engine uses: score_chunk on a worker, add_chunk on the driver."""
+    from doclens.core.types import Instance
+    from doclens.scoring.run import Run
+
+    rows = judged_rows()
+    reference = DocLens(ProvenanceJudge(), chunk_size=4).score(rows, progress=False)
+    worker, driver = DocLens(ProvenanceJudge()), DocLens(ProvenanceJudge())
+    sink, run = FileSink(str(tmp_path / "s.json"), "jsonl"), Run()
+    sink.start(driver, run)
+    instances = [Instance.from_dict(row) for row in rows]
+    for start in range(0, len(instances), 4):
+        results, meta = worker.score_chunk(instances[start: start + 4])
+        run.merge(meta)
+        sink.add_chunk(results, meta)
+    report = sink.finish(driver, run)
+    for key in ("scores", "counts", "sections", "signature", "unparsed"):
+        assert getattr(report, key) == getattr(reference, key), key
+    assert [r.to_dict() for r in Report.load(tmp_path / "s.json").instances] == [
+        r.to_dict() for r in reference.instances]

@@ -11,8 +11,10 @@ a failure — bad input further down the file, an endpoint that stays down, Ctrl
 chunk finished before it: the exception carries ``partial_report``.
 
 The steps live in their own modules: :mod:`doclens.scoring.run` (the per-run state),
-:mod:`doclens.scoring.verdicts` (requests out, verdicts back), :mod:`doclens.scoring.build`
-(the report).
+:mod:`doclens.scoring.verdicts` (requests out, verdicts back), :mod:`doclens.scoring.sink`
+(where each finished chunk goes: kept in memory by :meth:`DocLens.score`, written as it
+finishes by :meth:`DocLens.score_to`), :mod:`doclens.scoring.aggregate` (the incremental
+reduction) and :mod:`doclens.scoring.build` (the report).
 """
 
 from __future__ import annotations
@@ -192,6 +194,15 @@ class DocLens:
         (the name ``doclens leaderboard`` shows)."""
         return self.score(instances, progress=progress,
                           sink=FileSink(output, output_format, self.on_unparsed, resume=resume, system=system))
+
+    def score_chunk(self, chunk: list[Instance]) -> tuple[list[InstanceResult], RunMeta]:
+        """Score one chunk of instances already read and checked (ids unique): its results in
+        the chunk's order, and what it taught the run (tasks met, extractor use, capped
+        statements). An engine that scores chunks elsewhere (a worker holding its own judge)
+        calls this and passes both to a sink on the driver, in input order
+        (:mod:`doclens.scoring.sink`): the report is then the same as :meth:`score`'s."""
+        meta = RunMeta()
+        return self._score_chunk(chunk, meta), meta
 
     def _read_chunk(self, iterator, run: Run) -> tuple[list[Instance], Optional[InputError], int]:
         """Up to ``chunk_size`` instances to score, the input error that stopped the reading (the

@@ -2,9 +2,12 @@
 scored chunks and the report.
 
 An engine — the in-process loop of :meth:`doclens.DocLens.score`, or one that scores chunks on
-other workers — calls, for each finished chunk **in input order**::
+other workers with :meth:`doclens.DocLens.score_chunk` — calls, for each finished chunk **in
+input order**::
 
-    sink.add_chunk(results, meta)   # list[InstanceResult], RunMeta of that chunk
+    results, meta = scorer.score_chunk(chunk)   # on whichever worker holds a judge
+    run.merge(meta)                             # on the driver, then:
+    sink.add_chunk(results, meta)               # list[InstanceResult], RunMeta of that chunk
 
 and at the end (or when the run stops early, with ``partial=True``)::
 
