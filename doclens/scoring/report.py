@@ -98,8 +98,19 @@ class Report:
             "warnings": self.warnings,
         }
 
-    def to_json(self, indent: Optional[int] = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+    def to_json(self, indent: Optional[int] = 2, ensure_ascii: bool = False) -> str:
+        """The report as JSON. A streamed summary's ``instance_counts`` (columns of one number per
+        instance) is written compactly on one line: indented, 100,000 instances would be nearly a
+        million lines, and Python encodes indented JSON far more slowly and with far more memory."""
+        data = self.to_dict()
+        counts = data.pop("instance_counts", None)
+        text = json.dumps(data, indent=indent, ensure_ascii=ensure_ascii, allow_nan=False)
+        if counts is None:
+            return text
+        compact = json.dumps(counts, ensure_ascii=ensure_ascii, allow_nan=False, separators=(",", ":"))
+        newline = "\n" if indent is not None else ""
+        pad = " " * indent if isinstance(indent, int) else (indent or "")
+        return text[: text.rindex("}")].rstrip() + f",{newline}{pad}\"instance_counts\": {compact}{newline}}}"
 
     @classmethod
     def from_dict(cls, data: dict) -> "Report":
@@ -134,7 +145,7 @@ class Report:
             text = self.to_json()
             text.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate: ASCII JSON escapes it as \udXXX
-            text = json.dumps(self.to_dict(), indent=2, ensure_ascii=True, allow_nan=False)
+            text = self.to_json(ensure_ascii=True)
         handle.write(text)
 
     @classmethod
