@@ -414,3 +414,13 @@ def test_chunks_scored_elsewhere_and_fed_to_a_sink_give_the_same_report(tmp_path
         assert getattr(report, key) == getattr(reference, key), key
     assert [r.to_dict() for r in Report.load(tmp_path / "s.json").instances] == [
         r.to_dict() for r in reference.instances]
+
+
+def test_resume_without_a_journal_scores_everything_and_says_so(tmp_path, capsys):
+    rows = _write_jsonl(tmp_path / "in.jsonl", numbered_rows(5))
+    code, _, err = _run(["score", rows, "--evaluator", "overlap", "--extractor", "sentences", "-q", "-o",
+                         tmp_path / "s.json", "--resume"], capsys)
+    assert code == EXIT_OK and "no journal" in err and "resuming from" not in err
+    assert Report.load(tmp_path / "s.json").size == 5
+    code, _, err = _run(["score", rows, "--evaluator", "overlap", "-q", "-o", "-", "--resume"], capsys)
+    assert code == EXIT_USAGE and "--resume" in err

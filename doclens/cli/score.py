@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from doclens.core.tasks import TASKS
 from doclens.evaluators.torch_utils import DTYPES
 from doclens.io.files import partial_path, save_report
 from doclens.io.jsonl import read_instances
-from doclens.io.results_files import OUTPUT_FORMATS
+from doclens.io.results_files import OUTPUT_FORMATS, journal_path
 from doclens.scoring.scorer import QUESTION_STATEMENTS, UNCITED
 from doclens.views.text import summary_text
 
@@ -156,6 +157,11 @@ def _score(scorer, args: argparse.Namespace, output: str):
     lines: dict[str, int] = {}
     try:
         instances = read_instances(args.input, lines)
+        if args.resume and output != "-":
+            print(f"doclens: resuming from {journal_path(output)}: instances already there are not scored again"
+                  if os.path.exists(journal_path(output)) else
+                  f"doclens: --resume: no journal {journal_path(output)} (the run finished, or never started): "
+                  "scoring from the beginning; cached answers are reused", file=sys.stderr)
         if output == "-":
             report = scorer.score(instances, progress=not args.quiet)
         else:
@@ -200,8 +206,6 @@ def _save_and_tell(report, code: int, output: str) -> int:
         print(f"doclens: PARTIAL report ({report.size} instances scored before the error) "
               f"written to {where}{note}", file=sys.stderr)
         if output != "-":
-            from doclens.io.results_files import journal_path
-
             print(f"doclens: the same command with --resume continues it from {journal_path(output)}",
                   file=sys.stderr)
     else:

@@ -142,7 +142,7 @@ class FileSink(ResultSink):
             self.journal = Journal.append(self.journal_path, state.committed_bytes)
             return
         if self.resume:
-            logger.warning("--resume: no journal %s (the run finished, or never started): scoring from the "
+            logger.info("resume: no journal %s (the run finished, or never started): scoring from the "
                            "beginning; cached answers are reused", self.journal_path)
         elif os.path.exists(self.journal_path):
             logger.warning("an interrupted run's journal %s is replaced (--resume would have continued it)",
