@@ -424,3 +424,13 @@ def test_resume_without_a_journal_scores_everything_and_says_so(tmp_path, capsys
     assert Report.load(tmp_path / "s.json").size == 5
     code, _, err = _run(["score", rows, "--evaluator", "overlap", "-q", "-o", "-", "--resume"], capsys)
     assert code == EXIT_USAGE and "--resume" in err
+
+
+def test_a_damaged_parquet_results_file_is_refused(tmp_path, capsys, streamed_outputs):
+    _, paths = streamed_outputs
+    results = tmp_path / "parquet.instances.parquet"
+    results.write_bytes(results.read_bytes()[: results.stat().st_size // 2])
+    code, out, err = _run(["validate", paths["parquet"]], capsys)
+    assert code == EXIT_USAGE and "parquet.instances.parquet" in out + err
+    code, _, err = _run(["leaderboard", paths["parquet"]], capsys)
+    assert code == EXIT_USAGE and "Parquet" in err

@@ -295,9 +295,19 @@ def iter_parquet_results(path: str, batch_size: int = 256) -> Iterator[dict]:
         raise cannot_read(path, exc, "the results file") from None
     except Exception as exc:  # pyarrow.lib.ArrowInvalid: not Parquet, or cut off
         raise InputError(f"{path}: not a readable Parquet file ({exc})") from None
-    for batch in handle.iter_batches(batch_size=batch_size):
+    batches = handle.iter_batches(batch_size=batch_size)
+    while True:
+        try:
+            batch = next(batches, None)
+        except Exception as exc:  # pyarrow's errors: a damaged row group, a schema that is not ours
+            raise InputError(f"{path}: cannot read the Parquet results ({type(exc).__name__}: {exc})") from None
+        if batch is None:
+            return
         for row in batch.to_pylist():
-            row["scores"] = dict(row["scores"] or [])
+            if not isinstance(row.get("scores"), (list, type(None))):
+                raise InputError(f"{path}: not DocLens Parquet results (column 'scores' is not a map)",
+                                 field="scores")
+            row["scores"] = dict(row.get("scores") or [])
             yield row
 
 
