@@ -2,13 +2,16 @@
 instances with the ``overlap`` judge (claims from the ``sentences`` extractor), results streamed
 (``--output-format jsonl`` by default), and print JSON::
 
-    python benchmarks/scale.py [--sizes 10000 100000] [--format jsonl] [--in-memory 10000] [--keep DIR]
+    python benchmarks/scale.py [--sizes 10000 100000] [--format jsonl] [--in-memory 10000] [--big-prediction]
+                               [--keep DIR]
 
 Keys: ``rss_mb_<n>`` (peak RSS, VmHWM, of the scoring process), ``wall_s_<n>``,
 ``wall_s_per_1k_instances`` (``{"10k": …, "100k": …}``), ``per_1k_ratio`` (the largest size's
 per-1k time over the smallest's: 1.0 is linear), ``input_mb_<n>``. ``--in-memory N`` also scores
 N instances the pre-streaming way (``-o -``: every result kept, one JSON written at the end),
-for comparison (``rss_mb_<n>_in_memory``).
+for comparison (``rss_mb_<n>_in_memory``). ``--big-prediction`` also scores one instance whose
+prediction is 10 MB over 250,000 cited lines (``rss_mb_10mb_prediction``): one instance is the
+smallest chunk there is, so this is what one huge instance costs.
 
 A synthetic instance: a general-task prediction of 8 cited sentences, a reference of 8
 sentences and a source of 20 dialogue turns (about 2 KB of JSONL). Each size runs in a fresh
@@ -71,6 +74,18 @@ def score(input_path: Path, output: str, extra: list[str]) -> dict:
     return result
 
 
+def big_prediction(folder: Path, fmt: str) -> dict:
+    path = folder / "big.jsonl"
+    prediction = "\n".join(f"The patient has fever number {k} [{k % 5}]." for k in range(250_000))
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps({"id": "big", "prediction": prediction, "reference": "The patient has fever.",
+                                 "source": [f"unit {k} fever" for k in range(5)]}) + "\n")
+    result = score(path, str(folder / "big.json"), ["--output-format", fmt])
+    path.unlink()
+    return {"prediction_mb": round(len(prediction) / 2**20, 1), "rss_mb_10mb_prediction": result["rss_peak_mb"],
+            "wall_s_10mb_prediction": result["wall_s"]}
+
+
 def streaming_figures(folder: Path, sizes: list[int], fmt: str, in_memory: list[int]) -> dict:
     figures: dict = {"format": fmt, "judge": "overlap", "extractor": "sentences", "wall_s_per_1k_instances": {}}
     for size in sizes:
@@ -99,15 +114,21 @@ def main() -> None:
     parser.add_argument("--format", default="jsonl", choices=("json", "jsonl", "parquet"))
     parser.add_argument("--in-memory", type=int, nargs="*", default=[], metavar="N",
                         help="also score these sizes without streaming (-o -), for comparison")
+    parser.add_argument("--big-prediction", action="store_true",
+                        help="also score one instance with a 10 MB prediction of 250,000 lines")
     parser.add_argument("--keep", help="keep the outputs in this folder")
     args = parser.parse_args()
     started = time.time()
     if args.keep:
         Path(args.keep).mkdir(parents=True, exist_ok=True)
         figures = streaming_figures(Path(args.keep), args.sizes, args.format, args.in_memory)
+        if args.big_prediction:
+            figures.update(big_prediction(Path(args.keep), args.format))
     else:
         with tempfile.TemporaryDirectory() as folder:
             figures = streaming_figures(Path(folder), args.sizes, args.format, args.in_memory)
+            if args.big_prediction:
+                figures.update(big_prediction(Path(folder), args.format))
     figures["load_average_1min"] = round(os.getloadavg()[0], 2)
     figures["cpu_count"] = os.cpu_count()
     figures["total_s"] = round(time.time() - started, 1)
