@@ -143,7 +143,7 @@ class FileSink(ResultSink):
             return
         if self.resume:
             logger.info("resume: no journal %s (the run finished, or never started): scoring from the "
-                           "beginning; cached answers are reused", self.journal_path)
+                        "beginning; cached answers are reused", self.journal_path)
         elif os.path.exists(self.journal_path):
             logger.warning("an interrupted run's journal %s is replaced (--resume would have continued it)",
                            self.journal_path)
