@@ -404,14 +404,16 @@ def test_a_partial_report_never_replaces_a_complete_one(tmp_path, capsys):
 def test_a_failed_save_writes_the_finished_report_to_a_named_fallback(tmp_path, capsys, monkeypatch):
     rows = write_jsonl(tmp_path / "in.jsonl", ROWS)
     output = tmp_path / "s.json"
-    real_save = Report.save
+    import doclens.scoring.sink as sink
 
-    def full_disk(self, path):
+    real_write = sink.write_atomically
+
+    def full_disk(path, write, *args):
         if str(path) == str(output):
             raise OSError(28, "No space left on device")
-        return real_save(self, path)
+        return real_write(path, write, *args)
 
-    monkeypatch.setattr(Report, "save", full_disk)
+    monkeypatch.setattr(sink, "write_atomically", full_disk)
     monkeypatch.chdir(tmp_path)
     code, out, err = run(["score", rows, "--evaluator", "overlap", "-q", "-o", output], capsys)
     assert code == EXIT_ERROR and "No space left on device" in err

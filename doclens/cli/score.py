@@ -6,19 +6,21 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
 from doclens.cli.common import (NON_NEGATIVE_FLOAT, NON_NEGATIVE_INT, POSITIVE_FLOAT, POSITIVE_INT, PROBABILITY, Terminated,
                                 check_output_path)
 from doclens.core.errors import (EXIT_ERROR, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, ConfigurationError,
-                                 InputError, RunStoppedError)
+                                 InputError, MissingExtraError, RunStoppedError)
 from doclens.core.metrics import ON_UNPARSED
 from doclens.baselines import BASELINE_NAMES
 from doclens.core.tasks import TASKS
 from doclens.evaluators.torch_utils import DTYPES
 from doclens.io.files import partial_path, save_report
 from doclens.io.jsonl import read_instances
+from doclens.io.results_files import OUTPUT_FORMATS, journal_path
 from doclens.scoring.scorer import QUESTION_STATEMENTS, UNCITED
 from doclens.views.text import summary_text
 
@@ -117,10 +119,14 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if getattr(args, "dry_run", False):
         return _dry_run(scorer, args)
-    report, code = _score(scorer, args)
+    if output == "-" and (args.resume or args.output_format != "json"):
+        print("doclens: error: --resume and --output-format jsonl/parquet need a file (--output PATH), not '-'",
+              file=sys.stderr)
+        return EXIT_USAGE
+    report, code = _score(scorer, args, output)
     if report is None:
         return code or EXIT_ERROR
-    if report.partial and not report.instances:
+    if report.partial and not report.size:
         print("doclens: nothing was scored; no report written", file=sys.stderr)
         return code or EXIT_ERROR
     if args.system:
@@ -142,25 +148,37 @@ def _dry_run(scorer, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _score(scorer, args: argparse.Namespace):
+def _score(scorer, args: argparse.Namespace, output: str):
     """``(report, exit code)``: the report, or the partial report an error carried (``None`` when
-    it carried none), and the code the error calls for (``EXIT_OK`` when there was none)."""
+    it carried none), and the code the error calls for (``EXIT_OK`` when there was none). A file
+    output is written as the run goes (:meth:`doclens.DocLens.score_to`); ``-`` (stdout) keeps
+    the results in memory and prints them at the end."""
     code = EXIT_OK
     lines: dict[str, int] = {}
     try:
-        report = scorer.score(read_instances(args.input, lines), progress=not args.quiet)
+        instances = read_instances(args.input, lines)
+        if args.resume and output != "-":
+            print(f"doclens: resuming from {journal_path(output)}: instances already there are not scored again"
+                  if os.path.exists(journal_path(output)) else
+                  f"doclens: --resume: no journal {journal_path(output)} (the run finished, or never started): "
+                  "scoring from the beginning; cached answers are reused", file=sys.stderr)
+        if output == "-":
+            report = scorer.score(instances, progress=not args.quiet)
+        else:
+            report = scorer.score_to(output, instances, output_format=args.output_format, resume=args.resume,
+                                     progress=not args.quiet, system=args.system)
     except KeyboardInterrupt as exc:
         report, code = getattr(exc, "partial_report", None), EXIT_INTERRUPTED
         print(f"doclens: {'terminated' if isinstance(exc, Terminated) else 'interrupted'}", file=sys.stderr)
     except RunStoppedError as exc:  # circuit breaker or deadline: a clean stop with a partial report
         report, code = getattr(exc, "partial_report", None), EXIT_INCOMPLETE
         print(f"doclens: stopped: {exc}", file=sys.stderr)
-    except (InputError, ConfigurationError) as exc:
+    except (InputError, ConfigurationError, MissingExtraError) as exc:
         report, code = getattr(exc, "partial_report", None), EXIT_USAGE
         print(f"doclens: error: {_located(str(exc), args.input, lines)}", file=sys.stderr)
     except Exception as exc:  # an endpoint that stays down, a model that fails to load …
         report = getattr(exc, "partial_report", None)
-        code = EXIT_INCOMPLETE if report is not None and report.instances else EXIT_ERROR
+        code = EXIT_INCOMPLETE if report is not None and report.size else EXIT_ERROR
         logger.debug("scoring failed", exc_info=True)
         redact = getattr(scorer.evaluator, "redact", lambda text: text)  # an endpoint may echo the key
         print(f"doclens: error: {redact(f'{type(exc).__name__}: {exc}')}", file=sys.stderr)
@@ -170,8 +188,12 @@ def _score(scorer, args: argparse.Namespace):
 
 
 def _save_and_tell(report, code: int, output: str) -> int:
-    """Save the report, print its summary and where it went; the final exit code."""
-    written, problem = save_report(report, output)
+    """Save the report (unless the streamed run wrote it already), print its summary and where
+    it went; the final exit code."""
+    if output != "-":
+        written, problem = report.written, report.write_problem
+    else:
+        written, problem = save_report(report, output)
     summary = sys.stderr if output == "-" else sys.stdout
     print(summary_text(report), file=summary)
     if problem:
@@ -181,10 +203,14 @@ def _save_and_tell(report, code: int, output: str) -> int:
     where = "standard output" if written == "-" else written
     if report.partial:
         note = (f" (not {output}: that file holds a complete report)" if written == partial_path(output) else "")
-        print(f"doclens: PARTIAL report ({len(report.instances)} instances scored before the error) "
+        print(f"doclens: PARTIAL report ({report.size} instances scored before the error) "
               f"written to {where}{note}", file=sys.stderr)
+        if output != "-":
+            print(f"doclens: the same command with --resume continues it from {journal_path(output)}",
+                  file=sys.stderr)
     else:
-        print(f"report written to {where}", file=summary)
+        beside = f" (results in {report.instances_file})" if report.instances_file else ""
+        print(f"report written to {where}{beside}", file=summary)
     if problem:
         return code or EXIT_ERROR
     if code == EXIT_OK:
@@ -203,7 +229,17 @@ def add_parser(sub) -> None:
     score = sub.add_parser("score", help="score a JSONL file of generated texts")
     score.add_argument("input", help="JSONL: {id, prediction, reference, source?, reference_claims?, "
                                      "prediction_claims?, task?} per line ('-' for stdin)")
-    score.add_argument("-o", "--output", help="report JSON (default: INPUT.doclens.json beside the input)")
+    score.add_argument("-o", "--output", help="report JSON (default: INPUT.doclens.json beside the input); results are "
+                                              "written as each chunk finishes, to OUTPUT's journal "
+                                              "(scores.journal.jsonl beside scores.json) until the run ends")
+    score.add_argument("--output-format", choices=OUTPUT_FORMATS, default="json",
+                       help="json (default): one scores file with the instances inside; jsonl / parquet: OUTPUT is a "
+                            "summary (scores, counts, signature) and the per-instance results go beside it, "
+                            "OUTPUT-stem.instances.jsonl / .parquet (parquet needs pyarrow: pip install "
+                            "'doclens[parquet]')")
+    score.add_argument("--resume", action="store_true",
+                       help="continue an interrupted run from its journal: instances already scored are not scored "
+                            "again; the settings must be the same (the journal's signature is checked)")
     score.add_argument("--system", help="name of the system that wrote the predictions (shown by 'doclens leaderboard'; "
                                         "default there: the report's file name)")
     score.add_argument("--evaluator", required=True,

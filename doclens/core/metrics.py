@@ -116,3 +116,53 @@ def aggregate(per_instance: Sequence[dict]) -> tuple[dict, dict]:
             "hits": hits,
         }
     return scores, counts
+
+
+class RunningCounts:
+    """:func:`aggregate` one instance at a time, in bounded memory: the same sums in the same
+    order (pooled hits and items, the macro sum of per-instance ratios, added left to right from
+    0 as :func:`sum` does), so :meth:`result` is bit-identical to :func:`aggregate` over the same
+    instances in the same order. Used by the streamed scorer (:mod:`doclens.scoring.aggregate`),
+    which cannot keep every instance."""
+
+    __slots__ = ("instances", "present", "hits", "items", "macro_sum", "scored")
+
+    def __init__(self):
+        self.instances = 0
+        self.present = dict.fromkeys(METRICS, 0)
+        self.hits = dict.fromkeys(METRICS, 0)
+        self.items = dict.fromkeys(METRICS, 0)
+        self.macro_sum = dict.fromkeys(METRICS, 0)
+        self.scored = dict.fromkeys(METRICS, 0)
+
+    def add(self, counts: dict) -> None:
+        """Add one instance's ``{metric: (hits, items)}``."""
+        self.instances += 1
+        for metric in METRICS:
+            if metric not in counts:
+                continue
+            hits, items = counts[metric]
+            self.present[metric] += 1
+            self.hits[metric] += hits
+            self.items[metric] += items
+            if items:
+                self.macro_sum[metric] += hits / items
+                self.scored[metric] += 1
+
+    def result(self) -> tuple[dict, dict]:
+        """``(scores, counts)`` exactly as :func:`aggregate` returns them."""
+        scores: dict = {}
+        counts: dict = {}
+        for metric in METRICS:
+            scored = self.scored[metric]
+            scores[metric] = ratio(self.hits[metric], self.items[metric])
+            scores[f"{metric}_macro"] = self.macro_sum[metric] / scored if scored else None
+            counts[metric] = {
+                "instances": self.instances,
+                "scored": scored,
+                "empty": self.present[metric] - scored,
+                "skipped": self.instances - self.present[metric],
+                "items": self.items[metric],
+                "hits": self.hits[metric],
+            }
+        return scores, counts

@@ -25,7 +25,9 @@ def _fold(token: str) -> str:
 
 
 def content_words(text: str) -> set[str]:
-    return {_fold(t) for t in _TOKEN.findall(text.lower()) if t not in _STOP and t not in _NEGATION}
+    # finditer, not findall: a 10 MB premise would otherwise first become a list of millions of tokens
+    return {_fold(t) for t in map(re.Match.group, _TOKEN.finditer(text.lower())) if t not in _STOP
+            and t not in _NEGATION}
 
 
 def is_negated(text: str) -> bool:
@@ -44,12 +46,15 @@ class OverlapEvaluator(Evaluator):
 
     def entail_batch(self, pairs: list[tuple[str, str]]) -> list[bool]:
         verdicts = []
+        premises: dict[str, set[str]] = {}  # one premise is often asked about many claims
         for premise, hypothesis in pairs:
             words = content_words(hypothesis)
             if not words:
                 verdicts.append(False)
                 continue
-            covered = len(words & content_words(premise)) / len(words)
+            if premise not in premises:
+                premises[premise] = content_words(premise)
+            covered = len(words & premises[premise]) / len(words)
             verdicts.append(covered >= self.threshold and (not is_negated(hypothesis) or is_negated(premise)))
         return verdicts
 

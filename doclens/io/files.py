@@ -45,7 +45,9 @@ def partial_path(output: str) -> str:
     return str(path.with_name(path.stem + ".partial" + (path.suffix or ".json")))
 
 
-def _fallback_path(output: str) -> str:
+def fallback_path(output: str) -> str:
+    """Where a report goes when ``output`` cannot be written: a timestamped file in the current
+    folder, else in the temporary folder."""
     name = f"doclens-report-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.json"
     for folder in (Path.cwd(), Path(tempfile.gettempdir())):
         if os.access(folder, os.W_OK | os.X_OK):
@@ -70,7 +72,7 @@ def save_report(report, output: str) -> tuple[Optional[str], Optional[str]]:
         return target, None
     except (OSError, ValueError) as exc:
         problem = f"cannot write {target} ({exc.strerror if isinstance(exc, OSError) else exc})"
-    fallback = _fallback_path(output)
+    fallback = fallback_path(output)
     try:
         report.save(fallback)
     except (OSError, ValueError) as exc:

@@ -486,6 +486,86 @@ def iter_report(path: str, header: Optional[dict] = None, problems: Optional[lis
         raise wrong_format(header.get("format"))
     for parts, message in schema_messages(header_validator, header):
         refuse(parts, message)
+    if "instances" not in seen:
+        yield from _iter_results_file(path, header, instance_validator, refuse)
+
+
+def _iter_results_file(path: str, header: dict, instance_validator, refuse) -> Iterator[dict]:
+    """The instances of a streamed result (:mod:`doclens.io.results_files`): the summary at
+    ``path`` names its results file (``instances_file``, beside it), whose every instance is
+    checked like an inline one; the summary's ``instance_counts`` must agree with them, instance
+    by instance (a summary whose counts were edited is refused)."""
+    from doclens.io.results_files import iter_parquet_results, sidecar_name
+
+    results_path = sidecar_name(header, path)
+    if results_path is None:
+        raise InputError(f"{path}: not a DocLens scores file: neither an 'instances' array nor an "
+                         "'instances_file' naming the results beside it", field="instances")
+    expected = _expected_counts(path, header)
+    rule = counting_rule(header.get("config"))
+    if header["instances_format"] == "parquet":
+        rows = ((None, row) for row in iter_parquet_results(results_path))
+    else:
+        rows = _iter_jsonl_results(results_path)
+    index = -1
+    for index, (line, data) in enumerate(rows):
+        found = value_problems(data) + schema_messages(instance_validator, data)
+        where = f"line {line}" if line is not None else f"row {index + 1}"
+        ident = data.get("id") if isinstance(data, dict) else None
+        label = f"{f'instance {ident!r}' if isinstance(ident, str) and ident else 'instance'} (#{index}, {where})"
+        if found:
+            for parts, message in found:
+                refuse(("instances", index, *parts), message, label, ident)
+            continue
+        if expected is not None:
+            counts = InstanceResult.from_dict(data).counts(rule)
+            if index >= len(expected[0]) or expected[0][index] != data["id"] or expected[1][index] != counts:
+                refuse(("instance_counts",), f"disagrees with {label} in {results_path} (the summary's "
+                       "per-instance counts must be those of its results, in the same order)")
+                expected = None
+                continue
+        yield data
+    if expected is not None and index + 1 != len(expected[0]):
+        refuse(("instance_counts",), f"lists {len(expected[0])} instance(s) but {results_path} holds {index + 1}")
+
+
+def _expected_counts(path: str, header: dict):
+    """``(ids, counts)`` of a summary's ``instance_counts``, or ``None`` when it has none."""
+    from doclens.io.results_files import counts_from_document
+
+    document = header.get("instance_counts")
+    if document is None:
+        return None
+    try:
+        return counts_from_document(document) if isinstance(document, dict) else counts_from_document({})
+    except ValueError as exc:
+        raise InputError(f"{path}: field 'instance_counts': {exc}", field="instance_counts") from None
+
+
+def _iter_jsonl_results(path: str) -> Iterator[tuple[int, object]]:
+    """``(line number, value)`` of each line of a results JSONL file, decoded as strictly as a
+    scores file (refused numbers and duplicated keys are marked for :func:`value_problems`)."""
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        raise cannot_read(path, exc, "the results file") from None
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"{path} line {number}: not UTF-8 ({exc.reason})", line=number) from None
+            if not text.strip():
+                continue
+            if not text.endswith("\n"):
+                raise InputError(f"{path} line {number}: the last line is cut off (the file was not written to "
+                                 "the end)", line=number)
+            try:
+                yield number, _DECODER.decode(text)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{path} line {number}: not valid JSON ({exc.msg})", line=number) from None
+            except RecursionError:
+                raise InputError(f"{path} line {number}: JSON nested too deeply to read", line=number) from None
 
 
 def iter_instance_results(path: str, header: Optional[dict] = None) -> Iterator[InstanceResult]:

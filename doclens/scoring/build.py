@@ -1,82 +1,92 @@
-"""Building a :class:`doclens.Report` from one run's results: aggregate scores and counts,
-per-section scores, warnings, the signature, usage and the config. Rendering it as text is
+"""Building a :class:`doclens.Report` from one run's reduction (:mod:`doclens.scoring.aggregate`):
+aggregate scores and counts, per-section scores, warnings, the signature, usage and the config. Rendering it as text is
 :mod:`doclens.views.text`'s job."""
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from typing import Optional
 
-from doclens.core.metrics import ITEM_FIELDS, aggregate
-from doclens.core.tasks import SECTION_NAMES
-from doclens.core.types import STATUS_FAILED, STATUS_UNPARSED, InstanceResult
+from doclens.core.metrics import ITEM_FIELDS
+from doclens.scoring.aggregate import Aggregator
 from doclens.scoring.report import Report
-from doclens.scoring.run import Run
+from doclens.scoring.run import RunMeta
 from doclens.scoring.signature import component_signature, make_signature
 from doclens.version import __version__
 
 
-def build_report(scorer, run: Run, partial: bool = False, error: Optional[str] = None) -> Report:
-    """The report of ``run`` as scored by ``scorer`` (a :class:`doclens.DocLens`, read for its
-    settings only). ``partial``: the run stopped early (``error`` says why); baselines are then
-    not computed."""
-    results = run.results
-    scores, counts = aggregate([r.counts(scorer.on_unparsed) for r in results])
-    unparsed, failed = (_status_counts(results, status) for status in (STATUS_UNPARSED, STATUS_FAILED))
+def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = False,
+                 error: Optional[str] = None, texts: Optional[dict] = None) -> Report:
+    """The report of a run as scored by ``scorer`` (a :class:`doclens.DocLens`, read for its
+    settings only): ``run`` holds what the run learned besides the results (tasks, extractor
+    use, capped statements), ``aggregator`` the reduction of every result
+    (:class:`doclens.scoring.aggregate.Aggregator`; its kept results, when it keeps them, become
+    ``Report.instances``). ``partial``: the run stopped early (``error`` says why); baselines are
+    then not computed. ``texts``: id → (prediction, reference) for the baselines."""
+    scores, counts = aggregator.scores_and_counts()
+    unparsed, failed = dict(aggregator.unparsed), dict(aggregator.failed)
     for metric, field_name in ITEM_FIELDS.items():
         counts[metric]["unparsed"] = unparsed[field_name]  # items without a verdict, per metric
         counts[metric]["failed"] = failed[field_name]
-    counts["citations"] = _citation_counts(results, run.capped_statements)
+    counts["citations"] = {**aggregator.citations, "capped_statements": run.capped_statements}
     report_warnings = _warnings(scorer, run, sum(unparsed.values()), sum(failed.values()))
     for message in report_warnings:
-        warnings.warn(message, stacklevel=3)
+        warnings.warn(message, stacklevel=_outside_doclens())
     prompt_tags = list(getattr(scorer.evaluator, "prompt_tags", lambda: [])())
     if run.used_extractor:
         prompt_tags += scorer.extractor.prompt_tags()
-    report = Report(scores=scores, counts=counts, instances=results, signature=_signature(scorer, run, prompt_tags),
-                    config=_config(scorer, prompt_tags), usage=_usage(scorer, run),
-                    sections=_section_scores(results, scorer.on_unparsed), unparsed=unparsed, failed=failed,
-                    warnings=report_warnings, partial=partial, error=error, version=__version__)
-    if scorer.baselines and results and not partial:
+    report = Report(scores=scores, counts=counts, instances=list(aggregator.results),
+                    signature=_signature(scorer, run, prompt_tags), config=_config(scorer, prompt_tags),
+                    usage=usage_of(scorer, run), sections=aggregator.section_scores(), unparsed=unparsed,
+                    failed=failed, warnings=report_warnings, partial=partial, error=error, version=__version__)
+    report.judged = aggregator.judged
+    if not aggregator.keep_results:
+        report.instance_counts = aggregator.counts_document()
+    if scorer.baselines and len(aggregator) and not partial:
         from doclens.baselines import compute_baselines
 
-        tasks = {r.task for r in results}
+        tasks = set(aggregator.tasks)
+        texts = texts or {}
         report.baselines = compute_baselines(
-            [run.texts[r.id][0] for r in results], [run.texts[r.id][1] for r in results], scorer.baselines,
+            [texts[i][0] for i in aggregator.ids], [texts[i][1] for i in aggregator.ids], scorer.baselines,
             task=tasks.pop() if len(tasks) == 1 else "general", options=scorer.baseline_options)
     return report
 
 
-def _section_scores(results: list[InstanceResult], on_unparsed: str) -> dict:
-    """Scores per note section, over the ``note_generation`` instances (``{}`` when there are none)."""
-    notes = [r for r in results if r.task == "note_generation"]
-    if not notes:
-        return {}
-    return {section: aggregate([r.counts(on_unparsed, section) for r in notes])[0] for section in SECTION_NAMES}
+def _outside_doclens() -> int:
+    """The ``stacklevel`` that points a warning at the first caller outside the doclens package
+    (``DocLens.score`` and ``score_to`` reach this module through different depths)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(2), 2  # 1: build_report, which calls warnings.warn
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
-def _status_counts(results: list[InstanceResult], status: str) -> dict:
-    """How many items of each kind have ``status`` (``unparsed`` or ``failed``)."""
-    return {
-        "reference_claims": sum(c.status == status for r in results for c in r.reference_claims),
-        "prediction_claims": sum(c.status == status for r in results for c in r.prediction_claims),
-        "statements": sum(s.status == status for r in results for s in r.statements),
-    }
+def settings_signature(scorer) -> str:
+    """The signature of ``scorer``'s settings alone, before any input is read: judge, style,
+    extractor (whether or not it will be used), prompts, decoding, citation and counting options.
+    A streamed output records it, and ``--resume`` refuses to continue a file written with other
+    settings (the final signature also names the tasks met, which only the input tells)."""
+    prompt_tags = list(getattr(scorer.evaluator, "prompt_tags", lambda: [])())
+    extract = "none"
+    extract_decoding = {}
+    decoding = getattr(scorer.evaluator, "decoding", lambda: {})()
+    if scorer.extractor is not None:
+        prompt_tags += scorer.extractor.prompt_tags()
+        extract = component_signature(scorer.extractor)
+        if callable(getattr(scorer.extractor, "decoding", None)):
+            extract_decoding = {k: v for k, v in scorer.extractor.decoding().items() if decoding.get(k) != v}
+    return make_signature(version=__version__, tasks=["*"], judge=component_signature(scorer.evaluator),
+                          style=getattr(scorer.evaluator, "style", None), extract=extract,
+                          prompt_tags=prompt_tags, decoding=decoding, uncited=scorer.uncited,
+                          max_citations=scorer.max_citations, on_unparsed=scorer.on_unparsed,
+                          extract_decoding=extract_decoding, question_statements=scorer.question_statements)
 
 
-def _citation_counts(results: list[InstanceResult], capped: int) -> dict:
-    statements = [s for r in results if r.has_source for s in r.statements]
-    return {
-        "statements": len(statements),
-        "uncited_statements": sum(not s.cited for s in statements),
-        "inherited_statements": sum(s.inherited for s in statements),
-        "statements_with_invalid_ids": sum(bool(s.invalid) for s in statements),
-        "invalid_ids": sum(len(s.invalid) for s in statements),
-        "capped_statements": capped,
-    }
-
-
-def _warnings(scorer, run: Run, unparsed: int, failed: int) -> list[str]:
+def _warnings(scorer, run: RunMeta, unparsed: int, failed: int) -> list[str]:
     how = "scored as not entailed" if scorer.on_unparsed == "zero" else "left out of the scores"
     found = []
     if unparsed:
@@ -92,7 +102,7 @@ def _warnings(scorer, run: Run, unparsed: int, failed: int) -> list[str]:
     return found
 
 
-def _signature(scorer, run: Run, prompt_tags: list[str]) -> str:
+def _signature(scorer, run: RunMeta, prompt_tags: list[str]) -> str:
     extract_parts = (["given"] if run.used_given else []) + (
         [component_signature(scorer.extractor)] if run.used_extractor else [])
     decoding = getattr(scorer.evaluator, "decoding", lambda: {})()
@@ -108,7 +118,7 @@ def _signature(scorer, run: Run, prompt_tags: list[str]) -> str:
                                                if "question_summarization" in run.tasks else "whole"))
 
 
-def _usage(scorer, run: Run) -> dict:
+def usage_of(scorer, run: RunMeta) -> dict:
     """The evaluator's calls, tokens and cost, plus the extractor's when it counts its own."""
     usage = scorer.evaluator.usage.to_dict() if hasattr(scorer.evaluator, "usage") else {}
     if run.used_extractor and hasattr(scorer.extractor, "usage"):

@@ -31,10 +31,32 @@ class Report:
     partial: bool = False
     error: Optional[str] = None
     version: str = ""
+    #: a streamed result (:mod:`doclens.scoring.sink`): ``instances`` is empty and the results
+    #: live in this file beside the summary (a plain name, same folder), in ``instances_format``
+    #: (``jsonl`` or ``parquet``); ``instance_counts`` holds the per-instance counts the bootstrap
+    #: needs (:meth:`doclens.scoring.aggregate.Aggregator.counts_document`)
+    instances_file: Optional[str] = None
+    instances_format: Optional[str] = None
+    instance_counts: Optional[dict] = field(default=None, repr=False)
+    #: items the judge was asked about (not written; ``None`` for a loaded report)
+    judged: Optional[int] = field(default=None, repr=False, compare=False)
+    #: where :meth:`doclens.DocLens.score_to` wrote the summary (not written; ``None`` otherwise)
+    written: Optional[str] = field(default=None, repr=False, compare=False)
+    #: why it was not written where asked (``written`` then names the fallback file, or is ``None``)
+    write_problem: Optional[str] = field(default=None, repr=False, compare=False)
 
     # ---- access ---------------------------------------------------------------------------
     def __getitem__(self, key: str):
         return self.scores[key]
+
+    @property
+    def size(self) -> int:
+        """How many instances were scored (also for a streamed result, whose ``instances`` is empty)."""
+        if self.instances:
+            return len(self.instances)
+        if self.instance_counts is not None:
+            return len(self.instance_counts.get("ids", []))
+        return int((self.counts or {}).get("claim_recall", {}).get("instances", 0))
 
     def instance(self, ident: str) -> InstanceResult:
         for result in self.instances:
@@ -44,6 +66,21 @@ class Report:
 
     # ---- serialisation --------------------------------------------------------------------
     def to_dict(self) -> dict:
+        """The scores file's JSON. A streamed result (``instances_file`` set) is a summary: no
+        ``instances`` array but ``instances_file``, ``instances_format`` and ``instance_counts``."""
+        data = self._header_dict()
+        if not self.instances and self.instances_file is None and (self.instance_counts or {}).get("ids"):
+            raise ValueError("this report of a streamed run holds no instances (they are in the file "
+                             f"DocLens.score_to wrote{': ' + self.written if self.written else ''}); "
+                             "load that file with Report.load to save a copy")
+        if self.instances_file is not None:
+            data.update(instances_file=self.instances_file, instances_format=self.instances_format,
+                        instance_counts=self.instance_counts)
+        else:
+            data["instances"] = [r.to_dict() for r in self.instances]
+        return data
+
+    def _header_dict(self) -> dict:
         return {
             "format": REPORT_FORMAT,
             "version": self.version,
@@ -59,11 +96,21 @@ class Report:
             "config": self.config,
             "baselines": self.baselines,
             "warnings": self.warnings,
-            "instances": [r.to_dict() for r in self.instances],
         }
 
-    def to_json(self, indent: Optional[int] = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+    def to_json(self, indent: Optional[int] = 2, ensure_ascii: bool = False) -> str:
+        """The report as JSON. A streamed summary's ``instance_counts`` (columns of one number per
+        instance) is written compactly on one line: indented, 100,000 instances would be nearly a
+        million lines, and Python encodes indented JSON far more slowly and with far more memory."""
+        data = self.to_dict()
+        counts = data.pop("instance_counts", None)
+        text = json.dumps(data, indent=indent, ensure_ascii=ensure_ascii, allow_nan=False)
+        if counts is None:
+            return text
+        compact = json.dumps(counts, ensure_ascii=ensure_ascii, allow_nan=False, separators=(",", ":"))
+        newline = "\n" if indent is not None else ""
+        pad = " " * indent if isinstance(indent, int) else (indent or "")
+        return text[: text.rindex("}")].rstrip() + f",{newline}{pad}\"instance_counts\": {compact}{newline}}}"
 
     @classmethod
     def from_dict(cls, data: dict) -> "Report":
@@ -98,7 +145,7 @@ class Report:
             text = self.to_json()
             text.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate: ASCII JSON escapes it as \udXXX
-            text = json.dumps(self.to_dict(), indent=2, ensure_ascii=True, allow_nan=False)
+            text = self.to_json(ensure_ascii=True)
         handle.write(text)
 
     @classmethod

@@ -10,14 +10,11 @@ from doclens.core.types import Instance, InstanceResult, Statement
 
 
 @dataclass
-class Run:
-    """What one call of :meth:`doclens.DocLens.score` accumulates."""
+class RunMeta:
+    """What a run learns about its input besides the results, which the signature and the counts
+    need: kept per chunk (a streamed output records it beside each chunk, so that ``--resume``
+    and an engine scoring chunks elsewhere restore it) and merged into the run's."""
 
-    results: list[InstanceResult] = field(default_factory=list)
-    #: ids read so far: an id seen twice is an input error
-    seen: set[str] = field(default_factory=set)
-    #: id → (prediction without citations, reference), kept only when baselines are computed
-    texts: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: tasks met (the signature names them)
     tasks: set[str] = field(default_factory=set)
     #: statements whose citations max_citations cut
@@ -25,6 +22,34 @@ class Run:
     #: whether any claims came from the extractor / were given in the input (the signature says which)
     used_extractor: bool = False
     used_given: bool = False
+
+    def merge(self, other: "RunMeta") -> None:
+        self.tasks |= other.tasks
+        self.capped_statements += other.capped_statements
+        self.used_extractor = self.used_extractor or other.used_extractor
+        self.used_given = self.used_given or other.used_given
+
+    def to_dict(self) -> dict:
+        return {"tasks": sorted(self.tasks), "capped_statements": self.capped_statements,
+                "used_extractor": self.used_extractor, "used_given": self.used_given}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RunMeta":
+        return cls(tasks=set(data.get("tasks", [])), capped_statements=int(data.get("capped_statements", 0)),
+                   used_extractor=bool(data.get("used_extractor")), used_given=bool(data.get("used_given")))
+
+
+@dataclass
+class Run(RunMeta):
+    """What one call of :meth:`doclens.DocLens.score` accumulates besides its results (those go
+    to a :class:`doclens.scoring.aggregate.Aggregator`, chunk by chunk)."""
+
+    #: ids read so far: an id seen twice is an input error
+    seen: set[str] = field(default_factory=set)
+    #: ids already scored by an earlier run (``--resume``): read, checked, not scored again
+    done: set[str] = field(default_factory=set)
+    #: id → (prediction without citations, reference), kept only when baselines are computed
+    texts: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass

@@ -11,8 +11,10 @@ a failure — bad input further down the file, an endpoint that stays down, Ctrl
 chunk finished before it: the exception carries ``partial_report``.
 
 The steps live in their own modules: :mod:`doclens.scoring.run` (the per-run state),
-:mod:`doclens.scoring.verdicts` (requests out, verdicts back), :mod:`doclens.scoring.build`
-(the report).
+:mod:`doclens.scoring.verdicts` (requests out, verdicts back), :mod:`doclens.scoring.sink`
+(where each finished chunk goes: kept in memory by :meth:`DocLens.score`, written as it
+finishes by :meth:`DocLens.score_to`), :mod:`doclens.scoring.aggregate` (the incremental
+reduction) and :mod:`doclens.scoring.build` (the report).
 """
 
 from __future__ import annotations
@@ -29,9 +31,9 @@ from doclens.evaluators.extractors import ExtractionRequest, Extractor, FailedEx
 from doclens.parsing.sections import note_section_spans, segments
 from doclens.parsing.source_units import parse_source_units
 from doclens.parsing.statements import inherit_citations, parse_statements, strip_citations, whole_statement
-from doclens.scoring.build import build_report
 from doclens.scoring.report import Report
-from doclens.scoring.run import Run, Work
+from doclens.scoring.run import Run, RunMeta, Work
+from doclens.scoring.sink import FileSink, ResultSink
 from doclens.scoring.verdicts import (EMPTY_PREMISE, INVALID_IDS, NO_CITATION, citation_requests, claim_requests,
                                      instance_result)
 
@@ -53,9 +55,10 @@ def incomplete_reasons(report: Report) -> list[str]:
         reasons.append(f"{failed_calls} model call(s) failed for good; {failed} item(s) are marked 'failed' "
                        f"(scored per on_unparsed). Rerun the same command to ask exactly those again: every "
                        "answer received is cached")
-    judged = sum(1 for r in report.instances for v in r.reference_claims + r.prediction_claims + r.statements
-                 if v.status in NO_VERDICT or not (v.explanation in (EMPTY_PREMISE, NO_CITATION)
-                                                   or v.explanation.startswith(INVALID_IDS)))
+    judged = report.judged if report.judged is not None else sum(
+        1 for r in report.instances for v in r.reference_claims + r.prediction_claims + r.statements
+        if v.status in NO_VERDICT or not (v.explanation in (EMPTY_PREMISE, NO_CITATION)
+                                          or v.explanation.startswith(INVALID_IDS)))
     unparsed = sum((report.unparsed or {}).values())
     if judged and unparsed / judged > UNPARSED_SHARE_LIMIT:
         reasons.append(f"most judge replies could not be read: {unparsed} of {judged} judged item(s) are "
@@ -133,62 +136,102 @@ class DocLens:
         self.baseline_options = dict(baseline_options or {})
 
     # ------------------------------------------------------------------------------------------
-    def score(self, instances: Iterable[Union[dict, Instance]], progress: bool = True) -> Report:
+    def score(self, instances: Iterable[Union[dict, Instance]], progress: bool = True, *,
+              sink: Optional[ResultSink] = None) -> Report:
         """Score ``instances`` (dicts or :class:`Instance`) and return a :class:`Report`.
 
         Raises :class:`InputError` for bad input (naming the instance and field), and
         :class:`UnparsedJudgementError` with ``on_unparsed="raise"``; any exception raised
         mid-run carries ``partial_report``, the report of every chunk finished before it.
         The run's state lives in a :class:`Run` of its own: one scorer can score twice at once.
+        ``sink``: where each finished chunk goes (:mod:`doclens.scoring.sink`); by default the
+        results are kept in memory and returned in the report — for large inputs use
+        :meth:`score_to`, which writes them as it goes.
         """
         from tqdm.auto import tqdm
 
         total = len(instances) if hasattr(instances, "__len__") else None
         run = Run()
+        sink = sink if sink is not None else ResultSink(self.on_unparsed)
+        sink.start(self, run)  # a refused --resume stops here, before anything is written
         iterator = iter(instances)
         bar = tqdm(total=total, disable=not progress, unit="instance", desc="DocLens", leave=False)
         try:
             while True:
-                chunk, pending = self._read_chunk(iterator, run)
+                chunk, pending, read = self._read_chunk(iterator, run)
                 if chunk:
-                    run.results.extend(self._score_chunk(chunk, run))
-                    bar.update(len(chunk))
+                    meta = RunMeta()
+                    results = self._score_chunk(chunk, meta)
+                    run.merge(meta)
+                    sink.add_chunk(results, meta)
+                bar.update(read)
                 if pending is not None:
                     raise pending
-                if len(chunk) < self.chunk_size:
+                if read < self.chunk_size:
                     break
         except BaseException as exc:
             error = f"{type(exc).__name__}: {exc}"
             for holder in (self.evaluator, self.extractor):  # an endpoint may have echoed the key
                 error = getattr(holder, "redact", lambda text: text)(error)
-            exc.partial_report = build_report(self, run, partial=True, error=error)
+            exc.partial_report = sink.finish(self, run, partial=True, error=error)
             raise
         finally:
             bar.close()
-        return build_report(self, run)
+        return sink.finish(self, run)
 
-    def _read_chunk(self, iterator, run: Run) -> tuple[list[Instance], Optional[InputError]]:
-        """Up to ``chunk_size`` instances, and the input error that stopped the reading (the
-        instances before it are still scored)."""
+    def score_to(self, output: str, instances: Iterable[Union[dict, Instance]], *, output_format: str = "json",
+                 resume: bool = False, progress: bool = True, system: Optional[str] = None) -> Report:
+        """Score ``instances`` and write the results to ``output`` as each chunk finishes, in
+        memory bounded by the chunk, not the input (:class:`doclens.scoring.sink.FileSink`).
+
+        ``output_format``: ``json`` (one scores file, the layout :meth:`Report.save` writes),
+        ``jsonl`` or ``parquet`` (a summary at ``output`` and the per-instance results beside
+        it; Parquet needs ``pyarrow``). ``resume``: continue from the journal an interrupted run
+        with the same settings left beside ``output``; instances already scored there are read
+        but not scored again. Returns the report without its instances (``report.size`` says how
+        many); on an error the exception carries ``partial_report`` and a partial output is
+        written (never over a complete one). ``system``: recorded in the report's ``config``
+        (the name ``doclens leaderboard`` shows)."""
+        return self.score(instances, progress=progress,
+                          sink=FileSink(output, output_format, self.on_unparsed, resume=resume, system=system))
+
+    def score_chunk(self, chunk: list[Instance]) -> tuple[list[InstanceResult], RunMeta]:
+        """Score one chunk of instances already read and checked (ids unique): its results in
+        the chunk's order, and what it taught the run (tasks met, extractor use, capped
+        statements). An engine that scores chunks elsewhere (a worker holding its own judge)
+        calls this and passes both to a sink on the driver, in input order
+        (:mod:`doclens.scoring.sink`): the report is then the same as :meth:`score`'s."""
+        meta = RunMeta()
+        return self._score_chunk(chunk, meta), meta
+
+    def _read_chunk(self, iterator, run: Run) -> tuple[list[Instance], Optional[InputError], int]:
+        """Up to ``chunk_size`` instances to score, the input error that stopped the reading (the
+        instances before it are still scored), and how many instances were read (those in
+        ``run.done``, scored by the run being resumed, are read but not returned)."""
         chunk: list[Instance] = []
+        read = 0
         try:
-            while len(chunk) < self.chunk_size:
+            while read < self.chunk_size:
                 item = next(iterator)
                 position = len(run.seen)
                 instance = item if isinstance(item, Instance) else Instance.from_dict(item, position)
                 if instance.id in run.seen:
                     raise InputError(f"instance {instance.id!r}: id seen twice", field="id")
                 run.seen.add(instance.id)
+                read += 1
                 if self.baselines:
                     run.texts[instance.id] = (strip_citations(instance.prediction), instance.reference)
-                chunk.append(instance)
+                if instance.id not in run.done:
+                    chunk.append(instance)
         except StopIteration:
             pass
         except InputError as exc:
-            return chunk, exc
-        return chunk, None
+            return chunk, exc, read
+        return chunk, None, read
 
-    def _score_chunk(self, chunk: list[Instance], run: Run) -> list[InstanceResult]:
+    def _score_chunk(self, chunk: list[Instance], run: RunMeta) -> list[InstanceResult]:
+        """The results of one chunk, in its order; what the chunk taught the run (tasks met,
+        extractor use, capped statements) goes into ``run`` (a fresh :class:`RunMeta` per chunk)."""
         works = [self._prepare(instance, run) for instance in chunk]
         self._extract(works, run)
         claim_asked, claim_slots = claim_requests(works)
@@ -212,7 +255,7 @@ class DocLens:
                                              f"{', '.join(bad)} (on_unparsed='raise')")
         return results
 
-    def _prepare(self, instance: Instance, run: Run) -> Work:
+    def _prepare(self, instance: Instance, run: RunMeta) -> Work:
         where = f"instance {instance.id!r}: "
         task = check_task(instance.task or self.task, where)
         run.tasks.add(task)
@@ -238,7 +281,7 @@ class DocLens:
             work.statements = self._statements(instance.prediction, task, set(work.units), run)
         return work
 
-    def _statements(self, prediction: str, task: str, units: set[int], run: Run) -> list[Statement]:
+    def _statements(self, prediction: str, task: str, units: set[int], run: RunMeta) -> list[Statement]:
         if task == "note_generation":
             statements: list[Statement] = []
             for section, start, end in note_section_spans(prediction):
@@ -258,7 +301,7 @@ class DocLens:
                     run.capped_statements += 1
         return statements
 
-    def _extract(self, works: list[Work], run: Run) -> None:
+    def _extract(self, works: list[Work], run: RunMeta) -> None:
         requests: list[ExtractionRequest] = []
         targets: list[tuple[Work, str, dict, Optional[str]]] = []
         for work in works:

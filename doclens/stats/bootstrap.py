@@ -130,7 +130,12 @@ class Difference(_Informative):
 
 def report_instance_counts(report) -> tuple[list[str], list[dict]]:
     """``(ids, per-instance {metric: (hits, items)})`` of a :class:`doclens.Report`, counted with
-    the report's own ``on_unparsed`` setting, in the report's instance order."""
+    the report's own ``on_unparsed`` setting, in the report's instance order. A streamed report
+    (:meth:`doclens.DocLens.score_to`) holds no instances but their counts, which are read."""
+    if not report.instances and getattr(report, "instance_counts", None) is not None:
+        from doclens.io.results_files import counts_from_document
+
+        return counts_from_document(report.instance_counts)
     on_unparsed = counting_rule(report.config)
     counts = [r.counts(on_unparsed) for r in report.instances]
     return [r.id for r in report.instances], counts

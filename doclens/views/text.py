@@ -13,7 +13,7 @@ def summary_text(report) -> str:
     def fmt(value):
         return "   n/a" if value is None else f"{100 * value:6.2f}"
 
-    lines = [f"DocLens {'(PARTIAL) ' if report.partial else ''}— {len(report.instances)} instances",
+    lines = [f"DocLens {'(PARTIAL) ' if report.partial else ''}— {report.size} instances",
              f"{'metric':<20}{'pooled':>8}{'macro':>8}{'items':>8}{'empty':>7}{'skipped':>9}"]
     for metric in METRICS:
         c = report.counts.get(metric, {})
