@@ -30,6 +30,7 @@ from doclens.parsing.sections import note_section_spans, segments
 from doclens.parsing.source_units import parse_source_units
 from doclens.parsing.statements import inherit_citations, parse_statements, strip_citations, whole_statement
 from doclens.scoring.build import build_report
+from doclens.scoring.progress import InstanceSteps, ProgressBar, judge_batch
 from doclens.scoring.report import Report
 from doclens.scoring.run import Run, Work
 from doclens.scoring.verdicts import (EMPTY_PREMISE, INVALID_IDS, NO_CITATION, citation_requests, claim_requests,
@@ -141,18 +142,15 @@ class DocLens:
         mid-run carries ``partial_report``, the report of every chunk finished before it.
         The run's state lives in a :class:`Run` of its own: one scorer can score twice at once.
         """
-        from tqdm.auto import tqdm
-
         total = len(instances) if hasattr(instances, "__len__") else None
         run = Run()
         iterator = iter(instances)
-        bar = tqdm(total=total, disable=not progress, unit="instance", desc="DocLens", leave=False)
+        bar = ProgressBar(total, progress, self.evaluator, self.extractor)
         try:
             while True:
                 chunk, pending = self._read_chunk(iterator, run)
                 if chunk:
-                    run.results.extend(self._score_chunk(chunk, run))
-                    bar.update(len(chunk))
+                    run.results.extend(self._score_chunk(chunk, run, bar))
                 if pending is not None:
                     raise pending
                 if len(chunk) < self.chunk_size:
@@ -188,13 +186,18 @@ class DocLens:
             return chunk, exc
         return chunk, None
 
-    def _score_chunk(self, chunk: list[Instance], run: Run) -> list[InstanceResult]:
+    def _score_chunk(self, chunk: list[Instance], run: Run, bar: Optional[ProgressBar] = None) -> list[InstanceResult]:
         works = [self._prepare(instance, run) for instance in chunk]
         self._extract(works, run)
         claim_asked, claim_slots = claim_requests(works)
         citation_asked, citation_slots = citation_requests(works)
-        claim_answers = self.evaluator.judge_claims_many(claim_asked) if claim_asked else []
-        citation_answers = self.evaluator.judge_citations_many(citation_asked) if citation_asked else []
+        steps = InstanceSteps(len(works), claim_slots, citation_slots, bar.step, bar.touch) if bar else None
+        claim_answers = judge_batch(self.evaluator.judge_claims_many, claim_asked,
+                                    steps and steps.claim_done) if claim_asked else []
+        citation_answers = judge_batch(self.evaluator.judge_citations_many, citation_asked,
+                                       steps and steps.citation_done) if citation_asked else []
+        if steps:
+            steps.finish()
         if len(claim_answers) != len(claim_asked) or any(
                 len(a) != len(r.claims) for a, r in zip(claim_answers, claim_asked)):
             raise RuntimeError(f"{type(self.evaluator).__name__} returned the wrong number of claim judgements")
@@ -269,7 +272,8 @@ class DocLens:
                     continue
                 if self.extractor is None:
                     raise InputError(f"instance {work.instance.id!r}: no '{field_name}' given and no extractor "
-                                     "configured; pass claims or an extractor", field=field_name)
+                                     "configured; pass claims or an extractor (command line: --extractor "
+                                     "sentences, clauses, llm …; 'doclens presets' lists them)", field=field_name)
                 run.used_extractor = True
                 for section, segment in segments(work.task, text).items():
                     claims[section] = []
