@@ -1,7 +1,7 @@
 """``doclens`` command line: one module per command (``doclens.cli.score`` …), each with an
 ``add_parser(sub)`` and a ``run(args)``; :mod:`doclens.cli.common` holds what they share.
 
-    doclens score notes.jsonl --evaluator local --output scores.json
+    doclens score notes.jsonl --output scores.json   # offline default judge: clinical-rules
     doclens install-metric            # makes evaluate.load("doclens") work offline
     doclens presets                   # lists evaluators and extractors
     doclens validate submission.json --references benchmark.jsonl
@@ -39,10 +39,21 @@ COMMANDS = (score, install_metric, presets, validate, compare, agreement, report
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="doclens", description="Fact-level evaluation of medical text generation.")
+    parser = argparse.ArgumentParser(
+        prog="doclens", description="Fact-level evaluation of medical text generation.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n"
+               "  doclens score examples/notes.jsonl -o scores.json   # offline default judge (clinical-rules)\n"
+               "  doclens report scores.json --input examples/notes.jsonl -o report.html\n"
+               "  doclens compare a.json b.json\n"
+               "  doclens leaderboard scores/*.json -o board.html\n"
+               "  doclens COMMAND --help                              # each command's options and examples")
     parser.add_argument("--version", action="version", version=f"doclens {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0,
-                        help="-v: INFO, -vv: DEBUG (DEBUG may print instance text)")
+                        help="-v: say what is being done (info), -vv: debug detail, tracebacks and where each "
+                             "warning came from (DEBUG may print instance text; nothing above it does)")
+    parser.add_argument("-q", "--quiet", dest="global_quiet", action="store_true",
+                        help="errors only on stderr: no warnings, no progress bar (as 'score -q')")
     sub = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
         command.add_parser(sub)
@@ -76,7 +87,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help, --version (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
-    verbosity = -1 if getattr(args, "quiet", False) else min(args.verbose, 2)
+    if args.global_quiet and hasattr(args, "quiet"):
+        args.quiet = True
+    verbosity = -1 if args.global_quiet or getattr(args, "quiet", False) else min(args.verbose, 2)
     handler, shown = _log_to_stderr(verbosity)
     previous = None
     if threading.current_thread() is threading.main_thread():

@@ -76,6 +76,16 @@ def deprecated_alias(old: str, new: str):
     return DeprecatedAlias
 
 
+def command_parser(sub, name: str, *, help: str, examples: str, description: str = ""):
+    """A command's parser whose ``--help`` ends with ``examples`` (kept as written: one command
+    per line) and whose description (wrapped) defaults to its one-line ``help``."""
+    import textwrap
+
+    text = "\n\n".join(textwrap.fill(p, 90) for p in (description or help).split("\n\n"))
+    return sub.add_parser(name, help=help, description=text, epilog="examples:\n" + textwrap.indent(textwrap.dedent(examples).strip("\n"), "  "),
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def check_output_path(path: str, flag: str = "--output") -> None:
     """Refuse an output path that cannot be written, before any work starts: its folder must
     exist and be writable, and the path must not be a folder. ``-`` (stdout) is always fine."""

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 from doclens.cli.common import (NON_NEGATIVE_FLOAT, NON_NEGATIVE_INT, POSITIVE_FLOAT, POSITIVE_INT, PROBABILITY, Terminated,
-                                check_output_path, deprecated_alias)
+                                check_output_path, command_parser, deprecated_alias)
 from doclens.core.errors import (EXIT_ERROR, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, ConfigurationError,
                                  InputError, RunStoppedError)
 from doclens.core.metrics import ON_UNPARSED
@@ -284,7 +284,13 @@ def _save_and_tell(report, code: int, output: str) -> int:
 
 def add_parser(sub) -> None:
     """The ``score`` command's options: a flat list of declarations (long, with nothing to split)."""
-    score = sub.add_parser("score", help="score a JSONL file of generated texts")
+    score = command_parser(sub, "score", help="score a JSONL file of generated texts", examples="""
+        doclens score examples/notes.jsonl -o scores.json            # the offline default judge, clinical-rules
+        doclens score notes.jsonl --evaluator gpt4-json-cot --model gpt-4o --api-key-env OPENAI_API_KEY
+        doclens score notes.jsonl --evaluator mistral-cot --base-url http://gpu-box:8000/v1 --local-only
+        doclens score notes.jsonl --evaluator true-nli --device cuda --dry-run   # what it would load
+        doclens score notes.jsonl --evaluator mypackage.judges:MyNLI     # your own judge, from this folder
+        """)
     score.add_argument("input", help="JSONL: {id, prediction, reference, source?, reference_claims?, "
                                      "prediction_claims?, task?} per line ('-' for stdin)")
     score.add_argument("-o", "--output", help="report JSON (default: INPUT.doclens.json beside the input)")
