@@ -145,3 +145,30 @@ def test_chat_judge_reports_each_request_as_its_reply_is_read(style):
             judge.close()
     assert sorted(done) == [0, 1, 2]  # each request once, the empty one included
     assert [[a.entailed for a in row] for row in answers] == [[True, True], [], [True]]
+
+
+def test_pairwise_judge_steps_in_groups_with_the_same_verdicts_and_counts():
+    from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
+
+    class Contains(Evaluator):
+        batch_size = 1  # groups of at least 4 pairs
+
+        def __init__(self):
+            super().__init__()
+            self.calls = []
+
+        def entail_batch(self, pairs):
+            self.calls.append(len(pairs))
+            return [h in p for p, h in pairs]
+
+    claims = [ClaimRequest(f"fever {i} cough", [f"fever {i}", "cough", "rash"]) for i in range(5)]
+    claims.append(ClaimRequest("fever 0 cough", ["cough"]))  # a pair asked before: never again
+    citations = [CitationRequest(f"fever {i}", {0: f"fever {i}", 1: "cough", 2: f"fever {i} cough"}) for i in range(4)]
+    citations.append(CitationRequest("rash", {}))
+    plain, stepped = Contains(), Contains()
+    done = []
+    assert plain.judge_claims_many(claims) == stepped.judge_claims_many(claims, on_done=done.append)
+    assert done == list(range(6)) and len(stepped.calls) > 1 and plain.calls == [sum(stepped.calls)]
+    done.clear()
+    assert plain.judge_citations_many(citations) == stepped.judge_citations_many(citations, on_done=done.append)
+    assert done == list(range(5)) and plain.usage.pairs == stepped.usage.pairs
