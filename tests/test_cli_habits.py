@@ -166,3 +166,49 @@ def test_dry_run_describes_an_in_process_judge(tmp_path, capsys):
     # whole groups: (fever+rash, "Fever"), (rash, "Zyxwv rash"); leave-one-out at most 2 more, shared by both ids
     assert plan["pairs"]["distinct_at_most"] == 2 + 2 + 2
     assert "does not take" not in captured.err
+
+
+def test_section_rows_have_their_own_table_with_honest_headings(capsys):
+    from tests.conftest import REPO
+
+    code = main(["score", str(REPO / "examples" / "notes.jsonl"), "--evaluator", "overlap", "-q", "-o", "-"])
+    err = capsys.readouterr().err  # with -o -, the summary goes to stderr
+    assert code == 0
+    lines = err.splitlines()
+    start = lines.index("per note section (pooled over the section's items):")
+    header = lines[start + 1].split()
+    assert header[0] == "section" and header[1:3] == ["claim_recall", "claim_precision"]
+    rows = {line.split()[0]: line.split()[1:] for line in lines[start + 2:start + 6]}
+    assert set(rows) == {"subjective", "objective_exam", "objective_results", "assessment_and_plan"}
+    assert all(len(values) == len(header) - 1 for values in rows.values())
+    assert "(claim recall, claim precision)" not in err
+
+
+def test_banner_and_judge_label_on_every_page_of_a_smoke_test_judge(tmp_path, capsys):
+    data = _write(tmp_path / "in.jsonl", [GOOD])
+    assert main(["score", str(data), "--evaluator", "overlap", "-q", "-o", str(tmp_path / "s.json")]) == 0
+    assert capsys.readouterr().out.startswith("*** SMOKE-TEST JUDGE (overlap)")
+    assert main(["report", str(tmp_path / "s.json"), "-o", str(tmp_path / "r.html"), "--resamples", "0"]) == 0
+    assert 'class="warn banner"' in (tmp_path / "r.html").read_text()
+    capsys.readouterr()
+    assert main(["leaderboard", str(tmp_path / "s.json"), "-o", str(tmp_path / "b.html"), "--resamples", "10"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("table 1 of 1: overlap, claims given, task general — ranked by")
+    assert "*** SMOKE-TEST JUDGE (overlap)" in text
+    board = (tmp_path / "b.html").read_text()
+    assert "<h2>Table 1: overlap, claims given, task general</h2>" in board and 'class="warn banner"' in board
+
+
+def test_labels_and_banners_read_from_signatures():
+    from doclens.views.labels import demo_banner, judge_label
+
+    demo = ("doclens:1.0.0|task:note_generation|judge:local:/models/SmolLM2-135M-Instruct.Q4_1.gguf:demo|style:cot|"
+            "extract:given|prompts:ab|T:0|agg:pooled|uncited:zero|maxcit:none|unparsed:zero")
+    assert judge_label(demo) == "local · SmolLM2-135M-Instruct.Q4_1.gguf (demo), claims given, task note_generation"
+    assert demo_banner(demo).startswith("DEMO-QUALITY JUDGE (local · /models/SmolLM2-135M-Instruct.Q4_1.gguf)")
+    gpt = "doclens:1.0.0|task:general|judge:gpt4-json-cot:gpt-4o|style:json_cot|extract:llm:gpt-4o|prompts:x"
+    assert judge_label(gpt) == "gpt4-json-cot · gpt-4o, claims: llm, task general" and demo_banner(gpt) is None
+    rules = "doclens:1.0.0|task:general|judge:clinical-rules:rule-based:v1+medspacy-context+minilm0.9|extract:given"
+    assert judge_label(rules).startswith("clinical-rules, claims given") and demo_banner(rules) is None
+    # the report's config marks a demo judge even where the signature would not
+    assert demo_banner(rules, {"evaluator": {"demo_quality": True}}).startswith("DEMO-QUALITY JUDGE")
