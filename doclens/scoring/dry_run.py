@@ -195,10 +195,16 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
         "notes": [],
     }
     result["notes"].append("re-asks for unreadable replies and context-length splits are not included")
+    if hasattr(judge, "requested_device"):  # a chat model run in this process (the local judge)
+        result["would_load"] = describe_model(judge)
     if extraction_estimated:
         result["notes"].append("claims to be extracted were stood in for by sentences: extraction calls are exact, "
                                "but the judge calls that depend on the extracted claims are estimates")
-    if price is None:
+    if hasattr(judge, "requested_device"):
+        result["cost_usd_estimate"] = 0.0
+        result["notes"].append("the model runs in this process: 'calls' are forward passes here, nothing leaves the "
+                               "machine and nothing is paid")
+    elif price is None:
         result["notes"].append(f"no price known for model {judge.model!r}: cost not estimated (give --price-table)")
     return result
 
@@ -234,6 +240,9 @@ def describe_model(judge) -> dict:
     described: dict = {"class": f"{type(judge).__module__}.{type(judge).__qualname__}"}
     model = getattr(judge, "model", None)
     runs_torch = hasattr(judge, "requested_device")  # the transformers judges (torch_utils)
+    source, gguf = getattr(judge, "source", None), getattr(judge, "gguf_file", None)  # the local chat judge
+    if source:
+        model = str(Path(source) / gguf) if gguf else source
     if model:
         size = _size_on_disk(str(model))
         described["model"] = str(model)
@@ -241,9 +250,6 @@ def describe_model(judge) -> dict:
         if size is None and runs_torch:
             described["model_source"] = ("not a local path: transformers would look it up in the Hugging Face "
                                          "cache (with HF_HUB_OFFLINE=1 nothing is downloaded)")
-        gguf = getattr(judge, "gguf_file", None)
-        if gguf:
-            described["gguf_file"] = str(gguf)
     if getattr(judge, "demo", False):
         described["demo_quality"] = True
     if not runs_torch:

@@ -10,9 +10,13 @@ together when its batch returns.
 from __future__ import annotations
 
 import inspect
+import threading
 from typing import Callable, Optional
 
 from doclens.evaluators.usage import Usage
+
+#: How often the postfix is redrawn while nothing steps (extraction, a long batch).
+REFRESH_SECONDS = 1.0
 
 
 def takes_on_done(method) -> bool:
@@ -103,6 +107,15 @@ class ProgressBar:
         self.components = (evaluator, extractor)
         self.bar = tqdm(total=total, disable=not enabled, unit="instance", desc="DocLens", leave=False,
                         dynamic_ncols=True)
+        self._stop = threading.Event()
+        self._ticker = None
+        if not self.bar.disable:  # the counts move during extraction too, when no instance steps
+            self._ticker = threading.Thread(target=self._tick, name="doclens-progress", daemon=True)
+            self._ticker.start()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(REFRESH_SECONDS):
+            self.bar.set_postfix_str(usage_postfix(*self.components), refresh=True)
 
     def step(self, n: int = 1) -> None:
         """``n`` more instances judged."""
@@ -119,4 +132,7 @@ class ProgressBar:
         self.bar.update(0)
 
     def close(self) -> None:
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
         self.bar.close()
