@@ -126,7 +126,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         if added_cwd and os.getcwd() in sys.path:
             sys.path.remove(os.getcwd())
         logger.removeHandler(handler)
-        logger.setLevel(logging.NOTSET)
+        logger.setLevel(handler.previous_level)
         warnings.showwarning = shown
 
 
@@ -155,8 +155,11 @@ def _log_to_stderr(verbosity: int):
     level = {-1: logging.ERROR, 0: logging.WARNING, 1: logging.INFO}.get(verbosity, logging.DEBUG)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_Formatter(detailed=verbosity >= 2))
+    handler.setLevel(level)  # -q filters what reaches stderr only: other handlers still get warnings
+    handler.previous_level = logger.level
     logger.addHandler(handler)
-    logger.setLevel(level)
+    if level < logger.getEffectiveLevel():
+        logger.setLevel(level)
     shown = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):

@@ -97,6 +97,16 @@ def usage_postfix(*components) -> str:
     return " ".join(parts)
 
 
+def _on_terminal() -> bool:
+    """Whether stderr is a terminal (a log file gets no redraws every second)."""
+    import sys
+
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 class ProgressBar:
     """A tqdm bar over instances (``total`` when the input's size is known), whose postfix
     shows :func:`usage_postfix` of the run's evaluator and extractor."""
@@ -109,7 +119,7 @@ class ProgressBar:
                         dynamic_ncols=True)
         self._stop = threading.Event()
         self._ticker = None
-        if not self.bar.disable:  # the counts move during extraction too, when no instance steps
+        if not self.bar.disable and _on_terminal():  # the counts move during extraction too, when nothing steps
             self._ticker = threading.Thread(target=self._tick, name="doclens-progress", daemon=True)
             self._ticker.start()
 
