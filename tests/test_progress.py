@@ -83,6 +83,8 @@ def test_bar_has_a_total_and_steps_per_instance_on_a_terminal(tmp_path):
     calls = [int(c) for c in re.findall(r"calls=(\d+)", err)]
     assert calls and calls == sorted(calls) and 0 < max(calls) <= requests
     assert json.loads((tmp_path / "out.json").read_text())["usage"]["calls"] == requests
+    # a warning during the run is a line of its own above the bar, not glued into a redraw
+    assert any(line.startswith("doclens: warning: no price known") for line in re.split(r"[\r\n]", err)), err
 
 
 def test_no_bar_when_stderr_is_not_a_terminal_or_with_q(tmp_path):

@@ -176,6 +176,18 @@ def _stderr_is_terminal() -> bool:
         return False
 
 
+def _logs_above_the_bar(progress: bool):
+    """While the bar is drawn, log lines are written above it (tqdm clears and redraws it)
+    instead of through the middle of it."""
+    import contextlib
+
+    if not progress:
+        return contextlib.nullcontext()
+    from tqdm.contrib.logging import logging_redirect_tqdm
+
+    return logging_redirect_tqdm(loggers=[logger])
+
+
 class _Sized:
     """An iterable of instances with the count known in advance, so the progress bar has a total."""
 
@@ -232,7 +244,9 @@ def _score(scorer, args: argparse.Namespace):
     code = EXIT_OK
     lines: dict[str, int] = {}
     try:
-        report = scorer.score(_instances(args, lines), progress=not args.quiet and _stderr_is_terminal())
+        progress = not args.quiet and _stderr_is_terminal()
+        with _logs_above_the_bar(progress):
+            report = scorer.score(_instances(args, lines), progress=progress)
     except KeyboardInterrupt as exc:
         report, code = getattr(exc, "partial_report", None), EXIT_INTERRUPTED
         print(f"doclens: {'terminated' if isinstance(exc, Terminated) else 'interrupted'}", file=sys.stderr)
