@@ -128,7 +128,8 @@ def test_readme_worked_example_numbers(tmp_path, capsys):
                           "-o", str(tmp_path / "s.json")], capsys)
     assert code == 0, err
     readme = (REPO / "README.md").read_text()
-    for line in out.splitlines()[:6]:
+    assert out.startswith("*** SMOKE-TEST JUDGE (overlap)")  # the banner of a judge not fit to compare systems
+    for line in out.splitlines()[1:7]:
         assert line in readme, line
     report = Report.load(tmp_path / "s.json")
     metoprolol = [s for s in report.instance("visit-002").statements if "metoprolol" in s.text][0]

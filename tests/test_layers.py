@@ -22,7 +22,7 @@ LAYERS = (
     ("scoring", ("doclens.scoring",)),
     ("stats", ("doclens.stats",)),
     ("views", ("doclens.views",)),
-    ("cli", ("doclens.cli",)),
+    ("cli", ("doclens.cli", "doclens.__main__")),  # python -m doclens runs the command line
 )
 #: folders of shipped files (symbolic links in a checkout), not code of the package
 RESOURCE_FOLDERS = {"prompts", "cards", "metric", "schemas"}

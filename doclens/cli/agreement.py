@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from doclens.cli.common import load_report
+from doclens.cli.common import command_parser, load_report
 from doclens.core.errors import InputError
 from doclens.core.metrics import METRICS
 from doclens.views.text import agreement_text
@@ -72,8 +72,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub) -> None:
-    agreement = sub.add_parser(
-        "agreement", help="agreement of DocLens scores with human judgements",
+    agreement = command_parser(
+        sub, "agreement", help="agreement of DocLens scores with human judgements", examples="""
+        doclens agreement scores.json human.csv --human-column completeness
+        doclens agreement sysA=a.json sysB=b.json preferences.csv --metric claim_recall
+        """,
         description="Per-instance CSV (header: id,<score columns>; choose one with --human-column; empty cell = "
                     "not rated): Spearman rho and Kendall tau-b per metric, with one scores file. Pairwise CSV "
                     "(header: id,system_a,system_b,preferred; preferred = a system name or 'tie'): how often "
@@ -85,6 +88,7 @@ def add_parser(sub) -> None:
     agreement.add_argument("--id-column", default="id", help="per-instance CSV: the id column (default id)")
     agreement.add_argument("--metric", action="append", choices=METRICS,
                            help="metric(s) to compare (repeatable; default all four)")
-    agreement.add_argument("--allow-different-signatures", action="store_true")
+    agreement.add_argument("--allow-different-signatures", action="store_true",
+                           help="pairwise: compare scores files whose signatures differ (the output says so)")
     agreement.add_argument("--json", action="store_true", help="print JSON")
     agreement.set_defaults(func=run)

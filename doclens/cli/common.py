@@ -52,10 +52,38 @@ def bootstrap_options(parser: argparse.ArgumentParser, allow_none: bool = False)
                        default=DEFAULT_RESAMPLES,
                        help=f"bootstrap resamples (default {DEFAULT_RESAMPLES}"
                             + ("; 0: no intervals)" if allow_none else ")"))
-    group.add_argument("--seed", type=NON_NEGATIVE_INT, default=DEFAULT_SEED,
-                       help=f"bootstrap seed (default {DEFAULT_SEED})")
+    group.add_argument("--bootstrap-seed", "--seed", dest="seed", type=NON_NEGATIVE_INT, default=DEFAULT_SEED,
+                       action=deprecated_alias("--seed", "--bootstrap-seed"),
+                       help=f"seed of the bootstrap resampling (default {DEFAULT_SEED}; --seed: deprecated spelling)")
     group.add_argument("--confidence", type=CONFIDENCE, default=DEFAULT_CONFIDENCE,
                        help=f"interval confidence level (default {DEFAULT_CONFIDENCE})")
+
+
+def deprecated_alias(old: str, new: str):
+    """An argparse ``store`` action under which the spelling ``old`` still works but is noted in
+    ``namespace.deprecated_options`` (the command warns about it once logging is set up), so that
+    each option name keeps one meaning: ``--seed`` was the decoding seed under ``score`` and the
+    bootstrap seed elsewhere; now they are ``--judge-seed`` and ``--bootstrap-seed``."""
+
+    class DeprecatedAlias(argparse._StoreAction):
+        def __call__(self, parser, namespace, values, option_string=None):
+            if option_string == old:
+                notes = list(getattr(namespace, "deprecated_options", None) or [])
+                notes.append(f"{old} is deprecated here: it is now {new} (same meaning)")
+                namespace.deprecated_options = notes
+            super().__call__(parser, namespace, values, option_string)
+
+    return DeprecatedAlias
+
+
+def command_parser(sub, name: str, *, help: str, examples: str, description: str = ""):
+    """A command's parser whose ``--help`` ends with ``examples`` (kept as written: one command
+    per line) and whose description (wrapped) defaults to its one-line ``help``."""
+    import textwrap
+
+    text = "\n\n".join(textwrap.fill(p, 90) for p in (description or help).split("\n\n"))
+    return sub.add_parser(name, help=help, description=text, epilog="examples:\n" + textwrap.indent(textwrap.dedent(examples).strip("\n"), "  "),
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 def check_output_path(path: str, flag: str = "--output") -> None:

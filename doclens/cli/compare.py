@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from doclens.cli.common import bootstrap_options
+from doclens.cli.common import bootstrap_options, command_parser
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,7 +54,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub) -> None:
-    compare = sub.add_parser("compare", help="paired bootstrap difference between two scores files (B − A)")
+    compare = command_parser(sub, "compare", help="paired bootstrap difference between two scores files (B − A)",
+                             examples="""
+        doclens compare baseline.doclens.json new.doclens.json
+        doclens compare a.json b.json --resamples 5000 --bootstrap-seed 7 --json
+        """)
     compare.add_argument("a", help="scores file A")
     compare.add_argument("b", help="scores file B (same instances, same signature)")
     compare.add_argument("--allow-different-signatures", action="store_true",

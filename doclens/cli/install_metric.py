@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Optional
 
+from doclens.cli.common import command_parser
 from doclens.core.errors import InputError
 
 
@@ -52,6 +53,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub) -> None:
-    install = sub.add_parser("install-metric", help="make evaluate.load('doclens') work offline")
+    install = command_parser(sub, "install-metric", help="make evaluate.load('doclens') work offline", examples="""
+        doclens install-metric
+        doclens install-metric --modules-cache /data/hf/modules
+        python -c "import evaluate; print(evaluate.load('doclens', 'clinical-rules'))"
+        """)
     install.add_argument("--modules-cache", help="HF modules cache (default $HF_MODULES_CACHE or $HF_HOME/modules)")
     install.set_defaults(func=run)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from doclens.cli.common import bootstrap_options, check_output_path
+from doclens.cli.common import bootstrap_options, check_output_path, command_parser
 from doclens.core.metrics import METRICS
 
 
@@ -27,7 +27,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub) -> None:
-    board = sub.add_parser("leaderboard", help="rank scores files with intervals, one table per signature")
+    board = command_parser(sub, "leaderboard", help="rank scores files with intervals, one table per signature",
+                           examples="""
+        doclens leaderboard scores/*.json
+        doclens leaderboard scores/*.json --metric citation_recall -o board.html
+        """)
     board.add_argument("scores", nargs="+", help="scores files")
     board.add_argument("-o", "--output", help="also write a sortable HTML leaderboard here")
     board.add_argument("--metric", default="claim_recall",

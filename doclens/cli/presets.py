@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from doclens.cli.common import command_parser
+
 
 def run(args: argparse.Namespace) -> int:
     from doclens.evaluators import EVALUATOR_PRESETS, EXTRACTOR_PRESETS
@@ -19,5 +21,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub) -> None:
-    presets = sub.add_parser("presets", help="list evaluator and extractor presets")
+    presets = command_parser(sub, "presets", help="list evaluator and extractor presets", examples="""
+        doclens presets
+        """)
     presets.set_defaults(func=run)

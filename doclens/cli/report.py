@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from doclens.cli.common import bootstrap_options, check_output_path
+from doclens.cli.common import bootstrap_options, check_output_path, command_parser
 from doclens.core.errors import InputError
 
 
@@ -42,7 +42,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub) -> None:
-    report = sub.add_parser("report", help="a static HTML page of one scores file, instance by instance")
+    report = command_parser(sub, "report", help="a static HTML page of one scores file, instance by instance",
+                            examples="""
+        doclens report scores.json -o report.html
+        doclens report scores.json --input notes.jsonl -o report.html --resamples 0
+        """)
     report.add_argument("scores", help="scores file (doclens-report/1)")
     report.add_argument("-o", "--output", help="HTML file (default: SCORES with .html)")
     report.add_argument("--input", metavar="JSONL",

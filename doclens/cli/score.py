@@ -9,9 +9,10 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import Optional
 
 from doclens.cli.common import (NON_NEGATIVE_FLOAT, NON_NEGATIVE_INT, POSITIVE_FLOAT, POSITIVE_INT, PROBABILITY, Terminated,
-                                check_output_path)
+                                check_output_path, command_parser, deprecated_alias)
 from doclens.core.errors import (EXIT_ERROR, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, ConfigurationError,
                                  InputError, MissingExtraError, RunStoppedError)
 from doclens.core.metrics import ON_UNPARSED
@@ -25,6 +26,12 @@ from doclens.scoring.scorer import QUESTION_STATEMENTS, UNCITED
 from doclens.views.text import summary_text
 
 logger = logging.getLogger("doclens")
+
+#: The judge ``doclens score`` uses when no ``--evaluator`` is given: the offline default.
+DEFAULT_EVALUATOR = "clinical-rules"
+DEFAULT_EVALUATOR_NOTE = ("no --evaluator given: using clinical-rules, the offline default judge (rule-based, "
+                          "deterministic, explains each verdict; it misses paraphrase with new words, so for numbers "
+                          "you publish use true-nli, gpt4-json-cot or mistral-cot: cards/clinical-rules.md)")
 
 class _Forwarded:
     """An argument group whose options go to the evaluator and extractor constructors: it keeps
@@ -57,6 +64,18 @@ def _parse_pairs(pairs: list[str], flag: str) -> dict:
     return result
 
 
+def _is_chat_judge(name: str) -> bool:
+    """Whether evaluator ``name`` is a chat judge (those take ``dry_run`` and count calls)."""
+    from doclens.evaluators import EVALUATOR_PRESETS, import_target
+    from doclens.evaluators.chat import ChatJudge
+
+    try:
+        target = import_target(EVALUATOR_PRESETS[name][0] if name in EVALUATOR_PRESETS else name)
+    except (ConfigurationError, ImportError):
+        return True  # loading it will say what is wrong
+    return isinstance(target, type) and issubclass(target, ChatJudge)
+
+
 def build_scorer(args: argparse.Namespace):
     """The :class:`doclens.DocLens` a ``score`` command line describes."""
     from doclens.evaluators import EVALUATOR_PRESETS, EXTRACTOR_PRESETS, accepted_options, load_evaluator, load_extractor
@@ -65,11 +84,13 @@ def build_scorer(args: argparse.Namespace):
     # model options go to every constructor; cache options only to those that take them
     model_options = _options(args, args.model_options)
     run_options = _options(args, args.run_options)
+    if model_options.get("dry_run") and not _is_chat_judge(args.evaluator):
+        del model_options["dry_run"]  # a pairwise judge: the dry run describes it instead (scoring/dry_run.py)
     evaluator_options = {**model_options, **accepted_options(args.evaluator, run_options, EVALUATOR_PRESETS),
                          **_parse_pairs(args.evaluator_arg, "--evaluator-arg")}
     evaluator = load_evaluator(args.evaluator, **evaluator_options)
     extractor = None
-    if args.extractor == "auto":
+    if args.extractor in (None, "auto"):
         make = getattr(evaluator, "make_extractor", None)
         extractor = make() if callable(make) else None
     elif args.extractor != "none":
@@ -112,10 +133,16 @@ def run(args: argparse.Namespace) -> int:
     output = args.output or _default_output(args.input)
     check_output_path(output)
     check_utf8(args.input)
+    defaulted = args.evaluator is None
+    if defaulted:
+        args.evaluator = DEFAULT_EVALUATOR
+        logger.warning("%s", DEFAULT_EVALUATOR_NOTE)
     try:
         scorer = build_scorer(args)
     except (ConfigurationError, InputError, ImportError, TypeError, ValueError) as exc:
-        print(f"doclens: error: {exc}", file=sys.stderr)
+        hint = (" (the default judge needs the [clinical] extra: see the README's Install section, or pass "
+                "--evaluator)" if defaulted and isinstance(exc, ImportError) else "")
+        print(f"doclens: error: {exc}{hint}", file=sys.stderr)
         return EXIT_USAGE
     if getattr(args, "dry_run", False):
         return _dry_run(scorer, args)
@@ -138,7 +165,7 @@ def _dry_run(scorer, args: argparse.Namespace) -> int:
     from doclens.scoring.dry_run import dry_run_estimate
 
     try:
-        estimate = dry_run_estimate(scorer, read_instances(args.input))
+        estimate = dry_run_estimate(scorer, _instances(args))
     except (ConfigurationError, InputError) as exc:
         print(f"doclens: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -146,6 +173,75 @@ def _dry_run(scorer, args: argparse.Namespace) -> int:
         scorer.evaluator.close()
     print(json.dumps(estimate, indent=2))
     return EXIT_OK
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed stderr
+        return False
+
+
+def _logs_above_the_bar(progress: bool):
+    """While the bar is drawn, log lines are written above it (tqdm clears and redraws it)
+    instead of through the middle of it."""
+    import contextlib
+
+    if not progress:
+        return contextlib.nullcontext()
+    from tqdm.contrib.logging import logging_redirect_tqdm
+
+    return logging_redirect_tqdm(loggers=[logger])
+
+
+class _Sized:
+    """An iterable of instances with the count known in advance, so the progress bar has a total."""
+
+    def __init__(self, iterable, size: int):
+        self.iterable, self.size = iterable, size
+
+    def __iter__(self):
+        return iter(self.iterable)
+
+    def __len__(self) -> int:
+        return self.size
+
+
+def _count_lines(path: str) -> Optional[int]:
+    """Non-blank lines of a JSONL file (one instance each), counted without parsing; ``None`` for
+    stdin or anything that is not a plain ``.jsonl`` / ``.ndjson`` file."""
+    if path == "-" or Path(path).suffix.lower() not in (".jsonl", ".ndjson") or not Path(path).is_file():
+        return None
+    count = 0
+    with open(path, "rb") as handle:
+        for line in handle:
+            count += bool(line.strip())
+    return count
+
+
+def _refuse_extractor_with_claims(instances, extractor: str):
+    """The instances, stopped at the first that carries claims while ``--extractor`` was named:
+    DocLens scores given claims as they are, so the extractor would silently go unused."""
+    for position, item in enumerate(instances):
+        fields = item if isinstance(item, dict) else vars(item)
+        given = [name for name in ("reference_claims", "prediction_claims") if fields.get(name) is not None]
+        if given:
+            ident = fields.get("id", position)
+            raise InputError(f"instance {ident!r}: carries {' and '.join(given)}, but --extractor {extractor} was "
+                             "given: given claims are scored as they are and the extractor would go unused. Remove "
+                             "the claim fields from the input to extract claims with it, or leave --extractor out "
+                             "to score the given claims", field=given[0])
+        yield item
+
+
+def _instances(args: argparse.Namespace, lines: Optional[dict] = None):
+    """The input's instances, sized when the count is cheap to know (the progress bar's total),
+    and checked against an explicit ``--extractor``."""
+    instances = read_instances(args.input, lines) if lines is not None else read_instances(args.input)
+    size = len(instances) if hasattr(instances, "__len__") else _count_lines(args.input)
+    if args.extractor not in (None, "auto", "none"):
+        instances = _refuse_extractor_with_claims(instances, args.extractor)
+    return _Sized(instances, size) if size is not None and not hasattr(instances, "__len__") else instances
 
 
 def _score(scorer, args: argparse.Namespace, output: str):
@@ -156,17 +252,19 @@ def _score(scorer, args: argparse.Namespace, output: str):
     code = EXIT_OK
     lines: dict[str, int] = {}
     try:
-        instances = read_instances(args.input, lines)
+        instances = _instances(args, lines)
         if args.resume and output != "-":
             print(f"doclens: resuming from {journal_path(output)}: instances already there are not scored again"
                   if os.path.exists(journal_path(output)) else
                   f"doclens: --resume: no journal {journal_path(output)} (the run finished, or never started): "
                   "scoring from the beginning; cached answers are reused", file=sys.stderr)
-        if output == "-":
-            report = scorer.score(instances, progress=not args.quiet)
-        else:
-            report = scorer.score_to(output, instances, output_format=args.output_format, resume=args.resume,
-                                     progress=not args.quiet, system=args.system)
+        progress = not args.quiet and _stderr_is_terminal()
+        with _logs_above_the_bar(progress):
+            if output == "-":
+                report = scorer.score(instances, progress=progress)
+            else:
+                report = scorer.score_to(output, instances, output_format=args.output_format, resume=args.resume,
+                                         progress=progress, system=args.system)
     except KeyboardInterrupt as exc:
         report, code = getattr(exc, "partial_report", None), EXIT_INTERRUPTED
         print(f"doclens: {'terminated' if isinstance(exc, Terminated) else 'interrupted'}", file=sys.stderr)
@@ -226,7 +324,13 @@ def _save_and_tell(report, code: int, output: str) -> int:
 
 def add_parser(sub) -> None:
     """The ``score`` command's options: a flat list of declarations (long, with nothing to split)."""
-    score = sub.add_parser("score", help="score a JSONL file of generated texts")
+    score = command_parser(sub, "score", help="score a JSONL file of generated texts", examples="""
+        doclens score examples/notes.jsonl -o scores.json            # the offline default judge, clinical-rules
+        doclens score notes.jsonl --evaluator gpt4-json-cot --model gpt-4o --api-key-env OPENAI_API_KEY
+        doclens score notes.jsonl --evaluator mistral-cot --base-url http://gpu-box:8000/v1 --local-only
+        doclens score notes.jsonl --evaluator true-nli --device cuda --dry-run   # what it would load
+        doclens score notes.jsonl --evaluator mypackage.judges:MyNLI     # your own judge, from this folder
+        """)
     score.add_argument("input", help="JSONL: {id, prediction, reference, source?, reference_claims?, "
                                      "prediction_claims?, task?} per line ('-' for stdin)")
     score.add_argument("-o", "--output", help="report JSON (default: INPUT.doclens.json beside the input); results are "
@@ -242,14 +346,19 @@ def add_parser(sub) -> None:
                             "again; the settings must be the same (the journal's signature is checked)")
     score.add_argument("--system", help="name of the system that wrote the predictions (shown by 'doclens leaderboard'; "
                                         "default there: the report's file name)")
-    score.add_argument("--evaluator", required=True,
-                       help="preset name (see 'doclens presets') or package.module:ClassName")
+    score.add_argument("--evaluator",
+                       help=f"preset name (see 'doclens presets') or package.module:ClassName, imported from the "
+                            f"current folder first (default: {DEFAULT_EVALUATOR}, the offline default judge)")
     score.add_argument("--evaluator-arg", action="append", metavar="KEY=VALUE",
                        help="extra constructor argument for the evaluator (repeatable; VALUE read as JSON if it parses)")
-    score.add_argument("--extractor", default="auto",
-                       help="claim extractor: 'auto' (the evaluator's own model when it has one), 'none', a preset, "
-                            "or package.module:ClassName")
-    score.add_argument("--extractor-arg", action="append", metavar="KEY=VALUE")
+    score.add_argument("--extractor",
+                       help="claim extractor for lines without claims: 'auto' (default: the evaluator's own, when "
+                            "it has one), 'none', a preset, or package.module:ClassName. Lines that carry "
+                            "reference_claims/prediction_claims are scored on those; naming an extractor for "
+                            "such input is refused rather than ignored")
+    score.add_argument("--extractor-arg", action="append", metavar="KEY=VALUE",
+                       help="extra constructor argument for the extractor (repeatable; VALUE read as JSON if it "
+                            "parses)")
     score.add_argument("--task", choices=TASKS,
                        help="task for lines without a 'task' field (default general)")
     score.add_argument("--uncited", choices=UNCITED, default="zero",
@@ -286,8 +395,11 @@ def add_parser(sub) -> None:
                             "seconds or 90s, 15m, 1h30m (default: none)")
     model.add_argument("--local-only", action="store_true",
                        help="refuse any endpoint that is not loopback or a private address")
-    model.add_argument("--seed", type=int)
-    model.add_argument("--temperature", type=NON_NEGATIVE_FLOAT)
+    model.add_argument("--judge-seed", "--seed", dest="seed", type=int, action=deprecated_alias("--seed", "--judge-seed"),
+                       help="LLM judges: decoding seed sent with each request, recorded in the signature and "
+                            "cache key (default: none; --seed: deprecated spelling)")
+    model.add_argument("--temperature", type=NON_NEGATIVE_FLOAT,
+                       help="LLM judges: sampling temperature (default 0, as in the paper)")
     model.add_argument("--price-table", help="JSON file of per-model prices (USD per 1M tokens)")
     model.add_argument("--device", help="torch device for in-process models (default: auto)")
     model.add_argument("--dtype", choices=DTYPES,
@@ -300,5 +412,7 @@ def add_parser(sub) -> None:
     cache.add_argument("--cache-dir", help="cache folder (default $DOCLENS_CACHE or ~/.cache/doclens)")
     cache.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     cache.add_argument("--refresh", action="store_true", help="ignore cached answers, store new ones")
-    score.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    score.add_argument("-q", "--quiet", action="store_true",
+                       help="no progress bar and no warnings on stderr (errors still show; the report keeps its "
+                            "warnings)")
     score.set_defaults(func=run, model_options=tuple(model.dests), run_options=tuple(cache.dests))

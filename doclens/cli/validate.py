@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from doclens.cli.common import command_parser
 from doclens.core.errors import EXIT_OK, EXIT_USAGE, InputError
 from doclens.io.submissions import SCHEMA_FILES
 
@@ -33,7 +34,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub) -> None:
-    validate = sub.add_parser("validate", help="check submissions or scores files against their JSON Schemas")
+    validate = command_parser(sub, "validate", help="check submissions or scores files against their JSON Schemas",
+                              examples="""
+        doclens validate submission.json --references benchmark.jsonl
+        doclens validate scores/*.json
+        doclens validate mine.json --kind submission
+        """)
     validate.add_argument("files", nargs="+", help="submission (doclens-submission/1) or scores (doclens-report/1) "
                                                   "JSON files; the kind is read from their 'format' field")
     validate.add_argument("--references", metavar="JSONL",

@@ -74,20 +74,51 @@ class Evaluator(Component):
     def _overrides(self, method: str) -> bool:
         return getattr(type(self), method) is not getattr(Evaluator, method)
 
-    def judge_claims_many(self, requests: list[ClaimRequest]) -> list[list[ClaimJudgement]]:
+    def judge_claims_many(self, requests: list[ClaimRequest], *, on_done=None) -> list[list[ClaimJudgement]]:
         """Judge many requests. The base sends every pair of every request to
-        :meth:`entail_batch` in one call, each distinct pair once."""
+        :meth:`entail_batch` in one call, each distinct pair once. With ``on_done`` (a progress
+        bar's step, called once per request index when it is judged) the requests go in groups
+        of at least :meth:`progress_pairs` pairs, one call each, no pair asked twice: the same
+        verdicts and counts, with progress between the groups."""
         if self._overrides("judge_claims"):
-            return [self.judge_claims(r.premise, r.claims, r.task, r.direction) for r in requests]
-        pairs = [(r.premise, claim) for r in requests for claim in r.claims]
-        verdicts = self._entail_unique(pairs)
-        results, position = [], 0
-        for request in requests:
-            results.append([ClaimJudgement(entailed=verdicts[position + i]) for i in range(len(request.claims))])
-            position += len(request.claims)
+            results = []
+            for n, r in enumerate(requests):
+                results.append(self.judge_claims(r.premise, r.claims, r.task, r.direction))
+                if on_done is not None:
+                    on_done(n)
+            return results
+        memo: dict[tuple[str, str], bool] = {}
+        results = []
+        for group in self._progress_groups([len(r.claims) for r in requests], on_done):
+            pairs = [(requests[n].premise, claim) for n in group for claim in requests[n].claims]
+            todo = list(dict.fromkeys(p for p in pairs if p not in memo))
+            memo.update(zip(todo, self._entail_unique(todo)))
+            for n in group:
+                results.append([ClaimJudgement(entailed=memo[(requests[n].premise, c)]) for c in requests[n].claims])
+                if on_done is not None:
+                    on_done(n)
         return results
 
-    def judge_citations_many(self, requests: list[CitationRequest]) -> list[CitationJudgement]:
+    def progress_pairs(self) -> int:
+        """With progress reporting, the fewest pairs sent to :meth:`entail_batch` at once: four
+        of the judge's batches (its ``batch_size``, else 8), so batching stays efficient."""
+        return 4 * (getattr(self, "batch_size", None) or 8)
+
+    def _progress_groups(self, sizes: list[int], on_done) -> list[list[int]]:
+        """Request indices in order, in one group (no progress wanted) or in groups of at least
+        :meth:`progress_pairs` pairs."""
+        if on_done is None:
+            return [list(range(len(sizes)))]
+        groups, current, pairs = [], [], 0
+        for n, size in enumerate(sizes):
+            current.append(n)
+            pairs += size
+            if pairs >= self.progress_pairs():
+                groups.append(current)
+                current, pairs = [], 0
+        return groups + ([current] if current else [])
+
+    def judge_citations_many(self, requests: list[CitationRequest], *, on_done=None) -> list[CitationJudgement]:
         """Judge many statements with the leave-one-out rule, in three rounds of batched calls.
 
         1. ``C ⇒ s`` for every statement;
@@ -97,11 +128,28 @@ class Evaluator(Component):
         A citation ``c`` is precise iff ``C ⇒ s`` and (``c ⇒ s`` or ``C∖{c} ⇏ s``). With one
         citation no further call is made: precision equals recall. Pairs repeated across rounds
         and statements (``C∖{c}`` of a two-citation group is the other citation alone) are judged
-        once.
+        once. With ``on_done`` (see :meth:`judge_claims_many`) the statements go in groups, the
+        three rounds per group, sharing what earlier groups asked.
         """
         if self._overrides("judge_citation"):
-            return [self.judge_citation(r.statement, r.cited, r.task) for r in requests]
+            results = []
+            for n, r in enumerate(requests):
+                results.append(self.judge_citation(r.statement, r.cited, r.task))
+                if on_done is not None:
+                    on_done(n)
+            return results
         memo: dict[tuple[str, str], bool] = {}
+        results = []
+        for group in self._progress_groups([max(1, len(r.cited)) for r in requests], on_done):
+            results += self._leave_one_out([requests[n] for n in group], memo)
+            for n in group:
+                if on_done is not None:
+                    on_done(n)
+        return results
+
+    def _leave_one_out(self, requests: list[CitationRequest], memo: dict) -> list[CitationJudgement]:
+        """The three rounds of :meth:`judge_citations_many` for ``requests``; ``memo`` holds the
+        pairs already judged (and receives the new ones)."""
 
         def ask(pairs: list[tuple[str, str]]) -> None:
             todo = list(dict.fromkeys(p for p in pairs if p not in memo))

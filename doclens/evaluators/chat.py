@@ -241,6 +241,28 @@ class _Job:
     raws: list[str] = field(default_factory=list)
 
 
+class _Progress:
+    """Counts each request's calls still to be read, and calls ``on_done(n)`` once per request
+    ``n`` when none is left (requests without a call are done at once)."""
+
+    def __init__(self, n_requests: int, job_requests: list[int], on_done: Optional[Callable[[int], None]]):
+        self.on_done = on_done
+        self.pending = [0] * n_requests
+        for n in job_requests:
+            self.pending[n] += 1
+        for n, count in enumerate(self.pending):
+            if count == 0 and on_done is not None:
+                on_done(n)
+
+    def settled(self, n: int, new_jobs: list[int]) -> None:
+        """One call of request ``n`` was read; ``new_jobs``: the requests of the calls it added."""
+        for m in new_jobs:
+            self.pending[m] += 1
+        self.pending[n] -= 1
+        if self.pending[n] == 0 and self.on_done is not None:
+            self.on_done(n)
+
+
 class ChatJudge(CachedAnswers, Evaluator):
     """A judge that asks a chat model. Subclasses implement :meth:`complete_many`.
 
@@ -316,13 +338,16 @@ class ChatJudge(CachedAnswers, Evaluator):
                           "prompt": tag, "json_mode": json_mode})
 
     def ask_many(self, conversations: list[list[dict]], *, json_mode: bool, tags: Sequence[str],
-                 answer: str = ANSWER_FREE) -> list[Completion]:
+                 answer: str = ANSWER_FREE,
+                 on_answer: Optional[Callable[[int, Completion], None]] = None) -> list[Completion]:
         """Answers from the cache where it has them; the rest from :meth:`complete_for` (the
         ``answer`` they must hold), in the order given (callers list the calls on one premise
         together, so an endpoint with prefix caching sees them adjacently), each stored the
         moment it arrives. Identical conversations are asked once. A call that failed
         for good (``Completion.error``) is counted in ``usage.failed_calls`` and not cached, so a
-        rerun asks it again."""
+        rerun asks it again. ``on_answer(i, completion)``, when given, is called once per
+        conversation ``i`` as soon as its answer is known (cached ones first, the others as they
+        arrive), so that callers can act before the whole batch is back."""
         keys = [self.key_for(c, json_mode, t) for c, t in zip(conversations, tags)]
         found = self.cache.get_many(list(dict.fromkeys(keys)))
         results: list[Optional[Completion]] = [None] * len(conversations)
@@ -337,11 +362,22 @@ class ChatJudge(CachedAnswers, Evaluator):
                 todo[key] = i
         order = list(todo.values())
         stored: set[int] = set()
+        if on_answer is not None:
+            for i, result in enumerate(results):
+                if result is not None:
+                    on_answer(i, result)
+            waiting: dict[str, list[int]] = {}
+            for i, key in enumerate(keys):
+                if results[i] is None:
+                    waiting.setdefault(key, []).append(i)
 
         def store(position: int, completion: Completion) -> None:
             if position in stored:
                 return
             stored.add(position)
+            if on_answer is not None:
+                for i in waiting.get(keys[order[position]], ()):
+                    on_answer(i, completion)
             if completion.failed:
                 self.usage.add(failed_calls=1)
                 return
@@ -373,12 +409,15 @@ class ChatJudge(CachedAnswers, Evaluator):
                              [request.claims[i] for i in job.items], [i + 1 for i in job.items],
                              fence=claims_fence(request.premise, request.claims))
 
-    def judge_claims_many(self, requests: list[ClaimRequest]) -> list[list[ClaimJudgement]]:
+    def judge_claims_many(self, requests: list[ClaimRequest], *,
+                          on_done: Optional[Callable[[int], None]] = None) -> list[list[ClaimJudgement]]:
         """Every request's claims, asked in rounds of concurrent calls: a round's failed calls
         mark their claims ``failed``, a reply too long for the context window is split in halves,
         claims a reply leaves without a verdict are re-asked once and then recorded ``unparsed``.
         One function (about 60 lines) because every round reads and writes the same table of
-        per-claim results and builds the next round's jobs from it."""
+        per-claim results and builds the next round's jobs from it. Each reply is read as it
+        arrives; ``on_done(n)``, when given, is called once per request ``n`` as soon as its
+        last call is answered and read (a progress bar's step)."""
         results: list[list[Optional[ClaimJudgement]]] = [[None] * len(r.claims) for r in requests]
         jobs: list[_Job] = []
         for n, request in enumerate(requests):
@@ -394,27 +433,29 @@ class ChatJudge(CachedAnswers, Evaluator):
         group = [first_seen.setdefault((r.task, r.premise), n) for n, r in enumerate(requests)]
         jobs.sort(key=lambda job: group[job.request])
         json_mode = self.style != "cot"
+        progress = _Progress(len(requests), [job.request for job in jobs], on_done)
         while jobs:
             conversations = [self._render_claim_job(requests[j.request], j) for j in jobs]
             tags = [load_prompt(claims_prompt_name(self.style, requests[j.request].task)).tag for j in jobs]
-            completions = self.ask_many(conversations, json_mode=json_mode, tags=tags, answer=ANSWER_VERDICT)
             next_jobs: list[_Job] = []
-            for job, conversation, completion in zip(jobs, conversations, completions):
+
+            def settle(job: _Job, conversation: list[dict], completion: Completion) -> None:
+                """Read one reply into ``results``; what must be asked again goes to ``next_jobs``."""
                 request = requests[job.request]
                 claims = [request.claims[i] for i in job.items]
                 if completion.failed:
                     for position in job.items:
                         results[job.request][position] = ClaimJudgement.failed(completion.error)
-                    continue
+                    return
                 if completion.context_overflow:
                     if len(job.items) > 1:
                         half = len(job.items) // 2
                         logger.info("context window exceeded for %d claims: splitting in halves", len(job.items))
-                        next_jobs += [_Job(job.request, job.items[:half], reasked=job.reasked, raws=list(job.raws)),
-                                      _Job(job.request, job.items[half:], reasked=job.reasked, raws=list(job.raws))]
+                        next_jobs.extend([_Job(job.request, job.items[:half], reasked=job.reasked, raws=list(job.raws)),
+                                      _Job(job.request, job.items[half:], reasked=job.reasked, raws=list(job.raws))])
                     else:
                         results[job.request][job.items[0]] = ClaimJudgement.unparsed(None, explanation=TOO_LONG)
-                    continue
+                    return
                 text = completion.text or ""
                 raws = job.raws + [text]
                 ids = [i + 1 for i in job.items]
@@ -434,7 +475,7 @@ class ChatJudge(CachedAnswers, Evaluator):
                         results[job.request][position] = ClaimJudgement(entailed=verdict.entailed,
                                                                         explanation=verdict.explanation)
                 if not missing:
-                    continue
+                    return
                 if not job.reasked:
                     logger.info("judge reply left %d of %d claim(s) without a verdict: asking once more",
                                 len(missing), len(job.items))
@@ -445,11 +486,28 @@ class ChatJudge(CachedAnswers, Evaluator):
                     raw = "\n\n--- re-ask ---\n\n".join(raws)
                     for position in missing:
                         results[job.request][position] = ClaimJudgement.unparsed(raw)
-            jobs = next_jobs
+
+            settled: set[int] = set()
+
+            def answered(k: int, completion: Completion) -> None:
+                if k not in settled:
+                    settled.add(k)
+                    before = len(next_jobs)
+                    settle(jobs[k], conversations[k], completion)
+                    progress.settled(jobs[k].request, [j.request for j in next_jobs[before:]])
+
+            completions = self.ask_many(conversations, json_mode=json_mode, tags=tags, answer=ANSWER_VERDICT,
+                                        on_answer=answered)
+            for k, completion in enumerate(completions):
+                answered(k, completion)
+            jobs = sorted(next_jobs, key=lambda job: (group[job.request], job.request, job.items))
         return [[j if j is not None else ClaimJudgement.unparsed(None) for j in row] for row in results]
 
     # ---- citations ----------------------------------------------------------------------------------------
-    def judge_citations_many(self, requests: list[CitationRequest]) -> list[CitationJudgement]:
+    def judge_citations_many(self, requests: list[CitationRequest], *,
+                             on_done: Optional[Callable[[int], None]] = None) -> list[CitationJudgement]:
+        """One call per statement (re-asked once when unreadable), read as each reply arrives;
+        ``on_done(n)`` as for :meth:`judge_claims_many`."""
         results: list[Optional[CitationJudgement]] = [None] * len(requests)
         jobs = []
         for n, request in enumerate(requests):
@@ -459,21 +517,22 @@ class ChatJudge(CachedAnswers, Evaluator):
                 results[n] = CitationJudgement(entailed=False, explanation="no citation")
         parse = parse_citation_cot if self.style == "cot" else parse_citation_json
         tag = load_prompt(citation_prompt_name(self.style)).tag
+        progress = _Progress(len(requests), [job.request for job in jobs], on_done)
         while jobs:
             conversations = [j.conversation or render_citation(self.style, requests[j.request].statement,
                                                                requests[j.request].cited) for j in jobs]
-            completions = self.ask_many(conversations, json_mode=self.style != "cot", tags=[tag] * len(jobs),
-                                        answer=ANSWER_VERDICT_AND_PROVENANCE)
             next_jobs = []
-            for job, conversation, completion in zip(jobs, conversations, completions):
+
+            def settle(job: _Job, conversation: list[dict], completion: Completion) -> None:
+                """Read one reply into ``results``; an unreadable first reply goes to ``next_jobs``."""
                 request = requests[job.request]
                 cited = sorted(request.cited)
                 if completion.failed:
                     results[job.request] = CitationJudgement.failed(completion.error, cited)
-                    continue
+                    return
                 if completion.context_overflow:
                     results[job.request] = CitationJudgement.unparsed(None, cited, explanation=TOO_LONG)
-                    continue
+                    return
                 text = completion.text or ""
                 verdict = parse(text)
                 if verdict is not None:
@@ -488,7 +547,21 @@ class ChatJudge(CachedAnswers, Evaluator):
                 else:
                     results[job.request] = CitationJudgement.unparsed(
                         "\n\n--- re-ask ---\n\n".join(job.raws + [text]), cited)
-            jobs = next_jobs
+
+            settled: set[int] = set()
+
+            def answered(k: int, completion: Completion) -> None:
+                if k not in settled:
+                    settled.add(k)
+                    before = len(next_jobs)
+                    settle(jobs[k], conversations[k], completion)
+                    progress.settled(jobs[k].request, [j.request for j in next_jobs[before:]])
+
+            completions = self.ask_many(conversations, json_mode=self.style != "cot", tags=[tag] * len(jobs),
+                                        answer=ANSWER_VERDICT_AND_PROVENANCE, on_answer=answered)
+            for k, completion in enumerate(completions):
+                answered(k, completion)
+            jobs = sorted(next_jobs, key=lambda job: job.request)
         return [r if r is not None else CitationJudgement.unparsed(None, sorted(q.cited))
                 for r, q in zip(results, requests)]
 

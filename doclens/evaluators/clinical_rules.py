@@ -342,11 +342,12 @@ class ClinicalRulesJudge(Evaluator):
     def entail_batch(self, pairs: list[tuple[str, str]]) -> list[bool]:
         return [self.explain(premise, claim)[0] for premise, claim in pairs]
 
-    def judge_claims_many(self, requests: list[ClaimRequest]) -> list[list[ClaimJudgement]]:
-        """Like the base class (each distinct pair judged once), with each verdict's explanation."""
+    def judge_claims_many(self, requests: list[ClaimRequest], *, on_done=None) -> list[list[ClaimJudgement]]:
+        """Like the base class (each distinct pair judged once), with each verdict's explanation;
+        ``on_done(n)``, when given, is called as request ``n`` is judged (a progress bar's step)."""
         memo: dict[tuple[str, str], tuple[bool, str]] = {}
         results = []
-        for request in requests:
+        for n, request in enumerate(requests):
             row = []
             for claim in request.claims:
                 key = (request.premise, claim)
@@ -356,6 +357,8 @@ class ClinicalRulesJudge(Evaluator):
                 entailed, explanation = memo[key]
                 row.append(ClaimJudgement(entailed=entailed, explanation=explanation))
             results.append(row)
+            if on_done is not None:
+                on_done(n)
         return results
 
     def judge_citations_many(self, requests):

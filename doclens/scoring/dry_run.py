@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import bisect
 import warnings
+from pathlib import Path
 from typing import Iterable, Optional
 
 from doclens.core.errors import ConfigurationError
-from doclens.evaluators.base import CitationRequest, ClaimRequest
+from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
 from doclens.evaluators.chat import (ChatJudge, citation_prompt_name, claims_fence, claims_prompt_name,
                                      one_call_per_claim, render_citation, render_claims)
 from doclens.evaluators.extractors import ExtractionRequest, Extractor, PromptedExtractor, SentenceExtractor
@@ -141,13 +142,15 @@ class _PlanningExtractor(Extractor):
 def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dict:
     """Calls, tokens and cost that ``scorer.score(instances)`` would need; nothing is sent.
 
-    ``scorer`` is a :class:`doclens.DocLens` whose evaluator is a :class:`ChatJudge` (an LLM
-    judge). Returns a JSON-ready dict (see the module docstring for what is estimated)."""
+    ``scorer`` is a :class:`doclens.DocLens`. For a :class:`ChatJudge` (an LLM judge, or the
+    in-process ``local`` chat model) the calls, tokens and cost are estimated; any other judge is
+    described by :func:`in_process_plan`. Returns a JSON-ready dict (see the module docstring
+    for what is estimated)."""
     from doclens.scoring.scorer import DocLens
 
     judge = scorer.evaluator
     if not isinstance(judge, ChatJudge):
-        raise ConfigurationError(f"--dry-run estimates LLM judges; evaluator {judge.name!r} calls no chat model")
+        return in_process_plan(scorer, instances, progress)
     tally = _Tally(judge)
     extractor: Optional[Extractor] = scorer.extractor
     if isinstance(extractor, PromptedExtractor):
@@ -192,9 +195,132 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
         "notes": [],
     }
     result["notes"].append("re-asks for unreadable replies and context-length splits are not included")
+    if hasattr(judge, "requested_device"):  # a chat model run in this process (the local judge)
+        result["would_load"] = describe_model(judge)
     if extraction_estimated:
         result["notes"].append("claims to be extracted were stood in for by sentences: extraction calls are exact, "
                                "but the judge calls that depend on the extracted claims are estimates")
-    if price is None:
+    if hasattr(judge, "requested_device"):
+        result["cost_usd_estimate"] = 0.0
+        result["notes"].append("the model runs in this process: 'calls' are forward passes here, nothing leaves the "
+                               "machine and nothing is paid")
+    elif price is None:
         result["notes"].append(f"no price known for model {judge.model!r}: cost not estimated (give --price-table)")
     return result
+
+
+class _CountingJudge(Evaluator):
+    """Counts the ``(premise, hypothesis)`` pairs a pairwise judge would be asked and answers
+    "entailed" to all of them, so that the leave-one-out rounds are counted at their most."""
+
+    name = "dry-run"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pairs: set[tuple[str, str]] = set()
+
+    def entail_batch(self, pairs: list[tuple[str, str]]) -> list[bool]:
+        self.pairs.update(pairs)
+        return [True] * len(pairs)
+
+
+def _size_on_disk(path: str) -> Optional[int]:
+    target = Path(path).expanduser()
+    if target.is_file():
+        return target.stat().st_size
+    if target.is_dir():
+        return sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
+    return None
+
+
+def describe_model(judge) -> dict:
+    """What an in-process judge would load, read from its settings without loading anything:
+    the model (local path and size on disk, or a name ``transformers`` resolves from the local
+    Hugging Face cache), the device and precision it would run on, and its batch size."""
+    described: dict = {"class": f"{type(judge).__module__}.{type(judge).__qualname__}"}
+    model = getattr(judge, "model", None)
+    runs_torch = hasattr(judge, "requested_device")  # the transformers judges (torch_utils)
+    source, gguf = getattr(judge, "source", None), getattr(judge, "gguf_file", None)  # the local chat judge
+    if source:
+        model = str(Path(source) / gguf) if gguf else source
+    if model:
+        size = _size_on_disk(str(model))
+        described["model"] = str(model)
+        described["model_bytes"] = size
+        if size is None and runs_torch:
+            described["model_source"] = ("not a local path: transformers would look it up in the Hugging Face "
+                                         "cache (with HF_HUB_OFFLINE=1 nothing is downloaded)")
+    if getattr(judge, "demo", False):
+        described["demo_quality"] = True
+    if not runs_torch:
+        return described
+    requested = getattr(judge, "requested_device", None)
+    try:
+        import torch
+
+        from doclens.evaluators.torch_utils import choose_device
+
+        described["device"] = choose_device(torch, requested)
+    except ImportError:
+        described["device"] = requested or "cpu (torch is not installed: the [local] extra)"
+    except ConfigurationError as exc:
+        described["device"] = f"not usable: {exc}"
+    described["dtype"] = getattr(judge, "requested_dtype", None) or "auto (bf16 on a GPU that has it, else float32)"
+    batch = getattr(judge, "batch_size", None)
+    described["batch_size"] = batch or "auto (8 on CPU, 32 on GPU)"
+    return described
+
+
+def in_process_plan(scorer, instances: Iterable, progress: bool = False) -> dict:
+    """``--dry-run`` for a judge that calls no chat model (NLI, ``clinical-rules``, ``overlap``, a
+    custom pairwise judge): nothing is loaded and nothing judged. Says what would be loaded and
+    where it would run, and how many distinct pairs it would judge — exact for claims and for each
+    statement's whole citation group; the leave-one-out pairs are an upper bound (they are asked
+    only for entailed groups of several citations). No calls leave the machine; the cost is 0."""
+    from doclens.scoring.scorer import DocLens
+
+    judge = scorer.evaluator
+    counter = _CountingJudge()
+    extractor = scorer.extractor
+    if isinstance(extractor, PromptedExtractor):  # a model-based extractor: count its texts, run nothing
+        extractor = _CountingExtractor()
+    planner = DocLens(counter, extractor, task=scorer.task, uncited=scorer.uncited,
+                      max_citations=scorer.max_citations, on_unparsed="zero", chunk_size=scorer.chunk_size,
+                      question_statements=scorer.question_statements)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = planner.score(instances, progress=progress)
+    result = {
+        "dry_run": True,
+        "evaluator": judge.name,
+        "runs_in_process": True,
+        "keeps_data_local": judge.keeps_data_local,
+        "would_load": describe_model(judge),
+        "instances": len(report.instances),
+        "pairs": {"distinct_at_most": len(counter.pairs),
+                  "claims": sum(len(r.reference_claims) + len(r.prediction_claims) for r in report.instances),
+                  "cited_statements": sum(1 for r in report.instances for v in r.statements if v.valid)},
+        "calls": {"total": 0, "to_make": 0},
+        "cost_usd_estimate": 0.0,
+        "notes": ["nothing was loaded or judged; pairs: claims exact, leave-one-out citation pairs counted at "
+                  "their most (asked only for entailed groups of several citations)"],
+    }
+    if isinstance(scorer.extractor, PromptedExtractor):
+        result["extraction_texts"] = extractor.texts
+        result["notes"].append("texts to extract claims from were stood in for by their sentences: claim counts "
+                               "are estimates")
+    return result
+
+
+class _CountingExtractor(Extractor):
+    """Stands in for a model-based extractor: counts the texts, answers with their sentences."""
+
+    name = "dry-run"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts, self.sentences = 0, SentenceExtractor()
+
+    def extract_many(self, requests: list[ExtractionRequest]) -> list[list[str]]:
+        self.texts += sum(1 for r in requests if r.text.strip())
+        return [self.sentences.extract(r.text, r.task, r.section) for r in requests]

@@ -31,6 +31,7 @@ from doclens.evaluators.extractors import ExtractionRequest, Extractor, FailedEx
 from doclens.parsing.sections import note_section_spans, segments
 from doclens.parsing.source_units import parse_source_units
 from doclens.parsing.statements import inherit_citations, parse_statements, strip_citations, whole_statement
+from doclens.scoring.progress import InstanceSteps, ProgressBar, judge_batch
 from doclens.scoring.report import Report
 from doclens.scoring.run import Run, RunMeta, Work
 from doclens.scoring.sink import FileSink, ResultSink
@@ -148,23 +149,23 @@ class DocLens:
         results are kept in memory and returned in the report — for large inputs use
         :meth:`score_to`, which writes them as it goes.
         """
-        from tqdm.auto import tqdm
-
         total = len(instances) if hasattr(instances, "__len__") else None
         run = Run()
         sink = sink if sink is not None else ResultSink(self.on_unparsed)
         sink.start(self, run)  # a refused --resume stops here, before anything is written
         iterator = iter(instances)
-        bar = tqdm(total=total, disable=not progress, unit="instance", desc="DocLens", leave=False)
+        bar = ProgressBar(total, progress, self.evaluator, self.extractor)
         try:
             while True:
                 chunk, pending, read = self._read_chunk(iterator, run)
                 if chunk:
                     meta = RunMeta()
-                    results = self._score_chunk(chunk, meta)
+                    results = self._score_chunk(chunk, meta, bar)
                     run.merge(meta)
                     sink.add_chunk(results, meta)
-                bar.update(read)
+                # instances read but not scored (skipped by --resume) step the bar here; the
+                # scored ones stepped it as each was judged
+                bar.step(read - len(chunk))
                 if pending is not None:
                     raise pending
                 if read < self.chunk_size:
@@ -229,15 +230,22 @@ class DocLens:
             return chunk, exc, read
         return chunk, None, read
 
-    def _score_chunk(self, chunk: list[Instance], run: RunMeta) -> list[InstanceResult]:
+    def _score_chunk(self, chunk: list[Instance], run: RunMeta,
+                     bar: Optional[ProgressBar] = None) -> list[InstanceResult]:
         """The results of one chunk, in its order; what the chunk taught the run (tasks met,
-        extractor use, capped statements) goes into ``run`` (a fresh :class:`RunMeta` per chunk)."""
+        extractor use, capped statements) goes into ``run`` (a fresh :class:`RunMeta` per chunk).
+        ``bar`` steps once per instance, when its last judgement is in."""
         works = [self._prepare(instance, run) for instance in chunk]
         self._extract(works, run)
         claim_asked, claim_slots = claim_requests(works)
         citation_asked, citation_slots = citation_requests(works)
-        claim_answers = self.evaluator.judge_claims_many(claim_asked) if claim_asked else []
-        citation_answers = self.evaluator.judge_citations_many(citation_asked) if citation_asked else []
+        steps = InstanceSteps(len(works), claim_slots, citation_slots, bar.step, bar.touch) if bar else None
+        claim_answers = judge_batch(self.evaluator.judge_claims_many, claim_asked,
+                                    steps and steps.claim_done) if claim_asked else []
+        citation_answers = judge_batch(self.evaluator.judge_citations_many, citation_asked,
+                                       steps and steps.citation_done) if citation_asked else []
+        if steps:
+            steps.finish()
         if len(claim_answers) != len(claim_asked) or any(
                 len(a) != len(r.claims) for a, r in zip(claim_answers, claim_asked)):
             raise RuntimeError(f"{type(self.evaluator).__name__} returned the wrong number of claim judgements")
@@ -312,7 +320,8 @@ class DocLens:
                     continue
                 if self.extractor is None:
                     raise InputError(f"instance {work.instance.id!r}: no '{field_name}' given and no extractor "
-                                     "configured; pass claims or an extractor", field=field_name)
+                                     "configured; pass claims or an extractor (command line: --extractor "
+                                     "sentences, clauses, llm …; 'doclens presets' lists them)", field=field_name)
                 run.used_extractor = True
                 for section, segment in segments(work.task, text).items():
                     claims[section] = []

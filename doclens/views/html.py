@@ -27,6 +27,7 @@ from doclens.core.metrics import METRICS
 from doclens.core.types import NO_VERDICT, CitationVerdict, ClaimVerdict, InstanceResult
 from doclens.io.files import write_atomically
 from doclens.io.jsonl import SourceIndex
+from doclens.views.labels import demo_banner, judge_label
 
 _STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:1em;color:#1b1b1b}
@@ -247,6 +248,9 @@ def write_report_html(header: dict, instances: Iterable[InstanceResult], handle:
     title = title or ("DocLens report" + (f" — {count} instances" if count is not None else ""))
     _head(handle, title, _REPORT_SCRIPT)
     handle.write(f"<h1>{escape(title)}</h1>\n")
+    banner = demo_banner(header.get("signature"), header.get("config"))
+    if banner:
+        handle.write(f'<p class="warn banner" role="alert"><b>{escape(banner)}</b></p>\n')
     if header.get("partial"):
         handle.write(f'<p class="warn">PARTIAL report: {escape(str(header.get("error")))}</p>')
     handle.write('<table><thead><tr><th>metric</th><th>pooled</th><th>macro</th></tr></thead><tbody>')
@@ -287,8 +291,14 @@ def write_leaderboard_html(groups: dict, handle: IO[str], metric: str, bootstrap
     if len(groups) > 1:
         handle.write(f'<p class="warn">{len(groups)} different signatures: numbers in different tables are '
                      "not comparable.</p>\n")
+    banners = [b for b in dict.fromkeys(demo_banner(signature) for signature in groups) if b]
+    for banner in banners:
+        handle.write(f'<p class="warn banner" role="alert"><b>{escape(banner)}</b></p>\n')
     for number, (signature, entries) in enumerate(groups.items(), start=1):
-        handle.write(f'<h2>Table {number}</h2><p>signature: <code class="sig">{escape(signature)}</code></p>'
+        banner = demo_banner(signature)
+        handle.write(f'<h2>Table {number}: {escape(judge_label(signature))}</h2>'
+                     + (f'<p class="warn"><b>{escape(banner)}</b></p>' if banner else "")
+                     + f'<p>signature: <code class="sig">{escape(signature)}</code></p>'
                      '<table class="board"><thead><tr><th class="sortable">rank</th><th class="sortable">system</th>'
                      '<th class="sortable">instances</th>')
         for m in METRICS:

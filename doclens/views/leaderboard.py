@@ -20,6 +20,7 @@ from typing import Optional, Sequence
 from doclens.stats.bootstrap import (DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, Difference, Interval,
                                align_by_id, bootstrap_intervals, paired_bootstrap)
 from doclens.core.metrics import METRICS
+from doclens.views.labels import demo_banner, judge_label
 
 
 @dataclass
@@ -130,7 +131,10 @@ def leaderboard_text(groups: dict[str, list[Entry]], metric: str, bootstrap: str
     """Plain-text tables, one per signature (entries already ranked)."""
     lines = []
     for number, (signature, entries) in enumerate(groups.items(), start=1):
-        lines.append(f"table {number} of {len(groups)} — ranked by {metric} — {bootstrap}")
+        lines.append(f"table {number} of {len(groups)}: {judge_label(signature)} — ranked by {metric} — {bootstrap}")
+        banner = demo_banner(signature)
+        if banner:
+            lines.append(f"*** {banner} ***")
         lines.append(f"signature: {signature}")
         lines.append(f"{'rank':<5}{'system':<28}{'n':>7}  " + "".join(f"{m:<26}" for m in METRICS) + "vs #1")
         for entry in entries:

@@ -3,25 +3,27 @@
 from __future__ import annotations
 
 from doclens.core.metrics import METRICS
+from doclens.views.labels import demo_banner
 
 
 def summary_text(report) -> str:
-    """A plain-text table of a :class:`doclens.Report`: each metric pooled and macro, with the
-    counts behind it, per-section scores, usage, the baselines side by side, the signature and
-    the warnings."""
+    """A plain-text table of a :class:`doclens.Report`: a banner first when a demo-quality or
+    smoke-test judge made it (:func:`doclens.views.labels.demo_banner`), each metric pooled and
+    macro with the counts behind it, per-section scores in their own table, usage, the baselines
+    side by side, the signature and the warnings."""
 
     def fmt(value):
         return "   n/a" if value is None else f"{100 * value:6.2f}"
 
-    lines = [f"DocLens {'(PARTIAL) ' if report.partial else ''}— {report.size} instances",
-             f"{'metric':<20}{'pooled':>8}{'macro':>8}{'items':>8}{'empty':>7}{'skipped':>9}"]
+    banner = demo_banner(report.signature, report.config)
+    lines = [f"*** {banner} ***"] if banner else []
+    lines += [f"DocLens {'(PARTIAL) ' if report.partial else ''}— {report.size} instances",
+              f"{'metric':<20}{'pooled':>8}{'macro':>8}{'items':>8}{'empty':>7}{'skipped':>9}"]
     for metric in METRICS:
         c = report.counts.get(metric, {})
         lines.append(f"{metric:<20}{fmt(report.scores.get(metric)):>8}{fmt(report.scores.get(metric + '_macro')):>8}"
                      f"{c.get('items', 0):>8}{c.get('empty', 0):>7}{c.get('skipped', 0):>9}")
-    for section, scores in report.sections.items():
-        lines.append(f"  {section:<20}" + "".join(f"{fmt(scores.get(m)):>8}" for m in METRICS[:2])
-                     + "  (claim recall, claim precision)")
+    lines += section_table(report.sections, fmt)
     citations = report.counts.get("citations") or {}
     if citations.get("statements"):
         lines.append(f"statements={citations['statements']} uncited={citations['uncited_statements']} "
@@ -46,6 +48,21 @@ def summary_text(report) -> str:
     lines.append(f"signature: {report.signature}")
     lines.extend(f"warning: {w}" for w in report.warnings)
     return "\n".join(lines)
+
+
+def section_table(sections: dict, fmt) -> list[str]:
+    """Per-section scores (``note_generation``) in a table of their own: one row per section, one
+    column per metric that has a score in some section, each pooled over that section's items."""
+    if not sections:
+        return []
+    shown = [m for m in METRICS if any((scores or {}).get(m) is not None for scores in sections.values())]
+    if not shown:
+        return []
+    lines = ["per note section (pooled over the section's items):",
+             f"  {'section':<24}" + "".join(f"{m:>20}" for m in shown)]
+    for section, scores in sections.items():
+        lines.append(f"  {section:<24}" + "".join(f"{fmt((scores or {}).get(m)):>20}" for m in shown))
+    return lines
 
 
 def agreement_text(mode: str, results: list[dict], human: str, column=None) -> str:
