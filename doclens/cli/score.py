@@ -112,6 +112,11 @@ def run(args: argparse.Namespace) -> int:
     check_utf8(args.input)
     try:
         scorer = build_scorer(args)
+        if getattr(args, "engine", "local") == "ray":
+            from doclens.scoring.engine_ray import require_ray
+
+            require_ray()
+            _runtime_env(args)
     except (ConfigurationError, InputError, ImportError, TypeError, ValueError) as exc:
         print(f"doclens: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -148,7 +153,10 @@ def _score(scorer, args: argparse.Namespace):
     code = EXIT_OK
     lines: dict[str, int] = {}
     try:
-        report = scorer.score(read_instances(args.input, lines), progress=not args.quiet)
+        if getattr(args, "engine", "local") == "ray":
+            report = _score_on_ray(scorer, args, read_instances(args.input, lines))
+        else:
+            report = scorer.score(read_instances(args.input, lines), progress=not args.quiet)
     except KeyboardInterrupt as exc:
         report, code = getattr(exc, "partial_report", None), EXIT_INTERRUPTED
         print(f"doclens: {'terminated' if isinstance(exc, Terminated) else 'interrupted'}", file=sys.stderr)
@@ -167,6 +175,30 @@ def _score(scorer, args: argparse.Namespace):
     finally:
         scorer.evaluator.close()
     return report, code
+
+
+def _score_on_ray(scorer, args: argparse.Namespace, instances):
+    """``--engine ray``: the same report, scored by an actor pool on Ray (``cards/scale.md``);
+    every actor builds its judge from this command line."""
+    import functools
+
+    from doclens.scoring.engine_ray import score_on_ray
+
+    return score_on_ray(functools.partial(build_scorer, args), instances, scorer=scorer, workers=args.workers,
+                        address=args.address, runtime_env=_runtime_env(args), gpus_per_worker=args.gpus_per_worker,
+                        progress=not args.quiet)
+
+
+def _runtime_env(args: argparse.Namespace):
+    if not args.runtime_env:
+        return None
+    try:
+        runtime_env = json.loads(args.runtime_env)
+    except json.JSONDecodeError as exc:
+        raise ConfigurationError(f"--runtime-env is not JSON: {exc}") from None
+    if not isinstance(runtime_env, dict):
+        raise ConfigurationError("--runtime-env must be a JSON object")
+    return runtime_env
 
 
 def _save_and_tell(report, code: int, output: str) -> int:
@@ -264,5 +296,17 @@ def add_parser(sub) -> None:
     cache.add_argument("--cache-dir", help="cache folder (default $DOCLENS_CACHE or ~/.cache/doclens)")
     cache.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     cache.add_argument("--refresh", action="store_true", help="ignore cached answers, store new ones")
+    engine = score.add_argument_group("engine (cards/scale.md)")
+    engine.add_argument("--engine", choices=("local", "ray"), default="local",
+                        help="local: this process (default); ray: an actor pool on a Ray cluster, one judge per actor "
+                             "(needs the [ray] extra; instance text goes to that cluster's workers)")
+    engine.add_argument("--address", help="--engine ray: address of a running Ray cluster (ray://head:10001, auto); "
+                                          "default: start Ray on this machine")
+    engine.add_argument("--workers", type=POSITIVE_INT, default=2, help="--engine ray: actors, one judge each (default 2)")
+    engine.add_argument("--gpus-per-worker", type=NON_NEGATIVE_FLOAT,
+                        help="--engine ray: GPUs per actor (default: 1 for an in-process judge where the cluster has "
+                             "GPUs, else 0)")
+    engine.add_argument("--runtime-env", metavar="JSON",
+                        help='--engine ray: Ray runtime environment for the workers, e.g. \'{"pip": ["doclens"]}\'')
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     score.set_defaults(func=run, model_options=tuple(model.dests), run_options=tuple(cache.dests))

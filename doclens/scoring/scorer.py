@@ -167,6 +167,15 @@ class DocLens:
             bar.close()
         return build_report(self, run)
 
+    def score_chunk(self, instances: list[Instance], run: Run) -> list[InstanceResult]:
+        """Score one chunk of instances, in order, recording in ``run`` what the report needs
+        besides the results (tasks met, whether claims were extracted or given, capped
+        statements): one step of :meth:`score`, which an engine that hands chunks to several
+        workers (:mod:`doclens.scoring.engine_ray`) calls on each of them."""
+        for instance in instances:
+            run.seen.add(instance.id)
+        return self._score_chunk(instances, run)
+
     def _read_chunk(self, iterator, run: Run) -> tuple[list[Instance], Optional[InputError]]:
         """Up to ``chunk_size`` instances, and the input error that stopped the reading (the
         instances before it are still scored)."""
