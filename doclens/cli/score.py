@@ -178,7 +178,7 @@ def _score(scorer, args: argparse.Namespace):
 
 
 def _score_on_ray(scorer, args: argparse.Namespace, instances):
-    """``--engine ray``: the same report, scored by an actor pool on Ray (``cards/scale.md``);
+    """``--engine ray``: the same report, scored by an actor pool on Ray (``cards/scale-ray.md``);
     every actor builds its judge from this command line."""
     import functools
 
@@ -296,7 +296,7 @@ def add_parser(sub) -> None:
     cache.add_argument("--cache-dir", help="cache folder (default $DOCLENS_CACHE or ~/.cache/doclens)")
     cache.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     cache.add_argument("--refresh", action="store_true", help="ignore cached answers, store new ones")
-    engine = score.add_argument_group("engine (cards/scale.md)")
+    engine = score.add_argument_group("engine (cards/scale-ray.md)")
     engine.add_argument("--engine", choices=("local", "ray"), default="local",
                         help="local: this process (default); ray: an actor pool on a Ray cluster, one judge per actor "
                              "(needs the [ray] extra; instance text goes to that cluster's workers)")

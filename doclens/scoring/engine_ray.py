@@ -1,4 +1,4 @@
-"""Scoring on a Ray cluster: ``doclens score --engine ray`` (``cards/scale.md``).
+"""Scoring on a Ray cluster: ``doclens score --engine ray`` (``cards/scale-ray.md``).
 
 The input becomes a Ray Dataset with one row per chunk of instances (``chunk_size`` of them, the
 same chunks the single-process run makes). ``map_batches`` runs the chunks on a fixed pool of
