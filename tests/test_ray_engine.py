@@ -7,9 +7,11 @@ Without Ray installed the Ray tests are skipped, saying so; Ray installed but un
 failure, never a skip. No timing is asserted (``benchmarks/scale_ray.py`` measures speed)."""
 
 import json
+import os
 import sqlite3
 import sys
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -23,14 +25,17 @@ except ImportError as exc:  # the [ray] extra is not installed
     ray = None
     RAY_MISSING = f"Ray is not importable ({exc}); install the [ray] extra to run these tests"
 
+REPO = Path(__file__).resolve().parents[1]
 needs_ray = pytest.mark.skipif(ray is None, reason=RAY_MISSING if ray is None else "")
 
 
 @pytest.fixture(scope="module")
 def local_ray():
     """One local Ray instance for every test here; a start that fails fails the tests."""
+    # the workers import doclens and tests.ray_crash_judge from this checkout, installed or not
+    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
     try:
-        ray.init(num_cpus=2, include_dashboard=False)
+        ray.init(num_cpus=2, include_dashboard=False, runtime_env={"env_vars": {"PYTHONPATH": path}})
     except Exception as exc:  # noqa: BLE001 - reported whole: the environment cannot run Ray
         pytest.fail(f"Ray is installed but could not start here: {type(exc).__name__}: {exc}")
     yield ray
@@ -137,6 +142,23 @@ def test_a_worker_killed_mid_run_is_retried_nothing_lost_or_doubled(local_ray, t
     assert [r["id"] for r in on_ray["instances"]] == [f"g{i}" for i in range(9)]
     on_ray["config"]["evaluator"] = local["config"]["evaluator"]  # the marker option differs, nothing else
     assert on_ray == local  # same results; usage (pairs judged) counted once per chunk
+
+
+@needs_ray
+def test_a_chunk_failing_on_a_worker_stops_the_run_as_without_ray(local_ray, tmp_path, capsys):
+    rows = [dict(row) for row in INSTANCES[:9]]
+    rows[5]["task"] = "no_such_task"  # refused when its chunk is prepared, on the worker
+    data = write_jsonl(tmp_path / "in.jsonl", rows)
+    codes, partials = [], []
+    for name, engine in (("local", []), ("ray", ["--engine", "ray", "--workers", "2"])):
+        output = tmp_path / f"{name}.json"
+        codes.append(main(["score", str(data), "--evaluator", "overlap", "--chunk-size", "2", "-q", "-o", str(output),
+                           *engine]))
+        partials.append(json.loads(output.read_text(encoding="utf-8")))  # partial: "partial": true
+        assert "no_such_task" in capsys.readouterr().err
+    assert codes == [2, 2] and partials[1]["partial"] is True
+    assert [r["id"] for r in partials[1]["instances"]] == ["g0", "g1", "g2", "g3"]  # the chunks before it
+    assert partials[1] == partials[0]
 
 
 def test_without_ray_the_option_says_how_to_get_it(tmp_path, monkeypatch, capsys):
