@@ -168,3 +168,19 @@ def test_without_ray_the_option_says_how_to_get_it(tmp_path, monkeypatch, capsys
     err = capsys.readouterr().err
     assert code == 2 and "pip install 'doclens[ray]'" in err and "--engine ray" in err
     assert not (tmp_path / "s.json").exists()
+
+
+def test_engine_options_without_the_ray_engine_are_refused(tmp_path, capsys):
+    data = write_jsonl(tmp_path / "in.jsonl", INSTANCES[:1])
+    code = main(["score", str(data), "--evaluator", "overlap", "--workers", "4", "-q", "-o", str(tmp_path / "s.json")])
+    assert code == 2 and "--workers only apply with --engine ray" in capsys.readouterr().err
+
+
+@needs_ray
+def test_a_judge_told_to_use_cuda_on_a_cluster_without_gpus_is_refused(local_ray, tmp_path, capsys):
+    """An in-process judge asks Ray for a GPU per actor; on a cluster with none, ``--device cuda``
+    is a usage error, not a run that waits for ever for a GPU."""
+    data = write_jsonl(tmp_path / "in.jsonl", INSTANCES[:2])
+    code = main(["score", str(data), "--evaluator", "nli", "--model", str(tmp_path / "never-loaded"), "--device",
+                 "cuda", "--engine", "ray", "-q", "-o", str(tmp_path / "s.json")])
+    assert code == 2 and "the Ray cluster has no GPU" in capsys.readouterr().err

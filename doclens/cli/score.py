@@ -117,6 +117,12 @@ def run(args: argparse.Namespace) -> int:
 
             require_ray()
             _runtime_env(args)
+        else:
+            given = [flag for flag, name in (("--address", "address"), ("--workers", "workers"),
+                                             ("--gpus-per-worker", "gpus_per_worker"), ("--runtime-env", "runtime_env"))
+                     if getattr(args, name, None) is not None]
+            if given:
+                raise ConfigurationError(f"{', '.join(given)} only apply with --engine ray")
     except (ConfigurationError, InputError, ImportError, TypeError, ValueError) as exc:
         print(f"doclens: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -184,7 +190,7 @@ def _score_on_ray(scorer, args: argparse.Namespace, instances):
 
     from doclens.scoring.engine_ray import score_on_ray
 
-    return score_on_ray(functools.partial(build_scorer, args), instances, scorer=scorer, workers=args.workers,
+    return score_on_ray(functools.partial(build_scorer, args), instances, scorer=scorer, workers=args.workers or 2,
                         address=args.address, runtime_env=_runtime_env(args), gpus_per_worker=args.gpus_per_worker,
                         progress=not args.quiet)
 
@@ -302,7 +308,7 @@ def add_parser(sub) -> None:
                              "(needs the [ray] extra; instance text goes to that cluster's workers)")
     engine.add_argument("--address", help="--engine ray: address of a running Ray cluster (ray://head:10001, auto); "
                                           "default: start Ray on this machine")
-    engine.add_argument("--workers", type=POSITIVE_INT, default=2, help="--engine ray: actors, one judge each (default 2)")
+    engine.add_argument("--workers", type=POSITIVE_INT, help="--engine ray: actors, one judge each (default 2)")
     engine.add_argument("--gpus-per-worker", type=NON_NEGATIVE_FLOAT,
                         help="--engine ray: GPUs per actor (default: 1 for an in-process judge where the cluster has "
                              "GPUs, else 0)")
