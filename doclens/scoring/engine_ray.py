@@ -342,7 +342,9 @@ class RayScoring:
         ray = require_ray()
         started = not ray.is_initialized()
         if started:
-            options = {"runtime_env": self.runtime_env} if self.runtime_env else {}
+            options = {"logging_level": logging.WARNING}
+            if self.runtime_env:
+                options["runtime_env"] = self.runtime_env
             if self.address:
                 ray.init(address=self.address, **options)
             else:
