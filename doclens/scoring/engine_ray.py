@@ -69,7 +69,7 @@ def require_ray():
         import ray
         import ray.data  # noqa: F401  (Ray Data is the part used; plain ``ray`` lacks it)
     except ImportError as exc:
-        raise MissingExtraError("--engine ray", "ray", f"ray[data] ({exc.name or exc})") from None
+        raise MissingExtraError("--engine ray", "ray", "ray[data]") from exc
     return ray
 
 
