@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+from doclens.evaluators.openai_chat import GPT4JsonCoT
+
 from .helpers import TokenSubsetEvaluator
 
 
@@ -27,3 +29,24 @@ class CrashOnceJudge(TokenSubsetEvaluator):
             else:
                 os._exit(1)
         return super().entail_batch(pairs)
+
+
+class CrashOnceChatJudge(GPT4JsonCoT):
+    """``gpt4-json-cot`` whose process dies once, after the chunk's claim answers are cached and
+    before its citations are asked: the first time it is asked about a statement containing
+    ``trigger`` while the file ``marker`` exists."""
+
+    def __init__(self, marker: str = "", trigger: str = "", **options):
+        super().__init__(**options)
+        self.marker = marker
+        self.trigger = trigger
+
+    def judge_citations_many(self, requests):
+        if self.marker and any(self.trigger in request.statement for request in requests):
+            try:
+                os.unlink(self.marker)
+            except FileNotFoundError:
+                pass
+            else:
+                os._exit(1)
+        return super().judge_citations_many(requests)

@@ -1,7 +1,8 @@
 """``doclens score --engine ray`` on a local Ray instance (started once for the module, two CPUs):
 the same report as the single-process run (overlap judge, and an LLM judge over real HTTP to the
-local test server), a worker killed mid-run retried with nothing lost or counted twice, answer
-cache shards merged into the user's cache without duplicates and reused by a rerun.
+local test server), a worker killed mid-run retried with nothing lost or counted twice (and the
+answers it had cached before dying kept), answer cache shards merged into the user's cache without
+duplicates and reused by a rerun, a failing chunk ending the run as it does without Ray.
 
 Without Ray installed the Ray tests are skipped, saying so; Ray installed but unable to start is a
 failure, never a skip. No timing is asserted (``benchmarks/scale_ray.py`` measures speed)."""
@@ -142,6 +143,33 @@ def test_a_worker_killed_mid_run_is_retried_nothing_lost_or_doubled(local_ray, t
     assert [r["id"] for r in on_ray["instances"]] == [f"g{i}" for i in range(9)]
     on_ray["config"]["evaluator"] = local["config"]["evaluator"]  # the marker option differs, nothing else
     assert on_ray == local  # same results; usage (pairs judged) counted once per chunk
+
+
+@needs_ray
+def test_answers_cached_by_a_worker_that_died_reach_the_users_cache(local_ray, tmp_path):
+    """The actor dies after its chunk's claim answers went into its shard: Ray restarts it, the
+    retried chunk finds them there (no second call), and they are merged into the user's cache."""
+    data = write_jsonl(tmp_path / "in.jsonl", INSTANCES[:6])
+    marker = tmp_path / "crash-once"
+    marker.touch()
+    judge = ["--evaluator", "tests.ray_crash_judge:CrashOnceChatJudge", "--model", "test-model", "--chunk-size", "2",
+             "--evaluator-arg", "backoff_base=0.01"]
+    with FakeChatServer() as server:
+        argv = [str(data), *judge, "--base-url", server.base_url]
+        code, local = score([*argv, "--cache-dir", str(tmp_path / "cache-local")], tmp_path / "local.json")
+        assert code == 0
+        calls = server.count
+        code, on_ray = score([*argv, "--cache-dir", str(tmp_path / "cache-ray"), "--evaluator-arg", f"marker={marker}",
+                              "--evaluator-arg", "trigger=fever 3", "--engine", "ray", "--workers", "2"],
+                             tmp_path / "ray.json")
+        assert code == 0 and not marker.exists()  # the actor scoring g2, g3 died once
+        assert server.count == 2 * calls  # no question asked twice: the lost attempt's answers were kept
+    assert on_ray["instances"] == local["instances"] and on_ray["scores"] == local["scores"]
+    assert on_ray["signature"] == local["signature"]
+    # the lost attempt's calls are not in usage; its answers come back as cache hits of the retry
+    assert on_ray["usage"]["calls"] < calls and on_ray["usage"]["cached_calls"] > 0
+    merged = cache_keys(tmp_path / "cache-ray")
+    assert len(merged) == len(set(merged)) == calls and set(merged) == set(cache_keys(tmp_path / "cache-local"))
 
 
 @needs_ray
