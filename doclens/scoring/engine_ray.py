@@ -245,8 +245,10 @@ class RayScoring:
     workers : int
         Actors in the pool; each holds one judge.
     address : str, optional
-        A running Ray cluster (``ray://head:10001``, ``auto``); default: start Ray on this
-        machine. Ignored when Ray is already initialised in this process.
+        A running Ray cluster (``ray://head:10001``, ``auto``); default: the cluster named by
+        ``$RAY_ADDRESS`` when it is set (as in a Ray job), else a new Ray instance on this machine
+        (never another cluster that happens to run here). Ignored when Ray is already initialised
+        in this process.
     runtime_env : dict, optional
         Ray runtime environment for the workers (``pip``, ``working_dir``, ``env_vars`` …).
     gpus_per_worker : float, optional
@@ -347,8 +349,11 @@ class RayScoring:
                 options["runtime_env"] = self.runtime_env
             if self.address:
                 ray.init(address=self.address, **options)
-            else:
-                ray.init(num_cpus=max(os.cpu_count() or 1, self.workers), include_dashboard=False, **options)
+            elif os.environ.get("RAY_ADDRESS"):  # set by the user, or by Ray for a job's driver
+                ray.init(**options)
+            else:  # "local": a new instance, never a cluster that merely happens to run here
+                ray.init(address="local", num_cpus=max(os.cpu_count() or 1, self.workers), include_dashboard=False,
+                         **options)
         bar = tqdm(total=len(self._ids), disable=not self.progress, unit="instance", desc="DocLens (Ray)",
                    leave=False)
         try:
