@@ -98,8 +98,12 @@ def test_overlap_judge_gives_the_single_process_report(local_ray, tmp_path):
 @needs_ray
 def test_llm_judge_same_report_shards_merged_rerun_hits_cache(local_ray, tmp_path):
     # no two instances share a prompt: two actors may each ask a question that one process asks
-    # once, so only then are the call counts of both runs equal
-    data = write_jsonl(tmp_path / "in.jsonl", INSTANCES)
+    # once, so only then are the call counts of both runs equal. Three instances give no claims:
+    # the judge's model extracts them (the extractor's part of signature and usage)
+    rows = [dict(row) for row in INSTANCES]
+    for row in rows[6:9]:
+        del row["reference_claims"], row["prediction_claims"]
+    data = write_jsonl(tmp_path / "in.jsonl", rows)
     judge = ["--evaluator", "gpt4-json-cot", "--model", "test-model", "--chunk-size", "3", "--concurrency", "2",
              "--evaluator-arg", "backoff_base=0.01"]
     with FakeChatServer(latency=0.02) as server:
@@ -119,6 +123,7 @@ def test_llm_judge_same_report_shards_merged_rerun_hits_cache(local_ray, tmp_pat
     # which earlier request shares a prompt prefix depends on the order requests arrive in
     for report in (local, on_ray, rerun, local_rerun):
         report["usage"].pop("cached_prompt_tokens")
+    assert "extract:given+llm" in local["signature"]
     assert on_ray == local
     assert on_ray["usage"]["calls"] == calls and rerun["usage"]["calls"] == 0
     assert rerun == local_rerun  # the same answers, all from the cache, counted the same way
