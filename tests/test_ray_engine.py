@@ -51,7 +51,8 @@ INSTANCES = [
      "prediction_claims": [f"The patient has fever {i}.", f"Cough for {i} days."]}
     for i in range(9)
 ] + [
-    {"id": "note", "task": "note_generation", "prediction": "HPI\nFever for two days [0].\nASSESSMENT AND PLAN\nRest [0][1].",
+    {"id": "note", "task": "note_generation",
+     "prediction": "HPI\nFever for two days [0].\nASSESSMENT AND PLAN\nRest [0][1].",
      "reference": "HPI\nFever for two days.\nASSESSMENT AND PLAN\nRest.", "source": ["fever two days", "rest"],
      "reference_claims": {"subjective": ["Fever for two days."], "assessment_and_plan": ["Rest."]},
      "prediction_claims": {"subjective": ["Fever for two days."]}},

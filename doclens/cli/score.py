@@ -307,7 +307,7 @@ def add_parser(sub) -> None:
                         help="local: this process (default); ray: an actor pool on a Ray cluster, one judge per actor "
                              "(needs the [ray] extra; instance text goes to that cluster's workers)")
     engine.add_argument("--address", help="--engine ray: address of a running Ray cluster (ray://head:10001, auto); "
-                                          "default: start Ray on this machine")
+                                          "default: $RAY_ADDRESS when set, else a new Ray instance on this machine")
     engine.add_argument("--workers", type=POSITIVE_INT, help="--engine ray: actors, one judge each (default 2)")
     engine.add_argument("--gpus-per-worker", type=NON_NEGATIVE_FLOAT,
                         help="--engine ray: GPUs per actor (default: 1 for an in-process judge where the cluster has "
