@@ -1,7 +1,7 @@
 """Scaling out with ``--engine ray``: one Ray worker against two, against a latency-bound judge.
 
 The Ray half of the scale benchmark (``benchmarks/scale.py`` measures streaming on one machine).
-Job: ``--instances`` synthetic instances (default 256; distinct texts, so no answer is asked
+Job: ``--instances`` synthetic instances (default 512; distinct texts, so no answer is asked
 twice), each with 3 reference claims, 2 prediction claims and 2 cited statements, judged by
 ``gpt4-json-cot`` over real HTTP against the local test server (``tests/llm_server.py``), which
 answers every request after ``--latency`` seconds (default 0.2 s): 4 calls per instance. Every
@@ -66,7 +66,7 @@ def comparable(report) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--instances", type=int, default=256)
+    parser.add_argument("--instances", type=int, default=512)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=4, help="requests in flight per worker")
     parser.add_argument("--chunk-size", type=int, default=16)
