@@ -278,9 +278,14 @@ Script = Callable[[int, dict], Union[Reply, str, None]]
 class FakeChatServer:
     """``with FakeChatServer(script=…) as server: … server.base_url …``"""
 
-    def __init__(self, script: Optional[Script] = None, latency: float = 0.0, hold_until_in_flight: int = 0):
+    def __init__(self, script: Optional[Script] = None, latency: float = 0.0, hold_until_in_flight: int = 0,
+                 prefix_cache: bool = True):
         self.script = script
         self.latency = latency
+        # False: report no cached prompt tokens. Finding the longest shared prefix compares each
+        # request with every earlier one, a cost that grows with the run: benchmarks that need a
+        # server whose reply time is the fixed latency alone turn it off.
+        self.prefix_cache = prefix_cache
         self.requests: list[dict] = []
         self.headers: list[dict] = []  # each request's headers (names lower-case), in order
         self.connections: set = set()  # the client (host, port) pairs seen: one per TCP connection
@@ -348,7 +353,7 @@ class FakeChatServer:
                     data = reply.body.encode() if isinstance(reply.body, str) else reply.body
                     return self._send(200, data, reply.headers, reply.content_type)
                 with outer.lock:  # the requests that arrived before this one
-                    earlier = list(outer.requests[:number])
+                    earlier = list(outer.requests[:number]) if outer.prefix_cache else []
                 self._send(200, completion_body(number, body, reply.text, earlier), reply.headers,
                            truncate=reply.truncate)
 

@@ -23,6 +23,7 @@ from doclens.io.files import partial_path, save_report
 from doclens.io.jsonl import read_instances
 from doclens.io.results_files import OUTPUT_FORMATS, journal_path
 from doclens.scoring.scorer import QUESTION_STATEMENTS, UNCITED
+from doclens.scoring.sink import FileSink
 from doclens.views.text import summary_text
 
 logger = logging.getLogger("doclens")
@@ -139,6 +140,17 @@ def run(args: argparse.Namespace) -> int:
         logger.warning("%s", DEFAULT_EVALUATOR_NOTE)
     try:
         scorer = build_scorer(args)
+        if getattr(args, "engine", "local") == "ray":
+            from doclens.scoring.engine_ray import require_ray
+
+            require_ray()
+            _runtime_env(args)
+        else:
+            given = [flag for flag, name in (("--address", "address"), ("--workers", "workers"),
+                                             ("--gpus-per-worker", "gpus_per_worker"), ("--runtime-env", "runtime_env"))
+                     if getattr(args, name, None) is not None]
+            if given:
+                raise ConfigurationError(f"{', '.join(given)} only apply with --engine ray")
     except (ConfigurationError, InputError, ImportError, TypeError, ValueError) as exc:
         hint = (" (the default judge needs the [clinical] extra: see the README's Install section, or pass "
                 "--evaluator)" if defaulted and isinstance(exc, ImportError) else "")
@@ -259,12 +271,15 @@ def _score(scorer, args: argparse.Namespace, output: str):
                   f"doclens: --resume: no journal {journal_path(output)} (the run finished, or never started): "
                   "scoring from the beginning; cached answers are reused", file=sys.stderr)
         progress = not args.quiet and _stderr_is_terminal()
+        sink = None if output == "-" else FileSink(output, args.output_format, scorer.on_unparsed, resume=args.resume,
+                                                    system=args.system)
         with _logs_above_the_bar(progress):
-            if output == "-":
+            if getattr(args, "engine", "local") == "ray":
+                report = _score_on_ray(scorer, args, instances, sink, progress)
+            elif sink is None:
                 report = scorer.score(instances, progress=progress)
             else:
-                report = scorer.score_to(output, instances, output_format=args.output_format, resume=args.resume,
-                                         progress=progress, system=args.system)
+                report = scorer.score(instances, progress=progress, sink=sink)
     except KeyboardInterrupt as exc:
         report, code = getattr(exc, "partial_report", None), EXIT_INTERRUPTED
         print(f"doclens: {'terminated' if isinstance(exc, Terminated) else 'interrupted'}", file=sys.stderr)
@@ -283,6 +298,31 @@ def _score(scorer, args: argparse.Namespace, output: str):
     finally:
         scorer.evaluator.close()
     return report, code
+
+
+def _score_on_ray(scorer, args: argparse.Namespace, instances, sink, progress: bool):
+    """``--engine ray``: the same report, scored by an actor pool on Ray (``cards/scale-ray.md``);
+    every actor builds its judge from this command line. ``sink``: the streamed output (``None``:
+    in memory), fed in input order as chunks come back, exactly as a single-process run feeds it."""
+    import functools
+
+    from doclens.scoring.engine_ray import score_on_ray
+
+    return score_on_ray(functools.partial(build_scorer, args), instances, scorer=scorer, workers=args.workers or 2,
+                        address=args.address, runtime_env=_runtime_env(args), gpus_per_worker=args.gpus_per_worker,
+                        progress=progress, sink=sink)
+
+
+def _runtime_env(args: argparse.Namespace):
+    if not args.runtime_env:
+        return None
+    try:
+        runtime_env = json.loads(args.runtime_env)
+    except json.JSONDecodeError as exc:
+        raise ConfigurationError(f"--runtime-env is not JSON: {exc}") from None
+    if not isinstance(runtime_env, dict):
+        raise ConfigurationError("--runtime-env must be a JSON object")
+    return runtime_env
 
 
 def _save_and_tell(report, code: int, output: str) -> int:
@@ -412,6 +452,18 @@ def add_parser(sub) -> None:
     cache.add_argument("--cache-dir", help="cache folder (default $DOCLENS_CACHE or ~/.cache/doclens)")
     cache.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     cache.add_argument("--refresh", action="store_true", help="ignore cached answers, store new ones")
+    engine = score.add_argument_group("engine (cards/scale-ray.md)")
+    engine.add_argument("--engine", choices=("local", "ray"), default="local",
+                        help="local: this process (default); ray: an actor pool on a Ray cluster, one judge per actor "
+                             "(needs the [ray] extra; instance text goes to that cluster's workers)")
+    engine.add_argument("--address", help="--engine ray: address of a running Ray cluster (ray://head:10001, auto); "
+                                          "default: $RAY_ADDRESS when set, else a new Ray instance on this machine")
+    engine.add_argument("--workers", type=POSITIVE_INT, help="--engine ray: actors, one judge each (default 2)")
+    engine.add_argument("--gpus-per-worker", type=NON_NEGATIVE_FLOAT,
+                        help="--engine ray: GPUs per actor (default: 1 for an in-process judge where the cluster has "
+                             "GPUs, else 0)")
+    engine.add_argument("--runtime-env", metavar="JSON",
+                        help='--engine ray: Ray runtime environment for the workers, e.g. \'{"pip": ["doclens"]}\'')
     score.add_argument("-q", "--quiet", action="store_true",
                        help="no progress bar and no warnings on stderr (errors still show; the report keeps its "
                             "warnings)")

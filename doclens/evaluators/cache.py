@@ -90,6 +90,37 @@ class Cache:
             conn.execute("ROLLBACK")
             raise
 
+    def put_raw_many(self, items: dict[str, str]) -> None:
+        """Store answers already encoded as JSON text (a worker's shard merged back in); a key
+        already present is replaced, as :meth:`put_many` does, so a key is never stored twice."""
+        if not items:
+            return
+        conn = self._connect()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany("INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)", list(items.items()))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def raw_items(self) -> dict[str, str]:
+        """Every stored answer as ``{key: JSON text}`` (meant for a worker's shard, which is small)."""
+        return dict(self._connect().execute("SELECT key, value FROM answers"))
+
+    def snapshot(self) -> bytes:
+        """A consistent copy of the whole cache file, as bytes (SQLite's online backup, so writers
+        elsewhere are not disturbed): what :class:`ShardCache` workers read instead of this file."""
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="doclens-snapshot-") as folder:
+            copy = sqlite3.connect(os.path.join(folder, "cache.sqlite"))
+            try:
+                self._connect().backup(copy)
+            finally:
+                copy.close()
+            return Path(folder, "cache.sqlite").read_bytes()
+
     def __len__(self) -> int:
         return self._connect().execute("SELECT COUNT(*) FROM answers").fetchone()[0]
 
@@ -125,6 +156,74 @@ class NullCache:
         pass
 
 
+class ShardCache:
+    """A worker's cache when several processes or machines answer for one run: reads a private,
+    read-only copy of the user's cache (``base``, a file or ``None``) and then the worker's own
+    ``shard`` (a :class:`Cache` on the worker's local disk); writes only the shard, and remembers
+    what it wrote so that :meth:`drain` can hand it back to be merged into the user's cache. SQLite
+    is never shared across machines (it is not safe on a network filesystem): one process writes
+    each file.
+
+    A shard that already holds answers when it is opened (the worker was restarted after a crash)
+    hands them all back on the first :meth:`drain`: answers got before the crash are not lost.
+    """
+
+    def __init__(self, base: Optional[os.PathLike], shard: Cache, refresh: bool = False):
+        self.refresh = refresh
+        self.shard = shard
+        self.path = shard.path
+        self._base = None
+        if base is not None and not refresh:
+            # immutable: nobody writes the copy, so SQLite needs no lock and no journal beside it
+            self._base = sqlite3.connect(f"{Path(base).resolve().as_uri()}?immutable=1", uri=True,
+                                         check_same_thread=False)
+        self._lock = threading.Lock()
+        self._new: dict[str, str] = shard.raw_items()
+
+    def get(self, key: str) -> Optional[Any]:
+        return self.get_many([key]).get(key)
+
+    def get_many(self, keys: list[str]) -> dict[str, Any]:
+        if self.refresh or not keys:
+            return {}
+        found: dict[str, Any] = {}
+        if self._base is not None:
+            with self._lock:
+                for start in range(0, len(keys), 500):
+                    chunk = keys[start:start + 500]
+                    marks = ",".join("?" * len(chunk))
+                    for key, value in self._base.execute(f"SELECT key, value FROM answers WHERE key IN ({marks})",
+                                                         chunk):
+                        found[key] = json.loads(value)
+        found.update(self.shard.get_many(keys))
+        return found
+
+    def put(self, key: str, value: Any) -> None:
+        self.put_many({key: value})
+
+    def put_many(self, items: dict[str, Any]) -> None:
+        if not items:
+            return
+        self.shard.put_many(items)
+        with self._lock:
+            self._new.update({k: json.dumps(v, ensure_ascii=False) for k, v in items.items()})
+
+    def drain(self) -> dict[str, str]:
+        """The answers stored since the last call, ``{key: JSON text}``; forgets them."""
+        with self._lock:
+            new, self._new = self._new, {}
+        return new
+
+    def __len__(self) -> int:
+        return len(self.shard)
+
+    def close(self) -> None:
+        self.shard.close()
+        if self._base is not None:
+            self._base.close()
+            self._base = None
+
+
 def open_cache(cache_dir: Optional[os.PathLike] = None, no_cache: bool = False, refresh: bool = False):
     """The cache a run should use, from the CLI / constructor options."""
     return NullCache() if no_cache else Cache(cache_dir, refresh=refresh)
@@ -140,6 +239,15 @@ class CachedAnswers:
     def use_cache(self, cache_dir: Optional[os.PathLike] = None, no_cache: bool = False, refresh: bool = False) -> None:
         self._cache_options = (cache_dir, no_cache, refresh)
         self._cache = None
+
+    @property
+    def cache_settings(self) -> tuple:
+        """``(cache_dir, no_cache, refresh)`` as given to :meth:`use_cache`."""
+        return self._cache_options
+
+    def set_cache(self, cache) -> None:
+        """Use ``cache``, opened elsewhere (a worker's :class:`ShardCache`), instead of opening one."""
+        self._cache = cache
 
     @property
     def cache(self):
