@@ -268,14 +268,19 @@ class InstanceResult:
     def counts(self, on_unparsed: str = "zero", section: Optional[str] = None) -> dict:
         """``{metric: (hits, items)}``: the one counting rule (:func:`doclens.core.metrics.instance_counts`)
         that the scorer, the bootstrap and the scores-file reader all use. Citation metrics are
-        absent without a source. ``section``: only the claims and statements of that note section."""
+        absent without a source; the source-support metrics (:func:`doclens.core.support.support_counts`)
+        are present only where they were scored. ``section``: only the claims and statements of that note section."""
         from doclens.core.metrics import instance_counts
 
         def pick(items):
             return list(items) if section is None else [v for v in items if v.section == section]
 
-        return instance_counts(pick(self.reference_claims), pick(self.prediction_claims),
-                               pick(self.statements) if self.has_source else None, on_unparsed)
+        from doclens.core.support import support_counts
+
+        counts = instance_counts(pick(self.reference_claims), pick(self.prediction_claims),
+                                 pick(self.statements) if self.has_source else None, on_unparsed)
+        counts.update(support_counts(self.source_support, on_unparsed, section))  # only when it was scored
+        return counts
 
     def to_dict(self) -> dict:
         return {

@@ -31,6 +31,9 @@ class Report:
     partial: bool = False
     error: Optional[str] = None
     version: str = ""
+    #: source support (``metrics=["doclens", "source_support"]``): the judge's kind, the
+    #: retrieval signature, verdict counts (:mod:`doclens.scoring.source_support`); ``{}`` otherwise
+    source_support: dict = field(default_factory=dict)
 
     # ---- access ---------------------------------------------------------------------------
     def __getitem__(self, key: str):
@@ -59,6 +62,7 @@ class Report:
             "config": self.config,
             "baselines": self.baselines,
             "warnings": self.warnings,
+            **({"source_support": self.source_support} if self.source_support else {}),
             "instances": [r.to_dict() for r in self.instances],
         }
 
@@ -80,7 +84,7 @@ class Report:
                    unparsed=header.get("unparsed", {}), failed=header.get("failed", {}),
                    warnings=header.get("warnings", []),
                    partial=header.get("partial", False), error=header.get("error"),
-                   version=header.get("version", ""))
+                   version=header.get("version", ""), source_support=header.get("source_support") or {})
 
     @classmethod
     def from_json(cls, text: str) -> "Report":

@@ -25,6 +25,8 @@ class Run:
     #: whether any claims came from the extractor / were given in the input (the signature says which)
     used_extractor: bool = False
     used_given: bool = False
+    #: source support: ids of instances whose source is a long text without numbered units (no citations)
+    uncitable: list[str] = field(default_factory=list)
 
 
 @dataclass
