@@ -19,6 +19,14 @@ def summary_text(report) -> str:
         c = report.counts.get(metric, {})
         lines.append(f"{metric:<20}{fmt(report.scores.get(metric)):>8}{fmt(report.scores.get(metric + '_macro')):>8}"
                      f"{c.get('items', 0):>8}{c.get('empty', 0):>7}{c.get('skipped', 0):>9}")
+    if getattr(report, "source_support", None):  # the opt-in source-support rates (cards/source-support.md)
+        from doclens.core.support import SUPPORT_METRICS
+
+        for metric in SUPPORT_METRICS:
+            c = report.counts.get(metric, {})
+            lines.append(f"{metric:<20}{fmt(report.scores.get(metric)):>8}"
+                         f"{fmt(report.scores.get(metric + '_macro')):>8}"
+                         f"{c.get('items', 0):>8}{c.get('empty', 0):>7}{c.get('skipped', 0):>9}")
     for section, scores in report.sections.items():
         lines.append(f"  {section:<20}" + "".join(f"{fmt(scores.get(m)):>8}" for m in METRICS[:2])
                      + "  (claim recall, claim precision)")
