@@ -108,6 +108,7 @@ def test_overlap_and_entailment_only_judges():
     two_way = score(TokenSubsetEvaluator(), [instance()])
     assert verdicts(two_way) == [SUPPORTED, NOT_ADDRESSED, SUPPORTED, NOT_ADDRESSED]
     assert two_way.source_support["verdicts"] == 2 and "not_addressed" in two_way.source_support["note"]
+    assert any(w.startswith("source support: this judge gives entailment only") for w in two_way.warnings)
     assert "support:2way" in two_way.signature and "support:3way" in report.signature
 
 
@@ -241,6 +242,12 @@ def test_rates_pooled_macro_sections_and_intervals():
     interval = intervals["source_supported"]
     assert interval.point == pytest.approx(20 / 30) and interval.low <= interval.point <= interval.high
     assert set(intervals) == set(SUPPORT_METRICS) | {f"{m}_macro" for m in SUPPORT_METRICS}
+    from doclens.stats.bootstrap import paired_bootstrap
+
+    worse = [dict(c, source_supported=(0, c["source_supported"][1])) for c in per_instance]
+    difference = paired_bootstrap(per_instance, worse, 200, seed=1, metrics=tuple(SUPPORT_METRICS))
+    assert difference["source_supported"].delta == pytest.approx(-20 / 30)
+    assert difference["source_supported"].verdict == "A better"
 
 
 def test_counting_rules_and_skips():

@@ -47,6 +47,8 @@ def build_report(scorer, run: Run, partial: bool = False, error: Optional[str] =
             support_warnings.append(f"source support: {unparsed['source_support']} claim(s) unparsed and "
                                     f"{failed['source_support']} failed; they have no verdict and count per "
                                     f"on_unparsed={scorer.on_unparsed!r}")
+        if parts["block"].get("note"):
+            support_warnings.append(f"source support: {parts['block']['note']}")
         if run.uncitable:
             support_warnings.append(f"{len(run.uncitable)} instance(s) have a source that is a plain text without "
                                     f"numbered units ([0] …), e.g. {run.uncitable[0]!r}: it has no citable units, so "
