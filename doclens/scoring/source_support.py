@@ -125,7 +125,7 @@ class SourceSupport:
             for slot, ((section, claim), hits) in enumerate(zip(claims, evidence)):
                 row[slot] = SupportVerdict(text=claim, verdict=None, section=section,
                                            retrieved=bool(hits) and hits[0].retrieved,
-                                           evidence=[hit.to_dict() for hit in hits])
+                                           evidence=[evidence_record(hit) for hit in hits])
                 premise = "\n".join(hit.fact.premise_text for hit in hits)
                 groups.setdefault((work.task, premise), []).append((i, slot, claim))
         requests = [ClaimRequest(premise, [claim for _, _, claim in members], task, "support")
@@ -191,6 +191,13 @@ class SourceSupport:
                  f"support-prompts:{prompts_fingerprint(tags) if tags else 'none'}",
                  f"budget:{self.budget(evaluator)}", retrieval]
         return "|".join(parts)
+
+
+def evidence_record(hit) -> dict:
+    """What the report keeps of one evidence fact: :meth:`doclens.retrieval.Hit.to_dict` without
+    the scores a stage did not give (``None``) and without ``retrieved`` (the claim says it once).
+    With 50 facts per claim the evidence is most of a report's size."""
+    return {key: value for key, value in hit.to_dict().items() if value is not None and key != "retrieved"}
 
 
 def _apply(verdict: SupportVerdict, judgement: SupportJudgement) -> None:
