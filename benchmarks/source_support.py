@@ -19,6 +19,20 @@ process's peak resident memory after the build (the model, torch and the record 
 (encode the claim, BM25, FAISS search, fusion), and per claim in batches of 32.
 
 Prints one JSON object. Target: ``recall.hybrid.paraphrased.recall_at_50`` ≥ 0.95.
+
+**Information asymmetry** (``--part asymmetry``, or ``all``): can the metric tell a claim the
+record is silent on from one it states? For each ACI-BENCH test-1 encounter, the *true* claims
+are the sentences of its clinician's note (header lines left out), and *hallucinated* claims are
+sentences of other encounters' notes (a sentence that also occurs in this encounter's note is
+never used), mixed in at 5, 15 and 30 % of the claims. Each claim is judged by the real pipeline
+(``DocLens(metrics=["doclens", "source_support"])``) against the facts retrieved from the
+encounter's dialogue (top 50, MiniLM + BM25; a dialogue is longer than the judge's budget, so
+every claim is retrieved for) by a deterministic judge: ``overlap`` by default (``--judge``:
+any offline preset). Reported per mix: the share of hallucinated claims labelled Not Addressed
+(the target behaviour; Not Supported is VeriFact's known failure mode, reported beside it), how
+many true claims were labelled Not Addressed, and the corpus ``source_not_addressed`` rate.
+Each claim is judged on its own evidence, so a claim's verdict does not depend on the mix; the
+mixes differ in which hallucinated claims are drawn (seeded) and in the corpus rates.
 """
 
 from __future__ import annotations
@@ -96,13 +110,90 @@ def peak_rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
+def information_asymmetry(judge_name: str, rates=(0.05, 0.15, 0.30), seed: int = 13, encounters: int = 0) -> dict:
+    """The information-asymmetry test of the module docstring."""
+    import random
+    import warnings
+
+    from doclens import DocLens, load_evaluator
+    from doclens.scoring.source_support import SourceSupport
+
+    rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = rows[:encounters] if encounters else rows
+    notes = {row["id"]: [f.text for f in source_facts(row["reference"])] for row in rows}
+    rng = random.Random(seed)
+    drawn = {}  # encounter → its hallucinated claims, in draw order (a mix takes a prefix)
+    for row in rows:
+        own = {" ".join(t.lower().split()) for t in notes[row["id"]]}
+        pool = sorted({t for other, texts in notes.items() if other != row["id"] for t in texts
+                       if " ".join(t.lower().split()) not in own})
+        rng.shuffle(pool)
+        drawn[row["id"]] = pool
+    store_dir = Path(tempfile.mkdtemp(prefix="doclens-asymmetry-bench-"))
+    judge = load_evaluator(judge_name)
+    support = SourceSupport(retriever=Retriever(RetrievalConfig(), store=VectorStore(store_dir)))
+    per_rate = {}
+    try:
+        for rate in rates:
+            instances, fake = [], {}
+            for row in rows:
+                true = notes[row["id"]]
+                count = max(1, round(len(true) * rate / (1 - rate)))
+                hallucinated = drawn[row["id"]][:count]
+                fake[row["id"]] = set(hallucinated)
+                instances.append({"id": row["id"], "prediction": row["reference"], "reference": row["reference"],
+                                  "reference_claims": ["placeholder"], "prediction_claims": true + hallucinated,
+                                  "source": row["source"]})
+            started = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                report = DocLens(judge, metrics=["doclens", "source_support"], source_support=support).score(
+                    instances, progress=False)
+            seconds = time.perf_counter() - started
+            tally = {"hallucinated": {}, "true": {}}
+            for result in report.instances:
+                for verdict in result.source_support:
+                    kind = "hallucinated" if verdict.text in fake[result.id] else "true"
+                    label = verdict.verdict or verdict.status
+                    tally[kind][label] = tally[kind].get(label, 0) + 1
+            n_fake, n_true = sum(tally["hallucinated"].values()), sum(tally["true"].values())
+            per_rate[f"{round(100 * rate)}%"] = {
+                "claims": n_fake + n_true, "hallucinated_claims": n_fake, "true_claims": n_true,
+                "hallucinated_share": round(n_fake / (n_fake + n_true), 4),
+                "hallucinated_not_addressed_share": round(tally["hallucinated"].get("not_addressed", 0) / n_fake, 4),
+                "hallucinated_not_supported_share": round(tally["hallucinated"].get("not_supported", 0) / n_fake, 4),
+                "hallucinated_supported_share": round(tally["hallucinated"].get("supported", 0) / n_fake, 4),
+                "true_not_addressed": tally["true"].get("not_addressed", 0),
+                "true_not_addressed_share": round(tally["true"].get("not_addressed", 0) / n_true, 4),
+                "true_supported_share": round(tally["true"].get("supported", 0) / n_true, 4),
+                "true_not_supported_share": round(tally["true"].get("not_supported", 0) / n_true, 4),
+                "corpus_source_not_addressed": round(report.scores["source_not_addressed"], 4),
+                "corpus_source_supported": round(report.scores["source_supported"], 4),
+                "retrieved_claims": report.source_support["retrieved_claims"],
+                "seconds": round(seconds, 1),
+            }
+        signature = report.signature
+    finally:
+        shutil.rmtree(store_dir, ignore_errors=True)
+    return {"judge": judge_name, "encounters": len(rows), "seed": seed, "signature": signature, "mixes": per_rate}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--facts", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=40, help="claims timed one at a time")
+    parser.add_argument("--part", choices=("all", "retrieval", "asymmetry"), default="all")
+    parser.add_argument("--judge", default="overlap", help="asymmetry test: a deterministic offline judge preset")
+    parser.add_argument("--encounters", type=int, default=0, help="asymmetry test: first N encounters (0: all 40)")
     args = parser.parse_args()
     if not DATA.is_file():
         sys.exit(f"ACI-BENCH data not found at {DATA} (clone the project beside ../shared)")
+    if args.part == "asymmetry":
+        print(json.dumps({"benchmark": "source_support_information_asymmetry",
+                          "information_asymmetry": information_asymmetry(args.judge, encounters=args.encounters),
+                          "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
+                                      "load_average_1min": round(os.getloadavg()[0], 2)}}, indent=1))
+        return
 
     documents, where, once = build_record(args.facts)
     facts = source_facts(documents)
@@ -185,6 +276,8 @@ def main() -> None:
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                     "load_average_1min": round(os.getloadavg()[0], 2)},
     }
+    if args.part == "all":
+        report["information_asymmetry"] = information_asymmetry(args.judge, encounters=args.encounters)
     print(json.dumps(report, indent=1))
 
 

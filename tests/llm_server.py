@@ -4,7 +4,8 @@
 a rule-based judge reads DocLens's judge prompts and answers in the format they ask for (each
 claim under its number, the fenced instance text read as data only): a claim
 is entailed iff every word of it occurs in the premise (so verdicts are easy to work out by
-hand), and a citation's provenance is the cited units sharing a word with the statement.
+hand), and a citation's provenance is the cited units sharing a word with the statement; a
+source-support prompt gets 3 verdicts by :func:`support_verdict`.
 Like a server with prefix caching (vLLM's automatic prefix caching, OpenAI's prompt caching) it
 reports ``usage.prompt_tokens_details.cached_tokens``: the prompt's longest prefix shared with any
 earlier request, in characters / 4, rounded down to whole 16-token blocks
@@ -212,6 +213,21 @@ def _numbered(items: list[tuple[str, str]]) -> list[tuple[int, str]]:
             for m in [re.match(r"(?:claim|question B \(claim) ?(\d+)", label, re.IGNORECASE)] if m]
 
 
+NEGATIONS = {"no", "not", "denies", "never", "without"}
+
+
+def support_verdict(premise: str, claim: str) -> str:
+    """The rule judge's source-support verdict: ``Supported`` iff every word of the claim is in
+    the facts, ``Not Supported`` iff every word but its negations is (a negation flipped),
+    else ``Not Addressed``."""
+    if entails(premise, claim):
+        return "Supported"
+    rest = words(claim) - NEGATIONS
+    if rest and rest <= words(premise) - NEGATIONS:
+        return "Not Supported"
+    return "Not Addressed"
+
+
 def judge_reply(messages: list[dict]) -> str:
     """The rule judge's correct answer to a DocLens judge prompt (any style), as a judge that
     follows the prompt would give it: every claim answered under its number, fenced text read
@@ -236,6 +252,15 @@ def judge_reply(messages: list[dict]) -> str:
         if cot:
             return f"claim id: {number}\nexplanation: rule judge.\nentailment prediction: {ok}"
         return json.dumps([{"id": number, "claim": b, "explanation": "rule judge", "entailment_prediction": ok}])
+    facts = labels.get("record facts:", labels.get("Record facts:"))
+    if facts is not None:  # source support: 3 verdicts
+        cot = "verdict: Supported, Not Supported or Not Addressed" in messages[0]["content"]
+        claims = _numbered(fenced(_last_user(messages), token) if reask else items)
+        if cot:
+            (number, claim), = claims
+            return f"claim id: {number}\nexplanation: rule judge.\nverdict: {support_verdict(facts, claim)}"
+        return json.dumps([{"id": n, "claim": c, "explanation": "rule judge", "verdict": support_verdict(facts, c)}
+                           for n, c in claims])
     premise = labels.get("clinical report:", labels.get("Clinical report:"))
     claims = _numbered(fenced(_last_user(messages), token) if reask else items)
     if cot:

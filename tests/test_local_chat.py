@@ -320,3 +320,18 @@ def test_cli_dry_run_and_options_load_no_weights(tiny_model, tmp_path, monkeypat
     out = capsys.readouterr()
     assert code == 0, out.err
     assert json.loads(out.out)["calls"]["total"] == 7
+
+
+def test_source_support_is_the_two_way_reading_of_its_verdicts(tiny_model, tmp_path):
+    """The 1/0-logit judge cannot tell a contradiction from silence: source support asks it the
+    claims prompt and reads entailed as supported, else not addressed."""
+    from doclens.evaluators.base import ClaimRequest
+
+    judge = LocalChatJudge(model=str(tiny_model), cache_dir=str(tmp_path / "cache"))
+    seen = record_completions(judge)
+    claims = ["The patient has a fever.", "The patient has a rash."]
+    support = judge.judge_support_many([ClaimRequest("patient: i have had a fever", claims, "general", "support")])[0]
+    entailed = [c.entailed for c in judge.judge_claims("patient: i have had a fever", claims)]
+    assert judge.support_verdicts == 2
+    assert [s.verdict for s in support] == ["supported" if e else "not_addressed" for e in entailed]
+    assert seen and not any("Not Addressed" in json.dumps(conversation) for conversation, _, _ in seen)

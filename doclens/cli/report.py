@@ -19,6 +19,11 @@ def run(args: argparse.Namespace) -> int:
     check_output_path(output)
     header, ids, counts = scan_report(args.scores)
     intervals = bootstrap_intervals(counts, args.resamples, args.seed, args.confidence) if args.resamples else None
+    if intervals is not None and header.get("source_support"):  # the source-support rates, resampled alike
+        from doclens.core.support import SUPPORT_METRICS
+
+        intervals.update(bootstrap_intervals(counts, args.resamples, args.seed, args.confidence,
+                                             metrics=tuple(SUPPORT_METRICS)))
     del counts
     sources = SourceIndex(args.input) if args.input else None
     if sources is not None:

@@ -103,7 +103,30 @@ def build_scorer(args: argparse.Namespace):
     return DocLens(evaluator, extractor, task=args.task, uncited=args.uncited, max_citations=args.max_citations,
                    on_unparsed=args.on_unparsed, chunk_size=args.chunk_size, baselines=baselines,
                    question_statements=args.question_statements,
-                   baseline_options=_parse_pairs(args.baseline_option, "--baseline-option") or None)
+                   baseline_options=_parse_pairs(args.baseline_option, "--baseline-option") or None,
+                   metrics=args.metrics, source_support=_source_support(args))
+
+
+def _source_support(args: argparse.Namespace):
+    """The source-support settings of ``--metrics …,source_support`` (``None`` without it); its
+    options without it are a usage error, never silently ignored."""
+    from doclens.scoring.source_support import SourceSupport, check_metrics
+
+    given = [flag for flag, dest in (("--top-n", "top_n"), ("--retrieval-encoder", "retrieval_encoder"),
+                                     ("--reranker", "reranker"), ("--always-retrieve", "always_retrieve"),
+                                     ("--support-budget", "support_budget"), ("--vector-store", "vector_store"))
+             if getattr(args, dest, None) not in (None, False)]
+    if "source_support" not in check_metrics(args.metrics):
+        if given:
+            raise ConfigurationError(f"{', '.join(given)} only apply with --metrics doclens,source_support")
+        return None
+    from doclens.retrieval import RetrievalConfig, Retriever
+    from doclens.retrieval.store import VectorStore
+
+    config = RetrievalConfig(encoder=args.retrieval_encoder, top_n=args.top_n or 50, reranker=args.reranker,
+                             always_retrieve=args.always_retrieve)
+    retriever = Retriever(config, store=VectorStore(args.vector_store)) if args.vector_store else None
+    return SourceSupport(config if retriever is None else None, budget_words=args.support_budget, retriever=retriever)
 
 
 def _default_output(input_path: str) -> str:
@@ -415,6 +438,25 @@ def add_parser(sub) -> None:
     score.add_argument("--baselines", help=f"comma-separated: {','.join(BASELINE_NAMES)}")
     score.add_argument("--baseline-option", action="append", metavar="NAME=JSON",
                        help='per-baseline options, e.g. bertscore=\'{"model_type": "/models/x", "num_layers": 6}\'')
+    support = score.add_argument_group("source support (--metrics doclens,source_support; cards/source-support.md)")
+    support.add_argument("--metrics", default="doclens",
+                         help="metric families: 'doclens' (default) or 'doclens,source_support' (each prediction "
+                              "claim judged against the instance's own source: supported / not supported / not "
+                              "addressed)")
+    support.add_argument("--top-n", type=POSITIVE_INT,
+                         help="source support: facts retrieved per claim from a long source (default 50)")
+    support.add_argument("--retrieval-encoder", metavar="MODEL",
+                         help="source support: dense encoder, a sentence-transformers folder or hub id (default: the "
+                              "shipped all-MiniLM-L6-v2, offline)")
+    support.add_argument("--reranker", metavar="MODEL", help="source support: cross-encoder re-ranking the facts")
+    support.add_argument("--always-retrieve", action="store_true",
+                         help="source support: retrieve even for a source short enough to give whole")
+    support.add_argument("--support-budget", type=NON_NEGATIVE_INT, metavar="WORDS",
+                         help="source support: a source of at most WORDS words is given whole (default: the judge's "
+                              "window)")
+    support.add_argument("--vector-store", metavar="DIR",
+                         help="source support: folder of the on-disk vector store (default: retrieval/ in the "
+                              "DocLens cache folder)")
     model = _Forwarded(score.add_argument_group("model and endpoint"))
     model.add_argument("--model", help="model name, hub id, local folder or GGUF file")
     model.add_argument("--base-url", help="OpenAI-compatible endpoint (vLLM, llama.cpp, …)")

@@ -83,7 +83,11 @@ class Instance:
     id: str
     prediction: str
     reference: str
-    source: Any = None  # str "[0] … [1] …", or list[str], or None
+    #: ``None``; numbered units (a string ``"[0] … [1] …"`` or a list of strings); a long text
+    #: (a string without ``[0]``: no citable units, used by source support only); a list of
+    #: documents (strings); table rows (dicts, each the unit ``"column: value; …"``), mixable
+    #: with strings. See :mod:`doclens.retrieval.facts`.
+    source: Any = None
     reference_claims: Optional[Any] = None  # list[str], or {section: list[str]} for notes
     prediction_claims: Optional[Any] = None
     task: Optional[str] = None
@@ -117,9 +121,13 @@ class Instance:
                                  field=name)
         source = data.get("source")
         if source is not None and not isinstance(source, (str, list)):
-            raise InputError(f"{where}: field 'source' must be a string or a list of strings", field="source")
-        if isinstance(source, list) and not all(isinstance(s, str) for s in source):
-            raise InputError(f"{where}: field 'source' must be a list of strings", field="source")
+            raise InputError(f"{where}: field 'source' must be a string, or a list of strings (units, documents) "
+                             "and objects (table rows)", field="source")
+        if isinstance(source, list):
+            for k, item in enumerate(source):
+                if not isinstance(item, (str, dict)):
+                    raise InputError(f"{where}: field 'source[{k}]' must be a string (a unit or document) or an "
+                                     f"object (a table row), got {type(item).__name__}", field="source")
         for name in ("reference_claims", "prediction_claims"):
             claims = data.get(name)
             if claims is None:
@@ -153,6 +161,8 @@ class ClaimJudgement:
     explanation: str = ""
     status: str = STATUS_OK
     raw: Optional[str] = None  # the judge's raw reply, kept when it could not be parsed
+    #: source support only: the 3-way verdict (:data:`doclens.core.support.SUPPORT_LABELS`)
+    label: Optional[str] = None
 
     @classmethod
     def unparsed(cls, raw: Optional[str], explanation: str = "reply could not be parsed") -> "ClaimJudgement":
@@ -251,18 +261,26 @@ class InstanceResult:
     statements: list[CitationVerdict] = field(default_factory=list)
     has_source: bool = False
     scores: dict[str, Optional[float]] = field(default_factory=dict)
+    #: source support verdicts (:class:`doclens.core.support.SupportVerdict`) of the prediction
+    #: claims; ``None`` when the metric was not asked for or the instance has no source
+    source_support: Optional[list] = None
 
     def counts(self, on_unparsed: str = "zero", section: Optional[str] = None) -> dict:
         """``{metric: (hits, items)}``: the one counting rule (:func:`doclens.core.metrics.instance_counts`)
         that the scorer, the bootstrap and the scores-file reader all use. Citation metrics are
-        absent without a source. ``section``: only the claims and statements of that note section."""
+        absent without a source; the source-support metrics (:func:`doclens.core.support.support_counts`)
+        are present only where they were scored. ``section``: only the claims and statements of that note section."""
         from doclens.core.metrics import instance_counts
 
         def pick(items):
             return list(items) if section is None else [v for v in items if v.section == section]
 
-        return instance_counts(pick(self.reference_claims), pick(self.prediction_claims),
-                               pick(self.statements) if self.has_source else None, on_unparsed)
+        from doclens.core.support import support_counts
+
+        counts = instance_counts(pick(self.reference_claims), pick(self.prediction_claims),
+                                 pick(self.statements) if self.has_source else None, on_unparsed)
+        counts.update(support_counts(self.source_support, on_unparsed, section))  # only when it was scored
+        return counts
 
     def to_dict(self) -> dict:
         return {
@@ -273,11 +291,17 @@ class InstanceResult:
             "reference_claims": [c.to_dict() for c in self.reference_claims],
             "prediction_claims": [c.to_dict() for c in self.prediction_claims],
             "statements": [s.to_dict() for s in self.statements],
+            **({"source_support": [v.to_dict() for v in self.source_support]}
+               if self.source_support is not None else {}),
         }
 
     @classmethod
     def from_dict(cls, data: dict) -> "InstanceResult":
+        from doclens.core.support import SupportVerdict
+
+        support = data.get("source_support")
         return cls(
+            source_support=None if support is None else [SupportVerdict.from_dict(v) for v in support],
             id=data["id"], task=data["task"], has_source=data.get("has_source", False),
             scores=dict(data.get("scores", {})),
             reference_claims=[ClaimVerdict.from_dict(c) for c in data.get("reference_claims", [])],

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-from doclens.core.types import CitationJudgement, ClaimJudgement
+from doclens.core.support import NOT_ADDRESSED, SUPPORTED, SupportJudgement
+from doclens.core.types import NO_VERDICT, CitationJudgement, ClaimJudgement
 from doclens.evaluators.usage import Component
 
 
@@ -54,6 +55,14 @@ class Evaluator(Component):
     instance text stays on this machine (documented per evaluator in ``cards/``).
     """
 
+
+    #: Source support: 3 when the judge tells "Not Supported" (the evidence says otherwise) from
+    #: "Not Addressed" (the evidence is silent); 2 for entailment-only judges, whose "not
+    #: entailed" is reported as Not Addressed (see :meth:`judge_support_many`).
+    support_verdicts: int = 2
+    #: Source support: a source of at most this many white-space words is given whole to the
+    #: judge instead of being retrieved from (the judge's window, in words, with room to spare).
+    support_window_words: int = 350
 
     # ---- the smallest contract -------------------------------------------------------------
     def entail_batch(self, pairs: list[tuple[str, str]]) -> list[bool]:
@@ -193,3 +202,28 @@ class Evaluator(Component):
         self.usage.pairs += len(unique)
         lookup = {pair: bool(answer) for pair, answer in zip(unique, answers)}
         return [lookup[pair] for pair in pairs]
+
+    # ---- source support ------------------------------------------------------------------------
+    def judge_support_many(self, requests: list[ClaimRequest]) -> list[list[SupportJudgement]]:
+        """A 3-way source-support verdict (:mod:`doclens.core.support`) for each claim of each
+        request, whose ``premise`` is the evidence (facts, one per line).
+
+        The base class asks :meth:`judge_claims_many` and maps entailed → ``supported`` and not
+        entailed → ``not_addressed``: an entailment-only judge cannot tell a contradiction from
+        silence (:attr:`support_verdicts` is 2, and the report says so). Judges that can
+        (NLI classifiers, LLM judges, ``overlap``, ``clinical-rules``) override this."""
+        answers = self.judge_claims_many([ClaimRequest(r.premise, list(r.claims), r.task, "recall", r.section)
+                                          for r in requests])
+        return [[support_from_entailment(j) for j in row] for row in answers]
+
+    def support_prompt_tags(self) -> list[str]:
+        """Prompt versions used by :meth:`judge_support_many` (for the signature); none by default."""
+        return []
+
+
+def support_from_entailment(judgement: ClaimJudgement) -> SupportJudgement:
+    """The 2-way reading of an entailment verdict: entailed → supported, else not addressed."""
+    if judgement.status in NO_VERDICT:
+        return SupportJudgement(None, judgement.explanation, judgement.status, judgement.raw)
+    return SupportJudgement(SUPPORTED if judgement.entailed else NOT_ADDRESSED, judgement.explanation,
+                            judgement.status, judgement.raw)

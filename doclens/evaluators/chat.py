@@ -27,6 +27,14 @@ Citations are judged one call per statement in every style: the reply gives the 
 the statement by all its cited units and the ``provenance``, the ids that support it. A citation
 is precise iff the statement is entailed and its id is in the provenance.
 
+**Source support** (:meth:`ChatJudge.judge_support_many`) judges prediction claims against
+evidence from the instance's source with 3 verdicts (Supported / Not Supported / Not
+Addressed): the claims path with ``direction="support"`` and the ``prompts/judge/support.*``
+prompts (``json_cot``; ``cot``; the ``json`` style uses the ``json_cot`` prompt, since a verdict
+between silence and contradiction needs its reason), replies read by
+:func:`doclens.parsing.judge_replies.read_support_verdicts` / ``parse_support_cot``, matched,
+re-asked and recorded as unparsed exactly as claim replies are.
+
 ``question_summarization`` asks whether question A (the premise) is a specification of question
 B (the claim). With the scorer's premises this is, for ``direction="recall"``, whether the
 output question specifies the reference question, and for ``"precision"`` the converse
@@ -44,14 +52,18 @@ from typing import Callable, Optional, Sequence
 from doclens.evaluators.cache import CachedAnswers, cache_key
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
 from doclens.evaluators.extractors import FailedExtraction, PromptedExtractor
-from doclens.parsing.judge_replies import (Verdict, parse_citation_cot, parse_citation_json, parse_cot, read_claim_verdicts)
+from doclens.parsing.judge_replies import (Verdict, parse_citation_cot, parse_citation_json, parse_cot, parse_support_cot,
+                                           read_claim_verdicts, read_support_verdicts)
 from doclens.evaluators.prompting import Fence, load_prompt, make_fence
-from doclens.core.types import CitationJudgement, ClaimJudgement
+from doclens.core.support import SupportJudgement
+from doclens.core.types import NO_VERDICT, CitationJudgement, ClaimJudgement
 
 logger = logging.getLogger("doclens")
 
 STYLES = ("json_cot", "cot", "json")
 DIRECTIONS = ("recall", "precision")
+#: The direction of a source-support request: claims of the prediction against source evidence.
+SUPPORT = "support"
 
 #: Explanation recorded when the endpoint refuses a prompt as longer than the model's window
 #: and it cannot be split further (one claim, or one statement): never truncated, never silent.
@@ -106,6 +118,11 @@ def claims_prompt_name(style: str, task: str) -> str:
     """``judge/claims.<style>``, or ``judge/question.<style>`` for question summarisation."""
     family = "question" if task == "question_summarization" else "claims"
     return f"judge/{family}.{check_style(style)}"
+
+
+def support_prompt_name(style: str) -> str:
+    """``judge/support.json_cot`` (styles ``json_cot`` and ``json``) or ``judge/support.cot``."""
+    return f"judge/support.{'cot' if check_style(style) == 'cot' else 'json_cot'}"
 
 
 def citation_prompt_name(style: str) -> str:
@@ -178,9 +195,11 @@ def render_claims(style: str, task: str, direction: str, premise: str, claims: S
 
     The messages hold the template's fixed text (instructions, worked example) first, then the
     fenced premise, then the claims: calls on one premise share everything up to the claims."""
-    if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
-    template = load_prompt(claims_prompt_name(style, task))
+    if direction not in DIRECTIONS + (SUPPORT,):
+        raise ValueError(f"direction must be one of {DIRECTIONS + (SUPPORT,)}, got {direction!r}")
+    if direction == SUPPORT:
+        task = "general"
+    template = load_prompt(support_prompt_name(style) if direction == SUPPORT else claims_prompt_name(style, task))
     if one_call_per_claim(style, task) and len(claims) != 1:
         raise ValueError(f"style {style!r} / task {task!r} judges one claim per call, got {len(claims)}")
     numbers = claim_ids(claims, ids)
@@ -436,7 +455,7 @@ class ChatJudge(CachedAnswers, Evaluator):
         progress = _Progress(len(requests), [job.request for job in jobs], on_done)
         while jobs:
             conversations = [self._render_claim_job(requests[j.request], j) for j in jobs]
-            tags = [load_prompt(claims_prompt_name(self.style, requests[j.request].task)).tag for j in jobs]
+            tags = [load_prompt(self._prompt_name(requests[j.request])).tag for j in jobs]
             next_jobs: list[_Job] = []
 
             def settle(job: _Job, conversation: list[dict], completion: Completion) -> None:
@@ -459,10 +478,12 @@ class ChatJudge(CachedAnswers, Evaluator):
                 text = completion.text or ""
                 raws = job.raws + [text]
                 ids = [i + 1 for i in job.items]
+                support = request.direction == SUPPORT
                 if one_call_per_claim(self.style, request.task) and self.style == "cot":
-                    verdicts: list[Optional[Verdict]] = [parse_cot(text, claim_id=ids[0])]
+                    verdicts: list[Optional[Verdict]] = [(parse_support_cot if support else parse_cot)(
+                        text, claim_id=ids[0])]
                 else:
-                    reading = read_claim_verdicts(text, claims, ids)
+                    reading = (read_support_verdicts if support else read_claim_verdicts)(text, claims, ids)
                     verdicts = reading.verdicts
                     if reading.extra or reading.conflicting:
                         logger.info("judge reply: %d item(s) naming no asked claim ignored, %d claim(s) with "
@@ -473,7 +494,8 @@ class ChatJudge(CachedAnswers, Evaluator):
                         missing.append(position)
                     else:
                         results[job.request][position] = ClaimJudgement(entailed=verdict.entailed,
-                                                                        explanation=verdict.explanation)
+                                                                        explanation=verdict.explanation,
+                                                                        label=verdict.label)
                 if not missing:
                     return
                 if not job.reasked:
@@ -502,6 +524,33 @@ class ChatJudge(CachedAnswers, Evaluator):
                 answered(k, completion)
             jobs = sorted(next_jobs, key=lambda job: (group[job.request], job.request, job.items))
         return [[j if j is not None else ClaimJudgement.unparsed(None) for j in row] for row in results]
+
+    def _prompt_name(self, request: ClaimRequest) -> str:
+        if request.direction == SUPPORT:
+            return support_prompt_name(self.style)
+        return claims_prompt_name(self.style, request.task)
+
+    # ---- source support ------------------------------------------------------------------------------------
+    support_verdicts = 3
+    #: evidence of up to this many words is given whole (a 4k-token window holds it with the prompt)
+    support_window_words = 2000
+
+    def judge_support_many(self, requests: list[ClaimRequest]) -> list[list[SupportJudgement]]:
+        """3-way verdicts through the claims path with ``direction="support"`` (see the module
+        docstring): batched, cached, split on context overflow, re-asked once, then unparsed."""
+        if self.support_verdicts < 3:
+            return super().judge_support_many(requests)
+        asked = [ClaimRequest(r.premise, list(r.claims), "general", SUPPORT, r.section) for r in requests]
+        results = []
+        for row in self.judge_claims_many(asked):
+            results.append([SupportJudgement(None, j.explanation, j.status, j.raw) if j.status in NO_VERDICT
+                            else SupportJudgement(j.label, j.explanation, j.status, j.raw) for j in row])
+        return results
+
+    def support_prompt_tags(self) -> list[str]:
+        if self.support_verdicts < 3:
+            return self.prompt_tags()
+        return sorted(load_prompt(name).tag for name in (support_prompt_name(self.style), "judge/reask"))
 
     # ---- citations ----------------------------------------------------------------------------------------
     def judge_citations_many(self, requests: list[CitationRequest], *,

@@ -516,6 +516,26 @@ class ClinicalRulesJudge(Evaluator):
             return f"note says {', '.join(dict.fromkeys(opposite[:2]))}, claim says {phrase}"
         return f"note does not give the side of {phrase}"
 
+    # ---- source support -------------------------------------------------------------------------
+    support_verdicts = 3
+
+    def judge_support_many(self, requests):
+        """3-way source support from :meth:`explain`: supported when entailed; ``not_supported``
+        when a problem is a conflict with what the evidence says (its explanation quotes the
+        evidence: "note says …": an opposite, an assertion status, a number, a side); otherwise
+        ``not_addressed`` (words, numbers or sides the evidence does not mention)."""
+        from doclens.core.support import NOT_ADDRESSED, NOT_SUPPORTED, SUPPORTED, SupportJudgement
+
+        results = []
+        for request in requests:
+            row = []
+            for claim in request.claims:
+                entailed, explanation = self.explain(request.premise, claim)
+                verdict = SUPPORTED if entailed else (NOT_SUPPORTED if "note says" in explanation else NOT_ADDRESSED)
+                row.append(SupportJudgement(verdict, explanation))
+            results.append(row)
+        return results
+
     # ---- identity -------------------------------------------------------------------------------
     def config(self) -> dict:
         return {**super().config(), "rules": RULES_VERSION, "assertion": "medspacy ConText default rules",

@@ -153,6 +153,10 @@ class LocalChatJudge(ChatJudge):
 
     name = "local"
     keeps_data_local = True
+    #: Source support: its verdicts are read from the logits of 1/0, so it gives the 2-way reading
+    #: (entailed → Supported, else Not Addressed; demo only, see cards/local-chat.md).
+    support_verdicts = 2
+    support_window_words = 300
 
     def __init__(self, model: Optional[str] = None, style: str = "cot", *, device: Optional[str] = None,
                  dtype: Optional[str] = None, batch_size: int = DEFAULT_BATCH_SIZE,

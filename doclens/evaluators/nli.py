@@ -341,6 +341,67 @@ class NLIClassifierEvaluator(InProcessNLI):
             return (logits.argmax(dim=-1) == self.entailment_index).tolist()
         return (logits.softmax(dim=-1)[:, self.entailment_index] >= self.threshold).tolist()
 
+    # ---- source support ------------------------------------------------------------------------
+    support_verdicts = 3
+
+    def judge_support_many(self, requests):
+        """3-way source support from the model's three classes (:func:`support_label`): each
+        distinct (evidence, claim) pair once, through the cache; a long evidence is read in
+        windows like any premise. ``threshold`` does not apply here (the argmax class is read)."""
+        from doclens.core.support import SupportJudgement
+
+        pairs = [(request.premise, claim) for request in requests for claim in request.claims]
+        answers = self.support_pairs(list(dict.fromkeys(pairs)))
+        results, position = [], 0
+        for request in requests:
+            row = []
+            for claim in request.claims:
+                label, explanation = answers[(request.premise, claim)]
+                row.append(SupportJudgement(label, explanation))
+            results.append(row)
+        return results
+
+    def support_pairs(self, pairs: list[tuple[str, str]]) -> dict:
+        """``{(premise, hypothesis): (verdict, explanation)}``: from the cache where it has them,
+        else from the model (every window of a long premise is run: a contradiction in a later
+        window matters)."""
+        keys = {pair: cache_key({"kind": "nli-support", "class": type(self).__qualname__, "model": self.model,
+                                 "fingerprint": self.fingerprint, "max_length": self.requested_max_length,
+                                 "overlap": self.window_overlap, "premise": pair[0], "hypothesis": pair[1]})
+                for pair in pairs}
+        found = self.cache.get_many(list(keys.values()))
+        todo = [pair for pair in pairs if keys[pair] not in found]
+        self.usage.add(cached_calls=len(pairs) - len(todo))
+        if todo:
+            self.load()
+            labels = support_labels(self.network.config.id2label, self.model)
+            windows = [self.premise_windows(premise, hypothesis) for premise, hypothesis in todo]
+            flat = [w for group in windows for w in group]
+            probabilities = self._class_probabilities(flat)
+            fresh, start = {}, 0
+            for pair, group in zip(todo, windows):
+                fresh[keys[pair]] = list(support_label(probabilities[start:start + len(group)], labels))
+                start += len(group)
+            self.usage.pairs += len(todo)
+            self.cache.put_many(fresh)
+            found.update(fresh)
+        return {pair: tuple(found[keys[pair]]) for pair in pairs}
+
+    def _class_probabilities(self, inputs: list[dict]) -> list[list[float]]:
+        """Softmax class probabilities for encoded inputs, in order (length-sorted batches)."""
+        order = sorted(range(len(inputs)), key=lambda i: len(inputs[i]["input_ids"]), reverse=True)
+        result: list = [None] * len(inputs)
+        with self.torch.inference_mode():
+            for start in range(0, len(order), self.batch_size):
+                chunk = order[start:start + self.batch_size]
+                batch = self.tokenizer.pad([inputs[i] for i in chunk], padding="longest", return_tensors="pt")
+                batch = {name: tensor.to(self.device) for name, tensor in batch.items()}
+                probs = self.network(**batch).logits.float().softmax(dim=-1).tolist()
+                for i, row in zip(chunk, probs):
+                    result[i] = row
+        self.usage.add(model_inputs=len(inputs))
+        return result
+
     def answer_rule(self) -> str:
         rule = f"p>={self.threshold:g}" if self.threshold is not None else "argmax"
         return f"{rule}[{self.entailment_label}]" if self.entailment_label else rule
@@ -364,5 +425,46 @@ def entailment_index(id2label: dict, wanted: Optional[str], model: str) -> int:
     return matches[0]
 
 
-__all__ = ["InProcessNLI", "NLIClassifierEvaluator", "TRUE_MODEL", "TrueNLIEvaluator", "entailment_index",
+def support_labels(id2label: dict, model: str) -> dict[int, str]:
+    """class index → source-support verdict: entailment → ``supported``, contradiction →
+    ``not_supported``, neutral → ``not_addressed``. A model without exactly these three classes
+    (told apart by their label names) cannot give the 3-way verdict: :class:`ConfigurationError`."""
+    from doclens.core.support import NOT_ADDRESSED, NOT_SUPPORTED, SUPPORTED
+
+    labels = {int(i): str(label).lower() for i, label in id2label.items()}
+    found: dict[int, str] = {}
+    for index, label in labels.items():
+        if "contradict" in label:
+            found[index] = NOT_SUPPORTED
+        elif "neutral" in label:
+            found[index] = NOT_ADDRESSED
+        elif "entail" in label and not any(neg in label for neg in ("not", "non")):
+            found[index] = SUPPORTED
+    if len(labels) != 3 or sorted(found.values()) != sorted({SUPPORTED, NOT_SUPPORTED, NOT_ADDRESSED}):
+        raise ConfigurationError(f"source support with an NLI model needs the three classes entailment, neutral and "
+                                 f"contradiction; {model!r} has {labels}")
+    return found
+
+
+def support_label(window_probabilities: list[list[float]], labels: dict[int, str]) -> tuple[str, str]:
+    """``(verdict, explanation)`` of one pair from the class probabilities of each premise window:
+    ``supported`` if some window's argmax is entailment, else ``not_supported`` if some window's
+    is contradiction, else ``not_addressed`` (evidence is a set of facts: one that states the
+    claim supports it, one that contradicts it, and none that does is silence)."""
+    from doclens.core.support import NOT_ADDRESSED, NOT_SUPPORTED, SUPPORTED
+
+    argmax = [max(range(len(p)), key=lambda k: p[k]) for p in window_probabilities]
+    for verdict in (SUPPORTED, NOT_SUPPORTED):
+        hits = [n for n, k in enumerate(argmax) if labels[k] == verdict]
+        if hits:
+            index = next(k for k, v in labels.items() if v == verdict)
+            best = max(hits, key=lambda n: window_probabilities[n][index])
+            where = f" (window {best + 1} of {len(window_probabilities)})" if len(window_probabilities) > 1 else ""
+            return verdict, f"{verdict.replace('_', ' ')}: p={window_probabilities[best][index]:.2f}{where}"
+    index = next(k for k, v in labels.items() if v == NOT_ADDRESSED)
+    top = max(p[index] for p in window_probabilities) if window_probabilities else 0.0
+    return NOT_ADDRESSED, f"neutral in every window: p={top:.2f}"
+
+
+__all__ = ["support_label", "support_labels", "InProcessNLI", "NLIClassifierEvaluator", "TRUE_MODEL", "TrueNLIEvaluator", "entailment_index",
            "model_fingerprint", "single_token_id"]

@@ -4,13 +4,19 @@ A premise "entails" a hypothesis when at least ``threshold`` of the hypothesis's
 (lower-cased, stop words removed, a plural ``s`` folded) occur in the premise, and the two
 agree on negation (``no``, ``not``, ``denies`` …). It cannot see paraphrase or reasoning: use it
 for smoke tests, examples and pipelines checks, never for publishable scores.
+
+Source support (3 verdicts, a demo): a claim whose content words are covered by the evidence is
+``supported`` when it agrees on negation with the evidence line that covers most of it, and
+``not_supported`` when it does not ("no fever" against "patient reports fever"); a claim that is
+not covered is ``not_addressed``.
 """
 
 from __future__ import annotations
 
 import re
 
-from doclens.evaluators.base import Evaluator
+from doclens.core.support import NOT_ADDRESSED, NOT_SUPPORTED, SUPPORTED, SupportJudgement
+from doclens.evaluators.base import ClaimRequest, Evaluator
 
 _STOP = set("""a an the and or of to in on at for with by from as is are was were be been being this that these
 those it its he she they his her their him them we our you your i me my has have had do does did will would
@@ -57,6 +63,30 @@ class OverlapEvaluator(Evaluator):
             covered = len(words & premises[premise]) / len(words)
             verdicts.append(covered >= self.threshold and (not is_negated(hypothesis) or is_negated(premise)))
         return verdicts
+
+    support_verdicts = 3
+
+    def judge_support_many(self, requests: list[ClaimRequest]) -> list[list[SupportJudgement]]:
+        return [[self.support(request.premise, claim) for claim in request.claims] for request in requests]
+
+    def support(self, evidence: str, claim: str) -> SupportJudgement:
+        """The 3-way verdict of the module docstring for one claim against ``evidence`` (facts,
+        one per line)."""
+        words = content_words(claim)
+        if not words:
+            return SupportJudgement(NOT_ADDRESSED, "claim has no content word")
+        covered = len(words & content_words(evidence)) / len(words)
+        if covered < self.threshold:
+            return SupportJudgement(NOT_ADDRESSED, f"{covered:.0%} of the claim's content words are in the evidence "
+                                                   f"(needs {self.threshold:.0%})")
+        lines = [line for line in evidence.split("\n") if line.strip()] or [evidence]
+        best = max(lines, key=lambda line: len(words & content_words(line)))
+        if is_negated(claim) == is_negated(best):
+            return SupportJudgement(SUPPORTED, f"{covered:.0%} of the claim's content words are in the evidence; "
+                                               "negation agrees with the closest line")
+        return SupportJudgement(NOT_SUPPORTED, f"{covered:.0%} of the claim's content words are in the evidence, "
+                                               "but the closest line " + ("is" if is_negated(best) else "is not")
+                                               + " negated and the claim " + ("is" if is_negated(claim) else "is not"))
 
     def config(self) -> dict:
         return {**super().config(), "threshold": self.threshold}

@@ -88,15 +88,18 @@ def write_result(handle, result) -> None:
     """Write one :class:`doclens.core.types.InstanceResult` as a line, exactly
     ``result_line(result.to_dict())``, without building that dict and string for a large result."""
     parts = {name: getattr(result, name) for name in _LISTS}
+    if result.source_support is not None:  # source support's verdicts, when it was asked for
+        parts["source_support"] = result.source_support
     head = {"id": result.id, "task": result.task, "has_source": result.has_source, "scores": dict(result.scores)}
     if sum(len(v) for v in parts.values()) <= _PIECEWISE_ITEMS:
-        handle.write(result_line({**head, **{k: [_fields(i) for i in v] for k, v in parts.items()}}))
+        handle.write(result_line({**head, **{k: [i.to_dict() if k == "source_support" else _fields(i) for i in v]
+                                             for k, v in parts.items()}}))
         return
     handle.write(_dumps(head)[:-1])
     for name, items in parts.items():
         handle.write(f',"{name}":[')
         for i, item in enumerate(items):
-            handle.write(("," if i else "") + _dumps(_fields(item)))
+            handle.write(("," if i else "") + _dumps(item.to_dict() if name == "source_support" else _fields(item)))
         handle.write("]")
     handle.write("}\n")
 
@@ -203,8 +206,12 @@ def counts_from_document(document: dict) -> tuple[list[str], list[dict]]:
     ids = document.get("ids")
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
         raise ValueError("'instance_counts.ids' must be a list of strings")
+    from doclens.core.support import SUPPORT_METRICS
+
     columns = []
-    for metric in METRICS:
+    # source support's columns are there only when the run asked for it
+    metrics = list(METRICS) + [m for m in SUPPORT_METRICS if m in document]
+    for metric in metrics:
         column = document.get(metric)
         if not isinstance(column, dict) or not all(
                 isinstance(column.get(k), list) and len(column[k]) == len(ids) for k in ("hits", "items")):
@@ -213,7 +220,7 @@ def counts_from_document(document: dict) -> tuple[list[str], list[dict]]:
     out = []
     for i in range(len(ids)):
         row = {}
-        for metric, (hits, items) in zip(METRICS, columns):
+        for metric, (hits, items) in zip(metrics, columns):
             h, n = hits[i], items[i]
             if n is None and h is None:
                 continue
@@ -246,7 +253,10 @@ def _parquet_schema(pa):
                            ("provenance", ids), ("raw", pa.string())])
     return pa.schema([("id", pa.string()), ("task", pa.string()), ("has_source", pa.bool_()),
                       ("scores", pa.map_(pa.string(), pa.float64())), ("reference_claims", pa.list_(claim)),
-                      ("prediction_claims", pa.list_(claim)), ("statements", pa.list_(statement))])
+                      ("prediction_claims", pa.list_(claim)), ("statements", pa.list_(statement)),
+                      # source support's verdicts and evidence (free-form retrieval records), as the
+                      # JSON of InstanceResult.to_dict's "source_support"; null when not asked for
+                      ("source_support_json", pa.string())])
 
 
 def _check_schema_covers(pa, schema) -> None:
@@ -279,6 +289,8 @@ class ParquetResults:
             rows = [json.loads(line) for line in lines]
             for row in rows:
                 row["scores"] = list(row.get("scores", {}).items())
+                support = row.pop("source_support", None)
+                row["source_support_json"] = None if support is None else json.dumps(support, ensure_ascii=False)
             self.writer.write_table(self.pa.Table.from_pylist(rows, schema=self.schema))
 
     def close(self) -> None:
@@ -308,6 +320,13 @@ def iter_parquet_results(path: str, batch_size: int = 256) -> Iterator[dict]:
                 raise InputError(f"{path}: not DocLens Parquet results (column 'scores' is not a map)",
                                  field="scores")
             row["scores"] = dict(row.get("scores") or [])
+            support = row.pop("source_support_json", None)
+            if support is not None:
+                try:
+                    row["source_support"] = json.loads(support)
+                except ValueError:
+                    raise InputError(f"{path}: column 'source_support_json' of instance {row.get('id')!r} is not "
+                                     "JSON", field="source_support_json") from None
             yield row
 
 

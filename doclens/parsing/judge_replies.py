@@ -21,6 +21,12 @@ naming no asked claim is *extra* and ignored; an item whose number and text name
 asked claims is ignored too. Two items that disagree on one claim leave it *missing*; identical
 duplicates are fine. Whatever stays missing the caller re-asks once, then records as unparsed.
 
+**Source support** replies (``prompts/judge/support.*``) give a 3-way ``verdict`` instead of
+``entailment_prediction``: ``"Supported"``, ``"Not Supported"`` or ``"Not Addressed"``
+(:func:`read_support_label`), in a JSON list of ``{"id", "claim", "explanation", "verdict"}``
+(:func:`read_support_verdicts`, matched exactly like claim replies) or a CoT reply ``claim id: N
+explanation: … verdict: …`` (:func:`parse_support_cot`).
+
 **Which JSON.** A reply may hold several JSON values: a judge may quote JSON from the report it
 was shown before giving its answer. The verdicts are read from the LAST value that names at
 least one asked claim (:func:`read_claim_verdicts`), so quoted instance JSON — which names no
@@ -36,6 +42,7 @@ from typing import Any, Optional, Sequence
 
 import jsonschema
 
+from doclens.core.support import NOT_ADDRESSED, NOT_SUPPORTED, SUPPORTED
 from doclens.parsing.claim_lists import FENCE_MARKER, find_json_values
 
 #: One verdict item of a JSON claim reply.
@@ -82,6 +89,7 @@ class Verdict:
     entailed: bool
     explanation: str = ""
     provenance: Optional[list[int]] = None
+    label: Optional[str] = None  # source support: the 3-way verdict
 
 
 def normalise_claim(text: str) -> str:
@@ -158,7 +166,7 @@ def _resolve(items: Sequence[dict], claims: Sequence[str], ids: Optional[Sequenc
     extra = named = 0
     for item in items:
         verdict = Verdict(entailed=bool(read_label(item["entailment_prediction"])),
-                          explanation=str(item.get("explanation", "") or "").strip())
+                          explanation=str(item.get("explanation", "") or "").strip(), label=item.get("_label"))
         number = item_id(item)
         by_text = slots_of_text.get(normalise_claim(item["claim"]), []) if isinstance(item.get("claim"), str) else []
         if number in slot_of_id:
@@ -178,7 +186,7 @@ def _resolve(items: Sequence[dict], claims: Sequence[str], ids: Optional[Sequenc
     conflicting = 0
     for slot in range(len(claims)):
         got = found.get(slot, [])
-        if len({v.entailed for v in got}) > 1:
+        if len({(v.entailed, v.label) for v in got}) > 1:
             conflicting += 1
             verdicts.append(None)
         else:
@@ -314,3 +322,90 @@ def parse_citation_cot(reply: str) -> Optional[Verdict]:
     found = list(_PROVENANCE.finditer(reply))
     verdict.provenance = read_ids(found[-1].group(1)) if found else []
     return verdict
+
+
+# ---- source support (3 verdicts) ---------------------------------------------------------------------
+#: One verdict item of a JSON source-support reply.
+SUPPORT_ITEM_SCHEMA: dict = {
+    "type": "object",
+    "properties": {
+        "id": CLAIM_ITEM_SCHEMA["properties"]["id"],
+        "claim": {"type": "string"},
+        "explanation": {"type": "string"},
+        "verdict": {"type": "string"},
+    },
+    "required": ["verdict"],
+}
+_VALIDATE_SUPPORT = jsonschema.Draft202012Validator(SUPPORT_ITEM_SCHEMA)
+_SUPPORT_WORDS = {"supported": SUPPORTED, "not supported": NOT_SUPPORTED, "unsupported": NOT_SUPPORTED,
+                  "contradicted": NOT_SUPPORTED, "not addressed": NOT_ADDRESSED, "unaddressed": NOT_ADDRESSED}
+_SUPPORT_VERDICT = re.compile(r"verdict\s*\**\s*[:=]\s*\**\s*['\"\[(]?\s*(not[ _-]+supported|not[ _-]+addressed|"
+                              r"supported|unsupported|contradicted|unaddressed)\b", re.IGNORECASE)
+_SUPPORT_EXPLANATION = re.compile(r"explanation\s*\**\s*[:=]\s*\**\s*(.*?)(?=\n?\s*\**\s*verdict\s*\**\s*[:=]|\Z)",
+                                  re.IGNORECASE | re.DOTALL)
+
+
+def read_support_label(value: Any) -> Optional[str]:
+    """``"Supported"``, ``"Not Supported"``, ``"not_addressed"``, ``"unsupported"`` … → one of
+    :data:`doclens.core.support.SUPPORT_LABELS`; anything else → ``None``."""
+    if not isinstance(value, str):
+        return None
+    key = re.sub(r"[\s_-]+", " ", value.strip().strip("'\".").strip().lower())
+    return _SUPPORT_WORDS.get(key)
+
+
+def _support_items(value: Any) -> Optional[list]:
+    if isinstance(value, dict) and "verdict" in value and not isinstance(value["verdict"], (list, dict)):
+        return [value]
+    if isinstance(value, dict):
+        for key in ("claims", "results", "verdicts", "answers", "items"):
+            if isinstance(value.get(key), list):
+                return value[key]
+        lists = [v for v in value.values() if isinstance(v, list)]
+        return lists[0] if len(lists) == 1 else None
+    return value if isinstance(value, list) else None
+
+
+def read_support_verdicts(reply: str, claims: Sequence[str], ids: Optional[Sequence[int]] = None) -> ClaimReading:
+    """Read a JSON source-support reply: like :func:`read_claim_verdicts` (the last JSON value
+    naming an asked claim, matched by number then text, never by position), each
+    :class:`Verdict` carrying its ``label`` (``entailed`` is true for ``supported`` only)."""
+    values = []
+    for value in find_json_values(reply or ""):
+        items = _support_items(value)
+        if items is None:
+            continue
+        valid = []
+        for item in items:
+            if isinstance(item, dict) and _VALIDATE_SUPPORT.is_valid(item):
+                label = read_support_label(item["verdict"])
+                if label is not None:
+                    valid.append({**{k: item[k] for k in ("id", "claim", "explanation") if k in item},
+                                  "entailment_prediction": int(label == SUPPORTED), "_label": label})
+        values.append(valid)
+    for items in reversed(values):
+        reading = _resolve(items, claims, ids)
+        if reading.named:
+            return reading
+    return ClaimReading([None] * len(claims)) if not values else _resolve(values[-1], claims, ids)
+
+
+def parse_support_cot(reply: str, claim_id: Optional[int] = None) -> Optional[Verdict]:
+    """``claim id: N explanation: … verdict: Supported|Not Supported|Not Addressed`` →
+    :class:`Verdict` with its ``label``; ``None`` without a readable verdict. The last verdict in
+    the reply is the answer; the claim id rule is :func:`parse_cot`'s."""
+    if not reply:
+        return None
+    found = list(_SUPPORT_VERDICT.finditer(reply))
+    if not found:
+        return None
+    if claim_id is not None:
+        named = [int(m.group(1)) for m in _CLAIM_ID.finditer(reply, 0, found[-1].start())]
+        if named and named[-1] != claim_id:
+            return None
+    label = read_support_label(found[-1].group(1))
+    if label is None:
+        return None
+    explanation = _SUPPORT_EXPLANATION.search(reply)
+    text = explanation.group(1).strip() if explanation else reply[:found[-1].start()].strip()
+    return Verdict(entailed=label == SUPPORTED, explanation=text, label=label)

@@ -15,16 +15,17 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import Optional, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from doclens.retrieval.config import RetrievalConfig
-from doclens.retrieval.encoders import CrossEncoder, Encoder
 from doclens.retrieval.facts import Fact, facts_hash
 from doclens.retrieval.fusion import reciprocal_rank_fusion
-from doclens.retrieval.sparse import SparseIndex
-from doclens.retrieval.store import VectorStore, store_key
+
+if TYPE_CHECKING:  # numpy, the encoders, BM25 and the store come with the [retrieval] extra: imported
+    # where an index is built or searched, so a short source given whole needs none of them
+    from doclens.retrieval.encoders import CrossEncoder, Encoder
+    from doclens.retrieval.sparse import SparseIndex
+    from doclens.retrieval.store import VectorStore
 
 logger = logging.getLogger(__name__)
 
@@ -86,6 +87,8 @@ class FactIndex:
 
     def search_many(self, queries: Sequence[str], top_n: Optional[int] = None) -> list[list[Hit]]:
         """The ``top_n`` (default: the config's) best facts for each query, best first."""
+        import numpy as np
+
         top_n = top_n or self.config.top_n
         if not self.facts:
             return [[] for _ in queries]
@@ -139,13 +142,24 @@ class Retriever:
     def __init__(self, config: Optional[RetrievalConfig] = None, *, store: Optional[VectorStore] = None,
                  encoder: Optional[Encoder] = None, reranker: Optional[CrossEncoder] = None):
         self.config = config or RetrievalConfig()
-        self.store = store if store is not None else VectorStore()
+        self._store = store
         self._encoder = encoder
         self._reranker = reranker
 
     @property
+    def store(self) -> "VectorStore":
+        """The vector store (the default on-disk one, made on first use)."""
+        if self._store is None:
+            from doclens.retrieval.store import VectorStore
+
+            self._store = VectorStore()
+        return self._store
+
+    @property
     def encoder(self) -> Optional[Encoder]:
         if self._encoder is None and self.config.dense:
+            from doclens.retrieval.encoders import Encoder
+
             self._encoder = Encoder(self.config.encoder, device=self.config.device,
                                     batch_size=self.config.batch_size, max_length=self.config.max_length)
         return self._encoder
@@ -153,6 +167,8 @@ class Retriever:
     @property
     def reranker(self) -> Optional[CrossEncoder]:
         if self._reranker is None and self.config.reranker:
+            from doclens.retrieval.encoders import CrossEncoder
+
             self._reranker = CrossEncoder(self.config.reranker, device=self.config.device,
                                           max_length=self.config.max_length)
         return self._reranker
@@ -163,6 +179,12 @@ class Retriever:
     def index(self, facts: Sequence[Fact]) -> FactIndex:
         """The index of ``facts``: BM25 built in memory; dense vectors loaded from the store
         when this record was encoded before with the same encoder, else encoded and stored."""
+        from doclens.core.errors import require
+
+        require("numpy", "retrieval from a source longer than the judge's budget", "retrieval")
+        from doclens.retrieval.sparse import SparseIndex
+        from doclens.retrieval.store import store_key
+
         started = time.perf_counter()
         facts = list(facts)
         texts = [fact.premise_text for fact in facts]

@@ -16,9 +16,12 @@ apply; stdlib, so that importing doclens needs no numpy); everything else is a r
 
 from __future__ import annotations
 
+import dataclasses
 from array import array
+from types import SimpleNamespace
 
 from doclens.core.metrics import METRICS, RunningCounts
+from doclens.core.support import SUPPORT_METRICS
 from doclens.core.tasks import SECTION_NAMES
 from doclens.core.types import NO_VERDICT, STATUS_FAILED, STATUS_UNPARSED, InstanceResult
 from doclens.scoring.verdicts import EMPTY_PREMISE, INVALID_IDS, NO_CITATION
@@ -56,6 +59,13 @@ class Aggregator:
         #: "most replies unreadable" check of :func:`doclens.scoring.scorer.incomplete_reasons`
         self.judged = 0
         self.tasks: set[str] = set()
+        #: source support (set by the sink when the scorer has the metric): each instance's task
+        #: and its claims' verdicts without their evidence text, what
+        #: :meth:`doclens.scoring.source_support.SourceSupport.report_parts` reduces at the end
+        self.keep_support = False
+        self.support_rows: list[SimpleNamespace] = []
+        #: with source support: its per-instance hits and items, as ``columns`` (the bootstrap's input)
+        self.support_columns = {metric: (array("q"), array("q")) for metric in SUPPORT_METRICS}
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -69,6 +79,11 @@ class Aggregator:
                 h, n = counts.get(metric, (-1, -1))
                 hits.append(h)
                 items.append(n)
+            if self.keep_support:
+                for metric, (hits, items) in self.support_columns.items():
+                    h, n = counts.get(metric, (-1, -1))
+                    hits.append(h)
+                    items.append(n)
             if result.task == "note_generation":
                 self.notes += 1
                 for section, running in self.sections.items():
@@ -81,6 +96,8 @@ class Aggregator:
                         self.failed[name] += 1
                     if item.status in NO_VERDICT or not _unjudged(item.explanation):
                         self.judged += 1
+            for item in result.source_support or ():  # source support's claims (when asked for)
+                self.judged += 1
             if result.has_source:
                 for statement in result.statements:
                     self.citations["statements"] += 1
@@ -92,6 +109,17 @@ class Aggregator:
             self.ids.append(result.id)
         if self.keep_results:
             self.results.extend(results)
+        elif self.keep_support:
+            for result in results:
+                verdicts = result.source_support
+                if verdicts is not None:  # the evidence's text stays in the results file only
+                    verdicts = [dataclasses.replace(v, evidence=v.evidence[:1] and [{}], raw=None) for v in verdicts]
+                self.support_rows.append(SimpleNamespace(task=result.task, source_support=verdicts))
+
+    def support_results(self) -> list:
+        """What source support's report reduces: every result when they are kept, else the
+        light rows kept for it."""
+        return self.results if self.keep_results else self.support_rows
 
     # ---- what the report and the bootstrap read --------------------------------------------
     def scores_and_counts(self) -> tuple[dict, dict]:
@@ -116,7 +144,10 @@ class Aggregator:
         ``{"ids": [...], "<metric>": {"hits": [...], "items": [...]}}`` (``null`` where the
         metric does not apply to the instance)."""
         document: dict = {"ids": list(self.ids)}
-        for metric, (hits, items) in zip(METRICS, self.columns):
+        columns = list(zip(METRICS, self.columns))
+        if self.keep_support:  # source support's rates get intervals from a summary too
+            columns += list(self.support_columns.items())
+        for metric, (hits, items) in columns:
             document[metric] = {"hits": [None if n < 0 else h for h, n in zip(hits, items)],
                                 "items": [None if n < 0 else n for n in items]}
         return document

@@ -37,13 +37,41 @@ def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = F
     prompt_tags = list(getattr(scorer.evaluator, "prompt_tags", lambda: [])())
     if run.used_extractor:
         prompt_tags += scorer.extractor.prompt_tags()
-    report = Report(scores=scores, counts=counts, instances=list(aggregator.results),
-                    signature=_signature(scorer, run, prompt_tags), config=_config(scorer, prompt_tags),
-                    usage=usage_of(scorer, run), sections=aggregator.section_scores(), unparsed=unparsed,
-                    failed=failed, warnings=report_warnings, partial=partial, error=error, version=__version__)
+    signature = _signature(scorer, run, prompt_tags)
+    support = getattr(scorer, "source_support", None)
+    if support is not None:  # the source-support metric family (doclens/scoring/source_support.py)
+        results = aggregator.support_results()
+        parts = support.report_parts(results, scorer.on_unparsed, scorer.evaluator)
+        scores.update(parts["scores"])
+        counts.update(parts["counts"])
+        signature += "|" + support.signature(scorer.evaluator)
+        for status, found in (("unparsed", unparsed), ("failed", failed)):
+            found["source_support"] = sum(v.status == status for r in results for v in (r.source_support or []))
+        support_warnings = []
+        if unparsed["source_support"] or failed["source_support"]:
+            support_warnings.append(f"source support: {unparsed['source_support']} claim(s) unparsed and "
+                                    f"{failed['source_support']} failed; they have no verdict and count per "
+                                    f"on_unparsed={scorer.on_unparsed!r}")
+        if parts["block"].get("note"):
+            support_warnings.append(f"source support: {parts['block']['note']}")
+        if run.uncitable:
+            support_warnings.append(f"{len(run.uncitable)} instance(s) have a source that is a plain text without "
+                                    f"numbered units ([0] …), e.g. {run.uncitable[0]!r}: it has no citable units, so "
+                                    "citation recall and precision are skipped for them (source support uses it)")
+        for message in support_warnings:
+            warnings.warn(message, stacklevel=_outside_doclens())
+        report_warnings += support_warnings
+    report = Report(scores=scores, counts=counts, instances=list(aggregator.results), signature=signature,
+                    config=_config(scorer, prompt_tags), usage=usage_of(scorer, run),
+                    sections=aggregator.section_scores(), unparsed=unparsed, failed=failed,
+                    warnings=report_warnings, partial=partial, error=error, version=__version__)
     report.judged = aggregator.judged
     if not aggregator.keep_results:
         report.instance_counts = aggregator.counts_document()
+    if support is not None:
+        for section, section_scores in parts["sections"].items():
+            report.sections.setdefault(section, {}).update(section_scores)
+        report.source_support = {**parts["block"], "uncitable_instances": len(run.uncitable)}
     if scorer.baselines and len(aggregator) and not partial:
         from doclens.baselines import compute_baselines
 
@@ -139,4 +167,5 @@ def _config(scorer, prompt_tags: list[str]) -> dict:
         "question_statements": scorer.question_statements,
         "on_unparsed": scorer.on_unparsed,
         "prompts": sorted(set(prompt_tags)),
+        **({"metrics": list(scorer.metrics)} if getattr(scorer, "source_support", None) is not None else {}),
     }

@@ -200,6 +200,9 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
     if extraction_estimated:
         result["notes"].append("claims to be extracted were stood in for by sentences: extraction calls are exact, "
                                "but the judge calls that depend on the extracted claims are estimates")
+    if getattr(scorer, "source_support", None) is not None:
+        result["notes"].append("source support is on: its judge calls (one per group of claims sharing evidence in "
+                               "json_cot, one per claim in cot) are NOT included in these counts or the cost")
     if hasattr(judge, "requested_device"):
         result["cost_usd_estimate"] = 0.0
         result["notes"].append("the model runs in this process: 'calls' are forward passes here, nothing leaves the "

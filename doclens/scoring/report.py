@@ -44,6 +44,9 @@ class Report:
     written: Optional[str] = field(default=None, repr=False, compare=False)
     #: why it was not written where asked (``written`` then names the fallback file, or is ``None``)
     write_problem: Optional[str] = field(default=None, repr=False, compare=False)
+    #: source support (``metrics=["doclens", "source_support"]``): the judge's kind, the
+    #: retrieval signature, verdict counts (:mod:`doclens.scoring.source_support`); ``{}`` otherwise
+    source_support: dict = field(default_factory=dict)
 
     # ---- access ---------------------------------------------------------------------------
     def __getitem__(self, key: str):
@@ -96,6 +99,7 @@ class Report:
             "config": self.config,
             "baselines": self.baselines,
             "warnings": self.warnings,
+            **({"source_support": self.source_support} if self.source_support else {}),
         }
 
     def to_json(self, indent: Optional[int] = 2, ensure_ascii: bool = False) -> str:
@@ -127,7 +131,7 @@ class Report:
                    unparsed=header.get("unparsed", {}), failed=header.get("failed", {}),
                    warnings=header.get("warnings", []),
                    partial=header.get("partial", False), error=header.get("error"),
-                   version=header.get("version", ""))
+                   version=header.get("version", ""), source_support=header.get("source_support") or {})
 
     @classmethod
     def from_json(cls, text: str) -> "Report":

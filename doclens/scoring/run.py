@@ -22,21 +22,26 @@ class RunMeta:
     #: whether any claims came from the extractor / were given in the input (the signature says which)
     used_extractor: bool = False
     used_given: bool = False
+    #: source support: ids of instances whose source is a long text without numbered units (no citations)
+    uncitable: list[str] = field(default_factory=list)
 
     def merge(self, other: "RunMeta") -> None:
         self.tasks |= other.tasks
         self.capped_statements += other.capped_statements
         self.used_extractor = self.used_extractor or other.used_extractor
         self.used_given = self.used_given or other.used_given
+        self.uncitable.extend(other.uncitable)
 
     def to_dict(self) -> dict:
         return {"tasks": sorted(self.tasks), "capped_statements": self.capped_statements,
-                "used_extractor": self.used_extractor, "used_given": self.used_given}
+                "used_extractor": self.used_extractor, "used_given": self.used_given,
+                **({"uncitable": list(self.uncitable)} if self.uncitable else {})}
 
     @classmethod
     def from_dict(cls, data: dict) -> "RunMeta":
         return cls(tasks=set(data.get("tasks", [])), capped_statements=int(data.get("capped_statements", 0)),
-                   used_extractor=bool(data.get("used_extractor")), used_given=bool(data.get("used_given")))
+                   used_extractor=bool(data.get("used_extractor")), used_given=bool(data.get("used_given")),
+                   uncitable=[str(i) for i in data.get("uncitable", [])])
 
 
 @dataclass

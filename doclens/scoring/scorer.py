@@ -35,6 +35,7 @@ from doclens.scoring.progress import InstanceSteps, ProgressBar, judge_batch
 from doclens.scoring.report import Report
 from doclens.scoring.run import Run, RunMeta, Work
 from doclens.scoring.sink import FileSink, ResultSink
+from doclens.scoring.source_support import SourceSupport, check_metrics
 from doclens.scoring.verdicts import (EMPTY_PREMISE, INVALID_IDS, NO_CITATION, citation_requests, claim_requests,
                                      instance_result)
 
@@ -58,8 +59,8 @@ def incomplete_reasons(report: Report) -> list[str]:
                        "answer received is cached")
     judged = report.judged if report.judged is not None else sum(
         1 for r in report.instances for v in r.reference_claims + r.prediction_claims + r.statements
-        if v.status in NO_VERDICT or not (v.explanation in (EMPTY_PREMISE, NO_CITATION)
-                                          or v.explanation.startswith(INVALID_IDS)))
+        + (r.source_support or []) if v.status in NO_VERDICT or not (v.explanation in (EMPTY_PREMISE, NO_CITATION)
+                                                                     or v.explanation.startswith(INVALID_IDS)))
     unparsed = sum((report.unparsed or {}).values())
     if judged and unparsed / judged > UNPARSED_SHARE_LIMIT:
         reasons.append(f"most judge replies could not be read: {unparsed} of {judged} judged item(s) are "
@@ -104,12 +105,19 @@ class DocLens:
         Also compute these baselines (``rouge``, ``bertscore``, ``medcon``) on the same instances.
     baseline_options : dict, optional
         Per-baseline settings passed to :func:`doclens.baselines.compute_baselines`.
+    metrics : str or list of str, optional
+        Metric families: ``"doclens"`` (the four DocLens metrics, always on) and, opt-in,
+        ``"source_support"``: each prediction claim judged against evidence from the instance's
+        own source, 3 verdicts (:mod:`doclens.scoring.source_support`, ``cards/source-support.md``).
+    source_support : SourceSupport, optional
+        Its settings (retrieval, ``top_n``, the whole-source budget); giving it turns the metric on.
     """
 
     def __init__(self, evaluator: Evaluator, extractor: Optional[Extractor] = None, *, task: Optional[str] = None,
                  uncited: str = "zero", max_citations: Optional[int] = None, on_unparsed: str = "zero",
                  chunk_size: int = 32, baselines: Optional[list[str]] = None,
-                 baseline_options: Optional[dict] = None, question_statements: str = "whole"):
+                 baseline_options: Optional[dict] = None, question_statements: str = "whole",
+                 metrics=None, source_support: Optional[SourceSupport] = None):
         if not isinstance(evaluator, Evaluator):
             raise ConfigurationError(f"evaluator must be a doclens.Evaluator, got {type(evaluator).__name__}")
         if extractor is not None and not isinstance(extractor, Extractor):
@@ -135,6 +143,10 @@ class DocLens:
         self.chunk_size = chunk_size
         self.baselines = list(baselines or [])
         self.baseline_options = dict(baseline_options or {})
+        self.metrics = check_metrics(metrics)
+        if source_support is not None and "source_support" not in self.metrics:
+            self.metrics += ("source_support",)
+        self.source_support = (source_support or SourceSupport()) if "source_support" in self.metrics else None
 
     # ------------------------------------------------------------------------------------------
     def score(self, instances: Iterable[Union[dict, Instance]], progress: bool = True, *,
@@ -255,9 +267,17 @@ class DocLens:
         citation_lookup = dict(zip(citation_slots, citation_answers))
         results = [instance_result(i, work, claim_lookup, citation_lookup, self.on_unparsed)
                    for i, work in enumerate(works)]
+        if self.source_support is not None:
+            from doclens.core.support import SUPPORT_METRICS, support_counts
+
+            for i, verdicts in self.source_support.judge(works, self.evaluator).items():
+                results[i].source_support = verdicts
+                counts = support_counts(verdicts, self.on_unparsed)
+                results[i].scores.update({m: h / n if n else None for m, (h, n) in counts.items() if m in SUPPORT_METRICS})
         if self.on_unparsed == "raise":
             bad = [r.id for r in results if any(v.status in NO_VERDICT for v in
-                                                 r.reference_claims + r.prediction_claims + r.statements)]
+                                                 r.reference_claims + r.prediction_claims + r.statements
+                                                 + (r.source_support or []))]
             if bad:
                 raise UnparsedJudgementError(f"judge replies could not be parsed, or the call failed, for instance(s) "
                                              f"{', '.join(bad)} (on_unparsed='raise')")
@@ -279,15 +299,32 @@ class DocLens:
                 if given is not None:
                     run.used_given = True
                     target.update(_given_claims(given, task, field_name, where))
-        if instance.source is not None:
-            try:
-                units = parse_source_units(instance.source)
-            except ValueError as exc:  # InputError, or e.g. an unit number too long to convert
-                raise InputError(f"{where}field 'source': {exc}", field="source") from exc
+        units = self._citable_units(instance, where, run) if instance.source is not None else None
+        if units is not None:
             work.n_units = len(units)
             work.units = {u.index: u.premise_text for u in units}
             work.statements = self._statements(instance.prediction, task, set(work.units), run)
         return work
+
+    def _citable_units(self, instance: Instance, where: str, run: RunMeta):
+        """The source's numbered units for the citation metrics: a ``"[0] …"`` string or a list
+        (strings, and table rows, each row the unit ``"column: value; …"``). A long text without
+        ``[0]`` has no citable units: with source support on, the citation metrics are skipped for
+        it (the report counts and warns); otherwise it is an input error, as before."""
+        source = instance.source
+        try:
+            if isinstance(source, list) and any(isinstance(item, dict) for item in source):
+                from doclens.core.types import SourceUnit
+                from doclens.retrieval.facts import record_units
+
+                return [SourceUnit(unit.index, unit.text, unit.speaker) for unit, _ in record_units(source)]
+            if (self.source_support is not None and isinstance(source, str) and source.strip()
+                    and not source.lstrip().startswith("[0]")):
+                run.uncitable.append(instance.id)
+                return None
+            return parse_source_units(source)
+        except ValueError as exc:  # InputError, or e.g. an unit number too long to convert
+            raise InputError(f"{where}field 'source': {exc}", field="source") from exc
 
     def _statements(self, prediction: str, task: str, units: set[int], run: RunMeta) -> list[Statement]:
         if task == "note_generation":

@@ -71,6 +71,7 @@ class ResultSink:
 
     def start(self, scorer, run: Run) -> None:
         """Called once before the first chunk."""
+        self.aggregator.keep_support = getattr(scorer, "source_support", None) is not None
 
     def add_chunk(self, results: list[InstanceResult], meta: RunMeta) -> None:
         """One finished chunk: its results in input order and what the chunk taught the run."""
@@ -113,6 +114,7 @@ class FileSink(ResultSink):
         self.scorer = self.run = None
 
     def start(self, scorer, run: Run) -> None:
+        super().start(scorer, run)
         self.scorer, self.run = scorer, run
         settings = settings_signature(scorer)
         if self.resume and os.path.exists(self.journal_path):

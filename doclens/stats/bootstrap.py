@@ -21,6 +21,10 @@ the same ``n_resamples`` give the same intervals. Resamples are drawn in chunks,
 of the difference ``B − A``: when it contains 0 the two systems are not distinguishable at that
 confidence.
 
+**Other metric families.** ``metrics=`` names the metrics to resample (default the four DocLens
+metrics); the source-support rates (:data:`doclens.core.support.SUPPORT_METRICS`) are counted by
+the same :meth:`~doclens.core.types.InstanceResult.counts` and resampled the same way.
+
 **A minimum n.** Below :data:`MIN_INSTANCES` (10) instances that contribute to a statistic (have
 items for its metric), no interval, p-value or verdict is computed: the statistic keeps its point
 estimate and its interval says "not informative (n=2 < 10)". With n instances a bootstrap can
@@ -148,12 +152,14 @@ class CountTable:
     (0 when it has no items or the metric does not apply) and whether it has one (1/0).
     """
 
-    def __init__(self, per_instance: Sequence[dict]):
+    def __init__(self, per_instance: Sequence[dict], metrics: Sequence[str] = METRICS):
         self.size = len(per_instance)
         self.per_instance = per_instance
-        columns = np.zeros((self.size, 4 * len(METRICS)), dtype=np.float64)
+        self.metrics = tuple(metrics)
+        self.statistic_names = self.metrics + tuple(f"{m}_macro" for m in self.metrics)
+        columns = np.zeros((self.size, 4 * len(self.metrics)), dtype=np.float64)
         for row, counts in enumerate(per_instance):
-            for m, metric in enumerate(METRICS):
+            for m, metric in enumerate(self.metrics):
                 if metric in counts:
                     hits, items = counts[metric]
                     columns[row, 4 * m: 4 * m + 4] = (hits, items, hits / items if items else 0.0, 1.0 if items else 0.0)
@@ -163,7 +169,7 @@ class CountTable:
         """``{statistic: instances with items for its metric}`` (in this table or, when given, in
         either of two aligned tables)."""
         result = {}
-        for m, metric in enumerate(METRICS):
+        for m, metric in enumerate(self.metrics):
             has = self.columns[:, 4 * m + 1] > 0
             if other is not None:
                 has = has | (other.columns[:, 4 * m + 1] > 0)
@@ -172,19 +178,22 @@ class CountTable:
 
     def point_estimates(self) -> dict[str, Optional[float]]:
         """The statistics on the instances as given: :func:`doclens.core.metrics.aggregate`'s scores."""
-        scores = aggregate(self.per_instance)[0]
-        return {k: scores[k] for k in STATISTICS}
+        if self.metrics == tuple(METRICS):
+            scores = aggregate(self.per_instance)[0]
+            return {k: scores[k] for k in STATISTICS}
+        values = self.statistics(np.ones((1, self.size)))[0] if self.size else [np.nan] * len(self.statistic_names)
+        return {k: None if np.isnan(v) else float(v) for k, v in zip(self.statistic_names, values)}
 
     def statistics(self, weights: np.ndarray) -> np.ndarray:
         """``(resamples, len(STATISTICS))`` array; NaN marks an undefined statistic (internal only:
         NaN never leaves this module). ``weights[r, i]`` = times instance ``i`` is in resample ``r``."""
         sums = weights @ self.columns
-        out = np.full((weights.shape[0], len(STATISTICS)), np.nan)
+        out = np.full((weights.shape[0], len(self.statistic_names)), np.nan)
         with np.errstate(invalid="ignore", divide="ignore"):
-            for m in range(len(METRICS)):
+            for m in range(len(self.metrics)):
                 hits, items, score_sum, scored = (sums[:, 4 * m + k] for k in range(4))
                 out[:, m] = np.where(items > 0, hits / np.where(items > 0, items, 1), np.nan)
-                out[:, len(METRICS) + m] = np.where(scored > 0, score_sum / np.where(scored > 0, scored, 1), np.nan)
+                out[:, len(self.metrics) + m] = np.where(scored > 0, score_sum / np.where(scored > 0, scored, 1), np.nan)
         return out
 
 
@@ -229,8 +238,9 @@ def _check(n_resamples: int, confidence: float) -> None:
 
 def bootstrap_intervals(per_instance: Sequence[dict], n_resamples: int = DEFAULT_RESAMPLES,
                         seed: Optional[int] = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE,
-                        min_instances: int = MIN_INSTANCES) -> dict[str, Interval]:
-    """``{statistic: Interval}`` for every metric, pooled and ``_macro`` (see the module docstring).
+                        min_instances: int = MIN_INSTANCES, metrics: Sequence[str] = METRICS) -> dict[str, Interval]:
+    """``{statistic: Interval}`` for every metric of ``metrics``, pooled and ``_macro`` (see the
+    module docstring).
 
     ``per_instance``: one ``{metric: (hits, items)}`` dict per instance, as
     :meth:`doclens.core.types.InstanceResult.counts` returns. With no instances every interval is
@@ -238,14 +248,14 @@ def bootstrap_intervals(per_instance: Sequence[dict], n_resamples: int = DEFAULT
     instances keeps its point estimate but gets no interval (see the module docstring).
     """
     _check(n_resamples, confidence)
-    table = CountTable(per_instance)
+    table = CountTable(per_instance, metrics)
     points = table.point_estimates()
     if table.size == 0:
-        return {k: Interval(None, None, None, 0, 0, min_instances) for k in STATISTICS}
+        return {k: Interval(None, None, None, 0, 0, min_instances) for k in table.statistic_names}
     contributing = table.contributing()
     stats = _resampled([table], n_resamples, seed)[0] if max(contributing.values()) >= min_instances else None
     result = {}
-    for j, key in enumerate(STATISTICS):
+    for j, key in enumerate(table.statistic_names):
         n = contributing[key]
         if points[key] is None:
             result[key] = Interval(None, None, None, 0, n, min_instances)
@@ -285,7 +295,7 @@ def align_by_id(ids_a: Sequence[str], counts_a: Sequence[dict], ids_b: Sequence[
 
 def paired_bootstrap(counts_a: Sequence[dict], counts_b: Sequence[dict], n_resamples: int = DEFAULT_RESAMPLES,
                      seed: Optional[int] = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE,
-                     min_instances: int = MIN_INSTANCES) -> dict[str, Difference]:
+                     min_instances: int = MIN_INSTANCES, metrics: Sequence[str] = METRICS) -> dict[str, Difference]:
     """``{statistic: Difference}``: ``B − A`` and its paired-bootstrap percentile interval.
 
     ``counts_a[i]`` and ``counts_b[i]`` must describe the same instance (see :func:`align_by_id`).
@@ -299,16 +309,16 @@ def paired_bootstrap(counts_a: Sequence[dict], counts_b: Sequence[dict], n_resam
     _check(n_resamples, confidence)
     if len(counts_a) != len(counts_b):
         raise ValueError(f"paired bootstrap needs aligned instances, got {len(counts_a)} and {len(counts_b)}")
-    table_a, table_b = CountTable(counts_a), CountTable(counts_b)
+    table_a, table_b = CountTable(counts_a, metrics), CountTable(counts_b, metrics)
     points_a, points_b = table_a.point_estimates(), table_b.point_estimates()
     if table_a.size == 0:
-        return {k: Difference(None, None, None, None, None, None, 0, 0, min_instances) for k in STATISTICS}
+        return {k: Difference(None, None, None, None, None, None, 0, 0, min_instances) for k in table_a.statistic_names}
     contributing = table_a.contributing(table_b)
     stats_a = stats_b = None
     if max(contributing.values()) >= min_instances:
         stats_a, stats_b = _resampled([table_a, table_b], n_resamples, seed)
     result = {}
-    for j, key in enumerate(STATISTICS):
+    for j, key in enumerate(table_a.statistic_names):
         a, b, n = points_a[key], points_b[key], contributing[key]
         if a is None or b is None:
             result[key] = Difference(a, b, None, None, None, None, 0, n, min_instances)

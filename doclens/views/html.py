@@ -174,6 +174,61 @@ def _claims_html(claims: Sequence[ClaimVerdict], label: str) -> str:
     return "".join(parts)
 
 
+# ---- source support (its own section of the page) ---------------------------------------------
+#: verdict → (css class of the claim list, mark)
+_SUPPORT_MARKS = {"supported": ("supported", "&#10003;"), "not_supported": ("unsupported", "&#10007;"),
+                  "not_addressed": ("unparsed", "&#8709;"), None: ("unparsed", "?")}
+#: evidence facts shown per claim (the report JSON keeps all of them)
+SUPPORT_EVIDENCE_SHOWN = 5
+
+
+def _support_summary_html(block: dict, scores: dict, intervals: Optional[dict]) -> str:
+    from doclens.core.support import SUPPORT_METRICS
+
+    parts = ['<h2>Source support</h2><table><thead><tr><th>metric</th><th>pooled</th><th>macro</th></tr></thead><tbody>']
+    for metric in SUPPORT_METRICS:
+        pooled = intervals.get(metric) if intervals else None
+        macro = intervals.get(f"{metric}_macro") if intervals else None
+        parts.append(f"<tr><td>{escape(metric)}</td>{_interval_cell(pooled, scores.get(metric))}"
+                     f"{_interval_cell(macro, scores.get(metric + '_macro'))}</tr>")
+    parts.append("</tbody></table>")
+    parts.append(f'<p class="muted">{_e(block.get("verdicts"))}-way judge; claims: '
+                 + escape(", ".join(f"{k} {v}" for k, v in (block.get("claims") or {}).items()))
+                 + f'; retrieved for {_e(block.get("retrieved_claims", 0))}, whole source for '
+                 f'{_e(block.get("whole_source_claims", 0))}</p>')
+    if block.get("note"):
+        parts.append(f'<p class="warn">{escape(str(block["note"]))}</p>')
+    return "".join(parts)
+
+
+def _support_html(verdicts, position: int) -> str:
+    """Each prediction claim with its source-support verdict, explanation and best evidence."""
+    if not verdicts:
+        return '<h3>Source support</h3><p class="muted">no prediction claims</p>'
+    parts = ['<h3>Source support (is each prediction claim in the source?)</h3><ul class="claims">']
+    section = object()
+    for verdict in verdicts:
+        if verdict.section != section and verdict.section:
+            parts.append(f'<li class="section-label">{escape(verdict.section)}</li>')
+        section = verdict.section
+        css, mark = _SUPPORT_MARKS.get(verdict.verdict if verdict.status == "ok" else None, _SUPPORT_MARKS[None])
+        label = (verdict.verdict or verdict.status).replace("_", " ")
+        why = f'<div class="why">{escape(label)}: {escape(verdict.explanation)}</div>'
+        shown = verdict.evidence[:SUPPORT_EVIDENCE_SHOWN]
+        evidence = "".join(
+            f'<li><a class="cite" href="#src-{_e(position)}-{_e(item.get("unit"))}">[{_e(item.get("unit"))}]</a> '
+            f'{escape(str(item.get("text", "")))}'
+            + (f' <span class="muted">rank {_e(item.get("rank"))}, score {_e(round(item["score"], 4))}</span>'
+               if item.get("score") is not None else "") + "</li>" for item in shown)
+        how = "retrieved" if verdict.retrieved else "whole source"
+        details = (f'<details class="why"><summary>evidence ({how}, {_e(len(shown))} of {_e(len(verdict.evidence))} '
+                   f'shown)</summary><ol>{evidence}</ol></details>' if verdict.evidence else "")
+        parts.append(f'<li class="claim {css}" data-verdict="{_e(verdict.verdict)}"><span class="mark" '
+                     f'title="{escape(label)}">{mark}</span>{escape(verdict.text)}{why}{details}</li>')
+    parts.append("</ul>")
+    return "".join(parts)
+
+
 def _statements_html(result: InstanceResult, position: int) -> str:
     parts = []
     section = object()
@@ -223,6 +278,8 @@ def _instance_html(result: InstanceResult, position: int, source: Optional[dict]
     parts.append(_claims_html(result.reference_claims, "Reference claims (claim recall: is each in the prediction?)"))
     parts.append(_claims_html(result.prediction_claims,
                               "Prediction claims (claim precision: is each in the reference?)"))
+    if result.source_support is not None:
+        parts.append(_support_html(result.source_support, position))
     if units is not None:
         parts.append('<h3>Source</h3><ol class="source" start="0">')
         for unit in units:
@@ -262,6 +319,8 @@ def write_report_html(header: dict, instances: Iterable[InstanceResult], handle:
     handle.write("</tbody></table>")
     if bootstrap:
         handle.write(f'<p class="muted">intervals: {escape(bootstrap)} over instances</p>')
+    if header.get("source_support"):
+        handle.write(_support_summary_html(header["source_support"], scores, intervals))
     handle.write(f'<p>signature: <code class="sig">{escape(str(header.get("signature")))}</code></p>')
     for warning in header.get("warnings") or []:
         handle.write(f'<p class="warn">warning: {escape(str(warning))}</p>')

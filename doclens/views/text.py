@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from doclens.core.metrics import METRICS
+from doclens.core.support import SUPPORT_METRICS
 from doclens.views.labels import demo_banner
 
 
@@ -23,6 +24,12 @@ def summary_text(report) -> str:
         c = report.counts.get(metric, {})
         lines.append(f"{metric:<20}{fmt(report.scores.get(metric)):>8}{fmt(report.scores.get(metric + '_macro')):>8}"
                      f"{c.get('items', 0):>8}{c.get('empty', 0):>7}{c.get('skipped', 0):>9}")
+    if getattr(report, "source_support", None):  # the opt-in source-support rates (cards/source-support.md)
+        for metric in SUPPORT_METRICS:
+            c = report.counts.get(metric, {})
+            lines.append(f"{metric:<20}{fmt(report.scores.get(metric)):>8}"
+                         f"{fmt(report.scores.get(metric + '_macro')):>8}"
+                         f"{c.get('items', 0):>8}{c.get('empty', 0):>7}{c.get('skipped', 0):>9}")
     lines += section_table(report.sections, fmt)
     citations = report.counts.get("citations") or {}
     if citations.get("statements"):
@@ -55,7 +62,8 @@ def section_table(sections: dict, fmt) -> list[str]:
     column per metric that has a score in some section, each pooled over that section's items."""
     if not sections:
         return []
-    shown = [m for m in METRICS if any((scores or {}).get(m) is not None for scores in sections.values())]
+    shown = [m for m in (*METRICS, *SUPPORT_METRICS)
+             if any((scores or {}).get(m) is not None for scores in sections.values())]
     if not shown:
         return []
     lines = ["per note section (pooled over the section's items):",
