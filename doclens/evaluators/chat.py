@@ -509,21 +509,28 @@ class ChatJudge(CachedAnswers, Evaluator):
                     for position in missing:
                         results[job.request][position] = ClaimJudgement.unparsed(raw)
 
-            settled: set[int] = set()
-
-            def answered(k: int, completion: Completion) -> None:
-                if k not in settled:
-                    settled.add(k)
-                    before = len(next_jobs)
-                    settle(jobs[k], conversations[k], completion)
-                    progress.settled(jobs[k].request, [j.request for j in next_jobs[before:]])
-
-            completions = self.ask_many(conversations, json_mode=json_mode, tags=tags, answer=ANSWER_VERDICT,
-                                        on_answer=answered)
-            for k, completion in enumerate(completions):
-                answered(k, completion)
+            self._ask_round(jobs, conversations, settle, next_jobs, progress, json_mode=json_mode, tags=tags,
+                            answer=ANSWER_VERDICT)
             jobs = sorted(next_jobs, key=lambda job: (group[job.request], job.request, job.items))
         return [[j if j is not None else ClaimJudgement.unparsed(None) for j in row] for row in results]
+
+    def _ask_round(self, jobs: list, conversations: list, settle: Callable, next_jobs: list, progress: "_Progress",
+                   **ask) -> None:
+        """Ask one round of calls; each reply is read once by ``settle(job, conversation,
+        completion)`` as it arrives (a reply not yet read when the round returns is read then), and
+        ``progress`` learns which calls that reading added to ``next_jobs``."""
+        settled: set[int] = set()
+
+        def answered(k: int, completion: Completion) -> None:
+            if k not in settled:
+                settled.add(k)
+                before = len(next_jobs)
+                settle(jobs[k], conversations[k], completion)
+                progress.settled(jobs[k].request, [j.request for j in next_jobs[before:]])
+
+        completions = self.ask_many(conversations, on_answer=answered, **ask)
+        for k, completion in enumerate(completions):
+            answered(k, completion)
 
     def _prompt_name(self, request: ClaimRequest) -> str:
         if request.direction == SUPPORT:
@@ -597,19 +604,8 @@ class ChatJudge(CachedAnswers, Evaluator):
                     results[job.request] = CitationJudgement.unparsed(
                         "\n\n--- re-ask ---\n\n".join(job.raws + [text]), cited)
 
-            settled: set[int] = set()
-
-            def answered(k: int, completion: Completion) -> None:
-                if k not in settled:
-                    settled.add(k)
-                    before = len(next_jobs)
-                    settle(jobs[k], conversations[k], completion)
-                    progress.settled(jobs[k].request, [j.request for j in next_jobs[before:]])
-
-            completions = self.ask_many(conversations, json_mode=self.style != "cot", tags=[tag] * len(jobs),
-                                        answer=ANSWER_VERDICT_AND_PROVENANCE, on_answer=answered)
-            for k, completion in enumerate(completions):
-                answered(k, completion)
+            self._ask_round(jobs, conversations, settle, next_jobs, progress, json_mode=self.style != "cot",
+                            tags=[tag] * len(jobs), answer=ANSWER_VERDICT_AND_PROVENANCE)
             jobs = sorted(next_jobs, key=lambda job: job.request)
         return [r if r is not None else CitationJudgement.unparsed(None, sorted(q.cited))
                 for r, q in zip(results, requests)]

@@ -253,21 +253,28 @@ def parse_cot(reply: str, claim_id: Optional[int] = None) -> Optional[Verdict]:
     without a readable prediction. The last prediction in the reply is the answer. With
     ``claim_id`` (the one claim asked), a reply whose last ``claim id:`` before that answer names
     another number answers another claim: ``None``. A reply naming no id answers the asked one."""
+    read = _read_cot(reply, claim_id, _PREDICTION, read_label, _EXPLANATION)
+    return None if read is None else Verdict(entailed=read[0], explanation=read[1])
+
+
+def _read_cot(reply: str, claim_id: Optional[int], answer, read_answer, explanation_pattern):
+    """``(answer, explanation)`` of a CoT reply, or ``None``: the last ``answer`` match is the
+    answer (read by ``read_answer``; ``None`` when unreadable); with ``claim_id``, the last
+    ``claim id:`` before it must name that claim (or none be named)."""
     if not reply:
         return None
-    found = list(_PREDICTION.finditer(reply))
+    found = list(answer.finditer(reply))
     if not found:
         return None
     if claim_id is not None:
         named = [int(m.group(1)) for m in _CLAIM_ID.finditer(reply, 0, found[-1].start())]
         if named and named[-1] != claim_id:
             return None
-    label = read_label(found[-1].group(1))
+    label = read_answer(found[-1].group(1))
     if label is None:
         return None
-    explanation = _EXPLANATION.search(reply)
-    text = explanation.group(1).strip() if explanation else reply[:found[-1].start()].strip()
-    return Verdict(entailed=label, explanation=text)
+    explanation = explanation_pattern.search(reply)
+    return label, explanation.group(1).strip() if explanation else reply[:found[-1].start()].strip()
 
 
 def read_ids(value: Any) -> Optional[list[int]]:
@@ -394,18 +401,5 @@ def parse_support_cot(reply: str, claim_id: Optional[int] = None) -> Optional[Ve
     """``claim id: N explanation: … verdict: Supported|Not Supported|Not Addressed`` →
     :class:`Verdict` with its ``label``; ``None`` without a readable verdict. The last verdict in
     the reply is the answer; the claim id rule is :func:`parse_cot`'s."""
-    if not reply:
-        return None
-    found = list(_SUPPORT_VERDICT.finditer(reply))
-    if not found:
-        return None
-    if claim_id is not None:
-        named = [int(m.group(1)) for m in _CLAIM_ID.finditer(reply, 0, found[-1].start())]
-        if named and named[-1] != claim_id:
-            return None
-    label = read_support_label(found[-1].group(1))
-    if label is None:
-        return None
-    explanation = _SUPPORT_EXPLANATION.search(reply)
-    text = explanation.group(1).strip() if explanation else reply[:found[-1].start()].strip()
-    return Verdict(entailed=label == SUPPORTED, explanation=text, label=label)
+    read = _read_cot(reply, claim_id, _SUPPORT_VERDICT, read_support_label, _SUPPORT_EXPLANATION)
+    return None if read is None else Verdict(entailed=read[0] == SUPPORTED, explanation=read[1], label=read[0])
