@@ -18,7 +18,7 @@ from doclens.baselines import BASELINE_NAMES
 from doclens.core.tasks import TASKS
 from doclens.evaluators.torch_utils import DTYPES
 from doclens.io.files import partial_path, save_report
-from doclens.io.jsonl import read_instances
+from doclens.io.tables import INPUT_FORMATS
 from doclens.scoring.scorer import QUESTION_STATEMENTS, UNCITED
 from doclens.views.text import summary_text
 
@@ -86,53 +86,66 @@ def _default_output(input_path: str) -> str:
     if input_path == "-":
         return "doclens-scores.json"
     path = Path(input_path)
+    if not path.exists():  # a Hub dataset id: the report goes to the current folder
+        return path.name + ".doclens.json"
     return str(path.with_name(path.stem + ".doclens.json"))
 
 
-def _located(message: str, path: str, lines: dict[str, int]) -> str:
-    """``message`` prefixed with the input file and, when it names a read instance, its line (the
-    scorer knows instances, not lines)."""
+def open_input(args: argparse.Namespace):
+    """The instances ``args`` name, read lazily (``len()`` when the size is known): any table
+    :func:`doclens.io.tables.read_table` reads, or a submission joined with ``--references``."""
+    from doclens.io.references import join_references
+    from doclens.io.tables import read_table
+
+    options = dict(input_format=args.input_format, split=args.split, columns=args.columns)
+    if args.references:
+        return join_references(args.input, args.references, **options)
+    return read_table(args.input, **options)
+
+
+def _located(message: str, path: str, lines: dict[str, str]) -> str:
+    """``message`` prefixed with the input file and, when it names a read instance, where it is
+    (``line 3``, ``row 3``: the scorer knows instances, not lines)."""
     from doclens.io.jsonl import display_name
 
     name = display_name(path)
     if message.startswith(name):
         return message
-    for ident, number in lines.items():
+    for ident, where in lines.items():
         if message.startswith(f"instance {ident!r}"):
-            return f"{name} line {number}: {message}"
+            return f"{name} {where}: {message}"
     return f"{name}: {message}"
 
 
 def run(args: argparse.Namespace) -> int:
     """Score the input; save the report (a partial one when the run stopped) and say where."""
-    from doclens.io.jsonl import check_utf8
-
+    instances = open_input(args)  # a missing column or split is refused before anything loads
     output = args.output or _default_output(args.input)
     check_output_path(output)
-    check_utf8(args.input)
     try:
         scorer = build_scorer(args)
     except (ConfigurationError, InputError, ImportError, TypeError, ValueError) as exc:
         print(f"doclens: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if getattr(args, "dry_run", False):
-        return _dry_run(scorer, args)
-    report, code = _score(scorer, args)
+        return _dry_run(scorer, instances)
+    report, code = _score(scorer, args, instances)
     if report is None:
         return code or EXIT_ERROR
     if report.partial and not report.instances:
         print("doclens: nothing was scored; no report written", file=sys.stderr)
         return code or EXIT_ERROR
-    if args.system:
-        report.config["system"] = args.system
+    system = args.system or getattr(instances, "system", None)  # a submission names its system
+    if system:
+        report.config["system"] = system
     return _save_and_tell(report, code, output)
 
 
-def _dry_run(scorer, args: argparse.Namespace) -> int:
+def _dry_run(scorer, instances) -> int:
     from doclens.scoring.dry_run import dry_run_estimate
 
     try:
-        estimate = dry_run_estimate(scorer, read_instances(args.input))
+        estimate = dry_run_estimate(scorer, instances)
     except (ConfigurationError, InputError) as exc:
         print(f"doclens: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -142,13 +155,13 @@ def _dry_run(scorer, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _score(scorer, args: argparse.Namespace):
+def _score(scorer, args: argparse.Namespace, instances):
     """``(report, exit code)``: the report, or the partial report an error carried (``None`` when
     it carried none), and the code the error calls for (``EXIT_OK`` when there was none)."""
     code = EXIT_OK
-    lines: dict[str, int] = {}
+    lines = instances.seen  # id → where it was read
     try:
-        report = scorer.score(read_instances(args.input, lines), progress=not args.quiet)
+        report = scorer.score(instances, progress=not args.quiet)
     except KeyboardInterrupt as exc:
         report, code = getattr(exc, "partial_report", None), EXIT_INTERRUPTED
         print(f"doclens: {'terminated' if isinstance(exc, Terminated) else 'interrupted'}", file=sys.stderr)
@@ -200,9 +213,22 @@ def _save_and_tell(report, code: int, output: str) -> int:
 
 def add_parser(sub) -> None:
     """The ``score`` command's options: a flat list of declarations (long, with nothing to split)."""
-    score = sub.add_parser("score", help="score a JSONL file of generated texts")
-    score.add_argument("input", help="JSONL: {id, prediction, reference, source?, reference_claims?, "
-                                     "prediction_claims?, task?} per line ('-' for stdin)")
+    score = sub.add_parser("score", help="score generated texts: JSONL, JSON, CSV, Parquet, a saved or Hub dataset")
+    score.add_argument("input", help="instances {id, prediction, reference, source?, reference_claims?, "
+                                     "prediction_claims?, task?}: a JSONL file ('-' for stdin), a JSON array, CSV/TSV, "
+                                     "Parquet, a folder written by datasets' save_to_disk, or an owner/name Hub "
+                                     "dataset id read from the local cache (never downloaded); with --references, "
+                                     "a submission JSON")
+    score.add_argument("--input-format", choices=INPUT_FORMATS,
+                       help="read INPUT (or REFS) as this format (default: from the extension, folder or id)")
+    score.add_argument("--split", help="split of a saved DatasetDict or Hub dataset (required when it has several)")
+    score.add_argument("--columns", metavar="FIELD=COLUMN,…",
+                       help="map DocLens fields to column names, e.g. prediction=generated_note,reference=note "
+                            "(other columns are ignored)")
+    score.add_argument("--references", metavar="REFS",
+                       help="INPUT is a validated submission (ids + predictions): join it by id with this table "
+                            "of references (id, reference, source?, claims?; any input format); every id missing "
+                            "on either side is an error")
     score.add_argument("-o", "--output", help="report JSON (default: INPUT.doclens.json beside the input)")
     score.add_argument("--system", help="name of the system that wrote the predictions (shown by 'doclens leaderboard'; "
                                         "default there: the report's file name)")

@@ -133,8 +133,12 @@ class DocLens:
         self.baseline_options = dict(baseline_options or {})
 
     # ------------------------------------------------------------------------------------------
-    def score(self, instances: Iterable[Union[dict, Instance]], progress: bool = True) -> Report:
-        """Score ``instances`` (dicts or :class:`Instance`) and return a :class:`Report`.
+    def score(self, instances: Iterable[Union[dict, Instance]], progress: bool = True, *,
+              columns: Optional[Union[dict, str]] = None) -> Report:
+        """Score ``instances`` and return a :class:`Report`. ``instances``: dicts or
+        :class:`Instance`, a ``datasets.Dataset`` (or a ``DatasetDict`` with one split) or a pandas
+        ``DataFrame``; ``columns`` maps field names to column names (``{"prediction":
+        "generated_note"}``, see :func:`doclens.io.tables.as_instances`).
 
         Raises :class:`InputError` for bad input (naming the instance and field), and
         :class:`UnparsedJudgementError` with ``on_unparsed="raise"``; any exception raised
@@ -143,6 +147,9 @@ class DocLens:
         """
         from tqdm.auto import tqdm
 
+        from doclens.io.tables import as_instances
+
+        instances = as_instances(instances, columns)
         total = len(instances) if hasattr(instances, "__len__") else None
         run = Run()
         iterator = iter(instances)
