@@ -385,7 +385,7 @@ def _parquet(path: str, mapping: dict[str, str], name: str, required: tuple):
 def pick_split(data, split: Optional[str], name: str):
     """The one ``datasets.Dataset`` of ``data`` that ``split`` names: a ``DatasetDict`` needs a
     split when it has several, and an unknown split is refused listing the available ones."""
-    splits = list(data.keys()) if hasattr(data, "keys") and not hasattr(data, "column_names") else None
+    splits = list(data.keys()) if isinstance(data, dict) else None  # a DatasetDict is a dict of splits
     if splits is None:  # one Dataset
         own = getattr(data, "split", None)
         if split is not None and str(own) != split:
@@ -507,7 +507,7 @@ def as_instances(data, columns=None):
     names to column names; a list or iterable of dicts or :class:`Instance` without ``columns``
     comes back unchanged. Rows without an id column get their position as id, as dicts do."""
     mapping = parse_columns(columns)
-    if _is_dataset(data) or (type(data).__module__.startswith("datasets") and hasattr(data, "keys")):
+    if _is_dataset(data):
         dataset = pick_split(data, None, "dataset")
         rows, total = _dataset_rows(dataset, mapping, "dataset", REQUIRED[1:], hint="columns=")
         return sized(Rows("dataset", rows, mapping, decode=True, total=total, require_id=False))
