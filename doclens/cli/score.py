@@ -20,8 +20,8 @@ from doclens.baselines import BASELINE_NAMES
 from doclens.core.tasks import TASKS
 from doclens.evaluators.torch_utils import DTYPES
 from doclens.io.files import partial_path, save_report
-from doclens.io.jsonl import read_instances
 from doclens.io.results_files import OUTPUT_FORMATS, journal_path
+from doclens.io.tables import INPUT_FORMATS
 from doclens.scoring.scorer import QUESTION_STATEMENTS, UNCITED
 from doclens.scoring.sink import FileSink
 from doclens.views.text import summary_text
@@ -133,30 +133,44 @@ def _default_output(input_path: str) -> str:
     if input_path == "-":
         return "doclens-scores.json"
     path = Path(input_path)
+    if not path.exists():  # a Hub dataset id: the report goes to the current folder
+        return path.name + ".doclens.json"
     return str(path.with_name(path.stem + ".doclens.json"))
 
 
-def _located(message: str, path: str, lines: dict[str, int]) -> str:
-    """``message`` prefixed with the input file and, when it names a read instance, its line (the
-    scorer knows instances, not lines)."""
+def open_input(args: argparse.Namespace):
+    """The instances ``args`` name, read lazily (``len()`` when the size is known): any table
+    :func:`doclens.io.tables.read_table` reads, or a submission joined with ``--references``."""
+    from doclens.io.references import join_references
+    from doclens.io.tables import read_table
+
+    options = dict(input_format=args.input_format, split=args.split, columns=args.columns)
+    if args.references:
+        return join_references(args.input, args.references, **options)
+    return read_table(args.input, **options)
+
+
+def _located(message: str, path: str, lines: dict[str, str]) -> str:
+    """``message`` prefixed with the input file and, when it names a read instance, where it is
+    (``line 3``, ``row 3``: the scorer knows instances, not lines)."""
     from doclens.io.jsonl import display_name
 
     name = display_name(path)
     if message.startswith(name):
         return message
-    for ident, number in lines.items():
+    for ident, where in lines.items():
         if message.startswith(f"instance {ident!r}"):
-            return f"{name} line {number}: {message}"
+            return f"{name} {where}: {message}"
     return f"{name}: {message}"
 
 
 def run(args: argparse.Namespace) -> int:
     """Score the input; save the report (a partial one when the run stopped) and say where."""
-    from doclens.io.jsonl import check_utf8
-
+    instances = open_input(args)  # a missing column or split is refused before anything loads
     output = args.output or _default_output(args.input)
     check_output_path(output)
-    check_utf8(args.input)
+    # a submission names its system: recorded in the report (a streamed one is written as it goes)
+    args.system = args.system or getattr(instances, "system", None)
     defaulted = args.evaluator is None
     if defaulted:
         args.evaluator = DEFAULT_EVALUATOR
@@ -180,12 +194,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"doclens: error: {exc}{hint}", file=sys.stderr)
         return EXIT_USAGE
     if getattr(args, "dry_run", False):
-        return _dry_run(scorer, args)
+        return _dry_run(scorer, _instances(args, instances))
     if output == "-" and (args.resume or args.output_format != "json"):
         print("doclens: error: --resume and --output-format jsonl/parquet need a file (--output PATH), not '-'",
               file=sys.stderr)
         return EXIT_USAGE
-    report, code = _score(scorer, args, output)
+    report, code = _score(scorer, args, output, instances)
     if report is None:
         return code or EXIT_ERROR
     if report.partial and not report.size:
@@ -196,11 +210,11 @@ def run(args: argparse.Namespace) -> int:
     return _save_and_tell(report, code, output)
 
 
-def _dry_run(scorer, args: argparse.Namespace) -> int:
+def _dry_run(scorer, instances) -> int:
     from doclens.scoring.dry_run import dry_run_estimate
 
     try:
-        estimate = dry_run_estimate(scorer, _instances(args))
+        estimate = dry_run_estimate(scorer, instances)
     except (ConfigurationError, InputError) as exc:
         print(f"doclens: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -269,25 +283,24 @@ def _refuse_extractor_with_claims(instances, extractor: str):
         yield item
 
 
-def _instances(args: argparse.Namespace, lines: Optional[dict] = None):
-    """The input's instances, sized when the count is cheap to know (the progress bar's total),
-    and checked against an explicit ``--extractor``."""
-    instances = read_instances(args.input, lines) if lines is not None else read_instances(args.input)
+def _instances(args: argparse.Namespace, instances):
+    """The input's instances (:func:`open_input`), sized when the count is cheap to know (the
+    progress bar's total), and checked against an explicit ``--extractor``."""
     size = len(instances) if hasattr(instances, "__len__") else _count_lines(args.input)
     if args.extractor not in (None, "auto", "none"):
         instances = _refuse_extractor_with_claims(instances, args.extractor)
     return _Sized(instances, size) if size is not None and not hasattr(instances, "__len__") else instances
 
 
-def _score(scorer, args: argparse.Namespace, output: str):
+def _score(scorer, args: argparse.Namespace, output: str, instances):
     """``(report, exit code)``: the report, or the partial report an error carried (``None`` when
     it carried none), and the code the error calls for (``EXIT_OK`` when there was none). A file
     output is written as the run goes (:meth:`doclens.DocLens.score_to`); ``-`` (stdout) keeps
     the results in memory and prints them at the end."""
     code = EXIT_OK
-    lines: dict[str, int] = {}
+    lines = getattr(instances, "seen", {})  # id → where it was read
     try:
-        instances = _instances(args, lines)
+        instances = _instances(args, instances)
         if args.resume and output != "-":
             print(f"doclens: resuming from {journal_path(output)}: instances already there are not scored again"
                   if os.path.exists(journal_path(output)) else
@@ -387,15 +400,31 @@ def _save_and_tell(report, code: int, output: str) -> int:
 
 def add_parser(sub) -> None:
     """The ``score`` command's options: a flat list of declarations (long, with nothing to split)."""
-    score = command_parser(sub, "score", help="score a JSONL file of generated texts", examples="""
+    score = command_parser(sub, "score", help="score generated texts: JSONL, JSON, CSV, Parquet, a saved or Hub dataset",
+                           examples="""
         doclens score examples/notes.jsonl -o scores.json            # the offline default judge, clinical-rules
         doclens score notes.jsonl --evaluator gpt4-json-cot --model gpt-4o --api-key-env OPENAI_API_KEY
         doclens score notes.jsonl --evaluator mistral-cot --base-url http://gpu-box:8000/v1 --local-only
         doclens score notes.jsonl --evaluator true-nli --device cuda --dry-run   # what it would load
         doclens score notes.jsonl --evaluator mypackage.judges:MyNLI     # your own judge, from this folder
+        doclens score notes.parquet --columns prediction=generated_note,reference=note
+        doclens score submission.json --references refs.jsonl --evaluator true-nli
         """)
-    score.add_argument("input", help="JSONL: {id, prediction, reference, source?, reference_claims?, "
-                                     "prediction_claims?, task?} per line ('-' for stdin)")
+    score.add_argument("input", help="instances {id, prediction, reference, source?, reference_claims?, "
+                                     "prediction_claims?, task?}: a JSONL file ('-' for stdin), a JSON array, CSV/TSV, "
+                                     "Parquet, a folder written by datasets' save_to_disk, or an owner/name Hub "
+                                     "dataset id read from the local cache (never downloaded); with --references, "
+                                     "a submission JSON")
+    score.add_argument("--input-format", choices=INPUT_FORMATS,
+                       help="read INPUT (or REFS) as this format (default: from the extension, folder or id)")
+    score.add_argument("--split", help="split of a saved DatasetDict or Hub dataset (required when it has several)")
+    score.add_argument("--columns", metavar="FIELD=COLUMN,…",
+                       help="map DocLens fields to column names, e.g. prediction=generated_note,reference=note "
+                            "(other columns are ignored)")
+    score.add_argument("--references", metavar="REFS",
+                       help="INPUT is a validated submission (ids + predictions): join it by id with this table "
+                            "of references (id, reference, source?, claims?; any input format); every id missing "
+                            "on either side is an error")
     score.add_argument("-o", "--output", help="report JSON (default: INPUT.doclens.json beside the input); results are "
                                               "written as each chunk finishes, to OUTPUT's journal "
                                               "(scores.journal.jsonl beside scores.json) until the run ends")

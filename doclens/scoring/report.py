@@ -161,6 +161,76 @@ class Report:
         instances = list(iter_instance_results(str(path), header))
         return cls._from_parts(header, instances)
 
+    # ---- per-instance rows ------------------------------------------------------------------
+    def to_rows(self) -> list[dict]:
+        """One plain dict per instance, in report order: what :meth:`to_pandas` and
+        :meth:`to_dataset` hold. Columns:
+
+        * ``id``, ``task``, ``has_source`` (whether citation metrics apply);
+        * per metric (``claim_recall``, ``claim_precision``, ``citation_recall``,
+          ``citation_precision``): ``<metric>`` the instance's score (``None`` when it has nothing
+          to score, or no source for a citation metric), ``<metric>_hits`` and
+          ``<metric>_items`` its counts under the report's ``on_unparsed`` rule (``None`` when the
+          metric does not apply);
+        * ``unparsed`` and ``failed``: the instance's claims and statements whose judge reply
+          could not be read, or whose model call failed for good.
+
+        The pooled corpus score of a metric is ``sum(hits) / sum(items)`` over these rows."""
+        from doclens.core.metrics import METRICS, counting_rule
+        from doclens.core.types import STATUS_FAILED, STATUS_UNPARSED
+
+        rule = counting_rule(self.config)
+        rows = []
+        for result in self.instances:
+            counts = result.counts(rule)
+            row = {"id": result.id, "task": result.task, "has_source": result.has_source}
+            for metric in METRICS:
+                hits, items = counts.get(metric, (None, None))
+                row[metric] = result.scores.get(metric)
+                row[f"{metric}_hits"] = hits
+                row[f"{metric}_items"] = items
+            verdicts = result.reference_claims + result.prediction_claims + result.statements
+            row["unparsed"] = sum(v.status == STATUS_UNPARSED for v in verdicts)
+            row["failed"] = sum(v.status == STATUS_FAILED for v in verdicts)
+            rows.append(row)
+        return rows
+
+    def to_pandas(self):
+        """The per-instance rows (:meth:`to_rows`) as a pandas ``DataFrame``; needs the ``tables``
+        extra. Metric columns are floats (``NaN`` where :meth:`to_rows` has ``None``), count
+        columns nullable integers (``Int64``)."""
+        from doclens.core.errors import require
+
+        pandas = require("pandas", "Report.to_pandas()", "tables")
+        frame = pandas.DataFrame(self.to_rows(), columns=self._row_columns())
+        for column in frame.columns:
+            if column.endswith(("_hits", "_items")) or column in ("unparsed", "failed"):
+                frame[column] = frame[column].astype("Int64")
+            elif column not in ("id", "task", "has_source"):
+                frame[column] = frame[column].astype("float64")
+        return frame
+
+    def to_dataset(self):
+        """The per-instance rows (:meth:`to_rows`) as a ``datasets.Dataset`` (``None`` kept as
+        null); needs the ``tables`` extra."""
+        from doclens.core.errors import require
+
+        datasets = require("datasets", "Report.to_dataset()", "tables")
+        columns = self._row_columns()
+        rows = self.to_rows()
+        features = datasets.Features({
+            name: datasets.Value("string") if name in ("id", "task") else datasets.Value("bool")
+            if name == "has_source" else datasets.Value("int64") if name.endswith(("_hits", "_items"))
+            or name in ("unparsed", "failed") else datasets.Value("float64") for name in columns})
+        return datasets.Dataset.from_dict({name: [row[name] for row in rows] for name in columns}, features=features)
+
+    @staticmethod
+    def _row_columns() -> list[str]:
+        from doclens.core.metrics import METRICS
+
+        return ["id", "task", "has_source", *(f"{m}{suffix}" for m in METRICS for suffix in ("", "_hits", "_items")),
+                "unparsed", "failed"]
+
     # ---- display --------------------------------------------------------------------------
     #: baseline → the recall its scores report, shown beside claim recall (the paper's comparison)
     SIDE_BY_SIDE = (("rouge", "rougeL_recall"), ("bertscore", "bertscore_recall"), ("medcon", "medcon_recall"))

@@ -150,8 +150,11 @@ class DocLens:
 
     # ------------------------------------------------------------------------------------------
     def score(self, instances: Iterable[Union[dict, Instance]], progress: bool = True, *,
-              sink: Optional[ResultSink] = None) -> Report:
-        """Score ``instances`` (dicts or :class:`Instance`) and return a :class:`Report`.
+              sink: Optional[ResultSink] = None, columns: Optional[Union[dict, str]] = None) -> Report:
+        """Score ``instances`` and return a :class:`Report`. ``instances``: dicts or
+        :class:`Instance`, a ``datasets.Dataset`` (or a ``DatasetDict`` with one split) or a pandas
+        ``DataFrame``; ``columns`` maps field names to column names (``{"prediction":
+        "generated_note"}``, see :func:`doclens.io.tables.as_instances`).
 
         Raises :class:`InputError` for bad input (naming the instance and field), and
         :class:`UnparsedJudgementError` with ``on_unparsed="raise"``; any exception raised
@@ -161,6 +164,9 @@ class DocLens:
         results are kept in memory and returned in the report — for large inputs use
         :meth:`score_to`, which writes them as it goes.
         """
+        from doclens.io.tables import as_instances
+
+        instances = as_instances(instances, columns)
         total = len(instances) if hasattr(instances, "__len__") else None
         run = Run()
         sink = sink if sink is not None else ResultSink(self.on_unparsed)
@@ -193,7 +199,8 @@ class DocLens:
         return sink.finish(self, run)
 
     def score_to(self, output: str, instances: Iterable[Union[dict, Instance]], *, output_format: str = "json",
-                 resume: bool = False, progress: bool = True, system: Optional[str] = None) -> Report:
+                 resume: bool = False, progress: bool = True, system: Optional[str] = None,
+                 columns: Optional[Union[dict, str]] = None) -> Report:
         """Score ``instances`` and write the results to ``output`` as each chunk finishes, in
         memory bounded by the chunk, not the input (:class:`doclens.scoring.sink.FileSink`).
 
@@ -204,8 +211,8 @@ class DocLens:
         but not scored again. Returns the report without its instances (``report.size`` says how
         many); on an error the exception carries ``partial_report`` and a partial output is
         written (never over a complete one). ``system``: recorded in the report's ``config``
-        (the name ``doclens leaderboard`` shows)."""
-        return self.score(instances, progress=progress,
+        (the name ``doclens leaderboard`` shows). ``columns``: as for :meth:`score`."""
+        return self.score(instances, progress=progress, columns=columns,
                           sink=FileSink(output, output_format, self.on_unparsed, resume=resume, system=system))
 
     def score_chunk(self, chunk: list[Instance]) -> tuple[list[InstanceResult], RunMeta]:

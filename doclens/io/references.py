@@ -1,0 +1,103 @@
+"""A leaderboard submission (ids and predictions, ``schemas/submission.schema.json``) joined by id
+with a table of references, so that ``doclens score SUBMISSION --references REFS`` scores it.
+
+The submission is validated first (every schema problem listed). The references table is read by
+:func:`doclens.io.tables.read_table` (any format, ``columns`` and ``split`` apply to it) and
+needs the ``id`` and ``reference`` fields; ``source``, the claims and ``task`` come from it when
+present, the prediction (and any ``prediction_claims``) from the submission — a prediction column
+in the references table is ignored. The submission's ``task`` is the task of every row that has
+none. Ids must match one to one: a duplicate id in the references and every id missing on either
+side are refused, all named (the first :data:`SHOWN` of each kind, and a count). The references
+are held in memory (one row per id) for the join; the joined instances stream in submission order.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator, Optional
+
+from doclens.core.errors import InputError, cannot_read
+from doclens.core.types import instance_id
+from doclens.io.tables import Rows, read_table, sized
+
+#: ids named in a join error before "… and N more"
+SHOWN = 20
+
+
+def _shown(ids: list[str]) -> str:
+    text = ", ".join(repr(i) for i in ids[:SHOWN])
+    return text + (f" … and {len(ids) - SHOWN} more" if len(ids) > SHOWN else "")
+
+
+def read_submission(path: str) -> dict:
+    """A submission checked against its schema; raises :class:`InputError` listing its problems."""
+    from doclens.io.submissions import validate_file
+
+    kind, problems = validate_file(path, kind="submission")
+    if problems:
+        listed = "; ".join(str(p) for p in problems[:SHOWN])
+        more = f" … and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
+        raise InputError(f"{path}: not a valid submission ({len(problems)} problem(s): {listed}{more}); "
+                         "'doclens validate' lists them all")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except OSError as exc:
+        raise cannot_read(path, exc) from None
+
+
+def join_references(submission_path: str, references: str, *, input_format: Optional[str] = None,
+                    split: Optional[str] = None, columns=None) -> Rows:
+    """The instances of a submission joined by id with the references table ``references``; has
+    ``len()`` and a ``system`` attribute (the submission's system name)."""
+    submission = read_submission(submission_path)
+    table = read_table(references, input_format=input_format, split=split, columns=columns,
+                       required=("id", "reference"))
+    id_column = table.mapping.get("id", "id")
+    rows: dict[str, tuple[str, dict]] = {}
+    repeated: dict[str, list[str]] = {}
+    for location, row in table._rows():
+        where = f"{table.name} {location}"
+        if not isinstance(row, dict):
+            raise InputError(f"{where}: expected an object (a row of named columns), got {type(row).__name__}")
+        ident = instance_id(row.get(id_column), where)
+        if ident in rows:
+            repeated.setdefault(ident, [rows[ident][0]]).append(location)
+        else:
+            rows[ident] = (location, row)
+    if repeated:
+        listed = "; ".join(f"{ident!r} at {', '.join(places)}" for ident, places in list(repeated.items())[:SHOWN])
+        more = f" … and {len(repeated) - SHOWN} more" if len(repeated) > SHOWN else ""
+        raise InputError(f"{table.name}: {len(repeated)} id(s) given more than once (one reference row per id): "
+                         f"{listed}{more}", field="id")
+    outputs = submission["outputs"]
+    output_ids = [o["id"] for o in outputs]
+    no_reference = [i for i in output_ids if i not in rows]
+    submitted = set(output_ids)
+    no_output = [i for i in rows if i not in submitted]
+    if no_reference or no_output:
+        parts = []
+        if no_reference:
+            parts.append(f"{len(no_reference)} submission id(s) have no row in {table.name}: {_shown(no_reference)}")
+        if no_output:
+            parts.append(f"{len(no_output)} reference id(s) have no output in {submission_path}: {_shown(no_output)}")
+        raise InputError("ids do not match: " + "; ".join(parts), field="id")
+    prediction_column = table.mapping.get("prediction", "prediction")
+    claims_column = table.mapping.get("prediction_claims", "prediction_claims")
+    task_column = table.mapping.get("task", "task")
+
+    def joined() -> Iterator[tuple[str, Any]]:
+        for index, output in enumerate(outputs):
+            location, row = rows[output["id"]]
+            merged = {key: value for key, value in row.items() if key not in (prediction_column, claims_column)}
+            merged[prediction_column] = output["prediction"]
+            if "prediction_claims" in output:
+                merged[claims_column] = output["prediction_claims"]
+            if merged.get(task_column) in (None, ""):
+                merged[task_column] = submission["task"]
+            yield f"$.outputs[{index}] ({table.name} {location})", merged
+
+    result = sized(Rows(submission_path, joined, table.mapping, decode=table.decode, total=len(outputs)))
+    result.system = submission["system"]
+    return result
+
