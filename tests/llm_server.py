@@ -123,7 +123,7 @@ CACHE_BLOCK = 16
 
 
 def prompt_text(body: dict) -> str:
-    return "".join(m["content"] for m in body["messages"])
+    return "".join(str(m.get("content", "")) for m in body.get("messages") or [] if isinstance(m, dict))
 
 
 def cached_prompt_tokens(body: dict, earlier: list[dict]) -> int:
@@ -332,7 +332,11 @@ class FakeChatServer:
 
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
+                raw = self.rfile.read(length) if length else b""
+                if len(raw) < length:  # the client went away mid-request (a call cancelled when the
+                    self.close_connection = True  # breaker tripped): no request, nothing to answer
+                    return
+                body = json.loads(raw or b"{}")
                 if not self.path.endswith("/chat/completions"):
                     return self._send(404, {"error": {"message": "not found"}})
                 with outer.changed:
