@@ -367,3 +367,26 @@ def test_streamed_outputs_keep_the_support_scores_and_verdicts(tmp_path, fmt):
     loaded = Report.load(str(tmp_path / "s.json"))
     assert [r.to_dict() for r in loaded.instances] == [r.to_dict() for r in memory.instances]
     assert loaded.source_support == memory.source_support
+
+
+def test_resume_refuses_a_journal_written_without_source_support(tmp_path):
+    """The settings a --resume checks include source support: a journal of a run without it is
+    not continued by a run with it (their results would mix verdict families)."""
+    from doclens.core.errors import ConfigurationError
+
+    rows = [instance(str(k)) for k in range(4)]
+
+    def stop_after(n):
+        for k, row in enumerate(rows):
+            if k == n:
+                raise KeyboardInterrupt
+            yield row
+
+    output = str(tmp_path / "s.json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(KeyboardInterrupt):
+            DocLens(load_evaluator("overlap"), chunk_size=1).score_to(output, stop_after(2), progress=False)
+        with pytest.raises(ConfigurationError, match="--resume"):
+            DocLens(load_evaluator("overlap"), metrics="doclens,source_support", chunk_size=1).score_to(
+                output, rows, resume=True, progress=False)

@@ -107,11 +107,15 @@ def settings_signature(scorer) -> str:
         extract = component_signature(scorer.extractor)
         if callable(getattr(scorer.extractor, "decoding", None)):
             extract_decoding = {k: v for k, v in scorer.extractor.decoding().items() if decoding.get(k) != v}
-    return make_signature(version=__version__, tasks=["*"], judge=component_signature(scorer.evaluator),
-                          style=getattr(scorer.evaluator, "style", None), extract=extract,
-                          prompt_tags=prompt_tags, decoding=decoding, uncited=scorer.uncited,
-                          max_citations=scorer.max_citations, on_unparsed=scorer.on_unparsed,
-                          extract_decoding=extract_decoding, question_statements=scorer.question_statements)
+    signature = make_signature(version=__version__, tasks=["*"], judge=component_signature(scorer.evaluator),
+                               style=getattr(scorer.evaluator, "style", None), extract=extract,
+                               prompt_tags=prompt_tags, decoding=decoding, uncited=scorer.uncited,
+                               max_citations=scorer.max_citations, on_unparsed=scorer.on_unparsed,
+                               extract_decoding=extract_decoding, question_statements=scorer.question_statements)
+    support = getattr(scorer, "source_support", None)
+    if support is not None:  # a resumed run must not mix source-support settings either
+        signature += "|" + support.signature(scorer.evaluator)
+    return signature
 
 
 def _warnings(scorer, run: RunMeta, unparsed: int, failed: int) -> list[str]:
