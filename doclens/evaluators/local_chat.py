@@ -327,7 +327,7 @@ class LocalChatJudge(ChatJudge):
         mask = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in rows], device=device)
         return ids, mask
 
-    def _prefill(self, rows: list[list[int]]) -> "_Prefix":
+    def _prefill(self, rows: list[list[int]]) -> "_Held":
         """Run the prompts once (left-padded) and keep their key/value cache: every later step of
         a ``cot`` answer (explanation, provenance, verdict) continues from it instead of
         re-reading the prompt, which on a CPU costs more than everything else."""
@@ -336,44 +336,82 @@ class LocalChatJudge(ChatJudge):
         with torch.inference_mode():
             output = model(input_ids=ids, attention_mask=mask, position_ids=_positions(mask), use_cache=True,
                            logits_to_keep=1)
-        return _Prefix(rows, ids, mask, output.past_key_values, [len(row) for row in rows])
+        width = ids.shape[1]
+        cells = [[None] * (width - len(row)) + list(row) for row in rows]
+        return _Held(cells, mask, _growing(output.past_key_values, self._room()), [len(row) for row in rows])
 
-    def _continuations(self, prefix: Optional["_Prefix"], full: list[list[int]]):
-        """``(input_ids, attention_mask, cache)`` for the token rows ``full`` (each a prompt and
-        the reply so far, tokenised as one text). Where a row starts with its prompt's tokens, its
-        tail is sent as a left-padded block after the cached prompt; otherwise (a tokenizer that
-        merges across the prompt's end) the whole batch is sent without the cache."""
-        torch = self._loaded.torch
-        if prefix is not None and all(f[:len(row)] == row and len(f) > len(row) for f, row in zip(full, prefix.rows)):
-            tails, tail_mask = self._batch([f[len(row):] for f, row in zip(full, prefix.rows)])
-            return (torch.cat([prefix.ids, tails], dim=1), torch.cat([prefix.mask, tail_mask], dim=1),
-                    copy.deepcopy(prefix.cache))
-        if prefix is not None:
-            logger.debug("a reply merges with its prompt's last tokens: this step re-reads the prompts")
-        ids, mask = self._batch(full)
-        return ids, mask, None
+    def _room(self) -> int:
+        """Cache positions a batch's answer steps add after its prompts (the growing cache starts
+        with this room; it grows by doubling if a step needs more)."""
+        return 2 * self.max_new_tokens + PROVENANCE_TOKENS + 96
 
-    def _generate(self, inputs, limits: list[int], stops: tuple[str, ...]) -> list[list[int]]:
-        """Greedy continuations of one batch (``(input_ids, attention_mask, cache)``), each at
-        most its limit, stopping at EOS or once the new text contains one of ``stops``. Returns
-        the new token ids of each row."""
+    def _extend(self, held: "_Held", targets: list[list[int]]):
+        """``(new token block, attention mask, position ids of the block)`` that bring each row of
+        ``held`` to its ``targets`` row (its prompt and the reply so far, tokenised as one text):
+        each row keeps the longest start of what it holds that ``targets`` begins with (at least
+        one token is always sent, so the last position has logits), the rest of what it holds is
+        masked out, and the remaining target tokens are sent as a left-padded block after the cache.
+        Positions skip every masked cell, so each row sees exactly its target sequence at positions
+        0, 1, 2, … — the same tokens at the same positions as a fresh pass over it. ``held`` is
+        updated to describe the cache once the block has run."""
+        torch, device, pad = self._loaded.torch, self._loaded.device, self._loaded.tokenizer.pad_token_id
+        kept_mask, tails = [], []
+        for cells, target in zip(held.cells, targets):
+            kept = 0
+            limit = len(target) - 1
+            row_mask = [0] * len(cells)
+            for position, token in enumerate(cells):
+                if token is None:
+                    continue
+                if kept < limit and token == target[kept]:
+                    row_mask[position] = 1
+                    kept += 1
+                else:
+                    break
+            kept_mask.append(row_mask)
+            tails.append(target[kept:])
+        block, block_mask = self._batch(tails)
+        mask = torch.cat([torch.tensor(kept_mask, dtype=block_mask.dtype, device=device), block_mask], dim=1)
+        width = block.shape[1]
+        held.cells = [[token if keep else None for token, keep in zip(cells, row_mask)] +
+                      [None] * (width - len(tail)) + list(tail)
+                      for cells, row_mask, tail in zip(held.cells, kept_mask, tails)]
+        held.mask = mask
+        return block, mask, _positions(mask)[:, -width:]
+
+    def _generate(self, held: "_Held", targets: list[list[int]], limits: list[int],
+                  stops: tuple[str, ...]) -> list[list[int]]:
+        """Greedy continuations of ``targets`` (each a prompt and the reply so far), each at most
+        its limit, stopping at EOS or once the new text contains one of ``stops``, continuing
+        from the cache ``held`` describes (:meth:`_extend`). Returns the new token ids of each row;
+        ``held`` then describes the cache with the generated tokens in it."""
         torch, tokenizer, model = self._loaded.torch, self._loaded.tokenizer, self._loaded.model
-        ids, mask, cache = inputs
         top = max(limits)
         if top <= 0:
             return [[] for _ in limits]
-        options = {} if cache is None else {"past_key_values": cache}
+        cached = len(held.cells[0])
+        block, mask, _ = self._extend(held, targets)
+        # generate runs only the positions past the cache; the cached ones are stand-ins (never read)
+        ids = torch.cat([torch.full((block.shape[0], cached), tokenizer.pad_token_id, dtype=block.dtype,
+                                    device=block.device), block], dim=1)
+        options = {} if held.cache is None else {"past_key_values": held.cache}
         if stops:
             from transformers import StoppingCriteriaList
 
             options["stopping_criteria"] = StoppingCriteriaList([_TextStop(tokenizer, ids.shape[1], stops)])
         with torch.inference_mode():
             output = model.generate(input_ids=ids, attention_mask=mask, do_sample=False, max_new_tokens=top,
-                                    pad_token_id=tokenizer.pad_token_id, num_beams=1, temperature=None,
-                                    top_p=None, top_k=None, **options)
+                                    pad_token_id=tokenizer.pad_token_id, num_beams=1, temperature=None, top_p=None,
+                                    top_k=None, **options)
+        new = output[:, ids.shape[1]:].tolist()
+        if held.cache is not None:
+            # the cache holds every generated token but the last (generate never runs it), all unmasked
+            ran = held.cache.get_seq_length() - ids.shape[1]
+            held.cells = [cells + row[:ran] for cells, row in zip(held.cells, new)]
+            held.mask = torch.cat([mask, mask.new_ones((mask.shape[0], ran))], dim=1)
         ends = {tokenizer.eos_token_id, tokenizer.pad_token_id} | set(_as_list(model.generation_config.eos_token_id))
         result = []
-        for row, limit in zip(output[:, ids.shape[1]:].tolist(), limits):
+        for row, limit in zip(new, limits):
             kept = []
             for token in row[:limit]:
                 if token in ends:
@@ -401,22 +439,20 @@ class LocalChatJudge(ChatJudge):
             raise RuntimeError("the tokenizer does not distinguish ' 1' from ' 0'")
         return one[:common], one[common], zero[common]
 
-    def _read_verdicts(self, prefix: Optional["_Prefix"], texts: list[str]) -> list[bool]:
+    def _read_verdicts(self, held: "_Held", texts: list[str]) -> list[bool]:
         """One forward step per text (batched): is the logit of the '1' token above that of '0'
         at the answer position? (A tie reads as 0.)"""
-        return [margin > 0 for margin in self._verdict_margins(prefix, texts)]
+        return [margin > 0 for margin in self._verdict_margins(held, texts)]
 
-    def _verdict_margins(self, prefix: Optional["_Prefix"], texts: list[str]) -> list[float]:
+    def _verdict_margins(self, held: "_Held", texts: list[str]) -> list[float]:
         """``logit('1') - logit('0')`` at each text's answer position, one batched forward step
-        (``benchmarks/judge_quality.py`` studies these margins)."""
+        continuing from the cache (``benchmarks/judge_quality.py`` studies these margins)."""
         torch, model = self._loaded.torch, self._loaded.model
         answers = [self._answer_tokens(t) for t in texts]
-        ids, mask, cache = self._continuations(prefix, [context for context, _, _ in answers])
-        width = prefix.ids.shape[1] if cache is not None else 0
-        step = {"input_ids": ids[:, width:], "past_key_values": cache} if cache is not None else {"input_ids": ids}
+        block, mask, positions = self._extend(held, [context for context, _, _ in answers])
         with torch.inference_mode():
-            logits = model(attention_mask=mask, position_ids=_positions(mask)[:, width:], logits_to_keep=1,
-                           **step).logits[:, -1, :]
+            logits = model(input_ids=block, attention_mask=mask, position_ids=positions, past_key_values=held.cache,
+                           use_cache=True, logits_to_keep=1).logits[:, -1, :]
         return [float(logits[n, one] - logits[n, zero]) for n, (_, one, zero) in enumerate(answers)]
 
     # ---- the calls ---------------------------------------------------------------------------------
@@ -453,15 +489,15 @@ class LocalChatJudge(ChatJudge):
             else:
                 todo.append(i)
         shared = self.share_prefixes and reading is not None
-        if shared:  # token order: prompts sharing a premise are neighbours, so they share a batch
+        if shared:  # token order: prompts sharing a premise are neighbours
             todo.sort(key=lambda i: encoded[i])
             root = self._root_length([encoded[i] for i in todo])
-            # then premise groups in length order (stable): similar widths share a batch, little padding
             groups, start = [], 0
             for n in range(1, len(todo) + 1):
                 if n == len(todo) or _common(encoded[todo[n - 1]], encoded[todo[n]]) <= root:
                     groups.append(todo[start:n])
                     start = n
+            # premise groups in length order (stable): similar widths share a batch, little padding
             groups.sort(key=lambda group: max(lengths[i] for i in group))
             todo = [i for group in groups for i in group]
         else:
@@ -474,10 +510,10 @@ class LocalChatJudge(ChatJudge):
             if reading is None:
                 completions = self._free_replies(rows, room)
             else:
-                prefix = self._prefill_shared(rows, root) if shared else None
+                held = self._prefill_shared(rows, root) if shared else None
                 completions = self._cot_replies([prompts[i] for i in batch], rows, room,
                                                 reading == ANSWER_VERDICT_AND_PROVENANCE,
-                                                prefix if prefix is not None else self._prefill(rows))
+                                                held if held is not None else self._prefill(rows))
             for i, completion in zip(batch, completions):
                 results[i] = completion
                 if on_complete is not None:
@@ -498,84 +534,70 @@ class LocalChatJudge(ChatJudge):
         first, last = min(rows), max(rows)  # the common prefix of sorted lists is that of the extremes
         return min(_common(first, last), min(len(r) for r in rows) - 1)
 
-    def _block(self, tokens: list[int]) -> tuple[object, int]:
+    def _block(self, tokens: list[int], keep: bool = True) -> tuple[object, int]:
         """The batch-1 key/value cache of ``tokens`` and how many tokens were run to make it: the
-        kept block sharing most of its start is extended (a copy, cut to the shared part), never
-        recomputed. The result is kept."""
+        kept block sharing most of its start is extended (never changed: the extension is new
+        tensors), never recomputed. The result is kept when ``keep``."""
         torch, model = self._loaded.torch, self._loaded.model
         found, cache = self._blocks.longest(tokens)
         if found == len(tokens):
-            self._blocks.put(tokens, cache)
+            if keep:
+                self._blocks.put(tokens, cache)
             return cache, 0
         rest = torch.tensor([tokens[found:]], device=self._loaded.device)
         with torch.inference_mode():
             output = model(input_ids=rest, attention_mask=torch.ones(1, len(tokens), dtype=torch.long,
                                                                      device=rest.device),
                            position_ids=torch.arange(found, len(tokens), device=rest.device)[None],
-                           past_key_values=copy.deepcopy(cache) if cache is not None else None, use_cache=True,
+                           past_key_values=_shallow(cache) if cache is not None else None, use_cache=True,
                            logits_to_keep=1)
-        self._blocks.put(tokens, output.past_key_values)
+        if keep:
+            self._blocks.put(tokens, output.past_key_values)
         return output.past_key_values, len(tokens) - found
 
-    def _prefill_shared(self, rows: list[list[int]], root: int) -> Optional["_Prefix"]:
-        """:meth:`_prefill` computing each shared prefix once: the ``root`` tokens that all
-        prompts of the call share (kept across batches and calls), then for each run of prompts
-        sharing more than that (one premise's claims: the rows are in token order) their common
-        prefix, once, from the root's cache; only each prompt's own tail is run per prompt. The
-        batch's cache is the runs' caches side by side, each left-padded to the longest (padding
-        masked) and repeated for the run's rows, then the tails left-padded after it: each prompt
-        sees exactly its own tokens at its own positions. ``None`` when the model's cache is not
-        the plain per-layer key/value kind this needs (the caller then prefills unshared)."""
+    def _prefill_shared(self, rows: list[list[int]], root: int) -> Optional["_Held"]:
+        """:meth:`_prefill` with every shared prefix computed once — a prefix tree of cached
+        blocks. The ``root`` tokens that all prompts of the call share (the template's
+        instructions and example) are a block kept across batches and calls. Each prompt (rows
+        come in token order, so one premise's prompts are neighbours) is then run batch-1 from
+        the kept block it shares most with — for a premise's second claim, the first claim's
+        block cut back to the premise — and kept in turn; only its own tokens are run. Runs are
+        batch-1 so that no prompt is padded to another's length. The batch's cache is the
+        prompts' blocks side by side, left-padded (padding masked); each prompt's last token is
+        then run batched: each prompt sees exactly its own tokens at its own positions. ``None``
+        when the model's cache is not the plain per-layer key/value kind this needs (the caller
+        then prefills unshared)."""
         if root <= 0:
             return None
-        torch, tokenizer, device = self._loaded.torch, self._loaded.tokenizer, self._loaded.device
-        _, root_run = self._block(rows[0][:root])
-        runs, start = [], 0
-        for n in range(1, len(rows) + 1):
-            if n == len(rows) or _common(rows[n - 1], rows[n]) <= root:
-                members = rows[start:n]
-                if len(members) == 1:  # its premise may be kept from the batch holding its other claims
-                    shared = max(root, min(self._blocks.longest(members[0])[0], len(members[0]) - 1))
-                else:
-                    shared = min(min(_common(a, b) for a, b in zip(members, members[1:])),
-                                 min(len(r) for r in members) - 1)
-                runs.append((start, n, shared))
-                start = n
+        torch, model, device = self._loaded.torch, self._loaded.model, self._loaded.device
         forwarded = [0] * len(rows)
-        forwarded[0] += root_run
-        caches = []
-        for start, end, shared in runs:
-            cache, run = self._block(rows[start][:shared])
+        forwarded[0] += self._block(rows[0][:root])[1]
+        blocks = []
+        for n, row in enumerate(rows):
+            cache, run = self._block(row[:-1])
             if not _plain_layers(cache):
                 return None
-            caches.append(cache)
-            forwarded[start] += run
-        width = max(shared for _, _, shared in runs)
-        merged = copy.deepcopy(caches[0])
-        for number, layer in enumerate(merged.layers):
-            keys, values = [], []
-            for (start, end, shared), cache in zip(runs, caches):
-                source = cache.layers[number]
-                pad = (0, 0, width - shared, 0)  # left-pad the sequence dimension (masked below)
-                keys.append(torch.nn.functional.pad(source.keys, pad).expand(end - start, -1, -1, -1))
-                values.append(torch.nn.functional.pad(source.values, pad).expand(end - start, -1, -1, -1))
-            layer.keys, layer.values = torch.cat(keys, dim=0), torch.cat(values, dim=0)
-        pad_id = tokenizer.pad_token_id
-        head_ids, head_mask, tails = [], [], []
-        for start, end, shared in runs:
-            for row in rows[start:end]:
-                head_ids.append([pad_id] * (width - shared) + row[:shared])
-                head_mask.append([0] * (width - shared) + [1] * shared)
-                tails.append(row[shared:])
-        for n, tail in enumerate(tails):
-            forwarded[n] += len(tail)
-        tail_ids, tail_mask = self._batch(tails)
-        ids = torch.cat([torch.tensor(head_ids, device=device), tail_ids], dim=1)
-        mask = torch.cat([torch.tensor(head_mask, device=device), tail_mask], dim=1)
+            blocks.append(cache)
+            forwarded[n] += run + 1  # and its last token, below
+        width = max(len(row) for row in rows) - 1
+        layers = []
+        for number, first in enumerate(blocks[0].layers):
+            shape = (len(rows), first.keys.shape[1], width + 1 + self._room(), first.keys.shape[3])
+            keys, values = first.keys.new_zeros(shape), first.values.new_zeros(shape)
+            for n, (row, cache) in enumerate(zip(rows, blocks)):
+                layer, start = cache.layers[number], width - (len(row) - 1)
+                keys[n, :, start:width] = layer.keys[0, :, :len(row) - 1]
+                values[n, :, start:width] = layer.values[0, :, :len(row) - 1]
+            layers.append(_growing_layer()(keys, values, width))
+        merged = _shallow(blocks[0])
+        merged.layers = layers
+        held = _Held.over([[None] * (width - len(row) + 1) + row[:-1] for row in rows], merged, forwarded, torch,
+                          device)
+        block, mask, positions = self._extend(held, rows)
         with torch.inference_mode():
-            self._loaded.model(input_ids=tail_ids, attention_mask=mask, position_ids=_positions(mask)[:, width:],
-                               past_key_values=merged, use_cache=True, logits_to_keep=1)
-        return _Prefix(rows, ids, mask, merged, forwarded)
+            model(input_ids=block, attention_mask=mask, position_ids=positions, past_key_values=merged,
+                  use_cache=True, logits_to_keep=1)
+        return held
 
     def _reserve(self, reading: Optional[str]) -> int:
         """Tokens the answer format needs beyond the prompt and the free text: the forced lines
@@ -590,19 +612,19 @@ class LocalChatJudge(ChatJudge):
 
     def _free_replies(self, rows: list[list[int]], room: list[int]) -> list[Completion]:
         limits = [min(self.max_reply_tokens, r + 1) for r in room]  # reserve was 1 token
-        generated = self._generate(self._batch(rows) + (None,), limits, ())
+        generated = self._generate(_Held([[] for _ in rows], None, None, [len(row) for row in rows]), rows, limits, ())
         return [Completion(self._decode(tokens), len(row), len(tokens)) for tokens, row in zip(generated, rows)]
 
     def _cot_replies(self, prompts: list[str], rows: list[list[int]], room: list[int],
-                     provenance: bool, prefix: "_Prefix") -> list[Completion]:
-        """Explanation (free, bounded), provenance line (citations), verdict (logits), all
-        continuing from one pass over the prompts (``rows``: their tokens; ``prefix``: that
-        pass, shared or not)."""
+                     provenance: bool, held: "_Held") -> list[Completion]:
+        """Explanation (free, bounded), provenance line (citations), verdict (logits), each step
+        continuing from the cache of the one before (``rows``: the prompts' tokens; ``held``: the
+        pass over them, shared or not)."""
         replies = [EXPLANATION_PREFIX for _ in prompts]
         produced = [0] * len(prompts)
         stops = _EXPLANATION_STOPS + (("provenance",) if provenance else ())
         limits = [min(self.max_new_tokens, r) for r in room]
-        generated = self._generate(self._continuations(prefix, self._rows(prompts, replies)), limits, stops)
+        generated = self._generate(held, self._rows(prompts, replies), limits, stops)
         for n, tokens in enumerate(generated):
             produced[n] += len(tokens)
             text = self._decode(tokens)
@@ -611,17 +633,17 @@ class LocalChatJudge(ChatJudge):
             replies[n] += (text[:min(ends)] if ends else text).rstrip()
         if provenance:
             replies = [r + "\n" + PROVENANCE_PREFIX for r in replies]
-            generated = self._generate(self._continuations(prefix, self._rows(prompts, replies)),
-                                       [PROVENANCE_TOKENS] * len(prompts), ("\n", "entailment"))
+            generated = self._generate(held, self._rows(prompts, replies), [PROVENANCE_TOKENS] * len(prompts),
+                                       ("\n", "entailment"))
             for n, tokens in enumerate(generated):
                 produced[n] += len(tokens)
                 line = _PREDICTION_START.split(self._decode(tokens).split("\n", 1)[0], maxsplit=1)[0]
                 replies[n] += line.rstrip()
         replies = [r + "\n" + PREDICTION_PREFIX for r in replies]
-        verdicts = self._read_verdicts(prefix, [p + r for p, r in zip(prompts, replies)])
+        verdicts = self._read_verdicts(held, [p + r for p, r in zip(prompts, replies)])
         return [Completion(reply + (" 1" if verdict else " 0"), len(row), count + 1,
                            cached_tokens=len(row) - forwarded)
-                for reply, verdict, row, count, forwarded in zip(replies, verdicts, rows, produced, prefix.forwarded)]
+                for reply, verdict, row, count, forwarded in zip(replies, verdicts, rows, produced, held.forwarded)]
 
     def close(self) -> None:
         """Close the cache and drop the model (it is reloaded if the judge is used again)."""
@@ -658,17 +680,22 @@ class _Loaded:
 
 
 @dataclass
-class _Prefix:
-    """A batch of prompts already run through the model: their tokens, the input and attention
-    mask the cache was made from (left-padded; with shared prefixes, padding also between a
-    run's prefix and each prompt's tail), the key/value cache, and how many of each prompt's
+class _Held:
+    """A batch's key/value cache and what it holds: for each row the token at each cache position
+    (``None`` where masked: left padding, the gap between a shared prefix and a tail, a
+    continuation dropped because the next step's text tokenises differently), the attention mask
+    over those positions, the cache (``None`` before any pass), and how many of each prompt's
     tokens were run through the model for it (the rest came from a shared prefix)."""
 
-    rows: list
-    ids: object
+    cells: list
     mask: object
     cache: object
     forwarded: list
+
+    @classmethod
+    def over(cls, cells: list, cache, forwarded: list, torch, device) -> "_Held":
+        mask = torch.tensor([[0 if c is None else 1 for c in row] for row in cells], dtype=torch.long, device=device)
+        return cls(cells, mask, cache, forwarded)
 
 
 class _PrefixBlocks:
@@ -699,7 +726,7 @@ class _PrefixBlocks:
             return best, cache
         if not _plain_layers(cache):
             return 0, None
-        cut = copy.deepcopy(cache)
+        cut = _shallow(cache)
         for layer in cut.layers:
             layer.keys, layer.values = layer.keys[..., :best, :], layer.values[..., :best, :]
         return best, cut
@@ -727,8 +754,91 @@ def _plain_layers(cache) -> bool:
     except ImportError:  # pragma: no cover - a transformers without per-layer caches
         return False
     layers = getattr(cache, "layers", None)
-    return bool(layers) and all(type(layer) is DynamicLayer and getattr(layer, "keys", None) is not None
-                                and layer.keys.dim() == 4 for layer in layers)
+    return bool(layers) and all(type(layer) in (DynamicLayer, _growing_layer()) and getattr(layer, "keys", None)
+                                is not None and layer.keys.dim() == 4 for layer in layers)
+
+
+def _shallow(cache):
+    """A new cache object over the same key/value tensors. Safe for plain ``DynamicLayer``s only:
+    they extend by concatenation into new tensors, so extending the copy leaves ``cache`` as it
+    was (a kept prefix block is extended this way, never deep-copied)."""
+    copied = copy.copy(cache)
+    copied.layers = [copy.copy(layer) for layer in cache.layers]
+    return copied
+
+
+def _growing(cache, room: int):
+    """``cache`` with each plain layer moved into a growing layer (:func:`_growing_layer`) with ``room`` free
+    positions (one copy); other cache kinds are left as ``transformers`` made them."""
+    if _plain_layers(cache):
+        layers = []
+        for layer in cache.layers:
+            batch, heads, length, dim = layer.keys.shape
+            keys = layer.keys.new_zeros(batch, heads, length + room, dim)
+            values = layer.values.new_zeros(batch, heads, length + room, dim)
+            keys[:, :, :length], values[:, :, :length] = layer.keys, layer.values
+            layers.append(_growing_layer()(keys, values, length))
+        cache.layers = layers
+    return cache
+
+
+@lru_cache(maxsize=1)
+def _growing_layer():
+    """The growing cache layer class (defined on first use: ``transformers`` is imported only
+    by judges that run a model)."""
+    from transformers.cache_utils import DynamicLayer
+
+    class GrowingLayer(DynamicLayer):
+        """A ``DynamicLayer`` whose keys and values live in a preallocated buffer (doubled when
+        full): a decoding step writes its one position in place. ``DynamicLayer`` concatenates
+        the whole cache into a new tensor at every step, which on a CPU was about 80 % of a step
+        over a 1,400-token batch (docs/design.md §2). ``keys`` / ``values`` are views of the filled
+        part, as ``transformers`` expects."""
+
+        def __init__(self, keys, values, length: int):
+            super().__init__()
+            self.dtype, self.device, self.is_initialized = keys.dtype, keys.device, True
+            self._buffers, self._length = [keys, values], length
+            self._expose()
+
+        def _expose(self) -> None:
+            self.keys, self.values = (b[:, :, :self._length] for b in self._buffers)
+
+        def update(self, key_states, value_states, *args, **kwargs):
+            end = self._length + key_states.shape[-2]
+            if end > self._buffers[0].shape[-2]:
+                capacity = max(end, 2 * self._buffers[0].shape[-2])
+                grown = []
+                for old in self._buffers:
+                    new = old.new_zeros(old.shape[0], old.shape[1], capacity, old.shape[3])
+                    new[:, :, :self._length] = old[:, :, :self._length]
+                    grown.append(new)
+                self._buffers = grown
+            self._buffers[0][:, :, self._length:end] = key_states
+            self._buffers[1][:, :, self._length:end] = value_states
+            self._length = end
+            self._expose()
+            return self.keys, self.values
+
+        def get_seq_length(self) -> int:
+            return self._length
+
+        def crop(self, tokens_to_remove: int) -> None:
+            if tokens_to_remove > 0:
+                raise ValueError("crop takes a negative number of tokens to remove")
+            self._length -= abs(tokens_to_remove)
+            self._expose()
+
+        def reset(self) -> None:
+            self._length = 0
+            self._expose()
+
+        def batch_repeat_interleave(self, repeats: int) -> None:  # beam search: never used here
+            raise NotImplementedError("the local judge decodes greedily")
+
+        batch_select_indices = batch_repeat_interleave
+
+    return GrowingLayer
 
 
 def _positions(mask):
