@@ -492,12 +492,16 @@ class LocalChatJudge(ChatJudge):
         if shared:  # token order: prompts sharing a premise are neighbours
             todo.sort(key=lambda i: encoded[i])
             root = self._root_length([encoded[i] for i in todo])
+            # premise groups (neighbours sharing at least half of what the shorter one adds to the
+            # root: one premise's claims, not two premises whose fences start alike) in length order
+            # (stable): similar widths share a batch, little padding. The grouping only orders the
+            # batches; sharing itself needs no grouping (see _prefill_shared)
             groups, start = [], 0
             for n in range(1, len(todo) + 1):
-                if n == len(todo) or _common(encoded[todo[n - 1]], encoded[todo[n]]) <= root:
+                if n == len(todo) or 2 * (_common(encoded[todo[n - 1]], encoded[todo[n]]) - root) < \
+                        min(lengths[todo[n - 1]], lengths[todo[n]]) - root:
                     groups.append(todo[start:n])
                     start = n
-            # premise groups in length order (stable): similar widths share a batch, little padding
             groups.sort(key=lambda group: max(lengths[i] for i in group))
             todo = [i for group in groups for i in group]
         else:
