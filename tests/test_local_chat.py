@@ -169,6 +169,94 @@ def test_shared_prefixes_give_the_unshared_replies(tiny_model, batch_size):
         assert sum(c.cached_tokens for c in claims_calls) > (fixed - 1) * (len(claims_calls) - 1) + 20
 
 
+NOTES = ["Rash on the left arm for two weeks, itchy, no fever. Knee pain after a fall, swelling improved. Takes "
+         "ibuprofen as needed. Plan: topical steroid, follow up in two weeks.",
+         "Fever for three days with a dry cough. No rash. Lungs clear on exam. Likely viral infection. Plan: rest, "
+         "fluids, return if short of breath.",
+         "Itchy rash on the arm, started two weeks ago. Denies fever. Right knee pain since a fall, better now. Uses "
+         "ibuprofen. Steroid cream prescribed; review in two weeks.",
+         "Three days of fever and cough without sputum. Denies rash. Chest clear. Probably a virus. Advised rest and "
+         "fluids; come back if breathless."]
+CLAIMS_ONLY = [{"id": "a", "prediction": NOTES[0], "reference": NOTES[2], "reference_claims": OTHER["reference_claims"],
+                "prediction_claims": ["There is a rash.", "No fever."]},
+               {"id": "b", "prediction": NOTES[1], "reference": NOTES[3], "reference_claims": INSTANCE["reference_claims"],
+                "prediction_claims": ["Fever.", "Cough."]}]
+
+
+@pytest.mark.parametrize("batch_size", [1, 3, 8])
+def test_each_premise_is_run_once_for_all_its_claims(tiny_model, batch_size):
+    """A prefix tree of cached blocks: the first claim on a premise runs the premise (the
+    instructions come from the kept root), every later claim on it runs only its own tail — also
+    when the premise's claims are cut by a batch boundary (5 claims on one premise, batches of 3).
+    (Premises are notes, longer than a claim, as in real use: the batch order groups a premise's
+    claims by what they share beyond the instructions, see LocalChatJudge.complete_for.)"""
+    judge = LocalChatJudge(model=str(tiny_model), no_cache=True, max_new_tokens=3, batch_size=batch_size,
+                           device="cpu", dtype="float32")
+    seen = record_completions(judge)
+    DocLens(judge).score(CLAIMS_ONLY, progress=False)
+    calls = [(judge._encode(judge._prompt_text(c)), c[-1]["content"], completion) for c, _, completion in seen]
+    assert len(calls) == 5 + 2 + 3 + 2
+    root = min(local_chat._common(calls[0][0], tokens) for tokens, *_ in calls)
+    forwarded = [c.prompt_tokens - c.cached_tokens for *_, c in calls]
+    assert [f > len(tokens) - root + 1 for f, (tokens, *_) in zip(forwarded, calls)].count(True) == 1
+    forwarded[[c.cached_tokens for *_, c in calls].index(0)] -= root  # the call that ran the instructions
+    for premise in NOTES:  # each the premise of one request
+        group = [(tokens, f) for (tokens, content, _), f in zip(calls, forwarded) if premise in content]
+        assert len(group) >= 2
+        tails = []
+        for tokens, own in group:
+            assert own <= len(tokens) - root + 1
+            mate = max(local_chat._common(tokens, other) for other, _ in group if other is not tokens)
+            tails.append(own <= len(tokens) - mate)
+        assert tails.count(False) == 1  # the premise is run with one of its claims, never again
+    assert sum(c.prompt_tokens for *_, c in calls) == sum(len(tokens) for tokens, *_ in calls)
+    assert judge.usage.cached_prompt_tokens == sum(c.cached_tokens for *_, c in calls)
+
+
+def test_growing_cache_layer_holds_what_a_dynamic_layer_holds():
+    """The in-place cache layer: the same keys and values as transformers' concatenating layer
+    after a prefill, steps past its room (it doubles) and a crop."""
+    from transformers.cache_utils import DynamicLayer
+
+    torch.manual_seed(1)
+    grown, plain = None, DynamicLayer()
+    for step, length in enumerate([5, 1, 1, 4, 1]):
+        keys, values = torch.randn(2, 3, length, 4), torch.randn(2, 3, length, 4)
+        if grown is None:
+            grown = local_chat._growing_layer()(torch.zeros(2, 3, 7, 4), torch.zeros(2, 3, 7, 4), 0)
+        got = grown.update(keys, values)
+        want = plain.update(keys, values)
+        assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1])
+    assert grown.get_seq_length() == 12 and grown._buffers[0].shape[-2] == 14
+    grown.crop(-3)
+    assert grown.get_seq_length() == 9 and torch.equal(grown.keys, plain.keys[:, :, :9])
+    with pytest.raises(NotImplementedError):
+        grown.batch_select_indices(torch.tensor([0]))
+
+
+def test_a_continuation_that_retokenises_differently_is_masked_and_rerun(tiny_model):
+    """Each answer step continues from the cache: a row keeps the longest start of what it holds
+    that its new text begins with, the rest is masked out, and the new tokens run at the positions
+    they have in a fresh pass — the logits match a fresh pass over the whole text."""
+    judge = LocalChatJudge(model=str(tiny_model), no_cache=True, device="cpu", dtype="float32")
+    loaded = judge._ensure_loaded()
+    prompts = [judge._encode(judge._prompt_text(render_claims("cot", "general", "recall", premise, [claim], [1])))
+               for premise, claim in (("Fever. Cough.", "Fever."), ("Rash on the arm. No fever.", "No rash."))]
+    held = judge._prefill(prompts)
+    held.cells[0] = held.cells[0][:-1] + [held.cells[0][-1]]
+    targets = [prompts[0][:-2] + judge._encode(" explanation: x"), prompts[1] + judge._encode("explanation: y z")]
+    block, mask, positions = judge._extend(held, targets)
+    assert block.shape[1] == max(len(t) - k for t, k in zip(targets, (len(prompts[0]) - 2, len(prompts[1]))))
+    assert mask[0, :len(held.cells[0]) - block.shape[1]].sum() == len(prompts[0]) - 2  # two prompt tokens masked
+    with torch.inference_mode():
+        logits = loaded.model(input_ids=block, attention_mask=mask, position_ids=positions,
+                              past_key_values=held.cache, use_cache=True, logits_to_keep=1).logits[:, -1]
+        for n, target in enumerate(targets):
+            fresh = loaded.model(input_ids=torch.tensor([target])).logits[0, -1]
+            assert torch.allclose(logits[n], fresh, atol=1e-4), n
+    assert [[t for t in cells if t is not None] for cells in held.cells] == targets
+
+
 def test_control_token_strings_in_instance_text_stay_text(tiny_model):
     """A prediction holding the model's own end-of-turn string cannot end the turn: only the
     chat template writes control tokens; the fenced text keeps every character it shows."""

@@ -21,6 +21,13 @@ keeps the whole reply as evidence. ``json_cot`` / ``json`` styles and subclaim e
 generate freely (greedy, at most ``max_reply_tokens``) and go through the ordinary parsing,
 re-ask and *unparsed* path.
 
+**What is run once** (docs/design.md §2, ``cards/local-chat.md``). With ``share_prefixes`` (the
+default) a ``cot`` batch is prefilled as a prefix tree of cached blocks: the instructions every
+prompt shares are a kept block, and each prompt runs batch-1 only from the kept block it shares
+most with (a premise's later claims run only their own tail). Every later step (explanation,
+provenance, verdict) continues from the cache of the step before, in a key/value cache that grows
+in place. Verdicts and explanations equal the unshared path's (greedy, float32 on CPU).
+
 **Instance text stays data.** The prompts fence every instance text (:mod:`doclens.evaluators.prompting`);
 in process one more step is needed: a tokenizer reads a special-token string (``<|im_start|>``,
 ``</s>``) anywhere in a text as the control token itself, so such strings inside the messages are
@@ -538,15 +545,14 @@ class LocalChatJudge(ChatJudge):
         first, last = min(rows), max(rows)  # the common prefix of sorted lists is that of the extremes
         return min(_common(first, last), min(len(r) for r in rows) - 1)
 
-    def _block(self, tokens: list[int], keep: bool = True) -> tuple[object, int]:
+    def _block(self, tokens: list[int]) -> tuple[object, int]:
         """The batch-1 key/value cache of ``tokens`` and how many tokens were run to make it: the
         kept block sharing most of its start is extended (never changed: the extension is new
-        tensors), never recomputed. The result is kept when ``keep``."""
+        tensors), never recomputed. The result is kept."""
         torch, model = self._loaded.torch, self._loaded.model
         found, cache = self._blocks.longest(tokens)
         if found == len(tokens):
-            if keep:
-                self._blocks.put(tokens, cache)
+            self._blocks.put(tokens, cache)
             return cache, 0
         rest = torch.tensor([tokens[found:]], device=self._loaded.device)
         with torch.inference_mode():
@@ -555,8 +561,7 @@ class LocalChatJudge(ChatJudge):
                            position_ids=torch.arange(found, len(tokens), device=rest.device)[None],
                            past_key_values=_shallow(cache) if cache is not None else None, use_cache=True,
                            logits_to_keep=1)
-        if keep:
-            self._blocks.put(tokens, output.past_key_values)
+        self._blocks.put(tokens, output.past_key_values)
         return output.past_key_values, len(tokens) - found
 
     def _prefill_shared(self, rows: list[list[int]], root: int) -> Optional["_Held"]:
@@ -576,25 +581,22 @@ class LocalChatJudge(ChatJudge):
         torch, model, device = self._loaded.torch, self._loaded.model, self._loaded.device
         forwarded = [0] * len(rows)
         forwarded[0] += self._block(rows[0][:root])[1]
-        blocks = []
+        width = max(len(row) for row in rows) - 1
+        buffers = None
         for n, row in enumerate(rows):
             cache, run = self._block(row[:-1])
             if not _plain_layers(cache):
                 return None
-            blocks.append(cache)
             forwarded[n] += run + 1  # and its last token, below
-        width = max(len(row) for row in rows) - 1
-        layers = []
-        for number, first in enumerate(blocks[0].layers):
-            shape = (len(rows), first.keys.shape[1], width + 1 + self._room(), first.keys.shape[3])
-            keys, values = first.keys.new_zeros(shape), first.values.new_zeros(shape)
-            for n, (row, cache) in enumerate(zip(rows, blocks)):
-                layer, start = cache.layers[number], width - (len(row) - 1)
+            if buffers is None:  # the batch's cache, with room for the answer steps
+                buffers = [[layer.keys.new_zeros((len(rows), layer.keys.shape[1], width + 1 + self._room(),
+                                                  layer.keys.shape[3])) for _ in range(2)] for layer in cache.layers]
+            start = width - (len(row) - 1)
+            for (keys, values), layer in zip(buffers, cache.layers):
                 keys[n, :, start:width] = layer.keys[0, :, :len(row) - 1]
                 values[n, :, start:width] = layer.values[0, :, :len(row) - 1]
-            layers.append(_growing_layer()(keys, values, width))
-        merged = _shallow(blocks[0])
-        merged.layers = layers
+        merged = _shallow(cache)
+        merged.layers = [_growing_layer()(keys, values, width) for keys, values in buffers]
         held = _Held.over([[None] * (width - len(row) + 1) + row[:-1] for row in rows], merged, forwarded, torch,
                           device)
         block, mask, positions = self._extend(held, rows)
