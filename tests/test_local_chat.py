@@ -213,6 +213,21 @@ def test_each_premise_is_run_once_for_all_its_claims(tiny_model, batch_size):
     assert judge.usage.cached_prompt_tokens == sum(c.cached_tokens for *_, c in calls)
 
 
+def test_free_replies_share_the_instructions_and_give_the_unshared_replies(tiny_model):
+    """JSON styles and extraction (free replies): the instructions are run once for all requests,
+    and every reply equals the unshared path's."""
+    seen = {}
+    for share in (True, False):
+        judge = LocalChatJudge(model=str(tiny_model), style="json_cot", no_cache=True, max_reply_tokens=6,
+                               batch_size=2, device="cpu", dtype="float32", share_prefixes=share)
+        seen[share] = record_completions(judge)
+        DocLens(judge).score(CLAIMS_ONLY, progress=False)
+    assert [c.text for *_, c in seen[True]] == [c.text for *_, c in seen[False]]
+    assert all(c.cached_tokens == 0 for *_, c in seen[False])
+    cached = sorted(c.cached_tokens for *_, c in seen[True])  # one call ran the instructions, the others reused them
+    assert cached[0] == 0 and all(n > 100 for n in cached[1:])
+
+
 def test_growing_cache_layer_holds_what_a_dynamic_layer_holds():
     """The in-place cache layer: the same keys and values as transformers' concatenating layer
     after a prefill, steps past its room (it doubles) and a crop."""

@@ -495,7 +495,7 @@ class LocalChatJudge(ChatJudge):
                     on_complete(i, results[i])
             else:
                 todo.append(i)
-        shared = self.share_prefixes and reading is not None
+        shared = self.share_prefixes
         if shared:  # token order: prompts sharing a premise are neighbours
             todo.sort(key=lambda i: encoded[i])
             root = self._root_length([encoded[i] for i in todo])
@@ -518,10 +518,10 @@ class LocalChatJudge(ChatJudge):
             started = time.perf_counter()
             room = [window - lengths[i] - reserve if window is not None else 10 ** 9 for i in batch]
             rows = [encoded[i] for i in batch]
+            held = self._prefill_shared(rows, root) if shared else None
             if reading is None:
-                completions = self._free_replies(rows, room)
+                completions = self._free_replies(rows, room, held)
             else:
-                held = self._prefill_shared(rows, root) if shared else None
                 completions = self._cot_replies([prompts[i] for i in batch], rows, room,
                                                 reading == ANSWER_VERDICT_AND_PROVENANCE,
                                                 held if held is not None else self._prefill(rows))
@@ -616,10 +616,14 @@ class LocalChatJudge(ChatJudge):
             reserve += len(self._encode("\n" + PROVENANCE_PREFIX)) + PROVENANCE_TOKENS
         return reserve
 
-    def _free_replies(self, rows: list[list[int]], room: list[int]) -> list[Completion]:
+    def _free_replies(self, rows: list[list[int]], room: list[int], held: Optional["_Held"]) -> list[Completion]:
+        """Greedy free replies, continuing from the shared prefill ``held`` when there is one."""
         limits = [min(self.max_reply_tokens, r + 1) for r in room]  # reserve was 1 token
-        generated = self._generate(_Held([[] for _ in rows], None, None, [len(row) for row in rows]), rows, limits, ())
-        return [Completion(self._decode(tokens), len(row), len(tokens)) for tokens, row in zip(generated, rows)]
+        if held is None:
+            held = _Held([[] for _ in rows], None, None, [len(row) for row in rows])
+        generated = self._generate(held, rows, limits, ())
+        return [Completion(self._decode(tokens), len(row), len(tokens), cached_tokens=len(row) - forwarded)
+                for tokens, row, forwarded in zip(generated, rows, held.forwarded)]
 
     def _cot_replies(self, prompts: list[str], rows: list[list[int]], room: list[int],
                      provenance: bool, held: "_Held") -> list[Completion]:
