@@ -396,11 +396,11 @@ class LocalChatJudge(ChatJudge):
         top = max(limits)
         if top <= 0:
             return [[] for _ in limits]
-        cached = len(held.cells[0])
         block, mask, _ = self._extend(held, targets)
-        # generate runs only the positions past the cache; the cached ones are stand-ins (never read)
-        ids = torch.cat([torch.full((block.shape[0], cached), tokenizer.pad_token_id, dtype=block.dtype,
-                                    device=block.device), block], dim=1)
+        # generate runs only the positions past the cache; it sees every position's token (padding
+        # where masked), as logits processors a model's generation config names may read them
+        ids = torch.tensor([[tokenizer.pad_token_id if t is None else t for t in cells] for cells in held.cells],
+                           dtype=block.dtype, device=block.device)
         options = {} if held.cache is None else {"past_key_values": held.cache}
         if stops:
             from transformers import StoppingCriteriaList
