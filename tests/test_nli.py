@@ -17,7 +17,7 @@ from doclens import DocLens, load_evaluator  # noqa: E402
 from doclens.cli import main  # noqa: E402
 from doclens.core.errors import ConfigurationError, InputError  # noqa: E402
 from doclens.evaluators.nli import (NLIClassifierEvaluator, TrueNLIEvaluator, entailment_index,  # noqa: E402
-                                    model_fingerprint)
+                                    model_fingerprint, plan_batches)
 from doclens.scoring.report import Report  # noqa: E402
 from doclens.parsing.statements import strip_citations  # noqa: E402
 
@@ -90,6 +90,34 @@ def test_classifier_argmax_and_threshold_match_the_models_logits(classifier_dir)
     assert 0 < sum(argmax) < len(argmax)
     judge = NLIClassifierEvaluator(str(classifier_dir), threshold=0.3, no_cache=True)
     assert judge.entail_batch(pairs) == [p[0] >= 0.3 for p in probabilities]
+
+
+def test_plan_batches_bounds_padding_and_keeps_every_input_once():
+    lengths = [100, 95, 91, 89, 50, 48, 47, 300, 12, 12, 12]
+    plain = plan_batches(lengths, 4, 1.0)  # the old rule: length-sorted runs of batch_size
+    assert plain == [[7, 0, 1, 2], [3, 4, 5, 6], [8, 9, 10]]
+    tight = plan_batches(lengths, 4, 0.1)
+    assert tight == [[7], [0, 1, 2], [3], [4, 5, 6], [8, 9, 10]]
+    for batches in (plain, tight, plan_batches(lengths, 2, 0.0)):
+        assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    for batch in tight:  # nobody is padded by more than 10% of the batch's longest
+        assert all(lengths[i] >= 0.9 * lengths[batch[0]] for i in batch)
+    padded = lambda batches: sum(max(lengths[i] for i in b) * len(b) for b in batches)  # noqa: E731
+    assert padded(tight) < padded(plain)
+    assert plan_batches([], 8, 0.1) == []
+
+
+def test_padding_tolerance_changes_batches_not_verdicts(classifier_dir):
+    pairs = pairs_for_tests()
+    loose = RecordingClassifier(str(classifier_dir), batch_size=8, padding_tolerance=1.0, no_cache=True)
+    tight = RecordingClassifier(str(classifier_dir), batch_size=8, padding_tolerance=0.05, no_cache=True)
+    assert loose.entail_batch(pairs) == tight.entail_batch(pairs)
+    inputs = [tight.encode(p, h) for p, h in pairs]
+    assert len(tight.batches(inputs)) > len(loose.batches(inputs))
+    default = NLIClassifierEvaluator(str(classifier_dir), no_cache=True).load()
+    assert default.padding_tolerance == (0.1 if default.device == "cpu" else 1.0)
+    with pytest.raises(ConfigurationError, match="padding_tolerance"):
+        NLIClassifierEvaluator(str(classifier_dir), padding_tolerance=1.5)
 
 
 @pytest.mark.parametrize("labels, wanted, index", [

@@ -16,8 +16,10 @@ What :class:`InProcessNLI` adds, for speed and for honesty:
   Windowed premises are counted in ``usage.windowed_premises``; a hypothesis that alone does not
   fit the window is an error, not a silent cut;
 * **length-sorted batches with dynamic padding** — inputs are tokenized once, sorted by length and
-  padded only to the longest of their batch; ``torch.inference_mode``; the device is chosen
-  automatically (CUDA, MPS, CPU) and bf16 is used on a GPU that supports it.
+  padded only to the longest of their batch; on a CPU a batch also ends where the next input is
+  more than ``padding_tolerance`` (10%) shorter than the batch's longest, because there a padded
+  token costs as much as a real one (:func:`plan_batches`); ``torch.inference_mode``; the device
+  is chosen automatically (CUDA, MPS, CPU) and bf16 is used on a GPU that supports it.
 
 Data stays on this machine. A model name that is not a local folder is loaded by ``transformers``
 from its cache, or from the Hub for online users; tests and the offline default use folders.
@@ -55,6 +57,12 @@ class InProcessNLI(CachedAnswers, Evaluator):
         a CPU (measured best on 2 cores: larger batches were slower) and 32 on a GPU.
     max_length : int, optional
         The model window in tokens; default the tokenizer's / model's own limit.
+    padding_tolerance : float, optional
+        A batch ends early where the next (shorter) input is more than this share shorter than the
+        batch's longest, so at most about this share of a batch is padding (0 ≤ x ≤ 1; 1 = no
+        limit). Default 0.1 on a CPU, where a padded token costs as much as a real one and a
+        fuller batch gains little (``cards/in-process-evaluators.md``, Measured), and 1 on a GPU.
+        Verdicts do not depend on it.
     window_overlap : float
         Share of a window repeated in the next one when a premise is split (0 ≤ x < 1).
     cache_dir, no_cache, refresh
@@ -67,6 +75,7 @@ class InProcessNLI(CachedAnswers, Evaluator):
 
     def __init__(self, model: str, *, device: Optional[str] = None, dtype: Optional[str] = None,
                  batch_size: Optional[int] = None, max_length: Optional[int] = None, window_overlap: float = 0.25,
+                 padding_tolerance: Optional[float] = None,
                  cache_dir=None, no_cache: bool = False, refresh: bool = False):
         super().__init__()
         if batch_size is not None and batch_size < 1:
@@ -75,12 +84,15 @@ class InProcessNLI(CachedAnswers, Evaluator):
             raise ConfigurationError("window_overlap must be in [0, 1)")
         if max_length is not None and max_length < 8:
             raise ConfigurationError("max_length must be at least 8 tokens")
+        if padding_tolerance is not None and not 0 <= padding_tolerance <= 1:
+            raise ConfigurationError("padding_tolerance must be in [0, 1]")
         self.model = str(model)
         self.requested_device = device
         self.requested_dtype = dtype
         self.batch_size = batch_size
         self.requested_max_length = max_length
         self.window_overlap = window_overlap
+        self.padding_tolerance = padding_tolerance
         self.use_cache(cache_dir, no_cache, refresh)
         self._fingerprint: Optional[str] = None
         self._loaded = False
@@ -118,6 +130,8 @@ class InProcessNLI(CachedAnswers, Evaluator):
         self.device = choose_device(torch, self.requested_device)
         self.dtype = choose_dtype(torch, self.device, self.requested_dtype)
         self.batch_size = self.batch_size or (8 if self.device == "cpu" else 32)
+        if self.padding_tolerance is None:
+            self.padding_tolerance = 0.1 if self.device == "cpu" else 1.0
         logger.info("loading %s on %s (%s)", self.model, self.device, str(self.dtype).replace("torch.", ""))
         try:
             self.tokenizer = transformers.AutoTokenizer.from_pretrained(self.model)
@@ -186,13 +200,15 @@ class InProcessNLI(CachedAnswers, Evaluator):
                 entailed[owner] = verdict
         return entailed
 
+    def batches(self, inputs: list[dict]) -> list[list[int]]:
+        """Positions of ``inputs`` per forward pass (:func:`plan_batches` with this judge's settings)."""
+        return plan_batches([len(i["input_ids"]) for i in inputs], self.batch_size, self.padding_tolerance)
+
     def run_inputs(self, inputs: list[dict]) -> list[bool]:
         """Verdicts for encoded inputs, in order: sorted by length, batched, dynamically padded."""
-        order = sorted(range(len(inputs)), key=lambda i: len(inputs[i]["input_ids"]), reverse=True)
         verdicts: list[Optional[bool]] = [None] * len(inputs)
         with self.torch.inference_mode():
-            for start in range(0, len(order), self.batch_size):
-                chunk = order[start:start + self.batch_size]
+            for chunk in self.batches(inputs):
                 batch = self.tokenizer.pad([inputs[i] for i in chunk], padding="longest", return_tensors="pt")
                 batch = {name: tensor.to(self.device) for name, tensor in batch.items()}
                 for i, verdict in zip(chunk, self._forward(batch)):
@@ -250,7 +266,24 @@ class InProcessNLI(CachedAnswers, Evaluator):
     def config(self) -> dict:
         return {**super().config(), "fingerprint": self.fingerprint, "input_format": self.input_format,
                 "max_length": self.requested_max_length, "window_overlap": self.window_overlap,
-                "batch_size": self.batch_size}
+                "batch_size": self.batch_size, "padding_tolerance": self.padding_tolerance}
+
+
+def plan_batches(lengths: list[int], batch_size: int, padding_tolerance: float = 1.0) -> list[list[int]]:
+    """Positions grouped into forward passes: longest first, at most ``batch_size`` per batch, and a
+    new batch wherever the next input is more than ``padding_tolerance`` shorter than the longest
+    of the current one (so each input is padded by at most that share of the batch's length).
+    ``padding_tolerance=1`` gives plain length-sorted batches of ``batch_size``."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i], reverse=True)
+    batches: list[list[int]] = []
+    for i in order:
+        current = batches[-1] if batches else None
+        if (current is None or len(current) >= batch_size
+                or lengths[i] < (1 - padding_tolerance) * lengths[current[0]]):
+            batches.append([i])
+        else:
+            current.append(i)
+    return batches
 
 def single_token_id(tokenizer, text: str) -> int:
     """The id of the one token the model writes for ``text`` (``"1"`` → ``▁1`` for T5). A lone
@@ -389,11 +422,9 @@ class NLIClassifierEvaluator(InProcessNLI):
 
     def _class_probabilities(self, inputs: list[dict]) -> list[list[float]]:
         """Softmax class probabilities for encoded inputs, in order (length-sorted batches)."""
-        order = sorted(range(len(inputs)), key=lambda i: len(inputs[i]["input_ids"]), reverse=True)
         result: list = [None] * len(inputs)
         with self.torch.inference_mode():
-            for start in range(0, len(order), self.batch_size):
-                chunk = order[start:start + self.batch_size]
+            for chunk in self.batches(inputs):
                 batch = self.tokenizer.pad([inputs[i] for i in chunk], padding="longest", return_tensors="pt")
                 batch = {name: tensor.to(self.device) for name, tensor in batch.items()}
                 probs = self.network(**batch).logits.float().softmax(dim=-1).tolist()
@@ -467,4 +498,4 @@ def support_label(window_probabilities: list[list[float]], labels: dict[int, str
 
 
 __all__ = ["support_label", "support_labels", "InProcessNLI", "NLIClassifierEvaluator", "TRUE_MODEL", "TrueNLIEvaluator", "entailment_index",
-           "model_fingerprint", "single_token_id"]
+           "model_fingerprint", "plan_batches", "single_token_id"]
