@@ -285,6 +285,7 @@ def plan_batches(lengths: list[int], batch_size: int, padding_tolerance: float =
             current.append(i)
     return batches
 
+
 def single_token_id(tokenizer, text: str) -> int:
     """The id of the one token the model writes for ``text`` (``"1"`` → ``▁1`` for T5). A lone
     word-boundary piece before it is ignored; anything else that is not one token is an error."""
