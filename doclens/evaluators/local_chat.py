@@ -371,7 +371,7 @@ class LocalChatJudge(ChatJudge):
         Positions skip every masked cell, so each row sees exactly its target sequence at positions
         0, 1, 2, … — the same tokens at the same positions as a fresh pass over it. ``held`` is
         updated to describe the cache once the block has run."""
-        torch, device, pad = self._loaded.torch, self._loaded.device, self._loaded.tokenizer.pad_token_id
+        torch, device = self._loaded.torch, self._loaded.device
         kept_mask, tails = [], []
         for cells, target in zip(held.cells, targets):
             kept = 0
@@ -791,15 +791,18 @@ def _growing(cache, room: int):
     """``cache`` with each plain layer moved into a growing layer (:func:`_growing_layer`) with ``room`` free
     positions (one copy); other cache kinds are left as ``transformers`` made them."""
     if _plain_layers(cache):
-        layers = []
-        for layer in cache.layers:
-            batch, heads, length, dim = layer.keys.shape
-            keys = layer.keys.new_zeros(batch, heads, length + room, dim)
-            values = layer.values.new_zeros(batch, heads, length + room, dim)
-            keys[:, :, :length], values[:, :, :length] = layer.keys, layer.values
-            layers.append(_growing_layer()(keys, values, length))
-        cache.layers = layers
+        cache.layers = [_growing_layer()(_with_room(layer.keys, layer.keys.shape[-2], room),
+                                         _with_room(layer.values, layer.values.shape[-2], room), layer.keys.shape[-2])
+                        for layer in cache.layers]
     return cache
+
+
+def _with_room(tensor, length: int, room: int):
+    """A zeroed ``(batch, heads, length + room, dim)`` buffer holding ``tensor``'s first ``length``
+    positions (zeros, not garbage: a masked position's value is still multiplied by 0)."""
+    buffer = tensor.new_zeros(tensor.shape[0], tensor.shape[1], length + room, tensor.shape[3])
+    buffer[:, :, :length] = tensor[:, :, :length]
+    return buffer
 
 
 @lru_cache(maxsize=1)
@@ -828,12 +831,7 @@ def _growing_layer():
             end = self._length + key_states.shape[-2]
             if end > self._buffers[0].shape[-2]:
                 capacity = max(end, 2 * self._buffers[0].shape[-2])
-                grown = []
-                for old in self._buffers:
-                    new = old.new_zeros(old.shape[0], old.shape[1], capacity, old.shape[3])
-                    new[:, :, :self._length] = old[:, :, :self._length]
-                    grown.append(new)
-                self._buffers = grown
+                self._buffers = [_with_room(b, self._length, capacity - self._length) for b in self._buffers]
             self._buffers[0][:, :, self._length:end] = key_states
             self._buffers[1][:, :, self._length:end] = value_states
             self._length = end
