@@ -1,0 +1,97 @@
+"""Draw the items of the real-output labelled set (issue: real notes, real numbers).
+
+Each item is one sentence to be labelled by reading, on one of two sides:
+
+- ``recall``: a sentence of the clinician's reference note, judged against a system's note;
+- ``precision``: a sentence of a system's note, judged against the clinician's reference note.
+
+The draw is deterministic (seeded by split, encounter and system) and reads only
+``../shared/data/aci_bench_systems/test2`` and ``test3`` (test split 1's system outputs are held out
+for independent checks and never read). Encounters are drawn per split; the first half of each
+split's encounters is the development half, the rest the held-out half, so no note is in both.
+
+The labeller turns each sentence into the claim it asserts first (in the sentence's own words) and
+labels it by reading the whole premise note, before any judge's verdict is looked at. This script
+writes the unlabelled items; ``benchmarks/data/real_outputs/labels.jsonl`` holds the labels.
+
+    python benchmarks/real_outputs_sample.py --out benchmarks/data/real_outputs/items.jsonl
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "aci_bench_systems"
+SYSTEMS = ("GPT-4", "ChatGPT", "Text-Davinci-003", "BioBART-div", "LED", "train_UMLS")
+SPLITS = ("test2", "test3")
+ENCOUNTERS_PER_SPLIT = 8
+PER_SIDE = 3
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+
+def read_jsonl(path: Path) -> dict[str, dict]:
+    with path.open(encoding="utf-8") as handle:
+        return {row["id"]: row for row in map(json.loads, filter(str.strip, handle))}
+
+
+def is_header(line: str) -> bool:
+    """A line that only names a section or sub-section ("PHYSICAL EXAM", "Neck:")."""
+    bare = line.strip().strip(":").strip()
+    if not bare:
+        return True
+    if bare.isupper() and len(bare.split()) <= 6:
+        return True
+    return line.strip().endswith(":") and len(bare.split()) <= 4
+
+
+def sentences(note: str) -> list[str]:
+    """Candidate sentences: 4 to 60 words, not a header, one per line piece."""
+    found = []
+    for line in note.splitlines():
+        line = line.strip().lstrip(":").strip()
+        if is_header(line):
+            continue
+        for piece in _SENTENCE_END.split(line):
+            piece = piece.strip().lstrip("-•*").strip()
+            if 4 <= len(piece.split()) <= 60 and re.search(r"[A-Za-z]", piece):
+                found.append(piece)
+    return found
+
+
+def draw(data: Path = DATA) -> list[dict]:
+    items = []
+    for split in SPLITS:
+        refs = read_jsonl(data / split / "references.jsonl")
+        outputs = {s: read_jsonl(data / split / "systems" / f"{s}.jsonl") for s in SYSTEMS}
+        ids = sorted(refs)
+        random.Random(f"real-outputs/{split}").shuffle(ids)
+        chosen = ids[:ENCOUNTERS_PER_SPLIT]
+        for rank, encounter in enumerate(chosen):
+            half = "dev" if rank < ENCOUNTERS_PER_SPLIT // 2 else "held_out"
+            for system in SYSTEMS:
+                note = outputs[system][encounter]["prediction"]
+                rng = random.Random(f"real-outputs/{split}/{encounter}/{system}")
+                for side, pool in (("recall", sentences(refs[encounter]["reference"])),
+                                   ("precision", sentences(note))):
+                    for sentence in rng.sample(pool, min(PER_SIDE, len(pool))):
+                        items.append({"item": f"{split}/{encounter}/{system}/{side}/{len(items)}",
+                                      "split": split, "encounter": encounter, "system": system,
+                                      "half": half, "side": side, "sentence": sentence})
+    return items
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    items = draw()
+    Path(args.out).write_text("".join(json.dumps(i) + "\n" for i in items), encoding="utf-8")
+    print(json.dumps({"items": len(items), "dev": sum(i["half"] == "dev" for i in items)}))
+
+
+if __name__ == "__main__":
+    main()
