@@ -12,9 +12,10 @@ split's encounters is the development half, the rest the held-out half, so no no
 
 The labeller turns each sentence into the claim it asserts first (in the sentence's own words) and
 labels it by reading the whole premise note, before any judge's verdict is looked at. This script
-writes the unlabelled items; ``benchmarks/data/real_outputs/labels.jsonl`` holds the labels.
+writes the unlabelled items; ``benchmarks/data/real_outputs/labels_test2.jsonl`` and
+``labels_test3.jsonl`` hold the labels (``benchmarks/data/real_outputs/README.md``).
 
-    python benchmarks/real_outputs_sample.py --out benchmarks/data/real_outputs/items.jsonl
+    python benchmarks/real_outputs_sample.py --out /tmp/items.jsonl
 """
 from __future__ import annotations
 
