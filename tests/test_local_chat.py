@@ -484,3 +484,25 @@ def test_local_judge_extracts_with_clauses_unless_asked(tiny_model, tmp_path, mo
     plan = json.loads(out.out)
     assert plan["extractor"].startswith("llm:") and "in this process" in plan["extractor"]
     assert plan["calls"]["extraction"] == 2
+
+
+def test_quiet_run_prints_no_third_party_bar_or_notice(tiny_model, tmp_path):
+    """``-q``: transformers' weight-loading bar and library notices stay off stderr (the run is a
+    real subprocess, so the libraries are imported fresh, as a user's run imports them)."""
+    import os
+    import subprocess
+    import sys
+
+    data = tmp_path / "in.jsonl"
+    data.write_text(json.dumps(INSTANCE) + "\n")
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    for name in ("TQDM_DISABLE", "HF_HUB_DISABLE_PROGRESS_BARS", "TRANSFORMERS_VERBOSITY"):
+        env.pop(name, None)
+    command = [sys.executable, "-m", "doclens", "score", str(data), "--evaluator", "local", "--model",
+               str(tiny_model), "--device", "cpu", "--no-cache", "-o", str(tmp_path / "s.json")]
+    loud = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+    quiet = subprocess.run(command + ["-q"], capture_output=True, text=True, env=env, timeout=600)
+    assert loud.returncode == 0 and quiet.returncode == 0, quiet.stderr
+    assert "Loading weights" in loud.stderr  # what -q has to silence is there without it
+    assert quiet.stderr.strip() == "", quiet.stderr
