@@ -17,7 +17,7 @@ from doclens.core.errors import (EXIT_ERROR, EXIT_INCOMPLETE, EXIT_INTERRUPTED, 
                                  InputError, MissingExtraError, RunStoppedError)
 from doclens.core.metrics import ON_UNPARSED
 from doclens.baselines import BASELINE_NAMES
-from doclens.core.tasks import TASKS
+from doclens.core.tasks import AUTO_TASK, TASKS
 from doclens.evaluators.torch_utils import DTYPES
 from doclens.io.files import partial_path, save_report
 from doclens.io.results_files import OUTPUT_FORMATS, journal_path
@@ -451,8 +451,10 @@ def add_parser(sub) -> None:
     score.add_argument("--extractor-arg", action="append", metavar="KEY=VALUE",
                        help="extra constructor argument for the extractor (repeatable; VALUE read as JSON if it "
                             "parses)")
-    score.add_argument("--task", choices=TASKS,
-                       help="task for lines without a 'task' field (default general)")
+    score.add_argument("--task", choices=(AUTO_TASK, *TASKS), default=AUTO_TASK,
+                       help="task for lines without a 'task' field; auto (the default) scores a line whose "
+                            "reference has SOAP section headers as note_generation, per section, and others as "
+                            "general (each result records its task)")
     score.add_argument("--uncited", choices=UNCITED, default="zero",
                        help="uncited statements score 0 (paper), inherit the next citation within their note section "
                             "(original scripts) or across sections (not the original)")
