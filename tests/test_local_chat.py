@@ -452,3 +452,57 @@ def test_source_support_is_the_two_way_reading_of_its_verdicts(tiny_model, tmp_p
     assert judge.support_verdicts == 2
     assert [s.verdict for s in support] == ["supported" if e else "not_addressed" for e in entailed]
     assert seen and not any("Not Addressed" in json.dumps(conversation) for conversation, _, _ in seen)
+
+
+def test_local_judge_extracts_with_clauses_unless_asked(tiny_model, tmp_path, monkeypatch, capsys):
+    """``--evaluator local`` on claim-less input extracts with the model-free clause extractor and
+    its dry run says so; only ``--extractor local`` extracts with the chat model."""
+    from doclens.cli import main
+    from doclens.evaluators import load_extractor
+    from doclens.evaluators.chat import ChatExtractor
+    from doclens.evaluators.extractors import ClauseExtractor
+
+    def refuse(self):
+        raise AssertionError("weights loaded")
+
+    monkeypatch.setattr(LocalChatJudge, "_ensure_loaded", refuse)
+    assert isinstance(LocalChatJudge(model=str(tiny_model)).make_extractor(), ClauseExtractor)
+    asked = load_extractor("local", model=str(tiny_model), batch_size=2)
+    assert isinstance(asked, ChatExtractor) and asked.judge.batch_size == 2
+    data = tmp_path / "in.jsonl"
+    bare = {k: v for k, v in INSTANCE.items() if not k.endswith("_claims")}
+    data.write_text(json.dumps(bare) + "\n")
+    code = main(["score", str(data), "--evaluator", "local", "--model", str(tiny_model), "--dry-run", "--no-cache"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    plan = json.loads(out.out)
+    assert plan["extractor"] == "clauses:v1 (no model)" and plan["calls"].get("extraction", 0) == 0
+    code = main(["score", str(data), "--evaluator", "local", "--model", str(tiny_model), "--dry-run", "--no-cache",
+                 "--extractor", "local"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    plan = json.loads(out.out)
+    assert plan["extractor"].startswith("llm:") and "in this process" in plan["extractor"]
+    assert plan["calls"]["extraction"] == 2
+
+
+def test_quiet_run_prints_no_third_party_bar_or_notice(tiny_model, tmp_path):
+    """``-q``: transformers' weight-loading bar and library notices stay off stderr (the run is a
+    real subprocess, so the libraries are imported fresh, as a user's run imports them)."""
+    import os
+    import subprocess
+    import sys
+
+    data = tmp_path / "in.jsonl"
+    data.write_text(json.dumps(INSTANCE) + "\n")
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    for name in ("TQDM_DISABLE", "HF_HUB_DISABLE_PROGRESS_BARS", "TRANSFORMERS_VERBOSITY"):
+        env.pop(name, None)
+    command = [sys.executable, "-m", "doclens", "score", str(data), "--evaluator", "local", "--model",
+               str(tiny_model), "--device", "cpu", "--no-cache", "-o", str(tmp_path / "s.json")]
+    loud = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+    quiet = subprocess.run(command + ["-q"], capture_output=True, text=True, env=env, timeout=600)
+    assert loud.returncode == 0 and quiet.returncode == 0, quiet.stderr
+    assert "Loading weights" in loud.stderr  # what -q has to silence is there without it
+    assert quiet.stderr.strip() == "", quiet.stderr

@@ -323,3 +323,17 @@ def test_absurdly_long_citation_id_is_an_invalid_id():
     assert first.invalid == first.cited and len(first.cited) == 1 and not first.entailed
     assert report.counts["citations"]["invalid_ids"] == 1 and report["citation_recall"] == 0.5
     assert json.loads(report.to_json())["instances"][0]["statements"][0]["invalid"] == first.invalid
+
+
+def test_a_stray_bracketed_number_is_an_invalid_citation_with_its_location():
+    """"[2] weeks" names a source unit that exists, but it is no citation in context: the
+    statement is not sent to the judge, the id counts as invalid, and the explanation shows where."""
+    instance = {"id": "led", "prediction": "Cough for [2] weeks [0]. Fever [1].",
+                "reference": "Cough. Fever.", "source": ["cough", "fever", "weeks"],
+                "reference_claims": ["cough"], "prediction_claims": ["cough"]}
+    result = DocLens(TokenSubsetEvaluator()).score([instance], progress=False).instances[0]
+    first, second = result.statements
+    assert first.cited == [0, 2] and first.valid == [0] and first.invalid == [2] and first.entailed is False
+    assert "'[2] weeks'" in first.explanation and "running text" in first.explanation
+    assert second.cited == [1] and second.entailed is True
+    assert result.scores["citation_recall"] == 0.5

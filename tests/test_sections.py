@@ -72,3 +72,31 @@ def test_aci_bench_division_texts():
     assert divisions["assessment_and_plan"] == ["PLAN__lf1__Rest.__lf1__", ACI_BENCH_EMPTY_DIVISION]
     assert divisions["objective_exam"] == [ACI_BENCH_EMPTY_DIVISION, "EXAM__lf1__Clear."]
     assert divisions["objective_results"] == ["", ""]  # no note has it: ACI-BENCH's empty column
+
+
+def test_task_auto_scores_soap_shaped_references_per_section(tmp_path):
+    """task="auto" picks note_generation for a reference with SOAP headers and general for
+    plain text, per instance; with no task at all a SOAP-shaped reference is scored as one block
+    and the run says so once."""
+    import warnings
+
+    from doclens import DocLens
+    from doclens.parsing.sections import detect_task
+    from tests.helpers import TokenSubsetEvaluator
+
+    note = "HISTORY OF PRESENT ILLNESS\nKnee pain.\n\nPHYSICAL EXAM\nSwelling of the knee."
+    rows = [{"id": "note", "prediction": note, "reference": note,
+             "reference_claims": {"subjective": ["Knee pain."]}, "prediction_claims": {"subjective": ["Knee pain."]}},
+            {"id": "plain", "prediction": "Knee pain.", "reference": "Knee pain.",
+             "reference_claims": ["Knee pain."], "prediction_claims": ["Knee pain."]}]
+    assert detect_task(note) == "note_generation" and detect_task("Knee pain. Plan: rest.") == "general"
+    report = DocLens(TokenSubsetEvaluator(), task="auto").score(rows, progress=False)
+    assert [r.task for r in report.instances] == ["note_generation", "general"]
+    assert report.counts["auto_tasks"] == {"general": 1, "note_generation": 1}
+    assert report.sections["subjective"]["claim_recall"] == 1.0  # the note is scored per section
+    plain = [{**rows[0], "reference_claims": ["Knee pain."], "prediction_claims": ["Knee pain."]}]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = DocLens(TokenSubsetEvaluator()).score(plain, progress=False)
+    assert report.instances[0].task == "general"
+    assert sum("SOAP section headers" in str(w.message) for w in caught) == 1

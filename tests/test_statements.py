@@ -195,3 +195,14 @@ def test_an_ellipsis_before_lower_case_is_a_pause():
     assert texts_and_ids("i have ... i mean , chronic urol … urolithiasis [2]. Then ... Next.") == [
         ("i have... i mean, chronic urol … urolithiasis.", [2]), ("Then...", []), ("Next.", [])]
     assert texts_and_ids("walking to ... 30 minutes a day.") == [("walking to... 30 minutes a day.", [])]
+
+
+def test_bracketed_numbers_that_are_no_citation_in_context_are_reported_not_cited():
+    """A group that opens a sentence (LED writes "[2]Regarding …") or stands before a unit
+    ("[2] weeks") cites nothing; it is kept as stray text with the word after it."""
+    statements = parse_statements("Pain for [2] weeks [4].\n[2]Regarding your psoriasis, continue cream.\n"
+                                  "Fever [1] and cough [2] since Monday.")
+    assert [(s.citations, s.stray) for s in statements] == [
+        ([4], ["[2] weeks"]), ([], ["[2]Regarding"]), ([1, 2], [])]
+    # the judged text is unchanged: markers are removed as before
+    assert [s.text for s in statements][:2] == ["Pain for weeks.", "Regarding your psoriasis, continue cream."]

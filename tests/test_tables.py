@@ -115,7 +115,9 @@ def scores_of(path):
 
 def score_cli(tmp_path, capsys, name, *argv):
     out = tmp_path / f"{name}.scores.json"
-    code, _, err = run(["score", *argv, "--evaluator", "overlap", "-q", "-o", out, "--chunk-size", 2], capsys)
+    # --task general: rows without a task are compared across inputs; a submission's task is general
+    code, _, err = run(["score", *argv, "--evaluator", "overlap", "-q", "-o", out, "--chunk-size", 2,
+                        "--task", "general"], capsys)
     assert code == EXIT_OK, err
     return scores_of(out)
 
@@ -504,3 +506,20 @@ def test_report_rows_count_unparsed_and_failed():
     frame = report.to_pandas().set_index("id")
     assert frame.loc["g1", "unparsed"] == 1 and frame.loc["g2", "unparsed"] == 0
     assert frame["failed"].sum() == 0
+
+
+def test_references_join_a_table_of_outputs(tmp_path, capsys):
+    """Outputs as a table (JSON Lines or CSV with id and prediction, the shape ACI-BENCH's system
+    files have) join the references like a submission does; the system is the file's name."""
+    expected = score_cli(tmp_path, capsys, "jsonl", write_jsonl(tmp_path / "in.jsonl", GENERAL))
+    outputs = [{"id": r["id"], "prediction": r["prediction"], "prediction_claims": r["prediction_claims"]}
+               for r in GENERAL]
+    refs = write_jsonl(tmp_path / "refs.jsonl", references([GENERAL[i] for i in (2, 0, 4, 1, 3)]))
+    for name in ("sys-a.jsonl", "sys-b.json"):  # JSON Lines, also under a .json name
+        table = write_jsonl(tmp_path / name, outputs)
+        assert score_cli(tmp_path, capsys, name, table, "--references", refs) == expected
+    assert Report.load(tmp_path / "sys-a.jsonl.scores.json").config["system"] == "sys-a"
+    write_jsonl(tmp_path / "bad.jsonl", [{"id": "g1", "prediction": 3}])
+    code, _, err = run(["score", tmp_path / "bad.jsonl", "--references", refs, "--evaluator", "overlap", "-q"],
+                       capsys)
+    assert code == EXIT_USAGE and "bad.jsonl line 1" in err and "'prediction' must be a string" in err

@@ -50,10 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
                "  doclens COMMAND --help                              # each command's options and examples")
     parser.add_argument("--version", action="version", version=f"doclens {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0,
-                        help="-v: say what is being done (info), -vv: debug detail, tracebacks and where each "
-                             "warning came from (DEBUG may print instance text; nothing above it does)")
+                        help="-v: say what is being done (info) and show libraries' deprecation notices, -vv: debug "
+                             "detail, tracebacks and where each warning came from (DEBUG may print instance text; "
+                             "nothing above it does)")
     parser.add_argument("-q", "--quiet", dest="global_quiet", action="store_true",
-                        help="errors only on stderr: no warnings, no progress bar (as 'score -q')")
+                        help="errors only on stderr: no warnings, no progress bar, no library's progress bars or "
+                             "notices (as 'score -q'); one line still says when items were unparsed or failed")
     sub = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
         command.add_parser(sub)
@@ -91,6 +93,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         args.quiet = True
     verbosity = -1 if args.global_quiet or getattr(args, "quiet", False) else min(args.verbose, 2)
     handler, shown = _log_to_stderr(verbosity)
+    restore_third_party = _quiet_third_party() if verbosity < 0 else None
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
@@ -128,6 +131,48 @@ def main(argv: Optional[list[str]] = None) -> int:
         logger.removeHandler(handler)
         logger.setLevel(handler.previous_level)
         warnings.showwarning = shown
+        if restore_third_party is not None:
+            restore_third_party()
+
+
+#: What ``-q`` sets for the libraries judges load: their progress bars (transformers' weight
+#: loading, the GGUF de-quantising bar, Hub downloads) and advisory warnings are not about the
+#: user's data. Read when those libraries are imported; :func:`_quiet_third_party` also tells
+#: libraries already imported.
+QUIET_ENVIRONMENT = {"TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1", "TRANSFORMERS_VERBOSITY": "error",
+                     "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1", "HF_DATASETS_DISABLE_PROGRESS_BARS": "1"}
+
+
+def _quiet_third_party():
+    """Silence third-party progress bars and logs for one command; returns what undoes it."""
+    saved = {name: os.environ.get(name) for name in QUIET_ENVIRONMENT}
+    os.environ.update(QUIET_ENVIRONMENT)
+    undo = []
+    if "transformers" in sys.modules:
+        from transformers.utils import logging as transformers_logging
+
+        level, bars = transformers_logging.get_verbosity(), transformers_logging.is_progress_bar_enabled()
+        transformers_logging.set_verbosity_error()
+        transformers_logging.disable_progress_bar()
+        undo.append(lambda: (transformers_logging.set_verbosity(level),
+                             bars and transformers_logging.enable_progress_bar()))
+    if "huggingface_hub" in sys.modules:
+        from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
+
+        if not are_progress_bars_disabled():
+            disable_progress_bars()
+            undo.append(enable_progress_bars)
+
+    def restore() -> None:
+        for step in undo:
+            step()
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+    return restore
 
 
 class _Formatter(logging.Formatter):
@@ -144,6 +189,14 @@ class _Formatter(logging.Formatter):
         if record.exc_info and self.detailed:
             text += "\n" + self.formatException(record.exc_info)
         return text
+
+
+def _is_library_advice(category, filename: str) -> bool:
+    """A deprecation or future-change notice raised outside DocLens (transformers'
+    ``past_key_values`` FutureWarning): shown from ``-v`` on, never as a DocLens warning."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    outside = not os.path.abspath(filename).startswith(package + os.sep)
+    return outside and issubclass(category, (DeprecationWarning, PendingDeprecationWarning, FutureWarning))
 
 
 def _log_to_stderr(verbosity: int):
@@ -164,6 +217,9 @@ def _log_to_stderr(verbosity: int):
 
     def show(message, category, filename, lineno, file=None, line=None):
         kind = "" if category is UserWarning else f" ({category.__name__})"
+        if _is_library_advice(category, filename):  # a library's note to its own users, not about the data
+            (logger.info if verbosity >= 1 else logger.debug)("%s%s [%s:%s]", message, kind, filename, lineno)
+            return
         logger.warning("%s%s", message, kind)
         logger.debug("the warning above came from %s:%s", filename, lineno)
 

@@ -17,7 +17,7 @@ from doclens.core.errors import (EXIT_ERROR, EXIT_INCOMPLETE, EXIT_INTERRUPTED, 
                                  InputError, MissingExtraError, RunStoppedError)
 from doclens.core.metrics import ON_UNPARSED
 from doclens.baselines import BASELINE_NAMES
-from doclens.core.tasks import TASKS
+from doclens.core.tasks import AUTO_TASK, TASKS
 from doclens.evaluators.torch_utils import DTYPES
 from doclens.io.files import partial_path, save_report
 from doclens.io.results_files import OUTPUT_FORMATS, journal_path
@@ -409,12 +409,13 @@ def add_parser(sub) -> None:
         doclens score notes.jsonl --evaluator mypackage.judges:MyNLI     # your own judge, from this folder
         doclens score notes.parquet --columns prediction=generated_note,reference=note
         doclens score submission.json --references refs.jsonl --evaluator true-nli
+        doclens score systems/GPT-4.jsonl --references references.jsonl   # outputs {id, prediction} + references
         """)
     score.add_argument("input", help="instances {id, prediction, reference, source?, reference_claims?, "
                                      "prediction_claims?, task?}: a JSONL file ('-' for stdin), a JSON array, CSV/TSV, "
                                      "Parquet, a folder written by datasets' save_to_disk, or an owner/name Hub "
                                      "dataset id read from the local cache (never downloaded); with --references, "
-                                     "a submission JSON")
+                                     "a submission JSON or a table of outputs (id, prediction)")
     score.add_argument("--input-format", choices=INPUT_FORMATS,
                        help="read INPUT (or REFS) as this format (default: from the extension, folder or id)")
     score.add_argument("--split", help="split of a saved DatasetDict or Hub dataset (required when it has several)")
@@ -422,7 +423,8 @@ def add_parser(sub) -> None:
                        help="map DocLens fields to column names, e.g. prediction=generated_note,reference=note "
                             "(other columns are ignored)")
     score.add_argument("--references", metavar="REFS",
-                       help="INPUT is a validated submission (ids + predictions): join it by id with this table "
+                       help="INPUT is a validated submission or a table of outputs (id, prediction, "
+                            "prediction_claims?): join it by id with this table "
                             "of references (id, reference, source?, claims?; any input format); every id missing "
                             "on either side is an error")
     score.add_argument("-o", "--output", help="report JSON (default: INPUT.doclens.json beside the input); results are "
@@ -451,8 +453,10 @@ def add_parser(sub) -> None:
     score.add_argument("--extractor-arg", action="append", metavar="KEY=VALUE",
                        help="extra constructor argument for the extractor (repeatable; VALUE read as JSON if it "
                             "parses)")
-    score.add_argument("--task", choices=TASKS,
-                       help="task for lines without a 'task' field (default general)")
+    score.add_argument("--task", choices=(AUTO_TASK, *TASKS), default=AUTO_TASK,
+                       help="task for lines without a 'task' field; auto (the default) scores a line whose "
+                            "reference has SOAP section headers as note_generation, per section, and others as "
+                            "general (each result records its task)")
     score.add_argument("--uncited", choices=UNCITED, default="zero",
                        help="uncited statements score 0 (paper), inherit the next citation within their note section "
                             "(original scripts) or across sections (not the original)")

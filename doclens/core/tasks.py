@@ -8,6 +8,9 @@ from doclens.core.errors import InputError
 
 #: every task DocLens knows; the CLI's ``--task`` and the baselines take their choices from here
 TASKS = ("general", "note_generation", "report_summarization", "question_summarization")
+#: A scorer's default task that picks, per instance, ``note_generation`` for a reference with SOAP
+#: section headers and ``general`` otherwise (``parsing.sections.detect_task``)
+AUTO_TASK = "auto"
 
 #: the four ACI-BENCH divisions a ``note_generation`` text is scored in
 SECTION_NAMES = ("subjective", "objective_exam", "objective_results", "assessment_and_plan")

@@ -74,6 +74,9 @@ class Statement:
     citations: list[int] = field(default_factory=list)  # de-duplicated, in order of appearance
     section: Optional[str] = None
     inherited: bool = False  # citations borrowed from the next cited statement (uncited="inherit")
+    #: Bracketed numbers inside running text (``"[2] weeks"``), each with the word after it: not
+    #: citations in context, so never judged; reported as invalid ids (``docs/design.md`` §1).
+    stray: list[str] = field(default_factory=list)
 
 
 @dataclass

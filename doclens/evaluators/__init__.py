@@ -54,7 +54,7 @@ EXTRACTOR_PRESETS: dict[str, tuple[str, str]] = {
                 "clinical-rules)"),
     "llm": ("doclens.evaluators.openai_chat:OpenAIChatJudge",
             "LLM subclaim extraction on an OpenAI-compatible endpoint (sends text to it)"),
-    "local": ("doclens.evaluators.local_chat:LocalChatJudge",
+    "local": ("doclens.evaluators.local_chat:local_extractor",
               "subclaim extraction with a chat model run in process (default SmolLM2 GGUF: measured to copy the "
               "prompt's examples and loop to the token cap — cards/local-chat.md)"),
 }

@@ -51,6 +51,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import importlib.util
+import inspect
 import logging
 import re
 import time
@@ -60,8 +61,8 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from doclens.core.errors import ConfigurationError, require
-from doclens.evaluators.chat import (ANSWER_FREE, ANSWER_VERDICT, ANSWER_VERDICT_AND_PROVENANCE, ChatJudge,
-                                     Completion, check_style)
+from doclens.evaluators.chat import (ANSWER_FREE, ANSWER_VERDICT, ANSWER_VERDICT_AND_PROVENANCE, ChatExtractor,
+                                     ChatJudge, Completion, check_style)
 from doclens.evaluators.torch_utils import (choose_device, choose_dtype, import_torch, model_fingerprint, set_threads,
                                            stated_window)
 
@@ -270,6 +271,14 @@ class LocalChatJudge(ChatJudge):
     def signature(self) -> str:
         """``local:<model>``, plus ``:demo`` for the shipped demo-quality default."""
         return f"{self.name}:{self.model}" + (":demo" if self.demo else "")
+
+    def make_extractor(self):
+        """With ``--extractor auto``: the model-free clause extractor, never this model. Its
+        extraction is measured to copy the prompt's examples and loop to the token cap
+        (``cards/local-chat.md``); :func:`local_extractor` (``--extractor local``) asks for it."""
+        from doclens.evaluators.extractors import ClauseExtractor
+
+        return ClauseExtractor()
 
     def config(self) -> dict:
         return {**super().config(), "demo_quality": self.demo, "batch_size": self.batch_size,
@@ -869,3 +878,13 @@ def _as_list(value) -> list:
         return []
     return list(value) if isinstance(value, (list, tuple, set)) else [value]
 
+
+def local_extractor(**options) -> ChatExtractor:
+    """Subclaim extraction with the in-process chat model (``--extractor local``): only when asked
+    for by name, since ``--evaluator local`` extracts with clauses (:meth:`LocalChatJudge.make_extractor`).
+    ``options`` go to :class:`LocalChatJudge`."""
+    return ChatExtractor(LocalChatJudge(**options))
+
+
+# the options it takes are the judge's: the registry reads them from this signature
+local_extractor.__signature__ = inspect.signature(LocalChatJudge)

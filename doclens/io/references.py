@@ -46,11 +46,51 @@ def read_submission(path: str) -> dict:
         raise cannot_read(path, exc) from None
 
 
+def _is_submission(path: str) -> bool:
+    """A ``.json`` file holding one JSON object: a submission (then validated as one). A JSON array,
+    JSON Lines or any other table is a table of outputs with ``id`` and ``prediction`` columns."""
+    if not path.endswith(".json"):
+        return False
+    try:
+        with open(path, encoding="utf-8") as handle:
+            document = json.load(handle)
+    except json.JSONDecodeError as exc:
+        return "Extra data" not in exc.msg  # JSON Lines in a .json file: a table
+    except (OSError, UnicodeDecodeError, RecursionError):
+        return True  # read_submission says what is wrong with it
+    return isinstance(document, dict)
+
+
+def read_outputs(path: str) -> dict:
+    """A submission (schema-checked), or a table of outputs (``id``, ``prediction``, optional
+    ``prediction_claims``) read as one: ``{"system", "task", "outputs"}``; a table's system is its
+    file name and its task ``None``."""
+    if _is_submission(path):
+        return read_submission(path)
+    table = read_table(path, required=("id", "prediction"))
+    outputs = []
+    for location, row in table._rows():
+        where = f"{table.name} {location}"
+        if not isinstance(row, dict):
+            raise InputError(f"{where}: expected an object (a row of named columns), got {type(row).__name__}")
+        prediction = row.get(table.mapping.get("prediction", "prediction"))
+        if not isinstance(prediction, str):
+            raise InputError(f"{where}: 'prediction' must be a string, got {type(prediction).__name__}",
+                             field="prediction")
+        output = {"id": instance_id(row.get(table.mapping.get("id", "id")), where), "prediction": prediction}
+        if row.get("prediction_claims") is not None:
+            output["prediction_claims"] = row["prediction_claims"]
+        outputs.append(output)
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return {"system": stem, "task": None, "outputs": outputs}
+
+
 def join_references(submission_path: str, references: str, *, input_format: Optional[str] = None,
                     split: Optional[str] = None, columns=None) -> Rows:
-    """The instances of a submission joined by id with the references table ``references``; has
-    ``len()`` and a ``system`` attribute (the submission's system name)."""
-    submission = read_submission(submission_path)
+    """The instances of a submission (or of a table of outputs: ``id``, ``prediction``) joined by
+    id with the references table ``references``; has ``len()`` and a ``system`` attribute (the
+    submission's system name, or the outputs file's name)."""
+    submission = read_outputs(submission_path)
     table = read_table(references, input_format=input_format, split=split, columns=columns,
                        required=("id", "reference"))
     id_column = table.mapping.get("id", "id")
@@ -93,7 +133,7 @@ def join_references(submission_path: str, references: str, *, input_format: Opti
             merged[prediction_column] = output["prediction"]
             if "prediction_claims" in output:
                 merged[claims_column] = output["prediction_claims"]
-            if merged.get(task_column) in (None, ""):
+            if merged.get(task_column) in (None, "") and submission["task"]:
                 merged[task_column] = submission["task"]
             yield f"$.outputs[{index}] ({table.name} {location})", merged
 

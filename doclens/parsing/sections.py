@@ -26,7 +26,8 @@ from typing import Optional
 
 from doclens.core.tasks import SECTION_NAMES
 
-__all__ = ["LINE_BREAK_TOKEN", "SECTION_NAMES", "note_section_spans", "segments", "split_note_sections"]
+__all__ = ["LINE_BREAK_TOKEN", "SECTION_NAMES", "detect_task", "looks_like_note", "note_section_spans", "segments",
+           "split_note_sections"]
 
 #: ACI-BENCH's stand-in for a line break in one-note-per-line files.
 LINE_BREAK_TOKEN = "__lf1__"
@@ -103,6 +104,24 @@ def split_note_sections(text: str) -> dict[str, str]:
     for division, start, end in note_section_spans(text):
         sections[division] = text[start:end].strip()
     return sections
+
+
+def looks_like_note(text: str) -> bool:
+    """Whether ``text`` is shaped like a SOAP note: header lines of at least two of the four
+    divisions (``HISTORY OF PRESENT ILLNESS`` … ``ASSESSMENT AND PLAN``).
+
+    >>> looks_like_note("HPI: knee pain.\\nPHYSICAL EXAM\\nSwelling.")
+    True
+    >>> looks_like_note("Knee pain for two weeks. Plan: rest.")
+    False
+    """
+    text = text.replace(LINE_BREAK_TOKEN, "\n")
+    return len({_line_division(line) for line in text.split("\n")} - {None}) >= 2
+
+
+def detect_task(reference: str) -> str:
+    """``task="auto"``: ``note_generation`` for a SOAP-shaped reference, else ``general``."""
+    return "note_generation" if looks_like_note(reference) else "general"
 
 
 def segments(task: str, text: str) -> dict[Optional[str], str]:

@@ -230,16 +230,56 @@ def parse_statements(prediction: str, section: Optional[str] = None, start_index
             text = line[body:end]
             if not has_content(text):
                 continue  # no letter or digit: neither a statement nor a citation
-            ids = parse_citations(text)
             clean = strip_citations(text)
             if not has_content(clean):
+                ids = parse_citations(text)
                 if ids and statements:
                     last = statements[-1]
                     last.citations = list(dict.fromkeys(last.citations + ids))
                 continue
-            statements.append(Statement(index=start_index + len(statements), text=clean, citations=ids,
-                                        section=section))
+            closing, stray = read_citation_groups(text)
+            statements.append(Statement(index=start_index + len(statements), text=clean, citations=closing,
+                                        section=section, stray=stray))
     return statements
+
+
+_STRAY_CONTEXT = re.compile(r"[ \t]*[^\s\[\]]{1,24}")
+# words a bracketed number stands before when it is a quantity, not a citation: "[2] weeks"
+_QUANTITY_WORD = re.compile(
+    r"[ \t]*(?:seconds?|minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|wks?|months?|years?|yrs?|times?|"
+    r"doses?|tablets?|tabs?|pills?|puffs?|drops?|units?|mg|mcg|g|kg|lbs?|pounds?|ml|cc|cm|mm|inches|"
+    r"out of|to \d|-year|-day|-week|-month|%)\b", re.IGNORECASE)
+
+
+def read_citation_groups(sentence: str) -> tuple[list[int], list[str]]:
+    """The ids of the citation groups of ``sentence``, and the bracketed numbers that are no
+    citation in context, each shown with the word after it.
+
+    A group cites what it follows: at a sentence's end (``Fever [3].``, ``Fever. [3]``) or after
+    a clause inside it (``Fever [1] and cough [2] since Monday.``), as the original DocLens scripts
+    read them. Two kinds are not citations: a group that opens the sentence, with nothing before
+    it to cite for (``[2]Regarding your psoriasis …``, as LED writes), and a number in brackets
+    before a unit or count (``Pain for [2] weeks.``). Those are reported, never judged.
+
+    >>> read_citation_groups("Pain for [2] weeks [4].")
+    ([4], ['[2] weeks'])
+    >>> read_citation_groups("Fever [1] and cough [2] since Monday.")
+    ([1, 2], [])
+    >>> read_citation_groups("[2] She reports no fever.")
+    ([], ['[2] She'])
+    """
+    closing: list[int] = []
+    stray: list[str] = []
+    for match in CITATION_GROUP.finditer(sentence):
+        before = CITATION_GROUP.sub("", sentence[:match.start()])
+        after = CITATION_GROUP.sub("", sentence[match.end():])
+        opening = not has_content(before) and has_content(after)
+        if opening or _QUANTITY_WORD.match(sentence, match.end()):
+            context = _STRAY_CONTEXT.match(sentence, match.end())
+            stray.append(match.group(0) + (context.group(0) if context else ""))
+        else:
+            closing.extend(parse_citation_group(match.group(0)))
+    return list(dict.fromkeys(closing)), stray
 
 
 def whole_statement(prediction: str, section: Optional[str] = None, start_index: int = 0) -> list[Statement]:

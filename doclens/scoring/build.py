@@ -31,6 +31,8 @@ def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = F
         counts[metric]["unparsed"] = unparsed[field_name]  # items without a verdict, per metric
         counts[metric]["failed"] = failed[field_name]
     counts["citations"] = {**aggregator.citations, "capped_statements": run.capped_statements}
+    if run.auto_tasks:  # task="auto": how many instances it scored as each task
+        counts["auto_tasks"] = dict(sorted(run.auto_tasks.items()))
     report_warnings = _warnings(scorer, run, sum(unparsed.values()), sum(failed.values()))
     for message in report_warnings:
         warnings.warn(message, stacklevel=_outside_doclens())
@@ -128,6 +130,10 @@ def _warnings(scorer, run: RunMeta, unparsed: int, failed: int) -> list[str]:
         found.append(f"{failed} item(s) have no verdict because the model call failed for good; they were {how} "
                      f"(on_unparsed={scorer.on_unparsed!r}). Failed calls are not cached: rerun to ask exactly "
                      "those again")
+    if run.untasked_notes:
+        found.append(f"{run.untasked_notes} instance(s) have no task and a reference with SOAP section headers: "
+                     "they were scored as one 'general' block. task='auto' (the command line's default, --task "
+                     "auto) or 'note_generation' scores them per section")
     if run.capped_statements:
         found.append(f"{run.capped_statements} statement(s) had more than max_citations={scorer.max_citations} "
                      "citations; only the first were kept")

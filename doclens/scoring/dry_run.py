@@ -177,6 +177,7 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
     result = {
         "dry_run": True,
         "evaluator": judge.name,
+        "extractor": describe_extractor(scorer.extractor),
         "model": judge.model,
         "endpoint": judge.cache_identity().get("endpoint"),
         "keeps_data_local": judge.keeps_data_local,
@@ -274,6 +275,15 @@ def describe_model(judge) -> dict:
     return described
 
 
+def describe_extractor(extractor: Optional[Extractor]) -> str:
+    """Which extractor a run would use, as its signature shows it (``none`` when claims must be given)."""
+    if extractor is None:
+        return "none (every instance must give its claims)"
+    where = "a model, in this process" if extractor.keeps_data_local else "a model on the configured endpoint"
+    return f"{extractor.signature()} ({where})" if isinstance(extractor, PromptedExtractor) else \
+        f"{extractor.signature()} (no model)"
+
+
 def in_process_plan(scorer, instances: Iterable, progress: bool = False) -> dict:
     """``--dry-run`` for a judge that calls no chat model (NLI, ``clinical-rules``, ``overlap``, a
     custom pairwise judge): nothing is loaded and nothing judged. Says what would be loaded and
@@ -296,6 +306,7 @@ def in_process_plan(scorer, instances: Iterable, progress: bool = False) -> dict
     result = {
         "dry_run": True,
         "evaluator": judge.name,
+        "extractor": describe_extractor(scorer.extractor),
         "runs_in_process": True,
         "keeps_data_local": judge.keeps_data_local,
         "would_load": describe_model(judge),

@@ -24,6 +24,10 @@ class RunMeta:
     used_given: bool = False
     #: source support: ids of instances whose source is a long text without numbered units (no citations)
     uncitable: list[str] = field(default_factory=list)
+    #: task="auto": how many instances it scored as each task
+    auto_tasks: dict[str, int] = field(default_factory=dict)
+    #: instances with no task anywhere whose reference has SOAP headers (scored as one general block)
+    untasked_notes: int = 0
 
     def merge(self, other: "RunMeta") -> None:
         self.tasks |= other.tasks
@@ -31,17 +35,24 @@ class RunMeta:
         self.used_extractor = self.used_extractor or other.used_extractor
         self.used_given = self.used_given or other.used_given
         self.uncitable.extend(other.uncitable)
+        for task, n in other.auto_tasks.items():
+            self.auto_tasks[task] = self.auto_tasks.get(task, 0) + n
+        self.untasked_notes += other.untasked_notes
 
     def to_dict(self) -> dict:
         return {"tasks": sorted(self.tasks), "capped_statements": self.capped_statements,
                 "used_extractor": self.used_extractor, "used_given": self.used_given,
-                **({"uncitable": list(self.uncitable)} if self.uncitable else {})}
+                **({"uncitable": list(self.uncitable)} if self.uncitable else {}),
+                **({"auto_tasks": dict(self.auto_tasks)} if self.auto_tasks else {}),
+                **({"untasked_notes": self.untasked_notes} if self.untasked_notes else {})}
 
     @classmethod
     def from_dict(cls, data: dict) -> "RunMeta":
         return cls(tasks=set(data.get("tasks", [])), capped_statements=int(data.get("capped_statements", 0)),
                    used_extractor=bool(data.get("used_extractor")), used_given=bool(data.get("used_given")),
-                   uncitable=[str(i) for i in data.get("uncitable", [])])
+                   uncitable=[str(i) for i in data.get("uncitable", [])],
+                   auto_tasks={str(k): int(v) for k, v in (data.get("auto_tasks") or {}).items()},
+                   untasked_notes=int(data.get("untasked_notes", 0)))
 
 
 @dataclass

@@ -24,11 +24,11 @@ from typing import Iterable, Optional, Union
 
 from doclens.core.errors import ConfigurationError, InputError, UnparsedJudgementError
 from doclens.core.metrics import ON_UNPARSED
-from doclens.core.tasks import SECTION_NAMES, check_task
+from doclens.core.tasks import AUTO_TASK, SECTION_NAMES, check_task
 from doclens.core.types import NO_VERDICT, Instance, InstanceResult, Statement
 from doclens.evaluators.base import Evaluator
 from doclens.evaluators.extractors import ExtractionRequest, Extractor, FailedExtraction
-from doclens.parsing.sections import note_section_spans, segments
+from doclens.parsing.sections import detect_task, looks_like_note, note_section_spans, segments
 from doclens.parsing.source_units import parse_source_units
 from doclens.parsing.statements import inherit_citations, parse_statements, strip_citations, whole_statement
 from doclens.scoring.progress import InstanceSteps, ProgressBar, judge_batch
@@ -80,7 +80,9 @@ class DocLens:
         Produces claims for instances without ``reference_claims`` / ``prediction_claims``.
         Without one, such an instance raises :class:`InputError` naming it.
     task : str, optional
-        Default task for instances without a ``task`` field (``general`` if unset).
+        Default task for instances without a ``task`` field (``general`` if unset). ``"auto"``
+        picks ``note_generation`` for a reference with SOAP section headers, else ``general``,
+        per instance (each result's ``task`` says which; the report counts them).
     uncited : {"zero", "inherit", "inherit-across-sections"}
         ``zero``: an uncited statement has citation recall 0 (the paper). ``inherit``: it borrows
         the citations of the next cited statement of the same note section (the original DocLens
@@ -135,7 +137,7 @@ class DocLens:
             raise ConfigurationError("chunk_size must be at least 1")
         self.evaluator = evaluator
         self.extractor = extractor
-        self.task = check_task(task) if task else None
+        self.task = task if task == AUTO_TASK else check_task(task) if task else None
         self.uncited = uncited
         self.max_citations = max_citations
         self.question_statements = question_statements
@@ -292,7 +294,13 @@ class DocLens:
 
     def _prepare(self, instance: Instance, run: RunMeta) -> Work:
         where = f"instance {instance.id!r}: "
-        task = check_task(instance.task or self.task, where)
+        task = instance.task or self.task
+        if task == AUTO_TASK:  # picked from the reference's shape, recorded per instance (result.task)
+            task = detect_task(instance.reference)
+            run.auto_tasks[task] = run.auto_tasks.get(task, 0) + 1
+        elif not task and looks_like_note(instance.reference):
+            run.untasked_notes += 1
+        task = check_task(task, where)
         run.tasks.add(task)
         work = Work(instance, task)
         if task == "question_summarization":

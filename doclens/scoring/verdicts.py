@@ -13,7 +13,7 @@ from doclens.core.types import (STATUS_FAILED, CitationJudgement, CitationVerdic
                                 InstanceResult)
 from doclens.evaluators.base import CitationRequest, ClaimRequest
 from doclens.parsing.sections import segments
-from doclens.parsing.statements import strip_citations
+from doclens.parsing.statements import parse_citations, strip_citations
 from doclens.scoring.run import Work
 
 #: Explanations of items decided without asking the judge.
@@ -51,7 +51,7 @@ def citation_requests(works: list[Work]) -> tuple[list[CitationRequest], list[tu
     for i, work in enumerate(works):
         for statement in work.statements or []:
             cited = statement.citations
-            if cited and all(c in work.units for c in cited):
+            if cited and not statement.stray and all(c in work.units for c in cited):
                 requests.append(CitationRequest(statement.text, {c: work.units[c] for c in cited}, work.task))
                 slots.append((i, statement.index))
     return requests, slots
@@ -75,19 +75,32 @@ def _claim_verdicts(i: int, work: Work, claim_lookup: dict, result: InstanceResu
 
 def _citation_verdicts(i: int, work: Work, citation_lookup: dict, result: InstanceResult) -> None:
     for statement in work.statements or []:
+        stray = [c for group in statement.stray for c in parse_citations(group)]
         valid = [c for c in statement.citations if c in work.units]
-        invalid = [c for c in statement.citations if c not in work.units]
+        invalid = [c for c in statement.citations if c not in work.units] + stray
         judgement: Optional[CitationJudgement] = citation_lookup.get((i, statement.index))
         if judgement is None:
-            reason = (NO_CITATION if not statement.citations else
-                      f"{INVALID_IDS} {invalid}: the source has {work.n_units} units")
-            judgement = CitationJudgement(entailed=False, explanation=reason)
+            judgement = CitationJudgement(entailed=False, explanation=_unjudged_reason(statement, invalid, work))
         precise = [c for c in valid if judgement.precise.get(c)] if judgement.entailed else []
         result.statements.append(CitationVerdict(
-            index=statement.index, text=statement.text, cited=list(statement.citations), valid=valid,
+            index=statement.index, text=statement.text, cited=list(statement.citations) + stray, valid=valid,
             invalid=invalid, precise=precise, entailed=judgement.entailed, section=statement.section,
             inherited=statement.inherited, status=judgement.status, explanation=judgement.explanation,
             provenance=judgement.provenance, raw=judgement.raw))
+
+
+def _unjudged_reason(statement, invalid: list[int], work: Work) -> str:
+    """Why a statement's citations were not sent to the judge."""
+    if not statement.citations and not statement.stray:
+        return NO_CITATION
+    reasons = []
+    if statement.stray:
+        shown = "; ".join(repr(group) for group in statement.stray)
+        reasons.append(f"bracketed number(s) inside the sentence's running text, not read as citations: {shown}")
+    unknown = [c for c in statement.citations if c not in work.units]
+    if unknown:
+        reasons.append(f"the source has {work.n_units} units")
+    return f"{INVALID_IDS} {invalid}: " + "; ".join(reasons)
 
 
 def instance_result(i: int, work: Work, claim_lookup: dict, citation_lookup: dict,

@@ -1,0 +1,97 @@
+"""The README's console examples, run: every printed number and line must be what the command
+prints today (as doctests check a docstring's examples).
+
+A ```console block whose first line is ``$ doclens score …`` is run from a copy of the repository's
+``examples/``; each following line must match the output in order. ``...`` on its own line skips
+any number of output lines; ``…`` inside a line matches any text. A ```console block right after
+a ```python block is that program's printed output.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+_BLOCK = re.compile(r"```(\w+)\n(.*?)```", re.DOTALL)
+
+
+def _blocks() -> list[tuple[str, str]]:
+    return [(m.group(1), m.group(2)) for m in _BLOCK.finditer(README.read_text(encoding="utf-8"))]
+
+
+def _commands() -> list[tuple[str, list[str]]]:
+    found = []
+    for kind, body in _blocks():
+        lines = body.rstrip("\n").split("\n")
+        if kind == "console" and lines[0].startswith("$ doclens score"):
+            found.append((lines[0][2:], lines[1:]))
+    return found
+
+
+def _programs() -> list[tuple[str, list[str]]]:
+    blocks = _blocks()
+    return [(body, after.rstrip("\n").split("\n")) for (kind, body), (next_kind, after) in zip(blocks, blocks[1:])
+            if kind == "python" and next_kind == "console" and not after.startswith("$")]
+
+
+def _pattern(expected: str) -> re.Pattern:
+    parts = [re.escape(" ".join(part.split())) for part in expected.split("…")]
+    return re.compile(".*?".join(parts))
+
+
+def assert_output_matches(expected: list[str], actual: list[str]) -> None:
+    """Each expected line matches the next output line in order; ``...`` skips any lines."""
+    actual = [" ".join(line.split()) for line in actual]
+    position, skipping = 0, False
+    for line in expected:
+        if line.strip() == "...":
+            skipping = True
+            continue
+        pattern = _pattern(line)
+        while position < len(actual) and not pattern.fullmatch(actual[position]):
+            assert skipping, f"README line {line!r} does not match output line {actual[position]!r}"
+            position += 1
+        assert position < len(actual), f"README line {line!r} is not in the output:\n" + "\n".join(actual)
+        position, skipping = position + 1, False
+
+
+def _environment() -> dict:
+    return {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+
+
+@pytest.mark.parametrize("command, expected", _commands(), ids=[c for c, _ in _commands()])
+def test_readme_console_example_prints_what_the_readme_shows(command, expected, tmp_path):
+    pytest.importorskip("medspacy", reason="the README's examples use clinical-rules (pip install '.[clinical]')")
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    argv = shlex.split(command)
+    completed = subprocess.run([sys.executable, "-m", "doclens", *argv[1:]], cwd=tmp_path, env=_environment(),
+                               capture_output=True, text=True, timeout=900)
+    assert completed.returncode == 0, completed.stderr
+    output = (completed.stdout + completed.stderr).split("\n")
+    output = [line[len("doclens: "):] if line.startswith("doclens: warning:") else line for line in output]
+    assert_output_matches(expected, output)
+
+
+@pytest.mark.parametrize("program, expected", _programs(), ids=[f"program-{i}" for i, _ in enumerate(_programs())])
+def test_readme_program_prints_what_the_readme_shows(program, expected, tmp_path):
+    pytest.importorskip("medspacy", reason="the README's examples use clinical-rules (pip install '.[clinical]')")
+    completed = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, env=_environment(),
+                               capture_output=True, text=True, timeout=900)
+    assert completed.returncode == 0, completed.stderr
+    assert_output_matches(expected, completed.stdout.split("\n"))
+
+
+def test_the_matcher_fails_on_a_changed_number():
+    assert_output_matches(["a 1.00", "...", "sig: x|…|z"], ["a   1.00", "noise", "sig: x|y|z"])
+    with pytest.raises(AssertionError):
+        assert_output_matches(["a 1.00"], ["a 1.01"])
+    with pytest.raises(AssertionError):
+        assert_output_matches(["a", "b"], ["a"])
