@@ -21,7 +21,15 @@ def run(args: argparse.Namespace) -> int:
     bootstrap = bootstrap_description(args.resamples, args.seed, args.confidence)
     print(leaderboard_text(groups, args.metric, bootstrap))
     if args.output:
-        write_page(args.output, lambda handle: write_leaderboard_html(groups, handle, args.metric, bootstrap))
+        plots = None
+        if not args.no_plots:
+            from doclens.views.plots import leaderboard_plots_html
+
+            plots = {signature: leaderboard_plots_html(group, args.metric, number, args.resamples, args.seed,
+                                                       args.confidence)
+                     for number, (signature, group) in enumerate(groups.items(), start=1)}
+        write_page(args.output, lambda handle: write_leaderboard_html(groups, handle, args.metric, bootstrap,
+                                                                      plots=plots))
         print(f"leaderboard written to {args.output}")
     return 0
 
@@ -37,5 +45,8 @@ def add_parser(sub) -> None:
     board.add_argument("--metric", default="claim_recall",
                        choices=METRICS,
                        help="rank by this metric, pooled (default claim_recall)")
+    board.add_argument("--no-plots", action="store_true",
+                       help="HTML: leave out the plots (forest plot, section bars, pairwise matrix; they need "
+                            "the plots extra)")
     bootstrap_options(board)
     board.set_defaults(func=run)
