@@ -285,3 +285,21 @@ def test_agreement_plot_draws_each_instance_against_the_human_score(tmp_path, ca
     prefs.write_text("id,system_a,system_b,preferred\n")
     code, _, err = run(["agreement", f"a={scores}", f"b={scores}", str(prefs), "--plot", str(out)], capsys)
     assert code == 2 and "--plot draws per-instance scores" in err
+
+
+def test_leaderboard_plot_option_writes_one_signatures_picture(tmp_path, capsys):
+    strong, weak, other = tmp_path / "strong.json", tmp_path / "weak.json", tmp_path / "other.json"
+    score(note_rows(), "strong").save(strong)
+    score(note_rows(keep_lines=6), "weak").save(weak)
+    report = score(note_rows(), "other")
+    report.signature += "|extra:1"
+    report.save(other)
+    out = tmp_path / "forest.svg"
+    code, stdout, err = run(["leaderboard", str(strong), str(weak), "--plot", str(out), "--resamples", "100"], capsys)
+    assert code == 0, err
+    assert "forest plot written" in stdout and out.read_text().count("<svg") == 1
+    first = out.read_text()
+    run(["leaderboard", str(strong), str(weak), "--plot", str(out), "--resamples", "100"], capsys)
+    assert out.read_text() == first  # no date, no random ids: the same scores draw the same file
+    code, _, err = run(["leaderboard", str(strong), str(other), "--plot", str(out)], capsys)
+    assert code == 2 and "never plotted together" in err

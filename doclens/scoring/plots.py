@@ -69,7 +69,7 @@ def section_figure(series: dict[str, dict[str, dict]], metrics: Sequence[str] = 
                 labelled.add(name)
                 bar.patches[0].set_gid(f"bar-{p}-{s}-{x}")
         ax.set_xticks(range(len(sections)), [_label(s) for s in sections])
-        ax.set_ylim(0, 100)
+        ax.set_ylim(0, _upper_limit(series, metric))
         ax.set_ylabel(f"{_label(metric)} ×100")
         ax.grid(axis="y", color="#dddddd", linewidth=0.6)
         ax.set_axisbelow(True)
@@ -78,6 +78,14 @@ def section_figure(series: dict[str, dict[str, dict]], metrics: Sequence[str] = 
         unique = dict(zip(labels, handles))
         figure.legend(list(unique.values()), list(unique), loc="outside right upper", fontsize=8, frameon=False)
     return figure
+
+
+def _upper_limit(series: dict[str, dict[str, dict]], metric: str) -> float:
+    """The y axis's top (×100): the highest bar plus a margin, rounded up to ten, at most 100 —
+    bars still start at 0, but low scores are not flattened against a 0–100 axis."""
+    values = [v.get(metric) for per in series.values() for v in per.values() if v and v.get(metric) is not None]
+    top = 100 * max(values, default=1.0) * 1.15
+    return float(min(100, max(10, 10 * -(-top // 10))))
 
 
 def _series_colours(count: int) -> list[str]:

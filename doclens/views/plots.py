@@ -35,7 +35,6 @@ import re
 from html import escape
 from typing import Optional, Sequence
 
-from doclens.core.errors import require
 from doclens.core.metrics import METRICS
 from doclens.scoring.plots import (DPI, SECTION_METRICS, distribution_figure, new_figure, section_figure,
                                    verdict_breakdown, verdict_figure)
@@ -99,16 +98,22 @@ def pairwise_differences(entries: Sequence, metric: str, n_resamples: int = DEFA
     """``matrix[r][c]``: the paired-bootstrap :class:`~doclens.stats.bootstrap.Difference` of
     ``metric``, row system minus column system (``None`` on the diagonal, for a partial report
     or when the two were not scored on the same instances). Same draws as the leaderboard's
-    "vs #1" column (same seed, same instance order), so the leader's column equals it."""
+    "vs #1" column (same seed, the leader's instance order), so the leader's column (rows below
+    it, entries ranked) equals that column; the cell above the diagonal is its mirror."""
+    from dataclasses import replace
+
     base = metric.removesuffix("_macro")
     matrix: list[list] = [[None] * len(entries) for _ in entries]
     for r, row in enumerate(entries):
-        for c, column in enumerate(entries):
-            if r == c or row.partial or column.partial or len(row.ids) != len(column.ids) \
-                    or set(row.ids) != set(column.ids):
+        for c, column in enumerate(entries[:r]):
+            if row.partial or column.partial or len(row.ids) != len(column.ids) or set(row.ids) != set(column.ids):
                 continue
             a, b = align_by_id(column.ids, column.counts, row.ids, row.counts)
-            matrix[r][c] = paired_bootstrap(a, b, n_resamples, seed, confidence, metrics=(base,))[metric]
+            cell = matrix[r][c] = paired_bootstrap(a, b, n_resamples, seed, confidence, metrics=(base,))[metric]
+            # column − row from the same draws: every resampled difference negated (same p-value)
+            matrix[c][r] = replace(cell, a=cell.b, b=cell.a, delta=None if cell.delta is None else -cell.delta,
+                                   low=None if cell.high is None else -cell.high,
+                                   high=None if cell.low is None else -cell.low)
     return matrix
 
 
@@ -215,11 +220,19 @@ def agreement_figure(points: dict[str, list[tuple[float, float]]], results: Sequ
     return figure
 
 
+def save_figure(figure, path: str) -> None:
+    """Save ``figure`` in the format ``path``'s extension names (``.svg``, ``.png``, ``.pdf``);
+    SVG with text as paths and no date, so the same scores write the same file on any machine."""
+    from matplotlib import rc_context
+
+    svg = str(path).lower().endswith(".svg")
+    with rc_context({"svg.fonttype": "path", "svg.hashsalt": "doclens"}):
+        figure.savefig(path, metadata={"Date": None} if svg else None, dpi=None if svg else 2 * DPI)
+
+
 def write_agreement_plot(path: str, points: dict, results: Sequence[dict], human_column: str) -> None:
-    """Save :func:`agreement_figure` to ``path`` in the format its extension names (``.svg``,
-    ``.png``, ``.pdf``); SVG without a date, so the same scores write the same file."""
-    figure = agreement_figure(points, results, human_column)
-    figure.savefig(path, metadata={"Date": None} if str(path).lower().endswith(".svg") else None)
+    """Save :func:`agreement_figure` to ``path`` (:func:`save_figure`)."""
+    save_figure(agreement_figure(points, results, human_column), path)
 
 
 # ---- figures as inline SVG ----------------------------------------------------------------------
