@@ -69,6 +69,24 @@ def test_report_plot_returns_figures_whose_marks_are_the_reports_numbers():
         report.plot(kind="pie")
 
 
+def test_many_instances_make_a_histogram_whose_bins_count_them(monkeypatch):
+    import doclens.scoring.plots as report_plots
+
+    report = score(note_rows())
+    monkeypatch.setattr(report_plots, "MAX_DOTS", 5)
+    figure = report.plot(kind="distribution", metrics=["claim_recall"])
+    assert not figure.axes[0].collections
+    bins = {p.get_gid(): p.get_height() for p in figure.axes[0].patches}
+    tallest = max(bins.values())
+    assert tallest == pytest.approx(0.8)
+    expected = {}
+    for result in report.instances:
+        b = min(49, int(100 * result.scores["claim_recall"] // 2))
+        expected[f"hist-0-{b}"] = expected.get(f"hist-0-{b}", 0) + 1
+    most = max(expected.values())
+    assert bins == pytest.approx({k: 0.8 * v / most for k, v in expected.items()})
+
+
 def test_leaderboard_figure_takes_scores_files_and_refuses_mixed_signatures(tmp_path):
     strong, weak = tmp_path / "strong.json", tmp_path / "weak.json"
     score(note_rows(), "strong").save(strong)

@@ -26,6 +26,8 @@ METRIC_COLOURS = {"claim_recall": "#0072B2", "claim_precision": "#E69F00", "cita
                   "citation_precision": "#CC79A7"}
 VERDICT_COLOURS = {"supported": "#009E73", "not supported": "#D55E00", "contradicted": "#D55E00",
                    "not addressed": "#999999", "unparsed": "#BBBBBB", "failed": "#000000"}
+#: more scored instances than this in a metric: its distribution is a histogram, not a dot each
+MAX_DOTS = 1000
 #: ``Report.plot(kind=…)``
 REPORT_KINDS = ("sections", "distribution", "verdicts")
 #: the figures' resolution: SVG user units are points, so at 72 dpi a display pixel is one unit
@@ -101,7 +103,8 @@ def _series_colours(count: int) -> list[str]:
 def distribution_figure(scores: dict[str, Sequence[Optional[float]]], means: Optional[dict] = None,
                         what: str = "score distribution"):
     """One strip per metric: each instance a dot at its score (×100, jittered vertically by its
-    position, deterministically), the pooled score as a vertical line. ``scores``: ``{metric:
+    position, deterministically), the pooled score as a vertical line; above :data:`MAX_DOTS`
+    instances a histogram instead (a dot each would make a page of megabytes). ``scores``: ``{metric:
     per-instance scores in report order}`` (``None`` = not scored, no dot). The dots of metric
     row ``r`` are one collection with ``gid`` ``dots-<r>``; :mod:`doclens.views.plots` links each
     to its instance."""
@@ -114,8 +117,12 @@ def distribution_figure(scores: dict[str, Sequence[Optional[float]]], means: Opt
             if value is not None:
                 xs.append(100 * value)
                 ys.append(row + jitter(position))
-        dots = ax.scatter(xs, ys, s=14, color=METRIC_COLOURS.get(metric, "#0072B2"), alpha=0.75, linewidths=0)
-        dots.set_gid(f"dots-{row}")
+        colour = METRIC_COLOURS.get(metric, "#0072B2")
+        if len(xs) > MAX_DOTS:
+            _histogram_row(ax, xs, row, colour)
+        else:
+            dots = ax.scatter(xs, ys, s=14, color=colour, alpha=0.75, linewidths=0)
+            dots.set_gid(f"dots-{row}")
         mean = (means or {}).get(metric)
         if mean is not None:
             ax.plot([100 * mean] * 2, [row - 0.4, row + 0.4], color="#000000", linewidth=1.5)
@@ -125,6 +132,20 @@ def distribution_figure(scores: dict[str, Sequence[Optional[float]]], means: Opt
     ax.set_xlabel("per-instance score ×100 (dot = instance, bar = pooled score)")
     ax.grid(axis="x", color="#dddddd", linewidth=0.6)
     return figure
+
+
+def _histogram_row(ax, xs: list[float], row: int, colour: str) -> None:
+    """Too many instances for a dot each: 50 bins of 2 points, the tallest bin filling 0.8 of the
+    row (bins: ``hist-<row>-<bin>``)."""
+    import numpy as np
+
+    counts, edges = np.histogram(xs, bins=50, range=(0, 100))
+    scale = 0.8 / max(1, counts.max())
+    for b, count in enumerate(counts):
+        if count:
+            bar = ax.bar(edges[b], count * scale, width=edges[b + 1] - edges[b], bottom=row + 0.4 - count * scale,
+                         align="edge", color=colour, alpha=0.75, linewidth=0)
+            bar.patches[0].set_gid(f"hist-{row}-{b}")
 
 
 def jitter(position: int) -> float:

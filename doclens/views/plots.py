@@ -45,8 +45,6 @@ from doclens.stats.bootstrap import (DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFA
 LEADERBOARD_KINDS = ("forest", "sections", "pairwise")
 #: more systems than this in one signature: no pairwise matrix (k(k−1)/2 paired bootstraps, unreadable cells)
 MAX_MATRIX_SYSTEMS = 30
-#: more instances than this: the distribution's dots are drawn without links (one link per dot)
-MAX_LINKED_DOTS = 5000
 #: the instances named in the distribution's text alternative (lowest scores first)
 LOWEST_SHOWN = 5
 MISSING_EXTRA = ('<p class="muted">Plots need matplotlib: <code>pip install \'doclens[plots]\'</code>; '
@@ -389,10 +387,10 @@ def _distribution_html(header: dict, ids: Sequence[str], scores: dict) -> str:
     pooled = header.get("scores") or {}
     figure = distribution_figure(scores, {m: pooled.get(m) for m in scores})
     plotted = [m for m in scores if any(v is not None for v in scores[m])]
-    if len(ids) <= MAX_LINKED_DOTS:
-        for row, metric in enumerate(plotted):
-            positions = [i for i, v in enumerate(scores[metric]) if v is not None]
-            figure.axes[0].collections[row].set_urls([f"#inst-{i}" for i in positions])
+    dots = {c.get_gid(): c for c in figure.axes[0].collections}
+    for row, metric in enumerate(plotted):
+        if f"dots-{row}" in dots:  # a dot per instance (not a histogram): each links to its instance
+            dots[f"dots-{row}"].set_urls([f"#inst-{i}" for i, v in enumerate(scores[metric]) if v is not None])
     rows, lines = [], []
     for metric in plotted:
         ranked = sorted((v, i) for i, v in enumerate(scores[metric]) if v is not None)
