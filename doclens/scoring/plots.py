@@ -54,8 +54,9 @@ def section_figure(series: dict[str, dict[str, dict]], metrics: Sequence[str] = 
     {metric: score or None}}}``. Bars have ``gid`` ``bar-<panel>-<series>-<section>`` (positions)."""
     sections = list(dict.fromkeys(s for per in series.values() for s in per))
     names = list(series)
-    figure = new_figure(max(6.0, 1.1 * len(sections) * max(1, len(names)) ** 0.5 + 2), 2.6 * len(metrics) + 0.4,
-                        what)
+    # at most 10 inches (960 CSS pixels, legend included): the pages are 1100 pixels wide
+    figure = new_figure(min(10.0, max(6.0, 1.1 * len(sections) * max(1, len(names)) ** 0.5 + 2)),
+                        2.6 * len(metrics) + 0.4, what)
     axes = figure.subplots(len(metrics), 1, squeeze=False)[:, 0]
     width = 0.8 / max(1, len(names))
     colours = _series_colours(len(names))
@@ -64,7 +65,9 @@ def section_figure(series: dict[str, dict[str, dict]], metrics: Sequence[str] = 
         for s, name in enumerate(names):
             for x, section in enumerate(sections):
                 value = (series[name].get(section) or {}).get(metric)
-                if value is None:
+                if value is None:  # nothing to score: no bar, and "n/a" where it would stand (0 is a bar of 0)
+                    ax.text(x - 0.4 + width * (s + 0.5), 0, "n/a", rotation=90, fontsize=6, ha="center",
+                            va="bottom", color="#777777")
                     continue
                 bar = ax.bar(x - 0.4 + width * (s + 0.5), 100 * value, width, color=colours[s],
                              label=None if name in labelled else name)
