@@ -321,3 +321,22 @@ def test_leaderboard_plot_option_writes_one_signatures_picture(tmp_path, capsys)
     assert out.read_text() == first  # no date, no random ids: the same scores draw the same file
     code, _, err = run(["leaderboard", str(strong), str(other), "--plot", str(out)], capsys)
     assert code == 2 and "never plotted together" in err
+
+
+def test_hostile_system_names_are_drawn_as_written_and_escaped(tmp_path, capsys):
+    names = [r"$\frac{$ bad formula", "<script>document.title='pwned'</script>", "_hidden"]
+    paths = []
+    for i, name in enumerate(names):
+        paths.append(tmp_path / f"s{i}.json")
+        score(note_rows(keep_lines=None if i == 0 else 4 + i), name).save(paths[-1])
+    legend = leaderboard_figure(paths, kind="sections", n_resamples=50).legends[0]
+    assert sorted(t.get_text().lstrip("\u200b") for t in legend.get_texts()) == sorted(
+        n.replace("$", r"\$") for n in names)  # all three shown (in rank order), none read as mathematics
+    board = tmp_path / "board.html"
+    code, _, err = run(["leaderboard", *map(str, paths), "-o", str(board), "--resamples", "50"], capsys)
+    assert code == 0, err
+    html = board.read_text()
+    assert "<script>document.title" not in html and html.count("<script>") == 1
+    dom, errors, _ = open_page(board, tmp_path, 1600)
+    page_checks(dom, errors)
+    assert "pwned" not in dom.split("</title>")[0]

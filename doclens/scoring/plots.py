@@ -47,6 +47,13 @@ def _label(metric: str) -> str:
     return metric.replace("_", " ")
 
 
+def plain_label(text: str) -> str:
+    """``text`` drawn as written: matplotlib reads ``$…$`` as mathematics (a bad formula in a
+    system name would fail the plot) and hides legend labels that start with ``_``."""
+    text = str(text).replace("$", r"\$")
+    return "\u200b" + text if text.startswith("_") else text
+
+
 def section_figure(series: dict[str, dict[str, dict]], metrics: Sequence[str] = SECTION_METRICS,
                    what: str = "section bars"):
     """Grouped bars, one panel per metric: x = note section, one bar per series (a system, or
@@ -70,7 +77,7 @@ def section_figure(series: dict[str, dict[str, dict]], metrics: Sequence[str] = 
                             va="bottom", color="#777777")
                     continue
                 bar = ax.bar(x - 0.4 + width * (s + 0.5), 100 * value, width, color=colours[s],
-                             label=None if name in labelled else name)
+                             label=None if name in labelled else plain_label(name))
                 labelled.add(name)
                 bar.patches[0].set_gid(f"bar-{p}-{s}-{x}")
         ax.set_xticks(range(len(sections)), [_label(s) for s in sections])

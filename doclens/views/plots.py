@@ -36,7 +36,7 @@ from html import escape
 from typing import Optional, Sequence
 
 from doclens.core.metrics import METRICS
-from doclens.scoring.plots import (DPI, SECTION_METRICS, distribution_figure, new_figure, section_figure,
+from doclens.scoring.plots import (DPI, SECTION_METRICS, distribution_figure, new_figure, plain_label, section_figure,
                                    verdict_breakdown, verdict_figure)
 from doclens.stats.bootstrap import (DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, align_by_id,
                                      paired_bootstrap)
@@ -83,7 +83,7 @@ def forest_figure(entries: Sequence, metric: str = "claim_recall"):
         point, = ax.plot([100 * interval.point], [row], marker="o", markersize=6, linestyle="none",
                          markeredgecolor=colour, markerfacecolor=colour if interval.low is not None else "#ffffff")
         point.set_gid(f"point-{i}")
-    ax.set_yticks(range(len(shown)), [f"{e.rank or '-'}. {e.system}" for _, e in shown])
+    ax.set_yticks(range(len(shown)), [plain_label(f"{e.rank or '-'}. {e.system}") for _, e in shown])
     ax.set_ylim(len(shown) - 0.5, -0.5)
     ax.set_xlabel(f"{metric.replace('_', ' ')} ×100 (dot: pooled score; line: bootstrap interval; "
                   "band: #1's interval)")
@@ -152,7 +152,7 @@ def pairwise_figure(entries: Sequence, matrix: Sequence[Sequence], metric: str =
                             color="#ffffff" if np.isfinite(values[r, c]) and abs(values[r, c]) > 0.6 * limit
                             else "#000000")
             label.set_gid(f"cell-{r}-{c}")
-    names = [e.system for e in entries]
+    names = [plain_label(e.system) for e in entries]
     ax.set_xticks(range(size), names, rotation=45, ha="right", fontsize=8)
     ax.set_yticks(range(size), names, fontsize=8)
     colorbar = figure.colorbar(image, ax=ax, shrink=0.8)
