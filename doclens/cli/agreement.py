@@ -32,6 +32,9 @@ def run(args: argparse.Namespace) -> int:
     metrics = args.metric or list(METRICS)
     results = []
     if "preferred" in header:
+        if args.plot:
+            raise InputError(f"{args.human} holds pairwise preferences: --plot draws per-instance scores "
+                             "(a CSV with a human score column)", field="preferred")
         systems = {}
         for spec in args.scores:
             name, path = _named_scores(spec)
@@ -60,10 +63,18 @@ def run(args: argparse.Namespace) -> int:
                              f"{', '.join(candidates) or 'none'})")
         report = load_report(_named_scores(args.scores[0])[1])
         human, unrated = read_human_scores(args.human, args.human_column, args.id_column)
+        points = {}
         for metric in metrics:
-            results.append(instance_agreement(report_metric_scores(report, metric), human, metric, args.human_column,
+            scores = report_metric_scores(report, metric)
+            results.append(instance_agreement(scores, human, metric, args.human_column,
                                               unrated, source=args.human).to_dict())
+            points[metric] = [(human[i], scores[i]) for i in human if scores.get(i) is not None]
         mode = "instance"
+        if args.plot:
+            from doclens.views.plots import write_agreement_plot
+
+            write_agreement_plot(args.plot, points, results, args.human_column)
+            print(f"agreement plot written to {args.plot}", file=sys.stderr)
     if args.json:
         print(json.dumps({"mode": mode, "human": args.human, "results": results}, indent=2, allow_nan=False))
         return 0
@@ -91,4 +102,7 @@ def add_parser(sub) -> None:
     agreement.add_argument("--allow-different-signatures", action="store_true",
                            help="pairwise: compare scores files whose signatures differ (the output says so)")
     agreement.add_argument("--json", action="store_true", help="print JSON")
+    agreement.add_argument("--plot", metavar="FILE",
+                           help="per-instance CSV: also draw each metric's scores against the human score, with "
+                                "rho, tau and n, into FILE (.svg, .png or .pdf; needs the plots extra)")
     agreement.set_defaults(func=run)

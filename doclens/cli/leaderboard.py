@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from doclens.cli.common import bootstrap_options, check_output_path, command_parser
+from doclens.core.errors import InputError
 from doclens.core.metrics import METRICS
 
 
@@ -20,8 +21,25 @@ def run(args: argparse.Namespace) -> int:
               for signature, group in group_by_signature(entries).items()}
     bootstrap = bootstrap_description(args.resamples, args.seed, args.confidence)
     print(leaderboard_text(groups, args.metric, bootstrap))
+    if args.plot:
+        from doclens.views.plots import save_figure, leaderboard_figure
+
+        if len(groups) > 1:
+            raise InputError(f"--plot draws one signature's results; these have {len(groups)} signatures "
+                             "(never plotted together): give the files of one", field="signature")
+        save_figure(leaderboard_figure(entries, args.plot_kind, args.metric, args.resamples, args.seed,
+                                       args.confidence), args.plot)
+        print(f"{args.plot_kind} plot written to {args.plot}")
     if args.output:
-        write_page(args.output, lambda handle: write_leaderboard_html(groups, handle, args.metric, bootstrap))
+        plots = None
+        if not args.no_plots:
+            from doclens.views.plots import leaderboard_plots_html
+
+            plots = {signature: leaderboard_plots_html(group, args.metric, number, args.resamples, args.seed,
+                                                       args.confidence)
+                     for number, (signature, group) in enumerate(groups.items(), start=1)}
+        write_page(args.output, lambda handle: write_leaderboard_html(groups, handle, args.metric, bootstrap,
+                                                                      plots=plots))
         print(f"leaderboard written to {args.output}")
     return 0
 
@@ -31,11 +49,21 @@ def add_parser(sub) -> None:
                            examples="""
         doclens leaderboard scores/*.json
         doclens leaderboard scores/*.json --metric citation_recall -o board.html
+        doclens leaderboard scores/*.json --plot forest.svg
         """)
     board.add_argument("scores", nargs="+", help="scores files")
     board.add_argument("-o", "--output", help="also write a sortable HTML leaderboard here")
     board.add_argument("--metric", default="claim_recall",
                        choices=METRICS,
                        help="rank by this metric, pooled (default claim_recall)")
+    board.add_argument("--plot", metavar="FILE",
+                       help="also draw one plot of the results (one signature) into FILE (.svg, .png or .pdf; "
+                            "needs the plots extra)")
+    board.add_argument("--plot-kind", choices=("forest", "sections", "pairwise"), default="forest",
+                       help="--plot's picture: forest (each system's metric with its interval; default), "
+                            "sections (claim recall and precision per note section) or pairwise (paired differences)")
+    board.add_argument("--no-plots", action="store_true",
+                       help="HTML: leave out the plots (forest plot, section bars, pairwise matrix; they need "
+                            "the plots extra)")
     bootstrap_options(board)
     board.set_defaults(func=run)

@@ -24,6 +24,11 @@ def run(args: argparse.Namespace) -> int:
 
         intervals.update(bootstrap_intervals(counts, args.resamples, args.seed, args.confidence,
                                              metrics=tuple(SUPPORT_METRICS)))
+    plots = ""
+    if not args.no_plots:
+        from doclens.views.plots import instance_scores, report_plots_html
+
+        plots = report_plots_html(header, ids, instance_scores(counts))
     del counts
     sources = SourceIndex(args.input) if args.input else None
     if sources is not None:
@@ -38,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         write_page(output, lambda handle: write_report_html(
             header, iter_instance_results(args.scores), handle, intervals=intervals, sources=sources,
             bootstrap=bootstrap_description(args.resamples, args.seed, args.confidence) if intervals else "",
-            count=len(ids)))
+            count=len(ids), plots=plots))
     finally:
         if sources is not None:
             sources.close()
@@ -56,5 +61,8 @@ def add_parser(sub) -> None:
     report.add_argument("-o", "--output", help="HTML file (default: SCORES with .html)")
     report.add_argument("--input", metavar="JSONL",
                         help="the scored input file: adds source units (citations jump to them) and raw predictions")
+    report.add_argument("--no-plots", action="store_true",
+                        help="leave out the plots (section bars, score distribution, verdicts; they need "
+                             "the plots extra)")
     bootstrap_options(report, allow_none=True)
     report.set_defaults(func=run)

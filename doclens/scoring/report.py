@@ -232,6 +232,17 @@ class Report:
                 "unparsed", "failed"]
 
     # ---- display --------------------------------------------------------------------------
+    def plot(self, kind: str = "sections", metrics: Optional[list[str]] = None):
+        """A matplotlib ``Figure`` of this report, as ``doclens report``'s page draws it (needs the
+        ``plots`` extra; :mod:`doclens.scoring.plots`). ``kind``: ``"sections"`` (claim recall and
+        precision per note section), ``"distribution"`` (each instance's score per metric, the
+        pooled score marked) or ``"verdicts"`` (supported / not supported / unparsed / failed
+        counts per item kind, and source support's when scored). ``metrics`` narrows the metrics
+        shown. In Jupyter the returned figure shows itself; elsewhere ``fig.savefig("x.svg")``."""
+        from doclens.scoring.plots import report_figure
+
+        return report_figure(self, kind, metrics)
+
     #: baseline → the recall its scores report, shown beside claim recall (the paper's comparison)
     SIDE_BY_SIDE = (("rouge", "rougeL_recall"), ("bertscore", "bertscore_recall"), ("medcon", "medcon_recall"))
 

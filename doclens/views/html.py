@@ -295,12 +295,14 @@ def _instance_html(result: InstanceResult, position: int, source: Optional[dict]
 
 def write_report_html(header: dict, instances: Iterable[InstanceResult], handle: IO[str],
                       intervals: Optional[dict[str, Interval]] = None, sources: Optional[SourceIndex] = None,
-                      bootstrap: str = "", count: Optional[int] = None, title: Optional[str] = None) -> int:
+                      bootstrap: str = "", count: Optional[int] = None, title: Optional[str] = None,
+                      plots: str = "") -> int:
     """Write the per-instance page to ``handle``, one instance at a time; returns the instances
     written. ``header``: the report's top-level fields (``scores``, ``signature``, ``warnings``,
     ``partial``, ``error``), e.g. ``report.to_dict()``; ``instances``: its instances in order
     (a :func:`doclens.io.scores_files.iter_instance_results` generator keeps memory bounded);
-    ``sources`` (the scored JSONL) adds source units and raw predictions."""
+    ``sources`` (the scored JSONL) adds source units and raw predictions; ``plots``: the plot
+    section's markup (:func:`doclens.views.plots.report_plots_html`), written above the instances."""
     scores = header.get("scores") or {}
     title = title or ("DocLens report" + (f" — {count} instances" if count is not None else ""))
     _head(handle, title, _REPORT_SCRIPT)
@@ -324,6 +326,7 @@ def write_report_html(header: dict, instances: Iterable[InstanceResult], handle:
     handle.write(f'<p>signature: <code class="sig">{escape(str(header.get("signature")))}</code></p>')
     for warning in header.get("warnings") or []:
         handle.write(f'<p class="warn">warning: {escape(str(warning))}</p>')
+    handle.write(plots)
     handle.write('<p class="legend">statements: <span class="stmt supported">supported</span>'
                  '<span class="stmt partial">entailed, a citation imprecise</span>'
                  '<span class="stmt unsupported">unsupported / uncited / invalid id</span>'
@@ -340,9 +343,10 @@ def write_report_html(header: dict, instances: Iterable[InstanceResult], handle:
 
 # ---- the leaderboard ---------------------------------------------------------------------------
 def write_leaderboard_html(groups: dict, handle: IO[str], metric: str, bootstrap: str,
-                           title: str = "DocLens leaderboard") -> None:
+                           title: str = "DocLens leaderboard", plots: Optional[dict[str, str]] = None) -> None:
     """One sortable table per signature (``groups``: ``{signature: ranked entries}`` from
-    :func:`doclens.views.leaderboard.rank_group`)."""
+    :func:`doclens.views.leaderboard.rank_group`), each followed by its plots' markup when
+    ``plots`` (``{signature: markup}``, :func:`doclens.views.plots.leaderboard_plots_html`) has it."""
     _head(handle, title, _SORT_SCRIPT)
     handle.write(f"<h1>{escape(title)}</h1>\n<p>Ranked by <b>{escape(metric)}</b> (pooled). Scores ×100 with "
                  f"{escape(bootstrap)} percentile intervals over instances. Results are ranked only against "
@@ -378,6 +382,7 @@ def write_leaderboard_html(groups: dict, handle: IO[str], metric: str, bootstrap
                          + "".join(_interval_cell(entry.intervals[m]) for m in METRICS)
                          + delta_cell + f"<td>{escape(entry.versus_leader_note)}</td></tr>")
         handle.write("</tbody></table>\n")
+        handle.write((plots or {}).get(signature, ""))
     handle.write(f"<script>{_SORT_SCRIPT}</script>\n</body></html>\n")
 
 

@@ -37,6 +37,7 @@ class Entry:
     rank: Optional[int] = None
     versus_leader: Optional[Difference] = None  # paired B − A with A = the table's leader
     versus_leader_note: str = ""
+    sections: dict = field(default_factory=dict, repr=False)  # notes: {section: scores}, for the section bars
 
     @property
     def instances(self) -> int:
@@ -68,7 +69,7 @@ def load_entry(path: str, n_resamples: int = DEFAULT_RESAMPLES, seed: Optional[i
     return Entry(system=system_name(header.get("config"), path), path=str(path), signature=header["signature"],
                  partial=bool(header.get("partial")), intervals=bootstrap_intervals(counts, n_resamples, seed,
                                                                                     confidence),
-                 ids=ids, counts=counts)
+                 ids=ids, counts=counts, sections=header.get("sections") or {})
 
 
 def group_by_signature(entries: Sequence[Entry]) -> dict[str, list[Entry]]:
