@@ -139,3 +139,40 @@ def test_divisions_aci_bench_procedure_with_rouge():
     per_option = compute_baselines(predictions, references, ["rouge"], task="note_generation",
                                    options={"rouge": {"divisions": "aci-bench"}})["rouge"]
     assert per_option["sections"] == aci["sections"]
+
+
+def test_lcs_equals_rouge_score_float_for_float_on_real_notes():
+    """ROUGE-L and ROUGE-Lsum fill rouge-score's LCS table with numpy: the same numbers on real
+    system outputs (a transcript copy, GPT-4, LED with "[n]" text), full notes and ACI-BENCH divisions."""
+    from tests.aci_published import DATA, read_split
+
+    if not (DATA / "test3" / "references.jsonl").is_file():
+        pytest.skip(f"ACI-BENCH system outputs not found at {DATA} (the shared data folder beside the repo)")
+    from doclens.baselines import aci_bench_divisions
+
+    _, references, systems = read_split("test3")
+    predictions, targets = [], []
+    for name in ("transcript", "GPT-4", "LED", "BART-div"):
+        chosen, chosen_references = systems[name][:3], references[:3]
+        split_predictions, split_references = aci_bench_divisions(chosen), aci_bench_divisions(chosen_references)
+        predictions += chosen + [text for texts in split_predictions.values() for text in texts]
+        targets += chosen_references + [text for texts in split_references.values() for text in texts]
+    for use_stemmer in (False, True):
+        scorer = rouge_scorer.RougeScorer(["rougeL", "rougeLsum"], use_stemmer=use_stemmer)
+        ours, _ = rouge_per_instance(predictions, targets, use_stemmer=use_stemmer, rouge_types=["rougeL", "rougeLsum"])
+        for row, prediction, reference in zip(ours, predictions, targets):
+            expected = scorer.score(reference, prediction)
+            assert [row[f"{t}_{p}"] for t in ("rougeL", "rougeLsum") for p in ("precision", "recall", "f1")] == \
+                [getattr(expected[t], a) for t in ("rougeL", "rougeLsum") for a in ("precision", "recall", "fmeasure")]
+
+
+@pytest.mark.parametrize("prediction, reference", [
+    ("a b\n\n...\nc a b", "a\nb c\n\na"), ("x y z", "a b c"), ("a a a\nb", "a\na\nb b"), ("\n\n", "a"),
+])
+def test_lcs_edge_cases_equal_rouge_score(prediction, reference):
+    scorer = rouge_scorer.RougeScorer(["rougeL", "rougeLsum"])
+    row = rouge_per_instance([prediction], [reference], rouge_types=["rougeL", "rougeLsum"])[0][0]
+    expected = scorer.score(reference, prediction)
+    for t in ("rougeL", "rougeLsum"):
+        assert (row[f"{t}_precision"], row[f"{t}_recall"], row[f"{t}_f1"]) == \
+            (expected[t].precision, expected[t].recall, expected[t].fmeasure)
