@@ -129,3 +129,22 @@ def test_quiet_score_with_baselines_prints_nothing_on_stderr(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert Report.load(tmp_path / "scores.json").baselines["bertscore"]["scores"]["bertscore_f1"] > 0
+
+
+def test_record_keeps_any_error_of_a_baseline(tmp_path):
+    # a folder without num_layers is a ConfigurationError found only when BERTScore runs
+    result = compute_baselines(["Fever."], ["Fever."], ["rouge", "bertscore"], on_failure="record",
+                               options={"bertscore": {"model_type": str(tmp_path)}})
+    assert result["bertscore"]["failed"] is True and "pass num_layers" in result["bertscore"]["error"]
+    assert result["rouge"]["scores"]["rouge1_f1"] == 1.0
+
+
+def test_a_missing_package_is_refused_before_judging(monkeypatch):
+    import doclens.baselines as baselines
+    from doclens import DocLens
+    from doclens.core.errors import MissingExtraError
+    from doclens.evaluators.overlap import OverlapEvaluator
+
+    monkeypatch.setitem(baselines._PACKAGES, "rouge", ("doclens_no_such_package", "baselines"))
+    with pytest.raises(MissingExtraError, match=r"pip install 'doclens\[baselines\]'"):
+        DocLens(OverlapEvaluator(), baselines=["rouge"])

@@ -20,7 +20,7 @@ import logging
 from typing import Optional
 
 from doclens.baselines._util import BaselineUnavailableError
-from doclens.core.errors import ConfigurationError, InputError
+from doclens.core.errors import ConfigurationError, DocLensError, InputError, MissingExtraError
 from doclens.core.tasks import TASKS
 from doclens.parsing.sections import LINE_BREAK_TOKEN, SECTION_NAMES, note_section_spans, split_note_sections
 from doclens.parsing.statements import CITATION_GROUP, strip_citations
@@ -212,10 +212,10 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
         exactly as given (what a published table did: ACI-BENCH's LED outputs contain ``[n]``
         strings as text); ``config["citation_markers_removed"]`` says which.
     on_failure : {"raise", "record"}, default "raise"
-        What a baseline that cannot run (its model cannot be loaded: offline, a missing folder,
-        out of memory — :class:`BaselineUnavailableError`) does: raise, or, with ``"record"``,
-        leave ``{"failed": True, "error": <message>, "scores": {}, "config": {…}}`` in its place
-        while the other baselines still run (``doclens score`` records, so that a failing
+        What a baseline that cannot run does (its model cannot be loaded: offline, a missing
+        folder, out of memory — :class:`BaselineUnavailableError`; or any other error while it
+        runs): raise, or, with ``"record"``, leave ``{"failed": True, "error": <message>,
+        "scores": {}, "config": {…}}`` in its place while the other baselines still run (``doclens score`` records, so that a failing
         baseline never costs the judged work).
     divisions : {"doclens", "aci-bench"}, default "doclens"
         How ``note_generation`` divisions are scored (the full-note scores do not depend on it
@@ -273,11 +273,12 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
         try:
             results[name] = _score_one(name, texts[procedures[name]], dict(options.get(name) or {}), progress,
                                        {**common, **({"divisions": procedures[name]} if task == "note_generation" else {})})
-        except BaselineUnavailableError as exc:
+        except Exception as exc:  # noqa: BLE001 - "record": no baseline failure may cost the caller's other work
             if on_failure == "raise":
                 raise
-            logger.info("baseline %s failed: %s", name, exc)  # the caller reports it once
-            results[name] = {"failed": True, "error": str(exc), "scores": {}, "per_instance": [],
+            logger.debug("baseline %s failed", name, exc_info=True)  # the caller reports it once
+            error = str(exc) if isinstance(exc, DocLensError) else f"{type(exc).__name__}: {exc}"
+            results[name] = {"failed": True, "error": error, "scores": {}, "per_instance": [],
                              "config": {**common, "failed": True}}
     return results
 
@@ -297,7 +298,23 @@ def check_baseline_settings(names, options: Optional[dict] = None, *, task: str 
             raise ConfigurationError(f"{name}: divisions must be one of {', '.join(DIVISION_PROCEDURES)}, "
                                      f"not {procedure!r}")
     _check_options(names, options)
+    for name in names:
+        _check_installed(name)
     return names, options, procedures
+
+
+#: the package each baseline cannot start without, and its extra
+_PACKAGES = {"rouge": ("rouge_score", "baselines"), "bertscore": ("bert_score", "baselines"),
+             "medcon": ("spacy", "medcon")}
+
+
+def _check_installed(name: str) -> None:
+    """:class:`MissingExtraError` now, not after a judged run, when a baseline's package is absent."""
+    import importlib.util
+
+    module, extra = _PACKAGES[name]
+    if importlib.util.find_spec(module) is None:
+        raise MissingExtraError(f"the {name} baseline", extra, module)
 
 
 def _texts_to_score(predictions: list[str], references: list[str], procedure: str, task: str):
