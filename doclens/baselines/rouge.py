@@ -71,15 +71,16 @@ def _lcs_table(reference: list[int], candidate: list[int]):
     return table
 
 
-def _backtrack(table, reference: list[int], candidate: list[int]) -> list[int]:
-    """``rouge-score``'s ``_backtrack_norec``: the reference positions of one LCS."""
+def _backtrack(table, reference: list[int], candidate: list[int], first: int = 0) -> list[int]:
+    """``rouge-score``'s ``_backtrack_norec``: the reference positions of one LCS. ``table``: rows
+    of Python ints (numpy element access is slow), this candidate's column 0 at ``first``."""
     i, j = len(reference), len(candidate)
     found = []
     while i > 0 and j > 0:
         if reference[i - 1] == candidate[j - 1]:
             found.append(i - 1)
             i, j = i - 1, j - 1
-        elif table[i, j - 1] > table[i - 1, j]:
+        elif table[i][first + j - 1] > table[i - 1][first + j]:
             j -= 1
         else:
             i -= 1
@@ -102,7 +103,8 @@ def _candidate_layout(candidates: list[list[int]]):
     """All candidate sentences side by side for one table: each behind a column of its own that
     never matches (-1), which plays its table's column 0; and an offset per column that grows by
     more than any LCS length from one sentence to the next, so that one running maximum over the
-    row restarts at every sentence. Returns ``(tokens, offsets, [(first column, sentence)])``."""
+    row restarts at every sentence. Returns ``(tokens, offsets, [(first column, sentence)], last
+    column of each sentence)``."""
     import numpy as np
 
     tokens, offsets, spans = [], [], []
@@ -111,7 +113,8 @@ def _candidate_layout(candidates: list[list[int]]):
         spans.append((len(tokens), sentence))
         tokens += [-1, *sentence]
         offsets += [index * step] * (len(sentence) + 1)
-    return np.asarray(tokens, dtype=np.int64), np.asarray(offsets, dtype=np.int64), spans
+    last_columns = np.asarray([first + len(sentence) for first, sentence in spans])
+    return np.asarray(tokens, dtype=np.int64), np.asarray(offsets, dtype=np.int64), spans, last_columns
 
 
 def _union_lcs(sentence: list[int], layout) -> set[int]:
@@ -119,16 +122,19 @@ def _union_lcs(sentence: list[int], layout) -> set[int]:
     each candidate sentence (one table per candidate, as ``rouge-score`` builds it), united."""
     import numpy as np
 
-    tokens, offsets, spans = layout
+    tokens, offsets, spans, last_columns = layout
     table = np.zeros((len(sentence) + 1, len(tokens)), dtype=np.int64)
     for i, token in enumerate(sentence, start=1):
         above = table[i - 1]
         running = np.where(tokens[1:] == token, above[:-1] + 1, above[1:]) + offsets[1:]
         table[i, 1:] = np.maximum.accumulate(running) - offsets[1:]
     union: set[int] = set()
-    for first, candidate in spans:
-        if table[-1, first + len(candidate)] > 0:  # else this LCS is empty
-            union.update(_backtrack(table[:, first:first + len(candidate) + 1], sentence, candidate))
+    matched = np.flatnonzero(table[-1, last_columns] > 0)  # the others' LCS is empty
+    if len(matched):
+        rows = table.tolist()
+        for index in matched:
+            first, candidate = spans[index]
+            union.update(_backtrack(rows, sentence, candidate, first))
     return union
 
 
