@@ -215,7 +215,8 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
         What a baseline that cannot run does (its model cannot be loaded: offline, a missing
         folder, out of memory — :class:`BaselineUnavailableError`; or any other error while it
         runs): raise, or, with ``"record"``, leave ``{"failed": True, "error": <message>,
-        "scores": {}, "config": {…}}`` in its place while the other baselines still run (``doclens score`` records, so that a failing
+        "scores": {}, "config": {…}}`` in its place while the other baselines still run
+        (``doclens score`` records, so that a failing
         baseline never costs the judged work).
     divisions : {"doclens", "aci-bench"}, default "doclens"
         How ``note_generation`` divisions are scored (the full-note scores do not depend on it
@@ -270,9 +271,10 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
               "citation_markers_removed": "predictions" if remove_citations else "none"}
     results = {}
     for name in names:
+        divided = {"divisions": procedures[name]} if task == "note_generation" else {}
         try:
             results[name] = _score_one(name, texts[procedures[name]], dict(options.get(name) or {}), progress,
-                                       {**common, **({"divisions": procedures[name]} if task == "note_generation" else {})})
+                                       {**common, **divided})
         except Exception as exc:  # noqa: BLE001 - "record": no baseline failure may cost the caller's other work
             if on_failure == "raise":
                 raise
@@ -351,5 +353,6 @@ def _score_one(name: str, texts: tuple, options: dict, progress: bool, common: d
     return result
 
 
-__all__ = ["ACI_BENCH_EMPTY_DIVISION", "BASELINE_NAMES", "BASELINE_DESCRIPTIONS", "BaselineUnavailableError", "check_baseline_settings", "DIVISION_PROCEDURES", "TASKS", "aci_bench_divisions",
+__all__ = ["ACI_BENCH_EMPTY_DIVISION", "BASELINE_NAMES", "BASELINE_DESCRIPTIONS", "BaselineUnavailableError",
+           "check_baseline_settings", "DIVISION_PROCEDURES", "TASKS", "aci_bench_divisions",
            "compute_baselines", "metric_keys", "remove_citation_markers"]

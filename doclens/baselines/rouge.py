@@ -173,7 +173,8 @@ class _LcsScorer:
         if "rougeL" in types:
             scores["rougeL"] = _rouge_l(self.scoring, self._tokens(reference), self._tokens(prediction))
         if "rougeLsum" in types:  # sentences are lines, empty ones dropped (rouge-score's get_sents)
-            scores["rougeLsum"] = _rouge_lsum(self.scoring, [self._tokens(line) for line in reference.split("\n") if line],
+            scores["rougeLsum"] = _rouge_lsum(self.scoring,
+                                              [self._tokens(line) for line in reference.split("\n") if line],
                                               [self._tokens(line) for line in prediction.split("\n") if line])
         return scores
 
@@ -227,7 +228,8 @@ def rouge_per_instance(predictions: list[str], references: list[str], *, use_ste
     # that then prints every library's warnings, past `doclens -q`
     tokenizer = require("rouge_score.tokenizers", "the ROUGE baseline", "baselines").DefaultTokenizer(use_stemmer)
     ngram_types = [name for name in types if name in ("rouge1", "rouge2")]
-    scorer = rouge_scorer.RougeScorer(ngram_types, use_stemmer=use_stemmer, tokenizer=tokenizer) if ngram_types else None
+    scorer = (rouge_scorer.RougeScorer(ngram_types, use_stemmer=use_stemmer, tokenizer=tokenizer)
+              if ngram_types else None)
     lcs_types = [name for name in types if name in ("rougeL", "rougeLsum")]
     lcs = _LcsScorer(tokenizer, scoring) if lcs_types else None
     pairs = progress_bar(zip(predictions, references), total=len(predictions), desc="ROUGE",
