@@ -6,6 +6,7 @@ rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer",
                                    reason="rouge-score is not installed (the 'baselines' extra)")
 
 from doclens.baselines import compute_baselines  # noqa: E402
+from doclens.core.errors import ConfigurationError  # noqa: E402
 from doclens.baselines.rouge import METRIC_KEYS, rouge_per_instance, split_sentences  # noqa: E402
 
 PREDICTIONS = [
@@ -20,37 +21,63 @@ REFERENCES = [
 ]
 
 
-def test_values_equal_rouge_score_with_stemming():
-    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL", "rougeLsum"], use_stemmer=True)
+def test_defaults_equal_rouge_score_as_evaluate_runs_it():
+    """No stemming and ROUGE-Lsum sentences from the text's own lines: ``evaluate.load("rouge")``."""
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL", "rougeLsum"], use_stemmer=False)
     per_instance, config = rouge_per_instance(PREDICTIONS, REFERENCES)
-    assert config["use_stemmer"] is True
+    assert config["use_stemmer"] is False and config["sentence_splitter"] == "lines"
+    assert config["signature"] == f"rouge-score:{config['version']}|stem:no|lsum-sentences:lines|" \
+                                  "types:rouge1,rouge2,rougeL,rougeLsum"
     for row, prediction, reference in zip(per_instance, PREDICTIONS, REFERENCES):
         expected = scorer.score(reference, prediction)
-        for rouge_type in ("rouge1", "rouge2", "rougeL"):
+        for rouge_type in ("rouge1", "rouge2", "rougeL", "rougeLsum"):
             assert row[f"{rouge_type}_precision"] == expected[rouge_type].precision
             assert row[f"{rouge_type}_recall"] == expected[rouge_type].recall
             assert row[f"{rouge_type}_f1"] == expected[rouge_type].fmeasure
-        # rougeLsum reads sentences from newlines: the same as rouge-score on split text.
-        summary = scorer.score("\n".join(split_sentences(reference)), "\n".join(split_sentences(prediction)))
-        assert row["rougeLsum_recall"] == summary["rougeLsum"].recall
-        assert row["rougeLsum_f1"] == summary["rougeLsum"].fmeasure
         assert set(row) == set(METRIC_KEYS)
 
 
-def test_stemming_changes_the_score_and_can_be_turned_off():
-    stemmed, _ = rouge_per_instance(["fevers"], ["fever"])
-    plain, config = rouge_per_instance(["fevers"], ["fever"], use_stemmer=False)
-    assert stemmed[0]["rouge1_f1"] == 1.0
-    assert plain[0]["rouge1_f1"] == 0.0
-    assert config["use_stemmer"] is False
+def test_doclens_sentence_splitter_is_an_option_for_rougelsum_only():
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rougeL", "rougeLsum"], use_stemmer=True)
+    per_instance, config = rouge_per_instance(PREDICTIONS, REFERENCES, use_stemmer=True, sentence_splitter="doclens")
+    assert config["sentence_splitter"] == "doclens" and "lsum-sentences:doclens" in config["signature"]
+    for row, prediction, reference in zip(per_instance, PREDICTIONS, REFERENCES):
+        plain = scorer.score(reference, prediction)
+        assert row["rougeL_f1"] == plain["rougeL"].fmeasure and row["rouge1_f1"] == plain["rouge1"].fmeasure
+        summary = scorer.score("\n".join(split_sentences(reference)), "\n".join(split_sentences(prediction)))
+        assert row["rougeLsum_recall"] == summary["rougeLsum"].recall
+        assert row["rougeLsum_f1"] == summary["rougeLsum"].fmeasure
+    # two sentences on one line: only DocLens's splitter sees them
+    swapped = (["Cough resolved. Fever persists."], ["Fever persists. Cough resolved."])
+    assert rouge_per_instance(*swapped, sentence_splitter="doclens")[0][0]["rougeLsum_f1"] == 1.0
+    assert rouge_per_instance(*swapped)[0][0]["rougeLsum_f1"] < 1.0
 
 
-def test_rougelsum_differs_from_rougel_on_multi_sentence_text():
-    prediction = "Cough resolved. Fever persists."
-    reference = "Fever persists. Cough resolved."
-    row = rouge_per_instance([prediction], [reference])[0][0]
+def test_rouge_types_subset_and_bad_options():
+    rows, config = rouge_per_instance(PREDICTIONS, REFERENCES, rouge_types=["rougeLsum", "rouge1"])
+    assert config["rouge_types"] == ["rouge1", "rougeLsum"]
+    assert set(rows[0]) == {f"rouge{t}_{p}" for t in ("1", "Lsum") for p in ("precision", "recall", "f1")}
+    result = compute_baselines(PREDICTIONS, REFERENCES, ["rouge"], options={"rouge": {"rouge_types": ["rouge2"]}})
+    assert set(result["rouge"]["scores"]) == {"rouge2_precision", "rouge2_recall", "rouge2_f1"}
+    for bad in ({"sentence_splitter": "nltk"}, {"rouge_types": ["rouge3"]}, {"rouge_types": []},
+                {"use_stemmer": "yes"}):
+        with pytest.raises(ConfigurationError, match=next(iter(bad))):
+            rouge_per_instance(["a"], ["a"], **bad)
+
+
+def test_stemming_changes_the_score_and_is_off_by_default():
+    stemmed, config = rouge_per_instance(["fevers"], ["fever"], use_stemmer=True)
+    plain, default = rouge_per_instance(["fevers"], ["fever"])
+    assert stemmed[0]["rouge1_f1"] == 1.0 and config["use_stemmer"] is True
+    assert plain[0]["rouge1_f1"] == 0.0 and default["use_stemmer"] is False
+
+
+def test_rougelsum_reads_line_breaks_as_sentences():
+    row = rouge_per_instance(["Cough resolved.\nFever persists."], ["Fever persists.\nCough resolved."])[0][0]
     assert row["rougeLsum_f1"] == 1.0
     assert row["rougeL_f1"] < 1.0
+    same_line = rouge_per_instance(["Cough resolved. Fever persists."], ["Fever persists. Cough resolved."])[0][0]
+    assert same_line["rougeLsum_f1"] == same_line["rougeL_f1"] < 1.0
 
 
 def test_split_sentences_keeps_numbers_abbreviations_and_lines():
@@ -75,9 +102,15 @@ def test_corpus_score_is_mean_of_instances():
     assert result["config"]["n_instances"] == 3
 
 
-def test_citation_markers_are_removed_from_predictions():
+def test_citation_markers_are_removed_from_predictions_unless_kept():
     cited = compute_baselines(["Knee pain [0][2]. Ibuprofen [3, 4]."], ["Knee pain. Ibuprofen."], ["rouge"])
     assert cited["rouge"]["scores"]["rouge1_f1"] == 1.0
+    assert cited["rouge"]["config"]["citation_markers_removed"] == "predictions"
+    kept = compute_baselines(["Knee pain [0][2]. Ibuprofen [3, 4]."], ["Knee pain. Ibuprofen."], ["rouge"],
+                             remove_citations=False)["rouge"]
+    assert kept["config"]["citation_markers_removed"] == "none"
+    # "0", "2", "3" and "4" are tokens of their own
+    assert kept["scores"]["rouge1_recall"] == 1.0 and kept["scores"]["rouge1_precision"] == 3 / 7
 
 
 def test_divisions_aci_bench_procedure_with_rouge():
@@ -107,3 +140,40 @@ def test_divisions_aci_bench_procedure_with_rouge():
     per_option = compute_baselines(predictions, references, ["rouge"], task="note_generation",
                                    options={"rouge": {"divisions": "aci-bench"}})["rouge"]
     assert per_option["sections"] == aci["sections"]
+
+
+def test_lcs_equals_rouge_score_float_for_float_on_real_notes():
+    """ROUGE-L and ROUGE-Lsum fill rouge-score's LCS table with numpy: the same numbers on real
+    system outputs (a transcript copy, GPT-4, LED with "[n]" text), full notes and ACI-BENCH divisions."""
+    from tests.aci_published import DATA, read_split
+
+    if not (DATA / "test3" / "references.jsonl").is_file():
+        pytest.skip(f"ACI-BENCH system outputs not found at {DATA} (the shared data folder beside the repo)")
+    from doclens.baselines import aci_bench_divisions
+
+    _, references, systems = read_split("test3")
+    predictions, targets = [], []
+    for name in ("transcript", "GPT-4", "LED", "BART-div"):
+        chosen, chosen_references = systems[name][:3], references[:3]
+        split_predictions, split_references = aci_bench_divisions(chosen), aci_bench_divisions(chosen_references)
+        predictions += chosen + [text for texts in split_predictions.values() for text in texts]
+        targets += chosen_references + [text for texts in split_references.values() for text in texts]
+    for use_stemmer in (False, True):
+        scorer = rouge_scorer.RougeScorer(["rougeL", "rougeLsum"], use_stemmer=use_stemmer)
+        ours, _ = rouge_per_instance(predictions, targets, use_stemmer=use_stemmer, rouge_types=["rougeL", "rougeLsum"])
+        for row, prediction, reference in zip(ours, predictions, targets):
+            expected = scorer.score(reference, prediction)
+            assert [row[f"{t}_{p}"] for t in ("rougeL", "rougeLsum") for p in ("precision", "recall", "f1")] == \
+                [getattr(expected[t], a) for t in ("rougeL", "rougeLsum") for a in ("precision", "recall", "fmeasure")]
+
+
+@pytest.mark.parametrize("prediction, reference", [
+    ("a b\n\n...\nc a b", "a\nb c\n\na"), ("x y z", "a b c"), ("a a a\nb", "a\na\nb b"), ("\n\n", "a"),
+])
+def test_lcs_edge_cases_equal_rouge_score(prediction, reference):
+    scorer = rouge_scorer.RougeScorer(["rougeL", "rougeLsum"])
+    row = rouge_per_instance([prediction], [reference], rouge_types=["rougeL", "rougeLsum"])[0][0]
+    expected = scorer.score(reference, prediction)
+    for t in ("rougeL", "rougeLsum"):
+        assert (row[f"{t}_precision"], row[f"{t}_recall"], row[f"{t}_f1"]) == \
+            (expected[t].precision, expected[t].recall, expected[t].fmeasure)

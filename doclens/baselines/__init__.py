@@ -19,7 +19,8 @@ from __future__ import annotations
 import logging
 from typing import Optional
 
-from doclens.core.errors import ConfigurationError, InputError
+from doclens.baselines._util import BaselineUnavailableError
+from doclens.core.errors import ConfigurationError, DocLensError, InputError, MissingExtraError
 from doclens.core.tasks import TASKS
 from doclens.parsing.sections import LINE_BREAK_TOKEN, SECTION_NAMES, note_section_spans, split_note_sections
 from doclens.parsing.statements import CITATION_GROUP, strip_citations
@@ -27,6 +28,17 @@ from doclens.parsing.statements import CITATION_GROUP, strip_citations
 logger = logging.getLogger(__name__)
 
 BASELINE_NAMES = ("rouge", "bertscore", "medcon")
+
+#: what each baseline is and what it needs to run (``doclens presets`` lists them)
+BASELINE_DESCRIPTIONS = {
+    "rouge": "ROUGE-1/2/L/Lsum F1, P, R (rouge-score; evaluate's defaults: no stemming, ROUGE-Lsum on the text's "
+             "lines); nothing to download ([baselines] extra)",
+    "bertscore": "BERTScore P, R, F1 (bert-score); model microsoft/deberta-xlarge-mnli layer 40 from the local "
+                 "Hugging Face cache, or a local folder: bertscore='{\"model_type\": \"<folder>\", \"num_layers\": N}' "
+                 "([baselines] extra; HF_HUB_OFFLINE=1 never tries the network)",
+    "medcon": "MEDCON, UMLS concept F1 of ACI-BENCH; needs your licensed UMLS: medcon='{\"backend\": \"quickumls\", "
+              "\"quickumls_path\": \"<index>\"}' (or backend scispacy, an approximation) ([medcon] extra)",
+}
 
 
 #: How note divisions are scored (``task="note_generation"``): ``"doclens"`` (default) or
@@ -37,7 +49,7 @@ DIVISION_PROCEDURES = ("doclens", "aci-bench")
 #: ``fillna`` in ``evaluate_fullnote.py``).
 ACI_BENCH_EMPTY_DIVISION = "#####EMPTY#####"
 
-_ROUGE_OPTIONS = {"use_stemmer"}
+_ROUGE_OPTIONS = {"use_stemmer", "sentence_splitter", "rouge_types"}
 _BERTSCORE_OPTIONS = {"model_type", "num_layers", "lang", "rescale_with_baseline", "baseline_path", "idf",
                       "batch_size", "device"}
 
@@ -170,7 +182,7 @@ def _mean(rows: list[dict[str, float]], keys: tuple[str, ...]) -> dict[str, floa
 
 def compute_baselines(predictions: list[str], references: list[str], names: list[str], *,
                       task: str = "general", options: Optional[dict] = None, progress: bool = False,
-                      divisions: str = "doclens") -> dict:
+                      divisions: str = "doclens", remove_citations: bool = True, on_failure: str = "raise") -> dict:
     """Score predictions against references with the baselines ``names``.
 
     Parameters
@@ -190,8 +202,22 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
         Per-baseline settings: ``{"rouge": {"use_stemmer": True}, "bertscore": {"model_type": …,
         "num_layers": …, "rescale_with_baseline": "auto", "baseline_path": …}, "medcon":
         {"backend": "quickumls", "quickumls_path": …}}``. MEDCON has no default backend.
+        ROUGE's defaults are ``evaluate.load("rouge")``'s: ``use_stemmer=False`` and ROUGE-Lsum
+        sentences from the text's own line breaks (``sentence_splitter="lines"``; ``"doclens"``
+        for DocLens's splitter); ``rouge_types`` picks a subset.
     progress : bool, default False
         Show progress.
+    remove_citations : bool, default True
+        Remove citation markers (``[3]``) from predictions first. ``False`` scores predictions
+        exactly as given (what a published table did: ACI-BENCH's LED outputs contain ``[n]``
+        strings as text); ``config["citation_markers_removed"]`` says which.
+    on_failure : {"raise", "record"}, default "raise"
+        What a baseline that cannot run does (its model cannot be loaded: offline, a missing
+        folder, out of memory — :class:`BaselineUnavailableError`; or any other error while it
+        runs): raise, or, with ``"record"``, leave ``{"failed": True, "error": <message>,
+        "scores": {}, "config": {…}}`` in its place while the other baselines still run
+        (``doclens score`` records, so that a failing
+        baseline never costs the judged work).
     divisions : {"doclens", "aci-bench"}, default "doclens"
         How ``note_generation`` divisions are scored (the full-note scores do not depend on it
         except for ``__lf1__``, see above). ``"doclens"``: each division's text with its line
@@ -228,55 +254,105 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
         MEDCON without a backend, or settings that cannot work.
     MissingExtraError
         A baseline's package is not installed; the message names the extra.
+    BaselineUnavailableError
+        A baseline's model cannot be loaded (with ``on_failure="raise"``); the message names
+        what is missing and how to provide it.
     InputError
         Predictions and references of different lengths, none at all, or not strings.
     """
+    names, options, procedures = check_baseline_settings(names, options, task=task, divisions=divisions)
+    if on_failure not in ("raise", "record"):
+        raise ValueError(f"on_failure must be 'raise' or 'record', not {on_failure!r}")
+    _check_texts(predictions, references)
+    given = [remove_citation_markers(text) for text in predictions] if remove_citations else list(predictions)
+    texts = {procedure: _texts_to_score(given, list(references), procedure, task)
+             for procedure in sorted(set(procedures.values()))}
+    common = {"n_instances": len(given), "task": task, "aggregation": "mean of per-instance values",
+              "citation_markers_removed": "predictions" if remove_citations else "none"}
+    results = {}
+    for name in names:
+        divided = {"divisions": procedures[name]} if task == "note_generation" else {}
+        try:
+            results[name] = _score_one(name, texts[procedures[name]], dict(options.get(name) or {}), progress,
+                                       {**common, **divided})
+        except Exception as exc:  # noqa: BLE001 - "record": no baseline failure may cost the caller's other work
+            if on_failure == "raise":
+                raise
+            logger.debug("baseline %s failed", name, exc_info=True)  # the caller reports it once
+            error = str(exc) if isinstance(exc, DocLensError) else f"{type(exc).__name__}: {exc}"
+            results[name] = {"failed": True, "error": error, "scores": {}, "per_instance": [],
+                             "config": {**common, "failed": True}}
+    return results
+
+
+def check_baseline_settings(names, options: Optional[dict] = None, *, task: str = "general",
+                            divisions: str = "doclens") -> tuple[list[str], dict, dict]:
+    """Check baseline names and options without loading anything (a run checks them before it
+    judges anything): ``(names, options per baseline, division procedure per baseline)``.
+    Raises ``ValueError`` or :class:`ConfigurationError` naming the bad name or option."""
     names = _check_names(names)
     options = {name: dict(value or {}) for name, value in (options or {}).items()}
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r}; valid tasks: {', '.join(TASKS)}")
-    _check_texts(predictions, references)
     procedures = {name: (options.get(name) or {}).pop("divisions", divisions) for name in names}
     for name, procedure in procedures.items():
         if procedure not in DIVISION_PROCEDURES:
             raise ConfigurationError(f"{name}: divisions must be one of {', '.join(DIVISION_PROCEDURES)}, "
                                      f"not {procedure!r}")
     _check_options(names, options)
-
-    given_predictions = [remove_citation_markers(text) for text in predictions]
-    references = list(references)
-    count = len(given_predictions)
-    by_procedure: dict[str, tuple] = {}
-    for procedure in sorted(set(procedures.values())):
-        if procedure == "aci-bench":
-            full = (given_predictions, references)  # ACI-BENCH scored full notes as read
-        else:
-            full = ([text.replace(LINE_BREAK_TOKEN, "\n") for text in given_predictions],
-                    [text.replace(LINE_BREAK_TOKEN, "\n") for text in references])
-        pairs, section_rows = (_division_rows(*full, procedure) if task == "note_generation" else ([], {}))
-        by_procedure[procedure] = (full[0] + [p for p, _ in pairs], full[1] + [r for _, r in pairs],
-                                   {section: [count + row for row in rows] for section, rows in section_rows.items()})
-
-    results = {}
     for name in names:
-        all_predictions, all_references, section_rows = by_procedure[procedures[name]]
-        logger.info("baseline %s: %d instances, %d texts pairs in all", name, count, len(all_predictions))
-        per_pair, config = _run(name, all_predictions, all_references, dict(options.get(name) or {}), progress)
-        keys = metric_keys(name)
-        per_instance = per_pair[:count]
-        config = {**config, "n_instances": count, "task": task,
-                  "aggregation": "mean of per-instance values", "citation_markers_removed": "predictions"}
-        result = {"scores": _mean(per_instance, keys), "per_instance": per_instance}
-        if task == "note_generation":
-            result["sections"] = {section: _mean([per_pair[row] for row in rows], keys)
-                                  for section, rows in section_rows.items()}
-            config["section_support"] = {section: len(rows) for section, rows in section_rows.items()}
-            config["section_splitter"] = "doclens.parsing.sections.split_note_sections (ACI-BENCH SectionTagger)"
-            config["divisions"] = procedures[name]
-        result["config"] = config
-        results[name] = result
-    return results
+        _check_installed(name)
+    return names, options, procedures
 
 
-__all__ = ["ACI_BENCH_EMPTY_DIVISION", "BASELINE_NAMES", "DIVISION_PROCEDURES", "TASKS", "aci_bench_divisions",
+#: the package each baseline cannot start without, and its extra
+_PACKAGES = {"rouge": ("rouge_score", "baselines"), "bertscore": ("bert_score", "baselines"),
+             "medcon": ("spacy", "medcon")}
+
+
+def _check_installed(name: str) -> None:
+    """:class:`MissingExtraError` now, not after a judged run, when a baseline's package is absent."""
+    import importlib.util
+
+    module, extra = _PACKAGES[name]
+    if importlib.util.find_spec(module) is None:
+        raise MissingExtraError(f"the {name} baseline", extra, module)
+
+
+def _texts_to_score(predictions: list[str], references: list[str], procedure: str, task: str):
+    """``(predictions, references, {section: rows})``: the full notes first (``__lf1__`` read as a
+    line break, except under ACI-BENCH's procedure, which scored full notes as read), then each
+    division's pairs for ``note_generation``; ``rows`` index those pairs."""
+    if procedure != "aci-bench":
+        predictions = [text.replace(LINE_BREAK_TOKEN, "\n") for text in predictions]
+        references = [text.replace(LINE_BREAK_TOKEN, "\n") for text in references]
+    if task != "note_generation":
+        return predictions, references, {}
+    pairs, section_rows = _division_rows(predictions, references, procedure)
+    count = len(predictions)
+    return (predictions + [p for p, _ in pairs], references + [r for _, r in pairs],
+            {section: [count + row for row in rows] for section, rows in section_rows.items()})
+
+
+def _score_one(name: str, texts: tuple, options: dict, progress: bool, common: dict) -> dict:
+    """One baseline's result over the full notes and division pairs of ``texts``."""
+    all_predictions, all_references, section_rows = texts
+    count = common["n_instances"]
+    logger.info("baseline %s: %d instances, %d text pairs in all", name, count, len(all_predictions))
+    per_pair, config = _run(name, all_predictions, all_references, options, progress)
+    keys = tuple(per_pair[0]) if per_pair else metric_keys(name)  # a chosen subset (rouge_types)
+    per_instance = per_pair[:count]
+    result = {"scores": _mean(per_instance, keys), "per_instance": per_instance}
+    config = {**config, **common}
+    if section_rows:
+        result["sections"] = {section: _mean([per_pair[row] for row in rows], keys)
+                              for section, rows in section_rows.items()}
+        config["section_support"] = {section: len(rows) for section, rows in section_rows.items()}
+        config["section_splitter"] = "doclens.parsing.sections.split_note_sections (ACI-BENCH SectionTagger)"
+    result["config"] = config
+    return result
+
+
+__all__ = ["ACI_BENCH_EMPTY_DIVISION", "BASELINE_NAMES", "BASELINE_DESCRIPTIONS", "BaselineUnavailableError",
+           "check_baseline_settings", "DIVISION_PROCEDURES", "TASKS", "aci_bench_divisions",
            "compute_baselines", "metric_keys", "remove_citation_markers"]

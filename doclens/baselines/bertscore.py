@@ -11,10 +11,11 @@ result's config says what was done (``rescaled``, ``baseline_path``, ``rescale_n
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 
-from doclens.baselines._util import package_version
+from doclens.baselines._util import BaselineUnavailableError, package_version
 from doclens.core.errors import ConfigurationError, require
 
 logger = logging.getLogger(__name__)
@@ -76,6 +77,54 @@ def resolve_rescaling(rescale_with_baseline, baseline_path: str | None, model_ty
     return True, path, f"rescaled with baseline file {path}"
 
 
+#: how to give BERTScore a model with no network, named in every load error
+_HOW_TO_PROVIDE = ("download it once where the Hub can be reached (it is then read from the local cache; set "
+                   "HF_HUB_OFFLINE=1 to never try the network), or pass a local model folder: --baseline-option "
+                   "bertscore='{\"model_type\": \"<folder>\", \"num_layers\": N}' (options={'bertscore': "
+                   "{'model_type': <folder>, 'num_layers': N}} in Python); `doclens presets` lists the baselines "
+                   "and what each needs")
+
+
+def _looks_like_path(model_type: str) -> bool:
+    """A folder path rather than a Hub id (``owner/name`` or ``name``)."""
+    return model_type.startswith(("/", ".", "~")) or model_type.count("/") > 1 or os.sep != "/" and os.sep in model_type
+
+
+def resolve_model(model_type: str) -> tuple[str, str]:
+    """Where BERTScore's model comes from, decided in a second with no retries:
+    ``(what to load, "local folder" | "local cache" | "hub")``.
+
+    A folder is used as it is; a Hub id found in the local Hugging Face cache is loaded from its
+    cached folder (no request at all, online or not); a Hub id not in the cache is downloaded
+    only when the Hub answers one quick request. Otherwise :class:`BaselineUnavailableError`
+    names what is missing and how to provide it — instead of ``transformers``' minute of
+    retries and a raw ``OSError``.
+    """
+    from huggingface_hub import constants, snapshot_download
+
+    if os.path.isdir(model_type):
+        return model_type, "local folder"
+    if _looks_like_path(model_type):
+        raise BaselineUnavailableError(f"BERTScore model folder {model_type!r} does not exist: {_HOW_TO_PROVIDE}")
+    try:
+        return snapshot_download(model_type, local_files_only=True), "local cache"
+    except Exception:  # not cached (LocalEntryNotFoundError), or an id the cache cannot hold
+        pass
+    if constants.is_offline_mode() if hasattr(constants, "is_offline_mode") else constants.HF_HUB_OFFLINE:
+        raise BaselineUnavailableError(
+            f"BERTScore model {model_type!r} is not in the local Hugging Face cache ({constants.HF_HUB_CACHE}) "
+            f"and offline mode (HF_HUB_OFFLINE) forbids downloading it: {_HOW_TO_PROVIDE}")
+    from huggingface_hub import HfApi
+
+    try:  # one request, no retries: an unreachable Hub fails here in seconds
+        HfApi().model_info(model_type, timeout=10)
+    except Exception as exc:
+        raise BaselineUnavailableError(
+            f"BERTScore model {model_type!r} is not in the local Hugging Face cache ({constants.HF_HUB_CACHE}) "
+            f"and the Hub cannot provide it ({type(exc).__name__}: {exc}): {_HOW_TO_PROVIDE}") from None
+    return model_type, "hub"
+
+
 def bertscore_per_instance(predictions: list[str], references: list[str], *, model_type: str = DEFAULT_MODEL,
                            num_layers: int | None = None, lang: str = "en", rescale_with_baseline="auto",
                            baseline_path: str | None = None, idf: bool = False, batch_size: int = 64,
@@ -93,6 +142,10 @@ def bertscore_per_instance(predictions: list[str], references: list[str], *, mod
     (idf-weighted means when ``idf``, with idf from the references). When rescaled, each value
     becomes ``(x − b) / (1 − b)`` with the baseline ``b`` of the file: rescaled values can be
     negative.
+
+    The model is found by :func:`resolve_model` first: a model that cannot be had fails in
+    seconds with :class:`BaselineUnavailableError` (as does a load or a run that fails: files
+    missing, out of memory), never after ``transformers``' minute of retries.
 
     Edge cases: a pair where either side is empty (or only white space) is not sent to the model
     and scores 0.0 for precision, recall and F1. Texts longer than the model's maximum input
@@ -122,7 +175,8 @@ def bertscore_per_instance(predictions: list[str], references: list[str], *, mod
     per_instance : list of dict
         One dict per pair with the keys :data:`METRIC_KEYS`.
     config : dict
-        model_type, num_layers, lang, idf, rescaled, baseline_path, rescale_note, hashcode
+        model_type, model_source (:func:`resolve_model`), num_layers, lang, idf, rescaled, baseline_path,
+        rescale_note, hashcode
         (``bert-score``'s signature of the setting), versions, truncated_texts, empty_pairs.
     """
     bert_score = require("bert_score", "the BERTScore baseline", "baselines")
@@ -130,39 +184,37 @@ def bertscore_per_instance(predictions: list[str], references: list[str], *, mod
     model_type = os.fspath(model_type)  # a pathlib.Path folder works too
     if baseline_path is not None:
         baseline_path = os.fspath(baseline_path)
-    if num_layers is None:
-        if os.path.isdir(model_type):
-            raise ConfigurationError(
-                f"bertscore model_type {model_type!r} is a local folder: pass num_layers (the layer "
-                f"whose embeddings are compared, e.g. the model's number of hidden layers)")
-        if model_type not in bert_utils.model2layers:
-            raise ConfigurationError(
-                f"bert-score has no default layer for {model_type!r}: pass num_layers")
-        num_layers = bert_utils.model2layers[model_type]
+    num_layers = _layer(bert_utils, model_type, num_layers)
     rescale, used_baseline, note = resolve_rescaling(rescale_with_baseline, baseline_path, model_type, lang,
                                                      num_layers)
 
     keep = [i for i, (p, r) in enumerate(zip(predictions, references)) if p.strip() and r.strip()]
     per_instance = [{key: 0.0 for key in METRIC_KEYS} for _ in predictions]
-    scorer = bert_score.BERTScorer(
-        model_type=model_type, num_layers=num_layers, lang=lang, idf=idf,
-        idf_sents=[references[i] for i in keep] if idf and keep else None,
-        rescale_with_baseline=rescale, baseline_path=baseline_path if rescale else None,
-        batch_size=batch_size, device=device)
-    truncated, max_length = _count_truncated(bert_utils, model_type,
-                                             [predictions[i] for i in keep] + [references[i] for i in keep])
+    load_from, model_source = resolve_model(model_type)
+    try:
+        with _progress_bars(progress):  # transformers' "Loading weights" bar, not under -q
+            scorer = bert_score.BERTScorer(
+                model_type=load_from, num_layers=num_layers, lang=lang, idf=idf,
+                idf_sents=[references[i] for i in keep] if idf and keep else None,
+                rescale_with_baseline=rescale, baseline_path=used_baseline if rescale else None,
+                batch_size=batch_size, device=device)
+        truncated, max_length = _count_truncated(bert_utils, load_from,
+                                                 [predictions[i] for i in keep] + [references[i] for i in keep])
+        if keep:
+            precision, recall, f1 = scorer.score([predictions[i] for i in keep], [references[i] for i in keep],
+                                                 verbose=progress, batch_size=batch_size)
+    except (OSError, RuntimeError, MemoryError) as exc:  # files missing or unreadable, out of memory
+        raise BaselineUnavailableError(f"BERTScore model {model_type!r} ({model_source} {load_from}) could not "
+                                       f"be loaded or run: {type(exc).__name__}: {exc}; {_HOW_TO_PROVIDE}") from exc
     if truncated:
         logger.warning("BERTScore: %d text(s) exceed the model's %d tokens and were truncated",
                        truncated, max_length)
-    if keep:
-        precision, recall, f1 = scorer.score([predictions[i] for i in keep], [references[i] for i in keep],
-                                             verbose=progress, batch_size=batch_size)
-        for position, index in enumerate(keep):
-            per_instance[index] = {
-                "bertscore_precision": float(precision[position]),
-                "bertscore_recall": float(recall[position]),
-                "bertscore_f1": float(f1[position]),
-            }
+    for position, index in enumerate(keep):
+        per_instance[index] = {
+            "bertscore_precision": float(precision[position]),
+            "bertscore_recall": float(recall[position]),
+            "bertscore_f1": float(f1[position]),
+        }
     logger.debug("BERTScore scored %d of %d pairs", len(keep), len(predictions))
     config = {
         "package": "bert-score",
@@ -175,7 +227,9 @@ def bertscore_per_instance(predictions: list[str], references: list[str], *, mod
         "rescaled": rescale,
         "baseline_path": used_baseline,
         "rescale_note": note,
-        "hashcode": scorer.hash,
+        # bert-score's signature under the model's name, not the cache folder it was loaded from
+        "hashcode": bert_utils.get_hash(model_type, num_layers, idf, rescale, baseline_path is not None, False),
+        "model_source": model_source,
         "device": str(scorer.device),
         "max_length": max_length,
         "truncated_texts": truncated,
@@ -183,6 +237,33 @@ def bertscore_per_instance(predictions: list[str], references: list[str], *, mod
         "approximation": False,
     }
     return per_instance, config
+
+
+@contextlib.contextmanager
+def _progress_bars(enabled: bool):
+    """``transformers``' progress bars on or off for the block, restored after it."""
+    from transformers.utils import logging as transformers_logging
+
+    was_enabled = transformers_logging.is_progress_bar_enabled()
+    (transformers_logging.enable_progress_bar if enabled else transformers_logging.disable_progress_bar)()
+    try:
+        yield
+    finally:
+        (transformers_logging.enable_progress_bar if was_enabled else transformers_logging.disable_progress_bar)()
+
+
+def _layer(bert_utils, model_type: str, num_layers: int | None) -> int:
+    """The layer to compare: ``num_layers``, or ``bert-score``'s default for a model it knows."""
+    if num_layers is not None:
+        return num_layers
+    if os.path.isdir(model_type):
+        raise ConfigurationError(
+            f"bertscore model_type {model_type!r} is a local folder: pass num_layers (the layer "
+            f"whose embeddings are compared, e.g. the model's number of hidden layers)")
+    if model_type not in bert_utils.model2layers:
+        raise ConfigurationError(
+            f"bert-score has no default layer for {model_type!r}: pass num_layers")
+    return bert_utils.model2layers[model_type]
 
 
 def _count_truncated(bert_utils, model_type: str, texts: list[str]) -> tuple[int, int]:

@@ -9,11 +9,13 @@
     doclens agreement scores.json human.csv --human-column completeness
     doclens report scores.json --input notes.jsonl -o report.html
     doclens leaderboard scores/*.json -o board.html
+    doclens baselines notes.jsonl --baselines rouge   # ROUGE / BERTScore / MEDCON alone, no judge
 
 Exit codes (``doclens.core.errors``): 0 success; 1 an unexpected internal error; 2 bad input file,
 option or value (a partial report is written when anything was scored); 3 scored, but
 incomplete (some model calls failed for good, most replies were unreadable, the circuit breaker
-or ``--deadline`` stopped the run, or it failed mid-way: a partial report is written); 130
+or ``--deadline`` stopped the run, or it failed mid-way: a partial report is written; or a
+baseline failed: the complete report marks it); 130
 interrupted (Ctrl-C or SIGTERM; a partial report is written). A partial report never replaces a
 complete one: it goes beside it as ``<name>.partial.json``.
 """
@@ -27,7 +29,7 @@ import sys
 import warnings
 from typing import Optional
 
-from doclens.cli import agreement, compare, install_metric, leaderboard, presets, report, score, validate
+from doclens.cli import agreement, baselines, compare, install_metric, leaderboard, presets, report, score, validate
 from doclens.cli.common import Terminated
 from doclens.core.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, DocLensError
 from doclens.version import __version__
@@ -35,7 +37,7 @@ from doclens.version import __version__
 logger = logging.getLogger("doclens")
 
 #: the commands, in the order ``doclens --help`` lists them
-COMMANDS = (score, install_metric, presets, validate, compare, agreement, report, leaderboard)
+COMMANDS = (score, install_metric, presets, validate, compare, agreement, report, leaderboard, baselines)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -17,11 +17,16 @@ def run(args: argparse.Namespace) -> int:
     print("extractors (--extractor):")
     for name, (_, description) in EXTRACTOR_PRESETS.items():
         print(f"  {name:<16} {description}")
+    from doclens.baselines import BASELINE_DESCRIPTIONS
+
+    print("baselines (--baselines, doclens baselines; data stays on this machine):")
+    for name, description in BASELINE_DESCRIPTIONS.items():
+        print(f"  {name:<16} {description}")
     return 0
 
 
 def add_parser(sub) -> None:
-    presets = command_parser(sub, "presets", help="list evaluator and extractor presets", examples="""
+    presets = command_parser(sub, "presets", help="list evaluator and extractor presets, and the baselines", examples="""
         doclens presets
         """)
     presets.set_defaults(func=run)

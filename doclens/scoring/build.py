@@ -79,9 +79,13 @@ def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = F
 
         tasks = set(aggregator.tasks)
         texts = texts or {}
+        # "record": a baseline whose model cannot load is marked failed; the judged work is kept
         report.baselines = compute_baselines(
             [texts[i][0] for i in aggregator.ids], [texts[i][1] for i in aggregator.ids], scorer.baselines,
-            task=tasks.pop() if len(tasks) == 1 else "general", options=scorer.baseline_options)
+            task=tasks.pop() if len(tasks) == 1 else "general", options=scorer.baseline_options, on_failure="record")
+        for name, result in report.baselines.items():
+            if result.get("failed"):
+                report.warnings.append(f"baseline {name} FAILED (not in the report): {result['error']}")
     return report
 
 

@@ -57,6 +57,10 @@ def incomplete_reasons(report: Report) -> list[str]:
         reasons.append(f"{failed_calls} model call(s) failed for good; {failed} item(s) are marked 'failed' "
                        f"(scored per on_unparsed). Rerun the same command to ask exactly those again: every "
                        "answer received is cached")
+    for name, result in (report.baselines or {}).items():
+        if result.get("failed"):
+            reasons.append(f"baseline {name} failed, the judged scores and the other baselines are in the report: "
+                           f"{result.get('error')}")
     judged = report.judged if report.judged is not None else sum(
         1 for r in report.instances for v in r.reference_claims + r.prediction_claims + r.statements
         + (r.source_support or []) if v.status in NO_VERDICT or not (v.explanation in (EMPTY_PREMISE, NO_CITATION)
@@ -145,6 +149,10 @@ class DocLens:
         self.chunk_size = chunk_size
         self.baselines = list(baselines or [])
         self.baseline_options = dict(baseline_options or {})
+        if self.baselines:  # bad baseline names or options are refused before anything is judged
+            from doclens.baselines import check_baseline_settings
+
+            check_baseline_settings(self.baselines, self.baseline_options, task=self.task or "general")
         self.metrics = check_metrics(metrics)
         if source_support is not None and "source_support" not in self.metrics:
             self.metrics += ("source_support",)
