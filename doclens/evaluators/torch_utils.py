@@ -63,6 +63,16 @@ def choose_dtype(torch, device: str, requested: Optional[str] = None):
     return torch.float32
 
 
+def placement(torch, requested_device: Optional[str] = None, requested_dtype: Optional[str] = None) -> dict:
+    """``{"device": kind, "dtype": name}`` a model will run with (``cpu``/``cuda``/``mps`` and
+    ``float32``/``bfloat16``/``float16``), resolved as loading resolves them but without loading:
+    what cache keys and signatures name, since a bf16 GPU verdict can differ from a float32 CPU one
+    (``docs/design.md`` §3: keyed by everything that can change the answer)."""
+    device = choose_device(torch, requested_device)
+    dtype = choose_dtype(torch, device, requested_dtype)
+    return {"device": device.split(":", 1)[0], "dtype": str(dtype).replace("torch.", "")}
+
+
 def model_fingerprint(model: str) -> str:
     """A short content hash of a local model (folder or file): every file's name and size, and the
     bytes of its first and last MiB — cheap even for 40 GB of weights, equal for copies of the same

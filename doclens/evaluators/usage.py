@@ -78,5 +78,20 @@ class Component(UsageCounted):
         """``name`` or ``name:model``: this component's part of a result's signature."""
         return f"{self.name}:{self.model}" if self.model else self.name
 
+    def prompt_tags(self) -> list[str]:
+        """The versioned prompts this component sends (their fingerprint goes into signatures);
+        ``[]`` for one that sends none."""
+        return []
+
+    def decoding(self) -> dict:
+        """Decoding and reading settings that can change an answer, recorded in signatures
+        (``{}``: none beyond the model)."""
+        return {}
+
+    def redact(self, text: str) -> str:
+        """``text`` with this component's secrets (an API key an endpoint may echo) masked; a
+        component that holds none returns it unchanged."""
+        return text
+
     def close(self) -> None:
         """Release clients, files and models. Safe to call twice."""
