@@ -146,3 +146,20 @@ def test_a_new_family_is_one_class_and_one_registration(monkeypatch, tmp_path):
     streamed = scorer.score_to(str(tmp_path / "s.json"), rows, output_format="jsonl", progress=False)
     assert streamed.scores == report.scores and streamed.instance_counts["uncited_statement_rate"]["items"][1] == 2
     assert "uncited_statement_rate" in summary_text(report)
+
+
+# ---- contracts instead of getattr (issue 28 item 3) ----------------------------------------------
+def test_every_cache_class_keeps_the_cache_protocol(tmp_path):
+    from doclens.evaluators.cache import AnswerCache, Cache, CachedAnswers, NullCache, ShardCache
+
+    shard = ShardCache.__new__(ShardCache)  # the protocol is about methods: no worker needed
+    for cache in (Cache(tmp_path), NullCache(), shard):
+        assert isinstance(cache, AnswerCache)
+    holder = CachedAnswers()
+    with pytest.raises(TypeError, match="get_many"):
+        holder.set_cache({})
+
+
+def test_the_component_contract_has_defaults_a_minimal_judge_inherits():
+    judge = TokenSubsetEvaluator()
+    assert judge.prompt_tags() == [] and judge.decoding() == {} and judge.redact("key sk-1") == "key sk-1"

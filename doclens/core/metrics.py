@@ -28,9 +28,6 @@ from doclens.core.types import NO_VERDICT, CitationVerdict, ClaimVerdict
 
 METRICS = ("claim_recall", "claim_precision", "citation_recall", "citation_precision")
 ON_UNPARSED = ("zero", "exclude", "raise")
-#: metric → the items of an :class:`doclens.core.types.InstanceResult` it counts
-ITEM_FIELDS = {"claim_recall": "reference_claims", "claim_precision": "prediction_claims",
-               "citation_recall": "statements", "citation_precision": "statements"}
 
 
 def ratio(hits: int, items: int) -> Optional[float]:

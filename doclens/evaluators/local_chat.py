@@ -62,8 +62,8 @@ from typing import Any, Callable, Optional
 from doclens.core.errors import ConfigurationError, require
 from doclens.evaluators.chat import (ANSWER_FREE, ANSWER_VERDICT, ANSWER_VERDICT_AND_PROVENANCE, ChatJudge,
                                      Completion, check_style)
-from doclens.evaluators.torch_utils import (choose_device, choose_dtype, import_torch, model_fingerprint, placement,
-                                           set_threads, stated_window)
+from doclens.evaluators.torch_utils import (choose_device, choose_dtype, describe_in_process, import_torch,
+                                           model_fingerprint, placement, set_threads, stated_window)
 
 logger = logging.getLogger("doclens")
 
@@ -166,6 +166,7 @@ class LocalChatJudge(ChatJudge):
 
     name = "local"
     keeps_data_local = True
+    loads_model_in_process = True
     #: Source support: its verdicts are read from the logits of 1/0, so it gives the 2-way reading
     #: (entailed → Supported, else Not Addressed; demo only, see cards/local-chat.md).
     support_verdicts = 2
@@ -269,6 +270,10 @@ class LocalChatJudge(ChatJudge):
             torch, _ = import_torch("evaluator 'local'")
             self._placement = placement(torch, self.requested_device, self.requested_dtype)
         return self._placement
+
+    def describe(self) -> dict:
+        model = str(Path(self.source) / self.gguf_file) if self.gguf_file else self.source
+        return describe_in_process(self, model, demo=self.demo)
 
     def decoding(self) -> dict:
         values = {"greedy": "yes", "max_new_tokens": self.max_new_tokens if self.style == "cot" else

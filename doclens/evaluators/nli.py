@@ -34,8 +34,8 @@ from typing import Optional
 from doclens.evaluators.cache import CachedAnswers, cache_key
 from doclens.core.errors import ConfigurationError, InputError
 from doclens.evaluators.base import Evaluator
-from doclens.evaluators.torch_utils import (choose_device, choose_dtype, import_torch, model_fingerprint, placement,
-                                           stated_window)
+from doclens.evaluators.torch_utils import (choose_device, choose_dtype, describe_in_process, import_torch,
+                                           model_fingerprint, placement, stated_window)
 
 logger = logging.getLogger("doclens")
 
@@ -71,6 +71,7 @@ class InProcessNLI(CachedAnswers, Evaluator):
     """
 
     keeps_data_local = True
+    loads_model_in_process = True
     #: Describes the input format and how the answer is read; part of cache keys and config.
     input_format: str = ""
 
@@ -264,6 +265,9 @@ class InProcessNLI(CachedAnswers, Evaluator):
         if Path(self.model).exists():
             return f"{self.name}:{Path(self.model).name}#{self.fingerprint[:8]}"
         return f"{self.name}:{self.model}"
+
+    def describe(self) -> dict:
+        return describe_in_process(self, self.model)
 
     def decoding(self) -> dict:
         """How verdicts are read and windows cut; recorded in the result's signature."""
