@@ -49,6 +49,7 @@ def synthesise(folder: Path, instances: int, systems: int, seed: int = 0) -> tup
     from doclens.scoring.report import Report
     from doclens.core.metrics import aggregate
     from doclens.core.types import CitationVerdict, ClaimVerdict, InstanceResult
+    from doclens.families import result_counts
 
     rng = random.Random(seed)
     inputs = folder / "input.jsonl"
@@ -78,10 +79,10 @@ def synthesise(folder: Path, instances: int, systems: int, seed: int = 0) -> tup
                                                   cited, [c for c in cited if c < 40], invalid, precise, entailed,
                                                   section="subjective"))
             result = InstanceResult(f"v{i:05d}", "note_generation", ref, pred, statements, has_source=True)
-            counts = result.counts()
+            counts = result_counts(result)
             result.scores = {m: ratio(*c) for m, c in counts.items()}
             results.append(result)
-        scores, counts = aggregate([r.counts() for r in results])
+        scores, counts = aggregate([result_counts(r) for r in results])
         path = folder / f"system{system}.json"
         Report(scores=scores, counts=counts, instances=results, signature="doclens:bench|judge:synthetic",
                config={"on_unparsed": "zero", "system": f"system-{system}"}, version="bench").save(path)

@@ -3,7 +3,7 @@ instances with the ``overlap`` judge (claims from the ``sentences`` extractor), 
 (``--output-format jsonl`` by default), and print JSON::
 
     python benchmarks/scale.py [--sizes 10000 100000] [--format jsonl] [--in-memory 10000] [--big-prediction]
-                               [--keep DIR]
+                               [--keep DIR] [--metrics doclens,source_support]
 
 Keys: ``rss_mb_<n>`` (peak RSS, VmHWM, of the scoring process), ``wall_s_<n>``,
 ``wall_s_per_1k_instances`` (``{"10k": …, "100k": …}``), ``per_1k_ratio`` (the largest size's
@@ -11,7 +11,10 @@ per-1k time over the smallest's: 1.0 is linear), ``input_mb_<n>``. ``--in-memory
 N instances the pre-streaming way (``-o -``: every result kept, one JSON written at the end),
 for comparison (``rss_mb_<n>_in_memory``). ``--big-prediction`` also scores one instance whose
 prediction is 10 MB over 250,000 cited lines (``rss_mb_10mb_prediction``): one instance is the
-smallest chunk there is, so this is what one huge instance costs.
+smallest chunk there is, so this is what one huge instance costs. ``--metrics
+doclens,source_support`` turns the source-support family on too (each 20-turn source fits the
+judge's window, so it is given whole: no encoder is loaded); ``rss_ratio`` is the largest size's
+peak over the smallest's (issue 28's bound: at most 1.3 from 2,000 to 20,000).
 
 A synthetic instance: a general-task prediction of 8 cited sentences, a reference of 8
 sentences and a source of 20 dialogue turns (about 2 KB of JSONL). Each size runs in a fresh
@@ -86,15 +89,18 @@ def big_prediction(folder: Path, fmt: str) -> dict:
             "wall_s_10mb_prediction": result["wall_s"]}
 
 
-def streaming_figures(folder: Path, sizes: list[int], fmt: str, in_memory: list[int]) -> dict:
-    figures: dict = {"format": fmt, "judge": "overlap", "extractor": "sentences", "wall_s_per_1k_instances": {}}
+def streaming_figures(folder: Path, sizes: list[int], fmt: str, in_memory: list[int], metrics: str = "doclens") -> dict:
+    figures: dict = {"format": fmt, "judge": "overlap", "extractor": "sentences", "metrics": metrics,
+                     "wall_s_per_1k_instances": {}}
+    rss = []
     for size in sizes:
         input_path = folder / f"in{size}.jsonl"
         synthesise(input_path, size)
         label = f"{size // 1000}k" if size % 1000 == 0 else str(size)
         figures[f"input_mb_{label}"] = round(input_path.stat().st_size / 2**20, 1)
-        result = score(input_path, str(folder / f"out{size}.json"), ["--output-format", fmt])
+        result = score(input_path, str(folder / f"out{size}.json"), ["--output-format", fmt, "--metrics", metrics])
         figures[f"rss_mb_{label}"] = result["rss_peak_mb"]
+        rss.append(result["rss_peak_mb"])
         figures[f"wall_s_{label}"] = result["wall_s"]
         figures["wall_s_per_1k_instances"][label] = round(1000 * result["wall_s"] / size, 3)
         if size in in_memory:
@@ -102,6 +108,8 @@ def streaming_figures(folder: Path, sizes: list[int], fmt: str, in_memory: list[
             figures[f"rss_mb_{label}_in_memory"] = result["rss_peak_mb"]
             figures[f"wall_s_{label}_in_memory"] = result["wall_s"]
         input_path.unlink()
+    if len(rss) > 1:
+        figures["rss_ratio"] = round(rss[-1] / rss[0], 3)
     per_1k = list(figures["wall_s_per_1k_instances"].values())
     if len(per_1k) > 1:
         figures["per_1k_ratio"] = round(per_1k[-1] / per_1k[0], 3)
@@ -117,16 +125,17 @@ def main() -> None:
     parser.add_argument("--big-prediction", action="store_true",
                         help="also score one instance with a 10 MB prediction of 250,000 lines")
     parser.add_argument("--keep", help="keep the outputs in this folder")
+    parser.add_argument("--metrics", default="doclens", help="metric families (default doclens; e.g. doclens,source_support)")
     args = parser.parse_args()
     started = time.time()
     if args.keep:
         Path(args.keep).mkdir(parents=True, exist_ok=True)
-        figures = streaming_figures(Path(args.keep), args.sizes, args.format, args.in_memory)
+        figures = streaming_figures(Path(args.keep), args.sizes, args.format, args.in_memory, args.metrics)
         if args.big_prediction:
             figures.update(big_prediction(Path(args.keep), args.format))
     else:
         with tempfile.TemporaryDirectory() as folder:
-            figures = streaming_figures(Path(folder), args.sizes, args.format, args.in_memory)
+            figures = streaming_figures(Path(folder), args.sizes, args.format, args.in_memory, args.metrics)
             if args.big_prediction:
                 figures.update(big_prediction(Path(folder), args.format))
     figures["load_average_1min"] = round(os.getloadavg()[0], 2)

@@ -15,6 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "doclens"
 #: lowest first; a module may import from its own layer and the ones before it
 LAYERS = (
     ("core", ("doclens.version", "doclens.core")),
+    ("families", ("doclens.families",)),
     ("parsing", ("doclens.parsing",)),
     ("evaluators", ("doclens.evaluators", "doclens.retrieval")),
     ("baselines", ("doclens.baselines",)),
@@ -110,3 +111,68 @@ def test_the_checker_sees_a_violation(tmp_path):
     assert found == ["doclens.cli", "doclens.views", "doclens.__version__"]
     assert layer_of("doclens.cli") > layer_of("doclens.core.types")
     assert layer_of("doclens.__version__") is None
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module → the package modules it imports (lazy imports inside functions included), each
+    import resolved to the module it names (``from doclens.x import y``: ``doclens.x.y`` when that
+    is a module, else ``doclens.x``)."""
+    names = {name for name, _ in MODULES}
+    graph: dict[str, set[str]] = {}
+    for module, path in MODULES:
+        targets = set()
+        for _, target in imported_modules(module, path):
+            while target not in names and "." in target:  # doclens.x.name → doclens.x
+                target = target.rsplit(".", 1)[0]
+            if target in names and target != module:
+                targets.add(target)
+        graph[module] = targets
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm): each is an
+    import circle."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                circles.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return circles
+
+
+def test_no_import_circle():
+    """No two modules of the package import each other, directly or around a loop, lazy imports
+    included (the public API ``doclens/__init__.py``, which gathers names, is left out)."""
+    graph = {module: targets - {"doclens"} for module, targets in import_graph().items() if module != "doclens"}
+    assert import_circles(graph) == []
+
+
+def test_the_circle_finder_sees_a_circle():
+    assert import_circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert import_circles({"a": {"b"}, "b": set()}) == []

@@ -13,6 +13,7 @@ import pytest
 from doclens import DocLens
 from doclens.core.errors import ConfigurationError, InputError, UnparsedJudgementError
 from doclens.core.metrics import aggregate, ratio
+from doclens.families import result_counts
 from doclens.scoring.report import Report
 from tests.helpers import ProvenanceJudge, TokenSubsetEvaluator
 
@@ -179,7 +180,7 @@ def test_provenance_judge_and_unparsed_counting():
 def test_counts_are_the_one_counting_rule():
     report = cited("Alpha [0][1]. Beta.", UNITS)
     result = report.instances[0]
-    counts = result.counts()
+    counts = result_counts(result)
     assert counts["citation_recall"] == (1, 2) and counts["citation_precision"] == (1, 2)
     assert {m: ratio(*c) for m, c in counts.items()} == {m: s for m, s in result.scores.items() if m in counts}
     assert aggregate([counts])[1]["citation_recall"]["hits"] == report.counts["citation_recall"]["hits"]

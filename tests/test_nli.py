@@ -243,6 +243,21 @@ def test_cache_makes_a_rerun_run_the_model_on_nothing(classifier_dir, tmp_path):
     assert other_rule.usage.cached_calls == 0  # a different answer rule never reuses verdicts
 
 
+def test_a_bfloat16_run_and_a_float32_run_share_no_cached_verdict(classifier_dir, tmp_path):
+    """The cache key and the signature name the dtype and device kind (issue 28 item 4): verdicts a
+    bfloat16 run stored are never served to a float32 run, and the two reports' signatures differ."""
+    half = NLIClassifierEvaluator(str(classifier_dir), cache_dir=tmp_path / "c", device="cpu", dtype="bfloat16")
+    half_report = DocLens(half).score([CITED], progress=False)
+    assert half.usage.model_inputs > 0 and half.placement == {"device": "cpu", "dtype": "bfloat16"}
+    full = NLIClassifierEvaluator(str(classifier_dir), cache_dir=tmp_path / "c", device="cpu", dtype="float32")
+    full_report = DocLens(full).score([CITED], progress=False)
+    assert full.usage.cached_calls == 0 and full.usage.model_inputs > 0  # (bf16 verdicts differ: other pairs)
+    assert "dtype:bfloat16" in half_report.signature and "dtype:float32" in full_report.signature
+    again = NLIClassifierEvaluator(str(classifier_dir), cache_dir=tmp_path / "c", device="cpu", dtype="bfloat16")
+    DocLens(again).score([CITED], progress=False)
+    assert again.usage.model_inputs == 0 and not again._loaded  # the same placement is still served
+
+
 def test_fingerprint_is_content_based(classifier_dir, tmp_path):
     import shutil
 

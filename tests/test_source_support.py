@@ -19,8 +19,10 @@ from doclens import DocLens, load_evaluator
 from doclens.cli import main
 from doclens.core.errors import ConfigurationError, InputError
 from doclens.core.support import (NOT_ADDRESSED, NOT_SUPPORTED, SUPPORT_METRICS, SUPPORTED, SupportVerdict,
-                                  aggregate_support, support_counts)
+                                  support_counts)
+from doclens.core.metrics import aggregate
 from doclens.core.types import Instance
+from doclens.families import result_counts
 from doclens.retrieval import RetrievalConfig, Retriever
 from doclens.scoring.report import Report
 from doclens.scoring.source_support import SourceSupport, check_metrics
@@ -80,7 +82,7 @@ def test_plain_text_source_has_no_citable_units_and_says_so():
     text = "The patient has had a cough for four days.\n\nNo fever. Takes lisinopril for blood pressure."
     report = score(load_evaluator("overlap"), [instance(source=text)])
     result = report.instance("a")
-    assert not result.has_source and "citation_recall" not in result.counts()  # skipped, not a zero
+    assert not result.has_source and "citation_recall" not in result_counts(result)  # skipped, not a zero
     assert report.counts["citation_recall"]["skipped"] == 1
     assert any("no citable units" in w for w in report.warnings)
     assert verdicts(report) == EXPECTED
@@ -230,7 +232,7 @@ def test_rates_pooled_macro_sections_and_intervals():
         notes.append(instance(str(k), claims=[], task="note_generation") | {"prediction_claims": claims,
                                                                              "reference_claims": {"subjective": ["x"]}})
     report = score(load_evaluator("overlap"), notes)
-    per_instance = [r.counts() for r in report.instances]
+    per_instance = [result_counts(r) for r in report.instances]
     hits = {m: sum(c[m][0] for c in per_instance) for m in SUPPORT_METRICS}
     items = sum(c["source_supported"][1] for c in per_instance)
     # by hand: odd k add "fever" (not supported); k % 3 == 0 adds penicillin (not addressed)
@@ -259,7 +261,7 @@ def test_counting_rules_and_skips():
     assert support_counts([ok, lost])["source_supported"] == (1, 2)
     assert support_counts([ok, lost], "exclude")["source_supported"] == (1, 1)
     assert support_counts(None) == {}
-    scores, counts = aggregate_support([support_counts([]), {}, support_counts([ok])])
+    scores, counts = aggregate([support_counts([]), {}, support_counts([ok])], tuple(SUPPORT_METRICS))
     assert scores["source_supported"] == 1.0 and scores["source_not_addressed"] == 0.0
     assert counts["source_supported"] | {} == {"instances": 3, "scored": 1, "empty": 1, "skipped": 1,
                                                "items": 1, "hits": 1}
@@ -312,7 +314,8 @@ def test_cli_metrics_option_and_html(tmp_path, capsys):
     page = tmp_path / "s.html"
     assert main(["report", str(out), "-o", str(page), "--resamples", "50"]) == 0
     html = page.read_text()
-    assert "<h2>Source support</h2>" in html and "allergic to penicillin" in html and "not addressed" in html
+    assert html.count("<th>metric</th><th>pooled</th><th>macro</th>") == 1 and "<td>source_supported</td>" in html  # one metric table
+    assert "allergic to penicillin" in html and "not addressed" in html
     # a source-support option without the metric is a usage error, never ignored
     assert main(["score", str(data), "--evaluator", "overlap", "--top-n", "5", "-o", str(out), "-q"]) == 2
     assert "--top-n only apply with --metrics doclens,source_support" in capsys.readouterr().err

@@ -23,6 +23,7 @@ from doclens.cli import main
 from doclens.core.errors import EXIT_OK, EXIT_USAGE, ConfigurationError, InputError, MissingExtraError
 from doclens.core.metrics import aggregate
 from doclens.core.types import NO_VERDICT
+from doclens.families import result_counts
 from doclens.evaluators.extractors import SentenceExtractor
 from doclens.evaluators.overlap import OverlapEvaluator
 from doclens.io.results_files import (JournalState, instances_path, journal_path, read_journal, result_line,
@@ -92,8 +93,8 @@ def test_streamed_scores_equal_the_in_memory_path(tmp_path, shared_data, fmt):
     assert memory.sections and memory.counts["citations"]["invalid_ids"] and memory.counts["citations"][
         "capped_statements"] and memory.counts["citation_recall"]["skipped"]  # the branches are exercised
     # the whole-list aggregation the report was built with before streaming
-    assert aggregate([r.counts("zero") for r in memory.instances]) == (
-        memory.scores, {m: {k: v for k, v in c.items() if k not in ("unparsed", "failed")}
+    assert aggregate([result_counts(r, "zero") for r in memory.instances]) == (
+        memory.scores, {m: {k: v for k, v in c.items() if k not in ("unparsed", "failed", "not_applicable")}
                         for m, c in memory.counts.items() if m != "citations"})
     # intervals: from the in-memory report, from the streamed report's own counts, from the file
     ids, counts = report_instance_counts(memory)

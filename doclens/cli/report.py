@@ -19,11 +19,13 @@ def run(args: argparse.Namespace) -> int:
     check_output_path(output)
     header, ids, counts = scan_report(args.scores)
     intervals = bootstrap_intervals(counts, args.resamples, args.seed, args.confidence) if args.resamples else None
-    if intervals is not None and header.get("source_support"):  # the source-support rates, resampled alike
-        from doclens.core.support import SUPPORT_METRICS
+    if intervals is not None:  # every other family the report has, resampled alike
+        from doclens.families import FAMILIES
 
-        intervals.update(bootstrap_intervals(counts, args.resamples, args.seed, args.confidence,
-                                             metrics=tuple(SUPPORT_METRICS)))
+        for family in FAMILIES:
+            if family.selector != "doclens" and all(m in header.get("scores", {}) for m in family.metrics):
+                intervals.update(bootstrap_intervals(counts, args.resamples, args.seed, args.confidence,
+                                                     metrics=family.metrics))
     plots = ""
     if not args.no_plots:
         from doclens.views.plots import instance_scores, report_plots_html

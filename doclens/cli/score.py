@@ -104,7 +104,7 @@ def build_scorer(args: argparse.Namespace):
                    on_unparsed=args.on_unparsed, chunk_size=args.chunk_size, baselines=baselines,
                    question_statements=args.question_statements,
                    baseline_options=_parse_pairs(args.baseline_option, "--baseline-option") or None,
-                   metrics=args.metrics, source_support=_source_support(args))
+                   metrics=args.metrics, source_support=_source_support(args), uncited_outputs=args.uncited_outputs)
 
 
 def _source_support(args: argparse.Namespace):
@@ -460,6 +460,9 @@ def add_parser(sub) -> None:
     score.add_argument("--uncited", choices=UNCITED, default="zero",
                        help="uncited statements score 0 (paper), inherit the next citation within their note section "
                             "(original scripts) or across sections (not the original)")
+    score.add_argument("--uncited-outputs", choices=("not-applicable", "strict"), default="not-applicable",
+                       help="an output that cites nothing at all: its citation metrics are n/a (default, counted and "
+                            "warned about) or, strict, each statement scores 0 (the paper's reading)")
     score.add_argument("--question-statements", choices=QUESTION_STATEMENTS, default="whole",
                        help="question_summarization: judge the whole prediction as one statement (default, original "
                             "scripts) or each sentence")

@@ -28,9 +28,6 @@ from doclens.core.types import NO_VERDICT, CitationVerdict, ClaimVerdict
 
 METRICS = ("claim_recall", "claim_precision", "citation_recall", "citation_precision")
 ON_UNPARSED = ("zero", "exclude", "raise")
-#: metric → the items of an :class:`doclens.core.types.InstanceResult` it counts
-ITEM_FIELDS = {"claim_recall": "reference_claims", "claim_precision": "prediction_claims",
-               "citation_recall": "statements", "citation_precision": "statements"}
 
 
 def ratio(hits: int, items: int) -> Optional[float]:
@@ -68,78 +65,57 @@ def citation_precision_counts(statements: Iterable[CitationVerdict], on_unparsed
     return sum(len(s.precise) for s in counted), sum(len(s.cited) for s in counted)
 
 
-def instance_counts(reference_claims: Sequence[ClaimVerdict], prediction_claims: Sequence[ClaimVerdict],
-                    statements: Optional[Sequence[CitationVerdict]], on_unparsed: str = "zero") -> dict:
-    """``{metric: (hits, items)}`` for one instance (or one section of it). Citation metrics are
-    absent when the instance has no source to cite (``statements is None``)."""
-    counts = {
-        "claim_recall": claim_counts(reference_claims, on_unparsed),
-        "claim_precision": claim_counts(prediction_claims, on_unparsed),
-    }
-    if statements is not None:
-        counts["citation_recall"] = citation_recall_counts(statements, on_unparsed)
-        counts["citation_precision"] = citation_precision_counts(statements, on_unparsed)
-    return counts
-
-
 def counting_rule(config: Optional[dict]) -> str:
     """The ``on_unparsed`` rule a report was scored with (its ``config``), as
-    :func:`doclens.core.metrics.instance_counts` takes it: ``"zero"`` or ``"exclude"``. A finished run
+    :func:`doclens.families.result_counts` takes it: ``"zero"`` or ``"exclude"``. A finished run
     with ``"raise"`` has no unparsed verdicts, so ``"zero"`` counts it identically."""
     rule = (config or {}).get("on_unparsed") or "zero"
     return "zero" if rule == "raise" else rule
 
 
-def aggregate(per_instance: Sequence[dict]) -> tuple[dict, dict]:
-    """Pool and macro-average ``{metric: (hits, items)}`` dicts, one per instance.
+def aggregate(per_instance: Sequence[dict], metrics: Sequence[str] = METRICS) -> tuple[dict, dict]:
+    """Pool and macro-average ``{metric: (hits, items)}`` dicts, one per instance, for ``metrics``
+    (default the four DocLens metrics; :mod:`doclens.families` passes each family's own).
 
     Returns ``(scores, counts)``: ``scores`` has each metric (pooled) and ``<metric>_macro``;
     ``counts`` has, per metric, ``instances`` (all), ``scored`` (with items), ``empty`` (no
     items), ``skipped`` (metric not applicable, e.g. no source for citations), ``items`` and
-    ``hits``.
+    ``hits``. The same sums as :class:`RunningCounts`, over a list.
     """
-    scores: dict = {}
-    counts: dict = {}
-    for metric in METRICS:
-        present = [c[metric] for c in per_instance if metric in c]
-        hits = sum(h for h, _ in present)
-        items = sum(n for _, n in present)
-        macro = [h / n for h, n in present if n]
-        scores[metric] = ratio(hits, items)
-        scores[f"{metric}_macro"] = sum(macro) / len(macro) if macro else None
-        counts[metric] = {
-            "instances": len(per_instance),
-            "scored": len(macro),
-            "empty": len(present) - len(macro),
-            "skipped": len(per_instance) - len(present),
-            "items": items,
-            "hits": hits,
-        }
-    return scores, counts
+    running = RunningCounts(metrics)
+    for counts in per_instance:
+        running.add(counts)
+    return running.result()
 
 
 class RunningCounts:
-    """:func:`aggregate` one instance at a time, in bounded memory: the same sums in the same
-    order (pooled hits and items, the macro sum of per-instance ratios, added left to right from
-    0 as :func:`sum` does), so :meth:`result` is bit-identical to :func:`aggregate` over the same
-    instances in the same order. Used by the streamed scorer (:mod:`doclens.scoring.aggregate`),
-    which cannot keep every instance."""
+    """:func:`aggregate` one instance at a time, in bounded memory: pooled hits and items, the
+    macro sum of per-instance ratios (added left to right from 0, as :func:`sum` does), so the
+    streamed and the in-memory reductions are bit-identical. ``metrics``: the metrics summed
+    (default the four DocLens metrics). ``not_applicable``: also count, under that key, the
+    instances :meth:`add` is told a metric does not apply to (the citation family's uncited
+    outputs); they leave ``skipped``."""
 
-    __slots__ = ("instances", "present", "hits", "items", "macro_sum", "scored")
+    __slots__ = ("metrics", "instances", "present", "hits", "items", "macro_sum", "scored", "not_applicable")
 
-    def __init__(self):
+    def __init__(self, metrics: Sequence[str] = METRICS, not_applicable: bool = False):
+        self.metrics = tuple(metrics)
         self.instances = 0
-        self.present = dict.fromkeys(METRICS, 0)
-        self.hits = dict.fromkeys(METRICS, 0)
-        self.items = dict.fromkeys(METRICS, 0)
-        self.macro_sum = dict.fromkeys(METRICS, 0)
-        self.scored = dict.fromkeys(METRICS, 0)
+        self.present = dict.fromkeys(self.metrics, 0)
+        self.hits = dict.fromkeys(self.metrics, 0)
+        self.items = dict.fromkeys(self.metrics, 0)
+        self.macro_sum = dict.fromkeys(self.metrics, 0)
+        self.scored = dict.fromkeys(self.metrics, 0)
+        self.not_applicable = dict.fromkeys(self.metrics, 0) if not_applicable else None
 
-    def add(self, counts: dict) -> None:
-        """Add one instance's ``{metric: (hits, items)}``."""
+    def add(self, counts: dict, not_applicable: bool = False) -> None:
+        """Add one instance's ``{metric: (hits, items)}``; ``not_applicable``: its absent metrics
+        were found not to apply (counted as such when this reduction counts that)."""
         self.instances += 1
-        for metric in METRICS:
+        for metric in self.metrics:
             if metric not in counts:
+                if not_applicable and self.not_applicable is not None:
+                    self.not_applicable[metric] += 1
                 continue
             hits, items = counts[metric]
             self.present[metric] += 1
@@ -150,19 +126,22 @@ class RunningCounts:
                 self.scored[metric] += 1
 
     def result(self) -> tuple[dict, dict]:
-        """``(scores, counts)`` exactly as :func:`aggregate` returns them."""
+        """``(scores, counts)`` (see :func:`aggregate`)."""
         scores: dict = {}
         counts: dict = {}
-        for metric in METRICS:
+        for metric in self.metrics:
             scored = self.scored[metric]
             scores[metric] = ratio(self.hits[metric], self.items[metric])
             scores[f"{metric}_macro"] = self.macro_sum[metric] / scored if scored else None
+            absent = self.instances - self.present[metric]
             counts[metric] = {
                 "instances": self.instances,
                 "scored": scored,
                 "empty": self.present[metric] - scored,
-                "skipped": self.instances - self.present[metric],
+                "skipped": absent - (self.not_applicable[metric] if self.not_applicable is not None else 0),
                 "items": self.items[metric],
                 "hits": self.hits[metric],
             }
+            if self.not_applicable is not None:
+                counts[metric]["not_applicable"] = self.not_applicable[metric]
         return scores, counts

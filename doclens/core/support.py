@@ -28,10 +28,12 @@ A judge that cannot tell a contradiction from silence (an entailment-only judge)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Optional
 
-from doclens.core.types import NO_VERDICT, STATUS_FAILED, STATUS_OK, STATUS_UNPARSED
+from doclens.core.types import NO_VERDICT, SupportJudgement, SupportVerdict
+
+__all__ = ["SUPPORTED", "NOT_SUPPORTED", "NOT_ADDRESSED", "SUPPORT_LABELS", "SUPPORT_LABEL_TEXT", "SUPPORT_METRICS",
+           "SupportJudgement", "SupportVerdict", "support_counts"]
 
 SUPPORTED = "supported"
 NOT_SUPPORTED = "not_supported"
@@ -45,52 +47,6 @@ SUPPORT_METRICS = {"source_supported": SUPPORTED, "source_not_supported": NOT_SU
                    "source_not_addressed": NOT_ADDRESSED}
 
 
-@dataclass
-class SupportJudgement:
-    """A judge's answer for one claim against its evidence: a verdict of :data:`SUPPORT_LABELS`
-    (``None`` when unparsed or failed)."""
-
-    verdict: Optional[str]
-    explanation: str = ""
-    status: str = STATUS_OK
-    raw: Optional[str] = None
-
-    @classmethod
-    def unparsed(cls, raw: Optional[str], explanation: str = "reply could not be parsed") -> "SupportJudgement":
-        return cls(verdict=None, explanation=explanation, status=STATUS_UNPARSED, raw=raw)
-
-    @classmethod
-    def failed(cls, error: str) -> "SupportJudgement":
-        return cls(verdict=None, explanation=f"call failed: {error}", status=STATUS_FAILED)
-
-
-@dataclass
-class SupportVerdict:
-    """One prediction claim in the report: its verdict, and the evidence it was judged against
-    (each item a :meth:`doclens.retrieval.Hit.to_dict`: unit, fact, text, rank and every
-    retrieval score). ``retrieved`` is false when the whole source was given in source order."""
-
-    text: str
-    verdict: Optional[str]
-    explanation: str = ""
-    status: str = STATUS_OK
-    section: Optional[str] = None
-    raw: Optional[str] = None
-    retrieved: bool = True
-    evidence: list[dict] = field(default_factory=list)
-
-    def to_dict(self) -> dict:
-        return {"text": self.text, "verdict": self.verdict, "explanation": self.explanation, "status": self.status,
-                "section": self.section, "raw": self.raw, "retrieved": self.retrieved,
-                "evidence": [dict(e) for e in self.evidence]}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "SupportVerdict":
-        return cls(text=data["text"], verdict=data.get("verdict"), explanation=data.get("explanation", ""),
-                   status=data.get("status", STATUS_OK), section=data.get("section"), raw=data.get("raw"),
-                   retrieved=data.get("retrieved", True), evidence=list(data.get("evidence") or []))
-
-
 def support_counts(verdicts: Optional[Iterable[SupportVerdict]], on_unparsed: str = "zero",
                    section: Optional[str] = None) -> dict:
     """``{metric: (hits, items)}`` for one instance (or one note section of it); ``{}`` when the
@@ -101,20 +57,3 @@ def support_counts(verdicts: Optional[Iterable[SupportVerdict]], on_unparsed: st
                and not (v.status in NO_VERDICT and on_unparsed == "exclude")]
     return {metric: (sum(v.verdict == label for v in counted), len(counted))
             for metric, label in SUPPORT_METRICS.items()}
-
-
-def aggregate_support(per_instance: Sequence[dict]) -> tuple[dict, dict]:
-    """Pooled and macro scores of the source-support metrics over per-instance counts, the way
-    :func:`doclens.core.metrics.aggregate` does it for the DocLens metrics: ``(scores, counts)``."""
-    scores: dict = {}
-    counts: dict = {}
-    for metric in SUPPORT_METRICS:
-        present = [c[metric] for c in per_instance if metric in c]
-        hits = sum(h for h, _ in present)
-        items = sum(n for _, n in present)
-        macro = [h / n for h, n in present if n]
-        scores[metric] = hits / items if items else None
-        scores[f"{metric}_macro"] = sum(macro) / len(macro) if macro else None
-        counts[metric] = {"instances": len(per_instance), "scored": len(macro), "empty": len(present) - len(macro),
-                          "skipped": len(per_instance) - len(present), "items": items, "hits": hits}
-    return scores, counts

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Optional
 
+from doclens.core.errors import InputError
+
 #: Verdict statuses. ``ok``: the judge gave a verdict. ``unparsed``: the judge's reply could not
 #: be read after retries; the raw reply is kept and the item is scored per ``on_unparsed``.
 #: ``failed``: no reply at all — the call to the model failed for good (retries spent, or an error
@@ -20,14 +22,46 @@ STATUS_FAILED = "failed"
 #: Statuses of an item without a verdict (``entailed is None``).
 NO_VERDICT = (STATUS_UNPARSED, STATUS_FAILED)
 
+#: Why an item was decided without asking the judge (``reason`` of a verdict; ``None``: the judge
+#: decided it, or was due to). Code reads these, never the explanation text.
+REASON_EMPTY_PREMISE = "empty_premise"  # a claim judged against an empty text: not entailed
+REASON_NO_CITATION = "no_citation"  # a statement that cites nothing: citation recall 0
+REASON_INVALID_IDS = "invalid_ids"  # a statement citing an id the source lacks: recall 0
+UNJUDGED_REASONS = (REASON_EMPTY_PREMISE, REASON_NO_CITATION, REASON_INVALID_IDS)
+#: The explanations shown for those items (text for people; code reads ``reason``).
+EMPTY_PREMISE = "empty premise: nothing to entail the claim"
+NO_CITATION = "no citation"
+INVALID_IDS = "invalid citation id(s)"
+#: The text of the one item that stands for the unknown claims of a text whose extraction failed.
+EXTRACTION_FAILED = "[claims not extracted: the extraction call failed]"
+
+
+def _legacy_reason(data: dict) -> Optional[str]:
+    """The ``reason`` of a verdict read from a file written before verdicts carried one: recovered
+    once, here, from the explanation those versions wrote (exactly one of three texts)."""
+    if "reason" in data:
+        return data["reason"]
+    explanation = data.get("explanation") or ""
+    if explanation == EMPTY_PREMISE:
+        return REASON_EMPTY_PREMISE
+    if explanation == NO_CITATION:
+        return REASON_NO_CITATION
+    return REASON_INVALID_IDS if explanation.startswith(INVALID_IDS) else None
+
+
+def _verdict_dict(verdict) -> dict:
+    """A verdict as JSON: every field, ``reason`` only when the item was decided without the judge."""
+    data = asdict(verdict)
+    if data.get("reason") is None:
+        data.pop("reason", None)
+    return data
+
 
 def instance_id(value, where: str = "instance") -> str:
     """An instance id as DocLens keeps it: a non-empty string as is, an integer turned into its
     decimal string (``7`` → ``"7"``). Anything else (a missing id, ``""``, a float, ``NaN``,
     ``true``, an object, a list) raises :class:`doclens.core.errors.InputError` naming ``where`` and
     the field ``id``."""
-    from doclens.core.errors import InputError
-
     if isinstance(value, str):
         if value:
             return value
@@ -105,55 +139,72 @@ class Instance:
         A dict with no ``id`` gets its ``position`` as id, unless ``require_id`` (the command
         line requires one on every line: a line number is no id). Claims given in
         ``reference_claims`` / ``prediction_claims`` must be non-empty strings."""
-        from doclens.core.errors import InputError
-
-        ident = data.get("id") if isinstance(data, dict) else None
-        named = isinstance(ident, (str, int)) and not isinstance(ident, bool) and ident != ""
-        where = where or (f"instance {ident!r}" if named else (
-            f"instance #{position}" if position is not None else "instance"))
-        if not isinstance(data, dict):
-            raise InputError(f"{where}: expected a JSON object, got {type(data).__name__}", field=None)
+        where = where or _instance_label(data, position)
+        _check_object(data, where)
+        ident = data.get("id")
         if ident is None and not require_id and position is not None:
             ident = position
         ident = instance_id(ident, where)
-        for name in ("prediction", "reference"):
-            if name not in data:
-                raise InputError(f"{where}: missing required field '{name}'", field=name)
-            if not isinstance(data[name], str):
-                raise InputError(f"{where}: field '{name}' must be a string, got {type(data[name]).__name__}",
-                                 field=name)
+        _check_texts(data, where)
         source = data.get("source")
-        if source is not None and not isinstance(source, (str, list)):
-            raise InputError(f"{where}: field 'source' must be a string, or a list of strings (units, documents) "
-                             "and objects (table rows)", field="source")
-        if isinstance(source, list):
-            for k, item in enumerate(source):
-                if not isinstance(item, (str, dict)):
-                    raise InputError(f"{where}: field 'source[{k}]' must be a string (a unit or document) or an "
-                                     f"object (a table row), got {type(item).__name__}", field="source")
+        _check_source(source, where)
         for name in ("reference_claims", "prediction_claims"):
-            claims = data.get(name)
-            if claims is None:
-                continue
-            ok = (isinstance(claims, list) and all(isinstance(c, str) for c in claims)) or (
-                isinstance(claims, dict) and all(
-                    isinstance(v, list) and all(isinstance(c, str) for c in v) for v in claims.values()))
-            if not ok:
-                raise InputError(
-                    f"{where}: field '{name}' must be a list of strings (or, for note_generation, "
-                    "an object mapping section names to lists of strings)", field=name)
-            located = list(enumerate(claims)) if isinstance(claims, list) else [
-                (f"{section!r}][{i}", c) for section, values in claims.items() for i, c in enumerate(values)]
-            for i, claim in located:
-                if not claim.strip():
-                    raise InputError(f"{where}: field '{name}[{i}]' is an empty claim (leave empty claims out)",
-                                     field=name)
+            _check_claims(data.get(name), name, where)
         task = data.get("task")
         if task is not None and not isinstance(task, str):
             raise InputError(f"{where}: field 'task' must be a string", field="task")
         return cls(id=ident, prediction=data["prediction"], reference=data["reference"], source=source,
                    reference_claims=data.get("reference_claims"), prediction_claims=data.get("prediction_claims"),
                    task=task)
+
+
+# ---- the instance schema, one step a function (Instance.from_dict runs them in order) -------------
+def _instance_label(data, position: Optional[int]) -> str:
+    """``instance 'id'`` when the id is usable, else ``instance #position``, else ``instance``."""
+    ident = data.get("id") if isinstance(data, dict) else None
+    if isinstance(ident, (str, int)) and not isinstance(ident, bool) and ident != "":
+        return f"instance {ident!r}"
+    return f"instance #{position}" if position is not None else "instance"
+
+
+def _check_object(data, where: str) -> None:
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: expected a JSON object, got {type(data).__name__}", field=None)
+
+
+def _check_texts(data: dict, where: str) -> None:
+    for name in ("prediction", "reference"):
+        if name not in data:
+            raise InputError(f"{where}: missing required field '{name}'", field=name)
+        if not isinstance(data[name], str):
+            raise InputError(f"{where}: field '{name}' must be a string, got {type(data[name]).__name__}", field=name)
+
+
+def _check_source(source, where: str) -> None:
+    if source is not None and not isinstance(source, (str, list)):
+        raise InputError(f"{where}: field 'source' must be a string, or a list of strings (units, documents) "
+                         "and objects (table rows)", field="source")
+    for k, item in enumerate(source if isinstance(source, list) else ()):
+        if not isinstance(item, (str, dict)):
+            raise InputError(f"{where}: field 'source[{k}]' must be a string (a unit or document) or an "
+                             f"object (a table row), got {type(item).__name__}", field="source")
+
+
+def _check_claims(claims, name: str, where: str) -> None:
+    """Given claims: a list of non-empty strings, or a mapping section → such a list."""
+    if claims is None:
+        return
+    ok = (isinstance(claims, list) and all(isinstance(c, str) for c in claims)) or (
+        isinstance(claims, dict) and all(
+            isinstance(v, list) and all(isinstance(c, str) for c in v) for v in claims.values()))
+    if not ok:
+        raise InputError(f"{where}: field '{name}' must be a list of strings (or, for note_generation, "
+                         "an object mapping section names to lists of strings)", field=name)
+    located = list(enumerate(claims)) if isinstance(claims, list) else [
+        (f"{section!r}][{i}", c) for section, values in claims.items() for i, c in enumerate(values)]
+    for i, claim in located:
+        if not claim.strip():
+            raise InputError(f"{where}: field '{name}[{i}]' is an empty claim (leave empty claims out)", field=name)
 
 
 @dataclass
@@ -166,6 +217,8 @@ class ClaimJudgement:
     raw: Optional[str] = None  # the judge's raw reply, kept when it could not be parsed
     #: source support only: the 3-way verdict (:data:`doclens.core.support.SUPPORT_LABELS`)
     label: Optional[str] = None
+    #: one of :data:`UNJUDGED_REASONS` when decided without asking the judge
+    reason: Optional[str] = None
 
     @classmethod
     def unparsed(cls, raw: Optional[str], explanation: str = "reply could not be parsed") -> "ClaimJudgement":
@@ -192,6 +245,13 @@ class CitationJudgement:
     explanation: str = ""
     status: str = STATUS_OK
     raw: Optional[str] = None
+    #: one of :data:`UNJUDGED_REASONS` when decided without asking the judge
+    reason: Optional[str] = None
+
+    @classmethod
+    def uncited(cls) -> "CitationJudgement":
+        """A statement that cites nothing: not entailed, decided without the judge."""
+        return cls(entailed=False, explanation=NO_CITATION, reason=REASON_NO_CITATION)
 
     @classmethod
     def unparsed(cls, raw: Optional[str], cited: list[int],
@@ -216,12 +276,19 @@ class ClaimVerdict:
     status: str = STATUS_OK
     section: Optional[str] = None
     raw: Optional[str] = None
+    #: one of :data:`UNJUDGED_REASONS` when decided without asking the judge
+    reason: Optional[str] = None
 
-    to_dict = asdict
+    to_dict = _verdict_dict
+
+    @property
+    def judged(self) -> bool:
+        """Whether the judge gave (or owed) this verdict, rather than a rule deciding it unasked."""
+        return self.status in NO_VERDICT or self.reason is None
 
     @classmethod
     def from_dict(cls, data: dict) -> "ClaimVerdict":
-        return _from_dict(cls, data)
+        return _from_dict(cls, {**data, "reason": _legacy_reason(data)})
 
 
 @dataclass
@@ -241,16 +308,69 @@ class CitationVerdict:
     explanation: str = ""
     provenance: Optional[list[int]] = None
     raw: Optional[str] = None
+    #: one of :data:`UNJUDGED_REASONS` when decided without asking the judge
+    reason: Optional[str] = None
 
-    to_dict = asdict
+    to_dict = _verdict_dict
+
+    @property
+    def judged(self) -> bool:
+        """Whether the judge gave (or owed) this verdict, rather than a rule deciding it unasked."""
+        return self.status in NO_VERDICT or self.reason is None
 
     @classmethod
     def from_dict(cls, data: dict) -> "CitationVerdict":
-        return _from_dict(cls, data)
+        return _from_dict(cls, {**data, "reason": _legacy_reason(data)})
 
     @property
     def recall_hit(self) -> bool:
         return bool(self.entailed) and not self.invalid and bool(self.cited)
+
+
+@dataclass
+class SupportJudgement:
+    """A judge's answer for one claim against its evidence: a verdict of :data:`SUPPORT_LABELS`
+    (``None`` when unparsed or failed)."""
+
+    verdict: Optional[str]
+    explanation: str = ""
+    status: str = STATUS_OK
+    raw: Optional[str] = None
+
+    @classmethod
+    def unparsed(cls, raw: Optional[str], explanation: str = "reply could not be parsed") -> "SupportJudgement":
+        return cls(verdict=None, explanation=explanation, status=STATUS_UNPARSED, raw=raw)
+
+    @classmethod
+    def failed(cls, error: str) -> "SupportJudgement":
+        return cls(verdict=None, explanation=f"call failed: {error}", status=STATUS_FAILED)
+
+
+@dataclass
+class SupportVerdict:
+    """One prediction claim in the report: its verdict, and the evidence it was judged against
+    (each item a :meth:`doclens.retrieval.Hit.to_dict`: unit, fact, text, rank and every
+    retrieval score). ``retrieved`` is false when the whole source was given in source order."""
+
+    text: str
+    verdict: Optional[str]
+    explanation: str = ""
+    status: str = STATUS_OK
+    section: Optional[str] = None
+    raw: Optional[str] = None
+    retrieved: bool = True
+    evidence: list[dict] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"text": self.text, "verdict": self.verdict, "explanation": self.explanation, "status": self.status,
+                "section": self.section, "raw": self.raw, "retrieved": self.retrieved,
+                "evidence": [dict(e) for e in self.evidence]}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "SupportVerdict":
+        return cls(text=data["text"], verdict=data.get("verdict"), explanation=data.get("explanation", ""),
+                   status=data.get("status", STATUS_OK), section=data.get("section"), raw=data.get("raw"),
+                   retrieved=data.get("retrieved", True), evidence=list(data.get("evidence") or []))
 
 
 @dataclass
@@ -264,26 +384,9 @@ class InstanceResult:
     statements: list[CitationVerdict] = field(default_factory=list)
     has_source: bool = False
     scores: dict[str, Optional[float]] = field(default_factory=dict)
-    #: source support verdicts (:class:`doclens.core.support.SupportVerdict`) of the prediction
-    #: claims; ``None`` when the metric was not asked for or the instance has no source
+    #: source support verdicts (:class:`SupportVerdict`) of the prediction claims; ``None`` when
+    #: the metric was not asked for or the instance has no source
     source_support: Optional[list] = None
-
-    def counts(self, on_unparsed: str = "zero", section: Optional[str] = None) -> dict:
-        """``{metric: (hits, items)}``: the one counting rule (:func:`doclens.core.metrics.instance_counts`)
-        that the scorer, the bootstrap and the scores-file reader all use. Citation metrics are
-        absent without a source; the source-support metrics (:func:`doclens.core.support.support_counts`)
-        are present only where they were scored. ``section``: only the claims and statements of that note section."""
-        from doclens.core.metrics import instance_counts
-
-        def pick(items):
-            return list(items) if section is None else [v for v in items if v.section == section]
-
-        from doclens.core.support import support_counts
-
-        counts = instance_counts(pick(self.reference_claims), pick(self.prediction_claims),
-                                 pick(self.statements) if self.has_source else None, on_unparsed)
-        counts.update(support_counts(self.source_support, on_unparsed, section))  # only when it was scored
-        return counts
 
     def to_dict(self) -> dict:
         return {
@@ -300,8 +403,6 @@ class InstanceResult:
 
     @classmethod
     def from_dict(cls, data: dict) -> "InstanceResult":
-        from doclens.core.support import SupportVerdict
-
         support = data.get("source_support")
         return cls(
             source_support=None if support is None else [SupportVerdict.from_dict(v) for v in support],

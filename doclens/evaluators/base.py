@@ -175,7 +175,7 @@ class Evaluator(Component):
         results = []
         for pair, request in zip(whole, requests):
             if not request.cited:
-                results.append(CitationJudgement(entailed=False, explanation="no citation"))
+                results.append(CitationJudgement.uncited())
                 continue
             entailed = memo[pair]
             precise = {}

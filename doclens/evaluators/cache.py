@@ -14,7 +14,7 @@ import os
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Protocol, runtime_checkable
 
 
 def default_cache_dir() -> Path:
@@ -29,6 +29,23 @@ def cache_key(parts: dict[str, Any]) -> str:
     """A stable hash of ``parts`` (JSON with sorted keys)."""
     blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@runtime_checkable
+class AnswerCache(Protocol):
+    """What a judge reads and writes its answers through: the contract :class:`Cache` (SQLite),
+    :class:`NullCache` (``--no-cache``) and :class:`ShardCache` (a Ray worker's) all keep, and
+    what :meth:`CachedAnswers.set_cache` accepts."""
+
+    def get(self, key: str) -> Optional[Any]: ...
+
+    def get_many(self, keys: list[str]) -> dict[str, Any]: ...
+
+    def put(self, key: str, value: Any) -> None: ...
+
+    def put_many(self, items: dict[str, Any]) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class Cache:
@@ -245,12 +262,14 @@ class CachedAnswers:
         """``(cache_dir, no_cache, refresh)`` as given to :meth:`use_cache`."""
         return self._cache_options
 
-    def set_cache(self, cache) -> None:
+    def set_cache(self, cache: AnswerCache) -> None:
         """Use ``cache``, opened elsewhere (a worker's :class:`ShardCache`), instead of opening one."""
+        if not isinstance(cache, AnswerCache):
+            raise TypeError(f"a cache must have get, get_many, put, put_many and close; got {type(cache).__name__}")
         self._cache = cache
 
     @property
-    def cache(self):
+    def cache(self) -> AnswerCache:
         if self._cache is None:
             self._cache = open_cache(*self._cache_options)
         return self._cache

@@ -570,7 +570,7 @@ class ChatJudge(CachedAnswers, Evaluator):
             if request.cited:
                 jobs.append(_Job(n, [0]))
             else:
-                results[n] = CitationJudgement(entailed=False, explanation="no citation")
+                results[n] = CitationJudgement.uncited()
         parse = parse_citation_cot if self.style == "cot" else parse_citation_json
         tag = load_prompt(citation_prompt_name(self.style)).tag
         progress = _Progress(len(requests), [job.request for job in jobs], on_done)

@@ -63,8 +63,8 @@ from typing import Any, Callable, Optional
 from doclens.core.errors import ConfigurationError, require
 from doclens.evaluators.chat import (ANSWER_FREE, ANSWER_VERDICT, ANSWER_VERDICT_AND_PROVENANCE, ChatExtractor,
                                      ChatJudge, Completion, check_style)
-from doclens.evaluators.torch_utils import (choose_device, choose_dtype, import_torch, model_fingerprint, set_threads,
-                                           stated_window)
+from doclens.evaluators.torch_utils import (choose_device, choose_dtype, describe_in_process, import_torch,
+                                           model_fingerprint, placement, set_threads, stated_window)
 
 logger = logging.getLogger("doclens")
 
@@ -167,6 +167,7 @@ class LocalChatJudge(ChatJudge):
 
     name = "local"
     keeps_data_local = True
+    loads_model_in_process = True
     #: Source support: its verdicts are read from the logits of 1/0, so it gives the 2-way reading
     #: (entailed → Supported, else Not Addressed; demo only, see cards/local-chat.md).
     support_verdicts = 2
@@ -189,6 +190,7 @@ class LocalChatJudge(ChatJudge):
         self.max_reply_tokens = int(max_reply_tokens)
         self.max_length = int(max_length) if max_length is not None else None
         self.requested_device, self.requested_dtype = device, dtype
+        self._placement: Optional[dict] = None
         self.dry_run = bool(dry_run)
         self.share_prefixes = bool(share_prefixes)
         self.threads = int(threads) if threads is not None else None
@@ -259,14 +261,27 @@ class LocalChatJudge(ChatJudge):
         return {"model": self.model, "model_source": self.source if not Path(self.source).is_dir() else
                 Path(self.source).name, "gguf_file": self.gguf_file, "weights": self.weights_fingerprint(),
                 "style": self.style, "max_new_tokens": self.max_new_tokens, "max_reply_tokens": self.max_reply_tokens,
-                "max_length": self.max_length, "verdict_reading": VERDICT_READING if self.style == "cot" else None}
+                "max_length": self.max_length, "verdict_reading": VERDICT_READING if self.style == "cot" else None,
+                **self.placement()}
+
+    def placement(self) -> dict:
+        """The device kind and dtype the model runs with (:func:`doclens.evaluators.torch_utils.placement`):
+        named in cache keys (through :meth:`cache_identity`) and in the signature (:meth:`decoding`)."""
+        if self._placement is None:
+            torch, _ = import_torch("evaluator 'local'")
+            self._placement = placement(torch, self.requested_device, self.requested_dtype)
+        return self._placement
+
+    def describe(self) -> dict:
+        model = str(Path(self.source) / self.gguf_file) if self.gguf_file else self.source
+        return describe_in_process(self, model, demo=self.demo)
 
     def decoding(self) -> dict:
         values = {"greedy": "yes", "max_new_tokens": self.max_new_tokens if self.style == "cot" else
                   self.max_reply_tokens}
         if self.style == "cot":
             values["verdict"] = "logits"
-        return values
+        return {**values, **self.placement()}
 
     def signature(self) -> str:
         """``local:<model>``, plus ``:demo`` for the shipped demo-quality default."""

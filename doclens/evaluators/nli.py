@@ -34,7 +34,8 @@ from typing import Optional
 from doclens.evaluators.cache import CachedAnswers, cache_key
 from doclens.core.errors import ConfigurationError, InputError
 from doclens.evaluators.base import Evaluator
-from doclens.evaluators.torch_utils import choose_device, choose_dtype, import_torch, model_fingerprint, stated_window
+from doclens.evaluators.torch_utils import (choose_device, choose_dtype, describe_in_process, import_torch,
+                                           model_fingerprint, placement, stated_window)
 
 logger = logging.getLogger("doclens")
 
@@ -70,6 +71,7 @@ class InProcessNLI(CachedAnswers, Evaluator):
     """
 
     keeps_data_local = True
+    loads_model_in_process = True
     #: Describes the input format and how the answer is read; part of cache keys and config.
     input_format: str = ""
 
@@ -89,6 +91,7 @@ class InProcessNLI(CachedAnswers, Evaluator):
         self.model = str(model)
         self.requested_device = device
         self.requested_dtype = dtype
+        self._placement: Optional[dict] = None
         self.batch_size = batch_size
         self.requested_max_length = max_length
         self.window_overlap = window_overlap
@@ -177,9 +180,17 @@ class InProcessNLI(CachedAnswers, Evaluator):
             found.update(fresh)
         return [bool(found[key]) for key in keys]
 
+    @property
+    def placement(self) -> dict:
+        """The device kind and dtype the model runs with (:func:`doclens.evaluators.torch_utils.placement`)."""
+        if self._placement is None:
+            torch, _ = import_torch(f"evaluator {self.name!r}")
+            self._placement = placement(torch, self.requested_device, self.requested_dtype)
+        return self._placement
+
     def _key(self, premise: str, hypothesis: str) -> str:
         return cache_key({"kind": "nli", "class": type(self).__qualname__, "model": self.model,
-                          "fingerprint": self.fingerprint, "format": self.input_format,
+                          "fingerprint": self.fingerprint, "format": self.input_format, **self.placement,
                           "max_length": self.requested_max_length, "overlap": self.window_overlap,
                           "premise": premise, "hypothesis": hypothesis})
 
@@ -255,10 +266,13 @@ class InProcessNLI(CachedAnswers, Evaluator):
             return f"{self.name}:{Path(self.model).name}#{self.fingerprint[:8]}"
         return f"{self.name}:{self.model}"
 
+    def describe(self) -> dict:
+        return describe_in_process(self, self.model)
+
     def decoding(self) -> dict:
         """How verdicts are read and windows cut; recorded in the result's signature."""
         window = self.requested_max_length or "auto"
-        return {"nli": self.answer_rule(), "win": f"{window}/{self.window_overlap:g}"}
+        return {"nli": self.answer_rule(), "win": f"{window}/{self.window_overlap:g}", **self.placement}
 
     def answer_rule(self) -> str:
         return "logit"
@@ -401,6 +415,7 @@ class NLIClassifierEvaluator(InProcessNLI):
         window matters)."""
         keys = {pair: cache_key({"kind": "nli-support", "class": type(self).__qualname__, "model": self.model,
                                  "fingerprint": self.fingerprint, "max_length": self.requested_max_length,
+                                 **self.placement,
                                  "overlap": self.window_overlap, "premise": pair[0], "hypothesis": pair[1]})
                 for pair in pairs}
         found = self.cache.get_many(list(keys.values()))

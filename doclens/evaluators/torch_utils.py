@@ -63,6 +63,44 @@ def choose_dtype(torch, device: str, requested: Optional[str] = None):
     return torch.float32
 
 
+def placement(torch, requested_device: Optional[str] = None, requested_dtype: Optional[str] = None) -> dict:
+    """``{"device": kind, "dtype": name}`` a model will run with (``cpu``/``cuda``/``mps`` and
+    ``float32``/``bfloat16``/``float16``), resolved as loading resolves them but without loading:
+    what cache keys and signatures name, since a bf16 GPU verdict can differ from a float32 CPU one
+    (``docs/design.md`` §3: keyed by everything that can change the answer)."""
+    device = choose_device(torch, requested_device)
+    dtype = choose_dtype(torch, device, requested_dtype)
+    return {"device": device.split(":", 1)[0], "dtype": str(dtype).replace("torch.", "")}
+
+
+def describe_in_process(component, model: str, demo: bool = False) -> dict:
+    """:meth:`~doclens.evaluators.usage.Component.describe` of a judge that loads ``model`` into
+    this process: the model (local path and size on disk, or a name ``transformers`` resolves
+    from the local Hugging Face cache), the device and precision it would run on, and its batch
+    size — nothing is loaded."""
+    from doclens.evaluators.usage import size_on_disk
+
+    described: dict = {"class": f"{type(component).__module__}.{type(component).__qualname__}", "model": str(model)}
+    described["model_bytes"] = size = size_on_disk(str(model))
+    if size is None:
+        described["model_source"] = ("not a local path: transformers would look it up in the Hugging Face "
+                                     "cache (with HF_HUB_OFFLINE=1 nothing is downloaded)")
+    if demo:
+        described["demo_quality"] = True
+    requested = component.requested_device
+    try:
+        import torch
+
+        described["device"] = choose_device(torch, requested)
+    except ImportError:
+        described["device"] = requested or "cpu (torch is not installed: the [local] extra)"
+    except ConfigurationError as exc:
+        described["device"] = f"not usable: {exc}"
+    described["dtype"] = component.requested_dtype or "auto (bf16 on a GPU that has it, else float32)"
+    described["batch_size"] = component.batch_size or "auto (8 on CPU, 32 on GPU)"
+    return described
+
+
 def model_fingerprint(model: str) -> str:
     """A short content hash of a local model (folder or file): every file's name and size, and the
     bytes of its first and last MiB — cheap even for 40 GB of weights, equal for copies of the same

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Optional
 
 
@@ -56,6 +57,16 @@ class UsageCounted:
         self.__dict__["_usage"] = value
 
 
+def size_on_disk(path: str) -> Optional[int]:
+    """Bytes of a local file or folder (every file in it); ``None`` when ``path`` is not local."""
+    target = Path(path).expanduser()
+    if target.is_file():
+        return target.stat().st_size
+    if target.is_dir():
+        return sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
+    return None
+
+
 class Component(UsageCounted):
     """What evaluators and extractors share: a name and model shown in signatures, whether
     instance text stays on this machine, a usage counter, and :meth:`close`."""
@@ -66,6 +77,8 @@ class Component(UsageCounted):
     model: Optional[str] = None
     #: True when no instance text leaves the machine.
     keeps_data_local: bool = True
+    #: True for a component that loads a model into this process (torch): dry runs say what and where.
+    loads_model_in_process: bool = False
 
     def __init__(self) -> None:
         self.usage = Usage()
@@ -77,6 +90,31 @@ class Component(UsageCounted):
     def signature(self) -> str:
         """``name`` or ``name:model``: this component's part of a result's signature."""
         return f"{self.name}:{self.model}" if self.model else self.name
+
+    def describe(self) -> dict:
+        """What this component would run, read from its settings without loading anything (what
+        ``--dry-run`` prints): its class and, when it names one, its model and the model's size
+        on disk. Components that load a model here add device, precision and batch size."""
+        described: dict = {"class": f"{type(self).__module__}.{type(self).__qualname__}"}
+        if self.model:
+            described["model"] = str(self.model)
+            described["model_bytes"] = size_on_disk(str(self.model))
+        return described
+
+    def prompt_tags(self) -> list[str]:
+        """The versioned prompts this component sends (their fingerprint goes into signatures);
+        ``[]`` for one that sends none."""
+        return []
+
+    def decoding(self) -> dict:
+        """Decoding and reading settings that can change an answer, recorded in signatures
+        (``{}``: none beyond the model)."""
+        return {}
+
+    def redact(self, text: str) -> str:
+        """``text`` with this component's secrets (an API key an endpoint may echo) masked; a
+        component that holds none returns it unchanged."""
+        return text
 
     def close(self) -> None:
         """Release clients, files and models. Safe to call twice."""

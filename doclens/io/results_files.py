@@ -34,6 +34,7 @@ from typing import Iterator, Optional
 
 from doclens.core.errors import InputError, MissingExtraError, cannot_read
 from doclens.core.metrics import METRICS
+from doclens.families import family_metrics
 
 OUTPUT_FORMATS = ("json", "jsonl", "parquet")
 JOURNAL_FORMAT = "doclens-journal/1"
@@ -79,9 +80,10 @@ _PIECEWISE_ITEMS = 2000
 
 
 def _fields(item) -> dict:
-    """A verdict's fields as :func:`dataclasses.asdict` gives them (its lists are not copied:
-    the dict is only encoded)."""
-    return {f.name: getattr(item, f.name) for f in fields(item)}
+    """A verdict's fields as its ``to_dict`` gives them (``reason`` only when set; its lists are
+    not copied: the dict is only encoded)."""
+    return {f.name: getattr(item, f.name) for f in fields(item)
+            if not (f.name == "reason" and item.reason is None)}
 
 
 def write_result(handle, result) -> None:
@@ -206,11 +208,9 @@ def counts_from_document(document: dict) -> tuple[list[str], list[dict]]:
     ids = document.get("ids")
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
         raise ValueError("'instance_counts.ids' must be a list of strings")
-    from doclens.core.support import SUPPORT_METRICS
-
     columns = []
-    # source support's columns are there only when the run asked for it
-    metrics = list(METRICS) + [m for m in SUPPORT_METRICS if m in document]
+    # the DocLens metrics' columns are always there; an opt-in family's only when the run had it on
+    metrics = list(METRICS) + [m for m in family_metrics() if m not in METRICS and m in document]
     for metric in metrics:
         column = document.get(metric)
         if not isinstance(column, dict) or not all(
@@ -246,11 +246,12 @@ def require_pyarrow():
 def _parquet_schema(pa):
     ids = pa.list_(pa.int64())
     claim = pa.struct([("text", pa.string()), ("entailed", pa.bool_()), ("explanation", pa.string()),
-                       ("status", pa.string()), ("section", pa.string()), ("raw", pa.string())])
+                       ("status", pa.string()), ("section", pa.string()), ("raw", pa.string()),
+                       ("reason", pa.string())])
     statement = pa.struct([("index", pa.int64()), ("text", pa.string()), ("cited", ids), ("valid", ids),
                            ("invalid", ids), ("precise", ids), ("entailed", pa.bool_()), ("section", pa.string()),
                            ("inherited", pa.bool_()), ("status", pa.string()), ("explanation", pa.string()),
-                           ("provenance", ids), ("raw", pa.string())])
+                           ("provenance", ids), ("raw", pa.string()), ("reason", pa.string())])
     return pa.schema([("id", pa.string()), ("task", pa.string()), ("has_source", pa.bool_()),
                       ("scores", pa.map_(pa.string(), pa.float64())), ("reference_claims", pa.list_(claim)),
                       ("prediction_claims", pa.list_(claim)), ("statements", pa.list_(statement)),

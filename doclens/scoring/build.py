@@ -9,7 +9,7 @@ import sys
 import warnings
 from typing import Optional
 
-from doclens.core.metrics import ITEM_FIELDS
+from doclens.families import SOURCE_SUPPORT
 from doclens.scoring.aggregate import Aggregator
 from doclens.scoring.report import Report
 from doclens.scoring.run import RunMeta
@@ -21,48 +21,33 @@ def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = F
                  error: Optional[str] = None, texts: Optional[dict] = None) -> Report:
     """The report of a run as scored by ``scorer`` (a :class:`doclens.DocLens`, read for its
     settings only): ``run`` holds what the run learned besides the results (tasks, extractor
-    use, capped statements), ``aggregator`` the reduction of every result
-    (:class:`doclens.scoring.aggregate.Aggregator`; its kept results, when it keeps them, become
-    ``Report.instances``). ``partial``: the run stopped early (``error`` says why); baselines are
-    then not computed. ``texts``: id → (prediction, reference) for the baselines."""
+    use, capped statements), ``aggregator`` the reduction of every result over the run's metric
+    families (:class:`doclens.scoring.aggregate.Aggregator`; its kept results, when it keeps them,
+    become ``Report.instances``). ``partial``: the run stopped early (``error`` says why);
+    baselines are then not computed. ``texts``: id → (prediction, reference) for the baselines."""
     scores, counts = aggregator.scores_and_counts()
     unparsed, failed = dict(aggregator.unparsed), dict(aggregator.failed)
-    for metric, field_name in ITEM_FIELDS.items():
-        counts[metric]["unparsed"] = unparsed[field_name]  # items without a verdict, per metric
-        counts[metric]["failed"] = failed[field_name]
+    for family in aggregator.families:
+        for metric, field_name in family.item_fields.items():
+            counts[metric]["unparsed"] = unparsed[field_name]  # items without a verdict, per metric
+            counts[metric]["failed"] = failed[field_name]
     counts["citations"] = {**aggregator.citations, "capped_statements": run.capped_statements}
     if run.auto_tasks:  # task="auto": how many instances it scored as each task
         counts["auto_tasks"] = dict(sorted(run.auto_tasks.items()))
-    report_warnings = _warnings(scorer, run, sum(unparsed.values()), sum(failed.values()))
-    for message in report_warnings:
-        warnings.warn(message, stacklevel=_outside_doclens())
-    prompt_tags = list(getattr(scorer.evaluator, "prompt_tags", lambda: [])())
+    support_on = SOURCE_SUPPORT in scorer.families
+    report_warnings = _warnings(scorer, run, sum(v for k, v in unparsed.items() if k != "source_support"),
+                                sum(v for k, v in failed.items() if k != "source_support"))
+    report_warnings += _not_applicable_warnings(counts)
+    prompt_tags = list(scorer.evaluator.prompt_tags())
     if run.used_extractor:
         prompt_tags += scorer.extractor.prompt_tags()
     signature = _signature(scorer, run, prompt_tags)
-    support = getattr(scorer, "source_support", None)
-    if support is not None:  # the source-support metric family (doclens/scoring/source_support.py)
-        results = aggregator.support_results()
-        parts = support.report_parts(results, scorer.on_unparsed, scorer.evaluator)
-        scores.update(parts["scores"])
-        counts.update(parts["counts"])
-        signature += "|" + support.signature(scorer.evaluator)
-        for status, found in (("unparsed", unparsed), ("failed", failed)):
-            found["source_support"] = sum(v.status == status for r in results for v in (r.source_support or []))
-        support_warnings = []
-        if unparsed["source_support"] or failed["source_support"]:
-            support_warnings.append(f"source support: {unparsed['source_support']} claim(s) unparsed and "
-                                    f"{failed['source_support']} failed; they have no verdict and count per "
-                                    f"on_unparsed={scorer.on_unparsed!r}")
-        if parts["block"].get("note"):
-            support_warnings.append(f"source support: {parts['block']['note']}")
-        if run.uncitable:
-            support_warnings.append(f"{len(run.uncitable)} instance(s) have a source that is a plain text without "
-                                    f"numbered units ([0] …), e.g. {run.uncitable[0]!r}: it has no citable units, so "
-                                    "citation recall and precision are skipped for them (source support uses it)")
-        for message in support_warnings:
-            warnings.warn(message, stacklevel=_outside_doclens())
-        report_warnings += support_warnings
+    block = None
+    if support_on:  # the source-support family's block (doclens/scoring/source_support.py)
+        block = scorer.source_support.report_block(aggregator.tallies[SOURCE_SUPPORT.name], scorer.evaluator)
+        report_warnings += _support_warnings(scorer, run, block, unparsed, failed)
+    for message in report_warnings:
+        warnings.warn(message, stacklevel=_outside_doclens())
     report = Report(scores=scores, counts=counts, instances=list(aggregator.results), signature=signature,
                     config=_config(scorer, prompt_tags), usage=usage_of(scorer, run),
                     sections=aggregator.section_scores(), unparsed=unparsed, failed=failed,
@@ -70,10 +55,8 @@ def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = F
     report.judged = aggregator.judged
     if not aggregator.keep_results:
         report.instance_counts = aggregator.counts_document()
-    if support is not None:
-        for section, section_scores in parts["sections"].items():
-            report.sections.setdefault(section, {}).update(section_scores)
-        report.source_support = {**parts["block"], "uncitable_instances": len(run.uncitable)}
+    if block is not None:
+        report.source_support = {**block, "uncitable_instances": len(run.uncitable)}
     if scorer.baselines and len(aggregator) and not partial:
         from doclens.baselines import compute_baselines
 
@@ -87,6 +70,32 @@ def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = F
             if result.get("failed"):
                 report.warnings.append(f"baseline {name} FAILED (not in the report): {result['error']}")
     return report
+
+
+def _not_applicable_warnings(counts: dict) -> list[str]:
+    """One warning per run for the instances whose output cites nothing (the citation family's
+    ``not_applicable`` count)."""
+    found = (counts.get("citation_recall") or {}).get("not_applicable", 0)
+    if not found:
+        return []
+    return [f"{found} instance(s) cite no source unit in any statement: their citation recall and precision are "
+            "not applicable (n/a, counted as not_applicable, left out of the citation scores); "
+            "uncited_outputs='strict' (--uncited-outputs strict) scores each of their statements 0 instead"]
+
+
+def _support_warnings(scorer, run: RunMeta, block: dict, unparsed: dict, failed: dict) -> list[str]:
+    found = []
+    if unparsed["source_support"] or failed["source_support"]:
+        found.append(f"source support: {unparsed['source_support']} claim(s) unparsed and "
+                     f"{failed['source_support']} failed; they have no verdict and count per "
+                     f"on_unparsed={scorer.on_unparsed!r}")
+    if block.get("note"):
+        found.append(f"source support: {block['note']}")
+    if run.uncitable:
+        found.append(f"{len(run.uncitable)} instance(s) have a source that is a plain text without "
+                     f"numbered units ([0] …), e.g. {run.uncitable[0]!r}: it has no citable units, so "
+                     "citation recall and precision are skipped for them (source support uses it)")
+    return found
 
 
 def _outside_doclens() -> int:
@@ -104,24 +113,27 @@ def settings_signature(scorer) -> str:
     extractor (whether or not it will be used), prompts, decoding, citation and counting options.
     A streamed output records it, and ``--resume`` refuses to continue a file written with other
     settings (the final signature also names the tasks met, which only the input tells)."""
-    prompt_tags = list(getattr(scorer.evaluator, "prompt_tags", lambda: [])())
+    prompt_tags = list(scorer.evaluator.prompt_tags())
     extract = "none"
     extract_decoding = {}
-    decoding = getattr(scorer.evaluator, "decoding", lambda: {})()
+    decoding = scorer.evaluator.decoding() or {}
     if scorer.extractor is not None:
         prompt_tags += scorer.extractor.prompt_tags()
         extract = component_signature(scorer.extractor)
-        if callable(getattr(scorer.extractor, "decoding", None)):
+        if callable(scorer.extractor.decoding):
             extract_decoding = {k: v for k, v in scorer.extractor.decoding().items() if decoding.get(k) != v}
-    signature = make_signature(version=__version__, tasks=["*"], judge=component_signature(scorer.evaluator),
-                               style=getattr(scorer.evaluator, "style", None), extract=extract,
-                               prompt_tags=prompt_tags, decoding=decoding, uncited=scorer.uncited,
-                               max_citations=scorer.max_citations, on_unparsed=scorer.on_unparsed,
-                               extract_decoding=extract_decoding, question_statements=scorer.question_statements)
-    support = getattr(scorer, "source_support", None)
-    if support is not None:  # a resumed run must not mix source-support settings either
-        signature += "|" + support.signature(scorer.evaluator)
-    return signature
+    # the families' fields too: a resumed run must not mix source-support settings either
+    return make_signature(version=__version__, tasks=["*"], judge=component_signature(scorer.evaluator),
+                          style=getattr(scorer.evaluator, "style", None), extract=extract,
+                          prompt_tags=prompt_tags, decoding=decoding, uncited=scorer.uncited,
+                          max_citations=scorer.max_citations, on_unparsed=scorer.on_unparsed,
+                          extract_decoding=extract_decoding, question_statements=scorer.question_statements,
+                          family_fields=_family_fields(scorer))
+
+
+def _family_fields(scorer) -> list:
+    """The signature fields every metric family of ``scorer`` declares, in family order."""
+    return [field for family in scorer.families for field in family.signature_fields(scorer)]
 
 
 def _warnings(scorer, run: RunMeta, unparsed: int, failed: int) -> list[str]:
@@ -147,9 +159,9 @@ def _warnings(scorer, run: RunMeta, unparsed: int, failed: int) -> list[str]:
 def _signature(scorer, run: RunMeta, prompt_tags: list[str]) -> str:
     extract_parts = (["given"] if run.used_given else []) + (
         [component_signature(scorer.extractor)] if run.used_extractor else [])
-    decoding = getattr(scorer.evaluator, "decoding", lambda: {})()
+    decoding = scorer.evaluator.decoding() or {}
     extract_decoding = {}
-    if run.used_extractor and callable(getattr(scorer.extractor, "decoding", None)):
+    if run.used_extractor and callable(scorer.extractor.decoding):
         extract_decoding = {k: v for k, v in scorer.extractor.decoding().items() if decoding.get(k) != v}
     return make_signature(version=__version__, tasks=sorted(run.tasks), judge=component_signature(scorer.evaluator),
                           style=getattr(scorer.evaluator, "style", None), extract="+".join(extract_parts) or "none",
@@ -157,7 +169,8 @@ def _signature(scorer, run: RunMeta, prompt_tags: list[str]) -> str:
                           max_citations=scorer.max_citations, on_unparsed=scorer.on_unparsed,
                           extract_decoding=extract_decoding,
                           question_statements=(scorer.question_statements
-                                               if "question_summarization" in run.tasks else "whole"))
+                                               if "question_summarization" in run.tasks else "whole"),
+                          family_fields=_family_fields(scorer))
 
 
 def usage_of(scorer, run: RunMeta) -> dict:
@@ -177,9 +190,10 @@ def _config(scorer, prompt_tags: list[str]) -> dict:
         "evaluator_keeps_data_local": scorer.evaluator.keeps_data_local,
         "task": scorer.task,
         "uncited": scorer.uncited,
+        "uncited_outputs": scorer.uncited_outputs,
         "max_citations": scorer.max_citations,
         "question_statements": scorer.question_statements,
         "on_unparsed": scorer.on_unparsed,
         "prompts": sorted(set(prompt_tags)),
-        **({"metrics": list(scorer.metrics)} if getattr(scorer, "source_support", None) is not None else {}),
+        **({"metrics": list(scorer.metrics)} if SOURCE_SUPPORT in scorer.families else {}),
     }

@@ -22,10 +22,8 @@ from __future__ import annotations
 
 import bisect
 import warnings
-from pathlib import Path
 from typing import Iterable, Optional
 
-from doclens.core.errors import ConfigurationError
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
 from doclens.evaluators.chat import (ChatJudge, citation_prompt_name, claims_fence, claims_prompt_name,
                                      one_call_per_claim, render_citation, render_claims)
@@ -196,15 +194,15 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
         "notes": [],
     }
     result["notes"].append("re-asks for unreadable replies and context-length splits are not included")
-    if hasattr(judge, "requested_device"):  # a chat model run in this process (the local judge)
+    if judge.loads_model_in_process:  # a chat model run in this process (the local judge)
         result["would_load"] = describe_model(judge)
     if extraction_estimated:
         result["notes"].append("claims to be extracted were stood in for by sentences: extraction calls are exact, "
                                "but the judge calls that depend on the extracted claims are estimates")
-    if getattr(scorer, "source_support", None) is not None:
+    if scorer.source_support is not None:
         result["notes"].append("source support is on: its judge calls (one per group of claims sharing evidence in "
                                "json_cot, one per claim in cot) are NOT included in these counts or the cost")
-    if hasattr(judge, "requested_device"):
+    if judge.loads_model_in_process:
         result["cost_usd_estimate"] = 0.0
         result["notes"].append("the model runs in this process: 'calls' are forward passes here, nothing leaves the "
                                "machine and nothing is paid")
@@ -228,51 +226,10 @@ class _CountingJudge(Evaluator):
         return [True] * len(pairs)
 
 
-def _size_on_disk(path: str) -> Optional[int]:
-    target = Path(path).expanduser()
-    if target.is_file():
-        return target.stat().st_size
-    if target.is_dir():
-        return sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
-    return None
-
-
 def describe_model(judge) -> dict:
-    """What an in-process judge would load, read from its settings without loading anything:
-    the model (local path and size on disk, or a name ``transformers`` resolves from the local
-    Hugging Face cache), the device and precision it would run on, and its batch size."""
-    described: dict = {"class": f"{type(judge).__module__}.{type(judge).__qualname__}"}
-    model = getattr(judge, "model", None)
-    runs_torch = hasattr(judge, "requested_device")  # the transformers judges (torch_utils)
-    source, gguf = getattr(judge, "source", None), getattr(judge, "gguf_file", None)  # the local chat judge
-    if source:
-        model = str(Path(source) / gguf) if gguf else source
-    if model:
-        size = _size_on_disk(str(model))
-        described["model"] = str(model)
-        described["model_bytes"] = size
-        if size is None and runs_torch:
-            described["model_source"] = ("not a local path: transformers would look it up in the Hugging Face "
-                                         "cache (with HF_HUB_OFFLINE=1 nothing is downloaded)")
-    if getattr(judge, "demo", False):
-        described["demo_quality"] = True
-    if not runs_torch:
-        return described
-    requested = getattr(judge, "requested_device", None)
-    try:
-        import torch
-
-        from doclens.evaluators.torch_utils import choose_device
-
-        described["device"] = choose_device(torch, requested)
-    except ImportError:
-        described["device"] = requested or "cpu (torch is not installed: the [local] extra)"
-    except ConfigurationError as exc:
-        described["device"] = f"not usable: {exc}"
-    described["dtype"] = getattr(judge, "requested_dtype", None) or "auto (bf16 on a GPU that has it, else float32)"
-    batch = getattr(judge, "batch_size", None)
-    described["batch_size"] = batch or "auto (8 on CPU, 32 on GPU)"
-    return described
+    """What a judge would load, read from its settings without loading anything: its
+    :meth:`~doclens.Evaluator.describe` (the evaluator contract)."""
+    return judge.describe()
 
 
 def describe_extractor(extractor: Optional[Extractor]) -> str:

@@ -61,7 +61,7 @@ logger = logging.getLogger("doclens")
 MAX_RETRIES = 3
 #: Settings of the scorer the report reads (:func:`doclens.scoring.build.build_report`).
 _SETTINGS = ("task", "uncited", "max_citations", "on_unparsed", "question_statements", "chunk_size", "baselines",
-             "baseline_options")
+             "baseline_options", "uncited_outputs", "counting_rule")
 
 
 def require_ray():
@@ -447,8 +447,11 @@ class RayScoring:
         if self.facts["extractor"] is not None:
             extractor = _Reported(self.facts["extractor"], self.usage if self.shared_usage else self.extractor_usage,
                                   redact)
+        # the workers report no source-support facts (its judge kind and prompts): a Ray report has
+        # never carried that family's block or signature fields
+        families = tuple(f for f in self.scorer.families if f.selector != "source_support")
         return SimpleNamespace(**{name: getattr(self.scorer, name) for name in _SETTINGS}, evaluator=evaluator,
-                               extractor=extractor)
+                               extractor=extractor, families=families)
 
 
 

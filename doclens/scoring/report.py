@@ -176,13 +176,14 @@ class Report:
           could not be read, or whose model call failed for good.
 
         The pooled corpus score of a metric is ``sum(hits) / sum(items)`` over these rows."""
-        from doclens.core.metrics import METRICS, counting_rule
+        from doclens.core.metrics import METRICS
         from doclens.core.types import STATUS_FAILED, STATUS_UNPARSED
+        from doclens.families import CountingRule, result_counts
 
-        rule = counting_rule(self.config)
+        rule = CountingRule.from_config(self.config)
         rows = []
         for result in self.instances:
-            counts = result.counts(rule)
+            counts = result_counts(result, rule)
             row = {"id": result.id, "task": result.task, "has_source": result.has_source}
             for metric in METRICS:
                 hits, items = counts.get(metric, (None, None))

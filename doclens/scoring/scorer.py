@@ -26,6 +26,7 @@ from doclens.core.errors import ConfigurationError, InputError, UnparsedJudgemen
 from doclens.core.metrics import ON_UNPARSED
 from doclens.core.tasks import AUTO_TASK, SECTION_NAMES, check_task
 from doclens.core.types import NO_VERDICT, Instance, InstanceResult, Statement
+from doclens.families import SOURCE_SUPPORT, UNCITED_OUTPUTS, CountingRule, selected
 from doclens.evaluators.base import Evaluator
 from doclens.evaluators.extractors import ExtractionRequest, Extractor, FailedExtraction
 from doclens.parsing.sections import detect_task, looks_like_note, note_section_spans, segments
@@ -36,8 +37,7 @@ from doclens.scoring.report import Report
 from doclens.scoring.run import Run, RunMeta, Work
 from doclens.scoring.sink import FileSink, ResultSink
 from doclens.scoring.source_support import SourceSupport, check_metrics
-from doclens.scoring.verdicts import (EMPTY_PREMISE, INVALID_IDS, NO_CITATION, citation_requests, claim_requests,
-                                     instance_result)
+from doclens.scoring.verdicts import citation_requests, claim_requests, instance_result
 
 logger = logging.getLogger("doclens")
 
@@ -62,9 +62,8 @@ def incomplete_reasons(report: Report) -> list[str]:
             reasons.append(f"baseline {name} failed, the judged scores and the other baselines are in the report: "
                            f"{result.get('error')}")
     judged = report.judged if report.judged is not None else sum(
-        1 for r in report.instances for v in r.reference_claims + r.prediction_claims + r.statements
-        + (r.source_support or []) if v.status in NO_VERDICT or not (v.explanation in (EMPTY_PREMISE, NO_CITATION)
-                                                                     or v.explanation.startswith(INVALID_IDS)))
+        getattr(v, "judged", True) for r in report.instances  # source support's verdicts: all judged
+        for v in r.reference_claims + r.prediction_claims + r.statements + (r.source_support or []))
     unparsed = sum((report.unparsed or {}).values())
     if judged and unparsed / judged > UNPARSED_SHARE_LIMIT:
         reasons.append(f"most judge replies could not be read: {unparsed} of {judged} judged item(s) are "
@@ -111,6 +110,11 @@ class DocLens:
         Also compute these baselines (``rouge``, ``bertscore``, ``medcon``) on the same instances.
     baseline_options : dict, optional
         Per-baseline settings passed to :func:`doclens.baselines.compute_baselines`.
+    uncited_outputs : {"not-applicable", "strict"}
+        An output in which no statement cites anything: ``not-applicable`` (default) leaves it out
+        of the citation metrics (counted as ``not_applicable``, one warning per run); ``strict``
+        scores each of its statements 0, the paper's reading. Outputs that cite something follow
+        the paper either way (an uncited statement among cited ones scores 0).
     metrics : str or list of str, optional
         Metric families: ``"doclens"`` (the four DocLens metrics, always on) and, opt-in,
         ``"source_support"``: each prediction claim judged against evidence from the instance's
@@ -123,7 +127,8 @@ class DocLens:
                  uncited: str = "zero", max_citations: Optional[int] = None, on_unparsed: str = "zero",
                  chunk_size: int = 32, baselines: Optional[list[str]] = None,
                  baseline_options: Optional[dict] = None, question_statements: str = "whole",
-                 metrics=None, source_support: Optional[SourceSupport] = None):
+                 metrics=None, source_support: Optional[SourceSupport] = None,
+                 uncited_outputs: str = "not-applicable"):
         if not isinstance(evaluator, Evaluator):
             raise ConfigurationError(f"evaluator must be a doclens.Evaluator, got {type(evaluator).__name__}")
         if extractor is not None and not isinstance(extractor, Extractor):
@@ -133,6 +138,8 @@ class DocLens:
         if question_statements not in QUESTION_STATEMENTS:
             raise ConfigurationError(f"question_statements must be one of {QUESTION_STATEMENTS}, "
                                      f"got {question_statements!r}")
+        if uncited_outputs not in UNCITED_OUTPUTS:
+            raise ConfigurationError(f"uncited_outputs must be one of {UNCITED_OUTPUTS}, got {uncited_outputs!r}")
         if on_unparsed not in ON_UNPARSED:
             raise ConfigurationError(f"on_unparsed must be one of {ON_UNPARSED}, got {on_unparsed!r}")
         if max_citations is not None and (not isinstance(max_citations, int) or max_citations < 1):
@@ -152,11 +159,16 @@ class DocLens:
         if self.baselines:  # bad baseline names or options are refused before anything is judged
             from doclens.baselines import check_baseline_settings
 
-            check_baseline_settings(self.baselines, self.baseline_options, task=self.task or "general")
+            check_baseline_settings(self.baselines, self.baseline_options,  # auto: the tasks met decide, later
+                                    task=self.task if self.task not in (None, AUTO_TASK) else "general")
         self.metrics = check_metrics(metrics)
         if source_support is not None and "source_support" not in self.metrics:
             self.metrics += ("source_support",)
         self.source_support = (source_support or SourceSupport()) if "source_support" in self.metrics else None
+        self.uncited_outputs = uncited_outputs
+        #: the metric families this scorer computes (:mod:`doclens.families`) and how they count
+        self.families = selected(self.metrics)
+        self.counting_rule = CountingRule(on_unparsed, uncited_outputs)
 
     # ------------------------------------------------------------------------------------------
     def score(self, instances: Iterable[Union[dict, Instance]], progress: bool = True, *,
@@ -201,7 +213,7 @@ class DocLens:
         except BaseException as exc:
             error = f"{type(exc).__name__}: {exc}"
             for holder in (self.evaluator, self.extractor):  # an endpoint may have echoed the key
-                error = getattr(holder, "redact", lambda text: text)(error)
+                error = holder.redact(error) if holder is not None else error
             exc.partial_report = sink.finish(self, run, partial=True, error=error)
             raise
         finally:
@@ -282,15 +294,14 @@ class DocLens:
             raise RuntimeError(f"{type(self.evaluator).__name__} returned the wrong number of citation judgements")
         claim_lookup = dict(zip(claim_slots, claim_answers))
         citation_lookup = dict(zip(citation_slots, citation_answers))
-        results = [instance_result(i, work, claim_lookup, citation_lookup, self.on_unparsed)
+        judged_here = [family for family in self.families if family is not SOURCE_SUPPORT]
+        results = [instance_result(i, work, claim_lookup, citation_lookup, self.counting_rule, judged_here)
                    for i, work in enumerate(works)]
         if self.source_support is not None:
-            from doclens.core.support import SUPPORT_METRICS, support_counts
-
             for i, verdicts in self.source_support.judge(works, self.evaluator).items():
                 results[i].source_support = verdicts
-                counts = support_counts(verdicts, self.on_unparsed)
-                results[i].scores.update({m: h / n if n else None for m, (h, n) in counts.items() if m in SUPPORT_METRICS})
+                results[i].scores.update(SOURCE_SUPPORT.instance_scores(
+                    SOURCE_SUPPORT.counts(results[i], self.counting_rule)))
         if self.on_unparsed == "raise":
             bad = [r.id for r in results if any(v.status in NO_VERDICT for v in
                                                  r.reference_claims + r.prediction_claims + r.statements

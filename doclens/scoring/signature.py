@@ -2,7 +2,7 @@
 
 Two results are comparable only when their signatures are equal::
 
-    doclens:1.0.0|task:general|judge:gpt4-json-cot:gpt-4o|style:json_cot|extract:given|prompts:3f2a9c1d|T:0|agg:pooled|uncited:zero|maxcit:none|unparsed:zero
+    doclens:1.0.0|task:general|judge:gpt4-json-cot:gpt-4o|style:json_cot|extract:given|prompts:3f2a9c1d|T:0|agg:pooled|uncited:zero|maxcit:none|unparsed:zero|uncited-outputs:na
 
 Fields, in order: package version; tasks scored; judge (preset or class name and model; a judge
 that keeps the base class's name ``custom`` is named by its class, ``custom(pkg.mod.Class)``, so
@@ -10,42 +10,52 @@ two different custom judges never share a signature); ``style`` (prompt style, o
 that have one); extractor (``given`` claims and/or the extractor's name and model); the
 fingerprint of every prompt version used (judge and extractor); the judge's decoding parameters
 (``T``, ``seed`` …) and, prefixed ``extract-``, the extractor's where it has its own; aggregation;
-citation options (``uncited``, ``maxcit``); how unparsed replies count; and, only when question
-summaries were split into sentences instead of judged whole, ``qstatements:sentences``.
+citation options (``uncited``, ``maxcit``); how unparsed replies count; only when question
+summaries were split into sentences instead of judged whole, ``qstatements:sentences``; then the
+fields each metric family of the run declares (:meth:`doclens.families.MetricFamily.signature_fields`):
+the citation family's ``uncited-outputs`` (``na`` or ``strict``), source support's settings.
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 from doclens.evaluators.prompting import prompts_fingerprint
 
 
-def make_signature(*, version: str, tasks: list[str], judge: str, extract: str, prompt_tags: list[str],
-                   decoding: Optional[dict] = None, uncited: str = "zero", max_citations: Optional[int] = None,
-                   on_unparsed: str = "zero", style: Optional[str] = None,
-                   extract_decoding: Optional[dict] = None, question_statements: str = "whole") -> str:
-    """The signature string of one run (see the module docstring for the fields)."""
-    parts = [
-        f"doclens:{version}",
-        f"task:{'+'.join(sorted(set(tasks))) or 'none'}",
-        f"judge:{judge}",
-    ]
+#: one signature field, ``(key, value)``: signatures are built and compared as lists of these and
+#: rendered to text once, by :func:`render_signature`
+SignatureField = tuple[str, str]
+
+
+def render_signature(fields: Sequence[SignatureField]) -> str:
+    """``[("a", "1"), ("b", "x")]`` → ``"a:1|b:x"``: the one place a signature becomes text."""
+    return "|".join(f"{key}:{value}" for key, value in fields)
+
+
+def signature_fields(*, version: str, tasks: list[str], judge: str, extract: str, prompt_tags: list[str],
+                     decoding: Optional[dict] = None, uncited: str = "zero", max_citations: Optional[int] = None,
+                     on_unparsed: str = "zero", style: Optional[str] = None,
+                     extract_decoding: Optional[dict] = None,
+                     question_statements: str = "whole") -> list[SignatureField]:
+    """The fields of one run's signature, before the metric families' own (see the module docstring)."""
+    fields = [("doclens", version), ("task", "+".join(sorted(set(tasks))) or "none"), ("judge", judge)]
     if style:
-        parts.append(f"style:{style}")
-    parts += [
-        f"extract:{extract}",
-        f"prompts:{prompts_fingerprint(prompt_tags) if prompt_tags else 'none'}",
-    ]
-    for key, value in sorted((decoding or {}).items()):
-        parts.append(f"{key}:{value}")
-    for key, value in sorted((extract_decoding or {}).items()):
-        parts.append(f"extract-{key}:{value}")
-    parts += ["agg:pooled", f"uncited:{uncited}", f"maxcit:{max_citations if max_citations else 'none'}",
-              f"unparsed:{on_unparsed}"]
+        fields.append(("style", style))
+    fields += [("extract", extract), ("prompts", prompts_fingerprint(prompt_tags) if prompt_tags else "none")]
+    fields += [(key, str(value)) for key, value in sorted((decoding or {}).items())]
+    fields += [(f"extract-{key}", str(value)) for key, value in sorted((extract_decoding or {}).items())]
+    fields += [("agg", "pooled"), ("uncited", uncited), ("maxcit", str(max_citations) if max_citations else "none"),
+               ("unparsed", on_unparsed)]
     if question_statements != "whole":  # only when question summaries were split into sentences
-        parts.append(f"qstatements:{question_statements}")
-    return "|".join(parts)
+        fields.append(("qstatements", question_statements))
+    return fields
+
+
+def make_signature(*, family_fields: Sequence[SignatureField] = (), **settings) -> str:
+    """The signature string of one run: :func:`signature_fields` of ``settings`` then the metric
+    families' ``family_fields``, rendered."""
+    return render_signature([*signature_fields(**settings), *family_fields])
 
 
 def parse_signature(signature: str) -> dict[str, str]:

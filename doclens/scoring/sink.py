@@ -71,7 +71,7 @@ class ResultSink:
 
     def start(self, scorer, run: Run) -> None:
         """Called once before the first chunk."""
-        self.aggregator.keep_support = getattr(scorer, "source_support", None) is not None
+        self.aggregator.use_scorer(scorer)  # its metric families and counting rule
 
     def add_chunk(self, results: list[InstanceResult], meta: RunMeta) -> None:
         """One finished chunk: its results in input order and what the chunk taught the run."""

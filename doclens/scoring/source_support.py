@@ -29,17 +29,17 @@ from __future__ import annotations
 from typing import Iterable, Optional, Union
 
 from doclens.core.errors import ConfigurationError, InputError
-from doclens.core.support import (SUPPORT_LABELS, SUPPORT_METRICS, SupportJudgement, SupportVerdict, aggregate_support,
-                                  support_counts)
-from doclens.core.tasks import SECTION_NAMES
-from doclens.core.types import NO_VERDICT, STATUS_FAILED, InstanceResult
+from doclens.core.types import EXTRACTION_FAILED
+from doclens.families import FAMILIES
+from doclens.core.support import SUPPORT_LABELS, SupportJudgement, SupportVerdict
+from doclens.core.types import NO_VERDICT, STATUS_FAILED
 from doclens.evaluators.base import ClaimRequest, Evaluator
 from doclens.retrieval.config import RetrievalConfig
+from doclens.scoring.signature import SignatureField, render_signature
 
-#: The metric families ``metrics=`` names.
-METRIC_FAMILIES = ("doclens", "source_support")
-#: The text of the one item that stands for the unknown claims of a prediction whose extraction failed.
-EXTRACTION_FAILED = "[claims not extracted: the extraction call failed]"
+#: The metric families ``metrics=`` names (each turns on the registered families of that selector,
+#: :func:`doclens.families.selected`).
+METRIC_FAMILIES = tuple(dict.fromkeys(family.selector for family in FAMILIES))
 NO_FACTS = "the source has no facts (no sentence or row with a letter or digit): nothing addresses the claim"
 
 
@@ -148,49 +148,46 @@ class SourceSupport:
         return result
 
     # ---- the report ---------------------------------------------------------------------------------
-    def report_parts(self, results: list[InstanceResult], on_unparsed: str, evaluator: Evaluator) -> dict:
-        """``{"scores", "counts", "sections", "block"}`` for the report (see the module docstring)."""
-        scores, counts = aggregate_support([support_counts(r.source_support, on_unparsed) for r in results])
-        verdicts = [v for r in results for v in (r.source_support or [])]
-        for metric in SUPPORT_METRICS:
-            counts[metric]["unparsed"] = sum(v.status == "unparsed" for v in verdicts)
-            counts[metric]["failed"] = sum(v.status == "failed" for v in verdicts)
-        notes = [r for r in results if r.task == "note_generation"]
-        sections = {section: aggregate_support([support_counts(r.source_support, on_unparsed, section)
-                                                for r in notes])[0] for section in SECTION_NAMES} if notes else {}
+    def report_block(self, tally: dict, evaluator: Evaluator) -> dict:
+        """The report's ``source_support`` block from the family's running tally
+        (:meth:`doclens.families.source_support.SourceSupportFamily.tally`)."""
         block = {
             "verdicts": evaluator.support_verdicts,
             "judge": type(evaluator).__name__,
-            "retrieval": self.signature(evaluator).split("|", 4)[4],
+            "retrieval": render_signature(self.retrieval_fields()),
             "budget_words": self.budget(evaluator),
-            "claims": {**{label: sum(v.verdict == label for v in verdicts) for label in SUPPORT_LABELS},
-                       **{status: sum(v.status == status for v in verdicts) for status in NO_VERDICT}},
-            "retrieved_claims": sum(v.retrieved for v in verdicts),
-            "whole_source_claims": sum(not v.retrieved and v.status not in NO_VERDICT and bool(v.evidence)
-                                       for v in verdicts),
-            "instances_without_source": sum(r.source_support is None for r in results),
+            "claims": {key: tally.get(key, 0) for key in (*SUPPORT_LABELS, *NO_VERDICT)},
+            "retrieved_claims": tally.get("retrieved_claims", 0),
+            "whole_source_claims": tally.get("whole_source_claims", 0),
+            "instances_without_source": tally.get("instances_without_source", 0),
         }
         if evaluator.support_verdicts < 3:
             block["note"] = ("this judge gives entailment only: 'not entailed' is reported as not_addressed and "
                              "source_not_supported is 0 by construction")
-        return {"scores": scores, "counts": counts, "sections": sections, "block": block}
+        return block
 
-    def signature(self, evaluator: Evaluator) -> str:
-        """The signature fields this metric adds (the report signature's ``key:value|…`` format)."""
-        from doclens.evaluators.prompting import prompts_fingerprint
-
+    def retrieval_fields(self) -> list[SignatureField]:
+        """The retrieval settings' signature fields (the encoder named ``default@not-installed`` on
+        a core install, where every source is given whole and nothing is fingerprinted)."""
         from doclens.core.errors import MissingExtraError
 
-        tags = evaluator.support_prompt_tags()
         try:
-            retrieval = self.config.signature()
-        except MissingExtraError:  # core install, every source given whole: no encoder to fingerprint
-            retrieval = self.config.with_options(dense=False).signature().replace(
-                "retrieval:bm25", "retrieval:bm25+dense|encoder:default@not-installed", 1)
-        parts = ["metrics:doclens+source_support", f"support:{evaluator.support_verdicts}way",
-                 f"support-prompts:{prompts_fingerprint(tags) if tags else 'none'}",
-                 f"budget:{self.budget(evaluator)}", retrieval]
-        return "|".join(parts)
+            return self.config.signature_fields()
+        except MissingExtraError:
+            return self.config.signature_fields(encoder_installed=False)
+
+    def signature_fields(self, evaluator: Evaluator) -> list[SignatureField]:
+        """The signature fields this metric adds, as data."""
+        from doclens.evaluators.prompting import prompts_fingerprint
+
+        tags = evaluator.support_prompt_tags()
+        return [("metrics", "doclens+source_support"), ("support", f"{evaluator.support_verdicts}way"),
+                ("support-prompts", prompts_fingerprint(tags) if tags else "none"),
+                ("budget", str(self.budget(evaluator))), *self.retrieval_fields()]
+
+    def signature(self, evaluator: Evaluator) -> str:
+        """:meth:`signature_fields` rendered (the report signature's ``key:value|…`` format)."""
+        return render_signature(self.signature_fields(evaluator))
 
 
 def evidence_record(hit) -> dict:

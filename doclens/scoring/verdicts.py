@@ -8,20 +8,17 @@ from __future__ import annotations
 
 from typing import Optional
 
-from doclens.core.metrics import METRICS, ratio
-from doclens.core.types import (STATUS_FAILED, CitationJudgement, CitationVerdict, ClaimJudgement, ClaimVerdict,
-                                InstanceResult)
+from doclens.core.types import (EMPTY_PREMISE, EXTRACTION_FAILED, INVALID_IDS, NO_CITATION, REASON_EMPTY_PREMISE,
+                                REASON_INVALID_IDS, STATUS_FAILED, CitationJudgement, CitationVerdict, ClaimJudgement,
+                                ClaimVerdict, InstanceResult)
+from doclens.families import CountingRule, instance_scores
 from doclens.evaluators.base import CitationRequest, ClaimRequest
 from doclens.parsing.sections import segments
 from doclens.parsing.statements import parse_citations, strip_citations
 from doclens.scoring.run import Work
 
-#: Explanations of items decided without asking the judge.
-EMPTY_PREMISE = "empty premise: nothing to entail the claim"
-NO_CITATION = "no citation"
-INVALID_IDS = "invalid citation id(s)"
-#: The text of the one item that stands for the unknown claims of a text whose extraction failed.
-EXTRACTION_FAILED = "[claims not extracted: the extraction call failed]"
+__all__ = ["EMPTY_PREMISE", "NO_CITATION", "INVALID_IDS", "EXTRACTION_FAILED", "claim_requests", "citation_requests",
+           "instance_result"]
 
 
 def _directions(work: Work):
@@ -64,9 +61,11 @@ def _claim_verdicts(i: int, work: Work, claim_lookup: dict, result: InstanceResu
         for section, claims in claims_by_section.items():
             answers = claim_lookup.get((i, direction, section))
             for k, claim in enumerate(claims):
-                judgement = answers[k] if answers else ClaimJudgement(entailed=False, explanation=EMPTY_PREMISE)
+                judgement = answers[k] if answers else ClaimJudgement(entailed=False, explanation=EMPTY_PREMISE,
+                                                                      reason=REASON_EMPTY_PREMISE)
                 target.append(ClaimVerdict(text=claim, entailed=judgement.entailed, explanation=judgement.explanation,
-                                           status=judgement.status, section=section, raw=judgement.raw))
+                                           status=judgement.status, section=section, raw=judgement.raw,
+                                           reason=judgement.reason))
             error = work.failed_extractions.get((field_name, section))
             if error is not None:  # the claims are unknown: one item says so, scored per on_unparsed
                 target.append(ClaimVerdict(text=EXTRACTION_FAILED, entailed=None, status=STATUS_FAILED,
@@ -80,19 +79,19 @@ def _citation_verdicts(i: int, work: Work, citation_lookup: dict, result: Instan
         invalid = [c for c in statement.citations if c not in work.units] + stray
         judgement: Optional[CitationJudgement] = citation_lookup.get((i, statement.index))
         if judgement is None:
-            judgement = CitationJudgement(entailed=False, explanation=_unjudged_reason(statement, invalid, work))
+            judgement = (CitationJudgement.uncited() if not statement.citations and not statement.stray else
+                         CitationJudgement(entailed=False, explanation=_unjudged_reason(statement, invalid, work),
+                                           reason=REASON_INVALID_IDS))
         precise = [c for c in valid if judgement.precise.get(c)] if judgement.entailed else []
         result.statements.append(CitationVerdict(
             index=statement.index, text=statement.text, cited=list(statement.citations) + stray, valid=valid,
             invalid=invalid, precise=precise, entailed=judgement.entailed, section=statement.section,
             inherited=statement.inherited, status=judgement.status, explanation=judgement.explanation,
-            provenance=judgement.provenance, raw=judgement.raw))
+            provenance=judgement.provenance, raw=judgement.raw, reason=judgement.reason))
 
 
 def _unjudged_reason(statement, invalid: list[int], work: Work) -> str:
-    """Why a statement's citations were not sent to the judge."""
-    if not statement.citations and not statement.stray:
-        return NO_CITATION
+    """Why a statement with invalid ids was not sent to the judge."""
     reasons = []
     if statement.stray:
         shown = "; ".join(repr(group) for group in statement.stray)
@@ -104,11 +103,11 @@ def _unjudged_reason(statement, invalid: list[int], work: Work) -> str:
 
 
 def instance_result(i: int, work: Work, claim_lookup: dict, citation_lookup: dict,
-                    on_unparsed: str) -> InstanceResult:
-    """The verdicts of instance ``i`` of the chunk, with its per-instance scores."""
+                    rule: CountingRule, families) -> InstanceResult:
+    """The verdicts of instance ``i`` of the chunk, with its per-instance scores over ``families``
+    (those that judge in this step: claims and citations; source support adds its own after)."""
     result = InstanceResult(id=work.instance.id, task=work.task, has_source=work.statements is not None)
     _claim_verdicts(i, work, claim_lookup, result)
     _citation_verdicts(i, work, citation_lookup, result)
-    counts = result.counts(on_unparsed)
-    result.scores = {metric: ratio(*counts[metric]) if metric in counts else None for metric in METRICS}
+    result.scores = instance_scores(result, rule, families)
     return result

@@ -42,7 +42,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from doclens.core.metrics import METRICS, aggregate, counting_rule
+from doclens.core.metrics import METRICS, aggregate
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 12345
@@ -140,8 +140,10 @@ def report_instance_counts(report) -> tuple[list[str], list[dict]]:
         from doclens.io.results_files import counts_from_document
 
         return counts_from_document(report.instance_counts)
-    on_unparsed = counting_rule(report.config)
-    counts = [r.counts(on_unparsed) for r in report.instances]
+    from doclens.families import CountingRule, result_counts
+
+    rule = CountingRule.from_config(report.config)
+    counts = [result_counts(r, rule) for r in report.instances]
     return [r.id for r in report.instances], counts
 
 

@@ -14,7 +14,8 @@ and its source unit ``k`` is ``#src-n-k`` (positions, not ids, so any id makes a
 Statement colours (citation verdicts): **supported** (its citations entail it and every citation
 is precise), **partial** (entailed, some citation imprecise), **unsupported** (not entailed, no
 citation, or an invalid id), **unparsed** (no verdict: the judge's reply could not be read, or
-the call failed).
+the call failed); uncoloured where the citation family does not apply (no source, or, by default,
+an output that cites nothing: :mod:`doclens.families.citations`).
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ from typing import IO, Iterable, Optional, Sequence
 from doclens.stats.bootstrap import Interval
 from doclens.core.metrics import METRICS
 from doclens.core.types import NO_VERDICT, CitationVerdict, ClaimVerdict, InstanceResult
+from doclens.families import APPLIES, CITATIONS, CountingRule
 from doclens.io.files import write_atomically
 from doclens.io.jsonl import SourceIndex
 from doclens.views.labels import demo_banner, judge_label
+from doclens.views.text import not_applicable_lines, reported_metrics
 
 _STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:1em;color:#1b1b1b}
@@ -146,11 +149,12 @@ def claim_verdict(claim: ClaimVerdict) -> str:
     return "supported" if claim.entailed else "unsupported"
 
 
-def instance_failures(result: InstanceResult) -> int:
+def instance_failures(result: InstanceResult, rule: Optional[CountingRule] = None) -> int:
     """Unsupported or unparsed claims, statements that fail citation recall and imprecise
-    citations: what the report's failure filter counts."""
+    citations: what the report's failure filter counts. Statements count only where the citation
+    family applies under ``rule`` (not for an output that cites nothing, by default)."""
     claims = sum(claim_verdict(c) != "supported" for c in result.reference_claims + result.prediction_claims)
-    if not result.has_source:
+    if CITATIONS.applicability(result, CountingRule.of(rule)) != APPLIES:
         return claims
     return claims + sum(not s.recall_hit for s in result.statements) + sum(
         len(s.cited) - len(s.precise) for s in result.statements)
@@ -182,20 +186,26 @@ _SUPPORT_MARKS = {"supported": ("supported", "&#10003;"), "not_supported": ("uns
 SUPPORT_EVIDENCE_SHOWN = 5
 
 
-def _support_summary_html(block: dict, scores: dict, intervals: Optional[dict]) -> str:
-    from doclens.core.support import SUPPORT_METRICS
-
-    parts = ['<h2>Source support</h2><table><thead><tr><th>metric</th><th>pooled</th><th>macro</th></tr></thead><tbody>']
-    for metric in SUPPORT_METRICS:
+def _metric_table_html(scores: dict, counts: dict, intervals: Optional[dict]) -> str:
+    """The one metric table: every metric of every family the report has (pooled and macro, with
+    intervals when given), then the families' ``n/a`` lines."""
+    parts = ['<table><thead><tr><th>metric</th><th>pooled</th><th>macro</th></tr></thead><tbody>']
+    for metric in reported_metrics(scores):
         pooled = intervals.get(metric) if intervals else None
         macro = intervals.get(f"{metric}_macro") if intervals else None
         parts.append(f"<tr><td>{escape(metric)}</td>{_interval_cell(pooled, scores.get(metric))}"
                      f"{_interval_cell(macro, scores.get(metric + '_macro'))}</tr>")
     parts.append("</tbody></table>")
-    parts.append(f'<p class="muted">{_e(block.get("verdicts"))}-way judge; claims: '
-                 + escape(", ".join(f"{k} {v}" for k, v in (block.get("claims") or {}).items()))
-                 + f'; retrieved for {_e(block.get("retrieved_claims", 0))}, whole source for '
-                 f'{_e(block.get("whole_source_claims", 0))}</p>')
+    parts += [f'<p class="muted">{escape(line)}</p>' for line in not_applicable_lines(counts)]
+    return "".join(parts)
+
+
+def _support_block_html(block: dict) -> str:
+    """What the source-support family reports beyond its rates (which are in the metric table)."""
+    parts = [f'<p class="muted">source support: {_e(block.get("verdicts"))}-way judge; claims: '
+             + escape(", ".join(f"{k} {v}" for k, v in (block.get("claims") or {}).items()))
+             + f'; retrieved for {_e(block.get("retrieved_claims", 0))}, whole source for '
+             f'{_e(block.get("whole_source_claims", 0))}</p>']
     if block.get("note"):
         parts.append(f'<p class="warn">{escape(str(block["note"]))}</p>')
     return "".join(parts)
@@ -229,14 +239,15 @@ def _support_html(verdicts, position: int) -> str:
     return "".join(parts)
 
 
-def _statements_html(result: InstanceResult, position: int) -> str:
+def _statements_html(result: InstanceResult, position: int, rule: Optional[CountingRule] = None) -> str:
+    checked = CITATIONS.applicability(result, CountingRule.of(rule)) == APPLIES
     parts = []
     section = object()
     for statement in result.statements:
         if statement.section != section and statement.section:
             parts.append(f'<span class="section-label">{escape(statement.section)}</span>')
         section = statement.section
-        verdict = statement_verdict(statement) if result.has_source else "nocheck"
+        verdict = statement_verdict(statement) if checked else "nocheck"
         title = verdict + (" (citations inherited)" if statement.inherited else "") + (
             f": {statement.explanation}" if statement.explanation else "")
         cites = []
@@ -252,10 +263,11 @@ def _statements_html(result: InstanceResult, position: int) -> str:
     return "".join(parts)
 
 
-def _instance_html(result: InstanceResult, position: int, source: Optional[dict]) -> str:
+def _instance_html(result: InstanceResult, position: int, source: Optional[dict],
+                   rule: Optional[CountingRule] = None) -> str:
     from doclens.parsing.source_units import parse_source_units
 
-    failures = instance_failures(result)
+    failures = instance_failures(result, rule)
     scores = " ".join(f"{m.replace('_', ' ')} {_percent(result.scores.get(m))}" for m in METRICS
                       if m in result.scores)
     parts = [f'<section class="instance" id="inst-{_e(position)}" data-failures="{_e(failures)}">',
@@ -269,7 +281,7 @@ def _instance_html(result: InstanceResult, position: int, source: Optional[dict]
         except ValueError:
             units = None
     if result.statements:
-        parts.append(_statements_html(result, position))
+        parts.append(_statements_html(result, position, rule))
     elif source is not None:
         parts.append(escape(str(source.get("prediction", ""))))
     else:
@@ -304,6 +316,7 @@ def write_report_html(header: dict, instances: Iterable[InstanceResult], handle:
     ``sources`` (the scored JSONL) adds source units and raw predictions; ``plots``: the plot
     section's markup (:func:`doclens.views.plots.report_plots_html`), written above the instances."""
     scores = header.get("scores") or {}
+    rule = CountingRule.from_config(header.get("config"))
     title = title or ("DocLens report" + (f" — {count} instances" if count is not None else ""))
     _head(handle, title, _REPORT_SCRIPT)
     handle.write(f"<h1>{escape(title)}</h1>\n")
@@ -312,17 +325,11 @@ def write_report_html(header: dict, instances: Iterable[InstanceResult], handle:
         handle.write(f'<p class="warn banner" role="alert"><b>{escape(banner)}</b></p>\n')
     if header.get("partial"):
         handle.write(f'<p class="warn">PARTIAL report: {escape(str(header.get("error")))}</p>')
-    handle.write('<table><thead><tr><th>metric</th><th>pooled</th><th>macro</th></tr></thead><tbody>')
-    for metric in METRICS:
-        pooled = intervals.get(metric) if intervals else None
-        macro = intervals.get(f"{metric}_macro") if intervals else None
-        handle.write(f"<tr><td>{escape(metric)}</td>{_interval_cell(pooled, scores.get(metric))}"
-                     f"{_interval_cell(macro, scores.get(metric + '_macro'))}</tr>")
-    handle.write("</tbody></table>")
+    handle.write(_metric_table_html(scores, header.get("counts") or {}, intervals))
     if bootstrap:
         handle.write(f'<p class="muted">intervals: {escape(bootstrap)} over instances</p>')
     if header.get("source_support"):
-        handle.write(_support_summary_html(header["source_support"], scores, intervals))
+        handle.write(_support_block_html(header["source_support"]))
     handle.write(f'<p>signature: <code class="sig">{escape(str(header.get("signature")))}</code></p>')
     for warning in header.get("warnings") or []:
         handle.write(f'<p class="warn">warning: {escape(str(warning))}</p>')
@@ -335,7 +342,7 @@ def write_report_html(header: dict, instances: Iterable[InstanceResult], handle:
     written = 0
     for position, result in enumerate(instances):
         source = sources.get(result.id) if sources is not None else None
-        handle.write(_instance_html(result, position, source))
+        handle.write(_instance_html(result, position, source, rule))
         written += 1
     handle.write(f"<script>{_REPORT_SCRIPT}</script>\n</body></html>\n")
     return written

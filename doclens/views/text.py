@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from doclens.core.metrics import METRICS
-from doclens.core.support import SUPPORT_METRICS
+from doclens.families import FAMILIES, family_metrics
 from doclens.views.labels import demo_banner
+
+
+def reported_metrics(scores: dict) -> list[str]:
+    """The metrics a report's tables show, family by family: the DocLens metrics always, an
+    opt-in family's where the report has its scores."""
+    return [m for family in FAMILIES for m in family.metrics if family.selector == "doclens" or m in scores]
 
 
 def summary_text(report) -> str:
@@ -20,16 +25,11 @@ def summary_text(report) -> str:
     lines = [f"*** {banner} ***"] if banner else []
     lines += [f"DocLens {'(PARTIAL) ' if report.partial else ''}— {report.size} instances",
               f"{'metric':<20}{'pooled':>8}{'macro':>8}{'items':>8}{'empty':>7}{'skipped':>9}"]
-    for metric in METRICS:
+    for metric in reported_metrics(report.scores):
         c = report.counts.get(metric, {})
         lines.append(f"{metric:<20}{fmt(report.scores.get(metric)):>8}{fmt(report.scores.get(metric + '_macro')):>8}"
                      f"{c.get('items', 0):>8}{c.get('empty', 0):>7}{c.get('skipped', 0):>9}")
-    if getattr(report, "source_support", None):  # the opt-in source-support rates (cards/source-support.md)
-        for metric in SUPPORT_METRICS:
-            c = report.counts.get(metric, {})
-            lines.append(f"{metric:<20}{fmt(report.scores.get(metric)):>8}"
-                         f"{fmt(report.scores.get(metric + '_macro')):>8}"
-                         f"{c.get('items', 0):>8}{c.get('empty', 0):>7}{c.get('skipped', 0):>9}")
+    lines += not_applicable_lines(report.counts)
     lines += section_table(report.sections, fmt)
     citations = report.counts.get("citations") or {}
     if citations.get("statements"):
@@ -57,19 +57,32 @@ def summary_text(report) -> str:
     return "\n".join(lines)
 
 
+def not_applicable_lines(counts: dict) -> list[str]:
+    """``n/a: citation_recall, citation_precision for 40 instance(s) …``: the instances a family's
+    metrics did not apply to (the citation family's uncited outputs), one line per count."""
+    lines = []
+    for family in FAMILIES:
+        found = {(counts.get(metric) or {}).get("not_applicable") for metric in family.metrics} - {None, 0}
+        for number in sorted(found):
+            metrics = [m for m in family.metrics if (counts.get(m) or {}).get("not_applicable") == number]
+            lines.append(f"n/a: {', '.join(metrics)} for {number} instance(s) {family.not_applicable_reason}")
+    return lines
+
+
 def section_table(sections: dict, fmt) -> list[str]:
     """Per-section scores (``note_generation``) in a table of their own: one row per section, one
     column per metric that has a score in some section, each pooled over that section's items."""
     if not sections:
         return []
-    shown = [m for m in (*METRICS, *SUPPORT_METRICS)
+    shown = [m for m in family_metrics()
              if any((scores or {}).get(m) is not None for scores in sections.values())]
     if not shown:
         return []
+    widths = [max(20, len(m) + 2) for m in shown]  # a metric name never runs into the next one
     lines = ["per note section (pooled over the section's items):",
-             f"  {'section':<24}" + "".join(f"{m:>20}" for m in shown)]
+             f"  {'section':<24}" + "".join(f"{m:>{w}}" for m, w in zip(shown, widths))]
     for section, scores in sections.items():
-        lines.append(f"  {section:<24}" + "".join(f"{fmt((scores or {}).get(m)):>20}" for m in shown))
+        lines.append(f"  {section:<24}" + "".join(f"{fmt((scores or {}).get(m)):>{w}}" for m, w in zip(shown, widths)))
     return lines
 
 

@@ -51,7 +51,8 @@ Args:
     extractor (doclens.Extractor or preset name, optional): claim extractor for rows without claims.
     task (str, optional): general, note_generation, report_summarization, question_summarization.
     uncited ("zero", "inherit" or "inherit-across-sections"), max_citations (int or None),
-    on_unparsed ("zero", "exclude", "raise"), question_statements ("whole", "sentences").
+    on_unparsed ("zero", "exclude", "raise"), question_statements ("whole", "sentences"),
+    uncited_outputs ("not-applicable" or "strict": citation scores of outputs that cite nothing).
     baselines (list of str, optional): also compute rouge / bertscore / medcon; baseline_options.
     return_report (bool, compute() only): add the full report as a JSON-ready dict under "report".
 Returns:
@@ -82,7 +83,7 @@ CONFIG_NAMES = ("default", *EVALUATOR_PRESETS)
 OPTIONAL_INPUTS = ("sources", "reference_claims", "prediction_claims", "tasks")
 #: scoring options, given at load (init keywords, the only way inside `evaluate.combine`) or to compute()
 OPTIONS = ("evaluator", "evaluator_options", "extractor", "task", "uncited", "max_citations", "on_unparsed",
-           "question_statements", "baselines", "baseline_options")
+           "question_statements", "baselines", "baseline_options", "uncited_outputs")
 
 _STRINGS = datasets.Sequence(datasets.Value("string"))
 # One stored shape for both claim forms (evaluate picks one Features per module, so a column can't
@@ -244,6 +245,7 @@ class Doclens(evaluate.Metric):
         scorer = doclens.DocLens(judge, extractor, task=settings.get("task"), uncited=settings["uncited"],
                                  max_citations=settings.get("max_citations"), on_unparsed=settings["on_unparsed"],
                                  question_statements=settings.get("question_statements") or "whole",
+                                 uncited_outputs=settings.get("uncited_outputs") or "not-applicable",
                                  baselines=settings.get("baselines"), baseline_options=settings.get("baseline_options"))
         report = scorer.score(rows, progress=False)
         result = dict(report.scores)

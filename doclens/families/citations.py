@@ -1,0 +1,51 @@
+"""The citation family: citation recall and citation precision (``docs/design.md`` §1).
+
+It applies to an instance with citable source units (``has_source``; without them the metrics
+are ``skipped``). An output in which no statement cites anything is, by default, **not
+applicable**: its citation metrics are counted as ``not_applicable`` and left out of the
+headline (never a 0.00 for a note that simply has no citations). Where an output cites
+something, the paper's rule stands: each uncited statement scores 0. ``uncited_outputs="strict"``
+applies the paper's rule to uncited outputs too. An output with no statement at all stays
+``empty``, as before.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from doclens.core.metrics import citation_precision_counts, citation_recall_counts
+from doclens.families.base import APPLIES, NOT_APPLICABLE, SKIPPED, CountingRule, MetricFamily
+from doclens.families.claims import _in_section
+
+
+def cites_nothing(result) -> bool:
+    """Whether ``result`` has statements and none of them cites a source unit."""
+    return bool(result.statements) and not any(statement.cited for statement in result.statements)
+
+
+class CitationFamily(MetricFamily):
+    name = "citations"
+    selector = "doclens"
+    metrics = ("citation_recall", "citation_precision")
+    item_fields = {"citation_recall": "statements", "citation_precision": "statements"}
+    can_be_not_applicable = True
+    not_applicable_reason = ("whose output cites no source unit (not applicable; --uncited-outputs strict scores "
+                             "each of their statements 0)")
+
+    def applicability(self, result, rule: CountingRule) -> str:
+        if not result.has_source:
+            return SKIPPED
+        if rule.uncited_outputs == "not-applicable" and cites_nothing(result):
+            return NOT_APPLICABLE
+        return APPLIES
+
+    def count(self, result, rule: CountingRule, section: Optional[str]) -> dict:
+        statements = _in_section(result.statements, section)
+        return {"citation_recall": citation_recall_counts(statements, rule.on_unparsed),
+                "citation_precision": citation_precision_counts(statements, rule.on_unparsed)}
+
+    def signature_fields(self, scorer) -> list[tuple[str, str]]:
+        return [("uncited-outputs", "na" if scorer.uncited_outputs == "not-applicable" else "strict")]
+
+
+CITATIONS = CitationFamily()
