@@ -93,7 +93,14 @@ def build_tiny_seq2seq(path, seed: int = 0) -> Path:
                       num_heads=2, d_kv=16, pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id,
                       decoder_start_token_id=tokenizer.pad_token_id, tie_word_embeddings=False)
     model = T5ForConditionalGeneration(config)
+    with torch.no_grad():  # near-uniform next-word odds: sampled outputs draw on the whole vocabulary
+        model.lm_head.weight.mul_(0.05)
     model.generation_config.decoder_start_token_id = tokenizer.pad_token_id
+    # random weights would often end at once or emit padding, and greedy decoding repeats one word:
+    # sampled words only, at least 8 of them
+    model.generation_config.min_new_tokens = 8
+    model.generation_config.do_sample = True
+    model.generation_config.suppress_tokens = [tokenizer.pad_token_id, tokenizer.unk_token_id]
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
     return Path(path)
@@ -310,3 +317,105 @@ def test_metric_decodes_ids_ignoring_the_padding_and_checks_shapes():
     with pytest.raises(InputError, match="2 predictions but 3 references"):
         DocLensMetric(tokenizer, ["a"] * 3, evaluator="overlap", extractor="sentences")(
             EvalPrediction(predictions=padded, label_ids=padded))
+
+
+# ---- two real trainers, two steps each, on the CPU ----------------------------------------------
+
+@pytest.mark.slow
+def test_grpo_trains_two_steps_and_logs_the_scorers_rewards(tmp_path, clinical_judge):
+    pytest.importorskip("trl", reason="TRL is not installed (the [train] extra)")
+    from datasets import Dataset
+    from transformers import AutoTokenizer, TrainerCallback
+    from trl import GRPOConfig, GRPOTrainer
+
+    model = build_tiny_causal_lm(tmp_path / "lm")
+    # the default reward (claim F1) and claim recall: a random model's word salad is rarely a claim the
+    # reference supports (F1 mostly 0) but does hit reference words, so recall varies and GRPO has a signal
+    rewards = [DocLensReward(clinical_judge, task="note_generation"),
+               DocLensReward(clinical_judge, task="note_generation", score="claim_recall")]
+    names = ["doclens_claim_f1", "doclens_claim_recall"]
+    logged = []
+
+    class KeepLoggedRewards(TrainerCallback):
+        # TRL keeps the last generation batch's prompts, completions and per-function rewards in
+        # trainer._logs (what log_completions prints); its public log has only their mean
+        def on_log(self, args, state, control, logs=None, **kwargs):
+            if "rewards/doclens_claim_f1/mean" in (logs or {}):
+                logged.append({"logs": dict(logs), "prompts": list(trainer._logs["prompt"]),
+                               "completions": list(trainer._logs["completion"]),
+                               **{name: list(trainer._logs["rewards"][name]) for name in names}})
+
+    args = GRPOConfig(output_dir=str(tmp_path / "out"), max_steps=2, per_device_train_batch_size=8, num_generations=4,
+                      max_completion_length=24, logging_steps=1, report_to="none", use_cpu=True, save_strategy="no",
+                      seed=0, learning_rate=1e-2, temperature=1.0, disable_tqdm=True)
+    trainer = GRPOTrainer(model=str(model), reward_funcs=rewards, args=args, train_dataset=Dataset.from_list(ROWS),
+                          processing_class=AutoTokenizer.from_pretrained(model), callbacks=[KeepLoggedRewards()])
+    trainer.train()
+
+    assert len(logged) == 2 and trainer.state.global_step == 2
+    reference_of = {row["prompt"]: row["reference"] for row in ROWS}
+    for step in logged:
+        references = [reference_of[p] for p in step["prompts"]]
+        expected_f1, report = scorer_f1(clinical_judge, ClauseExtractor(), step["completions"], references)
+        expected_recall = [r.scores["claim_recall"] for r in report.instances]
+        for name, expected in (("doclens_claim_f1", expected_f1), ("doclens_claim_recall", expected_recall)):
+            assert step[name] == pytest.approx(expected, abs=1e-6), name  # TRL holds them as float32
+            assert step["logs"][f"rewards/{name}/mean"] == pytest.approx(sum(expected) / len(expected), abs=1e-6)
+        assert {"doclens/claim_recall", "doclens/claim_precision", "doclens/step_s"} <= set(step["logs"])
+    recalls = [r for step in logged for r in step["doclens_claim_recall"]]
+    assert len(recalls) == 16 and len(set(recalls)) > 1  # not a constant reward
+    assert rewards[0].cache_info()["extracted"] == len({p for step in logged for p in step["prompts"]})
+
+
+@pytest.mark.slow
+def test_seq2seq_trainer_evaluate_returns_the_cli_scores_of_the_decoded_texts(tmp_path, clinical_judge):
+    pytest.importorskip("transformers", reason="transformers is not installed (the [local] extra)")
+    from datasets import Dataset
+    from transformers import (AutoModelForSeq2SeqLM, AutoTokenizer, DataCollatorForSeq2Seq, Seq2SeqTrainer,
+                              Seq2SeqTrainingArguments)
+
+    import numpy
+
+    path = build_tiny_seq2seq(tmp_path / "t5")
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    # notes of one-word claims: a random model's sampled words then hit some of them (scores above 0)
+    words = ["fever", "cough", "headache", "nausea", "knee", "swelling", "migraine", "rest", "pain", "ibuprofen"]
+    notes = ["HISTORY OF PRESENT ILLNESS\n\n" + " ".join(w.capitalize() + "." for w in words[i:i + 6])
+             for i in range(len(ROWS))]
+    dataset = Dataset.from_list([{**row, "reference": note} for row, note in zip(ROWS, notes)]).map(
+        lambda row: {"input_ids": tokenizer(row["source"])["input_ids"],
+                     "labels": tokenizer(row["reference"])["input_ids"]}, remove_columns=["prompt"])
+    metric = DocLensMetric(tokenizer, references=dataset["reference"], sources=dataset["source"],
+                           evaluator=clinical_judge, task="note_generation")
+    args = Seq2SeqTrainingArguments(output_dir=str(tmp_path / "out"), per_device_eval_batch_size=3,
+                                    predict_with_generate=True, generation_max_length=24, report_to="none",
+                                    use_cpu=True, disable_tqdm=True, remove_unused_columns=True)
+    model = AutoModelForSeq2SeqLM.from_pretrained(path)
+    seen = []
+
+    def compute_metrics(eval_prediction):  # keeps what the Trainer passed, to decode it apart from the metric
+        seen.append(eval_prediction.predictions)
+        return metric(eval_prediction)
+
+    trainer = Seq2SeqTrainer(model=model, args=args, eval_dataset=dataset, processing_class=tokenizer,
+                             data_collator=DataCollatorForSeq2Seq(tokenizer, model=model), compute_metrics=compute_metrics)
+    scores = trainer.evaluate()
+    ids = seen[0]  # batches of 3 and 1, joined: ids padded with -100 where a batch generated fewer
+    texts = [t.strip() for t in tokenizer.batch_decode(numpy.where(ids == -100, tokenizer.pad_token_id, ids).tolist(),
+                                                        skip_special_tokens=True)]
+    assert all(texts) and len(set(texts)) == len(texts)
+
+    rows = [{"id": str(i), "prediction": text, "reference": row["reference"], "source": row["source"]}
+            for i, (text, row) in enumerate(zip(texts, dataset))]
+    (tmp_path / "decoded.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    cli = subprocess.run([sys.executable, "-m", "doclens", "score", str(tmp_path / "decoded.jsonl"), "--task",
+                          "note_generation", "--evaluator", "clinical-rules", "-o", str(tmp_path / "cli.json"), "-q"],
+                         cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True,
+                         timeout=600)
+    assert cli.returncode == 0, cli.stderr[-3000:]
+    report = json.loads((tmp_path / "cli.json").read_text(encoding="utf-8"))
+    expected = {f"eval_doclens_{name}": value for name, value in report["scores"].items() if value is not None}
+    assert {key: scores[key] for key in expected} == expected
+    assert not any(key.startswith("eval_doclens_") and key not in expected
+                   for key in scores if key != "eval_doclens_claim_f1")
+    assert 0 < scores["eval_doclens_claim_recall"] < 1
