@@ -34,7 +34,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from doclens.rewards import DocLensReward  # noqa: E402
+from doclens.rewards import DocLensReward
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "aci_bench_systems" / "test2"
 #: the generative systems (the transcript and retrieval baselines are left out)

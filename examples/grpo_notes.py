@@ -59,7 +59,8 @@ def dataset(path, prompts, max_turns):
     """Conversational prompts (system + dialogue), with the reference note and the numbered source."""
     from datasets import Dataset
 
-    rows = [json.loads(line) for line in open(path, encoding="utf-8")][:prompts]
+    with open(path, encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines][:prompts]
     return Dataset.from_list([{
         "prompt": [{"role": "system", "content": SYSTEM},
                    {"role": "user", "content": "\n".join(row["source"].splitlines()[:max_turns])}],

@@ -20,7 +20,12 @@ import pytest
 from doclens import DocLens, load_evaluator
 from doclens.core.errors import ConfigurationError, InputError
 from doclens.evaluators.extractors import ClauseExtractor, SentenceExtractor
-from doclens.rewards import DocLensMetric, DocLensReward, RewardBudgetExceeded, RewardBudgetWarning
+from doclens.rewards import (
+    DocLensMetric,
+    DocLensReward,
+    RewardBudgetExceeded,
+    RewardBudgetWarning,
+)
 from doclens.rewards.values import f1
 
 REPO = Path(__file__).resolve().parents[1]
@@ -30,17 +35,17 @@ TEST2 = REPO.parent / "shared" / "data" / "aci_bench_systems" / "test2"
 
 DIALOGUES = [
     ("[0][doctor] what brings you in today ?\n[1][patient] i have fever and cough for two days .",
-     "CHIEF COMPLAINT\n\nFever.\n\nHISTORY OF PRESENT ILLNESS\n\nFever and cough for two days.\n\n"
-     "ASSESSMENT AND PLAN\n\nViral infection. Rest and fluids."),
+     ("CHIEF COMPLAINT\n\nFever.\n\nHISTORY OF PRESENT ILLNESS\n\nFever and cough for two days.\n\n"
+      "ASSESSMENT AND PLAN\n\nViral infection. Rest and fluids.")),
     ("[0][doctor] how is the knee ?\n[1][patient] knee pain after a fall last week .",
-     "HISTORY OF PRESENT ILLNESS\n\nKnee pain after a fall.\n\nPHYSICAL EXAM\n\nKnee swelling.\n\n"
-     "ASSESSMENT AND PLAN\n\nTake ibuprofen 400 mg."),
+     ("HISTORY OF PRESENT ILLNESS\n\nKnee pain after a fall.\n\nPHYSICAL EXAM\n\nKnee swelling.\n\n"
+      "ASSESSMENT AND PLAN\n\nTake ibuprofen 400 mg.")),
     ("[0][doctor] any chest pain ?\n[1][patient] no chest pain . my blood pressure is normal .",
-     "HISTORY OF PRESENT ILLNESS\n\nDenies chest pain.\n\nPHYSICAL EXAM\n\nBlood pressure is normal.\n\n"
-     "ASSESSMENT AND PLAN\n\nFollow up in one week."),
+     ("HISTORY OF PRESENT ILLNESS\n\nDenies chest pain.\n\nPHYSICAL EXAM\n\nBlood pressure is normal.\n\n"
+      "ASSESSMENT AND PLAN\n\nFollow up in one week.")),
     ("[0][doctor] how is the headache ?\n[1][patient] headache and nausea since monday .",
-     "HISTORY OF PRESENT ILLNESS\n\nHeadache and nausea since Monday.\n\nASSESSMENT AND PLAN\n\n"
-     "Migraine. Start sumatriptan."),
+     ("HISTORY OF PRESENT ILLNESS\n\nHeadache and nausea since Monday.\n\nASSESSMENT AND PLAN\n\n"
+      "Migraine. Start sumatriptan.")),
 ]
 ROWS = [{"prompt": f"Write the clinical note.\n{dialogue}\nNote:", "source": dialogue, "reference": reference}
         for dialogue, reference in DIALOGUES]
@@ -137,7 +142,7 @@ def _trl_call(reward, completions, **columns):
                     completion_ids=[[1, 2]] * len(completions), trainer_state=object(),
                     log_metric=lambda name, value: logged.append((name, value)),
                     log_extra=lambda name, value: extra.setdefault(name, []).extend(value), **columns)
-    return values, dict(logged), extra
+    return values, {name: value for name, value in logged}, extra
 
 
 @pytest.mark.slow
@@ -169,9 +174,9 @@ def _overlap_reward(**options):
     return DocLensReward("overlap", "sentences", **options)
 
 
-CASES = dict(completions=["Fever for two days [0]. Takes ibuprofen [1].", "Rash.", ""],
-             reference=["Fever for two days. No medication.", "Fever for two days. No medication.", "Cough."],
-             source=["[0] fever for two days [1] i take ibuprofen"] * 3)
+CASES = {"completions": ["Fever for two days [0]. Takes ibuprofen [1].", "Rash.", ""],
+         "reference": ["Fever for two days. No medication.", "Fever for two days. No medication.", "Cough."],
+         "source": ["[0] fever for two days [1] i take ibuprofen"] * 3}
 
 
 def _report(**columns):
@@ -217,7 +222,9 @@ def test_f1_and_weights_rules():
 
 def test_given_reference_claims_are_used_and_nothing_is_extracted_for_them():
     class CountingExtractor(SentenceExtractor):
-        texts: list = []
+        def __init__(self):
+            super().__init__()
+            self.texts = []
 
         def extract(self, text, task="general", section=None):
             self.texts.append(text)
@@ -370,11 +377,15 @@ def test_grpo_trains_two_steps_and_logs_the_scorers_rewards(tmp_path, clinical_j
 @pytest.mark.slow
 def test_seq2seq_trainer_evaluate_returns_the_cli_scores_of_the_decoded_texts(tmp_path, clinical_judge):
     pytest.importorskip("transformers", reason="transformers is not installed (the [local] extra)")
-    from datasets import Dataset
-    from transformers import (AutoModelForSeq2SeqLM, AutoTokenizer, DataCollatorForSeq2Seq, Seq2SeqTrainer,
-                              Seq2SeqTrainingArguments)
-
     import numpy
+    from datasets import Dataset
+    from transformers import (
+        AutoModelForSeq2SeqLM,
+        AutoTokenizer,
+        DataCollatorForSeq2Seq,
+        Seq2SeqTrainer,
+        Seq2SeqTrainingArguments,
+    )
 
     path = build_tiny_seq2seq(tmp_path / "t5")
     tokenizer = AutoTokenizer.from_pretrained(path)
@@ -411,7 +422,7 @@ def test_seq2seq_trainer_evaluate_returns_the_cli_scores_of_the_decoded_texts(tm
     cli = subprocess.run([sys.executable, "-m", "doclens", "score", str(tmp_path / "decoded.jsonl"), "--task",
                           "note_generation", "--evaluator", "clinical-rules", "-o", str(tmp_path / "cli.json"), "-q"],
                          cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True,
-                         timeout=600)
+                         timeout=600, check=False)
     assert cli.returncode == 0, cli.stderr[-3000:]
     report = json.loads((tmp_path / "cli.json").read_text(encoding="utf-8"))
     expected = {f"eval_doclens_{name}": value for name, value in report["scores"].items() if value is not None}

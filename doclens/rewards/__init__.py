@@ -8,7 +8,12 @@
 Neither imports TRL or transformers: they take what those libraries pass.
 """
 
-from doclens.rewards.reward import DocLensReward, RewardBudgetExceeded, RewardBudgetWarning, completion_text
+from doclens.rewards.reward import (
+    DocLensReward,
+    RewardBudgetExceeded,
+    RewardBudgetWarning,
+    completion_text,
+)
 from doclens.rewards.trainer_metric import DocLensMetric
 from doclens.rewards.values import COMPONENTS
 

@@ -11,12 +11,10 @@ the claims, and the scores, are the ones :meth:`doclens.DocLens.score` gets by e
 
 from __future__ import annotations
 
-from typing import Optional, Union
-
 from doclens.evaluators.extractors import ExtractionRequest, Extractor, FailedExtraction
 from doclens.parsing.sections import segments
 
-Claims = Union[list, dict]
+Claims = list | dict
 
 
 class ReferenceClaimsCache:
@@ -34,7 +32,7 @@ class ReferenceClaimsCache:
     def __len__(self) -> int:
         return len(self._claims)
 
-    def claims_for(self, pairs: list[tuple[str, str]]) -> list[Optional[Claims]]:
+    def claims_for(self, pairs: list[tuple[str, str]]) -> list[Claims | None]:
         """One entry per pair: a claim list (a section mapping for ``note_generation``), or
         ``None`` where the scorer must handle the reference itself (``question_summarization``,
         whose reference is one claim, or an extraction that failed: the scorer then extracts it

@@ -21,7 +21,8 @@ from __future__ import annotations
 import logging
 import time
 import warnings
-from typing import Any, Callable, Mapping, Optional, Sequence, Union
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from doclens.core.errors import ConfigurationError, InputError
 from doclens.core.tasks import check_task
@@ -115,12 +116,12 @@ class DocLensReward:
     completions table.
     """
 
-    def __init__(self, evaluator: Union[str, Evaluator] = "clinical-rules",
-                 extractor: Union[str, Extractor, None] = "auto", *, score: Union[str, Mapping[str, float]] = "claim_f1",
-                 empty_value: float = 0.0, task: Optional[str] = None, budget_s: Optional[float] = None,
+    def __init__(self, evaluator: str | Evaluator = "clinical-rules",
+                 extractor: str | Extractor | None = "auto", *, score: str | Mapping[str, float] = "claim_f1",
+                 empty_value: float = 0.0, task: str | None = None, budget_s: float | None = None,
                  on_over_budget: str = "warn", reference_column: str = "reference", source_column: str = "source",
                  reference_claims_column: str = "reference_claims", task_column: str = "task",
-                 name: Optional[str] = None, evaluator_options: Optional[dict] = None, **scorer_options):
+                 name: str | None = None, evaluator_options: dict | None = None, **scorer_options):
         try:
             self.weights = check_weights(score)
         except ValueError as exc:
@@ -144,7 +145,7 @@ class DocLensReward:
         #: TRL names a reward by ``__name__`` (``rewards/<name>/mean`` in its logs)
         self.__name__ = name or f"doclens_{self.score_name}"
         self.steps = 0
-        self.last_step_s: Optional[float] = None
+        self.last_step_s: float | None = None
         self.over_budget_steps = 0
 
     @staticmethod
@@ -163,9 +164,9 @@ class DocLensReward:
         return extractor
 
     # ------------------------------------------------------------------------------------------
-    def __call__(self, prompts: Optional[Sequence] = None, completions: Optional[Sequence] = None,
-                 log_metric: Optional[Callable[[str, float], None]] = None,
-                 log_extra: Optional[Callable[[str, list], None]] = None, **columns) -> list[float]:
+    def __call__(self, prompts: Sequence | None = None, completions: Sequence | None = None,
+                 log_metric: Callable[[str, float], None] | None = None,
+                 log_extra: Callable[[str, list], None] | None = None, **columns) -> list[float]:
         """One reward per completion (TRL's ``reward_funcs`` contract; ``prompts`` is not read)."""
         if completions is None:
             raise InputError("DocLensReward: no completions given (TRL passes completions=…)", field="completions")
@@ -179,7 +180,7 @@ class DocLensReward:
         self._check_budget(elapsed, len(rewards))
         return rewards
 
-    def score_components(self, completions: Sequence, **columns) -> list[dict[str, Optional[float]]]:
+    def score_components(self, completions: Sequence, **columns) -> list[dict[str, float | None]]:
         """Every component (:func:`doclens.rewards.values.components`) of every completion, in
         order, scored in one :meth:`doclens.DocLens.score` call; ``columns`` as TRL passes them."""
         instances = self._instances(completions, columns)
@@ -188,7 +189,7 @@ class DocLensReward:
             raise RuntimeError(f"DocLens scored {len(report.instances)} of {len(instances)} completions")
         return [components(result.scores) for result in report.instances]
 
-    def _column(self, columns: dict, field: str, count: int, required: bool = False) -> Optional[list]:
+    def _column(self, columns: dict, field: str, count: int, required: bool = False) -> list | None:
         name = self.columns[field]
         values = columns.get(name)
         if values is None:

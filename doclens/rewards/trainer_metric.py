@@ -17,7 +17,8 @@ returns the report's corpus scores as a flat dict of floats.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from collections.abc import Sequence
+from typing import Any
 
 from doclens.core.errors import InputError
 from doclens.core.tasks import check_task
@@ -52,10 +53,10 @@ class DocLensMetric:
     :class:`doclens.Report` is kept in :attr:`last_report` (per-instance results, sections).
     """
 
-    def __init__(self, tokenizer, references: Optional[Sequence[str]] = None, *,
-                 evaluator: Union[str, Evaluator] = "clinical-rules", extractor: Union[str, Extractor, None] = "auto",
-                 sources: Optional[Sequence] = None, reference_claims: Optional[Sequence] = None,
-                 task: Optional[str] = None, prefix: str = "doclens_", evaluator_options: Optional[dict] = None,
+    def __init__(self, tokenizer, references: Sequence[str] | None = None, *,
+                 evaluator: str | Evaluator = "clinical-rules", extractor: str | Extractor | None = "auto",
+                 sources: Sequence | None = None, reference_claims: Sequence | None = None,
+                 task: str | None = None, prefix: str = "doclens_", evaluator_options: dict | None = None,
                  **scorer_options):
         # the reward's loading rules and scorer: one judge, kept warm across evaluations
         reward = DocLensReward(evaluator, extractor, task=task, evaluator_options=evaluator_options, **scorer_options)

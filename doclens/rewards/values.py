@@ -19,7 +19,7 @@ value gets ``empty_value``. The result is always a float, never ``None`` or NaN.
 from __future__ import annotations
 
 import math
-from typing import Mapping, Optional, Union
+from collections.abc import Mapping
 
 #: the derived scores: name → (recall metric, precision metric)
 F1_SCORES = {"claim_f1": ("claim_recall", "claim_precision"),
@@ -30,7 +30,7 @@ SUPPORT_SCORES = ("source_supported", "source_not_supported", "source_not_addres
 COMPONENTS = (*F1_SCORES, *BASE_METRICS, *SUPPORT_SCORES)
 
 
-def f1(recall: Optional[float], precision: Optional[float]) -> Optional[float]:
+def f1(recall: float | None, precision: float | None) -> float | None:
     """The harmonic mean; a missing side counts as 0, both missing is ``None`` (module docstring)."""
     if recall is None and precision is None:
         return None
@@ -38,7 +38,7 @@ def f1(recall: Optional[float], precision: Optional[float]) -> Optional[float]:
     return 2 * recall * precision / (recall + precision) if recall + precision else 0.0
 
 
-def components(scores: Mapping[str, Optional[float]]) -> dict[str, Optional[float]]:
+def components(scores: Mapping[str, float | None]) -> dict[str, float | None]:
     """An instance's scores with the two F1 scores added (``None`` where a score has no value)."""
     values = {name: scores.get(name) for name in (*BASE_METRICS, *SUPPORT_SCORES) if name in scores
               or name in BASE_METRICS}
@@ -47,7 +47,7 @@ def components(scores: Mapping[str, Optional[float]]) -> dict[str, Optional[floa
     return values
 
 
-def check_weights(score: Union[str, Mapping[str, float]]) -> dict[str, float]:
+def check_weights(score: str | Mapping[str, float]) -> dict[str, float]:
     """``score`` as ``{component: weight}``: a name is a weight of 1 on it. Raises ``ValueError``
     naming an unknown component, or weights that cannot make a mean (negative, or all zero)."""
     weights = {score: 1.0} if isinstance(score, str) else dict(score)
@@ -64,7 +64,7 @@ def check_weights(score: Union[str, Mapping[str, float]]) -> dict[str, float]:
     return {name: float(weight) for name, weight in weights.items()}
 
 
-def combine(values: Mapping[str, Optional[float]], weights: Mapping[str, float], empty_value: float) -> float:
+def combine(values: Mapping[str, float | None], weights: Mapping[str, float], empty_value: float) -> float:
     """The weighted mean of the components that have a value; ``empty_value`` when none has one
     (or the weights of those that have one are all 0)."""
     present = {name: weight for name, weight in weights.items() if values.get(name) is not None}
