@@ -72,6 +72,28 @@ def completion_text(completion: Any, where: str) -> str:
                      f"{type(completion).__name__}", field="completions")
 
 
+def make_scorer(evaluator: str | Evaluator = "clinical-rules", extractor: str | Extractor | None = "auto", *,
+                task: str | None = None, evaluator_options: dict | None = None, **scorer_options) -> DocLens:
+    """The :class:`doclens.DocLens` that a reward or a Trainer metric keeps for a whole run: the
+    judge loaded once (a preset name with ``evaluator_options``, or an object), an extractor
+    (``"auto"``: the judge's own ``make_extractor()``; completions always need one), and every
+    instance of a step in one chunk (``chunk_size`` 1024 unless given)."""
+    judge = load_evaluator(evaluator, **(evaluator_options or {})) if isinstance(evaluator, str) else evaluator
+    if extractor == "auto":
+        make = getattr(judge, "make_extractor", None)
+        if not callable(make):
+            raise ConfigurationError(f"{type(judge).__name__} has no extractor of its own; completions need one: "
+                                     "pass extractor= ('sentences', 'clauses', 'llm' … or a doclens.Extractor)")
+        extractor = make()
+    elif isinstance(extractor, str):
+        extractor = load_extractor(extractor)
+    elif not isinstance(extractor, Extractor):
+        raise ConfigurationError(f"extractor must be 'auto', a preset name or a doclens.Extractor, "
+                                 f"got {type(extractor).__name__}")
+    scorer_options.setdefault("chunk_size", 1024)
+    return DocLens(judge, extractor, task=task, **scorer_options)
+
+
 class DocLensReward:
     """One DocLens score per completion, as a TRL reward function (module docstring).
 
@@ -130,13 +152,11 @@ class DocLensReward:
             raise ConfigurationError(f"on_over_budget must be one of {ON_OVER_BUDGET}, got {on_over_budget!r}")
         if budget_s is not None and not budget_s > 0:
             raise ConfigurationError(f"budget_s must be a positive number of seconds or None, got {budget_s!r}")
-        judge = load_evaluator(evaluator, **(evaluator_options or {})) if isinstance(evaluator, str) else evaluator
-        extractor = self._extractor(judge, extractor)
         if any(name_ in SUPPORT_SCORES for name_ in self.weights):
             scorer_options.setdefault("metrics", ["doclens", "source_support"])
-        scorer_options.setdefault("chunk_size", 1024)
-        self.scorer = DocLens(judge, extractor, task=task, **scorer_options)
-        self.claims = ReferenceClaimsCache(extractor)
+        self.scorer = make_scorer(evaluator, extractor, task=task, evaluator_options=evaluator_options,
+                                  **scorer_options)
+        self.claims = ReferenceClaimsCache(self.scorer.extractor)
         self.empty_value = float(empty_value)
         self.budget_s, self.on_over_budget = budget_s, on_over_budget
         self.columns = {"reference": reference_column, "source": source_column,
@@ -147,21 +167,6 @@ class DocLensReward:
         self.steps = 0
         self.last_step_s: float | None = None
         self.over_budget_steps = 0
-
-    @staticmethod
-    def _extractor(judge: Evaluator, extractor) -> Extractor:
-        if extractor == "auto":
-            make = getattr(judge, "make_extractor", None)
-            if not callable(make):
-                raise ConfigurationError(f"{type(judge).__name__} has no extractor of its own; completions need one: "
-                                         "pass extractor= ('sentences', 'clauses', 'llm' … or a doclens.Extractor)")
-            return make()
-        if isinstance(extractor, str):
-            return load_extractor(extractor)
-        if not isinstance(extractor, Extractor):
-            raise ConfigurationError(f"extractor must be 'auto', a preset name or a doclens.Extractor, "
-                                     f"got {type(extractor).__name__}")
-        return extractor
 
     # ------------------------------------------------------------------------------------------
     def __call__(self, prompts: Sequence | None = None, completions: Sequence | None = None,

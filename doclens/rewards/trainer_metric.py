@@ -25,7 +25,7 @@ from doclens.core.tasks import check_task
 from doclens.evaluators.base import Evaluator
 from doclens.evaluators.extractors import Extractor
 from doclens.rewards.claims_cache import ReferenceClaimsCache
-from doclens.rewards.reward import DocLensReward
+from doclens.rewards.reward import make_scorer
 from doclens.rewards.values import f1
 
 
@@ -58,9 +58,9 @@ class DocLensMetric:
                  sources: Sequence | None = None, reference_claims: Sequence | None = None,
                  task: str | None = None, prefix: str = "doclens_", evaluator_options: dict | None = None,
                  **scorer_options):
-        # the reward's loading rules and scorer: one judge, kept warm across evaluations
-        reward = DocLensReward(evaluator, extractor, task=task, evaluator_options=evaluator_options, **scorer_options)
-        self.scorer = reward.scorer
+        # one judge, kept warm across evaluations
+        self.scorer = make_scorer(evaluator, extractor, task=task, evaluator_options=evaluator_options,
+                                  **scorer_options)
         self.claims = ReferenceClaimsCache(self.scorer.extractor)
         self.tokenizer = tokenizer
         self.references = None if references is None else list(references)
