@@ -23,6 +23,7 @@ LAYERS = (
     ("scoring", ("doclens.scoring",)),
     ("stats", ("doclens.stats",)),
     ("views", ("doclens.views",)),
+    ("rewards", ("doclens.rewards",)),  # DocLens in training loops: a client of scoring, like the CLI
     ("cli", ("doclens.cli", "doclens.__main__")),  # python -m doclens runs the command line
 )
 #: folders of shipped files (symbolic links in a checkout), not code of the package

@@ -55,6 +55,8 @@ Args:
     uncited_outputs ("not-applicable" or "strict": citation scores of outputs that cite nothing).
     baselines (list of str, optional): also compute rouge / bertscore / medcon; baseline_options.
     return_report (bool, compute() only): add the full report as a JSON-ready dict under "report".
+    return_instance_scores (bool, compute() only): add "instance_scores", one dict per instance in
+        input order: its id ("0", "1", … by position) and its scores (None where nothing to score).
 Returns:
     claim_recall, claim_precision, citation_recall, citation_precision (pooled, in [0, 1] or None
     when there is nothing to score), the same with a `_macro` suffix, `signature`, `counts`.
@@ -211,11 +213,12 @@ class Doclens(evaluate.Metric):
         return cached[1]
 
     def _compute(self, predictions, references, sources=None, reference_claims=None, prediction_claims=None,
-                 tasks=None, return_report=False, **options):
+                 tasks=None, return_report=False, return_instance_scores=False, **options):
         unknown = sorted(set(options) - set(OPTIONS))
         if unknown:
             raise ValueError(f"doclens: unknown compute() keyword(s) {unknown}; per-instance inputs are "
-                             f"{', '.join(OPTIONAL_INPUTS)}, options are {', '.join(OPTIONS)}, and return_report")
+                             f"{', '.join(OPTIONAL_INPUTS)}, options are {', '.join(OPTIONS)}, return_report "
+                             "and return_instance_scores")
         settings = {"uncited": "zero", "on_unparsed": "zero", **self.scoring_options, **options}
         columns = {"sources": sources, "reference_claims": reference_claims, "prediction_claims": prediction_claims,
                    "tasks": tasks}
@@ -257,4 +260,6 @@ class Doclens(evaluate.Metric):
             result["baselines"] = {name: value["scores"] for name, value in report.baselines.items()}
         if return_report:
             result["report"] = report.to_dict()
+        if return_instance_scores:
+            result["instance_scores"] = [{"id": r.id, **r.scores} for r in report.instances]
         return result

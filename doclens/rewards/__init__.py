@@ -1,0 +1,21 @@
+"""DocLens in training loops (``docs/design.md``, "Training with DocLens"):
+
+* :class:`DocLensReward` — a reward function for TRL's GRPO / RLOO trainers (``reward_funcs``),
+  one DocLens score per completion, reference claims extracted once per run;
+* :class:`DocLensMetric` — ``compute_metrics`` for ``transformers``' ``Trainer`` /
+  ``Seq2SeqTrainer``: DocLens's corpus scores as a flat dict of floats.
+
+Neither imports TRL or transformers: they take what those libraries pass.
+"""
+
+from doclens.rewards.reward import (
+    DocLensReward,
+    RewardBudgetExceeded,
+    RewardBudgetWarning,
+    completion_text,
+)
+from doclens.rewards.trainer_metric import DocLensMetric
+from doclens.rewards.values import COMPONENTS
+
+__all__ = ["COMPONENTS", "DocLensMetric", "DocLensReward", "RewardBudgetExceeded", "RewardBudgetWarning",
+           "completion_text"]
