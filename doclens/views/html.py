@@ -296,12 +296,15 @@ def _instance_html(result: InstanceResult, position: int, source: Optional[dict]
 
 def write_report_html(header: dict, instances: Iterable[InstanceResult], handle: IO[str],
                       intervals: Optional[dict[str, Interval]] = None, sources: Optional[SourceIndex] = None,
-                      bootstrap: str = "", count: Optional[int] = None, title: Optional[str] = None) -> int:
+                      bootstrap: str = "", count: Optional[int] = None, title: Optional[str] = None,
+                      positions: Optional[Sequence[int]] = None, note: Optional[str] = None) -> int:
     """Write the per-instance page to ``handle``, one instance at a time; returns the instances
     written. ``header``: the report's top-level fields (``scores``, ``signature``, ``warnings``,
     ``partial``, ``error``), e.g. ``report.to_dict()``; ``instances``: its instances in order
-    (a :func:`doclens.io.scores_files.iter_instance_results` generator keeps memory bounded);
-    ``sources`` (the scored JSONL) adds source units and raw predictions."""
+    (a :func:`doclens.io.scores_files.iter_instance_results` generator keeps memory bounded),
+    or a selection of them with their ``positions`` in the file and a ``note`` saying what is
+    shown (``doclens report --max-instances``: failures first); ``sources`` (the scored JSONL)
+    adds source units and raw predictions."""
     scores = header.get("scores") or {}
     title = title or ("DocLens report" + (f" — {count} instances" if count is not None else ""))
     _head(handle, title, _REPORT_SCRIPT)
@@ -330,8 +333,10 @@ def write_report_html(header: dict, instances: Iterable[InstanceResult], handle:
                  '<span class="stmt unsupported">unsupported / uncited / invalid id</span>'
                  '<span class="stmt unparsed">unparsed</span></p>'
                  '<p><label><input type="checkbox" id="only-failures"> show only instances with failures</label></p>\n')
+    if note:
+        handle.write(f'<p class="warn" role="note">{escape(note)}</p>\n')
     written = 0
-    for position, result in enumerate(instances):
+    for position, result in zip(positions, instances) if positions is not None else enumerate(instances):
         source = sources.get(result.id) if sources is not None else None
         handle.write(_instance_html(result, position, source))
         written += 1
