@@ -55,6 +55,7 @@ def synthesise(folder: Path, instances: int, systems: int, seed: int = 0, claims
     from doclens.core.types import CitationVerdict, ClaimVerdict, InstanceResult
 
     rng = random.Random(seed)
+    n_statements = statements  # the name is reused below for each instance's list
     inputs = folder / "input.jsonl"
     with open(inputs, "w", encoding="utf-8") as handle:
         for i in range(instances):
@@ -72,7 +73,7 @@ def synthesise(folder: Path, instances: int, systems: int, seed: int = 0, claims
             pred = [ClaimVerdict(f"Prediction claim {k} of visit {i}.", rng.random() < skill, "", section="subjective")
                     for k in range(claims)]
             statements = []
-            for k in range(statements):
+            for k in range(n_statements):
                 cited = [rng.randrange(units + 2), rng.randrange(units)] if k % 3 else [rng.randrange(units)]
                 cited = list(dict.fromkeys(cited))
                 invalid = [c for c in cited if c >= units]
