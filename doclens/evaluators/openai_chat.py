@@ -429,8 +429,8 @@ class OpenAIChatJudge(ChatJudge):
         max_retry_after=N``).
 
     Retries are this class's, not the ``openai`` client's (``max_retries=0`` there): the client's
-    loop does not retry an HTTP 200 whose body is not a chat completion, gives up at once when
-    ``Retry-After`` exceeds two minutes, has fixed backoff constants (0.5 s doubling to 8 s) and
+    loop does not retry an HTTP 200 whose body is not a chat completion, has a fixed bound on
+    ``Retry-After`` (here ``max_retry_after``), has fixed backoff constants (0.5 s doubling to 8 s) and
     shows no attempt to a circuit breaker. This loop follows the client's rules otherwise
     (``retry-after-ms`` first, ``x-should-retry``, 408/409/429/5xx) — see ``cards/llm-evaluators.md``.
     """

@@ -28,7 +28,7 @@ from doclens.core.types import NO_VERDICT, CitationVerdict, ClaimVerdict, Instan
 from doclens.io.files import write_atomically
 from doclens.io.jsonl import SourceIndex
 from doclens.views.labels import demo_banner, judge_label
-from doclens.views.visible import html_attribute, html_text
+from doclens.views.visible import html_attribute, html_text, visible
 
 _STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:1em;color:#1b1b1b}
@@ -361,7 +361,7 @@ def write_leaderboard_html(groups: dict, handle: IO[str], metric: str, bootstrap
         handle.write(f'<p class="warn banner" role="alert"><b>{escape(banner)}</b></p>\n')
     for number, (signature, entries) in enumerate(groups.items(), start=1):
         banner = demo_banner(signature)
-        handle.write(f'<h2>Table {number}: {html_text(judge_label(signature))}</h2>'
+        handle.write(f'<h2>Table {number}: {escape(visible(judge_label(signature)))}</h2>'
                      + (f'<p class="warn"><b>{escape(banner)}</b></p>' if banner else "")
                      + f'<p>signature: <code class="sig">{html_text(signature)}</code></p>'
                      '<table class="board"><thead><tr><th class="sortable">rank</th><th class="sortable">system</th>'
