@@ -41,7 +41,6 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"{args.input}: {len(missing)} scored instance(s) not found, e.g. "
                              f"{', '.join(repr(i) for i in missing[:5])}{unreadable}", field="id")
     shown = _shown_positions(failures, args.max_instances)
-    del failures
     note = None if shown is None else (
         f"Showing {len(shown):,} of {len(ids):,} instances: those with the most failures first (then in file "
         f"order); the full evidence of every instance stays in {Path(args.scores).name} (--max-instances 0 shows "
