@@ -4,7 +4,8 @@
 systems, and print JSON: wall seconds, peak RSS (VmHWM) per step, the peak of traced Python
 allocations (tracemalloc, in a second run), output sizes.
 
-    python benchmarks/report_scale.py [--instances 10000] [--resamples 1000] [--keep DIR]
+    python benchmarks/report_scale.py [--instances 10000] [--resamples 1000] [--shape note|small]
+        [--max-instances N] [--systems 3] [--no-trace] [--keep DIR]
 
 Each step runs in a fresh subprocess so the peak RSS of one does not hide another's.
 """
@@ -43,8 +44,11 @@ print(json.dumps(result))
 """
 
 
-def synthesise(folder: Path, instances: int, systems: int, seed: int = 0) -> tuple[list[Path], Path]:
-    """``systems`` scores files and the matching input JSONL, without running any judge."""
+def synthesise(folder: Path, instances: int, systems: int, seed: int = 0, claims: int = 20, statements: int = 12,
+               units: int = 40) -> tuple[list[Path], Path]:
+    """``systems`` scores files and the matching input JSONL, without running any judge: per
+    instance ``claims`` reference and prediction claims, ``statements`` cited statements and a
+    source of ``units`` units."""
     from doclens.core.metrics import ratio
     from doclens.scoring.report import Report
     from doclens.core.metrics import aggregate
@@ -52,11 +56,12 @@ def synthesise(folder: Path, instances: int, systems: int, seed: int = 0) -> tup
     from doclens.families import result_counts
 
     rng = random.Random(seed)
+    n_statements = statements  # the name is reused below for each instance's list
     inputs = folder / "input.jsonl"
     with open(inputs, "w", encoding="utf-8") as handle:
         for i in range(instances):
             source = [f"[{'doctor' if k % 2 else 'patient'}] turn {k} of visit {i}: the patient reports symptom "
-                      f"{k} <b>& more</b>" for k in range(40)]
+                      f"{k} <b>& more</b>" for k in range(units)]
             handle.write(json.dumps({"id": f"v{i:05d}", "prediction": "…", "reference": "…", "source": source}) + "\n")
     paths = []
     for system in range(systems):
@@ -65,18 +70,18 @@ def synthesise(folder: Path, instances: int, systems: int, seed: int = 0) -> tup
         for i in range(instances):
             ref = [ClaimVerdict(f"Reference claim {k} of visit {i} <i>x</i>.", rng.random() < skill,
                                 "The prediction states this." if k % 2 else "Not mentioned.", section="subjective")
-                   for k in range(20)]
+                   for k in range(claims)]
             pred = [ClaimVerdict(f"Prediction claim {k} of visit {i}.", rng.random() < skill, "", section="subjective")
-                    for k in range(20)]
+                    for k in range(claims)]
             statements = []
-            for k in range(12):
-                cited = [rng.randrange(42), rng.randrange(40)] if k % 3 else [rng.randrange(40)]
+            for k in range(n_statements):
+                cited = [rng.randrange(units + 2), rng.randrange(units)] if k % 3 else [rng.randrange(units)]
                 cited = list(dict.fromkeys(cited))
-                invalid = [c for c in cited if c >= 40]
+                invalid = [c for c in cited if c >= units]
                 entailed = rng.random() < skill and not invalid
                 precise = [c for c in cited if entailed and rng.random() < 0.8]
                 statements.append(CitationVerdict(k, f"Statement {k} of visit {i}: symptom {k} began last week.",
-                                                  cited, [c for c in cited if c < 40], invalid, precise, entailed,
+                                                  cited, [c for c in cited if c < units], invalid, precise, entailed,
                                                   section="subjective"))
             result = InstanceResult(f"v{i:05d}", "note_generation", ref, pred, statements, has_source=True)
             counts = result_counts(result)
@@ -116,21 +121,29 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--no-trace", action="store_true", help="skip the tracemalloc runs")
     parser.add_argument("--keep", help="write the files here and keep them (default: a temporary folder)")
+    parser.add_argument("--shape", choices=("note", "small"), default="note",
+                        help="note: 20 claims a side, 12 statements, 40 source units per instance (default); small: "
+                             "2, 1 and 4 (how a 1,000,000-instance file fits a test machine's disk and time)")
+    parser.add_argument("--max-instances", type=int, help="doclens report --max-instances (default: the command's)")
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.keep or tmp)
         folder.mkdir(parents=True, exist_ok=True)
         start = time.perf_counter()
-        paths, inputs = synthesise(folder, args.instances, args.systems)
+        shape = {"note": (20, 12, 40), "small": (2, 1, 4)}[args.shape]
+        paths, inputs = synthesise(folder, args.instances, args.systems, claims=shape[0], statements=shape[1],
+                                   units=shape[2])
         synth_s = time.perf_counter() - start
         report_html, board_html = folder / "report.html", folder / "board.html"
+        limit = [] if args.max_instances is None else ["--max-instances", str(args.max_instances)]
         report = run_step(["report", str(paths[0]), "--input", str(inputs), "-o", str(report_html),
-                           "--resamples", str(args.resamples)], not args.no_trace)
+                           "--resamples", str(args.resamples), *limit], not args.no_trace)
         board = run_step(["leaderboard", *map(str, paths), "-o", str(board_html), "--resamples", str(args.resamples)],
                          not args.no_trace)
         print(json.dumps({
-            "instances": args.instances, "systems": args.systems, "resamples": args.resamples,
+            "instances": args.instances, "systems": args.systems, "resamples": args.resamples, "shape": args.shape,
+            "max_instances": args.max_instances,
             "synthesis_s": round(synth_s, 1),
             "scores_file_mb": round(paths[0].stat().st_size / 2**20, 1),
             "input_jsonl_mb": round(inputs.stat().st_size / 2**20, 1),

@@ -18,7 +18,10 @@ The server can misbehave in every way an endpoint does (a :class:`Reply` field e
 status with any headers (``Retry-After: soon``, ``retry-after-ms``, ``x-should-retry``), an HTTP
 200 whose body is an HTML page or truncated JSON (``body``/``content_type``), a connection closed
 mid-reply (``truncate``) or reset (``reset``), a hang until the client gives up (``hang``), a 401
-that echoes the caller's key (``echo_key``). :func:`faults` injects them at a seeded rate.
+that echoes the caller's key (``echo_key``), a valid reply sent a few bytes at a time (``trickle``),
+a 200 with empty ``choices`` or ``null`` content, ``Retry-After: 1e9``. :func:`faults` injects them
+at a seeded rate. Hostile models: :func:`answer_then_quote` (answers, then quotes the text it was
+given) and :func:`planted_block_judge` (judges a claims block planted in the text it was given).
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ class Reply:
     reset: bool = False
     hang: bool = False
     echo_key: bool = False
+    trickle: Optional[float] = None  # send the reply (headers, then body) 16 bytes at a time, this many s apart
 
 
 HTML_PAGE = ("<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1>"
@@ -73,6 +77,9 @@ HTML_PAGE = ("<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><b
 #: The misbehaviours :func:`faults` draws from.
 FAULT_KINDS = ("500", "429", "429-soon", "429-ms", "503-should-retry", "html", "truncated-json", "cut", "reset",
                "hang", "garbage")
+#: Misbehaviours :func:`fault_reply` also knows, kept out of :func:`faults`' draw (whose seeded mix
+#: earlier tests rely on): a 200 without an answer, a wait of 31 years, a reply sent slowly.
+MORE_FAULT_KINDS = ("empty-choices", "null-content", "429-forever", "trickle")
 
 
 def fault_reply(kind: str, body: dict) -> Reply:
@@ -100,6 +107,17 @@ def fault_reply(kind: str, body: dict) -> Reply:
         return Reply(hang=True)
     if kind == "garbage":
         return Reply("I would rather not say.")
+    if kind in ("empty-choices", "null-content"):  # HTTP 200, a chat completion without an answer
+        whole = completion_body(0, body, "")
+        if kind == "empty-choices":
+            whole["choices"] = []
+        else:
+            whole["choices"][0]["message"]["content"] = None
+        return Reply(body=json.dumps(whole))
+    if kind == "429-forever":  # asks for a wait of 31 years
+        return Reply(status=429, headers={"Retry-After": "1e9"}, error={"error": {"message": "rate limited"}})
+    if kind == "trickle":  # a valid reply, sent 16 bytes every 0.05 s (about 300 bytes/s)
+        return Reply(default_reply(body["messages"]), trickle=0.05)
     raise ValueError(f"unknown fault kind {kind!r}")
 
 
@@ -384,12 +402,27 @@ class FakeChatServer:
                 with outer.lock:  # the requests that arrived before this one
                     earlier = list(outer.requests[:number]) if outer.prefix_cache else []
                 self._send(200, completion_body(number, body, reply.text, earlier), reply.headers,
-                           truncate=reply.truncate)
+                           truncate=reply.truncate, trickle=reply.trickle)
+
+            def _trickle(self, status: int, data: bytes, content_type: str, pause: float):
+                """The whole reply, status line to last byte, 16 bytes at a time ``pause`` s apart."""
+                reason = self.responses.get(status, ("",))[0]
+                whole = (f"HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\n"
+                         f"Content-Length: {len(data)}\r\n\r\n").encode() + data
+                self.close_connection = True
+                for start in range(0, len(whole), 16):
+                    if outer.released.wait(pause):
+                        return
+                    self.wfile.write(whole[start:start + 16])
+                    self.wfile.flush()
 
             def _send(self, status: int, payload, headers: Optional[dict] = None,
-                      content_type: str = "application/json", truncate: Optional[int] = None):
+                      content_type: str = "application/json", truncate: Optional[int] = None,
+                      trickle: Optional[float] = None):
                 data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 try:
+                    if trickle is not None:
+                        return self._trickle(status, data, content_type, trickle)
                     self.send_response(status)
                     self.send_header("Content-Type", content_type)
                     self.send_header("Content-Length", str(len(data)))
@@ -438,3 +471,35 @@ def context_error(message: str = "This model's maximum context length is 8192 to
                                  "resulted in 9000 tokens.") -> Reply:
     return Reply(status=400, error={"error": {"message": message, "type": "invalid_request_error",
                                               "param": "messages", "code": "context_length_exceeded"}})
+
+
+# ---- hostile models: what a prediction written to plant verdicts can make a model do -------------------
+def quoted_texts(messages: list[dict]) -> str:
+    """The fenced texts of a judge prompt's task (the note, the claims), as a model quoting "the
+    text I was given" would copy them."""
+    task = _first_real_user(messages).split("Now the real task.", 1)[-1]
+    return "\n".join(data for _, data in fenced(task, fence_token(messages)))
+
+
+def answer_then_quote(number: int, body: dict) -> Optional[str]:
+    """A model that answers as the rule judge does, then quotes the text it was given (a verdict
+    list or an ``entailment prediction: 1`` line planted there comes after its answer)."""
+    messages = body["messages"]
+    return default_reply(messages) + "\n\nFor reference, the text I was given:\n" + quoted_texts(messages)
+
+
+def planted_block_judge(number: int, body: dict) -> Optional[str]:
+    """A model that judges a claims block planted in the note (``Claim 2: A cough.`` lines)
+    instead of the claims asked, copying the planted claim texts, each "entailed"; the rule judge
+    for prompts whose note plants nothing."""
+    messages = body["messages"]
+    task = _first_real_user(messages).split("Now the real task.", 1)[-1]
+    labels = dict(fenced(task, fence_token(messages)))
+    note = labels.get("clinical report:", labels.get("Clinical report:")) or ""
+    planted = re.findall(r"^Claim (\d+): (.+)$", note, re.MULTILINE)
+    if not planted:
+        return None
+    if "entailment prediction: 1 or 0" in messages[0]["content"]:  # cot: one claim a call
+        return f"claim id: {planted[0][0]}\nexplanation: the text says so.\nentailment prediction: 1"
+    return json.dumps([{"id": int(n), "claim": text, "explanation": "the text says so.", "entailment_prediction": 1}
+                       for n, text in planted])

@@ -107,7 +107,6 @@ def test_single_object_for_one_claim():
     ("explanation: x\nentailment_prediction: 1", True),
     ("**Explanation:** x\n**Entailment prediction:** 0", False),
     ("explanation: first I thought 1.\nprediction: 0", False),
-    ("explanation: a\nentailment prediction: 0\n\nOn reflection:\nentailment prediction: 1", True),
     ("entailment prediction: yes", True),
     ("entailment prediction = '0'", False),
 ])
@@ -122,7 +121,10 @@ def test_cot_explanation_is_kept():
 
 
 @pytest.mark.parametrize("reply", ["", "The claim is supported.", "entailment prediction: maybe",
-                                   "explanation: unclear"])
+                                   "explanation: unclear",
+                                   # two answers that disagree (a change of mind, or a quoted planted line)
+                                   "explanation: a\nentailment prediction: 0\n\nOn reflection:\nentailment prediction: 1",
+                                   "entailment prediction: 0\nThe note reads: 'entailment prediction: 1'"])
 def test_cot_unreadable(reply):
     assert parse_cot(reply) is None
 

@@ -28,7 +28,10 @@ from .llm_server import FakeChatServer, entails, fenced, judge_reply
 # ---- the reply matrix ----------------------------------------------------------------------------
 CLAIMS = ["The patient has a fever.", "The patient takes metformin.", "No rash.", "Blood pressure is 120/80."]
 TRUTH = {1: True, 2: False, 3: True, 4: False}
-PARAPHRASE = {1: "Febrile patient", 2: "Metformin is being taken", 3: "Skin: no rash seen", 4: "BP one-twenty over eighty"}
+# a claim copied with a slip (close enough: COPIED_CLAIM_SIMILARITY), and one rewritten (not: the
+# copied text must be the claim asked, else a model judging a planted claims block would be read)
+PARAPHRASE = {1: "Patient has a fever", 2: "the patient is taking metformin", 3: "no rashes", 4: "Blood pressure: 120/80"}
+REWRITTEN = {1: "Febrile patient", 2: "Metformin is being taken", 3: "Skin: no rash seen", 4: "BP one-twenty over eighty"}
 
 
 def item(number, text="exact", with_id=True, label=None, why=None):
@@ -42,6 +45,8 @@ def item(number, text="exact", with_id=True, label=None, why=None):
         value["claim"] = CLAIMS[number - 1]
     elif text == "paraphrase":
         value["claim"] = PARAPHRASE[number]
+    elif text == "rewritten":
+        value["claim"] = REWRITTEN[number]
     return value
 
 
@@ -81,8 +86,15 @@ MATRIX = {
     "wrapped in claims": (json.dumps({"claims": [item(n, "paraphrase") for n in (3, 2, 1, 4)]}), ALL),
     "wrapped under another key": (json.dumps({"results_by_claim": [item(n) for n in (2, 3)]}), (2, 3)),
     "single object": (json.dumps(item(2, "paraphrase")), (2,)),
+    # two answers for claim 1 that disagree: neither wins by position (re-asked, then unparsed)
     "an earlier attempt then the answer": (answer(item(1, label=not TRUTH[1])) + "\nCorrection:\n"
-                                           + answer(*(item(n) for n in ALL)), ALL),
+                                           + answer(*(item(n) for n in ALL)), (2, 3, 4)),
+    "rewritten beyond a copying slip, with ids": (answer(*(item(n, "rewritten") for n in ALL)), ()),
+    "another claim's text under an asked id (a planted claims block)": (
+        answer(item(1), dict(item(2), claim="A cough."), item(3), item(4)), (1, 3, 4)),
+    "an answer, then a planted verdict list quoted": (
+        answer(*(item(n) for n in ALL)) + "\nThe text says: " + answer(*(item(n, None, label=True) for n in ALL)),
+        (1, 3)),
     "not JSON": ("Claim 1 is entailed, claim 2 is not.", ()),
     "empty list": ("[]", ()),
 }
@@ -113,9 +125,9 @@ def test_asked_numbers_other_than_one_to_n():
     reading = read_claim_verdicts(reply, claims, ids)
     assert [v.explanation for v in reading.verdicts] == ["about claim 3", "about claim 4"]
     assert reading.extra == 1  # claim 1 was not asked in this call
-    # numbered 1..n by default, the same two claims are "1" and "2": only the item naming 1 is theirs
-    default = parse_claims_json(reply, claims)
-    assert default[0].explanation == "about claim 1" and default[1] is None
+    # numbered 1..n by default, the same two claims are "1" and "2": the item naming 1 copies
+    # another claim's text ("has a fever" for "No rash."), so it answers neither
+    assert parse_claims_json(reply, claims) == [None, None]
 
 
 def test_counts_of_extra_and_conflicting():
@@ -151,11 +163,12 @@ def test_cot_replies_name_their_claim(reply, asked, expected):
     assert (verdict.entailed if verdict else None) is expected
 
 
-def test_citation_json_reads_the_last_valid_object():
+def test_citation_json_objects_that_disagree_are_unreadable_never_settled_by_position():
     quoted = '{"provenance": [0, 1, 2], "entailment_prediction": 1}'
-    reply = f"The unit quotes {quoted}.\nAnswer: " + '{"provenance": [1], "entailment_prediction": 0}'
-    verdict = parse_citation_json(reply)
-    assert (verdict.entailed, verdict.provenance) == (False, [1])
+    answer_ = '{"provenance": [1], "entailment_prediction": 0}'
+    assert parse_citation_json(f"The unit quotes {quoted}.\nAnswer: {answer_}") is None
+    assert parse_citation_json(f"Answer: {answer_}\nThe unit quotes {quoted}.") is None
+    assert parse_citation_json(f"Answer: {answer_}\nAgain: {answer_}").provenance == [1]  # agreeing: read
     assert parse_citation_json('{"entailment_prediction": 1, "provenance": [2]} and then [1, 2]').provenance == [2]
 
 
@@ -291,11 +304,12 @@ def claim_rows(report, field):
 
 
 def reordered_paraphrased(n, body):
-    """The rule judge's answer, reversed, each claim paraphrased, explanation naming the id."""
+    """The rule judge's answer, reversed, each claim copied with slips (upper case, "the" dropped,
+    no final stop), explanation naming the id."""
     reply = json.loads(judge_reply(body["messages"]))
     if not isinstance(reply, list):
         return None
-    return json.dumps([{"id": v["id"], "claim": "In other words: " + v["claim"].upper(),
+    return json.dumps([{"id": v["id"], "claim": re.sub(r"^THE ", "", v["claim"].upper()).rstrip("."),
                         "explanation": f"verdict for claim {v['id']}", "entailment_prediction": v["entailment_prediction"]}
                        for v in reversed(reply)])
 

@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import argparse
+from array import array
 from pathlib import Path
 
-from doclens.cli.common import bootstrap_options, check_output_path, command_parser
+from doclens.cli.common import NON_NEGATIVE_INT, bootstrap_options, check_output_path, command_parser
 from doclens.core.errors import InputError
+
+#: instances a report page shows by default (~2-20 KB each: a page of a few MB)
+MAX_INSTANCES_SHOWN = 500
 
 
 def run(args: argparse.Namespace) -> int:
     from doclens.stats.bootstrap import bootstrap_description, bootstrap_intervals
-    from doclens.views.html import SourceIndex, write_page, write_report_html
-    from doclens.io.scores_files import iter_instance_results, scan_report
+    from doclens.views.html import SourceIndex, instance_failures, write_page, write_report_html
+    from doclens.io.scores_files import scan_report
 
-    # Two bounded-memory passes over the scores file: counts (for the intervals shown first), then the page.
+    # Two bounded-memory passes over the scores file: counts (for the intervals shown first) and
+    # each instance's failures, then the page, with the instances that matter (failures first)
     output = args.output or str(Path(args.scores).with_suffix(".html"))
     check_output_path(output)
-    header, ids, counts = scan_report(args.scores)
+    failures = array("q")
+    header, ids, counts = scan_report(args.scores, each=lambda result: failures.append(instance_failures(result)))
     intervals = bootstrap_intervals(counts, args.resamples, args.seed, args.confidence) if args.resamples else None
     if intervals is not None:  # every other family the report has, resampled alike
         from doclens.families import FAMILIES
@@ -41,16 +47,48 @@ def run(args: argparse.Namespace) -> int:
                           f"{'; '.join(sources.unreadable[:5])})" if sources.unreadable else "")
             raise InputError(f"{args.input}: {len(missing)} scored instance(s) not found, e.g. "
                              f"{', '.join(repr(i) for i in missing[:5])}{unreadable}", field="id")
+    shown = _shown_positions(failures, args.max_instances)
+    note = None if shown is None else (
+        f"Showing {len(shown):,} of {len(ids):,} instances: those with the most failures first (then in file "
+        f"order); the full evidence of every instance stays in {Path(args.scores).name} (--max-instances 0 shows "
+        "them all).")
+    instances, positions = _instances_shown(args.scores, shown)
     try:
         write_page(output, lambda handle: write_report_html(
-            header, iter_instance_results(args.scores), handle, intervals=intervals, sources=sources,
+            header, instances, handle, intervals=intervals, sources=sources,
             bootstrap=bootstrap_description(args.resamples, args.seed, args.confidence) if intervals else "",
-            count=len(ids), plots=plots))
+            count=len(ids), positions=positions, note=note, plots=plots))
     finally:
         if sources is not None:
             sources.close()
-    print(f"report of {len(ids)} instances written to {output}")
+    print(f"report of {len(ids)} instances written to {output}"
+          + (f" (showing {len(shown)}, most failures first)" if shown is not None else ""))
     return 0
+
+
+def _shown_positions(failures, limit: int):
+    """The positions of the instances the page shows, in the order shown: ``None`` (all, in file
+    order) when there are at most ``limit`` (0: no limit); else the ``limit`` with the most
+    failures, ties in file order."""
+    if not limit or len(failures) <= limit:
+        return None
+    import numpy as np
+
+    order = np.argsort(-np.frombuffer(failures, dtype=np.int64), kind="stable")
+    return [int(p) for p in order[:limit]]
+
+
+def _instances_shown(path: str, shown):
+    """``(instances, positions)`` for :func:`write_report_html`: every instance streamed in file
+    order, or the ``shown`` ones (read in one pass, held — at most ``--max-instances`` — and
+    given in the order of ``shown``)."""
+    from doclens.io.scores_files import iter_instance_results
+
+    if shown is None:
+        return iter_instance_results(path), None
+    wanted = set(shown)
+    kept = {position: result for position, result in enumerate(iter_instance_results(path)) if position in wanted}
+    return [kept[p] for p in shown], shown
 
 
 def add_parser(sub) -> None:
@@ -66,5 +104,9 @@ def add_parser(sub) -> None:
     report.add_argument("--no-plots", action="store_true",
                         help="leave out the plots (section bars, score distribution, verdicts; they need "
                              "the plots extra)")
+    report.add_argument("--max-instances", type=NON_NEGATIVE_INT, default=MAX_INSTANCES_SHOWN, metavar="N",
+                        help=f"show at most N instances, those with the most failures first (default "
+                             f"{MAX_INSTANCES_SHOWN}: a page a browser opens; 0: all, in file order); the scores file "
+                             "keeps every instance's evidence")
     bootstrap_options(report, allow_none=True)
     report.set_defaults(func=run)

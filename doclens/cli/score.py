@@ -19,7 +19,7 @@ from doclens.core.metrics import ON_UNPARSED
 from doclens.baselines import BASELINE_NAMES
 from doclens.core.tasks import AUTO_TASK, TASKS
 from doclens.evaluators.torch_utils import DTYPES
-from doclens.io.files import partial_path, save_report
+from doclens.io.files import OutputLocked, output_lock, partial_path, save_report
 from doclens.io.results_files import OUTPUT_FORMATS, journal_path
 from doclens.io.tables import INPUT_FORMATS
 from doclens.scoring.scorer import QUESTION_STATEMENTS, UNCITED
@@ -169,6 +169,18 @@ def run(args: argparse.Namespace) -> int:
     instances = open_input(args)  # a missing column or split is refused before anything loads
     output = args.output or _default_output(args.input)
     check_output_path(output)
+    if getattr(args, "dry_run", False):
+        return _scored(args, instances, output)  # writes no output: takes no lock
+    try:  # one output, one writer: taken before anything loads, so a second run is refused at once
+        with output_lock(output):
+            return _scored(args, instances, output)
+    except OutputLocked as exc:
+        print(f"doclens: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _scored(args: argparse.Namespace, instances, output: str) -> int:
+    """:func:`run` once the output is this run's: build the scorer, score, save and tell."""
     # a submission names its system: recorded in the report (a streamed one is written as it goes)
     args.system = args.system or getattr(instances, "system", None)
     defaulted = args.evaluator is None
@@ -395,6 +407,10 @@ def _save_and_tell(report, code: int, output: str) -> int:
             print(f"doclens: INCOMPLETE: {reason}", file=sys.stderr)
         if reasons:
             code = EXIT_INCOMPLETE
+        unparsed = sum((report.unparsed or {}).values())
+        if unparsed and not reasons:  # said even under -q: these items were scored per --on-unparsed
+            print(f"doclens: note: {unparsed} item(s) unparsed (judge replies that could not be read, scored per "
+                  "--on-unparsed); rerun the same command to ask them again", file=sys.stderr)
     return code
 
 

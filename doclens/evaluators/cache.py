@@ -121,6 +121,13 @@ class Cache:
             conn.execute("ROLLBACK")
             raise
 
+    def forget(self, keys) -> None:
+        """Remove the answers stored under ``keys`` (replies that left items unparsed: a rerun
+        asks those calls again instead of reading the same unreadable reply)."""
+        keys = list(keys)
+        if keys:
+            self._connect().executemany("DELETE FROM answers WHERE key = ?", [(k,) for k in keys])
+
     def raw_items(self) -> dict[str, str]:
         """Every stored answer as ``{key: JSON text}`` (meant for a worker's shard, which is small)."""
         return dict(self._connect().execute("SELECT key, value FROM answers"))
@@ -164,6 +171,9 @@ class NullCache:
         pass
 
     def put_many(self, items: dict) -> None:
+        pass
+
+    def forget(self, keys) -> None:
         pass
 
     def __len__(self) -> int:
@@ -224,6 +234,14 @@ class ShardCache:
         self.shard.put_many(items)
         with self._lock:
             self._new.update({k: json.dumps(v, ensure_ascii=False) for k, v in items.items()})
+
+    def forget(self, keys) -> None:
+        """Forget answers this worker stored (the user's cache, read-only here, keeps its own)."""
+        keys = list(keys)
+        self.shard.forget(keys)
+        with self._lock:
+            for key in keys:
+                self._new.pop(key, None)
 
     def drain(self) -> dict[str, str]:
         """The answers stored since the last call, ``{key: JSON text}``; forgets them."""

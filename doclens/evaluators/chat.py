@@ -3,7 +3,8 @@
 :class:`ChatJudge` renders the judge prompts (``prompts/judge/``), reads the replies
 (:mod:`doclens.parsing.judge_replies`), matches verdicts back to the claims asked, re-asks once for what
 is missing, and records a reply that stays unreadable as *unparsed* (raw text kept). It caches
-every answer (:mod:`doclens.evaluators.cache`) as soon as it arrives, counts calls and tokens, and delegates
+every answer (:mod:`doclens.evaluators.cache`) as soon as it arrives (and forgets the replies that left
+items unparsed, so a rerun asks those calls again), counts calls and tokens, and delegates
 the model call to one method, :meth:`ChatJudge.complete_many`, which an endpoint class
 (:class:`doclens.evaluators.openai_chat.OpenAIChatJudge`) or an in-process model implements.
 
@@ -258,6 +259,7 @@ class _Job:
     conversation: Optional[list[dict]] = None  # set for re-asks; else rendered
     reasked: bool = False
     raws: list[str] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)  # cache keys of the calls asked for these items so far
 
 
 class _Progress:
@@ -352,6 +354,14 @@ class ChatJudge(CachedAnswers, Evaluator):
         return text
 
     # ---- cached calls --------------------------------------------------------------------------------
+    def _forget_answers(self, keys: list[str]) -> None:
+        """Drop the cached replies that left items unparsed, so that a rerun of the same command
+        asks those calls again (a glitch's unreadable reply is not read back forever; ``--refresh``
+        is not needed). A cache without ``forget`` (one set from outside) keeps them."""
+        forget = getattr(self.cache, "forget", None)
+        if forget is not None and keys:
+            forget(keys)
+
     def key_for(self, conversation: list[dict], json_mode: bool, tag: str) -> str:
         return cache_key({**self.cache_identity(), "messages": conversation, "decoding": self.decoding(),
                           "prompt": tag, "json_mode": json_mode})
@@ -470,8 +480,10 @@ class ChatJudge(CachedAnswers, Evaluator):
                     if len(job.items) > 1:
                         half = len(job.items) // 2
                         logger.info("context window exceeded for %d claims: splitting in halves", len(job.items))
-                        next_jobs.extend([_Job(job.request, job.items[:half], reasked=job.reasked, raws=list(job.raws)),
-                                      _Job(job.request, job.items[half:], reasked=job.reasked, raws=list(job.raws))])
+                        next_jobs.extend([_Job(job.request, job.items[:half], reasked=job.reasked, raws=list(job.raws),
+                                               keys=list(job.keys)),
+                                          _Job(job.request, job.items[half:], reasked=job.reasked, raws=list(job.raws),
+                                               keys=list(job.keys))])
                     else:
                         results[job.request][job.items[0]] = ClaimJudgement.unparsed(None, explanation=TOO_LONG)
                     return
@@ -503,11 +515,13 @@ class ChatJudge(CachedAnswers, Evaluator):
                                 len(missing), len(job.items))
                     next_jobs.append(_Job(job.request, missing, render_reask(
                         conversation, text, [request.claims[i] for i in missing], [i + 1 for i in missing],
-                        fence=claims_fence(request.premise, request.claims)), reasked=True, raws=raws))
+                        fence=claims_fence(request.premise, request.claims)), reasked=True, raws=raws,
+                        keys=list(job.keys)))
                 else:
                     raw = "\n\n--- re-ask ---\n\n".join(raws)
                     for position in missing:
                         results[job.request][position] = ClaimJudgement.unparsed(raw)
+                    self._forget_answers(job.keys)
 
             self._ask_round(jobs, conversations, settle, next_jobs, progress, json_mode=json_mode, tags=tags,
                             answer=ANSWER_VERDICT)
@@ -524,6 +538,7 @@ class ChatJudge(CachedAnswers, Evaluator):
         def answered(k: int, completion: Completion) -> None:
             if k not in settled:
                 settled.add(k)
+                jobs[k].keys.append(self.key_for(conversations[k], ask["json_mode"], ask["tags"][k]))
                 before = len(next_jobs)
                 settle(jobs[k], conversations[k], completion)
                 progress.settled(jobs[k].request, [j.request for j in next_jobs[before:]])
@@ -599,10 +614,11 @@ class ChatJudge(CachedAnswers, Evaluator):
                 elif not job.reasked:
                     next_jobs.append(_Job(job.request, [0], render_reask(
                         conversation, text, [request.statement], fence=citation_fence(request.statement, request.cited),
-                        numbered=False), reasked=True, raws=[text]))
+                        numbered=False), reasked=True, raws=[text], keys=list(job.keys)))
                 else:
                     results[job.request] = CitationJudgement.unparsed(
                         "\n\n--- re-ask ---\n\n".join(job.raws + [text]), cited)
+                    self._forget_answers(job.keys)
 
             self._ask_round(jobs, conversations, settle, next_jobs, progress, json_mode=self.style != "cot",
                             tags=[tag] * len(jobs), answer=ANSWER_VERDICT_AND_PROVENANCE)

@@ -71,7 +71,7 @@ OPENAI_HOST = "api.openai.com"
 _CONTEXT_LENGTH = re.compile(r"maximum context length|context[ _]length|context window|too many tokens|"
                              r"prompt is too long|exceeds? the (?:model'?s? )?(?:maximum|max)", re.IGNORECASE)
 _RETRY_STATUS = {408, 409, 429}
-#: Seconds allowed to open a connection (``timeout`` bounds the whole reply).
+#: Seconds allowed to open a connection (``timeout`` bounds the whole exchange, headers to last byte).
 CONNECT_TIMEOUT = 10.0
 #: The longest wait before a retry, whatever ``Retry-After`` asks.
 MAX_WAIT = 600.0
@@ -396,8 +396,9 @@ class OpenAIChatJudge(ChatJudge):
     concurrency : int
         Requests in flight (default 8). ``rpm`` / ``tpm``: optional per-minute limits.
     timeout : float
-        Per-request timeout in seconds (default 60; 10 s to connect); a timed-out request is
-        retried. Raise it for models that take longer to answer.
+        Per-request timeout in seconds (default 60; 10 s to connect): it bounds each call's whole
+        exchange, headers to last byte, so a reply sent slowly ends the call too. A timed-out
+        request is retried. Raise it for models that take longer to answer.
     max_retries : int
         Retries per request on 408/409/429/5xx, timeouts, connection errors and unreadable 200
         replies (default 5).
@@ -421,11 +422,15 @@ class OpenAIChatJudge(ChatJudge):
         OpenAI and Azure, off for other servers (not all support it).
     backoff_base, backoff_max : float
         Retry delays: ``backoff_base × 2^attempt`` (capped at ``backoff_max``) with jitter,
-        unless the server says ``retry-after-ms`` / ``Retry-After`` (waits capped at 600 s).
+        unless the server says ``retry-after-ms`` / ``Retry-After``.
+    max_retry_after : float
+        The longest ``Retry-After`` / ``retry-after-ms`` honoured, in seconds (default 60, as the
+        OpenAI client); a longer one falls back to the backoff above (``--evaluator-arg
+        max_retry_after=N``).
 
     Retries are this class's, not the ``openai`` client's (``max_retries=0`` there): the client's
-    loop does not retry an HTTP 200 whose body is not a chat completion, gives up at once when
-    ``Retry-After`` exceeds two minutes, has fixed backoff constants (0.5 s doubling to 8 s) and
+    loop does not retry an HTTP 200 whose body is not a chat completion, has a fixed bound on
+    ``Retry-After`` (here ``max_retry_after``), has fixed backoff constants (0.5 s doubling to 8 s) and
     shows no attempt to a circuit breaker. This loop follows the client's rules otherwise
     (``retry-after-ms`` first, ``x-should-retry``, 408/409/429/5xx) — see ``cards/llm-evaluators.md``.
     """
@@ -444,7 +449,7 @@ class OpenAIChatJudge(ChatJudge):
                  cache_dir: Optional[str] = None, no_cache: bool = False, refresh: bool = False,
                  style: Optional[str] = None, json_response: Optional[bool] = None,
                  backoff_base: float = 1.0, backoff_max: float = 60.0, max_consecutive_failures: int = 20,
-                 deadline=None):
+                 deadline=None, max_retry_after: float = 60.0):
         # Long because it checks each option (the class docstring says what they mean) before any
         # client exists, so a bad value is a ConfigurationError naming it, never a failed call.
         super().__init__(check_style(style or self.default_style), cache_dir=cache_dir, no_cache=no_cache,
@@ -459,6 +464,8 @@ class OpenAIChatJudge(ChatJudge):
             raise ConfigurationError(f"max_retries must be 0 or more, got {max_retries!r}")
         if timeout is not None and float(timeout) <= 0:
             raise ConfigurationError(f"timeout must be positive, got {timeout!r}")
+        if max_retry_after is None or not 0 <= float(max_retry_after) < float("inf"):
+            raise ConfigurationError(f"max_retry_after must be 0 or more seconds, got {max_retry_after!r}")
         for label, value in (("rpm", rpm), ("tpm", tpm)):
             if value is not None and float(value) <= 0:
                 raise ConfigurationError(f"{label} must be positive, got {value!r}")
@@ -508,6 +515,7 @@ class OpenAIChatJudge(ChatJudge):
         self.backoff_base, self.backoff_max = float(backoff_base), float(backoff_max)
         self.max_consecutive_failures = int(max_consecutive_failures)
         self.deadline = parse_duration(deadline)
+        self.max_retry_after = float(max_retry_after)
         self._loop: Optional[_LoopThread] = None
         self._client = None
         self._limiter = None
@@ -722,7 +730,11 @@ class OpenAIChatJudge(ChatJudge):
                 await self._limiter.acquire(estimate_tokens(messages))
             headers, status = None, None
             try:
-                raw = await client.chat.completions.with_raw_response.create(**arguments)
+                # the client's timeout is an idle timeout (each read may wait that long): a reply
+                # trickled byte by byte would never end it, so the whole exchange, headers to last
+                # byte, runs under one deadline (docs/design.md, "The HTTP judge's request path")
+                raw = await asyncio.wait_for(client.chat.completions.with_raw_response.create(**arguments),
+                                             self.timeout)
                 completion = self._read_reply(raw.http_response)
             except openai.BadRequestError as exc:
                 if exc.code == "context_length_exceeded" or _CONTEXT_LENGTH.search(str(exc.message or "")):
@@ -733,8 +745,8 @@ class OpenAIChatJudge(ChatJudge):
             except openai.APIStatusError as exc:
                 error, retryable = self._status_error(exc), _should_retry(exc.response)
                 headers, status = exc.response.headers, exc.status_code
-            except openai.APITimeoutError:
-                error, retryable = f"no reply within {self.timeout:g} s (--timeout) from {self._where()}", True
+            except (openai.APITimeoutError, asyncio.TimeoutError):
+                error, retryable = f"no complete reply within {self.timeout:g} s (--timeout) from {self._where()}", True
             except openai.APIConnectionError as exc:
                 cause = exc.__cause__ or exc.__context__
                 detail = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
@@ -745,13 +757,18 @@ class OpenAIChatJudge(ChatJudge):
                 self._note_attempt(True)
                 return completion
             self._last_error = error
-            self._note_attempt(None if status == 429 else False)
+            wait = retry_after_seconds(headers)
+            beyond = wait is not None and wait > self.max_retry_after
+            # a 429 is the endpoint pacing us (no count), unless it asks for a wait past the bound:
+            # then it counts toward the breaker like any failed attempt
+            self._note_attempt(None if status == 429 and not beyond else False)
             if not retryable or attempt >= self.max_retries:
                 tries = f"after {attempt + 1} attempts" if attempt else ("not retryable" if not retryable else "once")
                 logger.warning("a request failed for good (%s): %s", tries, error)
                 return Completion(None, error=error)
-            wait = retry_after_seconds(headers)
-            if wait is None:
+            if wait is None or beyond:
+                # as the OpenAI client does: a server's wait is honoured up to a bound; a longer
+                # (Retry-After: 1e9) or unreadable one falls back to this judge's own backoff
                 delay = min(self.backoff_max, self.backoff_base * 2 ** attempt)
                 wait = delay * random.uniform(0.5, 1.0)
             logger.info("request failed (%s); retry %d/%d in %.2fs", error, attempt + 1, self.max_retries, wait)
@@ -785,10 +802,16 @@ class OpenAIChatJudge(ChatJudge):
                                    f"completion (no 'choices'; {shape})")
         message = (choices[0] or {}).get("message") if choices and isinstance(choices[0], dict) else None
         text = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(text, str) or not text.strip():
+            # no answer (empty choices, null or blank content): a failed attempt, retried and never
+            # cached, so that a glitch cannot leave a cached non-answer a rerun would read again
+            what = ("no choices" if not choices else "no message" if not isinstance(message, dict)
+                    else "null content" if text is None else "empty content")
+            raise _UnreadableReply(f"the endpoint {self._where()} replied HTTP 200 with no answer ({what})")
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         details = usage.get("prompt_tokens_details") if isinstance(usage.get("prompt_tokens_details"), dict) else {}
         prompt_tokens = _int(usage.get("prompt_tokens"))
-        return Completion(redact(text, self._secrets(), patterns=False) if isinstance(text, str) else "",
+        return Completion(redact(text, self._secrets(), patterns=False),
                           prompt_tokens, _int(usage.get("completion_tokens")),
                           cached_tokens=min(_int(details.get("cached_tokens")), prompt_tokens))
 

@@ -3,6 +3,7 @@ when its chosen path fails: the one place for atomic writes and the save fallbac
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -11,19 +12,77 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
+from doclens.core.errors import ConfigurationError
 
-def write_atomically(path: os.PathLike, write: Callable, errors: str = "strict") -> None:
+
+def write_atomically(path: os.PathLike, write: Callable, errors: str = "strict", binary: bool = False) -> None:
     """Call ``write(handle)`` on a temporary file next to ``path``, then rename it into place: a
     crash mid-write never leaves a truncated file. ``errors`` is the UTF-8 encoder's error
-    handler (``"backslashreplace"`` shows a lone surrogate as ``\\udc00`` on an HTML page)."""
-    tmp = f"{path}.tmp"
+    handler (``"backslashreplace"`` shows a lone surrogate as ``\\udc00`` on an HTML page);
+    ``binary``: the handle takes bytes.
+
+    The temporary file has a name of its own (:func:`tempfile.mkstemp` in the same folder, so
+    ``os.replace`` stays one rename on one filesystem): two writers never share one, and it is
+    synced to disk before the rename, so the file in place is always a whole one."""
+    folder, name = os.path.split(os.path.abspath(os.fspath(path)))
+    descriptor, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
     try:
-        with open(tmp, "w", encoding="utf-8", errors=errors) as handle:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private (0600); a report is not
+        handle = os.fdopen(descriptor, "wb") if binary else os.fdopen(descriptor, "w", encoding="utf-8",
+                                                                      errors=errors)
+        with handle:
             write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+
+
+_UMASK: list = []
+
+
+def _umask() -> int:
+    """The process's umask (read once: reading it means setting it)."""
+    if not _UMASK:
+        current = os.umask(0o022)
+        os.umask(current)
+        _UMASK.append(current)
+    return _UMASK[0]
+
+
+class OutputLocked(ConfigurationError):
+    """Another run holds the lock on this output."""
+
+
+def lock_path(output: str) -> str:
+    """``scores.json`` → ``scores.json.lock``: the lock a run holds on its output, its journal
+    and its results file while it runs (the empty file stays beside them afterwards)."""
+    return f"{output}.lock"
+
+
+@contextlib.contextmanager
+def output_lock(output: str):
+    """Hold the lock on ``output`` for the block; :class:`OutputLocked` at once (no waiting)
+    when another run holds it. One output, one writer: two runs sharing ``-o`` would share the
+    journal and the output and leave a mixed file. An OS lock (``filelock``, ``flock`` on POSIX):
+    it ends with its process, so a killed run never leaves a stale lock."""
+    if output == "-":
+        yield
+        return
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(lock_path(output), timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise OutputLocked(f"another doclens run is writing {output} (it holds {lock_path(output)}); wait for it "
+                           "to end or choose another --output") from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def is_complete_report(path: str) -> bool:

@@ -34,8 +34,10 @@ from __future__ import annotations
 import codecs
 import json
 import math
+from array import array
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 from doclens.core.errors import InputError, cannot_read
 from doclens.core.types import InstanceResult
@@ -583,19 +585,66 @@ def iter_instance_results(path: str, header: Optional[dict] = None) -> Iterator[
         yield InstanceResult.from_dict(data)
 
 
-def scan_report(path: str) -> tuple[dict, list[str], list[dict]]:
+class CountColumns(Sequence):
+    """Per-instance ``{metric: (hits, items)}`` counts kept as columns of numbers (two doubles
+    per metric and instance, NaN where an instance lacks the metric) instead of one dict per
+    instance: a million instances' counts take some 100 MB, not several hundred. Reads back as
+    the dicts it was given (a :class:`~collections.abc.Sequence` of them, equal to their list)."""
+
+    def __init__(self):
+        self._columns: dict[str, tuple[array, array]] = {}
+        self._size = 0
+
+    def append(self, counts: dict) -> None:
+        for metric in counts.keys() - self._columns.keys():  # a metric first met here: earlier rows lack it
+            self._columns[metric] = (array("d", [math.nan]) * self._size, array("d", [math.nan]) * self._size)
+        for metric, (hits, items) in self._columns.items():
+            value = counts.get(metric)
+            hits.append(math.nan if value is None else value[0])
+            items.append(math.nan if value is None else value[1])
+        self._size += 1
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._size))]
+        if index < 0:
+            index += self._size
+        if not 0 <= index < self._size:
+            raise IndexError(index)
+        return {metric: (_number(hits[index]), _number(items[index]))
+                for metric, (hits, items) in self._columns.items() if not math.isnan(hits[index])}
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, (list, tuple, CountColumns)) and len(self) == len(other) and all(
+            a == b for a, b in zip(self, other))
+
+
+def _number(value: float):
+    return int(value) if value.is_integer() else value
+
+
+def scan_report(path: str, each: Optional[Callable[[InstanceResult], None]] = None
+                ) -> tuple[dict, list[str], CountColumns]:
     """One bounded-memory pass: ``(header, ids, per-instance {metric: (hits, items)})``, counted
-    with the report's own counting rule (:meth:`doclens.families.CountingRule.from_config`). Reports
-    that :meth:`doclens.Report.save` writes put ``config`` before ``instances``; a file that puts
-    it after is counted in a second pass."""
+    with the report's own counting rule (:meth:`doclens.families.CountingRule.from_config`), the
+    counts kept compact (:class:`CountColumns`). ``each(result)``, when given, sees every
+    instance of that pass. Reports that :meth:`doclens.Report.save` writes put ``config`` before
+    ``instances``; a file that puts it after is counted in a second pass."""
     header: dict = {}
-    ids, counts = [], []
+    ids, counts = [], CountColumns()
     rule = None
     for result in iter_instance_results(path, header):
         rule = rule or CountingRule.from_config(header.get("config"))
         ids.append(result.id)
         counts.append(result_counts(result, rule))
+        if each is not None:
+            each(result)
     if ids and CountingRule.from_config(header.get("config")) != rule:
         rule = CountingRule.from_config(header.get("config"))
-        counts = [result_counts(result, rule) for result in iter_instance_results(path)]
+        counts = CountColumns()
+        for result in iter_instance_results(path):
+            counts.append(result_counts(result, rule))
     return header, ids, counts

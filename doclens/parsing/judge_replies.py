@@ -8,9 +8,10 @@ Three reply forms, one per prompt style (``prompts/judge/``):
   wrapper or a single object (one claim) is accepted too. Items are validated with a JSON
   schema; an item that fails it is ignored, which leaves its claim *missing*.
 * ``cot`` claim replies (one call per claim): ``claim id: 3 explanation: … entailment
-  prediction: 1 | 0`` (the last prediction line wins, so a model that "changes its mind" is read
-  at its final answer). A reply naming no id answers the one claim asked; one naming another id
-  answers nothing.
+  prediction: 1 | 0``. Every prediction line of the reply must agree: a reply with two that
+  disagree (an answer and a quoted ``entailment prediction: 1`` planted in the text judged, or a
+  model that "changes its mind") is unreadable, never settled by position. A reply naming no id
+  answers the one claim asked; one naming another id answers nothing.
 * citation replies: the same two forms plus ``provenance``: the ids of the cited units that
   support the statement (a JSON list, or ``provenance: [2, 5]`` / ``provenance: 2, 5`` in CoT).
 
@@ -18,7 +19,11 @@ Three reply forms, one per prompt style (``prompts/judge/``):
 verdict is filed under the claim its item names by number (``"id"``), else by exact claim text
 (case, spacing, quotes, numbering and final punctuation ignored) — never by position. An item
 naming no asked claim is *extra* and ignored; an item whose number and text name two different
-asked claims is ignored too. Two items that disagree on one claim leave it *missing*; identical
+asked claims is ignored too, and so is one whose number names an asked claim while the claim
+text it copies is another (a model judging a claims block planted in the text it was shown:
+``"id": 2, "claim": "A cough."`` for the asked "The patient has fever."; texts are compared
+normalised, with a similarity of at least :data:`COPIED_CLAIM_SIMILARITY` so that a small slip in
+copying is not punished). Two items that disagree on one claim leave it *missing*; identical
 duplicates are fine. Whatever stays missing the caller re-asks once, then records as unparsed.
 
 **Source support** replies (``prompts/judge/support.*``) give a 3-way ``verdict`` instead of
@@ -27,15 +32,19 @@ duplicates are fine. Whatever stays missing the caller re-asks once, then record
 (:func:`read_support_verdicts`, matched exactly like claim replies) or a CoT reply ``claim id: N
 explanation: … verdict: …`` (:func:`parse_support_cot`).
 
-**Which JSON.** A reply may hold several JSON values: a judge may quote JSON from the report it
-was shown before giving its answer. The verdicts are read from the LAST value that names at
-least one asked claim (:func:`read_claim_verdicts`), so quoted instance JSON — which names no
-asked number — cannot override the judge's answer; likewise the last valid object of a citation
-reply is its answer.
+**Which JSON.** A reply may hold several JSON values: a judge may quote JSON from the text it
+was shown before or after giving its answer, and that text may be written to look like an
+answer (a verdict list keyed by the prompt's claim numbers, planted in a prediction). So no
+value wins by its position: the items of EVERY value that names an asked claim are read
+together (:func:`read_claim_verdicts`), and a claim they disagree on is missing (re-asked, then
+unparsed); quoted JSON that names no asked claim is ignored. A citation reply's valid objects
+must likewise all agree. What no parser can stop is a model that obeys the planted text and
+gives only the planted answer (``cards/llm-evaluators.md``).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
@@ -69,6 +78,10 @@ CITATION_SCHEMA: dict = {
     },
     "required": ["entailment_prediction"],
 }
+
+#: How alike (difflib's ratio, of normalised texts) an item's copied claim text must be to the
+#: claim its number names: a slip in copying passes, another claim's text does not.
+COPIED_CLAIM_SIMILARITY = 0.8
 
 _VALIDATE_ITEM = jsonschema.Draft202012Validator(CLAIM_ITEM_SCHEMA)
 _VALIDATE_CITATION = jsonschema.Draft202012Validator(CITATION_SCHEMA)
@@ -168,10 +181,12 @@ def _resolve(items: Sequence[dict], claims: Sequence[str], ids: Optional[Sequenc
         verdict = Verdict(entailed=bool(read_label(item["entailment_prediction"])),
                           explanation=str(item.get("explanation", "") or "").strip(), label=item.get("_label"))
         number = item_id(item)
-        by_text = slots_of_text.get(normalise_claim(item["claim"]), []) if isinstance(item.get("claim"), str) else []
+        copied = normalise_claim(item["claim"]) if isinstance(item.get("claim"), str) else None
+        by_text = slots_of_text.get(copied, []) if copied else []
         if number in slot_of_id:
-            if by_text and slot_of_id[number] not in by_text:  # number and text name different claims
-                extra += 1
+            if (by_text and slot_of_id[number] not in by_text) or (
+                    copied and not by_text and not _alike(copied, normalise_claim(claims[slot_of_id[number]]))):
+                extra += 1  # number and copied text name different claims
                 continue
             targets = [slot_of_id[number]]
         elif by_text:  # identical claim texts are one question: the item answers each of them
@@ -194,6 +209,10 @@ def _resolve(items: Sequence[dict], claims: Sequence[str], ids: Optional[Sequenc
     return ClaimReading(verdicts, extra, conflicting, named)
 
 
+def _alike(copied: str, asked: str) -> bool:
+    return difflib.SequenceMatcher(None, copied, asked, autojunk=False).ratio() >= COPIED_CLAIM_SIMILARITY
+
+
 def _reply_values(reply: str) -> list[list[dict]]:
     """The schema-valid verdict items of each JSON value in the reply that is a verdict list
     (or wraps one), in order of appearance."""
@@ -210,15 +229,16 @@ def parse_claim_items(reply: str, claims: Optional[Sequence[str]] = None,
     """The schema-valid verdict items of a JSON claim reply, in reply order; ``None`` when the
     reply holds no JSON list of verdicts at all (an empty list is a valid, empty answer).
 
-    Of several JSON values, the items come from the last one that names one of ``claims`` (by
-    ``ids``, default 1, 2, …, or by text); without ``claims``, from the last verdict list."""
+    Of several JSON values, the items of every one that names one of ``claims`` (by ``ids``,
+    default 1, 2, …, or by text), together: none wins by position, so items that disagree leave
+    their claim missing (:func:`match_claim_items`). Without ``claims``, the last verdict list."""
     values = _reply_values(reply)
     if not values:
         return None
     if claims is not None:
-        for items in reversed(values):
-            if _resolve(items, claims, ids).named:
-                return items
+        naming = [items for items in values if _resolve(items, claims, ids).named]
+        if naming:
+            return [item for items in naming for item in items]
     return values[-1]
 
 
@@ -235,7 +255,7 @@ def match_claim_items(items: Sequence[dict], claims: Sequence[str],
 
 
 def read_claim_verdicts(reply: str, claims: Sequence[str], ids: Optional[Sequence[int]] = None) -> ClaimReading:
-    """Read a JSON claim reply: the last JSON value naming an asked claim, matched by
+    """Read a JSON claim reply: the items of every JSON value naming an asked claim, matched by
     :func:`match_claim_items`, with the counts of extra items and conflicting claims."""
     items = parse_claim_items(reply, claims, ids)
     if items is None:
@@ -250,17 +270,19 @@ def parse_claims_json(reply: str, claims: Sequence[str], ids: Optional[Sequence[
 
 def parse_cot(reply: str, claim_id: Optional[int] = None) -> Optional[Verdict]:
     """``claim id: N explanation: … entailment prediction: 1|0`` → :class:`Verdict`; ``None``
-    without a readable prediction. The last prediction in the reply is the answer. With
-    ``claim_id`` (the one claim asked), a reply whose last ``claim id:`` before that answer names
-    another number answers another claim: ``None``. A reply naming no id answers the asked one."""
+    without a readable prediction, or with predictions that disagree (never settled by position:
+    one may be quoted from the text judged). With ``claim_id`` (the one claim asked), a reply
+    whose last ``claim id:`` before its last prediction names another number answers another
+    claim: ``None``. A reply naming no id answers the asked one."""
     read = _read_cot(reply, claim_id, _PREDICTION, read_label, _EXPLANATION)
     return None if read is None else Verdict(entailed=read[0], explanation=read[1])
 
 
 def _read_cot(reply: str, claim_id: Optional[int], answer, read_answer, explanation_pattern):
-    """``(answer, explanation)`` of a CoT reply, or ``None``: the last ``answer`` match is the
-    answer (read by ``read_answer``; ``None`` when unreadable); with ``claim_id``, the last
-    ``claim id:`` before it must name that claim (or none be named)."""
+    """``(answer, explanation)`` of a CoT reply, or ``None``: every ``answer`` match, read by
+    ``read_answer``, must give one same answer (``None`` when one is unreadable or they
+    disagree); with ``claim_id``, the last ``claim id:`` before the last answer must name that
+    claim (or none be named)."""
     if not reply:
         return None
     found = list(answer.finditer(reply))
@@ -270,7 +292,10 @@ def _read_cot(reply: str, claim_id: Optional[int], answer, read_answer, explanat
         named = [int(m.group(1)) for m in _CLAIM_ID.finditer(reply, 0, found[-1].start())]
         if named and named[-1] != claim_id:
             return None
-    label = read_answer(found[-1].group(1))
+    labels = {read_answer(match.group(1)) for match in found}
+    if len(labels) != 1:  # answers that disagree: re-asked, then unparsed, never settled by position
+        return None
+    label = labels.pop()
     if label is None:
         return None
     explanation = explanation_pattern.search(reply)
@@ -302,11 +327,13 @@ def read_ids(value: Any) -> Optional[list[int]]:
 
 
 def parse_citation_json(reply: str) -> Optional[Verdict]:
-    """A JSON citation reply ``{explanation, provenance, entailment_prediction}`` → :class:`Verdict`
-    (of several JSON values, the last valid one)."""
+    """A JSON citation reply ``{explanation, provenance, entailment_prediction}`` → :class:`Verdict`.
+    Of several valid JSON objects, all must give the same verdict and provenance (``None``
+    otherwise: one may be quoted from the text judged, and none wins by position)."""
     if not reply or not reply.strip():
         return None
-    for value in reversed(find_json_values(reply)):  # the last valid object is the answer
+    answers = []
+    for value in find_json_values(reply):
         if isinstance(value, list) and len(value) == 1 and isinstance(value[0], dict):
             value = value[0]
         if not isinstance(value, dict) or not _VALIDATE_CITATION.is_valid(value):
@@ -315,9 +342,11 @@ def parse_citation_json(reply: str) -> Optional[Verdict]:
         provenance = read_ids(value.get("provenance", []))
         if label is None or provenance is None:
             continue
-        return Verdict(entailed=label, explanation=str(value.get("explanation", "") or "").strip(),
-                       provenance=provenance)
-    return None
+        answers.append(Verdict(entailed=label, explanation=str(value.get("explanation", "") or "").strip(),
+                               provenance=provenance))
+    if not answers or len({(a.entailed, tuple(a.provenance)) for a in answers}) > 1:
+        return None
+    return answers[0]
 
 
 def parse_citation_cot(reply: str) -> Optional[Verdict]:
@@ -327,7 +356,10 @@ def parse_citation_cot(reply: str) -> Optional[Verdict]:
     if verdict is None:
         return None
     found = list(_PROVENANCE.finditer(reply))
-    verdict.provenance = read_ids(found[-1].group(1)) if found else []
+    readings = {tuple(ids) if ids is not None else None for ids in (read_ids(m.group(1)) for m in found)}
+    if len(readings) > 1:  # provenance lines that disagree: as for the prediction, no position wins
+        return None
+    verdict.provenance = list(readings.pop() or []) if readings else []
     return verdict
 
 
@@ -374,8 +406,8 @@ def _support_items(value: Any) -> Optional[list]:
 
 
 def read_support_verdicts(reply: str, claims: Sequence[str], ids: Optional[Sequence[int]] = None) -> ClaimReading:
-    """Read a JSON source-support reply: like :func:`read_claim_verdicts` (the last JSON value
-    naming an asked claim, matched by number then text, never by position), each
+    """Read a JSON source-support reply: like :func:`read_claim_verdicts` (every JSON value
+    naming an asked claim, read together, matched by number then text, never by position), each
     :class:`Verdict` carrying its ``label`` (``entailed`` is true for ``supported`` only)."""
     values = []
     for value in find_json_values(reply or ""):
@@ -390,16 +422,15 @@ def read_support_verdicts(reply: str, claims: Sequence[str], ids: Optional[Seque
                     valid.append({**{k: item[k] for k in ("id", "claim", "explanation") if k in item},
                                   "entailment_prediction": int(label == SUPPORTED), "_label": label})
         values.append(valid)
-    for items in reversed(values):
-        reading = _resolve(items, claims, ids)
-        if reading.named:
-            return reading
+    naming = [item for items in values if _resolve(items, claims, ids).named for item in items]
+    if naming:  # every value that names an asked claim, read together (none wins by position)
+        return _resolve(naming, claims, ids)
     return ClaimReading([None] * len(claims)) if not values else _resolve(values[-1], claims, ids)
 
 
 def parse_support_cot(reply: str, claim_id: Optional[int] = None) -> Optional[Verdict]:
     """``claim id: N explanation: … verdict: Supported|Not Supported|Not Addressed`` →
-    :class:`Verdict` with its ``label``; ``None`` without a readable verdict. The last verdict in
-    the reply is the answer; the claim id rule is :func:`parse_cot`'s."""
+    :class:`Verdict` with its ``label``; ``None`` without a readable verdict or with verdicts
+    that disagree; the claim id rule is :func:`parse_cot`'s."""
     read = _read_cot(reply, claim_id, _SUPPORT_VERDICT, read_support_label, _SUPPORT_EXPLANATION)
     return None if read is None else Verdict(entailed=read[0] == SUPPORTED, explanation=read[1], label=read[0])

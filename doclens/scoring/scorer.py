@@ -29,6 +29,7 @@ from doclens.core.types import NO_VERDICT, Instance, InstanceResult, Statement
 from doclens.families import SOURCE_SUPPORT, UNCITED_OUTPUTS, CountingRule, selected
 from doclens.evaluators.base import Evaluator
 from doclens.evaluators.extractors import ExtractionRequest, Extractor, FailedExtraction
+from doclens.io.files import output_lock
 from doclens.parsing.sections import detect_task, looks_like_note, note_section_spans, segments
 from doclens.parsing.source_units import parse_source_units
 from doclens.parsing.statements import inherit_citations, parse_statements, strip_citations, whole_statement
@@ -233,9 +234,11 @@ class DocLens:
         but not scored again. Returns the report without its instances (``report.size`` says how
         many); on an error the exception carries ``partial_report`` and a partial output is
         written (never over a complete one). ``system``: recorded in the report's ``config``
-        (the name ``doclens leaderboard`` shows). ``columns``: as for :meth:`score`."""
-        return self.score(instances, progress=progress, columns=columns,
-                          sink=FileSink(output, output_format, self.on_unparsed, resume=resume, system=system))
+        (the name ``doclens leaderboard`` shows). ``columns``: as for :meth:`score`. One output,
+        one writer: :class:`doclens.io.files.OutputLocked` at once when another run writes it."""
+        with output_lock(output):
+            return self.score(instances, progress=progress, columns=columns,
+                              sink=FileSink(output, output_format, self.on_unparsed, resume=resume, system=system))
 
     def score_chunk(self, chunk: list[Instance]) -> tuple[list[InstanceResult], RunMeta]:
         """Score one chunk of instances already read and checked (ids unique): its results in

@@ -214,23 +214,22 @@ class FileSink(ResultSink):
             write_atomically(target, lambda handle: self._write_single(report, handle))
             return
         results = instances_path(target, fmt)
-        tmp = results + ".tmp"
-        try:
-            if fmt == "jsonl":
-                with open(tmp, "w", encoding="utf-8") as handle:
-                    for batch in self._committed_lines():
-                        handle.write("".join(batch))
-            else:
-                writer = ParquetResults(tmp)
+        if fmt == "jsonl":
+            def jsonl(handle) -> None:
+                for batch in self._committed_lines():
+                    handle.write("".join(batch))
+
+            write_atomically(results, jsonl)
+        else:
+            def parquet(handle) -> None:
+                writer = ParquetResults(handle)
                 try:
                     for batch in self._committed_lines():
                         writer.write_lines(batch)
                 finally:
                     writer.close()
-            os.replace(tmp, results)
-        finally:
-            if os.path.exists(tmp):
-                os.remove(tmp)
+
+            write_atomically(results, parquet, binary=True)
         report.instances_file, report.instances_format = os.path.basename(results), fmt
         write_atomically(target, report.write)
 

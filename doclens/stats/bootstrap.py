@@ -48,6 +48,9 @@ DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 12345
 DEFAULT_CONFIDENCE = 0.95
 _CHUNK = 128
+#: numbers in one chunk's weight matrix (resamples × instances): 4M doubles, 32 MB, and as many
+#: integer draws; a million instances are resampled 4 at a time instead of 128 (2 GB)
+_CELLS = 4_000_000
 #: fewest contributing instances for a bootstrap interval, a paired test or a verdict (docstring above)
 MIN_INSTANCES = 10
 
@@ -213,8 +216,12 @@ def _resampled(tables: Sequence[CountTable], n_resamples: int, seed: Optional[in
     rng = np.random.default_rng(seed)
     parts: list[list[np.ndarray]] = [[] for _ in tables]
     done = 0
+    # resamples per chunk: at most _CHUNK, fewer for big inputs so that the chunk's draws and
+    # weights (count × size each) stay near _CELLS numbers whatever the size; the draws come from
+    # one generator in order, so the chunking never changes an interval
+    per_chunk = max(1, min(_CHUNK, _CELLS // max(size, 1)))
     while done < n_resamples:
-        count = min(_CHUNK, n_resamples - done)
+        count = min(per_chunk, n_resamples - done)
         weights = resample_weights(rng, size, count)
         for part, table in zip(parts, tables):
             part.append(table.statistics(weights))

@@ -31,6 +31,7 @@ from doclens.io.files import write_atomically
 from doclens.io.jsonl import SourceIndex
 from doclens.views.labels import demo_banner, judge_label
 from doclens.views.text import not_applicable_lines, reported_metrics
+from doclens.views.visible import html_attribute, html_text, visible
 
 _STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:1em;color:#1b1b1b}
@@ -167,13 +168,13 @@ def _claims_html(claims: Sequence[ClaimVerdict], label: str) -> str:
     section = object()
     for claim in claims:
         if claim.section != section and claim.section:
-            parts.append(f'<li class="section-label">{escape(claim.section)}</li>')
+            parts.append(f'<li class="section-label">{html_text(claim.section)}</li>')
         section = claim.section
         verdict = claim_verdict(claim)
         mark = {"supported": "&#10003;", "unsupported": "&#10007;", "unparsed": "?"}[verdict]
-        why = f'<div class="why">{escape(claim.explanation)}</div>' if claim.explanation else ""
+        why = f'<div class="why">{html_text(claim.explanation)}</div>' if claim.explanation else ""
         parts.append(f'<li class="claim {verdict}" data-verdict="{verdict}"><span class="mark" '
-                     f'title="{verdict}">{mark}</span>{escape(claim.text)}{why}</li>')
+                     f'title="{verdict}">{mark}</span>{html_text(claim.text)}{why}</li>')
     parts.append("</ul>")
     return "".join(parts)
 
@@ -219,22 +220,22 @@ def _support_html(verdicts, position: int) -> str:
     section = object()
     for verdict in verdicts:
         if verdict.section != section and verdict.section:
-            parts.append(f'<li class="section-label">{escape(verdict.section)}</li>')
+            parts.append(f'<li class="section-label">{html_text(verdict.section)}</li>')
         section = verdict.section
         css, mark = _SUPPORT_MARKS.get(verdict.verdict if verdict.status == "ok" else None, _SUPPORT_MARKS[None])
         label = (verdict.verdict or verdict.status).replace("_", " ")
-        why = f'<div class="why">{escape(label)}: {escape(verdict.explanation)}</div>'
+        why = f'<div class="why">{escape(label)}: {html_text(verdict.explanation)}</div>'
         shown = verdict.evidence[:SUPPORT_EVIDENCE_SHOWN]
         evidence = "".join(
             f'<li><a class="cite" href="#src-{_e(position)}-{_e(item.get("unit"))}">[{_e(item.get("unit"))}]</a> '
-            f'{escape(str(item.get("text", "")))}'
+            f'{html_text(item.get("text", ""))}'
             + (f' <span class="muted">rank {_e(item.get("rank"))}, score {_e(round(item["score"], 4))}</span>'
                if item.get("score") is not None else "") + "</li>" for item in shown)
         how = "retrieved" if verdict.retrieved else "whole source"
         details = (f'<details class="why"><summary>evidence ({how}, {_e(len(shown))} of {_e(len(verdict.evidence))} '
                    f'shown)</summary><ol>{evidence}</ol></details>' if verdict.evidence else "")
         parts.append(f'<li class="claim {css}" data-verdict="{_e(verdict.verdict)}"><span class="mark" '
-                     f'title="{escape(label)}">{mark}</span>{escape(verdict.text)}{why}{details}</li>')
+                     f'title="{escape(label)}">{mark}</span>{html_text(verdict.text)}{why}{details}</li>')
     parts.append("</ul>")
     return "".join(parts)
 
@@ -245,7 +246,7 @@ def _statements_html(result: InstanceResult, position: int, rule: Optional[Count
     section = object()
     for statement in result.statements:
         if statement.section != section and statement.section:
-            parts.append(f'<span class="section-label">{escape(statement.section)}</span>')
+            parts.append(f'<span class="section-label">{html_text(statement.section)}</span>')
         section = statement.section
         verdict = statement_verdict(statement) if checked else "nocheck"
         title = verdict + (" (citations inherited)" if statement.inherited else "") + (
@@ -258,8 +259,8 @@ def _statements_html(result: InstanceResult, position: int, rule: Optional[Count
                 precision = "precise" if cited in statement.precise else "imprecise"
                 cites.append(f'<a class="cite {precision}" href="#src-{_e(position)}-{_e(cited)}" '
                              f'title="{precision} citation of source unit {_e(cited)}">[{_e(cited)}]</a>')
-        parts.append(f'<span class="stmt {verdict}" data-verdict="{verdict}" title="{escape(title)}">'
-                     f'{escape(statement.text)}</span>{"".join(cites)} ')
+        parts.append(f'<span class="stmt {verdict}" data-verdict="{verdict}" title="{html_attribute(title)}">'
+                     f'{html_text(statement.text)}</span>{"".join(cites)} ')
     return "".join(parts)
 
 
@@ -271,7 +272,7 @@ def _instance_html(result: InstanceResult, position: int, source: Optional[dict]
     scores = " ".join(f"{m.replace('_', ' ')} {_percent(result.scores.get(m))}" for m in METRICS
                       if m in result.scores)
     parts = [f'<section class="instance" id="inst-{_e(position)}" data-failures="{_e(failures)}">',
-             f'<h2>{escape(result.id)} <span class="muted">{escape(result.task)} · {_e(failures)} '
+             f'<h2>{html_text(result.id)} <span class="muted">{html_text(result.task)} · {_e(failures)} '
              'failure(s)</span></h2>',
              f'<div class="muted">{escape(scores)}</div><h3>Prediction</h3><p class="prediction">']
     units = None
@@ -283,7 +284,7 @@ def _instance_html(result: InstanceResult, position: int, source: Optional[dict]
     if result.statements:
         parts.append(_statements_html(result, position, rule))
     elif source is not None:
-        parts.append(escape(str(source.get("prediction", ""))))
+        parts.append(html_text(source.get("prediction", "")))
     else:
         parts.append('<span class="muted">(no statements in the scores file; pass --input to show the text)</span>')
     parts.append("</p>")
@@ -296,7 +297,7 @@ def _instance_html(result: InstanceResult, position: int, source: Optional[dict]
         parts.append('<h3>Source</h3><ol class="source" start="0">')
         for unit in units:
             parts.append(f'<li id="src-{_e(position)}-{_e(unit.index)}" value="{_e(unit.index)}">'
-                         f'{escape(unit.premise_text)}</li>')
+                         f'{html_text(unit.premise_text)}</li>')
         parts.append("</ol>")
     elif result.has_source:
         parts.append('<p class="muted">Source units are not stored in the scores file; pass --input to show them '
@@ -308,13 +309,16 @@ def _instance_html(result: InstanceResult, position: int, source: Optional[dict]
 def write_report_html(header: dict, instances: Iterable[InstanceResult], handle: IO[str],
                       intervals: Optional[dict[str, Interval]] = None, sources: Optional[SourceIndex] = None,
                       bootstrap: str = "", count: Optional[int] = None, title: Optional[str] = None,
+                      positions: Optional[Sequence[int]] = None, note: Optional[str] = None,
                       plots: str = "") -> int:
     """Write the per-instance page to ``handle``, one instance at a time; returns the instances
     written. ``header``: the report's top-level fields (``scores``, ``signature``, ``warnings``,
     ``partial``, ``error``), e.g. ``report.to_dict()``; ``instances``: its instances in order
-    (a :func:`doclens.io.scores_files.iter_instance_results` generator keeps memory bounded);
-    ``sources`` (the scored JSONL) adds source units and raw predictions; ``plots``: the plot
-    section's markup (:func:`doclens.views.plots.report_plots_html`), written above the instances."""
+    (a :func:`doclens.io.scores_files.iter_instance_results` generator keeps memory bounded),
+    or a selection of them with their ``positions`` in the file and a ``note`` saying what is
+    shown (``doclens report --max-instances``: failures first); ``sources`` (the scored JSONL)
+    adds source units and raw predictions; ``plots``: the plot section's markup
+    (:func:`doclens.views.plots.report_plots_html`), written above the instances."""
     scores = header.get("scores") or {}
     rule = CountingRule.from_config(header.get("config"))
     title = title or ("DocLens report" + (f" — {count} instances" if count is not None else ""))
@@ -324,23 +328,25 @@ def write_report_html(header: dict, instances: Iterable[InstanceResult], handle:
     if banner:
         handle.write(f'<p class="warn banner" role="alert"><b>{escape(banner)}</b></p>\n')
     if header.get("partial"):
-        handle.write(f'<p class="warn">PARTIAL report: {escape(str(header.get("error")))}</p>')
+        handle.write(f'<p class="warn">PARTIAL report: {html_text(header.get("error"))}</p>')
     handle.write(_metric_table_html(scores, header.get("counts") or {}, intervals))
     if bootstrap:
         handle.write(f'<p class="muted">intervals: {escape(bootstrap)} over instances</p>')
     if header.get("source_support"):
         handle.write(_support_block_html(header["source_support"]))
-    handle.write(f'<p>signature: <code class="sig">{escape(str(header.get("signature")))}</code></p>')
+    handle.write(f'<p>signature: <code class="sig">{html_text(header.get("signature"))}</code></p>')
     for warning in header.get("warnings") or []:
-        handle.write(f'<p class="warn">warning: {escape(str(warning))}</p>')
+        handle.write(f'<p class="warn">warning: {html_text(warning)}</p>')
     handle.write(plots)
     handle.write('<p class="legend">statements: <span class="stmt supported">supported</span>'
                  '<span class="stmt partial">entailed, a citation imprecise</span>'
                  '<span class="stmt unsupported">unsupported / uncited / invalid id</span>'
                  '<span class="stmt unparsed">unparsed</span></p>'
                  '<p><label><input type="checkbox" id="only-failures"> show only instances with failures</label></p>\n')
+    if note:
+        handle.write(f'<p class="warn" role="note">{escape(note)}</p>\n')
     written = 0
-    for position, result in enumerate(instances):
+    for position, result in zip(positions, instances) if positions is not None else enumerate(instances):
         source = sources.get(result.id) if sources is not None else None
         handle.write(_instance_html(result, position, source, rule))
         written += 1
@@ -366,9 +372,9 @@ def write_leaderboard_html(groups: dict, handle: IO[str], metric: str, bootstrap
         handle.write(f'<p class="warn banner" role="alert"><b>{escape(banner)}</b></p>\n')
     for number, (signature, entries) in enumerate(groups.items(), start=1):
         banner = demo_banner(signature)
-        handle.write(f'<h2>Table {number}: {escape(judge_label(signature))}</h2>'
+        handle.write(f'<h2>Table {number}: {escape(visible(judge_label(signature)))}</h2>'
                      + (f'<p class="warn"><b>{escape(banner)}</b></p>' if banner else "")
-                     + f'<p>signature: <code class="sig">{escape(signature)}</code></p>'
+                     + f'<p>signature: <code class="sig">{html_text(signature)}</code></p>'
                      '<table class="board"><thead><tr><th class="sortable">rank</th><th class="sortable">system</th>'
                      '<th class="sortable">instances</th>')
         for m in METRICS:
@@ -384,7 +390,7 @@ def write_leaderboard_html(groups: dict, handle: IO[str], metric: str, bootstrap
                 delta_cell = (f'<td data-value="{_e(repr(delta.delta))}">{100 * delta.delta:+.2f} '
                               f'<span class="muted">{bounds}</span></td>')
             handle.write(f'<tr><td data-value="{_e(entry.rank or "")}">{_e(entry.rank or "-")}</td>'
-                         f'<td title="{escape(entry.path)}">{escape(entry.system)}</td>'
+                         f'<td title="{html_attribute(entry.path)}">{html_text(entry.system)}</td>'
                          f'<td data-value="{_e(entry.instances)}">{_e(entry.instances)}</td>'
                          + "".join(_interval_cell(entry.intervals[m]) for m in METRICS)
                          + delta_cell + f"<td>{escape(entry.versus_leader_note)}</td></tr>")

@@ -21,6 +21,7 @@ from doclens.stats.bootstrap import (DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFA
                                align_by_id, bootstrap_intervals, paired_bootstrap)
 from doclens.core.metrics import METRICS
 from doclens.views.labels import demo_banner, judge_label
+from doclens.views.visible import visible
 
 
 @dataclass
@@ -147,4 +148,4 @@ def leaderboard_text(groups: dict[str, list[Entry]], metric: str, bootstrap: str
         lines.append("no CI: fewer contributing instances than a bootstrap interval needs; not informative")
     if len(groups) > 1:
         lines.append(f"{len(groups)} different signatures: results in different tables are not comparable")
-    return "\n".join(lines).rstrip()
+    return visible("\n".join(lines).rstrip())  # system names, signatures: drawn as they are (views/visible.py)

@@ -36,6 +36,7 @@ from html import escape
 from typing import Optional, Sequence
 
 from doclens.core.metrics import METRICS
+from doclens.views.visible import html_text, visible
 from doclens.scoring.plots import (DPI, SECTION_METRICS, distribution_figure, new_figure, plain_label, section_figure,
                                    verdict_breakdown, verdict_figure)
 from doclens.stats.bootstrap import (DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, align_by_id,
@@ -83,7 +84,7 @@ def forest_figure(entries: Sequence, metric: str = "claim_recall"):
         point, = ax.plot([100 * interval.point], [row], marker="o", markersize=6, linestyle="none",
                          markeredgecolor=colour, markerfacecolor=colour if interval.low is not None else "#ffffff")
         point.set_gid(f"point-{i}")
-    ax.set_yticks(range(len(shown)), [plain_label(f"{e.rank or '-'}. {e.system}") for _, e in shown])
+    ax.set_yticks(range(len(shown)), [plain_label(f"{e.rank or '-'}. {visible(e.system)}") for _, e in shown])
     ax.set_ylim(len(shown) - 0.5, -0.5)
     ax.set_xlabel(f"{metric.replace('_', ' ')} ×100 (dot: pooled score; line: bootstrap interval; "
                   "band: #1's interval)")
@@ -152,7 +153,7 @@ def pairwise_figure(entries: Sequence, matrix: Sequence[Sequence], metric: str =
                             color="#ffffff" if np.isfinite(values[r, c]) and abs(values[r, c]) > 0.6 * limit
                             else "#000000")
             label.set_gid(f"cell-{r}-{c}")
-    names = [plain_label(e.system) for e in entries]
+    names = [plain_label(visible(e.system)) for e in entries]
     ax.set_xticks(range(size), names, rotation=45, ha="right", fontsize=8)
     ax.set_yticks(range(size), names, fontsize=8)
     colorbar = figure.colorbar(image, ax=ax, shrink=0.8)
@@ -166,7 +167,8 @@ def _unique_names(entries: Sequence) -> list[str]:
     names, seen = [], {}
     for entry in entries:
         seen[entry.system] = seen.get(entry.system, 0) + 1
-        names.append(entry.system if seen[entry.system] == 1 else f"{entry.system} ({seen[entry.system]})")
+        shown = visible(entry.system)  # bidi controls and invisible characters drawn, never active
+        names.append(shown if seen[entry.system] == 1 else f"{shown} ({seen[entry.system]})")
     return names
 
 
@@ -313,7 +315,7 @@ def leaderboard_plots_html(entries: Sequence, metric: str, number: int, n_resamp
     parts = [f'<h3>Plots of table {number}</h3>']
     shown = [e for e in entries if e.intervals[metric].point is not None]
     if shown:
-        description = "; ".join(f"{e.rank or '-'}. {e.system}: {_interval_text(e.intervals[metric])}" for e in shown)
+        description = "; ".join(f"{e.rank or '-'}. {visible(e.system)}: {_interval_text(e.intervals[metric])}" for e in shown)
         parts.append(figure_html(forest_figure(entries, metric), f"{prefix}-forest", "forest",
                                  f"Table {number}: {metric} with bootstrap intervals (×100)", description))
     names = _unique_names(entries)
@@ -397,7 +399,7 @@ def _distribution_html(header: dict, ids: Sequence[str], scores: dict) -> str:
         values = [v for v, _ in ranked]
         median = values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1]
                                                                     + values[len(values) // 2]) / 2
-        lowest = ", ".join(f'<a href="#inst-{i}">{escape(str(ids[i]))}</a> {_percent(v)}'
+        lowest = ", ".join(f'<a href="#inst-{i}">{html_text(ids[i])}</a> {_percent(v)}'
                            for v, i in ranked[:LOWEST_SHOWN])
         rows.append([metric, len(values), _percent(pooled.get(metric)), _percent(median), (lowest,)])
         lines.append(f"{metric}: {len(values)} instances, pooled {_percent(pooled.get(metric))}, "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from doclens.families import FAMILIES, family_metrics
 from doclens.views.labels import demo_banner
+from doclens.views.visible import visible
 
 
 def reported_metrics(scores: dict) -> list[str]:
@@ -54,7 +55,7 @@ def summary_text(report) -> str:
             lines.append(f"  {row['part']:<20}" + "".join(f"{fmt(row[c]):>18}" for c in columns))
     lines.append(f"signature: {report.signature}")
     lines.extend(f"warning: {w}" for w in report.warnings)
-    return "\n".join(lines)
+    return visible("\n".join(lines))  # sections, signature, warnings: drawn as they are (views/visible.py)
 
 
 def not_applicable_lines(counts: dict) -> list[str]:
