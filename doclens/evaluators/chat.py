@@ -51,7 +51,6 @@ from typing import Callable, Optional, Sequence
 
 from doclens.evaluators.cache import CachedAnswers, cache_key
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
-from doclens.evaluators.extractors import FailedExtraction, PromptedExtractor
 from doclens.parsing.judge_replies import (Verdict, parse_citation_cot, parse_citation_json, parse_cot, parse_support_cot,
                                            read_claim_verdicts, read_support_verdicts)
 from doclens.evaluators.prompting import Fence, load_prompt, make_fence
@@ -76,10 +75,6 @@ TOO_LONG = "the prompt exceeds the model's context window even for a single item
 ANSWER_FREE = "free"
 ANSWER_VERDICT = "verdict"
 ANSWER_VERDICT_AND_PROVENANCE = "verdict+provenance"
-
-
-class ContextLengthError(RuntimeError):
-    """A prompt that the endpoint refused as longer than the model's context window."""
 
 
 @dataclass
@@ -343,8 +338,12 @@ class ChatJudge(CachedAnswers, Evaluator):
         return {**super().config(), "style": self.style, "decoding": self.decoding(),
                 "prompts": self.prompt_tags(), **{k: v for k, v in self.cache_identity().items() if k != "class"}}
 
-    def make_extractor(self) -> "ChatExtractor":
+    def make_extractor(self):
         """A subclaim extractor on the same model, client, cache and usage counters."""
+        # imported here: the extractor module knows judges only by what they do, so this is its
+        # one link to them (no import circle)
+        from doclens.evaluators.llm_extractor import ChatExtractor
+
         return ChatExtractor(self)
 
     def redact(self, text: str) -> str:
@@ -609,36 +608,3 @@ class ChatJudge(CachedAnswers, Evaluator):
             jobs = sorted(next_jobs, key=lambda job: job.request)
         return [r if r is not None else CitationJudgement.unparsed(None, sorted(q.cited))
                 for r, q in zip(results, requests)]
-
-
-class ChatExtractor(PromptedExtractor):
-    """The LLM subclaim extractor (``prompts/extract/``) on a :class:`ChatJudge`'s model, client,
-    cache and usage counters."""
-
-    name = "llm"
-
-    def __init__(self, judge: ChatJudge):
-        super().__init__()
-        self.judge = judge
-        self.model = judge.model
-        self.keeps_data_local = judge.keeps_data_local
-        self.usage = judge.usage  # one set of counters: the report adds them once
-
-    def complete_many(self, conversations: list[list[dict]]) -> list:
-        """The replies; a call that failed for good gives a :class:`FailedExtraction` instead."""
-        completions = self.judge.ask_many(conversations, json_mode=False, tags=["extract"] * len(conversations))
-        for completion in completions:
-            if completion.context_overflow:
-                raise ContextLengthError("a text to extract claims from is longer than the model's context window; "
-                                         "DocLens never truncates it: split the text or use a longer-context model")
-        return [FailedExtraction(c.error) if c.failed else c.text or "" for c in completions]
-
-    def config(self) -> dict:
-        return {**super().config(), **{k: v for k, v in self.judge.cache_identity().items() if k != "class"},
-                "decoding": self.judge.decoding()}
-
-    def close(self) -> None:
-        self.judge.close()
-
-    def redact(self, text: str) -> str:
-        return self.judge.redact(text)
