@@ -112,6 +112,17 @@ KNOWN_UPWARD = {
 }
 '''
 
+#: the README's layout tree: these rooms' lines are set, io/'s removed, others kept, all in layer order
+README_ROOMS = {
+    "inputs": "instance readers (JSONL, tables), a submission's predictions joined with references",
+    "extraction": "claim extractors: sentences, clauses, the LLM extractor",
+    "evaluators": "the judge contract and presets; llm/ chat judges, models/ in-process, rules/",
+    "reports": "Report and its files: scores files, results files and journal, submissions, atomic writes",
+    "scoring": "the DocLens scorer, the reduction, the report builder, signatures, dry run",
+    "engines": "sinks, the progress bar, the Ray engine",
+}
+README_GONE = ("io",)
+
 #: this move's own files: they name the old paths on purpose and are never rewritten
 OWN_FILES = ("tools/relayout.py", "tools/relayout_design_layout.md", "tests/test_relayout.py")
 TEXT_SUFFIXES = {".py", ".md", ".cfg", ".toml", ".txt", ".ini", ".sh", ".yaml", ".yml", ".json", ".rst", ""}
@@ -332,8 +343,9 @@ class Relayout:
         if not match:
             raise SystemExit("relayout: setup.cfg has no 'packages =' list")
         listed = match.group(1).split()
-        resources = [p for p in listed if not (self.root / p.replace(".", "/") / "__init__.py").is_file()
-                     or (self.root / p.replace(".", "/")).is_symlink()]
+        mapped = re.search(r"^package_dir =\n((?:[ \t]+.*\n)+)", text, re.MULTILINE)
+        from_elsewhere = {line.split("=")[0].strip() for line in (mapped.group(1).splitlines() if mapped else [])}
+        resources = [p for p in listed if p in from_elsewhere]
         code = sorted({".".join(p.parent.relative_to(self.root).parts)
                        for p in (self.root / "doclens").rglob("__init__.py")
                        if not any(q.is_symlink() for q in p.parents)} - set(resources), key=_layer_rank)
@@ -363,6 +375,20 @@ class Relayout:
         self.write(path, text[:match.start()] + section.rstrip("\n") + "\n\n" + text[match.end():],
                    "layout section spliced")
 
+    def readme_tree(self) -> None:
+        path = self.root / "README.md"
+        text = path.read_text(encoding="utf-8")
+        match = re.search(r"^doclens/ +library.*\n((?:  \S+/ +.*\n)+)", text, re.MULTILINE)
+        if not match:
+            raise SystemExit("relayout: README.md has no layout tree starting 'doclens/   library'")
+        rooms = {line.split("/")[0].strip(): line for line in match.group(1).splitlines(keepends=True)}
+        for room in README_GONE:
+            rooms.pop(room, None)
+        width = len(re.match(r"  \S+ +", next(iter(rooms.values()))).group())
+        rooms.update({room: f"  {room + '/':<{width - 2}}{what}\n" for room, what in README_ROOMS.items()})
+        block = "".join(rooms[r] for r in sorted(rooms, key=lambda r: _layer_rank(f"doclens.{r}")))
+        self.write(path, text[:match.start(1)] + block + text[match.end(1):], "layout tree rewritten")
+
     def run(self) -> list[str]:
         """The whole move; returns the statements it could not rewrite (fix them by hand)."""
         todo = self.pending()
@@ -373,6 +399,7 @@ class Relayout:
             self.setup_packages()
             self.layer_rules()
             self.design_layout()
+            self.readme_tree()
         return problems
 
     # ---- the check -------------------------------------------------------------------------------
