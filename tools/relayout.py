@@ -355,7 +355,7 @@ class Relayout:
     def layer_rules(self) -> None:
         path = self.root / "tests" / "test_layers.py"
         text = path.read_text(encoding="utf-8")
-        match = re.search(r"^LAYERS = \(\n.*?^\)\n(?:#: .*\nKNOWN_UPWARD = \{\n.*?^\}\n)?", text,
+        match = re.search(r"^LAYERS = \(\n.*?^\)\n(?:(?:#: .*\n)?KNOWN_UPWARD = \{\n.*?^\}\n)?", text,
                           re.MULTILINE | re.DOTALL)
         if not match:
             raise SystemExit("relayout: tests/test_layers.py has no LAYERS block")
