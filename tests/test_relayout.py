@@ -44,7 +44,8 @@ def test_from_package_imports_follow_the_module():
 def test_relative_imports_of_a_moving_module_become_absolute():
     source = "from .report import Report\nfrom ..core import types\nfrom . import run\n"
     new = relayout.absolutise_relative(source, "doclens.scoring.engine_ray", False, MOVES, moving=True)
-    assert new == "from doclens.scoring.report import Report\nfrom doclens.core import types\nfrom doclens.scoring import run\n"
+    assert new == ("from doclens.scoring.report import Report\nfrom doclens.core import types\n"
+                   "from doclens.scoring import run\n")
     still = relayout.absolutise_relative("from .types import X\n", "doclens.core.metrics", False, MOVES, moving=False)
     assert still == "from .types import X\n"  # neither side moves: left alone
 

@@ -147,7 +147,7 @@ def rewrite_paths(text: str, moves: dict[str, str]) -> str:
         old_short = module_path(old).split("/", 1)[1]
         new_short = module_path(moves[old]).split("/", 1)[1]
         text = re.sub(r"(?<![\w./-])(doclens/)?" + re.escape(old_short) + r"(?![\w])",
-                      lambda m: (m.group(1) or "") + new_short, text)
+                      lambda m, new=new_short: (m.group(1) or "") + new, text)
     return text
 
 

@@ -10,9 +10,9 @@ from doclens.core.errors import InputError
 
 
 def run(args: argparse.Namespace) -> int:
+    from doclens.io.scores_files import iter_instance_results, scan_report
     from doclens.stats.bootstrap import bootstrap_description, bootstrap_intervals
     from doclens.views.html import SourceIndex, write_page, write_report_html
-    from doclens.io.scores_files import iter_instance_results, scan_report
 
     # Two bounded-memory passes over the scores file: counts (for the intervals shown first), then the page.
     output = args.output or str(Path(args.scores).with_suffix(".html"))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field, fields
-from typing import Optional
 
 
 @dataclass
@@ -63,7 +62,7 @@ class Component(UsageCounted):
     #: Preset or class name, shown in signatures.
     name: str = "custom"
     #: The model that produced the verdicts or claims, shown in signatures.
-    model: Optional[str] = None
+    model: str | None = None
     #: True when no instance text leaves the machine.
     keeps_data_local: bool = True
 

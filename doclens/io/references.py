@@ -14,7 +14,8 @@ are held in memory (one row per id) for the join; the joined instances stream in
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any
 
 from doclens.core.errors import InputError, cannot_read
 from doclens.core.types import instance_id
@@ -46,8 +47,8 @@ def read_submission(path: str) -> dict:
         raise cannot_read(path, exc) from None
 
 
-def join_references(submission_path: str, references: str, *, input_format: Optional[str] = None,
-                    split: Optional[str] = None, columns=None) -> Rows:
+def join_references(submission_path: str, references: str, *, input_format: str | None = None,
+                    split: str | None = None, columns=None) -> Rows:
     """The instances of a submission joined by id with the references table ``references``; has
     ``len()`` and a ``system`` attribute (the submission's system name)."""
     submission = read_submission(submission_path)
