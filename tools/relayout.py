@@ -389,6 +389,21 @@ class Relayout:
         block = "".join(rooms[r] for r in sorted(rooms, key=lambda r: _layer_rank(f"doclens.{r}")))
         self.write(path, text[:match.start(1)] + block + text[match.end(1):], "layout tree rewritten")
 
+    def sort_imports(self) -> None:
+        """New module names change the order of import blocks: ruff's isort rule (the settings of
+        pyproject.toml) puts the rewritten files back in order. Without ruff, says so."""
+        rewritten = sorted({line.split(": ", 1)[1] for line in self.done if line.endswith(".py")
+                            and line.startswith("references rewritten")})
+        if not rewritten:
+            return
+        try:
+            subprocess.run(["ruff", "check", "--fix", "--select", "I001", "--quiet", "--exit-zero", *rewritten],
+                           cwd=self.root, check=True, capture_output=True)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            self.done.append(f"imports NOT sorted (ruff: {exc}): run `ruff check --fix --select I001 .`")
+        else:
+            self.done.append(f"import blocks sorted by ruff in the {len(rewritten)} rewritten Python files")
+
     def run(self) -> list[str]:
         """The whole move; returns the statements it could not rewrite (fix them by hand)."""
         todo = self.pending()
@@ -396,6 +411,7 @@ class Relayout:
         self.move(todo)
         problems = self.rewrite_references()
         if not self.dry_run:
+            self.sort_imports()
             self.setup_packages()
             self.layer_rules()
             self.design_layout()
