@@ -64,6 +64,9 @@ def test_the_mapping_fits_this_tree():
             assert package in relayout.NEW_PACKAGES or (REPO / package.replace(".", "/") / "__init__.py").is_file()
 
 
+NAMED = "`inputs/jsonl.py`, `reports/helpers.py`, `reports/report.py`, `views/show.py`"
+
+
 def _git(root, *args):
     subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
 
@@ -82,7 +85,7 @@ def small_repo(tmp_path):
                      "    doclens.prompts = prompts\n",
         "tests/test_layers.py": "LAYERS = (\n    (\"io\", (\"doclens.io\",)),\n)\nKNOWN_UPWARD = {\n}\nREST = 1\n",
         "docs/design.md": "# D\n## 6. Layout\nold\n### Shipped files\nkept\n",
-        "tools/relayout_design_layout.md": "## 6. Layout\nnew rooms\n",
+        "tools/relayout_design_layout.md": "## 6. Layout\n" + NAMED + "\n",
     }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -110,10 +113,12 @@ def test_a_whole_run_on_a_small_repository(small_repo):
     assert "    doclens.inputs\n" in read("setup.cfg") and "doclens.io\n" not in read("setup.cfg")
     assert read("setup.cfg").rstrip().endswith("doclens.prompts = prompts")
     assert read("tests/test_layers.py").startswith(relayout.LAYERS_BLOCK) and "REST = 1" in read("tests/test_layers.py")
-    assert read("docs/design.md") == "# D\n## 6. Layout\nnew rooms\n\n### Shipped files\nkept\n"
+    assert read("docs/design.md") == "# D\n## 6. Layout\n" + NAMED + "\n\n### Shipped files\nkept\n"
     again = relayout.Relayout(small_repo, moves=moves, new_packages=packages)
     assert again.run() == [] and again.done == []  # idempotent
     assert again.leftovers() == []
+    (small_repo / "doclens/views/new.py").write_text("", encoding="utf-8")
+    assert again.leftovers() == ["docs/design.md: layout section does not name views/new.py"]
 
 
 def test_a_module_the_mapping_misses_stops_the_move(small_repo):
