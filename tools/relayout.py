@@ -436,7 +436,8 @@ class Relayout:
         return found + self.unnamed_modules()
 
     def unnamed_modules(self) -> list[str]:
-        """Once moved: the modules docs/design.md's layout section does not name (`room/module.py`)."""
+        """Once moved: the modules docs/design.md's layout section does not name (`room/module.py`),
+        and the ones it names that do not exist."""
         design = self.root / "docs" / "design.md"
         if any(self.exists(old) for old in self.moves) or not design.is_file():
             return []
@@ -445,7 +446,10 @@ class Relayout:
         section = match.group() if match else ""
         modules = [p.relative_to(self.root / "doclens").as_posix() for p in (self.root / "doclens").rglob("*.py")
                    if not any(q.is_symlink() for q in p.parents) and p.name not in ("__init__.py", "__main__.py")]
-        return [f"docs/design.md: layout section does not name {m}" for m in sorted(modules) if f"`{m}`" not in section]
+        named = set(re.findall(r"`((?:[a-z_]+/)*[a-z_]+\.py)`", section))
+        gone = [f"docs/design.md: layout section names {m}, which does not exist" for m in sorted(named)
+                if not (self.root / "doclens" / m).is_file()]
+        return gone + [f"docs/design.md: layout section does not name {m}" for m in sorted(modules) if m not in named]
 
 
 def _layer_rank(package: str) -> tuple[int, str]:
