@@ -64,10 +64,8 @@ def main() -> None:
             if run == "examples":
                 path = REPO / "examples" / "notes.jsonl"
             else:
-                if run == "aci-reference-copy":
-                    make = (lambda r: r["reference"])
-                else:
-                    make = (lambda r: transcript(r["source"]))
+                def make(r, copy=run == "aci-reference-copy"):
+                    return r["reference"] if copy else transcript(r["source"])
                 path = folder / f"{run}.jsonl"
                 path.write_text("".join(json.dumps({"id": r["id"], "task": "note_generation", "prediction": make(r),
                                                     "reference": r["reference"], "source": r["source"]}) + "\n"

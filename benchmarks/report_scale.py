@@ -37,7 +37,8 @@ with contextlib.redirect_stdout(io.StringIO()):
     code = main(sys.argv[1:])
 wall = time.perf_counter() - start
 hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")]  # reset at exec, unlike ru_maxrss
-result = {"exit": code, "wall_s": round(wall, 3), "rss_peak_mb": round(int(hwm[0].split()[1]) / 1024, 1) if hwm else None}
+result = {"exit": code, "wall_s": round(wall, 3),
+          "rss_peak_mb": round(int(hwm[0].split()[1]) / 1024, 1) if hwm else None}
 if tracemalloc.is_tracing():
     result = {"exit": code, "tracemalloc_peak_mb": round(tracemalloc.get_traced_memory()[1] / 2**20, 1)}
 print(json.dumps(result))
@@ -49,11 +50,10 @@ def synthesise(folder: Path, instances: int, systems: int, seed: int = 0, claims
     """``systems`` scores files and the matching input JSONL, without running any judge: per
     instance ``claims`` reference and prediction claims, ``statements`` cited statements and a
     source of ``units`` units."""
-    from doclens.core.metrics import ratio
-    from doclens.scoring.report import Report
-    from doclens.core.metrics import aggregate
+    from doclens.core.metrics import aggregate, ratio
     from doclens.core.types import CitationVerdict, ClaimVerdict, InstanceResult
     from doclens.families import result_counts
+    from doclens.scoring.report import Report
 
     rng = random.Random(seed)
     n_statements = statements  # the name is reused below for each instance's list

@@ -15,7 +15,6 @@ Evaluation for Medical Text Generation".
     (0.5, 1.0)
 """
 
-from doclens.version import __version__
 from doclens.core.types import (
     CitationJudgement,
     CitationVerdict,
@@ -26,11 +25,12 @@ from doclens.core.types import (
     SourceUnit,
     Statement,
 )
+from doclens.evaluators import load_evaluator
 from doclens.evaluators.base import Evaluator
 from doclens.evaluators.extractors import Extractor
 from doclens.scoring.report import Report
 from doclens.scoring.scorer import DocLens
-from doclens.evaluators import load_evaluator
+from doclens.version import __version__
 
 __all__ = [
     "__version__",

@@ -33,9 +33,9 @@ import socket
 import struct
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable, Optional, Union
 
 STOP_WORDS = {"the", "a", "an", "patient", "has", "is", "and", "of", "doctor", "speaker"}
 
@@ -57,18 +57,18 @@ class Reply:
     with a TCP reset before any reply), ``hang`` (answer nothing until the server stops),
     ``echo_key`` (a 401 whose message repeats the caller's bearer token)."""
 
-    text: Optional[str] = None
+    text: str | None = None
     status: int = 200
     headers: dict = field(default_factory=dict)
     delay: float = 0.0
-    error: Optional[dict] = None
-    body: Optional[Union[bytes, str]] = None
+    error: dict | None = None
+    body: bytes | str | None = None
     content_type: str = "application/json"
-    truncate: Optional[int] = None
+    truncate: int | None = None
     reset: bool = False
     hang: bool = False
     echo_key: bool = False
-    trickle: Optional[float] = None  # send the reply (headers, then body) 16 bytes at a time, this many s apart
+    trickle: float | None = None  # send the reply (headers, then body) 16 bytes at a time, this many s apart
 
 
 HTML_PAGE = ("<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1>"
@@ -121,7 +121,7 @@ def fault_reply(kind: str, body: dict) -> Reply:
     raise ValueError(f"unknown fault kind {kind!r}")
 
 
-def faults(rate: float, kinds=FAULT_KINDS, seed: int = 0, only=None) -> "Script":
+def faults(rate: float, kinds=FAULT_KINDS, seed: int = 0, only=None) -> Script:
     """A script that makes a share ``rate`` of requests misbehave, each in one of ``kinds``. The
     draw depends only on ``seed`` and the request's number: the same run gets the same faults.
     ``only(body)``: restrict faults to the requests it accepts."""
@@ -164,7 +164,7 @@ def cached_prompt_tokens(body: dict, earlier: list[dict]) -> int:
     return (best // 4) // CACHE_BLOCK * CACHE_BLOCK
 
 
-def completion_body(number: int, body: dict, text: str, earlier: Optional[list[dict]] = None) -> dict:
+def completion_body(number: int, body: dict, text: str, earlier: list[dict] | None = None) -> dict:
     """A chat completion; ``usage.prompt_tokens_details.cached_tokens`` counts the prompt prefix
     shared with the ``earlier`` requests (:func:`cached_prompt_tokens`)."""
     prompt_tokens = len(prompt_text(body)) // 4
@@ -191,7 +191,7 @@ def _first_real_user(messages: list[dict]) -> str:
 _FENCE_OPEN = re.compile(r"<<<DATA-([0-9a-f]+)>>>")
 
 
-def fence_token(messages: list[dict]) -> Optional[str]:
+def fence_token(messages: list[dict]) -> str | None:
     """The request's fence boundary: the first one in its task (the last user turn before any
     re-ask; in a one-message prompt, past "Now the real task."). The judge instructions describe
     the markers generically and their worked example has a fixed boundary of its own, so the
@@ -203,7 +203,7 @@ def fence_token(messages: list[dict]) -> Optional[str]:
     return found.group(1) if found else None
 
 
-def fenced(text: str, token: Optional[str] = None) -> list[tuple[str, str]]:
+def fenced(text: str, token: str | None = None) -> list[tuple[str, str]]:
     """``(label, data)`` for every text in a DocLens prompt fenced with ``token`` (default: the
     first boundary in ``text``), in order: the label is the text before the fence on its line
     (``Claim 3:``, ``[4]``, ``Sentence:``), or the line above for a fence that starts a line of
@@ -214,7 +214,7 @@ def fenced(text: str, token: Optional[str] = None) -> list[tuple[str, str]]:
             return []
         token = found.group(1)
     items = []
-    for match in re.finditer(r"<<<DATA-%s>>>(.*?)<<<END-%s>>>" % (token, token), text, re.DOTALL):
+    for match in re.finditer(f"<<<DATA-{token}>>>(.*?)<<<END-{token}>>>", text, re.DOTALL):
         line_start = text.rfind("\n", 0, match.start()) + 1
         label = text[line_start:match.start()].strip()
         data = match.group(1)
@@ -284,8 +284,8 @@ def judge_reply(messages: list[dict]) -> str:
     if cot:
         (number, claim), = claims
         return f"claim id: {number}\nexplanation: rule judge.\nentailment prediction: {int(entails(premise, claim))}"
-    return json.dumps([{"id": n, "claim": c, "explanation": "rule judge", "entailment_prediction": int(entails(premise, c))}
-                       for n, c in claims])
+    return json.dumps([{"id": n, "claim": c, "explanation": "rule judge",
+                        "entailment_prediction": int(entails(premise, c))} for n, c in claims])
 
 
 def claims_in(block: str) -> list[str]:
@@ -315,13 +315,13 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 256  # the default backlog of 5 drops simultaneous connects (1 s SYN retry)
 
 
-Script = Callable[[int, dict], Union[Reply, str, None]]
+Script = Callable[[int, dict], Reply | str | None]
 
 
 class FakeChatServer:
     """``with FakeChatServer(script=…) as server: … server.base_url …``"""
 
-    def __init__(self, script: Optional[Script] = None, latency: float = 0.0, hold_until_in_flight: int = 0,
+    def __init__(self, script: Script | None = None, latency: float = 0.0, hold_until_in_flight: int = 0,
                  prefix_cache: bool = True):
         self.script = script
         self.latency = latency
@@ -416,9 +416,9 @@ class FakeChatServer:
                     self.wfile.write(whole[start:start + 16])
                     self.wfile.flush()
 
-            def _send(self, status: int, payload, headers: Optional[dict] = None,
-                      content_type: str = "application/json", truncate: Optional[int] = None,
-                      trickle: Optional[float] = None):
+            def _send(self, status: int, payload, headers: dict | None = None,
+                      content_type: str = "application/json", truncate: int | None = None,
+                      trickle: float | None = None):
                 data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 try:
                     if trickle is not None:
@@ -451,7 +451,7 @@ class FakeChatServer:
         with self.lock:
             return len(self.requests)
 
-    def start(self) -> "FakeChatServer":
+    def start(self) -> FakeChatServer:
         self.thread.start()
         return self
 
@@ -460,7 +460,7 @@ class FakeChatServer:
         self.httpd.shutdown()
         self.httpd.server_close()
 
-    def __enter__(self) -> "FakeChatServer":
+    def __enter__(self) -> FakeChatServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -481,14 +481,14 @@ def quoted_texts(messages: list[dict]) -> str:
     return "\n".join(data for _, data in fenced(task, fence_token(messages)))
 
 
-def answer_then_quote(number: int, body: dict) -> Optional[str]:
+def answer_then_quote(number: int, body: dict) -> str | None:
     """A model that answers as the rule judge does, then quotes the text it was given (a verdict
     list or an ``entailment prediction: 1`` line planted there comes after its answer)."""
     messages = body["messages"]
     return default_reply(messages) + "\n\nFor reference, the text I was given:\n" + quoted_texts(messages)
 
 
-def planted_block_judge(number: int, body: dict) -> Optional[str]:
+def planted_block_judge(number: int, body: dict) -> str | None:
     """A model that judges a claims block planted in the note (``Claim 2: A cough.`` lines)
     instead of the claims asked, copying the planted claim texts, each "entailed"; the rule judge
     for prompts whose note plants nothing."""

@@ -98,4 +98,5 @@ def test_default_model_has_a_bundled_baseline():
 
     path = bundled_baseline_path(DEFAULT_MODEL)
     assert path is not None and os.path.isfile(path)
-    assert resolve_rescaling("auto", None, DEFAULT_MODEL, "en", 40) == (True, path, f"rescaled with baseline file {path}")
+    expected = (True, path, f"rescaled with baseline file {path}")
+    assert resolve_rescaling("auto", None, DEFAULT_MODEL, "en", 40) == expected

@@ -6,8 +6,8 @@ rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer",
                                    reason="rouge-score is not installed (the 'baselines' extra)")
 
 from doclens.baselines import compute_baselines  # noqa: E402
-from doclens.core.errors import ConfigurationError  # noqa: E402
 from doclens.baselines.rouge import METRIC_KEYS, rouge_per_instance, split_sentences  # noqa: E402
+from doclens.core.errors import ConfigurationError  # noqa: E402
 
 PREDICTIONS = [
     "The patient reports knee pain for two weeks. He was prescribed ibuprofen.",

@@ -13,8 +13,16 @@ import doclens.families as families_module
 from doclens import DocLens
 from doclens.cli import main
 from doclens.core.errors import ConfigurationError
-from doclens.families import (APPLIES, CITATIONS, NOT_APPLICABLE, SKIPPED, CountingRule, MetricFamily, result_counts,
-                              selected)
+from doclens.families import (
+    APPLIES,
+    CITATIONS,
+    NOT_APPLICABLE,
+    SKIPPED,
+    CountingRule,
+    MetricFamily,
+    result_counts,
+    selected,
+)
 from doclens.scoring.report import Report
 from doclens.views.html import instance_failures
 from doclens.views.text import summary_text

@@ -2,8 +2,17 @@ import json
 
 import pytest
 
-from doclens.parsing.judge_replies import (match_claim_items, normalise_claim, parse_citation_cot, parse_citation_json,
-                                   parse_claim_items, parse_claims_json, parse_cot, read_ids, read_label)
+from doclens.parsing.judge_replies import (
+    match_claim_items,
+    normalise_claim,
+    parse_citation_cot,
+    parse_citation_json,
+    parse_claim_items,
+    parse_claims_json,
+    parse_cot,
+    read_ids,
+    read_label,
+)
 
 CLAIMS = ["The patient has a fever.", "The patient takes metformin.", "No rash."]
 
@@ -74,7 +83,8 @@ def test_missing_and_extra_items():
 
 def test_identical_claim_texts_are_one_question():
     claims = ["Fever.", "Fever."]
-    agreeing = json.dumps([{"claim": "Fever.", "entailment_prediction": 1}, {"claim": "Fever", "entailment_prediction": 1}])
+    agreeing = json.dumps([{"claim": "Fever.", "entailment_prediction": 1},
+                           {"claim": "Fever", "entailment_prediction": 1}])
     assert entailed(parse_claims_json(agreeing, claims)) == [True, True]
     # by text alone, two different answers to the same question are a conflict: both missing
     disagreeing = json.dumps([{"claim": "Fever.", "entailment_prediction": 1},

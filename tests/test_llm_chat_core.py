@@ -7,8 +7,18 @@ import re
 import pytest
 
 from doclens import DocLens
-from doclens.evaluators.chat import (STYLES, ChatJudge, Completion, citation_fence, claims_fence, format_sources,
-                                     judge_prompt_tags, render_citation, render_claims, render_reask)
+from doclens.evaluators.chat import (
+    STYLES,
+    ChatJudge,
+    Completion,
+    citation_fence,
+    claims_fence,
+    format_sources,
+    judge_prompt_tags,
+    render_citation,
+    render_claims,
+    render_reask,
+)
 from doclens.evaluators.prompting import load_prompt, make_fence
 
 from .llm_server import judge_reply
@@ -131,7 +141,7 @@ def test_shared_text_comes_first_in_every_judge_prompt(style, task):
     fixed = shared(one, two)
     assert EXAMPLE_FENCE_TOKEN in one[:fixed]
     for text in (one, two):  # the texts part inside the first marker of the instance data
-        first = re.search(r"<<<DATA-(?!%s)[0-9a-f]{8}>>>" % EXAMPLE_FENCE_TOKEN, text).start()
+        first = re.search(f"<<<DATA-(?!{EXAMPLE_FENCE_TOKEN})[0-9a-f]{{8}}>>>", text).start()
         assert first <= fixed < first + len("<<<DATA-") + 8
     assert make_fence(["x"]).token != EXAMPLE_FENCE_TOKEN
     if task == "general":  # the claims of one premise: everything up to the claim is shared

@@ -9,11 +9,17 @@ import pytest
 
 from doclens import DocLens, load_evaluator
 from doclens.cli import main
-from doclens.scoring.dry_run import dry_run_estimate
 from doclens.core.errors import ConfigurationError
 from doclens.evaluators import EVALUATOR_PRESETS, EXTRACTOR_PRESETS, load_extractor
-from doclens.evaluators.openai_chat import (DEFAULT_PRICES, OpenAIChatJudge, host_is_local, load_price_table,
-                                           price_for, retry_after_seconds)
+from doclens.evaluators.openai_chat import (
+    DEFAULT_PRICES,
+    OpenAIChatJudge,
+    host_is_local,
+    load_price_table,
+    price_for,
+    retry_after_seconds,
+)
+from doclens.scoring.dry_run import dry_run_estimate
 
 from .llm_server import FakeChatServer
 

@@ -446,8 +446,8 @@ def test_replies_lose_only_the_exact_key_never_clinical_text(tmp_path, monkeypat
 
 
 def test_a_report_with_failed_items_is_a_valid_scores_file(tmp_path):
-    from doclens.scoring.report import Report
     from doclens.io.submissions import validate_file
+    from doclens.scoring.report import Report
 
     with FakeChatServer(script=lambda n, body: Reply(status=404) if n % 2 else None) as server:
         report = score(judge(server, max_retries=0))

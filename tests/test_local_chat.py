@@ -179,8 +179,8 @@ NOTES = ["Rash on the left arm for two weeks, itchy, no fever. Knee pain after a
          "fluids; come back if breathless."]
 CLAIMS_ONLY = [{"id": "a", "prediction": NOTES[0], "reference": NOTES[2], "reference_claims": OTHER["reference_claims"],
                 "prediction_claims": ["There is a rash.", "No fever."]},
-               {"id": "b", "prediction": NOTES[1], "reference": NOTES[3], "reference_claims": INSTANCE["reference_claims"],
-                "prediction_claims": ["Fever.", "Cough."]}]
+               {"id": "b", "prediction": NOTES[1], "reference": NOTES[3],
+                "reference_claims": INSTANCE["reference_claims"], "prediction_claims": ["Fever.", "Cough."]}]
 
 
 @pytest.mark.parametrize("batch_size", [1, 3, 8])
@@ -235,7 +235,7 @@ def test_growing_cache_layer_holds_what_a_dynamic_layer_holds():
 
     torch.manual_seed(1)
     grown, plain = None, DynamicLayer()
-    for step, length in enumerate([5, 1, 1, 4, 1]):
+    for length in [5, 1, 1, 4, 1]:
         keys, values = torch.randn(2, 3, length, 4), torch.randn(2, 3, length, 4)
         if grown is None:
             grown = local_chat._growing_layer()(torch.zeros(2, 3, 7, 4), torch.zeros(2, 3, 7, 4), 0)

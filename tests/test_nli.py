@@ -16,10 +16,15 @@ transformers = pytest.importorskip("transformers", reason="the in-process NLI ju
 from doclens import DocLens, load_evaluator  # noqa: E402
 from doclens.cli import main  # noqa: E402
 from doclens.core.errors import ConfigurationError, InputError  # noqa: E402
-from doclens.evaluators.nli import (NLIClassifierEvaluator, TrueNLIEvaluator, entailment_index,  # noqa: E402
-                                    model_fingerprint, plan_batches)
-from doclens.scoring.report import Report  # noqa: E402
+from doclens.evaluators.nli import (  # noqa: E402
+    NLIClassifierEvaluator,
+    TrueNLIEvaluator,
+    entailment_index,
+    model_fingerprint,
+    plan_batches,
+)
 from doclens.parsing.statements import strip_citations  # noqa: E402
+from doclens.scoring.report import Report  # noqa: E402
 
 from .tiny_models import build_minilm_classifier, build_tiny_classifier, build_tiny_t5, calibration_pairs  # noqa: E402
 
@@ -307,8 +312,8 @@ def test_evaluate_module_with_the_nli_config_in_a_training_loop(classifier_dir, 
 import evaluate, json
 metric = evaluate.load({str(REPO / 'metrics' / 'doclens')!r}, "nli")
 rows = dict(predictions=["The patient reports fever and cough [0][1]."], references=["Fever and cough."],
-            sources=[{" ".join(f"[{i}]{unit}" for i, unit in enumerate(CITED["source"]))!r}], reference_claims=[["Fever.", "Cough."]],
-            prediction_claims=[["The patient reports fever and cough."]])
+            sources=[{" ".join(f"[{i}]{unit}" for i, unit in enumerate(CITED["source"]))!r}],
+            reference_claims=[["Fever.", "Cough."]], prediction_claims=[["The patient reports fever and cough."]])
 options = {{"model": {str(classifier_dir)!r}, "batch_size": 4}}
 first = metric.compute(**rows, evaluator_options=options)
 judge = metric._loaded_evaluator[1]

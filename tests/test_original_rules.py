@@ -133,7 +133,7 @@ def cite_note(note: str, n_units: int):
             out_lines.append(line)
             continue
         pieces, last = [], 0
-        for start, end in oracle_sentences(line):
+        for _start, end in oracle_sentences(line):
             ids = synthetic_ids(k, n_units)
             text = line[last:end]
             # the marker goes before the sentence's final punctuation: "Fever [3]."

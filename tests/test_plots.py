@@ -11,8 +11,8 @@ pytest.importorskip("matplotlib", reason="the plots need the plots extra (matplo
 from doclens import DocLens, Report  # noqa: E402
 from doclens.cli import main  # noqa: E402
 from doclens.evaluators.overlap import OverlapEvaluator  # noqa: E402
-from doclens.views.plots import leaderboard_figure, pairwise_differences  # noqa: E402
 from doclens.views.leaderboard import load_entry, rank_group  # noqa: E402
+from doclens.views.plots import leaderboard_figure, pairwise_differences  # noqa: E402
 from tests.conftest import REPO  # noqa: E402
 from tests.test_leaderboard import chromium_binary  # noqa: E402
 

@@ -90,7 +90,8 @@ def test_bar_has_a_total_and_steps_per_instance_on_a_terminal(tmp_path):
 def test_no_bar_when_stderr_is_not_a_terminal_or_with_q(tmp_path):
     data = tmp_path / "in.jsonl"
     data.write_text("".join(json.dumps(i) + "\n" for i in _instances(2)))
-    argv = [sys.executable, "-m", "doclens", "score", str(data), "--evaluator", "overlap", "-o", str(tmp_path / "o.json")]
+    argv = [sys.executable, "-m", "doclens", "score", str(data), "--evaluator", "overlap",
+            "-o", str(tmp_path / "o.json")]
     piped = subprocess.run(argv, cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120)
     assert piped.returncode == 0, piped.stderr
     assert "/2" not in piped.stderr and "instance/s" not in piped.stderr

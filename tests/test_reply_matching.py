@@ -14,13 +14,18 @@ import re
 import pytest
 
 from doclens import DocLens, load_evaluator
-from doclens.evaluators.chat import (STYLES, citation_fence, claims_fence, render_citation, render_claims,
-                                     render_reask)
+from doclens.evaluators.chat import STYLES, citation_fence, claims_fence, render_citation, render_claims, render_reask
 from doclens.evaluators.extractors import ExtractionRequest, PromptedExtractor
-from doclens.parsing.judge_replies import (match_claim_items, parse_citation_json, parse_claim_items, parse_claims_json,
-                                   parse_cot, read_claim_verdicts)
 from doclens.evaluators.prompting import make_fence
 from doclens.parsing.claim_lists import FENCE_MARKER
+from doclens.parsing.judge_replies import (
+    match_claim_items,
+    parse_citation_json,
+    parse_claim_items,
+    parse_claims_json,
+    parse_cot,
+    read_claim_verdicts,
+)
 from doclens.parsing.statements import strip_citations
 
 from .llm_server import FakeChatServer, entails, fenced, judge_reply
@@ -82,7 +87,8 @@ MATRIX = {
         answer(*(item(n, "paraphrase") for n in (2, 1, 3, 4))) + f"\nNote the report embeds [{QUOTED}, {QUOTED}].",
         ALL),
     "code fence": ("```json\n" + answer(*(item(n, "paraphrase") for n in (4, 1, 2, 3))) + "\n```", ALL),
-    "prose and code fence": ("Here you go:\n```JSON\n" + answer(*(item(n) for n in (1, 3))) + "``` That is all.", (1, 3)),
+    "prose and code fence": ("Here you go:\n```JSON\n" + answer(*(item(n) for n in (1, 3))) + "``` That is all.",
+                             (1, 3)),
     "wrapped in claims": (json.dumps({"claims": [item(n, "paraphrase") for n in (3, 2, 1, 4)]}), ALL),
     "wrapped under another key": (json.dumps({"results_by_claim": [item(n) for n in (2, 3)]}), (2, 3)),
     "single object": (json.dumps(item(2, "paraphrase")), (2,)),
@@ -343,7 +349,8 @@ def test_unnamed_and_conflicting_items_are_reasked_never_guessed():
     with FakeChatServer(script=script) as server:
         evaluator = load_evaluator("gpt4-json-cot", base_url=server.base_url, model="m", no_cache=True, concurrency=1)
         report = DocLens(evaluator).score([INSTANCE], progress=False)
-    reasks = [b["messages"][-1]["content"] for b in server.requests if "could not be read" in b["messages"][-1]["content"]]
+    reasks = [b["messages"][-1]["content"] for b in server.requests
+              if "could not be read" in b["messages"][-1]["content"]]
     assert len(reasks) == 2
     assert sorted(re.findall(r"Claim (\d+):", "\n".join(reasks))) == ["1", "2", "2", "3", "4"]
     for field, premise in (("reference_claims", INSTANCE["prediction"]), ("prediction_claims", INSTANCE["reference"])):

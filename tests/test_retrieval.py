@@ -17,8 +17,16 @@ from pathlib import Path
 import pytest
 
 from doclens.core.errors import ConfigurationError, InputError, MissingExtraError
-from doclens.retrieval import (RetrievalConfig, Retriever, facts_hash, reciprocal_rank_fusion, record_units,
-                               row_text, source_facts, word_count)
+from doclens.retrieval import (
+    RetrievalConfig,
+    Retriever,
+    facts_hash,
+    reciprocal_rank_fusion,
+    record_units,
+    row_text,
+    source_facts,
+    word_count,
+)
 
 from .planted_facts import PLANTED as ALL_PLANTED
 
@@ -168,8 +176,8 @@ def test_module_imports_without_heavy_dependencies_and_respects_the_layer_rule()
             "assert not heavy, heavy\n")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO,
                    env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
-    allowed = {"doclens.core.types", "doclens.core.errors", "doclens.parsing.statements", "doclens.parsing.source_units", "doclens.core.resources",
-               "doclens.evaluators.torch_utils"}
+    allowed = {"doclens.core.types", "doclens.core.errors", "doclens.parsing.statements",
+               "doclens.parsing.source_units", "doclens.core.resources", "doclens.evaluators.torch_utils"}
     for path in (REPO / "doclens" / "retrieval").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             names = ([node.module] if isinstance(node, ast.ImportFrom) and node.module else
@@ -289,7 +297,8 @@ def test_second_build_is_a_store_hit_with_nothing_encoded(encoder, store, caplog
     assert [h.to_dict() for h in first.search(query)] == [h.to_dict() for h in second.search(query)]
 
     # one changed fact is another record
-    changed = source_facts(["Fever since Tuesday. Took ibuprofen.", "No cough. Lungs clear.", {"lab": "CRP", "value": 12}])
+    changed = source_facts(["Fever since Tuesday. Took ibuprofen.", "No cough. Lungs clear.",
+                            {"lab": "CRP", "value": 12}])
     before = encoder.texts_encoded
     assert not retriever.index(changed).cache_hit and encoder.texts_encoded - before == 5
 

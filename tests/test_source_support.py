@@ -18,9 +18,15 @@ import pytest
 from doclens import DocLens, load_evaluator
 from doclens.cli import main
 from doclens.core.errors import ConfigurationError, InputError
-from doclens.core.support import (NOT_ADDRESSED, NOT_SUPPORTED, SUPPORT_METRICS, SUPPORTED, SupportVerdict,
-                                  support_counts)
 from doclens.core.metrics import aggregate
+from doclens.core.support import (
+    NOT_ADDRESSED,
+    NOT_SUPPORTED,
+    SUPPORT_METRICS,
+    SUPPORTED,
+    SupportVerdict,
+    support_counts,
+)
 from doclens.core.types import Instance
 from doclens.families import result_counts
 from doclens.retrieval import RetrievalConfig, Retriever
@@ -161,7 +167,8 @@ def test_nli_classifier_verdicts_are_its_argmax_class(tmp_path):
     assert got == [names[model.config.id2label[k]] for k in classes]
     # the second ask is served by the cache: the model is not run again
     inputs = judge.usage.model_inputs
-    judge.judge_support_many([__import__("doclens").evaluators.base.ClaimRequest(premise, claims, "general", "support")])
+    request = __import__("doclens").evaluators.base.ClaimRequest(premise, claims, "general", "support")
+    judge.judge_support_many([request])
     assert judge.usage.model_inputs == inputs
 
 
@@ -337,7 +344,8 @@ def test_core_install_scores_short_sources_and_names_the_extra_for_long_ones(tmp
         "print([v.verdict for v in r.instance('a').source_support])\n"
         "print('encoder:default@not-installed' in r.signature)\n"
         "try:\n"
-        "    DocLens(load_evaluator('overlap'), source_support=SourceSupport(budget_words=0)).score([row], progress=False)\n"
+        "    DocLens(load_evaluator('overlap'),\n"
+        "            source_support=SourceSupport(budget_words=0)).score([row], progress=False)\n"
         "except ImportError as exc:\n"
         "    print('error:', exc)\n")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path,

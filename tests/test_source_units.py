@@ -6,7 +6,8 @@ from doclens.parsing.source_units import parse_source_units
 
 def test_numbered_string():
     units = parse_source_units("[0] I have a cough. [1] It started Monday. ")
-    assert [(u.index, u.text, u.speaker) for u in units] == [(0, "I have a cough.", None), (1, "It started Monday.", None)]
+    assert [(u.index, u.text, u.speaker) for u in units] == [(0, "I have a cough.", None),
+                                                             (1, "It started Monday.", None)]
 
 
 def test_aci_turns_keep_speaker_apart():

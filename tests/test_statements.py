@@ -1,9 +1,18 @@
 import pytest
 
-from doclens.parsing.statements import (OVERSIZED_ID, inherit_citations, is_header_line, parse_citation_group,
-                                parse_citations, parse_statements, sentence_spans, split_sentences, strip_citations,
-                                whole_statement)
 from doclens.core.types import Statement
+from doclens.parsing.statements import (
+    OVERSIZED_ID,
+    inherit_citations,
+    is_header_line,
+    parse_citation_group,
+    parse_citations,
+    parse_statements,
+    sentence_spans,
+    split_sentences,
+    strip_citations,
+    whole_statement,
+)
 
 
 def texts_and_ids(prediction, **kw):

@@ -23,11 +23,10 @@ from doclens.cli import main
 from doclens.core.errors import EXIT_OK, EXIT_USAGE, ConfigurationError, InputError, MissingExtraError
 from doclens.core.metrics import aggregate
 from doclens.core.types import NO_VERDICT
-from doclens.families import result_counts
 from doclens.evaluators.extractors import SentenceExtractor
 from doclens.evaluators.overlap import OverlapEvaluator
-from doclens.io.results_files import (JournalState, instances_path, journal_path, read_journal, result_line,
-                                      write_result)
+from doclens.families import result_counts
+from doclens.io.results_files import JournalState, instances_path, journal_path, read_journal, result_line, write_result
 from doclens.io.scores_files import scan_report
 from doclens.scoring.sink import FileSink
 from doclens.scoring.verdicts import EMPTY_PREMISE, INVALID_IDS, NO_CITATION

@@ -318,7 +318,7 @@ def test_bad_csv_cell_names_row_column_and_field(tmp_path, capsys):
     code, _, err = run(["score", path, "--evaluator", "overlap", "-q", "--chunk-size", 1, "--columns",
                         "reference_claims=ref_claims", "-o", tmp_path / "s.json"], capsys)
     assert code == EXIT_USAGE
-    assert ("bad.csv row 2: instance 'g2': column 'ref_claims' (field 'reference_claims') is not valid JSON" in err), err
+    assert "bad.csv row 2: instance 'g2': column 'ref_claims' (field 'reference_claims') is not valid JSON" in err, err
     assert [r.id for r in Report.load(tmp_path / "s.json").instances] == ["g1"]  # the row before it is kept
 
 
@@ -382,8 +382,8 @@ def test_python_api_takes_datasets_frames_and_mapped_dicts(tmp_path):
     pq.write_table(arrow_table(renamed), tmp_path / "r.parquet")
     frame = pd.read_parquet(tmp_path / "r.parquet")  # list cells come back as numpy arrays
     assert type(frame.loc[0, "reference_claims"]).__module__ == "numpy"
-    for data in (datasets.Dataset.from_list(renamed), datasets.DatasetDict({"test": datasets.Dataset.from_list(renamed)}),
-                 frame, renamed):
+    for data in (datasets.Dataset.from_list(renamed),
+                 datasets.DatasetDict({"test": datasets.Dataset.from_list(renamed)}), frame, renamed):
         report = scorer.score(data, progress=False, columns=rename)
         assert report.scores == expected.scores and report.to_dict()["instances"] == expected.to_dict()["instances"]
     assert len(tables.as_instances(frame, rename)) == len(GENERAL)

@@ -27,7 +27,6 @@ import logging
 import os
 import sys
 import warnings
-from typing import Optional
 
 from doclens.cli import agreement, baselines, compare, install_metric, leaderboard, presets, report, score, validate
 from doclens.cli.common import Terminated
@@ -78,7 +77,7 @@ def _quiet_stdout() -> None:
         pass
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Run one command; returns its exit code (:mod:`doclens.core.errors`: 0 ok, 1 internal error,
     2 bad input or option, 3 scored but incomplete, 130 interrupted). No user input ends in a
     traceback: bad files and values are one ``doclens: error:`` line naming the file, line,

@@ -21,8 +21,14 @@ def _named_scores(spec: str) -> tuple[str, str]:
 def run(args: argparse.Namespace) -> int:
     import csv
 
-    from doclens.stats.agreement import (instance_agreement, pairwise_agreement, read_csv_text, read_human_scores,
-                                   read_preferences, report_metric_scores)
+    from doclens.stats.agreement import (
+        instance_agreement,
+        pairwise_agreement,
+        read_csv_text,
+        read_human_scores,
+        read_preferences,
+        report_metric_scores,
+    )
     from doclens.views.leaderboard import system_name
 
     try:

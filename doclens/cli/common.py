@@ -82,7 +82,8 @@ def command_parser(sub, name: str, *, help: str, examples: str, description: str
     import textwrap
 
     text = "\n\n".join(textwrap.fill(p, 90) for p in (description or help).split("\n\n"))
-    return sub.add_parser(name, help=help, description=text, epilog="examples:\n" + textwrap.indent(textwrap.dedent(examples).strip("\n"), "  "),
+    epilog = "examples:\n" + textwrap.indent(textwrap.dedent(examples).strip("\n"), "  ")
+    return sub.add_parser(name, help=help, description=text, epilog=epilog,
                           formatter_class=argparse.RawDescriptionHelpFormatter)
 
 

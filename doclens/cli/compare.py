@@ -10,9 +10,9 @@ from doclens.cli.common import bootstrap_options, command_parser
 
 
 def run(args: argparse.Namespace) -> int:
-    from doclens.stats.bootstrap import MIN_INSTANCES, STATISTICS, align_by_id, bootstrap_description, paired_bootstrap
     from doclens.io.scores_files import scan_report
     from doclens.scoring.signature import signature_differences
+    from doclens.stats.bootstrap import MIN_INSTANCES, STATISTICS, align_by_id, bootstrap_description, paired_bootstrap
 
     scanned = [scan_report(path) for path in (args.a, args.b)]
     (header_a, ids_a, counts_a), (header_b, ids_b, counts_b) = scanned

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Optional
 
 from doclens.cli.common import command_parser
 from doclens.core.errors import InputError
@@ -20,7 +19,7 @@ def metric_module_files() -> dict[str, str]:
     return {name: (root / name).read_text(encoding="utf-8") for name in ("doclens.py", "README.md")}
 
 
-def install_metric(hf_modules_cache: Optional[str] = None) -> Path:
+def install_metric(hf_modules_cache: str | None = None) -> Path:
     """Put the ``evaluate`` module where ``evaluate.load("doclens")`` finds it offline:
     ``$HF_MODULES_CACHE/evaluate_modules/metrics/evaluate-metric--doclens/<sha256>/doclens.py``."""
     import hashlib

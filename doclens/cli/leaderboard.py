@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     bootstrap = bootstrap_description(args.resamples, args.seed, args.confidence)
     print(leaderboard_text(groups, args.metric, bootstrap))
     if args.plot:
-        from doclens.views.plots import save_figure, leaderboard_figure
+        from doclens.views.plots import leaderboard_figure, save_figure
 
         if len(groups) > 1:
             raise InputError(f"--plot draws one signature's results; these have {len(groups)} signatures "

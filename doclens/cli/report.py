@@ -14,9 +14,9 @@ MAX_INSTANCES_SHOWN = 500
 
 
 def run(args: argparse.Namespace) -> int:
+    from doclens.io.scores_files import scan_report
     from doclens.stats.bootstrap import bootstrap_description, bootstrap_intervals
     from doclens.views.html import SourceIndex, instance_failures, write_page, write_report_html
-    from doclens.io.scores_files import scan_report
 
     # Two bounded-memory passes over the scores file: counts (for the intervals shown first) and
     # each instance's failures, then the page, with the instances that matter (failures first)

@@ -9,14 +9,31 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Optional
 
-from doclens.cli.common import (NON_NEGATIVE_FLOAT, NON_NEGATIVE_INT, POSITIVE_FLOAT, POSITIVE_INT, PROBABILITY, Terminated,
-                                check_output_path, command_parser, deprecated_alias)
-from doclens.core.errors import (EXIT_ERROR, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, ConfigurationError,
-                                 InputError, MissingExtraError, RunStoppedError)
-from doclens.core.metrics import ON_UNPARSED
 from doclens.baselines import BASELINE_NAMES
+from doclens.cli.common import (
+    NON_NEGATIVE_FLOAT,
+    NON_NEGATIVE_INT,
+    POSITIVE_FLOAT,
+    POSITIVE_INT,
+    PROBABILITY,
+    Terminated,
+    check_output_path,
+    command_parser,
+    deprecated_alias,
+)
+from doclens.core.errors import (
+    EXIT_ERROR,
+    EXIT_INCOMPLETE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    ConfigurationError,
+    InputError,
+    MissingExtraError,
+    RunStoppedError,
+)
+from doclens.core.metrics import ON_UNPARSED
 from doclens.core.tasks import AUTO_TASK, TASKS
 from doclens.evaluators.torch_utils import DTYPES
 from doclens.io.files import OutputLocked, output_lock, partial_path, save_report
@@ -79,7 +96,13 @@ def _is_chat_judge(name: str) -> bool:
 
 def build_scorer(args: argparse.Namespace):
     """The :class:`doclens.DocLens` a ``score`` command line describes."""
-    from doclens.evaluators import EVALUATOR_PRESETS, EXTRACTOR_PRESETS, accepted_options, load_evaluator, load_extractor
+    from doclens.evaluators import (
+        EVALUATOR_PRESETS,
+        EXTRACTOR_PRESETS,
+        accepted_options,
+        load_evaluator,
+        load_extractor,
+    )
     from doclens.scoring.scorer import DocLens
 
     # model options go to every constructor; cache options only to those that take them
@@ -268,7 +291,7 @@ class _Sized:
         return self.size
 
 
-def _count_lines(path: str) -> Optional[int]:
+def _count_lines(path: str) -> int | None:
     """Non-blank lines of a JSONL file (one instance each), counted without parsing; ``None`` for
     stdin or anything that is not a plain ``.jsonl`` / ``.ndjson`` file."""
     if path == "-" or Path(path).suffix.lower() not in (".jsonl", ".ndjson") or not Path(path).is_file():
@@ -416,7 +439,8 @@ def _save_and_tell(report, code: int, output: str) -> int:
 
 def add_parser(sub) -> None:
     """The ``score`` command's options: a flat list of declarations (long, with nothing to split)."""
-    score = command_parser(sub, "score", help="score generated texts: JSONL, JSON, CSV, Parquet, a saved or Hub dataset",
+    score = command_parser(sub, "score",
+                           help="score generated texts: JSONL, JSON, CSV, Parquet, a saved or Hub dataset",
                            examples="""
         doclens score examples/notes.jsonl -o scores.json            # the offline default judge, clinical-rules
         doclens score notes.jsonl --evaluator gpt4-json-cot --model gpt-4o --api-key-env OPENAI_API_KEY
@@ -454,13 +478,15 @@ def add_parser(sub) -> None:
     score.add_argument("--resume", action="store_true",
                        help="continue an interrupted run from its journal: instances already scored are not scored "
                             "again; the settings must be the same (the journal's signature is checked)")
-    score.add_argument("--system", help="name of the system that wrote the predictions (shown by 'doclens leaderboard'; "
-                                        "default there: the report's file name)")
+    score.add_argument("--system",
+                       help="name of the system that wrote the predictions (shown by 'doclens leaderboard'; "
+                            "default there: the report's file name)")
     score.add_argument("--evaluator",
                        help=f"preset name (see 'doclens presets') or package.module:ClassName, imported from the "
                             f"current folder first (default: {DEFAULT_EVALUATOR}, the offline default judge)")
     score.add_argument("--evaluator-arg", action="append", metavar="KEY=VALUE",
-                       help="extra constructor argument for the evaluator (repeatable; VALUE read as JSON if it parses)")
+                       help="extra constructor argument for the evaluator "
+                            "(repeatable; VALUE read as JSON if it parses)")
     score.add_argument("--extractor",
                        help="claim extractor for lines without claims: 'auto' (default: the evaluator's own, when "
                             "it has one), 'none', a preset, or package.module:ClassName. Lines that carry "
@@ -529,7 +555,8 @@ def add_parser(sub) -> None:
                             "seconds or 90s, 15m, 1h30m (default: none)")
     model.add_argument("--local-only", action="store_true",
                        help="refuse any endpoint that is not loopback or a private address")
-    model.add_argument("--judge-seed", "--seed", dest="seed", type=int, action=deprecated_alias("--seed", "--judge-seed"),
+    model.add_argument("--judge-seed", "--seed", dest="seed", type=int,
+                       action=deprecated_alias("--seed", "--judge-seed"),
                        help="LLM judges: decoding seed sent with each request, recorded in the signature and "
                             "cache key (default: none; --seed: deprecated spelling)")
     model.add_argument("--temperature", type=NON_NEGATIVE_FLOAT,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 # Exit codes of the ``doclens`` command line: 0 success; 1 unexpected internal error; 2 bad input
 # file, bad option or value; 3 scored, but incomplete (some items failed or unparsed, or the run
 # stopped early: a partial report was written); 130 interrupted (Ctrl-C or SIGTERM).
@@ -21,7 +19,7 @@ class DocLensError(Exception):
 class InputError(DocLensError, ValueError):
     """Bad input: the message names the instance (or line) and the field."""
 
-    def __init__(self, message: str, field: Optional[str] = None, line: Optional[int] = None):
+    def __init__(self, message: str, field: str | None = None, line: int | None = None):
         super().__init__(message)
         self.field = field
         self.line = line
@@ -55,7 +53,7 @@ class EndpointError(DocLensError):
     """A model endpoint failed a request for good (retries spent, or an error that retrying cannot
     fix: 400, 401, 404 …). The message names the endpoint's reply and never carries the API key."""
 
-    def __init__(self, message: str, status: Optional[int] = None, transient: bool = False):
+    def __init__(self, message: str, status: int | None = None, transient: bool = False):
         super().__init__(message)
         self.status = status
         self.transient = transient

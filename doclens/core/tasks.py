@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from doclens.core.errors import InputError
 
 #: every task DocLens knows; the CLI's ``--task`` and the baselines take their choices from here
@@ -16,18 +14,18 @@ AUTO_TASK = "auto"
 SECTION_NAMES = ("subjective", "objective_exam", "objective_results", "assessment_and_plan")
 
 
-def check_task(task: Optional[str], where: str = "") -> str:
+def check_task(task: str | None, where: str = "") -> str:
     task = task or "general"
     if task not in TASKS:
         raise InputError(f"{where}unknown task {task!r}; choose one of {', '.join(TASKS)}", field="task")
     return task
 
 
-def section_names(task: str) -> tuple[Optional[str], ...]:
+def section_names(task: str) -> tuple[str | None, ...]:
     return SECTION_NAMES if task == "note_generation" else (None,)
 
 
-def extraction_prompt_name(task: str, section: Optional[str] = None) -> str:
+def extraction_prompt_name(task: str, section: str | None = None) -> str:
     """``extract/<task>`` or, for notes, ``extract/note_generation.<section>``."""
     if task == "note_generation":
         return f"extract/note_generation.{section or 'subjective'}"

@@ -9,8 +9,8 @@ forms, to run requests concurrently).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
 
 from doclens.core.support import NOT_ADDRESSED, SUPPORTED, SupportJudgement
 from doclens.core.types import NO_VERDICT, CitationJudgement, ClaimJudgement
@@ -30,7 +30,7 @@ class ClaimRequest:
     claims: list[str]
     task: str = "general"
     direction: str = "recall"
-    section: Optional[str] = None
+    section: str | None = None
 
 
 @dataclass

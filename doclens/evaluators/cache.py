@@ -14,7 +14,7 @@ import os
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Any, Optional, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 
 def default_cache_dir() -> Path:
@@ -37,7 +37,7 @@ class AnswerCache(Protocol):
     :class:`NullCache` (``--no-cache``) and :class:`ShardCache` (a Ray worker's) all keep, and
     what :meth:`CachedAnswers.set_cache` accepts."""
 
-    def get(self, key: str) -> Optional[Any]: ...
+    def get(self, key: str) -> Any | None: ...
 
     def get_many(self, keys: list[str]) -> dict[str, Any]: ...
 
@@ -54,7 +54,7 @@ class Cache:
     ``refresh=True`` ignores stored answers (every call is made again) but stores the new ones.
     """
 
-    def __init__(self, directory: Optional[os.PathLike] = None, refresh: bool = False):
+    def __init__(self, directory: os.PathLike | None = None, refresh: bool = False):
         self.directory = Path(directory) if directory else default_cache_dir()
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / "cache.sqlite"
@@ -73,7 +73,7 @@ class Cache:
             self._local.conn = conn
         return conn
 
-    def get(self, key: str) -> Optional[Any]:
+    def get(self, key: str) -> Any | None:
         if self.refresh:
             return None
         row = self._connect().execute("SELECT value FROM answers WHERE key = ?", (key,)).fetchone()
@@ -195,7 +195,7 @@ class ShardCache:
     hands them all back on the first :meth:`drain`: answers got before the crash are not lost.
     """
 
-    def __init__(self, base: Optional[os.PathLike], shard: Cache, refresh: bool = False):
+    def __init__(self, base: os.PathLike | None, shard: Cache, refresh: bool = False):
         self.refresh = refresh
         self.shard = shard
         self.path = shard.path
@@ -207,7 +207,7 @@ class ShardCache:
         self._lock = threading.Lock()
         self._new: dict[str, str] = shard.raw_items()
 
-    def get(self, key: str) -> Optional[Any]:
+    def get(self, key: str) -> Any | None:
         return self.get_many([key]).get(key)
 
     def get_many(self, keys: list[str]) -> dict[str, Any]:
@@ -259,7 +259,7 @@ class ShardCache:
             self._base = None
 
 
-def open_cache(cache_dir: Optional[os.PathLike] = None, no_cache: bool = False, refresh: bool = False):
+def open_cache(cache_dir: os.PathLike | None = None, no_cache: bool = False, refresh: bool = False):
     """The cache a run should use, from the CLI / constructor options."""
     return NullCache() if no_cache else Cache(cache_dir, refresh=refresh)
 
@@ -271,7 +271,7 @@ class CachedAnswers:
     _cache = None
     _cache_options: tuple = (None, False, False)
 
-    def use_cache(self, cache_dir: Optional[os.PathLike] = None, no_cache: bool = False, refresh: bool = False) -> None:
+    def use_cache(self, cache_dir: os.PathLike | None = None, no_cache: bool = False, refresh: bool = False) -> None:
         self._cache_options = (cache_dir, no_cache, refresh)
         self._cache = None
 

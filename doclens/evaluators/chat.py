@@ -47,17 +47,23 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
 
-from doclens.evaluators.cache import CachedAnswers, cache_key
-from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
-from doclens.evaluators.extractors import FailedExtraction, PromptedExtractor
-from doclens.parsing.judge_replies import (Verdict, parse_citation_cot, parse_citation_json, parse_cot, parse_support_cot,
-                                           read_claim_verdicts, read_support_verdicts)
-from doclens.evaluators.prompting import Fence, load_prompt, make_fence
 from doclens.core.support import SupportJudgement
 from doclens.core.types import NO_VERDICT, CitationJudgement, ClaimJudgement
+from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
+from doclens.evaluators.cache import CachedAnswers, cache_key
+from doclens.evaluators.prompting import Fence, load_prompt, make_fence
+from doclens.parsing.judge_replies import (
+    Verdict,
+    parse_citation_cot,
+    parse_citation_json,
+    parse_cot,
+    parse_support_cot,
+    read_claim_verdicts,
+    read_support_verdicts,
+)
 
 logger = logging.getLogger("doclens")
 
@@ -79,10 +85,6 @@ ANSWER_VERDICT = "verdict"
 ANSWER_VERDICT_AND_PROVENANCE = "verdict+provenance"
 
 
-class ContextLengthError(RuntimeError):
-    """A prompt that the endpoint refused as longer than the model's context window."""
-
-
 @dataclass
 class Completion:
     """One model reply: its text and token usage. ``context_overflow`` marks a prompt the
@@ -90,12 +92,12 @@ class Completion:
     call that failed for good (``text`` is then ``None``): it names why, without secrets; its
     items are recorded as ``failed`` and it is never cached."""
 
-    text: Optional[str]
+    text: str | None
     prompt_tokens: int = 0
     completion_tokens: int = 0
     context_overflow: bool = False
     cached: bool = False
-    error: Optional[str] = None
+    error: str | None = None
     #: Of ``prompt_tokens``, those the model did not compute again: served from the endpoint's
     #: prompt cache (``usage.prompt_tokens_details.cached_tokens``) or, in process, from a
     #: shared prefix computed once.
@@ -137,7 +139,7 @@ def judge_prompt_tags(style: str) -> list[str]:
     return sorted(load_prompt(name).tag for name in names)
 
 
-def claim_ids(claims: Sequence[str], ids: Optional[Sequence[int]] = None) -> list[int]:
+def claim_ids(claims: Sequence[str], ids: Sequence[int] | None = None) -> list[int]:
     """The numbers the claims are asked under: ``ids`` (checked: one distinct positive int per
     claim), default 1, 2, …. The judge numbers a request's claims by position + 1, so a claim keeps
     its number when a list is split or re-asked."""
@@ -150,7 +152,7 @@ def claim_ids(claims: Sequence[str], ids: Optional[Sequence[int]] = None) -> lis
     return ids
 
 
-def format_claims(claims: Sequence[str], ids: Optional[Sequence[int]] = None, fence: Optional[Fence] = None) -> str:
+def format_claims(claims: Sequence[str], ids: Sequence[int] | None = None, fence: Fence | None = None) -> str:
     """``1. first claim`` lines; with a ``fence``, ``Claim 3: <<<DATA-…>>>text<<<END-…>>>`` lines
     (the number outside the fence, every byte of the claim inside it)."""
     numbers = claim_ids(claims, ids)
@@ -159,7 +161,7 @@ def format_claims(claims: Sequence[str], ids: Optional[Sequence[int]] = None, fe
     return "\n".join(f"Claim {i}: {fence.wrap(claim)}" for i, claim in zip(numbers, claims))
 
 
-def format_sources(cited: dict[int, str], fence: Optional[Fence] = None) -> str:
+def format_sources(cited: dict[int, str], fence: Fence | None = None) -> str:
     """``[i] unit`` lines in ascending id order; with a ``fence``, each unit inside it."""
     if fence is None:
         return "\n".join(f"[{i}] {cited[i]}" for i in sorted(cited))
@@ -186,7 +188,7 @@ def one_call_per_claim(style: str, task: str) -> bool:
 
 
 def render_claims(style: str, task: str, direction: str, premise: str, claims: Sequence[str],
-                  ids: Optional[Sequence[int]] = None, *, fence: Optional[Fence] = None) -> list[dict]:
+                  ids: Sequence[int] | None = None, *, fence: Fence | None = None) -> list[dict]:
     """The chat messages judging ``claims`` against ``premise``, numbered by ``ids`` (default
     1, 2, …); the reply names these numbers. Styles that judge one claim per call
     (:func:`one_call_per_claim`) take exactly one claim. Premise and claims enter the prompt only
@@ -224,8 +226,8 @@ def render_citation(style: str, statement: str, cited: dict[int, str]) -> list[d
                                                            statement=fence.wrap(statement), **fence.values())
 
 
-def render_reask(conversation: list[dict], reply: str, missing: Sequence[str], ids: Optional[Sequence[int]] = None,
-                 *, fence: Optional[Fence] = None, numbered: bool = True) -> list[dict]:
+def render_reask(conversation: list[dict], reply: str, missing: Sequence[str], ids: Sequence[int] | None = None,
+                 *, fence: Fence | None = None, numbered: bool = True) -> list[dict]:
     """The follow-up conversation asking again, once, for the ``missing`` items: claims under
     their numbers ``ids`` (default 1, 2, …; pass the numbers of the first prompt), or with
     ``numbered=False`` the one sentence of a citation call. ``fence`` should be the first
@@ -240,7 +242,7 @@ def render_reask(conversation: list[dict], reply: str, missing: Sequence[str], i
     return list(conversation) + [{"role": "assistant", "content": reply or ""}] + follow_up
 
 
-def run_sync(make_coroutine: Callable[[], "asyncio.Future"]):
+def run_sync(make_coroutine: Callable[[], asyncio.Future]):
     """Run ``make_coroutine()`` to completion from synchronous code. Inside a running event loop
     (Jupyter) it runs on a fresh loop in a worker thread."""
     try:
@@ -256,7 +258,7 @@ def run_sync(make_coroutine: Callable[[], "asyncio.Future"]):
 class _Job:
     request: int
     items: list[int]  # claim positions in the request (claims) / [0] (citations)
-    conversation: Optional[list[dict]] = None  # set for re-asks; else rendered
+    conversation: list[dict] | None = None  # set for re-asks; else rendered
     reasked: bool = False
     raws: list[str] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)  # cache keys of the calls asked for these items so far
@@ -266,7 +268,7 @@ class _Progress:
     """Counts each request's calls still to be read, and calls ``on_done(n)`` once per request
     ``n`` when none is left (requests without a call are done at once)."""
 
-    def __init__(self, n_requests: int, job_requests: list[int], on_done: Optional[Callable[[int], None]]):
+    def __init__(self, n_requests: int, job_requests: list[int], on_done: Callable[[int], None] | None):
         self.on_done = on_done
         self.pending = [0] * n_requests
         for n in job_requests:
@@ -305,7 +307,7 @@ class ChatJudge(CachedAnswers, Evaluator):
 
     # ---- what a subclass provides --------------------------------------------------------------
     def complete_many(self, conversations: list[list[dict]], *, json_mode: bool,
-                      on_complete: Optional[Callable[[int, Completion], None]] = None) -> list[Completion]:
+                      on_complete: Callable[[int, Completion], None] | None = None) -> list[Completion]:
         """One :class:`Completion` per conversation, same order. Call ``on_complete(i, c)`` as
         each answer arrives (the judge caches it at once, so a killed run loses nothing it paid
         for). A prompt too long for the model gives ``Completion(None, context_overflow=True)``;
@@ -315,7 +317,7 @@ class ChatJudge(CachedAnswers, Evaluator):
         raise NotImplementedError(f"{type(self).__name__} must implement complete_many()")
 
     def complete_for(self, answer: str, conversations: list[list[dict]], *, json_mode: bool,
-                     on_complete: Optional[Callable[[int, Completion], None]] = None) -> list[Completion]:
+                     on_complete: Callable[[int, Completion], None] | None = None) -> list[Completion]:
         """:meth:`complete_many` for calls whose replies must hold ``answer`` (:data:`ANSWER_FREE`,
         :data:`ANSWER_VERDICT` or :data:`ANSWER_VERDICT_AND_PROVENANCE`). The default ignores it;
         a judge that forces the answer format (the in-process ``local`` judge) overrides this."""
@@ -332,7 +334,7 @@ class ChatJudge(CachedAnswers, Evaluator):
     def cost_usd(self, completion: Completion) -> float:
         return 0.0
 
-    def price_per_million(self) -> Optional[tuple[float, float, float]]:
+    def price_per_million(self) -> tuple[float, float, float] | None:
         """``(prompt, completion, cached prompt)`` USD per million tokens for this judge's model, or ``None``
         when no price is known (a model run here costs nothing to count)."""
         return None
@@ -345,8 +347,12 @@ class ChatJudge(CachedAnswers, Evaluator):
         return {**super().config(), "style": self.style, "decoding": self.decoding(),
                 "prompts": self.prompt_tags(), **{k: v for k, v in self.cache_identity().items() if k != "class"}}
 
-    def make_extractor(self) -> "ChatExtractor":
+    def make_extractor(self):
         """A subclaim extractor on the same model, client, cache and usage counters."""
+        # imported here: the extractor module knows judges only by what they do, so this is its
+        # one link to them (no import circle)
+        from doclens.evaluators.llm_extractor import ChatExtractor
+
         return ChatExtractor(self)
 
     def redact(self, text: str) -> str:
@@ -368,7 +374,7 @@ class ChatJudge(CachedAnswers, Evaluator):
 
     def ask_many(self, conversations: list[list[dict]], *, json_mode: bool, tags: Sequence[str],
                  answer: str = ANSWER_FREE,
-                 on_answer: Optional[Callable[[int, Completion], None]] = None) -> list[Completion]:
+                 on_answer: Callable[[int, Completion], None] | None = None) -> list[Completion]:
         """Answers from the cache where it has them; the rest from :meth:`complete_for` (the
         ``answer`` they must hold), in the order given (callers list the calls on one premise
         together, so an endpoint with prefix caching sees them adjacently), each stored the
@@ -379,7 +385,7 @@ class ChatJudge(CachedAnswers, Evaluator):
         arrive), so that callers can act before the whole batch is back."""
         keys = [self.key_for(c, json_mode, t) for c, t in zip(conversations, tags)]
         found = self.cache.get_many(list(dict.fromkeys(keys)))
-        results: list[Optional[Completion]] = [None] * len(conversations)
+        results: list[Completion | None] = [None] * len(conversations)
         todo: dict[str, int] = {}
         for i, key in enumerate(keys):
             if key in found:
@@ -439,7 +445,7 @@ class ChatJudge(CachedAnswers, Evaluator):
                              fence=claims_fence(request.premise, request.claims))
 
     def judge_claims_many(self, requests: list[ClaimRequest], *,
-                          on_done: Optional[Callable[[int], None]] = None) -> list[list[ClaimJudgement]]:
+                          on_done: Callable[[int], None] | None = None) -> list[list[ClaimJudgement]]:
         """Every request's claims, asked in rounds of concurrent calls: a round's failed calls
         mark their claims ``failed``, a reply too long for the context window is split in halves,
         claims a reply leaves without a verdict are re-asked once and then recorded ``unparsed``.
@@ -447,7 +453,7 @@ class ChatJudge(CachedAnswers, Evaluator):
         per-claim results and builds the next round's jobs from it. Each reply is read as it
         arrives; ``on_done(n)``, when given, is called once per request ``n`` as soon as its
         last call is answered and read (a progress bar's step)."""
-        results: list[list[Optional[ClaimJudgement]]] = [[None] * len(r.claims) for r in requests]
+        results: list[list[ClaimJudgement | None]] = [[None] * len(r.claims) for r in requests]
         jobs: list[_Job] = []
         for n, request in enumerate(requests):
             if not request.claims:
@@ -492,7 +498,7 @@ class ChatJudge(CachedAnswers, Evaluator):
                 ids = [i + 1 for i in job.items]
                 support = request.direction == SUPPORT
                 if one_call_per_claim(self.style, request.task) and self.style == "cot":
-                    verdicts: list[Optional[Verdict]] = [(parse_support_cot if support else parse_cot)(
+                    verdicts: list[Verdict | None] = [(parse_support_cot if support else parse_cot)(
                         text, claim_id=ids[0])]
                 else:
                     reading = (read_support_verdicts if support else read_claim_verdicts)(text, claims, ids)
@@ -528,7 +534,7 @@ class ChatJudge(CachedAnswers, Evaluator):
             jobs = sorted(next_jobs, key=lambda job: (group[job.request], job.request, job.items))
         return [[j if j is not None else ClaimJudgement.unparsed(None) for j in row] for row in results]
 
-    def _ask_round(self, jobs: list, conversations: list, settle: Callable, next_jobs: list, progress: "_Progress",
+    def _ask_round(self, jobs: list, conversations: list, settle: Callable, next_jobs: list, progress: _Progress,
                    **ask) -> None:
         """Ask one round of calls; each reply is read once by ``settle(job, conversation,
         completion)`` as it arrives (a reply not yet read when the round returns is read then), and
@@ -576,10 +582,10 @@ class ChatJudge(CachedAnswers, Evaluator):
 
     # ---- citations ----------------------------------------------------------------------------------------
     def judge_citations_many(self, requests: list[CitationRequest], *,
-                             on_done: Optional[Callable[[int], None]] = None) -> list[CitationJudgement]:
+                             on_done: Callable[[int], None] | None = None) -> list[CitationJudgement]:
         """One call per statement (re-asked once when unreadable), read as each reply arrives;
         ``on_done(n)`` as for :meth:`judge_claims_many`."""
-        results: list[Optional[CitationJudgement]] = [None] * len(requests)
+        results: list[CitationJudgement | None] = [None] * len(requests)
         jobs = []
         for n, request in enumerate(requests):
             if request.cited:
@@ -625,36 +631,3 @@ class ChatJudge(CachedAnswers, Evaluator):
             jobs = sorted(next_jobs, key=lambda job: job.request)
         return [r if r is not None else CitationJudgement.unparsed(None, sorted(q.cited))
                 for r, q in zip(results, requests)]
-
-
-class ChatExtractor(PromptedExtractor):
-    """The LLM subclaim extractor (``prompts/extract/``) on a :class:`ChatJudge`'s model, client,
-    cache and usage counters."""
-
-    name = "llm"
-
-    def __init__(self, judge: ChatJudge):
-        super().__init__()
-        self.judge = judge
-        self.model = judge.model
-        self.keeps_data_local = judge.keeps_data_local
-        self.usage = judge.usage  # one set of counters: the report adds them once
-
-    def complete_many(self, conversations: list[list[dict]]) -> list:
-        """The replies; a call that failed for good gives a :class:`FailedExtraction` instead."""
-        completions = self.judge.ask_many(conversations, json_mode=False, tags=["extract"] * len(conversations))
-        for completion in completions:
-            if completion.context_overflow:
-                raise ContextLengthError("a text to extract claims from is longer than the model's context window; "
-                                         "DocLens never truncates it: split the text or use a longer-context model")
-        return [FailedExtraction(c.error) if c.failed else c.text or "" for c in completions]
-
-    def config(self) -> dict:
-        return {**super().config(), **{k: v for k, v in self.judge.cache_identity().items() if k != "class"},
-                "decoding": self.judge.decoding()}
-
-    def close(self) -> None:
-        self.judge.close()
-
-    def redact(self, text: str) -> str:
-        return self.judge.redact(text)

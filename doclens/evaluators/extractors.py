@@ -17,26 +17,25 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional
 
-from doclens.parsing.claim_lists import parse_claim_list
-from doclens.evaluators.prompting import load_prompt, make_fence
-from doclens.parsing.statements import parse_statements, strip_citations
 from doclens.core.tasks import extraction_prompt_name
+from doclens.evaluators.prompting import load_prompt, make_fence
 from doclens.evaluators.usage import Component
+from doclens.parsing.claim_lists import parse_claim_list
+from doclens.parsing.statements import parse_statements, strip_citations
 
 
 @dataclass
 class ExtractionRequest:
     text: str
     task: str = "general"
-    section: Optional[str] = None
+    section: str | None = None
 
 
 class Extractor(Component):
     """Base class. Implement :meth:`extract`, or :meth:`extract_many` to batch."""
 
-    def extract(self, text: str, task: str = "general", section: Optional[str] = None) -> list[str]:
+    def extract(self, text: str, task: str = "general", section: str | None = None) -> list[str]:
         return self.extract_many([ExtractionRequest(text, task, section)])[0]
 
     def extract_many(self, requests: list[ExtractionRequest]) -> list[list[str]]:
@@ -53,7 +52,7 @@ class SentenceExtractor(Extractor):
 
     name = "sentences"
 
-    def extract(self, text: str, task: str = "general", section: Optional[str] = None) -> list[str]:
+    def extract(self, text: str, task: str = "general", section: str | None = None) -> list[str]:
         return [s.text for s in parse_statements(strip_citations(text))]
 
 
@@ -101,7 +100,7 @@ class ClauseExtractor(Extractor):
 
     name = "clauses"
 
-    def extract(self, text: str, task: str = "general", section: Optional[str] = None) -> list[str]:
+    def extract(self, text: str, task: str = "general", section: str | None = None) -> list[str]:
         return [c for s in parse_statements(strip_citations(text)) for c in split_clauses(s.text)]
 
     def signature(self) -> str:

@@ -55,16 +55,31 @@ import inspect
 import logging
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 from doclens.core.errors import ConfigurationError, require
-from doclens.evaluators.chat import (ANSWER_FREE, ANSWER_VERDICT, ANSWER_VERDICT_AND_PROVENANCE, ChatExtractor,
-                                     ChatJudge, Completion, check_style)
-from doclens.evaluators.torch_utils import (choose_device, choose_dtype, describe_in_process, import_torch,
-                                           model_fingerprint, placement, set_threads, stated_window)
+from doclens.evaluators.chat import (
+    ANSWER_FREE,
+    ANSWER_VERDICT_AND_PROVENANCE,
+    ChatExtractor,
+    ChatJudge,
+    Completion,
+    check_style,
+)
+from doclens.evaluators.torch_utils import (
+    choose_device,
+    choose_dtype,
+    describe_in_process,
+    import_torch,
+    model_fingerprint,
+    placement,
+    set_threads,
+    stated_window,
+)
 
 logger = logging.getLogger("doclens")
 
@@ -173,11 +188,11 @@ class LocalChatJudge(ChatJudge):
     support_verdicts = 2
     support_window_words = 300
 
-    def __init__(self, model: Optional[str] = None, style: str = "cot", *, device: Optional[str] = None,
-                 dtype: Optional[str] = None, batch_size: int = DEFAULT_BATCH_SIZE,
+    def __init__(self, model: str | None = None, style: str = "cot", *, device: str | None = None,
+                 dtype: str | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
                  max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS, max_reply_tokens: int = DEFAULT_MAX_REPLY_TOKENS,
-                 max_length: Optional[int] = None, share_prefixes: bool = True, threads: Optional[int] = None,
-                 cache_dir: Optional[str] = None,
+                 max_length: int | None = None, share_prefixes: bool = True, threads: int | None = None,
+                 cache_dir: str | None = None,
                  no_cache: bool = False, refresh: bool = False, dry_run: bool = False):
         super().__init__(check_style(style), cache_dir=cache_dir, no_cache=no_cache, refresh=refresh)
         for label, value, least in (("batch_size", batch_size, 1), ("max_new_tokens", max_new_tokens, 0),
@@ -190,7 +205,7 @@ class LocalChatJudge(ChatJudge):
         self.max_reply_tokens = int(max_reply_tokens)
         self.max_length = int(max_length) if max_length is not None else None
         self.requested_device, self.requested_dtype = device, dtype
-        self._placement: Optional[dict] = None
+        self._placement: dict | None = None
         self.dry_run = bool(dry_run)
         self.share_prefixes = bool(share_prefixes)
         self.threads = int(threads) if threads is not None else None
@@ -208,14 +223,14 @@ class LocalChatJudge(ChatJudge):
             Path(self.source, self.gguf_file).resolve() == default_file
         #: The name results carry: the GGUF file name, the folder name, or the Hub id.
         self.model = self.gguf_file or (Path(self.source).name if Path(self.source).is_dir() else self.source)
-        self._weights: Optional[str] = None
-        self._loaded: Optional[_Loaded] = None
+        self._weights: str | None = None
+        self._loaded: _Loaded | None = None
         self._blocks = _PrefixBlocks(PREFIX_BLOCKS_KEPT)
         if self.demo:
             logger.warning(DEMO_WARNING, self.model)
 
     @staticmethod
-    def _resolve(model: str) -> tuple[str, Optional[str]]:
+    def _resolve(model: str) -> tuple[str, str | None]:
         """``(folder or hub id, GGUF file name or None)``."""
         path = Path(model).expanduser()
         if path.is_file():
@@ -232,7 +247,8 @@ class LocalChatJudge(ChatJudge):
     # ---- identity ----------------------------------------------------------------------------------
     def weights_fingerprint(self) -> str:
         """Something that changes when the weights change: the GGUF file's sha256, a local
-        folder's content fingerprint (:func:`~doclens.evaluators.torch_utils.model_fingerprint`), or a Hub model's snapshot commit."""
+        folder's content fingerprint (:func:`~doclens.evaluators.torch_utils.model_fingerprint`), or a
+        Hub model's snapshot commit."""
         if self._weights is None:
             if self.gguf_file:
                 self._weights = "sha256:" + file_sha256(Path(self.source, self.gguf_file))
@@ -301,7 +317,7 @@ class LocalChatJudge(ChatJudge):
                 "share_prefixes": self.share_prefixes, "threads": self.threads}
 
     # ---- the model ---------------------------------------------------------------------------------
-    def _ensure_loaded(self) -> "_Loaded":
+    def _ensure_loaded(self) -> _Loaded:
         if self._loaded is not None:
             return self._loaded
         torch, transformers = import_torch("evaluator 'local'")
@@ -331,7 +347,8 @@ class LocalChatJudge(ChatJudge):
         return self._loaded
 
     def _encode(self, text: str) -> list[int]:
-        return self._loaded.tokenizer(text, add_special_tokens=False)["input_ids"]  # the chat template wrote the specials
+        # no special tokens: the chat template wrote them
+        return self._loaded.tokenizer(text, add_special_tokens=False)["input_ids"]
 
     def _prompt_text(self, conversation: list[dict]) -> str:
         """The chat template's text for ``conversation``, with the model's control tokens in the
@@ -368,7 +385,7 @@ class LocalChatJudge(ChatJudge):
         mask = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in rows], device=device)
         return ids, mask
 
-    def _prefill(self, rows: list[list[int]]) -> "_Held":
+    def _prefill(self, rows: list[list[int]]) -> _Held:
         """Run the prompts once (left-padded) and keep their key/value cache: every later step of
         a ``cot`` answer (explanation, provenance, verdict) continues from it instead of
         re-reading the prompt, which on a CPU costs more than everything else."""
@@ -386,7 +403,7 @@ class LocalChatJudge(ChatJudge):
         with this room; it grows by doubling if a step needs more)."""
         return 2 * self.max_new_tokens + PROVENANCE_TOKENS + 96
 
-    def _extend(self, held: "_Held", targets: list[list[int]]):
+    def _extend(self, held: _Held, targets: list[list[int]]):
         """``(new token block, attention mask, position ids of the block)`` that bring each row of
         ``held`` to its ``targets`` row (its prompt and the reply so far, tokenised as one text):
         each row keeps the longest start of what it holds that ``targets`` begins with (at least
@@ -420,7 +437,7 @@ class LocalChatJudge(ChatJudge):
         held.mask = mask
         return block, mask, _positions(mask)[:, -width:]
 
-    def _generate(self, held: "_Held", targets: list[list[int]], limits: list[int],
+    def _generate(self, held: _Held, targets: list[list[int]], limits: list[int],
                   stops: tuple[str, ...]) -> list[list[int]]:
         """Greedy continuations of ``targets`` (each a prompt and the reply so far), each at most
         its limit, stopping at EOS or once the new text contains one of ``stops``, continuing
@@ -480,12 +497,12 @@ class LocalChatJudge(ChatJudge):
             raise RuntimeError("the tokenizer does not distinguish ' 1' from ' 0'")
         return one[:common], one[common], zero[common]
 
-    def _read_verdicts(self, held: "_Held", texts: list[str]) -> list[bool]:
+    def _read_verdicts(self, held: _Held, texts: list[str]) -> list[bool]:
         """One forward step per text (batched): is the logit of the '1' token above that of '0'
         at the answer position? (A tie reads as 0.)"""
         return [margin > 0 for margin in self._verdict_margins(held, texts)]
 
-    def _verdict_margins(self, held: "_Held", texts: list[str]) -> list[float]:
+    def _verdict_margins(self, held: _Held, texts: list[str]) -> list[float]:
         """``logit('1') - logit('0')`` at each text's answer position, one batched forward step
         continuing from the cache (``benchmarks/judge_quality.py`` studies these margins)."""
         torch, model = self._loaded.torch, self._loaded.model
@@ -498,19 +515,20 @@ class LocalChatJudge(ChatJudge):
 
     # ---- the calls ---------------------------------------------------------------------------------
     def complete_many(self, conversations: list[list[dict]], *, json_mode: bool,
-                      on_complete: Optional[Callable[[int, Completion], None]] = None) -> list[Completion]:
+                      on_complete: Callable[[int, Completion], None] | None = None) -> list[Completion]:
         """Free replies (greedy, at most ``max_reply_tokens``), as for subclaim extraction."""
         return self.complete_for(ANSWER_FREE, conversations, json_mode=json_mode, on_complete=on_complete)
 
     def complete_for(self, answer: str, conversations: list[list[dict]], *, json_mode: bool,
-                     on_complete: Optional[Callable[[int, Completion], None]] = None) -> list[Completion]:
+                     on_complete: Callable[[int, Completion], None] | None = None) -> list[Completion]:
         """Replies holding ``answer``: in the ``cot`` style a verdict (claims) or a verdict and a
         provenance line (citations) in the forced format of the module docstring; otherwise, and
         for :data:`~doclens.evaluators.chat.ANSWER_FREE`, free replies."""
         if not conversations:
             return []
         if self.dry_run:
-            raise RuntimeError("dry_run=True: this evaluator runs no model (use doclens.scoring.dry_run.dry_run_estimate)")
+            raise RuntimeError("dry_run=True: this evaluator runs no model "
+                               "(use doclens.scoring.dry_run.dry_run_estimate)")
         loaded = self._ensure_loaded()
         window = loaded.window
         reading = answer if self.style == "cot" and answer != ANSWER_FREE else None
@@ -518,7 +536,7 @@ class LocalChatJudge(ChatJudge):
         encoded = [self._encode(p) for p in prompts]
         lengths = [len(row) for row in encoded]
         reserve = self._reserve(reading)
-        results: list[Optional[Completion]] = [None] * len(conversations)
+        results: list[Completion | None] = [None] * len(conversations)
         todo = []
         for i, length in enumerate(lengths):
             if window is not None and length + reserve > window:
@@ -598,7 +616,7 @@ class LocalChatJudge(ChatJudge):
         self._blocks.put(tokens, output.past_key_values)
         return output.past_key_values, len(tokens) - found
 
-    def _prefill_shared(self, rows: list[list[int]], root: int) -> Optional["_Held"]:
+    def _prefill_shared(self, rows: list[list[int]], root: int) -> _Held | None:
         """:meth:`_prefill` with every shared prefix computed once — a prefix tree of cached
         blocks. The ``root`` tokens that all prompts of the call share (the template's
         instructions and example) are a block kept across batches and calls. Each prompt (rows
@@ -639,7 +657,7 @@ class LocalChatJudge(ChatJudge):
                   use_cache=True, logits_to_keep=1)
         return held
 
-    def _reserve(self, reading: Optional[str]) -> int:
+    def _reserve(self, reading: str | None) -> int:
         """Tokens the answer format needs beyond the prompt and the free text: the forced lines
         and the verdict token (``cot``), or one token (free replies)."""
         if reading is None:
@@ -650,7 +668,7 @@ class LocalChatJudge(ChatJudge):
             reserve += len(self._encode("\n" + PROVENANCE_PREFIX)) + PROVENANCE_TOKENS
         return reserve
 
-    def _free_replies(self, rows: list[list[int]], room: list[int], held: Optional["_Held"]) -> list[Completion]:
+    def _free_replies(self, rows: list[list[int]], room: list[int], held: _Held | None) -> list[Completion]:
         """Greedy free replies, continuing from the shared prefill ``held`` when there is one."""
         limits = [min(self.max_reply_tokens, r + 1) for r in room]  # reserve was 1 token
         if held is None:
@@ -660,7 +678,7 @@ class LocalChatJudge(ChatJudge):
                 for tokens, row, forwarded in zip(generated, rows, held.forwarded)]
 
     def _cot_replies(self, prompts: list[str], rows: list[list[int]], room: list[int],
-                     provenance: bool, held: "_Held") -> list[Completion]:
+                     provenance: bool, held: _Held) -> list[Completion]:
         """Explanation (free, bounded), provenance line (citations), verdict (logits), each step
         continuing from the cache of the one before (``rows``: the prompts' tokens; ``held``: the
         pass over them, shared or not)."""
@@ -720,7 +738,7 @@ class _Loaded:
     tokenizer: Any
     model: Any
     device: str
-    window: Optional[int]  # tokens; None: no stated limit
+    window: int | None  # tokens; None: no stated limit
 
 
 @dataclass
@@ -737,7 +755,7 @@ class _Held:
     forwarded: list
 
     @classmethod
-    def over(cls, cells: list, cache, forwarded: list, torch, device) -> "_Held":
+    def over(cls, cells: list, cache, forwarded: list, torch, device) -> _Held:
         mask = torch.tensor([[0 if c is None else 1 for c in row] for row in cells], dtype=torch.long, device=device)
         return cls(cells, mask, cache, forwarded)
 
@@ -752,7 +770,7 @@ class _PrefixBlocks:
     def clear(self) -> None:
         self.entries.clear()
 
-    def longest(self, tokens: list[int]) -> tuple[int, Optional[object]]:
+    def longest(self, tokens: list[int]) -> tuple[int, object | None]:
         """``(length, cache)``: the cache of the kept block sharing the longest prefix with
         ``tokens``, cut to that prefix (a cut block is a copy, e.g. a premise's block made with
         the start of its first claims, reused by the batch holding its other claims); ``(0, None)``

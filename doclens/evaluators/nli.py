@@ -29,13 +29,19 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Optional
 
-from doclens.evaluators.cache import CachedAnswers, cache_key
 from doclens.core.errors import ConfigurationError, InputError
 from doclens.evaluators.base import Evaluator
-from doclens.evaluators.torch_utils import (choose_device, choose_dtype, describe_in_process, import_torch,
-                                           model_fingerprint, placement, stated_window)
+from doclens.evaluators.cache import CachedAnswers, cache_key
+from doclens.evaluators.torch_utils import (
+    choose_device,
+    choose_dtype,
+    describe_in_process,
+    import_torch,
+    model_fingerprint,
+    placement,
+    stated_window,
+)
 
 logger = logging.getLogger("doclens")
 
@@ -75,9 +81,9 @@ class InProcessNLI(CachedAnswers, Evaluator):
     #: Describes the input format and how the answer is read; part of cache keys and config.
     input_format: str = ""
 
-    def __init__(self, model: str, *, device: Optional[str] = None, dtype: Optional[str] = None,
-                 batch_size: Optional[int] = None, max_length: Optional[int] = None, window_overlap: float = 0.25,
-                 padding_tolerance: Optional[float] = None,
+    def __init__(self, model: str, *, device: str | None = None, dtype: str | None = None,
+                 batch_size: int | None = None, max_length: int | None = None, window_overlap: float = 0.25,
+                 padding_tolerance: float | None = None,
                  cache_dir=None, no_cache: bool = False, refresh: bool = False):
         super().__init__()
         if batch_size is not None and batch_size < 1:
@@ -91,22 +97,22 @@ class InProcessNLI(CachedAnswers, Evaluator):
         self.model = str(model)
         self.requested_device = device
         self.requested_dtype = dtype
-        self._placement: Optional[dict] = None
+        self._placement: dict | None = None
         self.batch_size = batch_size
         self.requested_max_length = max_length
         self.window_overlap = window_overlap
         self.padding_tolerance = padding_tolerance
         self.use_cache(cache_dir, no_cache, refresh)
-        self._fingerprint: Optional[str] = None
+        self._fingerprint: str | None = None
         self._loaded = False
         # Set by load(): the torch module, where and in what precision the model runs, the
         # tokenizer and network, and the window (tokens) the network takes.
         self.torch = None
-        self.device: Optional[str] = None
+        self.device: str | None = None
         self.dtype = None
         self.tokenizer = None
         self.network = None
-        self.max_length: Optional[int] = None
+        self.max_length: int | None = None
 
     #: The ``transformers`` auto class that loads the model.
     auto_class: str = ""
@@ -124,7 +130,7 @@ class InProcessNLI(CachedAnswers, Evaluator):
         raise NotImplementedError
 
     # ---- loading ---------------------------------------------------------------------------------
-    def load(self) -> "InProcessNLI":
+    def load(self) -> InProcessNLI:
         """Load the tokenizer and model (done lazily on the first pair; call it to pay up front)."""
         if self._loaded:
             return self
@@ -217,7 +223,7 @@ class InProcessNLI(CachedAnswers, Evaluator):
 
     def run_inputs(self, inputs: list[dict]) -> list[bool]:
         """Verdicts for encoded inputs, in order: sorted by length, batched, dynamically padded."""
-        verdicts: list[Optional[bool]] = [None] * len(inputs)
+        verdicts: list[bool | None] = [None] * len(inputs)
         with self.torch.inference_mode():
             for chunk in self.batches(inputs):
                 batch = self.tokenizer.pad([inputs[i] for i in chunk], padding="longest", return_tensors="pt")
@@ -328,11 +334,11 @@ class TrueNLIEvaluator(InProcessNLI):
     def answer_rule(self) -> str:
         return "logit1>0"
 
-    def __init__(self, model: Optional[str] = None, **options):
+    def __init__(self, model: str | None = None, **options):
         super().__init__(model or TRUE_MODEL, **options)
         #: set on load: the token ids of "1" and "0", and the decoder's start token
-        self.answer_ids: Optional[tuple[int, int]] = None
-        self.decoder_start: Optional[int] = None
+        self.answer_ids: tuple[int, int] | None = None
+        self.decoder_start: int | None = None
 
     def _after_load(self) -> None:
         self.answer_ids = (single_token_id(self.tokenizer, "1"), single_token_id(self.tokenizer, "0"))
@@ -360,8 +366,8 @@ class NLIClassifierEvaluator(InProcessNLI):
     name = "nli"
     auto_class = "AutoModelForSequenceClassification"
 
-    def __init__(self, model: Optional[str] = None, *, threshold: Optional[float] = None,
-                 entailment_label: Optional[str] = None, **options):
+    def __init__(self, model: str | None = None, *, threshold: float | None = None,
+                 entailment_label: str | None = None, **options):
         if not model:
             raise ConfigurationError("the 'nli' evaluator needs --model: a sequence-classification NLI model "
                                      "(hub id or local folder)")
@@ -371,7 +377,7 @@ class NLIClassifierEvaluator(InProcessNLI):
         self.threshold = threshold
         self.entailment_label = entailment_label
         #: set on load: the class index of the entailment label
-        self.entailment_index: Optional[int] = None
+        self.entailment_index: int | None = None
 
     @property
     def input_format(self) -> str:  # type: ignore[override]
@@ -400,7 +406,7 @@ class NLIClassifierEvaluator(InProcessNLI):
 
         pairs = [(request.premise, claim) for request in requests for claim in request.claims]
         answers = self.support_pairs(list(dict.fromkeys(pairs)))
-        results, position = [], 0
+        results = []
         for request in requests:
             row = []
             for claim in request.claims:
@@ -457,7 +463,7 @@ class NLIClassifierEvaluator(InProcessNLI):
         return {**super().config(), "threshold": self.threshold, "entailment_label": self.entailment_label}
 
 
-def entailment_index(id2label: dict, wanted: Optional[str], model: str) -> int:
+def entailment_index(id2label: dict, wanted: str | None, model: str) -> int:
     """The class index of the entailment label: ``wanted`` exactly (case-insensitive), else the one
     label that contains ``entail`` (and not ``not``/``non``)."""
     labels = {int(i): str(label) for i, label in id2label.items()}
@@ -513,5 +519,5 @@ def support_label(window_probabilities: list[list[float]], labels: dict[int, str
     return NOT_ADDRESSED, f"neutral in every window: p={top:.2f}"
 
 
-__all__ = ["support_label", "support_labels", "InProcessNLI", "NLIClassifierEvaluator", "TRUE_MODEL", "TrueNLIEvaluator", "entailment_index",
-           "model_fingerprint", "plan_batches", "single_token_id"]
+__all__ = ["support_label", "support_labels", "InProcessNLI", "NLIClassifierEvaluator", "TRUE_MODEL",
+           "TrueNLIEvaluator", "entailment_index", "model_fingerprint", "plan_batches", "single_token_id"]

@@ -40,9 +40,9 @@ import hashlib
 import itertools
 import re
 import string
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Iterable
+from functools import cache
 
 from doclens.core.resources import read_resource
 from doclens.parsing.claim_lists import FENCE_LENGTH
@@ -139,7 +139,7 @@ def parse_prompt(name: str, text: str) -> PromptTemplate:
     return PromptTemplate(name=name, version=meta["version"], messages=messages, sha=sha)
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompt(name: str) -> PromptTemplate:
     """Load ``prompts/<name>.txt`` (``name`` like ``"extract/general"``)."""
     return parse_prompt(name, read_resource("prompts", f"{name}.txt"))

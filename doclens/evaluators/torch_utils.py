@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Optional
 
 from doclens.core.errors import ConfigurationError, require
 
@@ -23,7 +22,7 @@ def import_torch(feature: str):
     return torch, transformers
 
 
-def choose_device(torch, requested: Optional[str] = None) -> str:
+def choose_device(torch, requested: str | None = None) -> str:
     """``requested`` when given (checked), else CUDA, then Apple MPS, then CPU."""
     if requested:
         try:
@@ -38,7 +37,7 @@ def choose_device(torch, requested: Optional[str] = None) -> str:
     return "cpu"
 
 
-def set_threads(torch, threads: Optional[int]) -> None:
+def set_threads(torch, threads: int | None) -> None:
     """``torch.set_num_threads(threads)`` when given (for the whole process: torch has one CPU
     thread pool). On a CPU shared with other jobs, torch's default of one thread per core can be
     several times slower than one thread (``cards/local-chat.md``, "Threads")."""
@@ -50,7 +49,7 @@ def set_threads(torch, threads: Optional[int]) -> None:
 DTYPES = ("float32", "bfloat16", "float16")
 
 
-def choose_dtype(torch, device: str, requested: Optional[str] = None):
+def choose_dtype(torch, device: str, requested: str | None = None):
     """``requested`` (``float32``, ``bfloat16``, ``float16``) or: bf16 on a GPU that supports it,
     float32 elsewhere (CPU bf16 is slower than float32 on most CPUs)."""
     if requested:
@@ -63,7 +62,7 @@ def choose_dtype(torch, device: str, requested: Optional[str] = None):
     return torch.float32
 
 
-def placement(torch, requested_device: Optional[str] = None, requested_dtype: Optional[str] = None) -> dict:
+def placement(torch, requested_device: str | None = None, requested_dtype: str | None = None) -> dict:
     """``{"device": kind, "dtype": name}`` a model will run with (``cpu``/``cuda``/``mps`` and
     ``float32``/``bfloat16``/``float16``), resolved as loading resolves them but without loading:
     what cache keys and signatures name, since a bf16 GPU verdict can differ from a float32 CPU one
@@ -125,7 +124,7 @@ def model_fingerprint(model: str) -> str:
 _NO_LIMIT = 10**9
 
 
-def stated_window(tokenizer, config) -> Optional[int]:
+def stated_window(tokenizer, config) -> int | None:
     """The smallest real length limit the tokenizer (``model_max_length``) and the model config
     (``max_position_embeddings``) state, or ``None`` when neither states one."""
     limits = [getattr(tokenizer, "model_max_length", None), getattr(config, "max_position_embeddings", None)]

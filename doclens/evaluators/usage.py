@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Optional
 
 
 @dataclass
@@ -57,7 +56,7 @@ class UsageCounted:
         self.__dict__["_usage"] = value
 
 
-def size_on_disk(path: str) -> Optional[int]:
+def size_on_disk(path: str) -> int | None:
     """Bytes of a local file or folder (every file in it); ``None`` when ``path`` is not local."""
     target = Path(path).expanduser()
     if target.is_file():
@@ -74,7 +73,7 @@ class Component(UsageCounted):
     #: Preset or class name, shown in signatures.
     name: str = "custom"
     #: The model that produced the verdicts or claims, shown in signatures.
-    model: Optional[str] = None
+    model: str | None = None
     #: True when no instance text leaves the machine.
     keeps_data_local: bool = True
     #: True for a component that loads a model into this process (torch): dry runs say what and where.

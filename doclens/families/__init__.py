@@ -8,10 +8,10 @@ file readers use.
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Sequence, Union
+from collections.abc import Iterable, Sequence
+from typing import Optional, Union
 
-from doclens.families.base import (APPLIES, NOT_APPLICABLE, SKIPPED, UNCITED_OUTPUTS, CountingRule,
-                                   MetricFamily)
+from doclens.families.base import APPLIES, NOT_APPLICABLE, SKIPPED, UNCITED_OUTPUTS, CountingRule, MetricFamily
 from doclens.families.citations import CITATIONS, cites_nothing
 from doclens.families.claims import CLAIMS
 from doclens.families.source_support import SOURCE_SUPPORT
@@ -43,7 +43,7 @@ def metric_family(metric: str) -> MetricFamily:
     raise KeyError(metric)
 
 
-def result_counts(result, rule: Union[None, str, CountingRule] = None, section: Optional[str] = None,
+def result_counts(result, rule: None | str | CountingRule = None, section: str | None = None,
                   families: Sequence[MetricFamily] = FAMILIES) -> dict:
     """``{metric: (hits, items)}`` of one :class:`doclens.core.types.InstanceResult` (or one note
     ``section`` of it) over ``families``: a metric is absent where its family does not apply.
@@ -55,7 +55,7 @@ def result_counts(result, rule: Union[None, str, CountingRule] = None, section: 
     return counts
 
 
-def instance_scores(result, rule: Union[None, str, CountingRule] = None,
+def instance_scores(result, rule: None | str | CountingRule = None,
                     families: Sequence[MetricFamily] = FAMILIES) -> dict:
     """The per-instance scores of ``result`` over ``families`` (what ``InstanceResult.scores`` holds)."""
     rule = CountingRule.of(rule)

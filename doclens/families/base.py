@@ -12,7 +12,6 @@ declarations. A new family is one module (see ``docs/design.md`` for a worked ex
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Union
 
 from doclens.core.metrics import ON_UNPARSED, counting_rule, ratio
 
@@ -43,14 +42,14 @@ class CountingRule:
             object.__setattr__(self, "on_unparsed", "zero")
 
     @classmethod
-    def of(cls, rule: Union[None, str, "CountingRule"]) -> "CountingRule":
+    def of(cls, rule: None | str | CountingRule) -> CountingRule:
         """A rule from a rule, an ``on_unparsed`` string, or ``None`` (the defaults)."""
         if isinstance(rule, CountingRule):
             return rule
         return cls(on_unparsed=rule or "zero")
 
     @classmethod
-    def from_config(cls, config: Optional[dict]) -> "CountingRule":
+    def from_config(cls, config: dict | None) -> CountingRule:
         """The rule a report was scored with (its ``config``). A report written before
         ``uncited_outputs`` existed counted uncited outputs strictly, and is read that way."""
         config = config or {}
@@ -82,12 +81,12 @@ class MetricFamily:
         """:data:`APPLIES`, :data:`SKIPPED` or :data:`NOT_APPLICABLE` for one instance."""
         return APPLIES
 
-    def count(self, result, rule: CountingRule, section: Optional[str]) -> dict:
+    def count(self, result, rule: CountingRule, section: str | None) -> dict:
         """``{metric: (hits, items)}`` of an instance the family applies to (``section``: only the
         items of that note section)."""
         raise NotImplementedError
 
-    def counts(self, result, rule: CountingRule, section: Optional[str] = None) -> dict:
+    def counts(self, result, rule: CountingRule, section: str | None = None) -> dict:
         """:meth:`count` where the family applies, else ``{}``."""
         return self.count(result, rule, section) if self.applicability(result, rule) == APPLIES else {}
 

@@ -11,8 +11,6 @@ applies the paper's rule to uncited outputs too. An output with no statement at 
 
 from __future__ import annotations
 
-from typing import Optional
-
 from doclens.core.metrics import citation_precision_counts, citation_recall_counts
 from doclens.families.base import APPLIES, NOT_APPLICABLE, SKIPPED, CountingRule, MetricFamily
 from doclens.families.claims import _in_section
@@ -39,7 +37,7 @@ class CitationFamily(MetricFamily):
             return NOT_APPLICABLE
         return APPLIES
 
-    def count(self, result, rule: CountingRule, section: Optional[str]) -> dict:
+    def count(self, result, rule: CountingRule, section: str | None) -> dict:
         statements = _in_section(result.statements, section)
         return {"citation_recall": citation_recall_counts(statements, rule.on_unparsed),
                 "citation_precision": citation_precision_counts(statements, rule.on_unparsed)}

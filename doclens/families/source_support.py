@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from doclens.core.support import SUPPORT_LABELS, SUPPORT_METRICS, support_counts
 from doclens.core.types import NO_VERDICT
 from doclens.families.base import APPLIES, SKIPPED, CountingRule, MetricFamily
@@ -25,7 +23,7 @@ class SourceSupportFamily(MetricFamily):
     def applicability(self, result, rule: CountingRule) -> str:
         return SKIPPED if result.source_support is None else APPLIES
 
-    def count(self, result, rule: CountingRule, section: Optional[str]) -> dict:
+    def count(self, result, rule: CountingRule, section: str | None) -> dict:
         return support_counts(result.source_support, rule.on_unparsed, section)
 
     def tally(self, result) -> dict[str, int]:

@@ -9,8 +9,8 @@ import re
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Optional
 
 from doclens.core.errors import ConfigurationError
 
@@ -114,7 +114,7 @@ def fallback_path(output: str) -> str:
     return str(Path(tempfile.gettempdir()) / name)
 
 
-def save_report(report, output: str) -> tuple[Optional[str], Optional[str]]:
+def save_report(report, output: str) -> tuple[str | None, str | None]:
     """Save ``report`` to ``output`` (``-``: stdout). A partial report never replaces an existing
     complete one: it goes to :func:`partial_path` instead. Returns ``(path written, error)``:
     when writing to the chosen path fails the report goes to a fallback file (the current folder,

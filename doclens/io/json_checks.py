@@ -5,9 +5,9 @@ that each checker imports this and neither imports the other back."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Iterable
+from functools import cache
 
 SCHEMA_FILES = {"submission": "submission.schema.json", "scores": "scores.schema.json"}
 
@@ -23,7 +23,7 @@ class Problem:
         return f"{self.path}: {self.message}"
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(kind: str) -> dict:
     """The JSON Schema (a dict) of ``kind``: ``"submission"`` or ``"scores"``, as shipped in the wheel."""
     from doclens.core.resources import read_resource

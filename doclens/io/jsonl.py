@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any
 
 from doclens.core.errors import InputError, cannot_read
 from doclens.core.types import Instance, instance_id
@@ -85,7 +86,7 @@ def iter_jsonl(path: str) -> Iterator[tuple[int, Any]]:
             handle.close()
 
 
-def read_instances(path: str, seen: Optional[dict] = None) -> Iterator[Instance]:
+def read_instances(path: str, seen: dict | None = None) -> Iterator[Instance]:
     """Instances from a JSONL file, lazily. Raises :class:`InputError` naming the file, the line
     (and the field) of the first bad line: not UTF-8, not JSON, a missing, empty or mistyped
     field, an id seen twice. Every line needs an ``id``: a non-empty string, or an integer
@@ -130,7 +131,7 @@ class SourceIndex:
                 offset += len(raw)
         self._handle = open(path, "rb")
 
-    def get(self, ident: str) -> Optional[dict]:
+    def get(self, ident: str) -> dict | None:
         offset = self.offsets.get(ident)
         if offset is None:
             return None

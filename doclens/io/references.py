@@ -14,7 +14,8 @@ are held in memory (one row per id) for the join; the joined instances stream in
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any
 
 from doclens.core.errors import InputError, cannot_read
 from doclens.core.types import instance_id
@@ -85,8 +86,8 @@ def read_outputs(path: str) -> dict:
     return {"system": stem, "task": None, "outputs": outputs}
 
 
-def join_references(submission_path: str, references: str, *, input_format: Optional[str] = None,
-                    split: Optional[str] = None, columns=None) -> Rows:
+def join_references(submission_path: str, references: str, *, input_format: str | None = None,
+                    split: str | None = None, columns=None) -> Rows:
     """The instances of a submission (or of a table of outputs: ``id``, ``prediction``) joined by
     id with the references table ``references``; has ``len()`` and a ``system`` attribute (the
     submission's system name, or the outputs file's name)."""

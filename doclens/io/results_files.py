@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import fields
 from pathlib import Path
-from typing import Iterator, Optional
 
 from doclens.core.errors import InputError, MissingExtraError, cannot_read
 from doclens.core.metrics import METRICS
@@ -116,14 +116,14 @@ class Journal:
         self.path, self.handle = path, handle
 
     @classmethod
-    def create(cls, path: str, settings: str, output: str) -> "Journal":
+    def create(cls, path: str, settings: str, output: str) -> Journal:
         handle = open(path, "w", encoding="utf-8")
         handle.write(result_line({"journal": JOURNAL_FORMAT, "settings": settings, "output": os.path.basename(output)}))
         handle.flush()
         return cls(path, handle)
 
     @classmethod
-    def append(cls, path: str, committed_bytes: int) -> "Journal":
+    def append(cls, path: str, committed_bytes: int) -> Journal:
         """Reopen a journal for appending after its last commit (what follows it is cut off)."""
         handle = open(path, "r+b")
         handle.truncate(committed_bytes)
@@ -331,7 +331,7 @@ def iter_parquet_results(path: str, batch_size: int = 256) -> Iterator[dict]:
             yield row
 
 
-def sidecar_name(header: dict, summary_path: str) -> Optional[str]:
+def sidecar_name(header: dict, summary_path: str) -> str | None:
     """The results file a summary names (``instances_file``), resolved beside the summary, or
     ``None`` when the summary carries its instances inline. Raises :class:`InputError` for a name
     that is not a plain file name in the summary's folder, or an unknown ``instances_format``."""

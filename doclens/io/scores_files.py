@@ -35,9 +35,8 @@ import codecs
 import json
 import math
 from array import array
-from collections.abc import Sequence
-from functools import lru_cache
-from typing import Callable, Iterator, Optional
+from collections.abc import Callable, Iterator, Sequence
+from functools import cache
 
 from doclens.core.errors import InputError, cannot_read
 from doclens.core.types import InstanceResult
@@ -183,7 +182,7 @@ def _all(checks):
     return check
 
 
-def compile_schema(node: dict, root: dict, compiled: Optional[dict] = None):
+def compile_schema(node: dict, root: dict, compiled: dict | None = None):
     """A fast ``value -> bool`` for the JSON Schema keywords the shipped schemas use (``type``,
     ``const``, ``enum``, ``minimum``, ``maximum``, ``minLength``, ``pattern``, ``required``,
     ``properties``, ``additionalProperties``, ``items``, local ``$ref``), for values made by the
@@ -277,7 +276,7 @@ class _Checker:
         return self.validator.iter_errors(value)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validators():
     """``(instance checker, header checker)`` built from the shipped scores schema."""
     from doclens.io.json_checks import load_schema
@@ -336,7 +335,7 @@ class _Buffer:
         self.pos = 0
         return True
 
-    def line(self, pos: Optional[int] = None) -> int:
+    def line(self, pos: int | None = None) -> int:
         """The 1-based line of ``pos`` (default: the read position) in the window."""
         return self.lines_dropped + self.text.count("\n", 0, self.pos if pos is None else pos) + 1
 
@@ -400,7 +399,7 @@ def _instance_label(data, index: int, line: int) -> str:
     return f"{named} (#{index}, line {line})"
 
 
-def iter_report(path: str, header: Optional[dict] = None, problems: Optional[list] = None) -> Iterator[dict]:
+def iter_report(path: str, header: dict | None = None, problems: list | None = None) -> Iterator[dict]:
     """Yield each element of the report's ``instances`` array (a dict, as
     :meth:`InstanceResult.to_dict` wrote it), in file order, each checked against the schema (see
     the module docstring). The other top-level fields are put into ``header`` (when given) as
@@ -570,7 +569,7 @@ def _iter_jsonl_results(path: str) -> Iterator[tuple[int, object]]:
                 raise InputError(f"{path} line {number}: JSON nested too deeply to read", line=number) from None
 
 
-def iter_instance_results(path: str, header: Optional[dict] = None) -> Iterator[InstanceResult]:
+def iter_instance_results(path: str, header: dict | None = None) -> Iterator[InstanceResult]:
     """:func:`iter_report`, each (checked) instance as an :class:`InstanceResult`. An id given
     twice is refused too (:class:`InputError` naming both positions): a file that repeats its
     best instances would otherwise weigh them twice."""
@@ -626,7 +625,7 @@ def _number(value: float):
     return int(value) if value.is_integer() else value
 
 
-def scan_report(path: str, each: Optional[Callable[[InstanceResult], None]] = None
+def scan_report(path: str, each: Callable[[InstanceResult], None] | None = None
                 ) -> tuple[dict, list[str], CountColumns]:
     """One bounded-memory pass: ``(header, ids, per-instance {metric: (hits, items)})``, counted
     with the report's own counting rule (:meth:`doclens.families.CountingRule.from_config`), the

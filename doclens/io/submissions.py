@@ -18,7 +18,7 @@ instance ids — unknown and missing ids, each named.
 from __future__ import annotations
 
 import json
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from doclens.core.errors import InputError, cannot_read
 from doclens.io.json_checks import SCHEMA_FILES, Problem, json_path, load_schema  # noqa: F401  (public here too)
@@ -57,7 +57,7 @@ def _document_ids(document, kind: str) -> list[tuple[str, str]]:
             if isinstance(entry, dict) and isinstance(entry.get("id"), str)]
 
 
-def id_problems(located_ids: list[tuple[str, str]], expected_ids: Optional[Iterable[str]] = None) -> list[Problem]:
+def id_problems(located_ids: list[tuple[str, str]], expected_ids: Iterable[str] | None = None) -> list[Problem]:
     """Ids given twice and, when ``expected_ids`` is given, ids that are unknown to the benchmark
     (named at their path) and benchmark ids with no entry (named at ``$``)."""
     problems = []
@@ -94,7 +94,8 @@ def _duplicate_key_problems(node, parts=()) -> list[Problem]:
     problems = []
     if isinstance(node, dict):
         for key in node.pop("\0duplicate-keys", []):
-            problems.append(Problem(json_path(parts), f"key {key!r} is given more than once (JSON keeps only the last)"))
+            problems.append(Problem(json_path(parts),
+                                    f"key {key!r} is given more than once (JSON keeps only the last)"))
         for key, value in node.items():
             problems += _duplicate_key_problems(value, (*parts, key))
     elif isinstance(node, list):
@@ -106,8 +107,8 @@ def _duplicate_key_problems(node, parts=()) -> list[Problem]:
 def read_expected_ids(path: str) -> list[str]:
     """The benchmark's instance ids from a JSONL file of instances (one ``{"id": …}`` per line),
     in file order. Raises :class:`doclens.core.errors.InputError` naming the line of a bad line."""
-    from doclens.io.jsonl import iter_jsonl
     from doclens.core.types import instance_id
+    from doclens.io.jsonl import iter_jsonl
 
     ids = []
     for number, data in iter_jsonl(path):
@@ -117,8 +118,8 @@ def read_expected_ids(path: str) -> list[str]:
     return ids
 
 
-def validate_document(document, expected_ids: Optional[Iterable[str]] = None,
-                      kind: Optional[str] = None) -> tuple[Optional[str], list[Problem]]:
+def validate_document(document, expected_ids: Iterable[str] | None = None,
+                      kind: str | None = None) -> tuple[str | None, list[Problem]]:
     """``(kind, problems)`` for a parsed document. ``kind`` is read from its ``format`` field
     when not given; ``None`` (with a problem) when the format is unknown."""
     problems = _duplicate_key_problems(document)
@@ -134,8 +135,8 @@ def validate_document(document, expected_ids: Optional[Iterable[str]] = None,
     return kind, problems
 
 
-def validate_file(path: str, expected_ids: Optional[Iterable[str]] = None,
-                  kind: Optional[str] = None) -> tuple[Optional[str], list[Problem]]:
+def validate_file(path: str, expected_ids: Iterable[str] | None = None,
+                  kind: str | None = None) -> tuple[str | None, list[Problem]]:
     """Read ``path`` (JSON) and validate it; see :func:`validate_document`. Scores files are read
     by the one scores-file reader (:func:`doclens.io.scores_files.iter_report`), which also refuses
     non-finite numbers; other files are parsed whole. A file that is not UTF-8, not JSON or

@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Optional
+from typing import Any
 
 from doclens.core.errors import InputError, cannot_read, require
 from doclens.core.types import Instance
@@ -158,7 +158,7 @@ def _structured(value, field_name: str):
 
 
 def row_to_instance(row, mapping: dict[str, str], where: str, *, decode: bool, require_id: bool = True,
-                    position: Optional[int] = None) -> Instance:
+                    position: int | None = None) -> Instance:
     """One table row as an :class:`Instance`. ``where`` (``"data.csv row 3"``) prefixes every
     error, which then names the instance id and the field (and the column of a cell that does not
     decode). ``decode``: the row comes from CSV or Arrow (see the module docstring)."""
@@ -204,7 +204,7 @@ class Rows:
     (``"line 3"``, ``"row 3"``) so that a later error about an instance can name where it is."""
 
     def __init__(self, name: str, rows: Callable[[], Iterator[tuple[str, Any]]], mapping: dict[str, str], *,
-                 decode: bool, total: Optional[int] = None, require_id: bool = True):
+                 decode: bool, total: int | None = None, require_id: bool = True):
         self.name = name
         self._rows = rows
         self.mapping = mapping
@@ -263,7 +263,7 @@ def _jsonl_rows(path: str) -> Callable[[], Iterator[tuple[str, Any]]]:
     return lambda: ((f"line {number}", data) for number, data in iter_jsonl(path))
 
 
-def _count_lines(path: str) -> Optional[int]:
+def _count_lines(path: str) -> int | None:
     """Non-blank lines of a file (a JSONL file's rows); ``None`` for stdin."""
     if path == "-":
         return None
@@ -277,7 +277,7 @@ def _count_lines(path: str) -> Optional[int]:
     return count
 
 
-def _json_rows(path: str) -> tuple[Optional[list], Optional[str]]:
+def _json_rows(path: str) -> tuple[list | None, str | None]:
     """The rows of a JSON file: a top-level array of objects, or an object holding one array
     (``{"data": [...]}``). ``(None, None)`` when the file is JSON Lines after all."""
     try:
@@ -329,7 +329,7 @@ def _csv_rows(path: str, delimiter: str) -> tuple[list[str], Callable[[], Iterat
             except csv.Error as exc:
                 raise InputError(f"{path}: not valid CSV ({exc})") from None
 
-    header: Optional[list[str]] = None
+    header: list[str] | None = None
     total = 0
     for record in records():
         if header is None:
@@ -382,7 +382,7 @@ def _parquet(path: str, mapping: dict[str, str], name: str, required: tuple):
     return _arrow_batches(lambda: table.iter_batches(batch_size=BATCH_ROWS, columns=wanted)), table.metadata.num_rows
 
 
-def pick_split(data, split: Optional[str], name: str):
+def pick_split(data, split: str | None, name: str):
     """The one ``datasets.Dataset`` of ``data`` that ``split`` names: a ``DatasetDict`` needs a
     split when it has several, and an unknown split is refused listing the available ones."""
     splits = list(data.keys()) if isinstance(data, dict) else None  # a DatasetDict is a dict of splits
@@ -440,7 +440,7 @@ def load_hub_offline(repo_id: str):
         datasets_config.HF_HUB_OFFLINE = previous
 
 
-def _hub_snapshot(repo_id: str) -> Optional[str]:
+def _hub_snapshot(repo_id: str) -> str | None:
     try:
         from huggingface_hub import snapshot_download
 
@@ -449,7 +449,7 @@ def _hub_snapshot(repo_id: str) -> Optional[str]:
         return None
 
 
-def read_table(path: str, *, input_format: Optional[str] = None, split: Optional[str] = None,
+def read_table(path: str, *, input_format: str | None = None, split: str | None = None,
                columns=None, required: tuple = REQUIRED) -> Rows:
     """Instances from ``path`` in any :data:`INPUT_FORMATS` (detected by :func:`detect_format`
     unless ``input_format`` is given), lazily. ``columns`` maps fields to columns

@@ -20,11 +20,11 @@ import json
 import re
 
 #: Hex digits of a boundary (32 bits). Its length is not what makes it unforgeable (no text can
-#: contain it: see doclens.evaluators.prompting.make_fence); it only makes re-deriving rare. Short, because every fenced item
-#: pays for two markers in prompt tokens.
+#: contain it: see doclens.evaluators.prompting.make_fence); it only makes re-deriving rare.
+#: Short, because every fenced item pays for two markers in prompt tokens.
 FENCE_LENGTH = 8
 #: A fence marker of any request, for readers that strip echoed markers from a judge's reply.
-FENCE_MARKER = re.compile(r"<<<(?:DATA|END)-[0-9a-f]{%d}>>>" % FENCE_LENGTH)
+FENCE_MARKER = re.compile(r"<<<(?:DATA|END)-[0-9a-f]{" + str(FENCE_LENGTH) + r"}>>>")
 
 _CLAIM_LINE = re.compile(r"^\s*[*_#]*\s*(?:sub-?)?claims?\s*#?\s*\d*\s*[*_]*\s*[:.)\-–]\s*[*_]*\s*(.+?)\s*$",
                          re.IGNORECASE)
@@ -38,7 +38,11 @@ def _normalise(claim: str) -> str:
 
 
 def dedupe_claims(claims: list[str]) -> list[str]:
-    """Drop empty, placeholder and duplicate claims; keep the first of each."""
+    """Drop empty, placeholder and duplicate claims; keep the first of each.
+
+    >>> dedupe_claims(["Fever.", " fever. ", "", "Cough."])
+    ['Fever.', 'Cough.']
+    """
     seen: set[str] = set()
     kept: list[str] = []
     for claim in claims:
@@ -98,7 +102,7 @@ def find_json_values(text: str) -> list:
     Judges read their answer from these (the last one that answers the question asked), so JSON
     quoted earlier from the instance text cannot stand in for the answer."""
     decoder = json.JSONDecoder()
-    values = []
+    values: list = []
     start = re.compile(r"[\[{]")
     position = 0
     while True:
@@ -115,7 +119,13 @@ def find_json_values(text: str) -> list:
 
 
 def parse_claim_list(reply: str) -> list[str]:
-    """The claims in an extractor's ``reply`` (see the module docstring for the forms)."""
+    """The claims in an extractor's ``reply`` (see the module docstring for the forms).
+
+    >>> parse_claim_list('Here you go: ["The patient has a fever.", "The patient has no cough."]')
+    ['The patient has a fever.', 'The patient has no cough.']
+    >>> parse_claim_list("Claim 1: The patient has a fever.\\nclaim 3 - The patient has no cough.")
+    ['The patient has a fever.', 'The patient has no cough.']
+    """
     if not reply or not reply.strip():
         return []
     items = _json_items(find_json(reply))

@@ -13,8 +13,9 @@ does:
 
 The division *boundaries* are ACI-BENCH's, but the division *scores* DocLens reports by default
 are not its published ones: ACI-BENCH glued the lines of each division with ``__lf1__``, scored
-a missing division as the text ``#####EMPTY#####`` and averaged a division over all notes. ``cards/baselines.md`` explains the
-difference; ``compute_baselines(..., divisions="aci-bench")`` reproduces ACI-BENCH's procedure.
+a missing division as the text ``#####EMPTY#####`` and averaged a division over all notes.
+``cards/baselines.md`` explains the difference; ``compute_baselines(..., divisions="aci-bench")``
+reproduces ACI-BENCH's procedure.
 ``__lf1__`` (ACI-BENCH's line-break token in one-note-per-line files) is read as a line break by
 :func:`split_note_sections`.
 """
@@ -22,7 +23,6 @@ difference; ``compute_baselines(..., divisions="aci-bench")`` reproduces ACI-BEN
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 from doclens.core.tasks import SECTION_NAMES
 
@@ -98,7 +98,12 @@ def note_section_spans(text: str) -> list[tuple[str, int, int]]:
 
 def split_note_sections(text: str) -> dict[str, str]:
     """Map each of :data:`SECTION_NAMES` to its text, stripped (``""`` where the note has no such
-    section). ``__lf1__`` in ``text`` is read as a line break."""
+    section). ``__lf1__`` in ``text`` is read as a line break.
+
+    >>> sections = split_note_sections("CHIEF COMPLAINT__lf1__Cough.__lf1__PLAN__lf1__Rest.")
+    >>> sections["subjective"], sections["objective_exam"], sections["assessment_and_plan"]
+    ('CHIEF COMPLAINT\\nCough.', '', 'PLAN\\nRest.')
+    """
     text = text.replace(LINE_BREAK_TOKEN, "\n")
     sections = {name: "" for name in SECTION_NAMES}
     for division, start, end in note_section_spans(text):
@@ -124,9 +129,9 @@ def detect_task(reference: str) -> str:
     return "note_generation" if looks_like_note(reference) else "general"
 
 
-def segments(task: str, text: str) -> dict[Optional[str], str]:
+def segments(task: str, text: str) -> dict[str | None, str]:
     """The parts of ``text`` scored separately: the four SOAP divisions for
     ``note_generation``, else the whole text under the key ``None``."""
     if task == "note_generation":
-        return split_note_sections(text)
+        return {name: part for name, part in split_note_sections(text).items()}
     return {None: text}

@@ -15,7 +15,7 @@ bracketed numbers inside a unit (``"[2] took [5] pills"`` would be unusual, but 
 from __future__ import annotations
 
 import re
-from typing import Sequence, Union
+from collections.abc import Sequence
 
 from doclens.core.errors import InputError
 from doclens.core.types import SourceUnit
@@ -37,12 +37,17 @@ def _number_is(digits: str, number: int) -> bool:
     return len(digits) <= 18 and int(digits) == number
 
 
-def parse_source_units(source: Union[str, Sequence[str], None]) -> list[SourceUnit]:
+def parse_source_units(source: str | Sequence[str] | None) -> list[SourceUnit]:
     """Return the source's units, in order, numbered from 0.
 
     ``None`` or ``""`` gives ``[]``. A non-empty string with no ``[0]`` marker raises
     :class:`InputError` (field ``source``): guessing unit boundaries would silently change
     which citations are valid.
+
+    >>> [(u.index, u.speaker, u.text) for u in parse_source_units("[0][doctor] hi . [1][patient] i have a cough .")]
+    [(0, 'doctor', 'hi .'), (1, 'patient', 'i have a cough .')]
+    >>> [u.text for u in parse_source_units(["Fever.", "No cough."])]
+    ['Fever.', 'No cough.']
     """
     if source is None:
         return []

@@ -31,7 +31,6 @@ line splits in well under a second; ``benchmarks/splitter.py`` measures it). The
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 from doclens.core.types import Statement
 
@@ -90,7 +89,11 @@ def parse_citation_group(group: str) -> list[int]:
 
 
 def parse_citations(text: str) -> list[int]:
-    """All citation ids in ``text``, in order of appearance, de-duplicated."""
+    """All citation ids in ``text``, in order of appearance, de-duplicated.
+
+    >>> parse_citations("Fever for two days [2][0]. Worse at night [0].")
+    [2, 0]
+    """
     ids: list[int] = []
     for match in CITATION_GROUP.finditer(text):
         ids.extend(parse_citation_group(match.group(0)))
@@ -103,7 +106,11 @@ _SPACE_RUN = re.compile(r"[ \t]{2,}")
 
 def strip_citations(text: str) -> str:
     """Remove citation markers, and the space they leave before punctuation. Line breaks are
-    kept (section headers and bullets are read line by line)."""
+    kept (section headers and bullets are read line by line).
+
+    >>> strip_citations("Fever for two days [0][2].")
+    'Fever for two days.'
+    """
     text = CITATION_GROUP.sub("", text)
     text = _SPACE_BEFORE_PUNCT.sub("", text)
     text = _SPACE_RUN.sub(" ", text)
@@ -206,7 +213,11 @@ def sentence_spans(line: str) -> list[tuple[int, int, int]]:
 def split_sentences(text: str) -> list[str]:
     """Every sentence of ``text``, line by line, by the same rules as :func:`parse_statements`,
     with nothing removed: list markers, headers and citation markers stay, so the sentences
-    joined with spaces hold every token of ``text``. Empty lines give nothing."""
+    joined with spaces hold every token of ``text``. Empty lines give nothing.
+
+    >>> split_sentences("Fever since Monday. No cough!\\n\\n- Takes ibuprofen [1]")
+    ['Fever since Monday.', 'No cough!', '- Takes ibuprofen [1]']
+    """
     sentences: list[str] = []
     for line in text.splitlines():
         for start, _body, end in sentence_spans(line):
@@ -216,11 +227,14 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
-def parse_statements(prediction: str, section: Optional[str] = None, start_index: int = 0) -> list[Statement]:
+def parse_statements(prediction: str, section: str | None = None, start_index: int = 0) -> list[Statement]:
     """Split ``prediction`` into :class:`Statement` objects, numbered from ``start_index``.
 
     Header-only lines are skipped; a line or sentence that holds only citations attaches them
     to the statement before it (or, with none before it, is dropped).
+
+    >>> [(s.index, s.text, s.citations) for s in parse_statements("Fever since Monday [1]. No cough [2][3].")]
+    [(0, 'Fever since Monday.', [1]), (1, 'No cough.', [2, 3])]
     """
     statements: list[Statement] = []
     for line in prediction.splitlines():
@@ -282,7 +296,7 @@ def read_citation_groups(sentence: str) -> tuple[list[int], list[str]]:
     return list(dict.fromkeys(closing)), stray
 
 
-def whole_statement(prediction: str, section: Optional[str] = None, start_index: int = 0) -> list[Statement]:
+def whole_statement(prediction: str, section: str | None = None, start_index: int = 0) -> list[Statement]:
     """The whole ``prediction`` as one statement citing every id in it (none when it has no
     content): how the original DocLens scripts read a question summary."""
     clean = " ".join(strip_citations(prediction).split())
@@ -301,7 +315,7 @@ def inherit_citations(statements: list[Statement], within_section: bool = True) 
     sections. Returns new objects; the input is not changed."""
     result: list[Statement] = []
     following: list[int] = []
-    following_section: Optional[str] = None
+    following_section: str | None = None
     for statement in reversed(statements):
         if within_section and statement.section != following_section:
             following = []

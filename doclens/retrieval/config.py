@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Optional
 
 from doclens.core.errors import ConfigurationError
 from doclens.retrieval.fusion import RRF_K
@@ -58,7 +57,7 @@ class RetrievalConfig:
       the ranking beyond floating-point noise).
     """
 
-    encoder: Optional[str] = None
+    encoder: str | None = None
     top_n: int = 50
     sparse: bool = True
     dense: bool = True
@@ -66,12 +65,12 @@ class RetrievalConfig:
     rrf_k: int = RRF_K
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
-    reranker: Optional[str] = None
+    reranker: str | None = None
     rerank_depth: int = 100
     max_length: int = 256
     always_retrieve: bool = False
     batch_size: int = 32
-    device: Optional[str] = None
+    device: str | None = None
 
     def __post_init__(self):
         for name in ("top_n", "candidates", "rerank_depth", "max_length", "batch_size"):
@@ -85,7 +84,7 @@ class RetrievalConfig:
         if not self.bm25_k1 >= 0 or not 0 <= self.bm25_b <= 1:
             raise ConfigurationError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={self.bm25_k1}, b={self.bm25_b}")
 
-    def with_options(self, **changes) -> "RetrievalConfig":
+    def with_options(self, **changes) -> RetrievalConfig:
         return replace(self, **changes)
 
     def encoder_path(self) -> str:

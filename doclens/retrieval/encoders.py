@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 import numpy as np
 
@@ -66,7 +66,7 @@ class Encoder:
     which only the first ``max_length`` tokens were encoded (BM25 still reads the whole fact).
     Loads lazily, on first use."""
 
-    def __init__(self, model: Optional[str] = None, *, device: Optional[str] = None, batch_size: int = 32,
+    def __init__(self, model: str | None = None, *, device: str | None = None, batch_size: int = 32,
                  max_length: int = 256):
         from doclens.evaluators.torch_utils import model_fingerprint
         from doclens.retrieval.config import default_encoder_path
@@ -127,7 +127,7 @@ class CrossEncoder:
     """A cross-encoder re-ranker: ``score(query, texts)`` → one relevance logit per text, from a
     sequence-classification model with a single output (as the MS MARCO cross-encoders)."""
 
-    def __init__(self, model: str, *, device: Optional[str] = None, batch_size: int = 16, max_length: int = 256):
+    def __init__(self, model: str, *, device: str | None = None, batch_size: int = 16, max_length: int = 256):
         from doclens.evaluators.torch_utils import model_fingerprint
 
         self.model = model

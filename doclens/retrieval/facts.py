@@ -26,13 +26,14 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Optional, Sequence
+from typing import Any
 
 from doclens.core.errors import InputError
+from doclens.core.types import SourceUnit
 from doclens.parsing.source_units import parse_source_units
 from doclens.parsing.statements import has_content, is_header_line, sentence_spans
-from doclens.core.types import SourceUnit
 
 #: Kinds of unit: text (a turn, a sentence, a paragraph, a document) and table row.
 KIND_TEXT = "text"
@@ -51,7 +52,7 @@ class Fact:
     start: int  # character span of ``text`` in the unit's text
     end: int
     text: str
-    speaker: Optional[str] = None  # "doctor" for an ACI-BENCH turn
+    speaker: str | None = None  # "doctor" for an ACI-BENCH turn
     kind: str = KIND_TEXT
 
     @property
@@ -63,7 +64,7 @@ class Fact:
         return asdict(self)
 
 
-def _cell(value: Any, where: str) -> Optional[str]:
+def _cell(value: Any, where: str) -> str | None:
     """A table cell as text; ``None`` for a missing value (``None``, ``""``, NaN)."""
     if value is None:
         return None

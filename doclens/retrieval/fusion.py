@@ -10,7 +10,7 @@ cosine similarities need no calibration against each other.
 
 from __future__ import annotations
 
-from typing import Hashable, Sequence
+from collections.abc import Hashable, Sequence
 
 #: The default ``k`` of reciprocal rank fusion.
 RRF_K = 60

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING
 
 from doclens.retrieval.config import RetrievalConfig
 from doclens.retrieval.facts import Fact, facts_hash
@@ -39,13 +40,13 @@ class Hit:
 
     fact: Fact
     rank: int
-    score: Optional[float]
-    rrf_score: Optional[float] = None
-    sparse_rank: Optional[int] = None
-    sparse_score: Optional[float] = None
-    dense_rank: Optional[int] = None
-    dense_score: Optional[float] = None
-    rerank_score: Optional[float] = None
+    score: float | None
+    rrf_score: float | None = None
+    sparse_rank: int | None = None
+    sparse_score: float | None = None
+    dense_rank: int | None = None
+    dense_score: float | None = None
+    rerank_score: float | None = None
     retrieved: bool = True  # False: the whole source fit the budget and was given in source order
 
     def to_dict(self) -> dict:
@@ -66,8 +67,8 @@ def word_count(facts: Sequence[Fact]) -> int:
 class FactIndex:
     """The searchable index of one source's facts."""
 
-    def __init__(self, facts: Sequence[Fact], config: RetrievalConfig, sparse: Optional[SparseIndex],
-                 dense, encoder: Optional[Encoder], reranker: Optional[CrossEncoder], key: Optional[str],
+    def __init__(self, facts: Sequence[Fact], config: RetrievalConfig, sparse: SparseIndex | None,
+                 dense, encoder: Encoder | None, reranker: CrossEncoder | None, key: str | None,
                  cache_hit: bool, build_seconds: float):
         self.facts = list(facts)
         self.config = config
@@ -82,10 +83,10 @@ class FactIndex:
     def __len__(self) -> int:
         return len(self.facts)
 
-    def search(self, query: str, top_n: Optional[int] = None) -> list[Hit]:
+    def search(self, query: str, top_n: int | None = None) -> list[Hit]:
         return self.search_many([query], top_n)[0]
 
-    def search_many(self, queries: Sequence[str], top_n: Optional[int] = None) -> list[list[Hit]]:
+    def search_many(self, queries: Sequence[str], top_n: int | None = None) -> list[list[Hit]]:
         """The ``top_n`` (default: the config's) best facts for each query, best first."""
         import numpy as np
 
@@ -139,15 +140,15 @@ class Retriever:
     :func:`doclens.retrieval.store.default_store_dir`); pass a :class:`VectorStore` to choose
     its folder."""
 
-    def __init__(self, config: Optional[RetrievalConfig] = None, *, store: Optional[VectorStore] = None,
-                 encoder: Optional[Encoder] = None, reranker: Optional[CrossEncoder] = None):
+    def __init__(self, config: RetrievalConfig | None = None, *, store: VectorStore | None = None,
+                 encoder: Encoder | None = None, reranker: CrossEncoder | None = None):
         self.config = config or RetrievalConfig()
         self._store = store
         self._encoder = encoder
         self._reranker = reranker
 
     @property
-    def store(self) -> "VectorStore":
+    def store(self) -> VectorStore:
         """The vector store (the default on-disk one, made on first use)."""
         if self._store is None:
             from doclens.retrieval.store import VectorStore
@@ -156,7 +157,7 @@ class Retriever:
         return self._store
 
     @property
-    def encoder(self) -> Optional[Encoder]:
+    def encoder(self) -> Encoder | None:
         if self._encoder is None and self.config.dense:
             from doclens.retrieval.encoders import Encoder
 
@@ -165,7 +166,7 @@ class Retriever:
         return self._encoder
 
     @property
-    def reranker(self) -> Optional[CrossEncoder]:
+    def reranker(self) -> CrossEncoder | None:
         if self._reranker is None and self.config.reranker:
             from doclens.retrieval.encoders import CrossEncoder
 
@@ -205,7 +206,7 @@ class Retriever:
         return FactIndex(facts, self.config, sparse, dense, self.encoder if self.config.dense else None,
                          self.reranker, key, cache_hit, time.perf_counter() - started)
 
-    def evidence(self, facts: Sequence[Fact], claims: Sequence[str], budget: Optional[int] = None) -> list[list[Hit]]:
+    def evidence(self, facts: Sequence[Fact], claims: Sequence[str], budget: int | None = None) -> list[list[Hit]]:
         """Evidence for each claim. When ``budget`` (in white-space words, as the caller reckons
         its judge's window) is given and the whole source fits it, every claim gets every fact in
         source order, unranked (``retrieved=False``) and nothing is indexed — unless the config

@@ -10,7 +10,7 @@ well under a second, so it is rebuilt in memory rather than stored.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

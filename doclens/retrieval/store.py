@@ -26,7 +26,6 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Optional
 
 import numpy as np
 
@@ -61,7 +60,7 @@ def _faiss():
 class VectorStore:
     """FAISS indexes on disk, one folder per key. ``hits`` and ``misses`` count lookups."""
 
-    def __init__(self, directory: Optional[os.PathLike] = None):
+    def __init__(self, directory: os.PathLike | None = None):
         self.directory = Path(directory) if directory is not None else default_store_dir()
         self.hits = 0
         self.misses = 0

@@ -14,7 +14,7 @@ is written "n/a".
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from doclens.core.errors import require
 from doclens.core.metrics import METRICS
@@ -110,7 +110,7 @@ def _series_colours(count: int) -> list[str]:
     return [cmap(i % 20) for i in range(count)]
 
 
-def distribution_figure(scores: dict[str, Sequence[Optional[float]]], means: Optional[dict] = None,
+def distribution_figure(scores: dict[str, Sequence[float | None]], means: dict | None = None,
                         what: str = "score distribution"):
     """One strip per metric: each instance a dot at its score (×100, jittered vertically by its
     position, deterministically), the pooled score as a vertical line; above :data:`MAX_DOTS`
@@ -194,8 +194,8 @@ def verdict_figure(breakdown: dict[str, dict[str, int]], what: str = "verdict br
     return figure
 
 
-def verdict_breakdown(counts: dict, unparsed: dict, failed: dict, config: Optional[dict],
-                      source_support: Optional[dict] = None) -> dict[str, dict[str, int]]:
+def verdict_breakdown(counts: dict, unparsed: dict, failed: dict, config: dict | None,
+                      source_support: dict | None = None) -> dict[str, dict[str, int]]:
     """``{kind: {verdict: count}}`` from a report's header: ``counts`` (per metric hits and
     items), ``unparsed`` / ``failed`` (per item field), ``config`` (its ``on_unparsed`` rule:
     with ``zero`` an unparsed or failed item is among the items, with ``exclude`` it is not)
@@ -223,7 +223,7 @@ def verdict_breakdown(counts: dict, unparsed: dict, failed: dict, config: Option
     return result
 
 
-def report_figure(report, kind: str = "sections", metrics: Optional[Sequence[str]] = None):
+def report_figure(report, kind: str = "sections", metrics: Sequence[str] | None = None):
     """The figure :meth:`doclens.Report.plot` returns (module docstring)."""
     if kind == "sections":
         if not report.sections:

@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Optional, Sequence
 
 import numpy as np
 
@@ -53,7 +53,7 @@ def not_informative(n: int, minimum: int = MIN_PAIRS) -> str:
     return f"not informative (n={n} < {minimum})"
 
 
-def _paired(x: Sequence[float], y: Sequence[float]) -> Optional[tuple[np.ndarray, np.ndarray]]:
+def _paired(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray] | None:
     """The two variables as arrays, or ``None`` where a rank correlation is undefined (fewer than
     2 pairs, or a constant variable: scipy would warn and return NaN)."""
     if len(x) != len(y):
@@ -64,23 +64,33 @@ def _paired(x: Sequence[float], y: Sequence[float]) -> Optional[tuple[np.ndarray
     return xs, ys
 
 
-def _statistic(value: float) -> Optional[float]:
+def _statistic(value: float) -> float | None:
     value = float(value)
     return None if math.isnan(value) else max(-1.0, min(1.0, value))
 
 
-def spearman_rho(x: Sequence[float], y: Sequence[float]) -> Optional[float]:
+def spearman_rho(x: Sequence[float], y: Sequence[float]) -> float | None:
     """Spearman's rank correlation (``scipy.stats.spearmanr``: Pearson's r on average ranks);
-    ``None`` with fewer than 2 pairs or a constant variable."""
+    ``None`` with fewer than 2 pairs or a constant variable.
+
+    >>> round(spearman_rho([1, 2, 3, 4], [1, 3, 2, 4]), 3)
+    0.8
+    >>> spearman_rho([1, 2, 3], [5, 5, 5]) is None
+    True
+    """
     from scipy import stats  # imported on use: only the agreement statistics need scipy
 
     paired = _paired(x, y)
     return None if paired is None else _statistic(stats.spearmanr(*paired).statistic)
 
 
-def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> Optional[float]:
+def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float | None:
     """Kendall's τ-b (``scipy.stats.kendalltau``, variant ``"b"``, O(n log n));
-    ``None`` with fewer than 2 pairs or a constant variable."""
+    ``None`` with fewer than 2 pairs or a constant variable.
+
+    >>> round(kendall_tau_b([1, 2, 3, 4], [1, 3, 2, 4]), 3)
+    0.667
+    """
     from scipy import stats
 
     paired = _paired(x, y)
@@ -179,8 +189,8 @@ class InstanceAgreement:
     metric: str
     human_column: str
     n: int  # instances with both a DocLens score and a human score
-    spearman_rho: Optional[float]
-    kendall_tau_b: Optional[float]
+    spearman_rho: float | None
+    kendall_tau_b: float | None
     human_unrated: int  # CSV rows with an empty score cell
     metric_undefined: int  # rated instances whose DocLens metric is undefined (nothing to score)
     unrated_instances: int  # scored instances the CSV does not rate
@@ -198,7 +208,7 @@ def _unknown_ids(ids, known, what: str, path: str) -> None:
         raise InputError(f"{path}: {len(unknown)} id(s) not in {what}: {shown}", field="id")
 
 
-def instance_agreement(metric_scores: dict[str, Optional[float]], human_scores: dict[str, float],
+def instance_agreement(metric_scores: dict[str, float | None], human_scores: dict[str, float],
                        metric: str, human_column: str, human_unrated: int = 0,
                        source: str = "human scores", min_pairs: int = MIN_PAIRS) -> InstanceAgreement:
     """Spearman ρ and Kendall τ-b between ``metric_scores`` (``{id: score or None}``, per
@@ -207,7 +217,7 @@ def instance_agreement(metric_scores: dict[str, Optional[float]], human_scores: 
     metric is ``None`` are left out and counted. Below ``min_pairs`` pairs no correlation is
     given (``note`` says so; module docstring)."""
     _unknown_ids(human_scores, metric_scores, "the scores file", source)
-    paired = [(metric_scores[i], human_scores[i]) for i in human_scores if metric_scores[i] is not None]
+    paired = [(score, human_scores[i]) for i in human_scores if (score := metric_scores[i]) is not None]
     xs = [a for a, _ in paired]
     ys = [b for _, b in paired]
     enough = len(paired) >= min_pairs
@@ -268,14 +278,14 @@ class PairwiseAgreement:
     metric_ties: int
     human_ties: int
     undefined: int
-    agreement: Optional[float]
+    agreement: float | None
     note: str = ""  # "not informative (n=… < …)" below the minimum of judged comparisons
 
     def to_dict(self) -> dict:
         return {**asdict(self), "informative": not self.note}
 
 
-def pairwise_agreement(system_scores: dict[str, dict[str, Optional[float]]], preferences: Sequence[Preference],
+def pairwise_agreement(system_scores: dict[str, dict[str, float | None]], preferences: Sequence[Preference],
                        metric: str, source: str = "preferences", min_pairs: int = MIN_PAIRS) -> PairwiseAgreement:
     """See :class:`PairwiseAgreement`. ``system_scores``: ``{system: {id: metric or None}}``.
     Raises :class:`InputError` naming the line of a row with an unknown system or instance."""
@@ -311,7 +321,7 @@ def pairwise_agreement(system_scores: dict[str, dict[str, Optional[float]]], pre
                              note="" if enough else not_informative(judged, min_pairs))
 
 
-def report_metric_scores(report, metric: str) -> dict[str, Optional[float]]:
+def report_metric_scores(report, metric: str) -> dict[str, float | None]:
     """``{id: per-instance score}`` of one metric (``claim_recall`` …) from a :class:`doclens.Report`."""
     from doclens.core.metrics import METRICS
 

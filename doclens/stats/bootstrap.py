@@ -37,8 +37,8 @@ a caller who knows better can pass ``min_instances``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Optional, Sequence
 
 import numpy as np
 
@@ -81,9 +81,9 @@ class Interval(_Informative):
     ``instances``: the instances that contribute to the statistic; below ``min_instances`` the
     interval is not computed (``low``/``high`` ``None``) and :attr:`informative` is false."""
 
-    point: Optional[float]
-    low: Optional[float]
-    high: Optional[float]
+    point: float | None
+    low: float | None
+    high: float | None
     resamples: int  # resamples where the statistic was defined
     instances: int = 0
     min_instances: int = MIN_INSTANCES
@@ -103,12 +103,12 @@ class Difference(_Informative):
     that contribute (either side has items); below ``min_instances`` there is no interval,
     p-value or verdict."""
 
-    a: Optional[float]
-    b: Optional[float]
-    delta: Optional[float]
-    low: Optional[float]
-    high: Optional[float]
-    p_value: Optional[float]  # two-sided: 2 × share of resamples whose difference has the other sign
+    a: float | None
+    b: float | None
+    delta: float | None
+    low: float | None
+    high: float | None
+    p_value: float | None  # two-sided: 2 × share of resamples whose difference has the other sign
     resamples: int
     instances: int = 0
     min_instances: int = MIN_INSTANCES
@@ -116,7 +116,8 @@ class Difference(_Informative):
     @property
     def distinguishable(self) -> bool:
         """True when there are enough instances and the interval of the difference excludes 0."""
-        return self.informative and self.low is not None and (self.low > 0 or self.high < 0)
+        return (self.informative and self.low is not None and self.high is not None
+                and (self.low > 0 or self.high < 0))
 
     @property
     def verdict(self) -> str:
@@ -167,10 +168,11 @@ class CountTable:
             for m, metric in enumerate(self.metrics):
                 if metric in counts:
                     hits, items = counts[metric]
-                    columns[row, 4 * m: 4 * m + 4] = (hits, items, hits / items if items else 0.0, 1.0 if items else 0.0)
+                    columns[row, 4 * m: 4 * m + 4] = (hits, items, hits / items if items else 0.0,
+                                                      1.0 if items else 0.0)
         self.columns = columns
 
-    def contributing(self, other: Optional["CountTable"] = None) -> dict[str, int]:
+    def contributing(self, other: CountTable | None = None) -> dict[str, int]:
         """``{statistic: instances with items for its metric}`` (in this table or, when given, in
         either of two aligned tables)."""
         result = {}
@@ -181,7 +183,7 @@ class CountTable:
             result[metric] = result[f"{metric}_macro"] = int(has.sum())
         return result
 
-    def point_estimates(self) -> dict[str, Optional[float]]:
+    def point_estimates(self) -> dict[str, float | None]:
         """The statistics on the instances as given: :func:`doclens.core.metrics.aggregate`'s scores."""
         if self.metrics == tuple(METRICS):
             scores = aggregate(self.per_instance)[0]
@@ -198,7 +200,8 @@ class CountTable:
             for m in range(len(self.metrics)):
                 hits, items, score_sum, scored = (sums[:, 4 * m + k] for k in range(4))
                 out[:, m] = np.where(items > 0, hits / np.where(items > 0, items, 1), np.nan)
-                out[:, len(self.metrics) + m] = np.where(scored > 0, score_sum / np.where(scored > 0, scored, 1), np.nan)
+                macro = score_sum / np.where(scored > 0, scored, 1)
+                out[:, len(self.metrics) + m] = np.where(scored > 0, macro, np.nan)
         return out
 
 
@@ -209,7 +212,7 @@ def resample_weights(rng: np.random.Generator, size: int, count: int) -> np.ndar
     return np.stack([np.bincount(row, minlength=size) for row in draws]).astype(np.float64)
 
 
-def _resampled(tables: Sequence[CountTable], n_resamples: int, seed: Optional[int]) -> list[np.ndarray]:
+def _resampled(tables: Sequence[CountTable], n_resamples: int, seed: int | None) -> list[np.ndarray]:
     """Statistics of ``n_resamples`` resamples for each table, all tables resampled with the same
     instance draws (tables are aligned: row ``i`` is the same instance in each)."""
     size = tables[0].size
@@ -229,7 +232,7 @@ def _resampled(tables: Sequence[CountTable], n_resamples: int, seed: Optional[in
     return [np.concatenate(part) for part in parts]
 
 
-def _percentiles(values: np.ndarray, confidence: float) -> tuple[Optional[float], Optional[float], int]:
+def _percentiles(values: np.ndarray, confidence: float) -> tuple[float | None, float | None, int]:
     defined = values[~np.isnan(values)]
     if defined.size == 0:
         return None, None, 0
@@ -246,7 +249,7 @@ def _check(n_resamples: int, confidence: float) -> None:
 
 
 def bootstrap_intervals(per_instance: Sequence[dict], n_resamples: int = DEFAULT_RESAMPLES,
-                        seed: Optional[int] = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE,
+                        seed: int | None = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE,
                         min_instances: int = MIN_INSTANCES, metrics: Sequence[str] = METRICS) -> dict[str, Interval]:
     """``{statistic: Interval}`` for every metric of ``metrics``, pooled and ``_macro`` (see the
     module docstring).
@@ -255,6 +258,13 @@ def bootstrap_intervals(per_instance: Sequence[dict], n_resamples: int = DEFAULT
     :meth:`doclens.core.types.InstanceResult.counts` returns. With no instances every interval is
     ``Interval(None, None, None, 0)``; a statistic with fewer than ``min_instances`` contributing
     instances keeps its point estimate but gets no interval (see the module docstring).
+
+    >>> counts = [{"claim_recall": (1, 2)}, {"claim_recall": (2, 2)}, {"claim_recall": (0, 1)}]
+    >>> intervals = bootstrap_intervals(counts, metrics=["claim_recall"])
+    >>> intervals["claim_recall"].point, intervals["claim_recall_macro"].point  # 3/5 pooled, mean of 1/2, 1, 0
+    (0.6, 0.5)
+    >>> intervals["claim_recall"].low is None  # too few instances for an interval
+    True
     """
     _check(n_resamples, confidence)
     table = CountTable(per_instance, metrics)
@@ -271,6 +281,7 @@ def bootstrap_intervals(per_instance: Sequence[dict], n_resamples: int = DEFAULT
         elif n < min_instances:
             result[key] = Interval(points[key], None, None, 0, n, min_instances)
         else:
+            assert stats is not None  # enough instances contribute, so the resamples were drawn
             low, high, defined = _percentiles(stats[:, j], confidence)
             result[key] = Interval(points[key], low, high, defined, n, min_instances)
     return result
@@ -279,7 +290,11 @@ def bootstrap_intervals(per_instance: Sequence[dict], n_resamples: int = DEFAULT
 def align_by_id(ids_a: Sequence[str], counts_a: Sequence[dict], ids_b: Sequence[str],
                 counts_b: Sequence[dict]) -> tuple[list[dict], list[dict]]:
     """Both systems' per-instance counts in the same (A's) instance order. Raises
-    :class:`doclens.core.errors.InputError` naming ids that only one side has."""
+    :class:`doclens.core.errors.InputError` naming ids that only one side has.
+
+    >>> align_by_id(["a", "b"], [{"x": 1}, {"x": 2}], ["b", "a"], [{"x": 3}, {"x": 4}])
+    ([{'x': 1}, {'x': 2}], [{'x': 4}, {'x': 3}])
+    """
     from doclens.core.errors import InputError
 
     set_a, set_b = set(ids_a), set(ids_b)
@@ -303,7 +318,7 @@ def align_by_id(ids_a: Sequence[str], counts_a: Sequence[dict], ids_b: Sequence[
 
 
 def paired_bootstrap(counts_a: Sequence[dict], counts_b: Sequence[dict], n_resamples: int = DEFAULT_RESAMPLES,
-                     seed: Optional[int] = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE,
+                     seed: int | None = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE,
                      min_instances: int = MIN_INSTANCES, metrics: Sequence[str] = METRICS) -> dict[str, Difference]:
     """``{statistic: Difference}``: ``B − A`` and its paired-bootstrap percentile interval.
 
@@ -314,6 +329,12 @@ def paired_bootstrap(counts_a: Sequence[dict], counts_b: Sequence[dict], n_resam
     side is undefined are left out; a statistic undefined on either side has ``delta`` ``None``.
     With fewer than ``min_instances`` contributing instances there is no interval, p-value or
     verdict (``Difference.verdict`` says "not informative").
+
+    >>> a = [{"claim_recall": (1, 2)}] * 12
+    >>> b = [{"claim_recall": (2, 2)}] * 6 + [{"claim_recall": (1, 2)}] * 6
+    >>> difference = paired_bootstrap(a, b, metrics=["claim_recall"])["claim_recall"]
+    >>> difference.delta, difference.low > 0
+    (0.25, True)
     """
     _check(n_resamples, confidence)
     if len(counts_a) != len(counts_b):
@@ -335,6 +356,7 @@ def paired_bootstrap(counts_a: Sequence[dict], counts_b: Sequence[dict], n_resam
         if n < min_instances:
             result[key] = Difference(a, b, b - a, None, None, None, 0, n, min_instances)
             continue
+        assert stats_a is not None and stats_b is not None  # enough instances: the resamples were drawn
         deltas = stats_b[:, j] - stats_a[:, j]
         low, high, defined = _percentiles(deltas, confidence)
         deltas = deltas[~np.isnan(deltas)]
@@ -348,6 +370,6 @@ def paired_bootstrap(counts_a: Sequence[dict], counts_b: Sequence[dict], n_resam
     return result
 
 
-def bootstrap_description(n_resamples: int, seed: Optional[int], confidence: float) -> str:
+def bootstrap_description(n_resamples: int, seed: int | None, confidence: float) -> str:
     """``bootstrap:n=1000,seed=12345,ci=95%``: printed with every interval so it can be reproduced."""
     return f"bootstrap:n={n_resamples},seed={seed},ci={100 * confidence:g}%"

@@ -11,8 +11,6 @@ only — ``doclens presets``).
 
 from __future__ import annotations
 
-from typing import Optional
-
 from doclens.scoring.signature import parse_signature
 
 #: judges whose scores are never fit to compare systems, and why
@@ -20,7 +18,7 @@ SMOKE_TEST_JUDGES = {"overlap": "a lexical containment heuristic for smoke tests
                                 "'doclens presets')"}
 
 
-def _judge_parts(signature: str) -> tuple[str, Optional[str], bool]:
+def _judge_parts(signature: str) -> tuple[str, str | None, bool]:
     """``(judge name, model, demo marker)`` read from a signature's ``judge`` field."""
     judge = parse_signature(signature or "").get("judge", "")
     demo = judge.endswith(":demo")
@@ -48,7 +46,7 @@ def judge_label(signature: str) -> str:
     return label
 
 
-def demo_banner(signature: Optional[str], config: Optional[dict] = None) -> Optional[str]:
+def demo_banner(signature: str | None, config: dict | None = None) -> str | None:
     """The banner text for results made with a demo-quality or smoke-test judge; ``None`` for any
     other judge. ``config`` (a report's) is read too: ``evaluator.demo_quality``."""
     name, model, demo = _judge_parts(signature or "")

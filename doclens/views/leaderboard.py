@@ -13,13 +13,21 @@ is read, so a leaderboard holds one full report at a time.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
 
-from doclens.stats.bootstrap import (DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, Difference, Interval,
-                               align_by_id, bootstrap_intervals, paired_bootstrap)
 from doclens.core.metrics import METRICS
+from doclens.stats.bootstrap import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Difference,
+    Interval,
+    align_by_id,
+    bootstrap_intervals,
+    paired_bootstrap,
+)
 from doclens.views.labels import demo_banner, judge_label
 from doclens.views.visible import visible
 
@@ -35,8 +43,8 @@ class Entry:
     intervals: dict[str, Interval]
     ids: list[str] = field(repr=False)
     counts: list[dict] = field(repr=False)
-    rank: Optional[int] = None
-    versus_leader: Optional[Difference] = None  # paired B − A with A = the table's leader
+    rank: int | None = None
+    versus_leader: Difference | None = None  # paired B − A with A = the table's leader
     versus_leader_note: str = ""
     sections: dict = field(default_factory=dict, repr=False)  # notes: {section: scores}, for the section bars
 
@@ -45,7 +53,7 @@ class Entry:
         return len(self.ids)
 
 
-def system_name(config: Optional[dict], path: str) -> str:
+def system_name(config: dict | None, path: str) -> str:
     """``config["system"]`` when the report's config has one, else the file name without
     ``.json`` and ``.doclens``."""
     name = (config or {}).get("system")
@@ -58,7 +66,7 @@ def system_name(config: Optional[dict], path: str) -> str:
     return stem
 
 
-def load_entry(path: str, n_resamples: int = DEFAULT_RESAMPLES, seed: Optional[int] = DEFAULT_SEED,
+def load_entry(path: str, n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = DEFAULT_SEED,
                confidence: float = DEFAULT_CONFIDENCE) -> Entry:
     """Read one scores file, one instance at a time (:func:`doclens.io.scores_files.scan_report`),
     and reduce it to what a leaderboard needs."""
@@ -82,7 +90,7 @@ def group_by_signature(entries: Sequence[Entry]) -> dict[str, list[Entry]]:
 
 
 def rank_group(entries: Sequence[Entry], metric: str = "claim_recall", n_resamples: int = DEFAULT_RESAMPLES,
-               seed: Optional[int] = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE) -> list[Entry]:
+               seed: int | None = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE) -> list[Entry]:
     """Entries of one signature sorted by ``metric`` (best first; undefined last), with ``rank``
     set (1-based; partial reports are listed but not ranked) and, for every entry after the
     leader, the paired-bootstrap difference to the leader when both cover the same instances."""

@@ -32,15 +32,22 @@ import importlib.util
 import io
 import json
 import re
+from collections.abc import Sequence
 from html import escape
-from typing import Optional, Sequence
 
 from doclens.core.metrics import METRICS
+from doclens.scoring.plots import (
+    DPI,
+    SECTION_METRICS,
+    distribution_figure,
+    new_figure,
+    plain_label,
+    section_figure,
+    verdict_breakdown,
+    verdict_figure,
+)
+from doclens.stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, align_by_id, paired_bootstrap
 from doclens.views.visible import html_text, visible
-from doclens.scoring.plots import (DPI, SECTION_METRICS, distribution_figure, new_figure, plain_label, section_figure,
-                                   verdict_breakdown, verdict_figure)
-from doclens.stats.bootstrap import (DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, align_by_id,
-                                     paired_bootstrap)
 
 #: ``leaderboard_figure(kind=…)``
 LEADERBOARD_KINDS = ("forest", "sections", "pairwise")
@@ -57,7 +64,7 @@ def plots_available() -> bool:
     return importlib.util.find_spec("matplotlib") is not None
 
 
-def _percent(value: Optional[float]) -> str:
+def _percent(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.2f}"
 
 
@@ -93,7 +100,7 @@ def forest_figure(entries: Sequence, metric: str = "claim_recall"):
 
 
 def pairwise_differences(entries: Sequence, metric: str, n_resamples: int = DEFAULT_RESAMPLES,
-                         seed: Optional[int] = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE) -> list[list]:
+                         seed: int | None = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE) -> list[list]:
     """``matrix[r][c]``: the paired-bootstrap :class:`~doclens.stats.bootstrap.Difference` of
     ``metric``, row system minus column system (``None`` on the diagonal, for a partial report
     or when the two were not scored on the same instances). Same draws as the leaderboard's
@@ -173,7 +180,7 @@ def _unique_names(entries: Sequence) -> list[str]:
 
 
 def leaderboard_figure(scores: Sequence, kind: str = "forest", metric: str = "claim_recall",
-                       n_resamples: int = DEFAULT_RESAMPLES, seed: Optional[int] = DEFAULT_SEED,
+                       n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = DEFAULT_SEED,
                        confidence: float = DEFAULT_CONFIDENCE):
     """A leaderboard picture as a matplotlib ``Figure``, for a notebook: ``scores`` are scores
     files (paths) or :class:`~doclens.views.leaderboard.Entry` objects, all of one signature
@@ -306,7 +313,7 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 # ---- the pages' plot sections -----------------------------------------------------------------
 def leaderboard_plots_html(entries: Sequence, metric: str, number: int, n_resamples: int = DEFAULT_RESAMPLES,
-                           seed: Optional[int] = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE) -> str:
+                           seed: int | None = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE) -> str:
     """The plots of one leaderboard table (one signature; ``entries`` ranked): the forest plot,
     the section bars (when the results have note sections) and the pairwise matrix."""
     if not plots_available():
@@ -351,13 +358,13 @@ def _interval_text(interval) -> str:
     return f"{100 * interval.point:.2f} [{100 * interval.low:.2f}, {100 * interval.high:.2f}]"
 
 
-def instance_scores(counts: Sequence[dict], metrics: Sequence[str] = METRICS) -> dict[str, list[Optional[float]]]:
+def instance_scores(counts: Sequence[dict], metrics: Sequence[str] = METRICS) -> dict[str, list[float | None]]:
     """``{metric: per-instance score or None}`` from per-instance ``{metric: (hits, items)}``
     (what :func:`doclens.io.scores_files.scan_report` returns): a report page's distribution."""
     return {m: [c[m][0] / c[m][1] if m in c and c[m][1] else None for c in counts] for m in metrics}
 
 
-def report_plots_html(header: dict, ids: Sequence[str], scores: dict[str, Sequence[Optional[float]]]) -> str:
+def report_plots_html(header: dict, ids: Sequence[str], scores: dict[str, Sequence[float | None]]) -> str:
     """The plots of a report page: per-section bars (notes), the distribution of per-instance
     scores (each dot links to its instance) and the verdict breakdown, each with its numbers."""
     if not plots_available():

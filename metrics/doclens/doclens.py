@@ -9,9 +9,7 @@ import evaluate
 
 import doclens
 from doclens.core.tasks import SECTION_NAMES
-from doclens.evaluators import EVALUATOR_PRESETS
-from doclens.evaluators import load_evaluator
-from doclens.evaluators import load_extractor
+from doclens.evaluators import EVALUATOR_PRESETS, load_evaluator, load_extractor
 
 _CITATION = """\
 @inproceedings{xie-etal-2024-doclens,

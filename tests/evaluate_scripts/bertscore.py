@@ -18,9 +18,8 @@ from contextlib import contextmanager
 
 import bert_score
 import datasets
-from packaging import version
-
 import evaluate
+from packaging import version
 
 
 @contextmanager

@@ -14,15 +14,9 @@
 """ ROUGE metric from Google Research github repo. """
 
 # The dependencies in https://github.com/google-research/google-research/blob/master/rouge/requirements.txt
-import absl
 import datasets
-import nltk
-import numpy  # Here to have a nice missing dependency error message early on
-import six  # Here to have a nice missing dependency error message early on
-from rouge_score import rouge_scorer, scoring
-
 import evaluate
-
+from rouge_score import rouge_scorer, scoring
 
 _CITATION = """\
 @inproceedings{lin-2004-rouge,
