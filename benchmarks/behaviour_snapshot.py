@@ -131,15 +131,15 @@ def main() -> None:
         chosen = [r for r in chosen if not r.startswith("aci")]
         print(f"{DATA} absent: the ACI-BENCH runs are skipped", file=sys.stderr)
     record = {}
+    out = args.out or os.path.join(tempfile.gettempdir(), "doclens_behaviour_snapshot.json")
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
         for name in chosen:
             make, cli_args = runs[name]
             record[name] = _score(make(folder), cli_args, folder / f"{name}.scores.json", args.extra_args.split())
             print(f"{name}: exit {record[name]['exit']}", file=sys.stderr)
-    out = args.out or os.path.join(tempfile.gettempdir(), "doclens_behaviour_snapshot.json")
-    with open(out, "w", encoding="utf-8") as handle:
-        json.dump(record, handle)
+            with open(out, "w", encoding="utf-8") as handle:  # after every run: a cut-off record still compares
+                json.dump(record, handle)
     print(json.dumps({"out": out, "runs": {n: r["exit"] for n, r in record.items()}}, indent=2))
 
 

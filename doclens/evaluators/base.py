@@ -9,6 +9,8 @@ forms, to run requests concurrently).
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -47,6 +49,26 @@ def join_units(units: dict[int, str], ids: Sequence[int]) -> str:
     return "\n".join(units[i] for i in sorted(ids))
 
 
+def _takes_on_done(method) -> bool:
+    try:
+        parameters = inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
+    return "on_done" in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+
+
+def _with_on_done(method):
+    @functools.wraps(method)
+    def batch(self, requests, *, on_done=None):
+        answers = method(self, requests)
+        if on_done is not None:
+            for n in range(len(requests)):
+                on_done(n)
+        return answers
+
+    return batch
+
+
 class Evaluator(Component):
     """Base class of every evaluator.
 
@@ -63,6 +85,16 @@ class Evaluator(Component):
     #: Source support: a source of at most this many white-space words is given whole to the
     #: judge instead of being retrieved from (the judge's window, in words, with room to spare).
     support_window_words: int = 350
+
+    def __init_subclass__(cls, **kwargs):
+        """Progress callbacks are part of the contract: a subclass that overrides a batch method
+        without the ``on_done`` keyword gets it, called for every request when the batch returns
+        (its instances then step together), so callers never inspect a judge's signature."""
+        super().__init_subclass__(**kwargs)
+        for name in ("judge_claims_many", "judge_citations_many"):
+            method = cls.__dict__.get(name)
+            if method is not None and not _takes_on_done(method):
+                setattr(cls, name, _with_on_done(method))
 
     # ---- the smallest contract -------------------------------------------------------------
     def entail_batch(self, pairs: list[tuple[str, str]]) -> list[bool]:

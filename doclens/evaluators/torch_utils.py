@@ -67,9 +67,17 @@ def placement(torch, requested_device: str | None = None, requested_dtype: str |
     ``float32``/``bfloat16``/``float16``), resolved as loading resolves them but without loading:
     what cache keys and signatures name, since a bf16 GPU verdict can differ from a float32 CPU one
     (``docs/design.md`` §3: keyed by everything that can change the answer)."""
-    device = choose_device(torch, requested_device)
-    dtype = choose_dtype(torch, device, requested_dtype)
-    return {"device": device.split(":", 1)[0], "dtype": str(dtype).replace("torch.", "")}
+    # a requested device is named as given, not checked here: where it is unusable, loading says
+    # so (and an engine may check it first: Ray refuses cuda on a cluster without GPUs)
+    device = requested_device or choose_device(torch)
+    if requested_dtype:
+        dtype = requested_dtype
+    else:
+        try:
+            dtype = str(choose_dtype(torch, device)).replace("torch.", "")
+        except (RuntimeError, AssertionError):  # a CUDA device this torch cannot query
+            dtype = "auto"
+    return {"device": device.split(":", 1)[0], "dtype": dtype}
 
 
 def describe_in_process(component, model: str, demo: bool = False) -> dict:

@@ -9,7 +9,6 @@ file readers use.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Optional, Union
 
 from doclens.families.base import APPLIES, NOT_APPLICABLE, SKIPPED, UNCITED_OUTPUTS, CountingRule, MetricFamily
 from doclens.families.citations import CITATIONS, cites_nothing

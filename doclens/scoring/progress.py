@@ -1,15 +1,14 @@
 """The progress bar of a scoring run: one step per judged instance, with the calls, cache hits
 and cost so far in its postfix.
 
-The scorer sends a chunk's requests to the evaluator in one batch; a judge whose batch methods
-take ``on_done`` (the chat judges, ``clinical-rules``) calls it as each request's last answer is
-read, so the bar moves while the batch is still running. Any other judge's instances step
-together when its batch returns.
+The scorer sends a chunk's requests to the evaluator in one batch, with ``on_done`` (part of the
+evaluator contract): the chat judges and ``clinical-rules`` call it as each request's last answer
+is read, so the bar moves while the batch is still running; a judge that only overrides the batch
+method without it has it called for every request when its batch returns.
 """
 
 from __future__ import annotations
 
-import inspect
 import threading
 from typing import Callable, Optional
 
@@ -19,21 +18,10 @@ from doclens.evaluators.usage import Usage
 REFRESH_SECONDS = 1.0
 
 
-def takes_on_done(method) -> bool:
-    """Whether a judge's batch method accepts the ``on_done`` keyword (a custom evaluator that
-    overrides ``judge_claims_many`` without it still works: its instances step at batch end)."""
-    try:
-        parameters = inspect.signature(method).parameters
-    except (TypeError, ValueError):
-        return False
-    return "on_done" in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
-
-
 def judge_batch(method, requests: list, on_done: Optional[Callable[[int], None]]):
-    """``method(requests)``, passing ``on_done`` when there is one and the method takes it."""
-    if on_done is not None and takes_on_done(method):
-        return method(requests, on_done=on_done)
-    return method(requests)
+    """``method(requests, on_done=on_done)``: every evaluator's batch methods take ``on_done``
+    (:class:`doclens.Evaluator` gives it to a subclass that overrides them without it)."""
+    return method(requests, on_done=on_done)
 
 
 class InstanceSteps:

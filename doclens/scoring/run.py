@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from doclens.core.types import Instance, InstanceResult, Statement
+from doclens.core.types import Instance, Statement
 
 
 @dataclass
