@@ -65,11 +65,11 @@ from doclens.core.errors import ConfigurationError, require
 from doclens.evaluators.chat import (
     ANSWER_FREE,
     ANSWER_VERDICT_AND_PROVENANCE,
-    ChatExtractor,
     ChatJudge,
     Completion,
     check_style,
 )
+from doclens.evaluators.llm_extractor import ChatExtractor
 from doclens.evaluators.torch_utils import (
     choose_device,
     choose_dtype,
