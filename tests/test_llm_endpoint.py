@@ -437,3 +437,12 @@ def test_llm_extractor_on_the_same_endpoint():
     assert extractor.usage is evaluator.usage and report.usage["calls"] == 4  # 2 extractions + 2 judge calls
     assert "extract:llm:test-model" in report.signature
     assert other.name == "llm" and other.keeps_data_local
+
+
+def test_usage_without_prompt_token_details_counts_no_cached_tokens():
+    """llama.cpp's server reports usage without ``prompt_tokens_details`` (tests/test_real_server.py)."""
+    with FakeChatServer(usage_details=False) as server:
+        evaluator = judge(server)
+        report = score(evaluator)
+    assert_expected(report)
+    assert evaluator.usage.prompt_tokens > 0 and evaluator.usage.cached_prompt_tokens == 0
