@@ -58,7 +58,7 @@ def free_port() -> int:
 class LlamaServer:
     """``with LlamaServer() as server: … server.base_url …``; :meth:`kill` stops it abruptly."""
 
-    def __init__(self, threads: int = 2, startup_timeout: float = 300.0):
+    def __init__(self, threads: int = 1, startup_timeout: float = 300.0):
         self.port = free_port()
         self.log = tempfile.NamedTemporaryFile(prefix="llama-server-", suffix=".log", delete=False)
         self.command = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf()),
