@@ -192,9 +192,9 @@ def agreement(ours: dict, original: dict) -> dict:
 
 def compare(make_judge, generate: bool, instances: list[dict], runtime: str = "torch") -> dict:
     original = OriginalProcedure(make_judge(batch_size=1), generate)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     original_verdicts = original.score(instances)
-    wall_original = time.perf_counter() - start
+    wall_original, cpu_original = time.perf_counter() - start, time.process_time() - cpu_start
     literal = OriginalProcedure(make_judge(batch_size=1), generate, scripts_shortcuts=False)
     start = time.perf_counter()
     literal_verdicts = literal.score(instances)
@@ -202,16 +202,20 @@ def compare(make_judge, generate: bool, instances: list[dict], runtime: str = "t
 
     judge = make_judge(runtime=runtime)  # the original procedure always runs torch in float32
     judge.load()  # loading (and an ONNX export) is not part of either timed run
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = DocLens(judge).score(instances, progress=False)
-    wall_doclens = time.perf_counter() - start
+    wall_doclens, cpu_doclens = time.perf_counter() - start, time.process_time() - cpu_start
     return {
         "verdicts_equal": doclens_verdicts(report) == original_verdicts == literal_verdicts, "runtime": runtime,
         "verdict_agreement": agreement(doclens_verdicts(report), original_verdicts),
         "wall_s_original": round(wall_original, 3), "wall_s_doclens": round(wall_doclens, 3),
         "end_to_end_ratio": round(wall_doclens / wall_original, 3),
+        # CPU seconds of this process: with one thread (--threads 1, and ONNX Runtime's single
+        # intra-op thread runs on the caller) the work done, less skewed by other jobs than wall time
+        "cpu_s_original": round(cpu_original, 3), "cpu_s_doclens": round(cpu_doclens, 3),
+        "cpu_ratio": round(cpu_doclens / cpu_original, 3),
         "calls_original": original.pairs, "calls_doclens": judge.usage.pairs,
         "call_ratio": round(judge.usage.pairs / original.pairs, 3),
         "issue_described_procedure": {"wall_s": round(wall_literal, 3), "calls": literal.pairs,
@@ -287,7 +291,8 @@ def main() -> None:
                               "torch_threads": torch.get_num_threads(),
                               "load_average_before": [round(x, 2) for x in os.getloadavg()]}}
         minilm_result = compare(make_minilm, False, instances, args.runtime)
-        result.update({k: minilm_result[k] for k in ("runtime", "verdicts_equal", "verdict_agreement", "wall_s_original", "wall_s_doclens",
+        result.update({k: minilm_result[k] for k in ("runtime", "verdicts_equal", "verdict_agreement", "cpu_ratio",
+                                                     "wall_s_original", "wall_s_doclens",
                                                      "end_to_end_ratio", "calls_original", "calls_doclens",
                                                      "call_ratio")})
         result["end_to_end_ratio_issue_described_procedure"] = \
