@@ -446,3 +446,19 @@ def test_usage_without_prompt_token_details_counts_no_cached_tokens():
         report = score(evaluator)
     assert_expected(report)
     assert evaluator.usage.prompt_tokens > 0 and evaluator.usage.cached_prompt_tokens == 0
+
+
+def test_max_tokens_is_sent_when_set_and_named_in_the_signature():
+    """A small model behind a real server can loop until its context is full (tests/test_real_server.py):
+    max_tokens bounds each reply."""
+    with FakeChatServer() as server:
+        bounded = judge(server, "mistral-cot", max_tokens=256)
+        report = score(bounded)
+        plain = judge(server, "mistral-cot")
+        score(plain)
+    assert_expected(report)
+    sent = [body.get("max_tokens") for body in server.requests]
+    assert sent[:bounded.usage.calls] == [256] * bounded.usage.calls and set(sent[bounded.usage.calls:]) == {None}
+    assert bounded.decoding()["max"] == 256 and "max" not in plain.decoding()
+    with pytest.raises(Exception, match="max_tokens must be at least 1"):
+        judge(server, max_tokens=0)
