@@ -322,13 +322,16 @@ class FakeChatServer:
     """``with FakeChatServer(script=…) as server: … server.base_url …``"""
 
     def __init__(self, script: Script | None = None, latency: float = 0.0, hold_until_in_flight: int = 0,
-                 prefix_cache: bool = True):
+                 prefix_cache: bool = True, usage_details: bool = True):
         self.script = script
         self.latency = latency
         # False: report no cached prompt tokens. Finding the longest shared prefix compares each
         # request with every earlier one, a cost that grows with the run: benchmarks that need a
         # server whose reply time is the fixed latency alone turn it off.
         self.prefix_cache = prefix_cache
+        # False: usage carries no ``prompt_tokens_details`` at all, as llama.cpp's server
+        # (llama-cpp-python 0.3.36) answers (tests/test_real_server.py)
+        self.usage_details = usage_details
         self.requests: list[dict] = []
         self.headers: list[dict] = []  # each request's headers (names lower-case), in order
         self.connections: set = set()  # the client (host, port) pairs seen: one per TCP connection
@@ -401,8 +404,10 @@ class FakeChatServer:
                     return self._send(200, data, reply.headers, reply.content_type)
                 with outer.lock:  # the requests that arrived before this one
                     earlier = list(outer.requests[:number]) if outer.prefix_cache else []
-                self._send(200, completion_body(number, body, reply.text, earlier), reply.headers,
-                           truncate=reply.truncate, trickle=reply.trickle)
+                completion = completion_body(number, body, reply.text, earlier)
+                if not outer.usage_details:
+                    del completion["usage"]["prompt_tokens_details"]
+                self._send(200, completion, reply.headers, truncate=reply.truncate, trickle=reply.trickle)
 
             def _trickle(self, status: int, data: bytes, content_type: str, pause: float):
                 """The whole reply, status line to last byte, 16 bytes at a time ``pause`` s apart."""

@@ -437,3 +437,28 @@ def test_llm_extractor_on_the_same_endpoint():
     assert extractor.usage is evaluator.usage and report.usage["calls"] == 4  # 2 extractions + 2 judge calls
     assert "extract:llm:test-model" in report.signature
     assert other.name == "llm" and other.keeps_data_local
+
+
+def test_usage_without_prompt_token_details_counts_no_cached_tokens():
+    """llama.cpp's server reports usage without ``prompt_tokens_details`` (tests/test_real_server.py)."""
+    with FakeChatServer(usage_details=False) as server:
+        evaluator = judge(server)
+        report = score(evaluator)
+    assert_expected(report)
+    assert evaluator.usage.prompt_tokens > 0 and evaluator.usage.cached_prompt_tokens == 0
+
+
+def test_max_tokens_is_sent_when_set_and_named_in_the_signature():
+    """A small model behind a real server can loop until its context is full (tests/test_real_server.py):
+    max_tokens bounds each reply."""
+    with FakeChatServer() as server:
+        bounded = judge(server, "mistral-cot", max_tokens=256)
+        report = score(bounded)
+        plain = judge(server, "mistral-cot")
+        score(plain)
+    assert_expected(report)
+    sent = [body.get("max_tokens") for body in server.requests]
+    assert sent[:bounded.usage.calls] == [256] * bounded.usage.calls and set(sent[bounded.usage.calls:]) == {None}
+    assert bounded.decoding()["max"] == 256 and "max" not in plain.decoding()
+    with pytest.raises(Exception, match="max_tokens must be at least 1"):
+        judge(server, max_tokens=0)

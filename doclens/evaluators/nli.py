@@ -33,6 +33,7 @@ from pathlib import Path
 from doclens.core.errors import ConfigurationError, InputError
 from doclens.evaluators.base import Evaluator
 from doclens.evaluators.cache import CachedAnswers, cache_key
+from doclens.evaluators.nli_runtimes import apply_runtime, check_runtime
 from doclens.evaluators.torch_utils import (
     choose_device,
     choose_dtype,
@@ -74,6 +75,10 @@ class InProcessNLI(CachedAnswers, Evaluator):
         Share of a window repeated in the next one when a premise is split (0 ≤ x < 1).
     cache_dir, no_cache, refresh
         The verdict cache (:func:`doclens.evaluators.cache.open_cache`).
+    runtime : str
+        What runs the model (:mod:`doclens.evaluators.nli_runtimes`): ``torch`` (default),
+        ``onnx`` (ONNX Runtime, float32), ``onnx-int8`` or ``torch-int8`` (dynamic int8
+        quantisation); the last three on the CPU only. Named in the signature and cache keys.
     """
 
     keeps_data_local = True
@@ -84,8 +89,9 @@ class InProcessNLI(CachedAnswers, Evaluator):
     def __init__(self, model: str, *, device: str | None = None, dtype: str | None = None,
                  batch_size: int | None = None, max_length: int | None = None, window_overlap: float = 0.25,
                  padding_tolerance: float | None = None,
-                 cache_dir=None, no_cache: bool = False, refresh: bool = False):
+                 cache_dir=None, no_cache: bool = False, refresh: bool = False, runtime: str = "torch"):
         super().__init__()
+        self.runtime = check_runtime(runtime)
         if batch_size is not None and batch_size < 1:
             raise ConfigurationError("batch_size must be at least 1")
         if not 0 <= window_overlap < 1:
@@ -153,6 +159,7 @@ class InProcessNLI(CachedAnswers, Evaluator):
         self._after_load()
         self.network.to(self.device)
         self.network.eval()
+        self.network = apply_runtime(self, self._sample_batch())
         # Inputs are tokenized once (their lengths decide windows and batches) and padded per
         # batch later; that is deliberate, so transformers' advice to pad in __call__ is muted.
         # Over-long pairs are split into windows before the model sees them, so the tokenizer's
@@ -161,6 +168,11 @@ class InProcessNLI(CachedAnswers, Evaluator):
             getattr(self.tokenizer, "deprecation_warnings", {})[warning] = True
         self._loaded = True
         return self
+
+    def _sample_batch(self) -> dict:
+        """A padded batch of two inputs, named as the model is called (traced by an ONNX export)."""
+        inputs = [self.encode("the patient has a fever", "fever"), self.encode("no rash", "a rash on the arm")]
+        return dict(self.tokenizer.pad(inputs, padding="longest", return_tensors="pt"))
 
     def window_limit(self, tokenizer, config) -> int:
         """The requested ``max_length``, else the smallest real limit the tokenizer and the model
@@ -198,7 +210,7 @@ class InProcessNLI(CachedAnswers, Evaluator):
         return cache_key({"kind": "nli", "class": type(self).__qualname__, "model": self.model,
                           "fingerprint": self.fingerprint, "format": self.input_format, **self.placement,
                           "max_length": self.requested_max_length, "overlap": self.window_overlap,
-                          "premise": premise, "hypothesis": hypothesis})
+                          "premise": premise, "hypothesis": hypothesis, **self.runtime_identity()})
 
     def judge_pairs(self, pairs: list[tuple[str, str]]) -> list[bool]:
         """Run the model on ``pairs`` (no cache). A pair longer than the window is entailed iff
@@ -278,7 +290,12 @@ class InProcessNLI(CachedAnswers, Evaluator):
     def decoding(self) -> dict:
         """How verdicts are read and windows cut; recorded in the result's signature."""
         window = self.requested_max_length or "auto"
-        return {"nli": self.answer_rule(), "win": f"{window}/{self.window_overlap:g}", **self.placement}
+        return {"nli": self.answer_rule(), "win": f"{window}/{self.window_overlap:g}", **self.placement, **self.runtime_identity("rt")}
+
+    def runtime_identity(self, name: str = "runtime") -> dict:
+        """``{name: runtime}`` for a runtime other than the default ``torch`` (whose keys and
+        signature stay as they were, so existing caches still serve it)."""
+        return {} if self.runtime == "torch" else {name: self.runtime}
 
     def answer_rule(self) -> str:
         return "logit"
@@ -286,7 +303,7 @@ class InProcessNLI(CachedAnswers, Evaluator):
     def config(self) -> dict:
         return {**super().config(), "fingerprint": self.fingerprint, "input_format": self.input_format,
                 "max_length": self.requested_max_length, "window_overlap": self.window_overlap,
-                "batch_size": self.batch_size, "padding_tolerance": self.padding_tolerance}
+                "batch_size": self.batch_size, "padding_tolerance": self.padding_tolerance, "runtime": self.runtime}
 
 
 def plan_batches(lengths: list[int], batch_size: int, padding_tolerance: float = 1.0) -> list[list[int]]:
@@ -347,6 +364,11 @@ class TrueNLIEvaluator(InProcessNLI):
 
     def encode(self, premise: str, hypothesis: str) -> dict:
         return self.tokenizer(f"premise: {premise} hypothesis: {hypothesis}")
+
+    def _sample_batch(self) -> dict:
+        batch = super()._sample_batch()
+        batch["decoder_input_ids"] = self.torch.full((2, 1), self.decoder_start, dtype=self.torch.long)
+        return batch
 
     def _forward(self, batch: dict) -> list[bool]:
         size = batch["input_ids"].shape[0]
@@ -422,7 +444,8 @@ class NLIClassifierEvaluator(InProcessNLI):
         keys = {pair: cache_key({"kind": "nli-support", "class": type(self).__qualname__, "model": self.model,
                                  "fingerprint": self.fingerprint, "max_length": self.requested_max_length,
                                  **self.placement,
-                                 "overlap": self.window_overlap, "premise": pair[0], "hypothesis": pair[1]})
+                                 "overlap": self.window_overlap, "premise": pair[0], "hypothesis": pair[1],
+                                 **self.runtime_identity()})
                 for pair in pairs}
         found = self.cache.get_many(list(keys.values()))
         todo = [pair for pair in pairs if keys[pair] not in found]

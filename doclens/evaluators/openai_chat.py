@@ -420,6 +420,11 @@ class OpenAIChatJudge(ChatJudge):
     json_response : bool, optional
         Ask for ``response_format={"type": "json_object"}`` in JSON styles. Default: on for
         OpenAI and Azure, off for other servers (not all support it).
+    max_tokens : int, optional
+        The most tokens a reply may have (``max_tokens`` in each request); default none: the
+        server's own limit, which for vLLM and llama.cpp is the rest of the context, so a model
+        that loops generates until its context is full (``docs/serving.md``). Named in the
+        signature when set.
     backoff_base, backoff_max : float
         Retry delays: ``backoff_base × 2^attempt`` (capped at ``backoff_max``) with jitter,
         unless the server says ``retry-after-ms`` / ``Retry-After``.
@@ -449,7 +454,7 @@ class OpenAIChatJudge(ChatJudge):
                  cache_dir: Optional[str] = None, no_cache: bool = False, refresh: bool = False,
                  style: Optional[str] = None, json_response: Optional[bool] = None,
                  backoff_base: float = 1.0, backoff_max: float = 60.0, max_consecutive_failures: int = 20,
-                 deadline=None, max_retry_after: float = 60.0):
+                 deadline=None, max_retry_after: float = 60.0, max_tokens: int | None = None):
         # Long because it checks each option (the class docstring says what they mean) before any
         # client exists, so a bad value is a ConfigurationError naming it, never a failed call.
         super().__init__(check_style(style or self.default_style), cache_dir=cache_dir, no_cache=no_cache,
@@ -516,6 +521,9 @@ class OpenAIChatJudge(ChatJudge):
         self.max_consecutive_failures = int(max_consecutive_failures)
         self.deadline = parse_duration(deadline)
         self.max_retry_after = float(max_retry_after)
+        if max_tokens is not None and int(max_tokens) < 1:
+            raise ConfigurationError(f"max_tokens must be at least 1, got {max_tokens!r}")
+        self.max_tokens = int(max_tokens) if max_tokens is not None else None
         self._loop: Optional[_LoopThread] = None
         self._client = None
         self._limiter = None
@@ -548,6 +556,8 @@ class OpenAIChatJudge(ChatJudge):
         values = {"T": int(self.temperature) if self.temperature.is_integer() else self.temperature}
         if self.seed is not None:
             values["seed"] = self.seed
+        if self.max_tokens is not None:
+            values["max"] = self.max_tokens
         return values
 
     def config(self) -> dict:
@@ -724,6 +734,8 @@ class OpenAIChatJudge(ChatJudge):
             arguments["seed"] = self.seed
         if json_mode and self.json_response:
             arguments["response_format"] = {"type": "json_object"}
+        if self.max_tokens is not None:
+            arguments["max_tokens"] = self.max_tokens
         attempt = 0
         while True:
             if self._limiter is not None:
