@@ -323,3 +323,26 @@ def test_absurdly_long_citation_id_is_an_invalid_id():
     assert first.invalid == first.cited and len(first.cited) == 1 and not first.entailed
     assert report.counts["citations"]["invalid_ids"] == 1 and report["citation_recall"] == 0.5
     assert json.loads(report.to_json())["instances"][0]["statements"][0]["invalid"] == first.invalid
+
+
+def test_note_section_missing_from_the_premise_falls_back_to_the_whole_note():
+    """A reference fact the prediction gives under another header is judged against the whole
+    prediction by default (counted); ``section_fallback="section"`` is the original empty premise."""
+    reference = "HISTORY OF PRESENT ILLNESS\nknee pain\nPHYSICAL EXAM\nknee swelling"
+    prediction = "HISTORY OF PRESENT ILLNESS\nknee pain with knee swelling"
+    row = {"id": "n", "task": "note_generation", "prediction": prediction, "reference": reference,
+           "reference_claims": {"subjective": ["knee pain"], "objective_exam": ["knee swelling"]},
+           "prediction_claims": {"subjective": ["knee pain with knee swelling"]}}
+    report = score([row])
+    assert report["claim_recall"] == 1.0
+    assert report.counts["claim_recall"]["section_fallbacks"] == 1
+    assert report.counts["claim_precision"]["section_fallbacks"] == 0
+    exam = [v for v in report.instances[0].reference_claims if v.section == "objective_exam"][0]
+    assert exam.explanation.startswith("[the note has no objective_exam section: judged against the whole note]")
+    assert report.signature.endswith("|sections:note")
+    strict = score([row], section_fallback="section")
+    assert strict["claim_recall"] == 0.5 and strict.signature.endswith("|sections:section")
+    exam = [v for v in strict.instances[0].reference_claims if v.section == "objective_exam"][0]
+    assert exam.explanation == "empty premise: the note has no objective_exam section"
+    with pytest.raises(ConfigurationError, match="section_fallback"):
+        DocLens(TokenSubsetEvaluator(), section_fallback="whole")

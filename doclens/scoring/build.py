@@ -31,6 +31,10 @@ def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = F
         counts[metric]["unparsed"] = unparsed[field_name]  # items without a verdict, per metric
         counts[metric]["failed"] = failed[field_name]
     counts["citations"] = {**aggregator.citations, "capped_statements": run.capped_statements}
+    if "note_generation" in run.tasks:  # claims judged against the whole note, which lacked their section
+        for metric, direction in (("claim_recall", "recall"), ("claim_precision", "precision")):
+            if metric in counts:
+                counts[metric]["section_fallbacks"] = run.section_fallbacks.get(direction, 0)
     report_warnings = _warnings(scorer, run, sum(unparsed.values()), sum(failed.values()))
     for message in report_warnings:
         warnings.warn(message, stacklevel=_outside_doclens())
@@ -147,7 +151,9 @@ def _signature(scorer, run: RunMeta, prompt_tags: list[str]) -> str:
                           max_citations=scorer.max_citations, on_unparsed=scorer.on_unparsed,
                           extract_decoding=extract_decoding,
                           question_statements=(scorer.question_statements
-                                               if "question_summarization" in run.tasks else "whole"))
+                                               if "question_summarization" in run.tasks else "whole"),
+                          section_fallback=(getattr(scorer, "section_fallback", "note")
+                                            if "note_generation" in run.tasks else None))
 
 
 def usage_of(scorer, run: RunMeta) -> dict:

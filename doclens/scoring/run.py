@@ -24,6 +24,9 @@ class RunMeta:
     used_given: bool = False
     #: source support: ids of instances whose source is a long text without numbered units (no citations)
     uncitable: list[str] = field(default_factory=list)
+    #: claims judged against the whole premise note because it lacks their section, per direction
+    #: (``recall`` / ``precision``; section_fallback="note", docs/design.md §7)
+    section_fallbacks: dict[str, int] = field(default_factory=dict)
 
     def merge(self, other: "RunMeta") -> None:
         self.tasks |= other.tasks
@@ -31,17 +34,21 @@ class RunMeta:
         self.used_extractor = self.used_extractor or other.used_extractor
         self.used_given = self.used_given or other.used_given
         self.uncitable.extend(other.uncitable)
+        for direction, n in other.section_fallbacks.items():
+            self.section_fallbacks[direction] = self.section_fallbacks.get(direction, 0) + n
 
     def to_dict(self) -> dict:
         return {"tasks": sorted(self.tasks), "capped_statements": self.capped_statements,
                 "used_extractor": self.used_extractor, "used_given": self.used_given,
-                **({"uncitable": list(self.uncitable)} if self.uncitable else {})}
+                **({"uncitable": list(self.uncitable)} if self.uncitable else {}),
+                **({"section_fallbacks": dict(self.section_fallbacks)} if self.section_fallbacks else {})}
 
     @classmethod
     def from_dict(cls, data: dict) -> "RunMeta":
         return cls(tasks=set(data.get("tasks", [])), capped_statements=int(data.get("capped_statements", 0)),
                    used_extractor=bool(data.get("used_extractor")), used_given=bool(data.get("used_given")),
-                   uncitable=[str(i) for i in data.get("uncitable", [])])
+                   uncitable=[str(i) for i in data.get("uncitable", [])],
+                   section_fallbacks={str(k): int(v) for k, v in data.get("section_fallbacks", {}).items()})
 
 
 @dataclass
@@ -74,3 +81,5 @@ class Work:
     n_units: int = 0
     #: (field, section) → why the extraction of those claims failed
     failed_extractions: dict[tuple[str, Optional[str]], str] = field(default_factory=dict)
+    #: (direction, section) judged against the whole premise note, which lacks that section
+    section_fallbacks: set[tuple[str, Optional[str]]] = field(default_factory=set)

@@ -11,7 +11,9 @@ that have one); extractor (``given`` claims and/or the extractor's name and mode
 fingerprint of every prompt version used (judge and extractor); the judge's decoding parameters
 (``T``, ``seed`` …) and, prefixed ``extract-``, the extractor's where it has its own; aggregation;
 citation options (``uncited``, ``maxcit``); how unparsed replies count; and, only when question
-summaries were split into sentences instead of judged whole, ``qstatements:sentences``.
+summaries were split into sentences instead of judged whole, ``qstatements:sentences``; for ``note_generation``, what a claim whose section the premise note
+lacks is judged against (``sections:note``, the whole note; ``sections:section``, the original
+empty premise).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from doclens.evaluators.prompting import prompts_fingerprint
 def make_signature(*, version: str, tasks: list[str], judge: str, extract: str, prompt_tags: list[str],
                    decoding: Optional[dict] = None, uncited: str = "zero", max_citations: Optional[int] = None,
                    on_unparsed: str = "zero", style: Optional[str] = None,
-                   extract_decoding: Optional[dict] = None, question_statements: str = "whole") -> str:
+                   extract_decoding: Optional[dict] = None, question_statements: str = "whole",
+                   section_fallback: Optional[str] = None) -> str:
     """The signature string of one run (see the module docstring for the fields)."""
     parts = [
         f"doclens:{version}",
@@ -45,6 +48,8 @@ def make_signature(*, version: str, tasks: list[str], judge: str, extract: str, 
               f"unparsed:{on_unparsed}"]
     if question_statements != "whole":  # only when question summaries were split into sentences
         parts.append(f"qstatements:{question_statements}")
+    if section_fallback:  # note_generation only
+        parts.append(f"sections:{section_fallback}")
     return "|".join(parts)
 
 
