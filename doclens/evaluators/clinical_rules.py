@@ -47,7 +47,7 @@ from typing import Optional
 
 from doclens.core.errors import ConfigurationError
 from doclens.evaluators.base import ClaimRequest, Evaluator
-from doclens.evaluators.extractors import split_clauses
+from doclens.evaluators.extractors import split_clauses, split_enumeration, split_keyed
 from doclens.parsing.statements import parse_statements, strip_citations
 from doclens.core.types import ClaimJudgement
 
@@ -176,10 +176,11 @@ class _Analyser:
         if cached is None:
             # statements, within them lower-case sentences (dialogue turns: "no exudate. lungs are
             # clear."), so that a negation's scope ends where its sentence does,
-            # and their independent clauses (doclens.evaluators.extractors.split_clauses), so the premise is
-            # read in the same units as the clauses extractor's claims
-            parts = [c for s in parse_statements(strip_citations(text)) for p in _LOWER_SENTENCE.split(s.text)
-                     for c in split_clauses(p)]
+            # and their key-value parts, independent clauses and list items (doclens.evaluators.extractors),
+            # so the premise is read in the same units as the clauses extractor's claims (an assertion
+            # cue of one list item, "smoking history", does not reach the others)
+            parts = [e for s in parse_statements(strip_citations(text)) for p in _LOWER_SENTENCE.split(s.text)
+                     for k in split_keyed(p) for c in split_clauses(k) for e in split_enumeration(c)]
             parts = parts or [text]
             cached = self._memo[text] = [self._sentence(p) for p in parts if p.strip()]
         return cached
