@@ -104,7 +104,7 @@ def split_clauses(sentence: str) -> list[str]:
 
 
 #: Section headers and preambles that open a statement in real outputs; removed, never a claim.
-_OPENING_HEADER = re.compile(
+OPENING_HEADER = re.compile(
     r"^\s*(?:(?i:(?:possible|sample|draft)?\s*clinical note|section\s*\d{1,2})|(?:\d{1,2}[.)]\s*)?"
     r"(?:(?i:chief complaint|reason for visit|history of present illness|interval history|physical examination|"
     r"physical exam|assessment and plan|assessment & plan)|"
@@ -181,36 +181,51 @@ def split_enumeration(sentence: str) -> list[str]:
     body = sentence.strip().rstrip(".")
     if "," not in body or _CONDITIONAL.search(body):
         return [sentence]
+    found = _list_region(body)
+    if found is None:
+        return [sentence]
+    prefix, region, tail, keyed = found
+    items = _list_items(region, keyed)
+    if items is None:
+        return [sentence]
+    claims = [prefix + item for item in items]
+    claims[-1] += tail
+    return [c if c[-1] in ".!?" else c + "." for c in claims]
+
+
+def _list_region(body: str) -> Optional[tuple[str, str, str, bool]]:
+    """``(prefix, list text, tail, keyed)`` of a sentence's list, or ``None`` when its first item
+    does not follow a list intro closely."""
     keyed = _KEY.match(body)
     if keyed:
-        prefix, region, tail = keyed.group(1) + ": ", keyed.group(2), ""
+        return keyed.group(1) + ": ", keyed.group(2), "", True
+    words = body.partition(",")[0].split()
+    cut = max((i + 1 for i, w in enumerate(words) if w.lower().strip(":") in _LIST_INTRO), default=0)
+    # the first item is short and follows its intro ("… significant for depression, …")
+    if cut == 0 or not 1 <= len(words) - cut <= 4 or words[cut].lower() in ("been", "also", "not", "to"):
+        return None
+    region = body[len(" ".join(words[:cut])):].strip()
+    tail_match = _TAIL.search(region, region.rfind(",") + 1)
+    if tail_match:
+        region, tail = region[:tail_match.start()], region[tail_match.start():]
     else:
-        head, _, _ = body.partition(",")
-        words = head.split()
-        cut = max((i + 1 for i, w in enumerate(words) if w.lower().strip(":") in _LIST_INTRO), default=0)
-        # the first item is short and follows its intro ("… significant for depression, …")
-        if cut == 0 or not 1 <= len(words) - cut <= 4 or words[cut].lower() in ("been", "also", "not", "to"):
-            return [sentence]
-        prefix = " ".join(words[:cut]) + " "
-        region = body[len(" ".join(words[:cut])):].strip()
-        tail_match = _TAIL.search(region, region.rfind(",") + 1)
-        region, tail = (region[:tail_match.start()], region[tail_match.start():]) if tail_match else (region, "")
-    # split at commas; "and" / "or" only in the last part ("A, B and C"); a keyed value at commas only
-    # ("Alert and oriented", "Regular rate and rhythm" stay whole)
+        tail = ""
+    return " ".join(words[:cut]) + " ", region, tail, False
+
+
+def _list_items(region: str, keyed: bool) -> Optional[list[str]]:
+    """The items of a list (commas; "and" / "or" only in the last part, "A, B and C"; a keyed
+    value at commas only, so "Alert and oriented" stays whole), or ``None`` when it is no list."""
     items = [i.strip() for i in _COMMA_SPLIT.split(region) if i.strip()]
     if not keyed and items:
         items = items[:-1] + [i.strip() for i in re.split(r"\s+(?:and|or)\s+", items[-1]) if i.strip()]
     if keyed:
         items = _carry_negation(items, region)
     elif any(re.match(r"(?:no|not|denies)\b", i, re.IGNORECASE) for i in items[1:]):
-        return [sentence]  # "pulling of ears, no sore throat or hoarseness": not one list
+        return None  # "pulling of ears, no sore throat or hoarseness": not one list
     if len(items) < 2 or (len(items) == 2 and (not keyed or min(len(i.split()) for i in items) < 2)):
-        return [sentence]
-    if any(len(i.split()) > 6 for i in items):
-        return [sentence]
-    claims = [prefix + item for item in items]
-    claims[-1] += tail
-    return [c if c[-1] in ".!?" else c + "." for c in claims]
+        return None
+    return None if any(len(i.split()) > 6 for i in items) else items
 
 
 def clinician_claims(text: str) -> list[str]:
@@ -219,7 +234,7 @@ def clinician_claims(text: str) -> list[str]:
     for statement in parse_statements(strip_citations(text)):
         opened = statement.text
         while True:  # "Possible clinical note: HISTORY OF PRESENT ILLNESS: …"
-            header = _OPENING_HEADER.match(opened)
+            header = OPENING_HEADER.match(opened)
             if not header:
                 break
             opened = opened[header.end():]
