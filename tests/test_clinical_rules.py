@@ -84,9 +84,9 @@ PAIRS = {
                                      ["supported"]),
     "number: the explanation names the number of the same kind": (
         "He is 42 years old. His pain is 7/10.", "His pain is 3/10.", False, ["note says 7/10, claim says 3/10"]),
-    "laterality: the side the note gives, written alike": (
-        "For two weeks he has had pain in his left shoulder when lifting.", "Left shoulder pain.", True,
-        ["supported"]),
+    "laterality: the side the note gives is never reported missing": (
+        "He has swelling of the left knee and a rash on his back.", "Left knee pain at night after running.", False,
+        ["note gives left knee only in another context"]),
     "a qualifier is never forgiven": ("Trace edema of the ankles.", "Severe edema of the ankles.", False,
                                       ["severe"]),
     "missing content": ("The lungs are clear.", "The lungs are clear and the abdomen is soft.", False,

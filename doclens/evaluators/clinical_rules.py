@@ -135,6 +135,8 @@ PARAPHRASE_WORD_COSINE = 0.2
 #: substituted finding ("swelling" for "pain" 0.44; "aching" / "achy" 0.77 is a synonym).
 SUBSTITUTION_COSINE = 0.4
 SYNONYM_COSINE = 0.75
+#: Sentences (those with the most claim words) among which MiniLM picks the one a claim rewords.
+ALIGN_CANDIDATES = 8
 
 
 @dataclass
@@ -452,7 +454,7 @@ class ClinicalRulesJudge(Evaluator):
             return False, "claim has no content word to check"
         index = self._index(premise_sentences)
         best = self._aligned(claim, words, premise_sentences)
-        problems, forgiven = self._content_problems(claim, words, index, premise_sentences, best)
+        problems, forgiven, best = self._content_problems(claim, words, index, premise_sentences, best)
         problems += self._assertion_problems(words, index)
         for claim_sentence in claim_sentences:
             problems += self._number_and_side_problems(claim_sentence, premise_sentences)
@@ -474,25 +476,26 @@ class ClinicalRulesJudge(Evaluator):
                         index.setdefault(key, []).append((word, sentence))
         return index
 
-    def _aligned(self, claim: str, words: list[_Word], premise_sentences: list[_Sentence]) -> Optional[_Sentence]:
-        """The premise sentence the claim is about: the most claim keys in common, ties (and, with
-        the MiniLM encoder, every candidate sharing a key) decided by sentence similarity."""
+    def _aligned(self, claim: str, words: list[_Word], premise_sentences: list[_Sentence],
+                 encoder: bool = False) -> Optional[_Sentence]:
+        """The premise sentence the claim is about: the most claim keys in common; with
+        ``encoder``, the closest by MiniLM among the :data:`ALIGN_CANDIDATES` sentences with the
+        most keys in common (so a note's sentences are encoded only when a claim needs rewording)."""
         if not premise_sentences:
             return None
         stems = {w.stem for w in words}
-        shared = [(len(s.stems & stems), s) for s in premise_sentences]
-        top = max(n for n, _ in shared)
-        candidates = [s for n, s in shared if n == top] if self.paraphrase == "none" or top == 0 else \
-            [s for n, s in shared if n > 0]
-        if len(candidates) == 1 or self.paraphrase == "none":
-            return candidates[0]
+        ranked = sorted(premise_sentences, key=lambda s: -len(s.stems & stems))
+        if not encoder or self.paraphrase == "none":
+            return ranked[0]
+        candidates = [s for s in ranked[:ALIGN_CANDIDATES] if s.stems & stems] or ranked[:1]
         self._embed([claim] + [s.text for s in candidates])
         return max(candidates, key=lambda s: self._cosine(claim, s.text) + 0.02 * len(s.stems & stems))
 
     def _content_problems(self, claim: str, words: list[_Word], index: dict, premise_sentences: list[_Sentence],
-                          best: Optional[_Sentence]) -> tuple[list[str], str]:
+                          best: Optional[_Sentence]) -> tuple[list[str], str, Optional[_Sentence]]:
         """Content words the premise lacks: an opposite it states (normal/abnormal), a drug it does
-        not name, other words; a few missing words are forgiven as paraphrase (module docstring)."""
+        not name, other words; a few missing words are forgiven as paraphrase (module docstring),
+        judged against the sentence MiniLM aligns the claim with (returned)."""
         missing = [w for w in dict.fromkeys(w.text.lower() for w in words)
                    if self.analyser.normal(w) not in index and not self._abbreviation_found(w, words, index)]
         problems: list[str] = []
@@ -506,8 +509,10 @@ class ClinicalRulesJudge(Evaluator):
             else:
                 kept.append(m)
         forgiven = ""
-        if kept and not problems and best is not None and self._paraphrase_of(kept, words, best, claim):
-            forgiven, kept = f"; {', '.join(kept)} forgiven as paraphrase", []
+        if kept and not problems and best is not None:
+            best = self._aligned(claim, words, premise_sentences, encoder=True)
+            if self._paraphrase_of(kept, words, best, claim):
+                forgiven, kept = f"; {', '.join(kept)} forgiven as paraphrase", []
         drugs = [m for m in kept if m in DRUGS]
         others = [m for m in kept if m not in DRUGS]
         if drugs:
@@ -516,7 +521,7 @@ class ClinicalRulesJudge(Evaluator):
             problems.append(f"note does not mention {', '.join(drugs)} (drug){said}")
         if others:
             problems.append(f"note does not mention: {', '.join(others[:6])}")
-        return problems, forgiven
+        return problems, forgiven, best
 
     def _abbreviation_found(self, text: str, words: list[_Word], index: dict) -> bool:
         """A claim abbreviation whose expansion the premise writes out ("SOB": shortness of breath)."""
@@ -613,9 +618,9 @@ class ClinicalRulesJudge(Evaluator):
                 local = not context or bool(context & sentence.stems) or (unit is not None and u == unit)
                 if v == value and (unit is None or u is None or u == unit) and local:
                     return None
-                # what the note says instead: a number of the same kind (same unit, a reading such as
-                # 7/10 for a reading), never "42 year" for a pain score
-                if local and u == unit and ("/" in v) == ("/" in value):
+                # what the note says instead: a number of the same kind (the same unit or the same
+                # value; a reading such as 7/10 for a reading), never "42 year" for a pain score
+                if local and (u == unit or v == value) and ("/" in v) == ("/" in value):
                     near.append(f"{v} {u}" if u else v)
         if near:
             return f"note says {', '.join(dict.fromkeys(near[:3]))}, claim says {shown}"
@@ -623,20 +628,22 @@ class ClinicalRulesJudge(Evaluator):
 
     @staticmethod
     def _check_side(side, body, phrase, premise_sentences) -> Optional[str]:
-        opposite = []
+        opposite, elsewhere = [], []
         head = phrase.lower().split()[1:2]  # "left shoulder pain" → shoulder
         for sentence in premise_sentences:
             for s, b, p in sentence.sides:
-                if head and p.lower().split()[1:2] == head and s in (side, "bilateral"):
-                    return None  # the same side of the same body part, written the same way
                 # the same body part: two context words in common (one when either has only one)
                 if body and len(body & b) < min(2, len(body), len(b)):
+                    if head and p.lower().split()[1:2] == head and s in (side, "bilateral"):
+                        elsewhere.append(p)  # the same side and part, about something else
                     continue
                 if s == side or (s == "bilateral" and side in ("left", "right")):
                     return None
                 opposite.append(p)
         if opposite:
             return f"note says {', '.join(dict.fromkeys(opposite[:2]))}, claim says {phrase}"
+        if elsewhere:
+            return f"note gives {elsewhere[0]} only in another context than the claim's {phrase}"
         return f"note does not give the side of {phrase}"
 
     # ---- source support -------------------------------------------------------------------------
