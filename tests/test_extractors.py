@@ -50,3 +50,16 @@ def test_headers_preambles_and_bare_subheaders_are_no_claims():
         "Patient Agreements: The patient understands and agrees with the plan."]
     assert is_bare_subheader("Vital signs") and is_bare_subheader("MSK:") and not is_bare_subheader("Hypertension.")
     assert ClauseExtractor().signature() == "clauses:v2"
+
+
+def test_overlap_explains_which_words_the_note_lacks():
+    from doclens.evaluators.base import ClaimRequest
+    from doclens.evaluators.overlap import OverlapEvaluator
+
+    judge = OverlapEvaluator()
+    [[kept, missed, negated]] = judge.judge_claims_many([ClaimRequest(
+        "The patient has knee pain and swelling.", ["knee pain", "knee pain with fever and rash", "no knee pain"])])
+    assert kept.entailed and kept.explanation.startswith("100%")
+    assert not missed.entailed and "note lacks: fever, rash" in missed.explanation
+    assert not negated.entailed and "negated" in negated.explanation
+    assert judge.entail_batch([("knee pain", "knee pain"), ("knee pain", "fever")]) == [True, False]
