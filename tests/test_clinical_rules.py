@@ -140,7 +140,7 @@ def test_deterministic_across_instances_and_order():
 def test_preset_loads_and_signature_marks_rule_based():
     made = load_evaluator("clinical-rules")
     assert isinstance(made, ClinicalRulesJudge) and made.keeps_data_local
-    assert made.signature() == "clinical-rules:rule-based:v1+medspacy-context+minilm0.9"
+    assert made.signature() == "clinical-rules:rule-based:v2+medspacy-context+minilm0.5"
     config = made.config()
     assert config["medspacy"] == "1.3.1" and config["paraphrase"] == "minilm"
     with pytest.raises(ConfigurationError, match="paraphrase"):
@@ -165,7 +165,7 @@ def test_cli_scores_examples_with_clinical_rules(tmp_path, capsys):
     captured = capsys.readouterr()
     assert code == 0, captured.err
     report = Report.load(out)
-    assert "judge:clinical-rules:rule-based:v1+medspacy-context+minilm0.9" in report.signature
+    assert "judge:clinical-rules:rule-based:v2+medspacy-context+minilm0.5" in report.signature
     visit = next(i for i in json.loads(out.read_text())["instances"] if i["id"] == "visit-002")
     metoprolol = next(c for c in visit["prediction_claims"] if "metoprolol" in c["text"])
     assert metoprolol["entailed"] is False
