@@ -9,7 +9,10 @@ Supported kinds (label 1):
 * ``verbatim``: a sentence of the note;
 * ``shortened``: the part of a note sentence before its first comma, ``but`` or ``and``;
 * ``paraphrase``: a note sentence rewritten by one of the hand-written templates in
-  :data:`PARAPHRASES` (subject swaps, reported speech, passive plans, age phrasing …).
+  :data:`PARAPHRASES` (subject swaps, reported speech, passive plans, age phrasing …);
+* ``written_paraphrase``: :data:`WRITTEN_PARAPHRASES`, 33 note sentences reworded by hand, as a
+  clinician or a model would (synonyms, lay terms, reordering, other verbs), written by reading
+  the notes before any judge saw them and never tuned on (held out: all are in ``held_out``).
 
 Unsupported kinds (label 0):
 * ``other_patient``: a sentence of another patient's note that does not occur in this one;
@@ -61,7 +64,7 @@ from doclens.parsing.statements import parse_statements  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "aci_bench_test1.jsonl"
 SEED = 20261123
-SUPPORTED = ("verbatim", "shortened", "paraphrase")
+SUPPORTED = ("verbatim", "shortened", "paraphrase", "written_paraphrase")
 UNSUPPORTED = ("other_patient", "laterality", "negation", "number", "drug", "dialogue")
 
 #: Drug names (generic and brand) the swap draws from; a replacement never occurs in the note.
@@ -95,6 +98,45 @@ PARAPHRASES: list[tuple[str, str]] = [
     (r"^(.+?) (?:was|is) unremarkable(.*)$", r"\1 showed nothing abnormal\2"),
     (r"^(.+?) (?:is|are) (negative|positive) for (.+)$", r"\1 came back \2 for \3"),
     (r"^(?:Continue|Continue with) (.+)$", r"\1 will be continued"),
+]
+
+#: Hand-written paraphrases: (note id, a note sentence reworded by hand). Written by reading the
+#: notes of ACI-BENCH test split 1 before any judge was run on them; held out (never tuned on).
+WRITTEN_PARAPHRASES: list[tuple[str, str]] = [
+    ("D2N088", "He checks his blood pressure regularly on weekdays but is less consistent on the weekend."),
+    ("D2N088", "He thinks carrying heavy bags caused these symptoms."),
+    ("D2N088", "He has been short of breath and coughing."),
+    ("D2N091", "The 54-year-old man, who has osteoporosis and multiple sclerosis, came in for his yearly physical."),
+    ("D2N091", "He has been travelling around the country."),
+    ("D2N091", "He says this summer was stressful."),
+    ("D2N094", "She hurt it while she was skiing."),
+    ("D2N094", "Palpating the MCP and DIP joints of her right hand causes pain."),
+    ("D2N097", "A mammogram will be ordered."),
+    ("D2N097", "She denies any chest pain or shortness of breath."),
+    ("D2N100", "Her acne began about two years ago and shows up nearly every day."),
+    ("D2N100", "Her acne is doing well today."),
+    ("D2N100", "Dryness or irritation may be side effects."),
+    ("D2N103", "He says he feels better and is doing pretty well overall."),
+    ("D2N103", "The episodes of chest pain and shortness of breath last a few minutes and do not come back for "
+               "weeks."),
+    ("D2N106", "His breathing has gotten worse than it used to be."),
+    ("D2N106", "His symptoms started two years ago."),
+    ("D2N106", "I told him to take it as soon as any symptoms start."),
+    ("D2N109", "The left lower extremity has intact sensation."),
+    ("D2N109", "The lateral malleolus and fifth metatarsal of the left ankle are tender when palpated."),
+    ("D2N109", "The medication was refilled today."),
+    ("D2N112", "Strength is 4/5 on the left side and 5/5 on the right side."),
+    ("D2N112", "Palpating the L4 vertebra is painful."),
+    ("D2N112", "His primary care doctor referred him."),
+    ("D2N115", "He was prescribed Flexeril 10 mg to take every 12 hours when needed."),
+    ("D2N115", "Depending on the MRI results, he will be referred to physical rehabilitation or a chiropractor."),
+    ("D2N115", "Flexion, rotation, and lateral bending are painful."),
+    ("D2N118", "The patient takes Norvasc 2.5 mg and metformin 500 mg."),
+    ("D2N118", "A urinalysis and urine culture were ordered."),
+    ("D2N118", "The patient will follow up in three months."),
+    ("D2N121", "He is doing well with his current medications."),
+    ("D2N121", "The neck is supple with no lymphadenopathy."),
+    ("D2N121", "He has no edema in his lower extremities."),
 ]
 
 #: Assertion flips, tried in order; the first that matches makes the negation kind.
@@ -243,7 +285,13 @@ def build_pairs(rows: list[dict], per_kind: int = 40, seed: int = SEED) -> list[
         candidates["dialogue"][nid].extend(_dialogue_claims(row.get("source", ""), note))
     notes = {row["id"]: row["reference"] for row in rows}
     pairs = []
+    for nid, claim in WRITTEN_PARAPHRASES:  # fixed, all held out
+        if nid in notes:
+            pairs.append({"id": f"written_paraphrase-{len(pairs)}", "note_id": nid, "split": "held_out",
+                          "kind": "written_paraphrase", "label": True, "premise": notes[nid], "claim": claim})
     for kind in SUPPORTED + UNSUPPORTED:
+        if kind == "written_paraphrase":
+            continue
         want = per_kind * 2 if kind in SUPPORTED else per_kind
         pools = {nid: list(dict.fromkeys(c)) for nid, c in sorted(candidates[kind].items())}
         for pool in pools.values():

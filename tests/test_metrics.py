@@ -338,3 +338,26 @@ def test_a_stray_bracketed_number_is_an_invalid_citation_with_its_location():
     assert "'[2] weeks'" in first.explanation and "running text" in first.explanation
     assert second.cited == [1] and second.entailed is True
     assert result.scores["citation_recall"] == 0.5
+
+
+def test_note_section_missing_from_the_premise_falls_back_to_the_whole_note():
+    """A reference fact the prediction gives under another header is judged against the whole
+    prediction by default (counted); ``section_fallback="section"`` is the original empty premise."""
+    reference = "HISTORY OF PRESENT ILLNESS\nknee pain\nPHYSICAL EXAM\nknee swelling"
+    prediction = "HISTORY OF PRESENT ILLNESS\nknee pain with knee swelling"
+    row = {"id": "n", "task": "note_generation", "prediction": prediction, "reference": reference,
+           "reference_claims": {"subjective": ["knee pain"], "objective_exam": ["knee swelling"]},
+           "prediction_claims": {"subjective": ["knee pain with knee swelling"]}}
+    report = score([row])
+    assert report["claim_recall"] == 1.0
+    assert report.counts["claim_recall"]["section_fallbacks"] == 1
+    assert report.counts["claim_precision"]["section_fallbacks"] == 0
+    exam = [v for v in report.instances[0].reference_claims if v.section == "objective_exam"][0]
+    assert exam.explanation.startswith("[the note has no objective_exam section: judged against the whole note]")
+    assert "|sections:note|" in report.signature
+    strict = score([row], section_fallback="section")
+    assert strict["claim_recall"] == 0.5 and "|sections:section|" in strict.signature
+    exam = [v for v in strict.instances[0].reference_claims if v.section == "objective_exam"][0]
+    assert exam.explanation == "empty premise: the note has no objective_exam section"
+    with pytest.raises(ConfigurationError, match="section_fallback"):
+        DocLens(TokenSubsetEvaluator(), section_fallback="whole")

@@ -1,6 +1,8 @@
 import json
 
-from doclens.parsing.sections import SECTION_NAMES, note_section_spans, split_note_sections
+import pytest
+
+from doclens.parsing.sections import SECTION_NAMES, note_section_spans, segments, split_note_sections
 
 
 def test_four_divisions_in_order():
@@ -100,3 +102,48 @@ def test_task_auto_scores_soap_shaped_references_per_section(tmp_path):
         report = DocLens(TokenSubsetEvaluator()).score(plain, progress=False)
     assert report.instances[0].task == "general"
     assert sum("SOAP section headers" in str(w.message) for w in caught) == 1
+
+
+REAL_HEADER_NOTES = [
+    # a preamble, then every header inline in running text (GPT-4 style)
+    ("Possible clinical note: HISTORY OF PRESENT ILLNESS: Knee pain. PHYSICAL EXAM: Lungs clear. "
+     "RESULTS: X-ray normal. ASSESSMENT AND PLAN: Rest.", "PHYSICAL EXAM: Lungs clear."),
+    # numbered (ChatGPT style)
+    ("1) History of present illness: Knee pain. 2) Physical exam: Lungs clear. 3) Results: X-ray normal. "
+     "4) Assessment and plan: Rest.", "2) Physical exam: Lungs clear."),
+    # markdown
+    ("## Summary  **History of present illness:** Knee pain.  **Physical exam:** Lungs clear.  "
+     "**Results:** X-ray normal.  **Assessment and plan:** Rest.", "**Physical exam:** Lungs clear."),
+    # "Section N:" with a title-case header and no colon
+    ("Section 1: History of Present Illness Knee pain.  Section 2: Physical Exam Lungs clear.  "
+     "Section 3: Results X-ray normal.  Section 4: Assessment and Plan Rest.", "Section 2: Physical Exam Lungs clear."),
+    # the colon on the line after a header line
+    ("HISTORY OF PRESENT ILLNESS\n: Knee pain.\nPHYSICAL EXAM\n: Lungs clear.\nRESULTS\n: X-ray normal.\n"
+     "ASSESSMENT AND PLAN\n: Rest.", "PHYSICAL EXAM\n: Lungs clear."),
+]
+
+
+@pytest.mark.parametrize("note,exam", REAL_HEADER_NOTES)
+def test_real_outputs_headers_open_their_divisions(note, exam):
+    sections = segments("note_generation", note)
+    assert sections["objective_exam"] == exam
+    assert "X-ray normal." in sections["objective_results"] and "Knee pain" not in sections["objective_results"]
+    assert sections["assessment_and_plan"].endswith("Rest.")
+    assert "Knee pain." in sections["subjective"]
+    # ACI-BENCH's own tagger (the baselines') reads none of these inline headers
+    if "\n" not in note:
+        assert split_note_sections(note)["objective_exam"] == ""
+
+
+def test_real_headers_leave_prose_alone():
+    # a header word inside a sentence, without a colon or capitals, opens nothing
+    sections = segments("note_generation", "He had a physical exam last year and results were fine. Plan: rest.")
+    assert sections["objective_exam"] == "" and sections["objective_results"] == ""
+    assert sections["assessment_and_plan"] == "Plan: rest."
+
+
+def test_real_headers_change_no_reference_note(shared_data):
+    # clinicians' notes put headers on lines of their own: both readings divide them alike
+    path = shared_data / "aci_bench_test1.jsonl"
+    for row in map(json.loads, path.read_text().splitlines()):
+        assert segments("note_generation", row["reference"]) == split_note_sections(row["reference"]), row["id"]

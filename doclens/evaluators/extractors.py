@@ -2,10 +2,17 @@
 
 * :class:`SentenceExtractor` (``sentences``): each sentence is a claim. Deterministic, offline,
   no model — a coarse stand-in for an LLM extractor, useful for smoke tests and as a floor.
-* :class:`ClauseExtractor` (``clauses``): each sentence, split further into independent clauses
-  where that is reliable (``;``, and ``, but`` / ``, and`` / ``, so`` / ``, however``
-  before a new subject such as ``he``, ``the patient``, ``we``). No model: the offline default of
-  the ``clinical-rules`` judge.
+* :class:`ClauseExtractor` (``clauses``): claims a clinician would count (docs/design.md §7), no
+  model — the offline default of the ``clinical-rules`` judge. Each sentence, bullet or line,
+  with a section header or preamble that opens it removed (``HISTORY OF PRESENT ILLNESS: …``,
+  ``Possible clinical note:``); a line of several ``Key: value`` parts (``Vital signs: BP 120/80
+  General: Alert …``) cut at each key; a ``Key: a, b, and c`` value split into one claim per item,
+  each keeping its key (``HEENT: PERRLA``, ``HEENT: EOMI``); independent clauses split (``;``, and
+  ``, but`` / ``, and`` / ``, so`` / ``, however`` before a new subject such as ``he``, ``the
+  patient``); an enumeration of short items split into one claim per item, each with the words
+  that introduce the list (``history of depression, type 2 diabetes, and hypertension`` → three;
+  ``denies fever, chills, or rash`` → ``denies fever`` …); a bare header or body-system sub-header
+  (``Cardiovascular``, ``Neck:``, ``Patient Agreements:`` alone) is no claim.
 * :class:`PromptedExtractor`: the base of LLM extractors. It renders the task's extraction
   prompt (``prompts/extract/…``), asks the model through :meth:`PromptedExtractor.complete_many`
   and reads the reply with :func:`doclens.parsing.claim_lists.parse_claim_list`.
@@ -95,16 +102,159 @@ def split_clauses(sentence: str) -> list[str]:
     return out
 
 
+#: Section headers and preambles that open a statement in real outputs; removed, never a claim.
+OPENING_HEADER = re.compile(
+    r"^\s*(?:(?i:(?:possible|sample|draft)?\s*clinical note|section\s*\d{1,2})|(?:\d{1,2}[.)]\s*)?"
+    r"(?:(?i:chief complaint|reason for visit|history of present illness|interval history|physical examination|"
+    r"physical exam|assessment and plan|assessment & plan)|"
+    # short headers only in capitals: "Examination: No edema." is a finding keyed by its exam
+    r"CC|HPI|HISTORY|SUBJECTIVE|OBJECTIVE|EXAM|EXAMINATION|PE|RESULTS|FINDINGS|ASSESSMENT|PLAN|A/P|AP|IMPRESSION|"
+    r"SUMMARY))\s*\**\s*:\s*\**\s*")
+#: Where a line of several ``Key: value`` parts is cut: before a capitalised key of one to three
+#: words and its colon ("… 98% General: Alert …"), not inside a time ("10:30").
+_NEXT_KEY = re.compile(r"(?<=\S)(?<!\bof)(?<!\bthe)(?<!\band)(?<!\bwith)(?<!\bto)(?<!\bin)(?<!\bon)(?<!\bfor)"
+                       r"\s+(?=[A-Z][A-Za-z/&\-]*(?: [A-Za-z/&\-]+){0,2}:\s)")
+_KEY = re.compile(r"^([A-Z][A-Za-z/&\- ]{0,40}):\s+(\S.*)$")
+#: Body-system and exam sub-headers: alone they are no claim.
+SUBHEADERS = frozenset("""cardiovascular cardiac heart respiratory lungs pulmonary chest neck heent head eyes ears nose
+throat mouth constitutional general skin integumentary neurological neurologic neuro psychiatric psych
+musculoskeletal msk gastrointestinal gi abdomen abdominal genitourinary gu extremities vitals vital signs
+lymphatic hematologic endocrine allergic immunologic back spine breast rectal pelvic
+patient agreements patient education instructions medications allergies social history family history
+past medical history past surgical history review of systems ros""".split("\n"))
+_SUBHEADER_WORDS = frozenset(w for line in SUBHEADERS for w in line.split())
+#: Words that introduce a list ("history of", "denies", "no", "with" …): the list's first item
+#: starts after the last of them before the first comma.
+_LIST_INTRO = frozenset("""for of with without denies deny denied reports reported endorses endorsed has have had
+includes include including no negative positive on takes taking are is was were shows showed reveals revealed
+any""".split())
+_TAIL = re.compile(r"\s+(?:who|which|that|since|because|but|as|after|when|while|due to|secondary to)\s", re.IGNORECASE)
+_COMMA_SPLIT = re.compile(r",\s*(?:and|or)\s+|,\s*", re.IGNORECASE)
+
+
+def _carry_negation(items: list[str], region: str) -> list[str]:
+    """``Negative for ANA, RF, and HLA-B27``, ``Denies cough, dyspnea, or hemoptysis``: the short
+    items after one that holds ``negative for`` / ``positive for`` / ``denies`` carry those words
+    too; after a ``no`` item, only in a list closed by ``or`` (``rhythm with no murmurs, rubs, or
+    gallops``; ``no distress, moist membranes`` is two findings)."""
+    closed_by_or = bool(re.search(r"\bor\s+\S+(?:\s+\S+){0,2}\s*$", region, re.IGNORECASE))
+    out, intro = [], ""
+    for item in items:
+        opening = re.search(r"\b(?:(?:negative|positive) for|denies|denied|no|without)\s+", item, re.IGNORECASE)
+        if opening:
+            word = opening.group(0).lower()
+            intro = opening.group(0) if closed_by_or or not word.startswith(("no", "without")) else ""
+        elif intro and len(item.split()) <= 3:
+            item = intro + item
+        out.append(item)
+    return out
+
+
+def is_bare_subheader(text: str) -> bool:
+    """``Cardiovascular``, ``Neck:``, ``Patient Agreements:``, ``Vital signs`` alone: no claim."""
+    core = text.strip().strip("*_-•:.").strip().lower()
+    if not core:
+        return True
+    if text.strip().rstrip("*_ ").endswith(":") and len(core.split()) <= 4:
+        return True
+    return all(w in _SUBHEADER_WORDS for w in re.findall(r"[a-z]+", core)) and len(core.split()) <= 4
+
+
+def split_keyed(statement: str) -> list[str]:
+    """A line of several ``Key: value`` parts, one part each."""
+    parts: list[str] = []
+    for part in (p.strip() for p in _NEXT_KEY.split(statement)):
+        if parts and re.fullmatch(r"(?:[A-Z][\w/&\-]*\s?){1,3}", parts[-1]):
+            parts[-1] += " " + part  # "Patient Agreements: …" was cut inside its key
+        elif part:
+            parts.append(part)
+    return parts
+
+
+def split_enumeration(sentence: str) -> list[str]:
+    """``"He has a history of depression, type 2 diabetes, and hypertension."`` → one sentence per
+    item, each with the words before the list (``"He has a history of depression."`` …). A
+    ``Key: a, b`` value is split at its commas, each part keeping ``Key:``. Only lists of three or
+    more items (two for a keyed value) of at most six words each, whose first item is short, are
+    split; a condition, or a list with a negated item after the first, never is."""
+    body = sentence.strip().rstrip(".")
+    if "," not in body or _CONDITIONAL.search(body):
+        return [sentence]
+    found = _list_region(body)
+    if found is None:
+        return [sentence]
+    prefix, region, tail, keyed = found
+    items = _list_items(region, keyed)
+    if items is None:
+        return [sentence]
+    claims = [prefix + item for item in items]
+    claims[-1] += tail
+    return [c if c[-1] in ".!?" else c + "." for c in claims]
+
+
+def _list_region(body: str) -> Optional[tuple[str, str, str, bool]]:
+    """``(prefix, list text, tail, keyed)`` of a sentence's list, or ``None`` when its first item
+    does not follow a list intro closely."""
+    keyed = _KEY.match(body)
+    if keyed:
+        return keyed.group(1) + ": ", keyed.group(2), "", True
+    words = body.partition(",")[0].split()
+    cut = max((i + 1 for i, w in enumerate(words) if w.lower().strip(":") in _LIST_INTRO), default=0)
+    # the first item is short and follows its intro ("… significant for depression, …")
+    if cut == 0 or not 1 <= len(words) - cut <= 4 or words[cut].lower() in ("been", "also", "not", "to"):
+        return None
+    region = body[len(" ".join(words[:cut])):].strip()
+    tail_match = _TAIL.search(region, region.rfind(",") + 1)
+    if tail_match:
+        region, tail = region[:tail_match.start()], region[tail_match.start():]
+    else:
+        tail = ""
+    return " ".join(words[:cut]) + " ", region, tail, False
+
+
+def _list_items(region: str, keyed: bool) -> Optional[list[str]]:
+    """The items of a list (commas; "and" / "or" only in the last part, "A, B and C"; a keyed
+    value at commas only, so "Alert and oriented" stays whole), or ``None`` when it is no list."""
+    items = [i.strip() for i in _COMMA_SPLIT.split(region) if i.strip()]
+    if not keyed and items:
+        items = items[:-1] + [i.strip() for i in re.split(r"\s+(?:and|or)\s+", items[-1]) if i.strip()]
+    if keyed:
+        items = _carry_negation(items, region)
+    elif any(re.match(r"(?:no|not|denies)\b", i, re.IGNORECASE) for i in items[1:]):
+        return None  # "pulling of ears, no sore throat or hoarseness": not one list
+    if len(items) < 2 or (len(items) == 2 and (not keyed or min(len(i.split()) for i in items) < 2)):
+        return None
+    return None if any(len(i.split()) > 6 for i in items) else items
+
+
+def clinician_claims(text: str) -> list[str]:
+    """The claims of ``text`` by the rules of :class:`ClauseExtractor` (module docstring)."""
+    claims = []
+    for statement in parse_statements(strip_citations(text)):
+        opened = statement.text
+        while True:  # "Possible clinical note: HISTORY OF PRESENT ILLNESS: …"
+            header = OPENING_HEADER.match(opened)
+            if not header:
+                break
+            opened = opened[header.end():]
+        for part in split_keyed(opened):
+            if is_bare_subheader(part):
+                continue
+            for clause in split_clauses(part):
+                claims.extend(c for c in split_enumeration(clause) if not is_bare_subheader(c))
+    return claims
+
+
 class ClauseExtractor(Extractor):
-    """Each sentence, bullet or line (header lines excluded), split into its independent clauses."""
+    """Claims a clinician would count, by rule (see the module docstring)."""
 
     name = "clauses"
 
     def extract(self, text: str, task: str = "general", section: str | None = None) -> list[str]:
-        return [c for s in parse_statements(strip_citations(text)) for c in split_clauses(s.text)]
+        return clinician_claims(text)
 
     def signature(self) -> str:
-        return "clauses:v1"
+        return "clauses:v2"
 
 
 class PromptedExtractor(Extractor):

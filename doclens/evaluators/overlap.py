@@ -51,18 +51,39 @@ class OverlapEvaluator(Evaluator):
         self.threshold = threshold
 
     def entail_batch(self, pairs: list[tuple[str, str]]) -> list[bool]:
-        verdicts = []
         premises: dict[str, set[str]] = {}  # one premise is often asked about many claims
-        for premise, hypothesis in pairs:
-            words = content_words(hypothesis)
-            if not words:
-                verdicts.append(False)
-                continue
-            if premise not in premises:
-                premises[premise] = content_words(premise)
-            covered = len(words & premises[premise]) / len(words)
-            verdicts.append(covered >= self.threshold and (not is_negated(hypothesis) or is_negated(premise)))
-        return verdicts
+        return [self.explain(premise, hypothesis, premises)[0] for premise, hypothesis in pairs]
+
+    def explain(self, premise: str, claim: str, premises: dict | None = None) -> tuple[bool, str]:
+        """``(entailed, explanation)``: the share of the claim's content words in the premise, the
+        words it lacks, and the negation rule's reading."""
+        words = content_words(claim)
+        if not words:
+            return False, "claim has no content word"
+        premises = {} if premises is None else premises
+        if premise not in premises:
+            premises[premise] = content_words(premise)
+        missing = sorted(words - premises[premise])
+        covered = 1 - len(missing) / len(words)
+        lacks = f"; note lacks: {', '.join(missing[:8])}" if missing else ""
+        if covered < self.threshold:
+            return False, f"{covered:.0%} of the claim's content words are in the note (needs {self.threshold:.0%}){lacks}"
+        if is_negated(claim) and not is_negated(premise):
+            return False, "the claim is negated and the note has no negation"
+        return True, f"{covered:.0%} of the claim's content words are in the note{lacks}"
+
+    def judge_claims_many(self, requests: list[ClaimRequest], *, on_done=None):
+        """Each verdict with its explanation (which content words the note lacks)."""
+        from doclens.core.types import ClaimJudgement
+
+        premises: dict[str, set[str]] = {}
+        results = []
+        for n, request in enumerate(requests):
+            results.append([ClaimJudgement(*self.explain(request.premise, claim, premises)) for claim in request.claims])
+            self.usage.pairs += len(request.claims)
+            if on_done is not None:
+                on_done(n)
+        return results
 
     support_verdicts = 3
 

@@ -18,6 +18,15 @@ a missing division as the text ``#####EMPTY#####`` and averaged a division over 
 reproduces ACI-BENCH's procedure.
 ``__lf1__`` (ACI-BENCH's line-break token in one-note-per-line files) is read as a line break by
 :func:`split_note_sections`.
+
+Real system notes write their headers in more ways than ACI-BENCH's tagger reads (docs/design.md
+§7): inline after a preamble (``Possible clinical note: HISTORY OF PRESENT ILLNESS: …``), numbered
+or marked up in running text (``… 2) Physical exam: …``, ``**Results:**``, ``Section 2: Physical
+Exam``), or on a line of their own with the colon on the next (``HISTORY OF PRESENT ILLNESS\n: …``).
+With ``real_headers=True`` (what :func:`segments`, and so the scorer, uses) such a header opens its
+division too: the whitespace before it is read as a line break (offsets are unchanged) and a line
+may begin with a list or markup marker. The default (``False``) is ACI-BENCH's tagger, which the
+baselines reproduce.
 """
 
 from __future__ import annotations
@@ -63,9 +72,34 @@ def _compile(headers: list[str]) -> re.Pattern:
 
 _COMPILED = [(division, _compile(headers)) for division, headers in _HEADERS]
 _IMPRESSION = re.compile(r"\s*IMPRESSION")
+#: What may stand before a header at the start of a line in real outputs: "1)", "2.", "-", "##",
+#: "**", "Section 2:".
+_MARKER = re.compile(r"\s*(?:(?:section\s*)?\d{1,2}\s*[.):]|[-•#*]+)?\s*\**\s*", re.IGNORECASE)
+#: A header inside running text (real outputs): after a sentence end, a colon, a list or markup
+#: marker, or two spaces; and followed by a colon (possibly after "**"), or written in capitals.
+_INLINE_NAMES = sorted({h.rstrip(" :") for _, headers in _HEADERS for h in headers if len(h.rstrip(" :")) > 3}
+                       | {"physical exam", "assessment and plan", "history of present illness"}, key=len, reverse=True)
+_INLINE = re.compile(
+    r"(?:(?<=[.!?:])|(?<=\s\s))\s+(?=(?:(?:section\s*)?\d{1,2}\s*[.):]\s*|[-•#*]+\s*)?\**\s*(?:"
+    + "|".join(_words(name) for name in _INLINE_NAMES) + r")\s*\**\s*:)", re.IGNORECASE)
+_INLINE_CAPS = re.compile(
+    r"(?:(?<=[.!?:])|(?<=\s\s))\s+(?=(?:" + "|".join(_words(name.upper()) for name in _INLINE_NAMES)
+    + r")\b(?:\s*:|\s+[A-Z][a-z]))")
+_SECTION_NUMBER = re.compile(r"(?<=\S)\s+(?=section\s*\d{1,2}\s*:)", re.IGNORECASE)
+#: After a "Section 2:" marker, a header needs no colon ("Section 2: Physical Exam The vital signs").
+_NAMED = re.compile(r"\s*(?:" + "|".join(_words(name) for name in _INLINE_NAMES) + r")\b", re.IGNORECASE)
+_NAMED_DIVISION = {name: division for division, headers in _HEADERS for h in headers
+                   for name in [h.rstrip(" :")] if name in _INLINE_NAMES}
 
 
-def _line_division(line: str) -> str | None:
+def _line_division(line: str, real_headers: bool = False) -> str | None:
+    if real_headers:
+        marker = _MARKER.match(line)
+        if marker and re.match(r"\s*section", marker.group(0), re.IGNORECASE):
+            named = _NAMED.match(line, marker.end())
+            if named:
+                return _NAMED_DIVISION.get(" ".join(named.group(0).lower().split()), "subjective")
+        line = line[marker.end():] if marker else line
     for division, regex in _COMPILED:
         if regex.match(line):
             return division
@@ -74,12 +108,25 @@ def _line_division(line: str) -> str | None:
     return None
 
 
-def note_section_spans(text: str) -> list[tuple[str, int, int]]:
-    """``[(division, start, end), …]`` in order of appearance; character offsets into ``text``."""
+def break_inline_headers(text: str) -> str:
+    """``text`` with the whitespace character before each header written inside running text
+    replaced by a line break (same length, so offsets stay valid)."""
+    spots = {m.end() - 1 for regex in (_INLINE, _INLINE_CAPS, _SECTION_NUMBER) for m in regex.finditer(text)}
+    if not spots:
+        return text
+    chars = list(text)
+    for spot in spots:
+        chars[spot] = "\n"
+    return "".join(chars)
+
+
+def note_section_spans(text: str, real_headers: bool = False) -> list[tuple[str, int, int]]:
+    """``[(division, start, end), …]`` in order of appearance; character offsets into ``text``.
+    ``real_headers``: also read the headers real outputs write (module docstring)."""
     starts: list[tuple[str, int]] = []
     offset = 0
-    for line in text.split("\n"):
-        division = _line_division(line)
+    for line in (break_inline_headers(text) if real_headers else text).split("\n"):
+        division = _line_division(line, real_headers)
         if division is not None:
             starts.append((division, offset))
         offset += len(line) + 1
@@ -96,17 +143,21 @@ def note_section_spans(text: str) -> list[tuple[str, int, int]]:
             for i, (division, start) in enumerate(kept)]
 
 
-def split_note_sections(text: str) -> dict[str, str]:
+def split_note_sections(text: str, real_headers: bool = False) -> dict[str, str]:
     """Map each of :data:`SECTION_NAMES` to its text, stripped (``""`` where the note has no such
-    section). ``__lf1__`` in ``text`` is read as a line break.
+    section). ``__lf1__`` in ``text`` is read as a line break. ``real_headers``: also read the
+    headers real outputs write (module docstring); a header's text is then cut at the line break
+    put before it.
 
     >>> sections = split_note_sections("CHIEF COMPLAINT__lf1__Cough.__lf1__PLAN__lf1__Rest.")
     >>> sections["subjective"], sections["objective_exam"], sections["assessment_and_plan"]
     ('CHIEF COMPLAINT\\nCough.', '', 'PLAN\\nRest.')
     """
     text = text.replace(LINE_BREAK_TOKEN, "\n")
+    if real_headers:
+        text = break_inline_headers(text)
     sections = {name: "" for name in SECTION_NAMES}
-    for division, start, end in note_section_spans(text):
+    for division, start, end in note_section_spans(text, real_headers):
         sections[division] = text[start:end].strip()
     return sections
 
@@ -133,5 +184,5 @@ def segments(task: str, text: str) -> dict[str | None, str]:
     """The parts of ``text`` scored separately: the four SOAP divisions for
     ``note_generation``, else the whole text under the key ``None``."""
     if task == "note_generation":
-        return {name: part for name, part in split_note_sections(text).items()}
+        return split_note_sections(text, real_headers=True)
     return {None: text}

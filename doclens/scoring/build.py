@@ -34,6 +34,10 @@ def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = F
     counts["citations"] = {**aggregator.citations, "capped_statements": run.capped_statements}
     if run.auto_tasks:  # task="auto": how many instances it scored as each task
         counts["auto_tasks"] = dict(sorted(run.auto_tasks.items()))
+    if "note_generation" in run.tasks:  # claims judged against the whole note, which lacked their section
+        for metric, direction in (("claim_recall", "recall"), ("claim_precision", "precision")):
+            if metric in counts:
+                counts[metric]["section_fallbacks"] = run.section_fallbacks.get(direction, 0)
     support_on = SOURCE_SUPPORT in scorer.families
     report_warnings = _warnings(scorer, run, sum(v for k, v in unparsed.items() if k != "source_support"),
                                 sum(v for k, v in failed.items() if k != "source_support"))
@@ -170,7 +174,9 @@ def _signature(scorer, run: RunMeta, prompt_tags: list[str]) -> str:
                           extract_decoding=extract_decoding,
                           question_statements=(scorer.question_statements
                                                if "question_summarization" in run.tasks else "whole"),
-                          family_fields=_family_fields(scorer))
+                          family_fields=_family_fields(scorer),
+                          section_fallback=(getattr(scorer, "section_fallback", "note")
+                                            if "note_generation" in run.tasks else None))
 
 
 def usage_of(scorer, run: RunMeta) -> dict:

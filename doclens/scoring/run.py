@@ -28,6 +28,9 @@ class RunMeta:
     auto_tasks: dict[str, int] = field(default_factory=dict)
     #: instances with no task anywhere whose reference has SOAP headers (scored as one general block)
     untasked_notes: int = 0
+    #: claims judged against the whole premise note because it lacks their section, per direction
+    #: (``recall`` / ``precision``; section_fallback="note", docs/design.md §7)
+    section_fallbacks: dict[str, int] = field(default_factory=dict)
 
     def merge(self, other: "RunMeta") -> None:
         self.tasks |= other.tasks
@@ -38,13 +41,16 @@ class RunMeta:
         for task, n in other.auto_tasks.items():
             self.auto_tasks[task] = self.auto_tasks.get(task, 0) + n
         self.untasked_notes += other.untasked_notes
+        for direction, n in other.section_fallbacks.items():
+            self.section_fallbacks[direction] = self.section_fallbacks.get(direction, 0) + n
 
     def to_dict(self) -> dict:
         return {"tasks": sorted(self.tasks), "capped_statements": self.capped_statements,
                 "used_extractor": self.used_extractor, "used_given": self.used_given,
                 **({"uncitable": list(self.uncitable)} if self.uncitable else {}),
                 **({"auto_tasks": dict(self.auto_tasks)} if self.auto_tasks else {}),
-                **({"untasked_notes": self.untasked_notes} if self.untasked_notes else {})}
+                **({"untasked_notes": self.untasked_notes} if self.untasked_notes else {}),
+                **({"section_fallbacks": dict(self.section_fallbacks)} if self.section_fallbacks else {})}
 
     @classmethod
     def from_dict(cls, data: dict) -> "RunMeta":
@@ -52,7 +58,8 @@ class RunMeta:
                    used_extractor=bool(data.get("used_extractor")), used_given=bool(data.get("used_given")),
                    uncitable=[str(i) for i in data.get("uncitable", [])],
                    auto_tasks={str(k): int(v) for k, v in (data.get("auto_tasks") or {}).items()},
-                   untasked_notes=int(data.get("untasked_notes", 0)))
+                   untasked_notes=int(data.get("untasked_notes", 0)),
+                   section_fallbacks={str(k): int(v) for k, v in data.get("section_fallbacks", {}).items()})
 
 
 @dataclass
@@ -85,3 +92,5 @@ class Work:
     n_units: int = 0
     #: (field, section) → why the extraction of those claims failed
     failed_extractions: dict[tuple[str, Optional[str]], str] = field(default_factory=dict)
+    #: (direction, section) judged against the whole premise note, which lacks that section
+    section_fallbacks: set[tuple[str, Optional[str]]] = field(default_factory=set)

@@ -38,7 +38,7 @@ from doclens.scoring.report import Report
 from doclens.scoring.run import Run, RunMeta, Work
 from doclens.scoring.sink import FileSink, ResultSink
 from doclens.scoring.source_support import SourceSupport, check_metrics
-from doclens.scoring.verdicts import citation_requests, claim_requests, instance_result
+from doclens.scoring.verdicts import SECTION_FALLBACKS, citation_requests, claim_requests, instance_result
 
 logger = logging.getLogger("doclens")
 
@@ -122,6 +122,10 @@ class DocLens:
         own source, 3 verdicts (:mod:`doclens.scoring.source_support`, ``cards/source-support.md``).
     source_support : SourceSupport, optional
         Its settings (retrieval, ``top_n``, the whole-source budget); giving it turns the metric on.
+    section_fallback : {"note", "section"}
+        ``note_generation``: a claim whose section the premise note lacks is judged against the
+        whole note (``"note"``, default; counted in ``counts[...]["section_fallbacks"]``) or, as the
+        original scripts did, not entailed (``"section"``). In the signature (``sections:``).
     """
 
     def __init__(self, evaluator: Evaluator, extractor: Optional[Extractor] = None, *, task: Optional[str] = None,
@@ -129,7 +133,7 @@ class DocLens:
                  chunk_size: int = 32, baselines: Optional[list[str]] = None,
                  baseline_options: Optional[dict] = None, question_statements: str = "whole",
                  metrics=None, source_support: Optional[SourceSupport] = None,
-                 uncited_outputs: str = "not-applicable"):
+                 uncited_outputs: str = "not-applicable", section_fallback: str = "note"):
         if not isinstance(evaluator, Evaluator):
             raise ConfigurationError(f"evaluator must be a doclens.Evaluator, got {type(evaluator).__name__}")
         if extractor is not None and not isinstance(extractor, Extractor):
@@ -147,6 +151,9 @@ class DocLens:
             raise ConfigurationError(f"max_citations must be a positive integer or None, got {max_citations!r}")
         if chunk_size < 1:
             raise ConfigurationError("chunk_size must be at least 1")
+        if section_fallback not in SECTION_FALLBACKS:
+            raise ConfigurationError(f"section_fallback must be one of {SECTION_FALLBACKS}, got {section_fallback!r}")
+        self.section_fallback = section_fallback
         self.evaluator = evaluator
         self.extractor = extractor
         self.task = task if task == AUTO_TASK else check_task(task) if task else None
@@ -281,7 +288,11 @@ class DocLens:
         ``bar`` steps once per instance, when its last judgement is in."""
         works = [self._prepare(instance, run) for instance in chunk]
         self._extract(works, run)
-        claim_asked, claim_slots = claim_requests(works)
+        claim_asked, claim_slots = claim_requests(works, self.section_fallback)
+        for work in works:
+            for direction, section in work.section_fallbacks:
+                n = len((work.ref_claims if direction == "recall" else work.pred_claims)[section])
+                run.section_fallbacks[direction] = run.section_fallbacks.get(direction, 0) + n
         citation_asked, citation_slots = citation_requests(works)
         steps = InstanceSteps(len(works), claim_slots, citation_slots, bar.step, bar.touch) if bar else None
         claim_answers = judge_batch(self.evaluator.judge_claims_many, claim_asked,

@@ -13,7 +13,9 @@ fingerprint of every prompt version used (judge and extractor); the judge's deco
 citation options (``uncited``, ``maxcit``); how unparsed replies count; only when question
 summaries were split into sentences instead of judged whole, ``qstatements:sentences``; then the
 fields each metric family of the run declares (:meth:`doclens.families.MetricFamily.signature_fields`):
-the citation family's ``uncited-outputs`` (``na`` or ``strict``), source support's settings.
+the citation family's ``uncited-outputs`` (``na`` or ``strict``), source support's settings; for ``note_generation``, what a claim whose section the premise note
+lacks is judged against (``sections:note``, the whole note; ``sections:section``, the original
+empty premise), before the families' fields.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ def signature_fields(*, version: str, tasks: list[str], judge: str, extract: str
                      decoding: Optional[dict] = None, uncited: str = "zero", max_citations: Optional[int] = None,
                      on_unparsed: str = "zero", style: Optional[str] = None,
                      extract_decoding: Optional[dict] = None,
-                     question_statements: str = "whole") -> list[SignatureField]:
+                     question_statements: str = "whole", section_fallback: Optional[str] = None
+                     ) -> list[SignatureField]:
     """The fields of one run's signature, before the metric families' own (see the module docstring)."""
     fields = [("doclens", version), ("task", "+".join(sorted(set(tasks))) or "none"), ("judge", judge)]
     if style:
@@ -49,6 +52,8 @@ def signature_fields(*, version: str, tasks: list[str], judge: str, extract: str
                ("unparsed", on_unparsed)]
     if question_statements != "whole":  # only when question summaries were split into sentences
         fields.append(("qstatements", question_statements))
+    if section_fallback:  # note_generation only
+        fields.append(("sections", section_fallback))
     return fields
 
 

@@ -18,7 +18,13 @@ from doclens.parsing.statements import parse_citations, strip_citations
 from doclens.scoring.run import Work
 
 __all__ = ["EMPTY_PREMISE", "NO_CITATION", "INVALID_IDS", "EXTRACTION_FAILED", "claim_requests", "citation_requests",
-           "instance_result"]
+           "instance_result", "SECTION_FALLBACKS"]
+
+#: ``section_fallback`` values: ``"note"`` (default) judges a claim whose section the premise note
+#: lacks against the whole note (docs/design.md §7: a missing section is no evidence against a
+#: claim; counted per run); ``"section"`` is the original per-section rule (such claims are not
+#: entailed, :data:`EMPTY_PREMISE`).
+SECTION_FALLBACKS = ("note", "section")
 
 
 def _directions(work: Work):
@@ -28,14 +34,19 @@ def _directions(work: Work):
             ("precision", work.pred_claims, work.instance.reference, "prediction_claims"))
 
 
-def claim_requests(works: list[Work]) -> tuple[list[ClaimRequest], list[tuple]]:
-    """One request per (instance, direction, section) with claims and a non-empty premise."""
+def claim_requests(works: list[Work], section_fallback: str = "note") -> tuple[list[ClaimRequest], list[tuple]]:
+    """One request per (instance, direction, section) with claims and a non-empty premise. With
+    ``section_fallback="note"`` a section the premise note lacks is replaced by the whole note and
+    recorded in ``work.section_fallbacks``."""
     requests, slots = [], []
     for i, work in enumerate(works):
         for direction, claims_by_section, premise_text, _ in _directions(work):
             premises = segments(work.task, premise_text)
             for section, claims in claims_by_section.items():
                 premise = premise_text if section is None else premises[section]
+                if claims and not premise.strip() and section is not None and section_fallback == "note":
+                    premise = premise_text
+                    work.section_fallbacks.add((direction, section))
                 if claims and premise.strip():
                     requests.append(ClaimRequest(premise.strip(), claims, work.task, direction, section))
                     slots.append((i, direction, section))
@@ -60,10 +71,15 @@ def _claim_verdicts(i: int, work: Work, claim_lookup: dict, result: InstanceResu
         target = targets[field_name]
         for section, claims in claims_by_section.items():
             answers = claim_lookup.get((i, direction, section))
+            fallback = (direction, section) in work.section_fallbacks
+            empty = EMPTY_PREMISE if section is None else f"empty premise: the note has no {section} section"
             for k, claim in enumerate(claims):
-                judgement = answers[k] if answers else ClaimJudgement(entailed=False, explanation=EMPTY_PREMISE,
+                judgement = answers[k] if answers else ClaimJudgement(entailed=False, explanation=empty,
                                                                       reason=REASON_EMPTY_PREMISE)
-                target.append(ClaimVerdict(text=claim, entailed=judgement.entailed, explanation=judgement.explanation,
+                explanation = judgement.explanation
+                if fallback:
+                    explanation = f"[the note has no {section} section: judged against the whole note] {explanation or ''}"
+                target.append(ClaimVerdict(text=claim, entailed=judgement.entailed, explanation=explanation,
                                            status=judgement.status, section=section, raw=judgement.raw,
                                            reason=judgement.reason))
             error = work.failed_extractions.get((field_name, section))

@@ -32,6 +32,10 @@ def summary_text(report) -> str:
                      f"{c.get('items', 0):>8}{c.get('empty', 0):>7}{c.get('skipped', 0):>9}")
     lines += not_applicable_lines(report.counts)
     lines += section_table(report.sections, fmt)
+    fallbacks = {m: report.counts.get(m, {}).get("section_fallbacks") for m in ("claim_recall", "claim_precision")}
+    if any(fallbacks.values()):  # note claims judged against the whole note, which lacked their section
+        lines.append("section fallbacks (claims judged against the whole note, which lacks their section): "
+                     + ", ".join(f"{m}={n}" for m, n in fallbacks.items() if n is not None))
     citations = report.counts.get("citations") or {}
     if citations.get("statements"):
         lines.append(f"statements={citations['statements']} uncited={citations['uncited_statements']} "
