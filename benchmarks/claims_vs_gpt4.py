@@ -85,7 +85,8 @@ def measure(extractor, aligned, cover: float, stem) -> dict:
         covering += sum(n > 0 for n in per_claim)
         covered_pairs += sum(per_claim)
     return {"claims_per_note": round(ours / len(notes), 1), "gpt4_claims_per_note": round(gpt4 / len(notes), 1),
-            "gpt4_covered": round(covered / gpt4, 3), "gpt4_covered_jointly": round(jointly / gpt4, 3), "claims_covering": round(covering / max(1, ours), 3),
+            "gpt4_covered": round(covered / gpt4, 3), "gpt4_covered_jointly": round(jointly / gpt4, 3),
+            "claims_covering": round(covering / max(1, ours), 3),
             "subclaims_per_claim": round(covered_pairs / max(1, covering), 2), "notes": len(notes)}
 
 

@@ -107,7 +107,8 @@ def main() -> None:
 
     cache = reward.cache_info()
     print(json.dumps({
-        "benchmark": "reward_latency", "judge": args.evaluator, "judge_options": options, "extractor": type(reward.scorer.extractor).__name__,
+        "benchmark": "reward_latency", "judge": args.evaluator, "judge_options": options,
+        "extractor": type(reward.scorer.extractor).__name__,
         "cpu_count": os.cpu_count(), "load_average_1min": round(os.getloadavg()[0], 1), "load_s": round(load_s, 3),
         "first_step_s_8": round(first[0], 3), "warm_step_s_8": round(statistics.median(s[0] for s in warm8), 3),
         "warm_step_s_8_all": [round(s[0], 3) for s in warm8], "warm_step_s_64": round(warm64[0], 3),

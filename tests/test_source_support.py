@@ -322,7 +322,8 @@ def test_cli_metrics_option_and_html(tmp_path, capsys):
     page = tmp_path / "s.html"
     assert main(["report", str(out), "-o", str(page), "--resamples", "50"]) == 0
     html = page.read_text()
-    assert html.count("<th>metric</th><th>pooled</th><th>macro</th>") == 1 and "<td>source_supported</td>" in html  # one metric table
+    # one metric table
+    assert html.count("<th>metric</th><th>pooled</th><th>macro</th>") == 1 and "<td>source_supported</td>" in html
     assert "allergic to penicillin" in html and "not addressed" in html
     # a source-support option without the metric is a usage error, never ignored
     assert main(["score", str(data), "--evaluator", "overlap", "--top-n", "5", "-o", str(out), "-q"]) == 2

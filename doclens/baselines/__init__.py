@@ -17,7 +17,6 @@ packages come with the ``baselines`` and ``medcon`` extras.
 from __future__ import annotations
 
 import logging
-from typing import Optional
 
 from doclens.baselines._util import BaselineUnavailableError
 from doclens.core.errors import ConfigurationError, DocLensError, InputError, MissingExtraError
@@ -181,7 +180,7 @@ def _mean(rows: list[dict[str, float]], keys: tuple[str, ...]) -> dict[str, floa
 
 
 def compute_baselines(predictions: list[str], references: list[str], names: list[str], *,
-                      task: str = "general", options: Optional[dict] = None, progress: bool = False,
+                      task: str = "general", options: dict | None = None, progress: bool = False,
                       divisions: str = "doclens", remove_citations: bool = True, on_failure: str = "raise") -> dict:
     """Score predictions against references with the baselines ``names``.
 
@@ -226,7 +225,8 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
         line breaks inside a division become ``__lf1__``, gluing words across lines into one
         token; a division a note lacks is scored as ``#####EMPTY#####`` — MEDCON 0, ROUGE and
         BERTScore 1.0 where both sides lack it; each division is averaged over all notes) — use
-        it to compare with ACI-BENCH's published division numbers. A baseline's own options may also carry ``"divisions"``, which wins for that
+        it to compare with ACI-BENCH's published division numbers. A baseline's own options may also
+        carry ``"divisions"``, which wins for that
         baseline (so the CLI's ``--baseline-option medcon='{"divisions": "aci-bench"}'`` works).
         ``cards/baselines.md`` says how the two differ.
 
@@ -285,7 +285,7 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
     return results
 
 
-def check_baseline_settings(names, options: Optional[dict] = None, *, task: str = "general",
+def check_baseline_settings(names, options: dict | None = None, *, task: str = "general",
                             divisions: str = "doclens") -> tuple[list[str], dict, dict]:
     """Check baseline names and options without loading anything (a run checks them before it
     judges anything): ``(names, options per baseline, division procedure per baseline)``.

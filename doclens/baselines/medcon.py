@@ -30,7 +30,7 @@ import io
 import json
 import logging
 import os
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from doclens.baselines._util import package_version, progress_bar
 from doclens.core.errors import ConfigurationError, require

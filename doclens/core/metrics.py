@@ -22,7 +22,7 @@ from numerator and denominator.
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Sequence
+from collections.abc import Iterable, Sequence
 
 from doclens.core.types import NO_VERDICT, CitationVerdict, ClaimVerdict
 
@@ -30,7 +30,7 @@ METRICS = ("claim_recall", "claim_precision", "citation_recall", "citation_preci
 ON_UNPARSED = ("zero", "exclude", "raise")
 
 
-def ratio(hits: int, items: int) -> Optional[float]:
+def ratio(hits: int, items: int) -> float | None:
     """``hits / items``, or ``None`` when ``items`` is 0."""
     return hits / items if items else None
 
@@ -65,7 +65,7 @@ def citation_precision_counts(statements: Iterable[CitationVerdict], on_unparsed
     return sum(len(s.precise) for s in counted), sum(len(s.cited) for s in counted)
 
 
-def counting_rule(config: Optional[dict]) -> str:
+def counting_rule(config: dict | None) -> str:
     """The ``on_unparsed`` rule a report was scored with (its ``config``), as
     :func:`doclens.families.result_counts` takes it: ``"zero"`` or ``"exclude"``. A finished run
     with ``"raise"`` has no unparsed verdicts, so ``"zero"`` counts it identically."""

@@ -28,7 +28,7 @@ A judge that cannot tell a contradiction from silence (an entailment-only judge)
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from doclens.core.types import NO_VERDICT, SupportJudgement, SupportVerdict
 
@@ -47,8 +47,8 @@ SUPPORT_METRICS = {"source_supported": SUPPORTED, "source_not_supported": NOT_SU
                    "source_not_addressed": NOT_ADDRESSED}
 
 
-def support_counts(verdicts: Optional[Iterable[SupportVerdict]], on_unparsed: str = "zero",
-                   section: Optional[str] = None) -> dict:
+def support_counts(verdicts: Iterable[SupportVerdict] | None, on_unparsed: str = "zero",
+                   section: str | None = None) -> dict:
     """``{metric: (hits, items)}`` for one instance (or one note section of it); ``{}`` when the
     metric did not apply (``verdicts is None``: no source, or source support not asked for)."""
     if verdicts is None:

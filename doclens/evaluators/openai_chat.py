@@ -43,8 +43,8 @@ import threading
 import time
 import warnings
 import weakref
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Optional, Sequence
 from urllib.parse import parse_qsl, urlparse
 
 from doclens.core.errors import ConfigurationError, RunStoppedError
@@ -77,7 +77,7 @@ CONNECT_TIMEOUT = 10.0
 MAX_WAIT = 600.0
 
 
-def load_price_table(path: Optional[os.PathLike] = None) -> dict[str, tuple[float, float, float]]:
+def load_price_table(path: os.PathLike | None = None) -> dict[str, tuple[float, float, float]]:
     """:data:`DEFAULT_PRICES` updated from the JSON file ``path``. Each entry is
     ``{"prompt": usd_per_1m, "completion": usd_per_1m, "cached_prompt": usd_per_1m}`` or
     ``[prompt, completion, cached_prompt]``; the cached-prompt price is optional (default: the
@@ -122,7 +122,7 @@ def completion_cost(prompt_tokens: int, cached_tokens: int, completion_tokens: i
     return ((prompt_tokens - cached) * price[0] + cached * price[2] + completion_tokens * price[1]) / 1e6
 
 
-def price_for(model: Optional[str], prices: dict) -> Optional[tuple[float, float, float]]:
+def price_for(model: str | None, prices: dict) -> tuple[float, float, float] | None:
     """The (prompt, completion, cached prompt) price of ``model``: exact name, else the longest
     entry that the name starts with followed by ``-``; ``None`` when unknown. A two-price entry
     (a table built by hand) charges cached prompt tokens at the prompt price."""
@@ -137,7 +137,7 @@ def price_for(model: Optional[str], prices: dict) -> Optional[tuple[float, float
     return price if len(price) == 3 else (price[0], price[1], price[0])
 
 
-def host_is_local(host: Optional[str]) -> bool:
+def host_is_local(host: str | None) -> bool:
     """Whether every address ``host`` resolves to is loopback or private (RFC 1918, ULA,
     link-local). Unresolvable hosts are not local."""
     if not host:
@@ -153,7 +153,7 @@ def host_is_local(host: Optional[str]) -> bool:
     return bool(addresses) and all(a.is_loopback or a.is_private or a.is_link_local for a in addresses)
 
 
-def retry_after_seconds(headers) -> Optional[float]:
+def retry_after_seconds(headers) -> float | None:
     """Seconds to wait from ``retry-after-ms``, else ``Retry-After`` (seconds or an HTTP date);
     ``None`` when neither is there or readable (``Retry-After: soon``): the caller then backs off
     exponentially with jitter. Never raises."""
@@ -288,14 +288,14 @@ def check_endpoint_url(url: str, label: str) -> None:
         raise ConfigurationError(f"{label} {shown!r} contains something that looks like a key{advice}")
 
 
-def _port(parsed) -> Optional[int]:
+def _port(parsed) -> int | None:
     try:
         return parsed.port
     except ValueError:
         return None
 
 
-def parse_duration(value) -> Optional[float]:
+def parse_duration(value) -> float | None:
     """Seconds from a number or a duration such as ``90``, ``90s``, ``15m``, ``1h30m``, ``2h``."""
     if value is None:
         return None
@@ -348,7 +348,7 @@ class _RateLimiter:
     """Requests-per-minute spacing and a tokens-per-minute bucket (estimated prompt tokens).
     ``sleep`` and ``clock`` are replaceable so tests can check the waits without waiting."""
 
-    def __init__(self, rpm: Optional[float], tpm: Optional[float], sleep=None, clock=time.monotonic):
+    def __init__(self, rpm: float | None, tpm: float | None, sleep=None, clock=time.monotonic):
         self.interval = 60.0 / rpm if rpm else 0.0
         self.tpm = tpm
         self.tokens = float(tpm or 0)
@@ -442,17 +442,17 @@ class OpenAIChatJudge(ChatJudge):
 
     name = "openai-chat"
     default_style = "json_cot"
-    default_model: Optional[str] = "gpt-4o"
+    default_model: str | None = "gpt-4o"
     needs_base_url = False
 
-    def __init__(self, model: Optional[str] = None, base_url: Optional[str] = None,
-                 api_key_env: Optional[str] = None, azure_endpoint: Optional[str] = None,
-                 azure_deployment: Optional[str] = None, azure_api_version: Optional[str] = None,
-                 concurrency: int = 8, rpm: Optional[float] = None, tpm: Optional[float] = None,
-                 timeout: float = 60.0, max_retries: int = 5, local_only: bool = False, seed: Optional[int] = 0,
-                 temperature: float = 0.0, price_table: Optional[str] = None, dry_run: bool = False,
-                 cache_dir: Optional[str] = None, no_cache: bool = False, refresh: bool = False,
-                 style: Optional[str] = None, json_response: Optional[bool] = None,
+    def __init__(self, model: str | None = None, base_url: str | None = None,
+                 api_key_env: str | None = None, azure_endpoint: str | None = None,
+                 azure_deployment: str | None = None, azure_api_version: str | None = None,
+                 concurrency: int = 8, rpm: float | None = None, tpm: float | None = None,
+                 timeout: float = 60.0, max_retries: int = 5, local_only: bool = False, seed: int | None = 0,
+                 temperature: float = 0.0, price_table: str | None = None, dry_run: bool = False,
+                 cache_dir: str | None = None, no_cache: bool = False, refresh: bool = False,
+                 style: str | None = None, json_response: bool | None = None,
                  backoff_base: float = 1.0, backoff_max: float = 60.0, max_consecutive_failures: int = 20,
                  deadline=None, max_retry_after: float = 60.0, max_tokens: int | None = None):
         # Long because it checks each option (the class docstring says what they mean) before any
@@ -524,15 +524,15 @@ class OpenAIChatJudge(ChatJudge):
         if max_tokens is not None and int(max_tokens) < 1:
             raise ConfigurationError(f"max_tokens must be at least 1, got {max_tokens!r}")
         self.max_tokens = int(max_tokens) if max_tokens is not None else None
-        self._loop: Optional[_LoopThread] = None
+        self._loop: _LoopThread | None = None
         self._client = None
         self._limiter = None
         self._sleep = asyncio.sleep  # every wait before a retry goes through here (tests record them)
         self._consecutive_failures = 0
         self._last_error = ""
-        self._deadline_at: Optional[float] = None
-        self._stopped: Optional[tuple[str, str]] = None
-        self._stop_event: Optional[asyncio.Event] = None
+        self._deadline_at: float | None = None
+        self._stopped: tuple[str, str] | None = None
+        self._stop_event: asyncio.Event | None = None
         self.api_key_env = api_key_env or "OPENAI_API_KEY"
         self.prices = load_price_table(price_table)
         self.price_table = price_table
@@ -548,7 +548,7 @@ class OpenAIChatJudge(ChatJudge):
                  if self.endpoint_kind == "azure" else {"base_url": self.base_url})
         return {"model": self.model, "endpoint": self.endpoint_kind, **where}
 
-    def price_per_million(self) -> Optional[tuple[float, float, float]]:
+    def price_per_million(self) -> tuple[float, float, float] | None:
         return self._price
 
     def decoding(self) -> dict:
@@ -632,7 +632,7 @@ class OpenAIChatJudge(ChatJudge):
         super().close()
 
     def complete_many(self, conversations: list[list[dict]], *, json_mode: bool,
-                      on_complete: Optional[Callable[[int, Completion], None]] = None) -> list[Completion]:
+                      on_complete: Callable[[int, Completion], None] | None = None) -> list[Completion]:
         """One :class:`Completion` per conversation. A call that fails for good comes back with
         ``error`` set (the run goes on); :class:`RunStoppedError` when the circuit breaker trips
         or the deadline passes (answers received until then have gone to ``on_complete``)."""
@@ -705,7 +705,7 @@ class OpenAIChatJudge(ChatJudge):
         logger.info("run stopped: %s", self._stopped[1])
         raise RunStoppedError(self._stopped[1], self._stopped[0])
 
-    def _note_attempt(self, ok: Optional[bool]) -> None:
+    def _note_attempt(self, ok: bool | None) -> None:
         """The circuit breaker: ``max_consecutive_failures`` failed requests in a row stop the run.
         ``ok=None`` (a 429: the endpoint is up and pacing us) neither counts nor resets."""
         if ok is None:

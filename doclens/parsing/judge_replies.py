@@ -46,8 +46,9 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import Any
 
 import jsonschema
 
@@ -101,8 +102,8 @@ class Verdict:
 
     entailed: bool
     explanation: str = ""
-    provenance: Optional[list[int]] = None
-    label: Optional[str] = None  # source support: the 3-way verdict
+    provenance: list[int] | None = None
+    label: str | None = None  # source support: the 3-way verdict
 
 
 def normalise_claim(text: str) -> str:
@@ -112,7 +113,7 @@ def normalise_claim(text: str) -> str:
     return text.rstrip(".;,:!").strip().lower()
 
 
-def read_label(value: Any) -> Optional[bool]:
+def read_label(value: Any) -> bool | None:
     """``1``/``0``, ``True``/``False``, ``"1"``, ``"yes"``… → bool; anything else → ``None``."""
     if isinstance(value, bool):
         return value
@@ -124,7 +125,7 @@ def read_label(value: Any) -> Optional[bool]:
     return None
 
 
-def _claim_items(value: Any) -> Optional[list]:
+def _claim_items(value: Any) -> list | None:
     if isinstance(value, dict):
         for key in ("claims", "results", "verdicts", "answers", "items"):
             if isinstance(value.get(key), list):
@@ -142,7 +143,7 @@ def _valid_items(items: list) -> list[dict]:
             and read_label(item["entailment_prediction"]) is not None]
 
 
-def item_id(item: dict) -> Optional[int]:
+def item_id(item: dict) -> int | None:
     """The claim number an item names: ``"id": 3`` (or ``"3"``, ``"claim 3"``); ``None`` if none."""
     value = item.get("id")
     if isinstance(value, bool):
@@ -161,13 +162,13 @@ class ClaimReading:
     claim, how many items named no asked claim (``extra``), and how many claims were left
     missing because items disagreed (``conflicting``)."""
 
-    verdicts: list[Optional[Verdict]]
+    verdicts: list[Verdict | None]
     extra: int = 0
     conflicting: int = 0
     named: int = field(default=0, repr=False)  # items filed under an asked claim
 
 
-def _resolve(items: Sequence[dict], claims: Sequence[str], ids: Optional[Sequence[int]]) -> ClaimReading:
+def _resolve(items: Sequence[dict], claims: Sequence[str], ids: Sequence[int] | None) -> ClaimReading:
     numbers = list(range(1, len(claims) + 1)) if ids is None else list(ids)
     if len(numbers) != len(claims):
         raise ValueError(f"{len(claims)} claims but {len(numbers)} ids")
@@ -197,7 +198,7 @@ def _resolve(items: Sequence[dict], claims: Sequence[str], ids: Optional[Sequenc
         named += 1
         for slot in targets:
             found.setdefault(slot, []).append(verdict)
-    verdicts: list[Optional[Verdict]] = []
+    verdicts: list[Verdict | None] = []
     conflicting = 0
     for slot in range(len(claims)):
         got = found.get(slot, [])
@@ -224,8 +225,8 @@ def _reply_values(reply: str) -> list[list[dict]]:
     return found
 
 
-def parse_claim_items(reply: str, claims: Optional[Sequence[str]] = None,
-                      ids: Optional[Sequence[int]] = None) -> Optional[list[dict]]:
+def parse_claim_items(reply: str, claims: Sequence[str] | None = None,
+                      ids: Sequence[int] | None = None) -> list[dict] | None:
     """The schema-valid verdict items of a JSON claim reply, in reply order; ``None`` when the
     reply holds no JSON list of verdicts at all (an empty list is a valid, empty answer).
 
@@ -243,7 +244,7 @@ def parse_claim_items(reply: str, claims: Optional[Sequence[str]] = None,
 
 
 def match_claim_items(items: Sequence[dict], claims: Sequence[str],
-                      ids: Optional[Sequence[int]] = None) -> list[Optional[Verdict]]:
+                      ids: Sequence[int] | None = None) -> list[Verdict | None]:
     """One :class:`Verdict` (or ``None``: missing) per claim, in the order of ``claims``.
 
     An item is filed under the claim whose number (``ids``, default 1, 2, …) its ``"id"`` names,
@@ -254,7 +255,7 @@ def match_claim_items(items: Sequence[dict], claims: Sequence[str],
     return _resolve(items, claims, ids).verdicts
 
 
-def read_claim_verdicts(reply: str, claims: Sequence[str], ids: Optional[Sequence[int]] = None) -> ClaimReading:
+def read_claim_verdicts(reply: str, claims: Sequence[str], ids: Sequence[int] | None = None) -> ClaimReading:
     """Read a JSON claim reply: the items of every JSON value naming an asked claim, matched by
     :func:`match_claim_items`, with the counts of extra items and conflicting claims."""
     items = parse_claim_items(reply, claims, ids)
@@ -263,12 +264,12 @@ def read_claim_verdicts(reply: str, claims: Sequence[str], ids: Optional[Sequenc
     return _resolve(items, claims, ids)
 
 
-def parse_claims_json(reply: str, claims: Sequence[str], ids: Optional[Sequence[int]] = None) -> list[Optional[Verdict]]:
+def parse_claims_json(reply: str, claims: Sequence[str], ids: Sequence[int] | None = None) -> list[Verdict | None]:
     """:func:`read_claim_verdicts`' verdicts; all ``None`` if unreadable."""
     return read_claim_verdicts(reply, claims, ids).verdicts
 
 
-def parse_cot(reply: str, claim_id: Optional[int] = None) -> Optional[Verdict]:
+def parse_cot(reply: str, claim_id: int | None = None) -> Verdict | None:
     """``claim id: N explanation: … entailment prediction: 1|0`` → :class:`Verdict`; ``None``
     without a readable prediction, or with predictions that disagree (never settled by position:
     one may be quoted from the text judged). With ``claim_id`` (the one claim asked), a reply
@@ -278,7 +279,7 @@ def parse_cot(reply: str, claim_id: Optional[int] = None) -> Optional[Verdict]:
     return None if read is None else Verdict(entailed=read[0], explanation=read[1])
 
 
-def _read_cot(reply: str, claim_id: Optional[int], answer, read_answer, explanation_pattern):
+def _read_cot(reply: str, claim_id: int | None, answer, read_answer, explanation_pattern):
     """``(answer, explanation)`` of a CoT reply, or ``None``: every ``answer`` match, read by
     ``read_answer``, must give one same answer (``None`` when one is unreadable or they
     disagree); with ``claim_id``, the last ``claim id:`` before the last answer must name that
@@ -302,7 +303,7 @@ def _read_cot(reply: str, claim_id: Optional[int], answer, read_answer, explanat
     return label, explanation.group(1).strip() if explanation else reply[:found[-1].start()].strip()
 
 
-def read_ids(value: Any) -> Optional[list[int]]:
+def read_ids(value: Any) -> list[int] | None:
     """Citation ids from ``[2, 5]``, ``["[2]", "5"]``, ``"2, 5"``, ``"[2][5]"``, ``3``; de-duplicated,
     in order. ``None`` when ``value`` is not an id list; ``[]`` for "none"."""
     if isinstance(value, bool):
@@ -326,7 +327,7 @@ def read_ids(value: Any) -> Optional[list[int]]:
     return list(dict.fromkeys(ids))
 
 
-def parse_citation_json(reply: str) -> Optional[Verdict]:
+def parse_citation_json(reply: str) -> Verdict | None:
     """A JSON citation reply ``{explanation, provenance, entailment_prediction}`` → :class:`Verdict`.
     Of several valid JSON objects, all must give the same verdict and provenance (``None``
     otherwise: one may be quoted from the text judged, and none wins by position)."""
@@ -344,12 +345,12 @@ def parse_citation_json(reply: str) -> Optional[Verdict]:
             continue
         answers.append(Verdict(entailed=label, explanation=str(value.get("explanation", "") or "").strip(),
                                provenance=provenance))
-    if not answers or len({(a.entailed, tuple(a.provenance)) for a in answers}) > 1:
+    if not answers or len({(a.entailed, tuple(a.provenance or ())) for a in answers}) > 1:
         return None
     return answers[0]
 
 
-def parse_citation_cot(reply: str) -> Optional[Verdict]:
+def parse_citation_cot(reply: str) -> Verdict | None:
     """``explanation: … provenance: [2, 5] … entailment prediction: 1|0`` → :class:`Verdict`.
     A missing provenance line reads as no supporting unit."""
     verdict = parse_cot(reply)
@@ -384,7 +385,7 @@ _SUPPORT_EXPLANATION = re.compile(r"explanation\s*\**\s*[:=]\s*\**\s*(.*?)(?=\n?
                                   re.IGNORECASE | re.DOTALL)
 
 
-def read_support_label(value: Any) -> Optional[str]:
+def read_support_label(value: Any) -> str | None:
     """``"Supported"``, ``"Not Supported"``, ``"not_addressed"``, ``"unsupported"`` … → one of
     :data:`doclens.core.support.SUPPORT_LABELS`; anything else → ``None``."""
     if not isinstance(value, str):
@@ -393,7 +394,7 @@ def read_support_label(value: Any) -> Optional[str]:
     return _SUPPORT_WORDS.get(key)
 
 
-def _support_items(value: Any) -> Optional[list]:
+def _support_items(value: Any) -> list | None:
     if isinstance(value, dict) and "verdict" in value and not isinstance(value["verdict"], (list, dict)):
         return [value]
     if isinstance(value, dict):
@@ -405,7 +406,7 @@ def _support_items(value: Any) -> Optional[list]:
     return value if isinstance(value, list) else None
 
 
-def read_support_verdicts(reply: str, claims: Sequence[str], ids: Optional[Sequence[int]] = None) -> ClaimReading:
+def read_support_verdicts(reply: str, claims: Sequence[str], ids: Sequence[int] | None = None) -> ClaimReading:
     """Read a JSON source-support reply: like :func:`read_claim_verdicts` (every JSON value
     naming an asked claim, read together, matched by number then text, never by position), each
     :class:`Verdict` carrying its ``label`` (``entailed`` is true for ``supported`` only)."""
@@ -428,7 +429,7 @@ def read_support_verdicts(reply: str, claims: Sequence[str], ids: Optional[Seque
     return ClaimReading([None] * len(claims)) if not values else _resolve(values[-1], claims, ids)
 
 
-def parse_support_cot(reply: str, claim_id: Optional[int] = None) -> Optional[Verdict]:
+def parse_support_cot(reply: str, claim_id: int | None = None) -> Verdict | None:
     """``claim id: N explanation: … verdict: Supported|Not Supported|Not Addressed`` →
     :class:`Verdict` with its ``label``; ``None`` without a readable verdict or with verdicts
     that disagree; the claim id rule is :func:`parse_cot`'s."""

@@ -184,5 +184,5 @@ def segments(task: str, text: str) -> dict[str | None, str]:
     """The parts of ``text`` scored separately: the four SOAP divisions for
     ``note_generation``, else the whole text under the key ``None``."""
     if task == "note_generation":
-        return split_note_sections(text, real_headers=True)
+        return {name: part for name, part in split_note_sections(text, real_headers=True).items()}
     return {None: text}

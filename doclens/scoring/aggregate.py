@@ -19,13 +19,12 @@ a text or an explanation past its chunk.
 from __future__ import annotations
 
 from array import array
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from doclens.core.metrics import RunningCounts
 from doclens.core.tasks import SECTION_NAMES
 from doclens.core.types import STATUS_FAILED, STATUS_UNPARSED, InstanceResult
-from doclens.families import (APPLIES, CLAIMS, CITATIONS, NOT_APPLICABLE, CountingRule, MetricFamily,
-                              family_metrics)
+from doclens.families import APPLIES, CITATIONS, CLAIMS, NOT_APPLICABLE, CountingRule, MetricFamily, family_metrics
 
 
 class _FamilySums:
@@ -55,7 +54,7 @@ class Aggregator:
     """
 
     def __init__(self, on_unparsed: str = "zero", keep_results: bool = False,
-                 families: Sequence[MetricFamily] = (CLAIMS, CITATIONS), rule: Optional[CountingRule] = None):
+                 families: Sequence[MetricFamily] = (CLAIMS, CITATIONS), rule: CountingRule | None = None):
         self.keep_results = keep_results
         self.results: list[InstanceResult] = []
         self.ids: list[str] = []

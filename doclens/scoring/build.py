@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from typing import Optional
 
 from doclens.families import SOURCE_SUPPORT
 from doclens.scoring.aggregate import Aggregator
@@ -18,7 +17,7 @@ from doclens.version import __version__
 
 
 def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = False,
-                 error: Optional[str] = None, texts: Optional[dict] = None) -> Report:
+                 error: str | None = None, texts: dict | None = None) -> Report:
     """The report of a run as scored by ``scorer`` (a :class:`doclens.DocLens`, read for its
     settings only): ``run`` holds what the run learned besides the results (tasks, extractor
     use, capped statements), ``aggregator`` the reduction of every result over the run's metric

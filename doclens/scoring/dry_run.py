@@ -22,15 +22,22 @@ from __future__ import annotations
 
 import bisect
 import warnings
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
+from doclens.core.types import CitationJudgement, ClaimJudgement
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
-from doclens.evaluators.chat import (ChatJudge, citation_prompt_name, claims_fence, claims_prompt_name,
-                                     one_call_per_claim, render_citation, render_claims)
+from doclens.evaluators.chat import (
+    ChatJudge,
+    citation_prompt_name,
+    claims_fence,
+    claims_prompt_name,
+    one_call_per_claim,
+    render_citation,
+    render_claims,
+)
 from doclens.evaluators.extractors import ExtractionRequest, Extractor, PromptedExtractor, SentenceExtractor
 from doclens.evaluators.prompting import load_prompt
 from doclens.evaluators.usage import estimate_tokens
-from doclens.core.types import CitationJudgement, ClaimJudgement
 
 #: Completion tokens allowed per call (a rough allowance; replies vary).
 COMPLETION_ALLOWANCE = {"extraction_per_claim": 15, "json_cot_per_claim": 45, "json_per_claim": 15,
@@ -150,7 +157,7 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
     if not isinstance(judge, ChatJudge):
         return in_process_plan(scorer, instances, progress)
     tally = _Tally(judge)
-    extractor: Optional[Extractor] = scorer.extractor
+    extractor: Extractor | None = scorer.extractor
     if isinstance(extractor, PromptedExtractor):
         extractor = _PlanningExtractor(extractor, tally)
     planner = DocLens(_PlanningJudge(judge, tally), extractor, task=scorer.task, uncited=scorer.uncited,
@@ -232,7 +239,7 @@ def describe_model(judge) -> dict:
     return judge.describe()
 
 
-def describe_extractor(extractor: Optional[Extractor]) -> str:
+def describe_extractor(extractor: Extractor | None) -> str:
     """Which extractor a run would use, as its signature shows it (``none`` when claims must be given)."""
     if extractor is None:
         return "none (every instance must give its claims)"

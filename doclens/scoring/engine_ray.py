@@ -39,9 +39,9 @@ import shutil
 import tempfile
 import uuid
 import warnings
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Callable, Iterable, Iterator, Optional, Union
 
 from doclens.core import errors as errors_module
 from doclens.core.errors import ConfigurationError, InputError, MissingExtraError
@@ -51,8 +51,8 @@ from doclens.evaluators.usage import Usage
 from doclens.parsing.statements import strip_citations
 from doclens.scoring.report import Report
 from doclens.scoring.run import Run, RunMeta
-from doclens.scoring.sink import ResultSink
 from doclens.scoring.signature import component_signature
+from doclens.scoring.sink import ResultSink
 
 logger = logging.getLogger("doclens")
 
@@ -89,7 +89,7 @@ def _usage_fields(usage: Usage) -> dict:
     return {f.name: getattr(usage, f.name) for f in dataclasses.fields(usage) if not f.name.startswith("_")}
 
 
-def _facts(component, default_decoding) -> Optional[dict]:
+def _facts(component, default_decoding) -> dict | None:
     """What :func:`build_report` reads of a judge or extractor, as plain data."""
     if component is None:
         return None
@@ -256,9 +256,9 @@ class RayScoring:
         an error when the judge was told ``device='cuda'`` and it has none), else 0.
     """
 
-    def __init__(self, make_scorer: Callable, instances: Iterable[Union[dict, Instance]], *, workers: int = 2,
-                 address: Optional[str] = None, runtime_env: Optional[dict] = None,
-                 gpus_per_worker: Optional[float] = None, progress: bool = True, scorer=None):
+    def __init__(self, make_scorer: Callable, instances: Iterable[dict | Instance], *, workers: int = 2,
+                 address: str | None = None, runtime_env: dict | None = None,
+                 gpus_per_worker: float | None = None, progress: bool = True, scorer=None):
         if workers < 1:
             raise ConfigurationError(f"workers must be at least 1, got {workers!r}")
         self.make_scorer = make_scorer
@@ -272,10 +272,10 @@ class RayScoring:
         self.usage = Usage()
         self.extractor_usage = Usage()
         self.shared_usage = False
-        self.facts: Optional[dict] = None
+        self.facts: dict | None = None
         self.run_id = uuid.uuid4().hex[:12]
         self._instances = instances
-        self._rows: Optional[list[dict]] = None
+        self._rows: list[dict] | None = None
         self._ids: list[str] = []
         self._caches: dict[str, Cache] = {}
 
@@ -455,8 +455,8 @@ class RayScoring:
 
 
 
-def score_on_ray(make_scorer: Callable, instances: Iterable[Union[dict, Instance]], *,
-                 sink: Optional[ResultSink] = None, **options) -> Report:
+def score_on_ray(make_scorer: Callable, instances: Iterable[dict | Instance], *,
+                 sink: ResultSink | None = None, **options) -> Report:
     """Score ``instances`` on Ray (see :class:`RayScoring` for the options) and return the same
     :class:`Report` that :meth:`doclens.DocLens.score` returns. ``sink``: where the chunks go, in
     input order (default: kept in memory; a :class:`doclens.scoring.sink.FileSink` streams them to

@@ -10,7 +10,7 @@ method without it has it called for every request when its batch returns.
 from __future__ import annotations
 
 import threading
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from doclens.evaluators.usage import Usage
 
@@ -18,7 +18,7 @@ from doclens.evaluators.usage import Usage
 REFRESH_SECONDS = 1.0
 
 
-def judge_batch(method, requests: list, on_done: Optional[Callable[[int], None]]):
+def judge_batch(method, requests: list, on_done: Callable[[int], None] | None):
     """``method(requests, on_done=on_done)``: every evaluator's batch methods take ``on_done``
     (:class:`doclens.Evaluator` gives it to a subclass that overrides them without it)."""
     return method(requests, on_done=on_done)
@@ -99,7 +99,7 @@ class ProgressBar:
     """A tqdm bar over instances (``total`` when the input's size is known), whose postfix
     shows :func:`usage_postfix` of the run's evaluator and extractor."""
 
-    def __init__(self, total: Optional[int], enabled: bool, evaluator, extractor=None):
+    def __init__(self, total: int | None, enabled: bool, evaluator, extractor=None):
         from tqdm.auto import tqdm
 
         self.components = (evaluator, extractor)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from doclens.core.types import InstanceResult
 from doclens.io.files import write_atomically
@@ -17,7 +17,7 @@ class Report:
     """The result of a run, as data: what :meth:`save` writes and :meth:`load` reads back.
     :func:`doclens.views.text.summary_text` renders it as the tables `doclens score` prints."""
 
-    scores: dict[str, Optional[float]]
+    scores: dict[str, float | None]
     counts: dict[str, dict]
     instances: list[InstanceResult]
     signature: str
@@ -29,21 +29,21 @@ class Report:
     failed: dict[str, int] = field(default_factory=dict)  # items whose model call failed for good
     warnings: list[str] = field(default_factory=list)
     partial: bool = False
-    error: Optional[str] = None
+    error: str | None = None
     version: str = ""
     #: a streamed result (:mod:`doclens.scoring.sink`): ``instances`` is empty and the results
     #: live in this file beside the summary (a plain name, same folder), in ``instances_format``
     #: (``jsonl`` or ``parquet``); ``instance_counts`` holds the per-instance counts the bootstrap
     #: needs (:meth:`doclens.scoring.aggregate.Aggregator.counts_document`)
-    instances_file: Optional[str] = None
-    instances_format: Optional[str] = None
-    instance_counts: Optional[dict] = field(default=None, repr=False)
+    instances_file: str | None = None
+    instances_format: str | None = None
+    instance_counts: dict | None = field(default=None, repr=False)
     #: items the judge was asked about (not written; ``None`` for a loaded report)
-    judged: Optional[int] = field(default=None, repr=False, compare=False)
+    judged: int | None = field(default=None, repr=False, compare=False)
     #: where :meth:`doclens.DocLens.score_to` wrote the summary (not written; ``None`` otherwise)
-    written: Optional[str] = field(default=None, repr=False, compare=False)
+    written: str | None = field(default=None, repr=False, compare=False)
     #: why it was not written where asked (``written`` then names the fallback file, or is ``None``)
-    write_problem: Optional[str] = field(default=None, repr=False, compare=False)
+    write_problem: str | None = field(default=None, repr=False, compare=False)
     #: source support (``metrics=["doclens", "source_support"]``): the judge's kind, the
     #: retrieval signature, verdict counts (:mod:`doclens.scoring.source_support`); ``{}`` otherwise
     source_support: dict = field(default_factory=dict)
@@ -102,7 +102,7 @@ class Report:
             **({"source_support": self.source_support} if self.source_support else {}),
         }
 
-    def to_json(self, indent: Optional[int] = 2, ensure_ascii: bool = False) -> str:
+    def to_json(self, indent: int | None = 2, ensure_ascii: bool = False) -> str:
         """The report as JSON. A streamed summary's ``instance_counts`` (columns of one number per
         instance) is written compactly on one line: indented, 100,000 instances would be nearly a
         million lines, and Python encodes indented JSON far more slowly and with far more memory."""
@@ -117,14 +117,14 @@ class Report:
         return text[: text.rindex("}")].rstrip() + f",{newline}{pad}\"instance_counts\": {compact}{newline}}}"
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Report":
+    def from_dict(cls, data: dict) -> Report:
         """A report from a parsed dict, trusted as is (:meth:`load` checks a file first)."""
         if data.get("format") != REPORT_FORMAT:
             raise ValueError(wrong_format_message(data.get("format")))
         return cls._from_parts(data, [InstanceResult.from_dict(r) for r in data.get("instances", [])])
 
     @classmethod
-    def _from_parts(cls, header: dict, instances: list[InstanceResult]) -> "Report":
+    def _from_parts(cls, header: dict, instances: list[InstanceResult]) -> Report:
         return cls(scores=header["scores"], counts=header["counts"], signature=header["signature"],
                    instances=instances, config=header.get("config", {}), usage=header.get("usage", {}),
                    sections=header.get("sections", {}), baselines=header.get("baselines", {}),
@@ -134,7 +134,7 @@ class Report:
                    version=header.get("version", ""), source_support=header.get("source_support") or {})
 
     @classmethod
-    def from_json(cls, text: str) -> "Report":
+    def from_json(cls, text: str) -> Report:
         return cls.from_dict(json.loads(text))
 
     def save(self, path: os.PathLike) -> None:
@@ -153,7 +153,7 @@ class Report:
         handle.write(text)
 
     @classmethod
-    def load(cls, path: os.PathLike) -> "Report":
+    def load(cls, path: os.PathLike) -> Report:
         """Read a scores file through :func:`doclens.io.scores_files.iter_report`, which checks it
         against the shipped schema: raises :class:`doclens.core.errors.InputError` naming the file, the
         instance and the field of the first problem."""
@@ -233,7 +233,7 @@ class Report:
                 "unparsed", "failed"]
 
     # ---- display --------------------------------------------------------------------------
-    def plot(self, kind: str = "sections", metrics: Optional[list[str]] = None):
+    def plot(self, kind: str = "sections", metrics: list[str] | None = None):
         """A matplotlib ``Figure`` of this report, as ``doclens report``'s page draws it (needs the
         ``plots`` extra; :mod:`doclens.scoring.plots`). ``kind``: ``"sections"`` (claim recall and
         precision per note section), ``"distribution"`` (each instance's score per metric, the

@@ -4,7 +4,6 @@ can run twice at once (two threads, or a dry run beside a real one)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 from doclens.core.types import Instance, Statement
 
@@ -32,7 +31,7 @@ class RunMeta:
     #: (``recall`` / ``precision``; section_fallback="note", docs/design.md §7)
     section_fallbacks: dict[str, int] = field(default_factory=dict)
 
-    def merge(self, other: "RunMeta") -> None:
+    def merge(self, other: RunMeta) -> None:
         self.tasks |= other.tasks
         self.capped_statements += other.capped_statements
         self.used_extractor = self.used_extractor or other.used_extractor
@@ -53,7 +52,7 @@ class RunMeta:
                 **({"section_fallbacks": dict(self.section_fallbacks)} if self.section_fallbacks else {})}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "RunMeta":
+    def from_dict(cls, data: dict) -> RunMeta:
         return cls(tasks=set(data.get("tasks", [])), capped_statements=int(data.get("capped_statements", 0)),
                    used_extractor=bool(data.get("used_extractor")), used_given=bool(data.get("used_given")),
                    uncitable=[str(i) for i in data.get("uncitable", [])],
@@ -83,14 +82,14 @@ class Work:
     task: str
     #: section (``None``: the whole text) → claims; reference claims are judged for recall,
     #: prediction claims for precision
-    ref_claims: dict[Optional[str], list[str]] = field(default_factory=dict)
-    pred_claims: dict[Optional[str], list[str]] = field(default_factory=dict)
+    ref_claims: dict[str | None, list[str]] = field(default_factory=dict)
+    pred_claims: dict[str | None, list[str]] = field(default_factory=dict)
     #: ``None`` when the instance has no source (no citation metrics)
-    statements: Optional[list[Statement]] = None
+    statements: list[Statement] | None = None
     #: source unit number → premise text
     units: dict[int, str] = field(default_factory=dict)
     n_units: int = 0
     #: (field, section) → why the extraction of those claims failed
-    failed_extractions: dict[tuple[str, Optional[str]], str] = field(default_factory=dict)
+    failed_extractions: dict[tuple[str, str | None], str] = field(default_factory=dict)
     #: (direction, section) judged against the whole premise note, which lacks that section
-    section_fallbacks: set[tuple[str, Optional[str]]] = field(default_factory=set)
+    section_fallbacks: set[tuple[str, str | None]] = field(default_factory=set)

@@ -20,15 +20,15 @@ reduction) and :mod:`doclens.scoring.build` (the report).
 from __future__ import annotations
 
 import logging
-from typing import Iterable, Optional, Union
+from collections.abc import Iterable
 
 from doclens.core.errors import ConfigurationError, InputError, UnparsedJudgementError
 from doclens.core.metrics import ON_UNPARSED
 from doclens.core.tasks import AUTO_TASK, SECTION_NAMES, check_task
 from doclens.core.types import NO_VERDICT, Instance, InstanceResult, Statement
-from doclens.families import SOURCE_SUPPORT, UNCITED_OUTPUTS, CountingRule, selected
 from doclens.evaluators.base import Evaluator
 from doclens.evaluators.extractors import ExtractionRequest, Extractor, FailedExtraction
+from doclens.families import SOURCE_SUPPORT, UNCITED_OUTPUTS, CountingRule, selected
 from doclens.io.files import output_lock
 from doclens.parsing.sections import detect_task, looks_like_note, note_section_spans, segments
 from doclens.parsing.source_units import parse_source_units
@@ -128,11 +128,11 @@ class DocLens:
         original scripts did, not entailed (``"section"``). In the signature (``sections:``).
     """
 
-    def __init__(self, evaluator: Evaluator, extractor: Optional[Extractor] = None, *, task: Optional[str] = None,
-                 uncited: str = "zero", max_citations: Optional[int] = None, on_unparsed: str = "zero",
-                 chunk_size: int = 32, baselines: Optional[list[str]] = None,
-                 baseline_options: Optional[dict] = None, question_statements: str = "whole",
-                 metrics=None, source_support: Optional[SourceSupport] = None,
+    def __init__(self, evaluator: Evaluator, extractor: Extractor | None = None, *, task: str | None = None,
+                 uncited: str = "zero", max_citations: int | None = None, on_unparsed: str = "zero",
+                 chunk_size: int = 32, baselines: list[str] | None = None,
+                 baseline_options: dict | None = None, question_statements: str = "whole",
+                 metrics=None, source_support: SourceSupport | None = None,
                  uncited_outputs: str = "not-applicable", section_fallback: str = "note"):
         if not isinstance(evaluator, Evaluator):
             raise ConfigurationError(f"evaluator must be a doclens.Evaluator, got {type(evaluator).__name__}")
@@ -179,8 +179,8 @@ class DocLens:
         self.counting_rule = CountingRule(on_unparsed, uncited_outputs)
 
     # ------------------------------------------------------------------------------------------
-    def score(self, instances: Iterable[Union[dict, Instance]], progress: bool = True, *,
-              sink: Optional[ResultSink] = None, columns: Optional[Union[dict, str]] = None) -> Report:
+    def score(self, instances: Iterable[dict | Instance], progress: bool = True, *,
+              sink: ResultSink | None = None, columns: dict | str | None = None) -> Report:
         """Score ``instances`` and return a :class:`Report`. ``instances``: dicts or
         :class:`Instance`, a ``datasets.Dataset`` (or a ``DatasetDict`` with one split) or a pandas
         ``DataFrame``; ``columns`` maps field names to column names (``{"prediction":
@@ -228,9 +228,9 @@ class DocLens:
             bar.close()
         return sink.finish(self, run)
 
-    def score_to(self, output: str, instances: Iterable[Union[dict, Instance]], *, output_format: str = "json",
-                 resume: bool = False, progress: bool = True, system: Optional[str] = None,
-                 columns: Optional[Union[dict, str]] = None) -> Report:
+    def score_to(self, output: str, instances: Iterable[dict | Instance], *, output_format: str = "json",
+                 resume: bool = False, progress: bool = True, system: str | None = None,
+                 columns: dict | str | None = None) -> Report:
         """Score ``instances`` and write the results to ``output`` as each chunk finishes, in
         memory bounded by the chunk, not the input (:class:`doclens.scoring.sink.FileSink`).
 
@@ -256,7 +256,7 @@ class DocLens:
         meta = RunMeta()
         return self._score_chunk(chunk, meta), meta
 
-    def _read_chunk(self, iterator, run: Run) -> tuple[list[Instance], Optional[InputError], int]:
+    def _read_chunk(self, iterator, run: Run) -> tuple[list[Instance], InputError | None, int]:
         """Up to ``chunk_size`` instances to score, the input error that stopped the reading (the
         instances before it are still scored), and how many instances were read (those in
         ``run.done``, scored by the run being resumed, are read but not returned)."""
@@ -282,7 +282,7 @@ class DocLens:
         return chunk, None, read
 
     def _score_chunk(self, chunk: list[Instance], run: RunMeta,
-                     bar: Optional[ProgressBar] = None) -> list[InstanceResult]:
+                     bar: ProgressBar | None = None) -> list[InstanceResult]:
         """The results of one chunk, in its order; what the chunk taught the run (tasks met,
         extractor use, capped statements) goes into ``run`` (a fresh :class:`RunMeta` per chunk).
         ``bar`` steps once per instance, when its last judgement is in."""
@@ -396,7 +396,7 @@ class DocLens:
 
     def _extract(self, works: list[Work], run: RunMeta) -> None:
         requests: list[ExtractionRequest] = []
-        targets: list[tuple[Work, str, dict, Optional[str]]] = []
+        targets: list[tuple[Work, str, dict, str | None]] = []
         for work in works:
             for claims, text, field_name in ((work.ref_claims, work.instance.reference, "reference_claims"),
                                              (work.pred_claims, strip_citations(work.instance.prediction),
@@ -424,7 +424,7 @@ class DocLens:
                     work.failed_extractions[(field_name, section)] = found.error
 
 
-def _given_claims(given, task: str, field_name: str, where: str) -> dict[Optional[str], list[str]]:
+def _given_claims(given, task: str, field_name: str, where: str) -> dict[str | None, list[str]]:
     """Claims given in the input: a list (the whole text) or, for notes, a section mapping."""
     if not isinstance(given, dict):
         return {None: list(given)}

@@ -11,19 +11,18 @@ that have one); extractor (``given`` claims and/or the extractor's name and mode
 fingerprint of every prompt version used (judge and extractor); the judge's decoding parameters
 (``T``, ``seed`` …) and, prefixed ``extract-``, the extractor's where it has its own; aggregation;
 citation options (``uncited``, ``maxcit``); how unparsed replies count; only when question
-summaries were split into sentences instead of judged whole, ``qstatements:sentences``; then the
+summaries were split into sentences instead of judged whole, ``qstatements:sentences``; for
+``note_generation``, what a claim whose section the premise note lacks is judged against
+(``sections:note``, the whole note; ``sections:section``, the original empty premise); then the
 fields each metric family of the run declares (:meth:`doclens.families.MetricFamily.signature_fields`):
-the citation family's ``uncited-outputs`` (``na`` or ``strict``), source support's settings; for ``note_generation``, what a claim whose section the premise note
-lacks is judged against (``sections:note``, the whole note; ``sections:section``, the original
-empty premise), before the families' fields.
+the citation family's ``uncited-outputs`` (``na`` or ``strict``), source support's settings.
 """
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from doclens.evaluators.prompting import prompts_fingerprint
-
 
 #: one signature field, ``(key, value)``: signatures are built and compared as lists of these and
 #: rendered to text once, by :func:`render_signature`
@@ -36,10 +35,10 @@ def render_signature(fields: Sequence[SignatureField]) -> str:
 
 
 def signature_fields(*, version: str, tasks: list[str], judge: str, extract: str, prompt_tags: list[str],
-                     decoding: Optional[dict] = None, uncited: str = "zero", max_citations: Optional[int] = None,
-                     on_unparsed: str = "zero", style: Optional[str] = None,
-                     extract_decoding: Optional[dict] = None,
-                     question_statements: str = "whole", section_fallback: Optional[str] = None
+                     decoding: dict | None = None, uncited: str = "zero", max_citations: int | None = None,
+                     on_unparsed: str = "zero", style: str | None = None,
+                     extract_decoding: dict | None = None,
+                     question_statements: str = "whole", section_fallback: str | None = None
                      ) -> list[SignatureField]:
     """The fields of one run's signature, before the metric families' own (see the module docstring)."""
     fields = [("doclens", version), ("task", "+".join(sorted(set(tasks))) or "none"), ("judge", judge)]

@@ -31,13 +31,20 @@ from __future__ import annotations
 import json
 import logging
 import os
-from typing import Optional
 
 from doclens.core.errors import ConfigurationError, InputError
 from doclens.core.types import InstanceResult
 from doclens.io.files import fallback_path, is_complete_report, partial_path, write_atomically
-from doclens.io.results_files import (OUTPUT_FORMATS, Journal, JournalState, ParquetResults, instances_path,
-                                      journal_path, read_journal, require_pyarrow)
+from doclens.io.results_files import (
+    OUTPUT_FORMATS,
+    Journal,
+    JournalState,
+    ParquetResults,
+    instances_path,
+    journal_path,
+    read_journal,
+    require_pyarrow,
+)
 from doclens.scoring.aggregate import Aggregator
 from doclens.scoring.build import build_report, settings_signature, usage_of
 from doclens.scoring.report import Report
@@ -77,7 +84,7 @@ class ResultSink:
         """One finished chunk: its results in input order and what the chunk taught the run."""
         self.aggregator.add(results)
 
-    def finish(self, scorer, run: Run, partial: bool = False, error: Optional[str] = None) -> Report:
+    def finish(self, scorer, run: Run, partial: bool = False, error: str | None = None) -> Report:
         """The report of everything added so far."""
         return build_report(scorer, run, self.aggregator, partial=partial, error=error, texts=run.texts)
 
@@ -97,7 +104,7 @@ class FileSink(ResultSink):
     keep_results = False
 
     def __init__(self, output: str, fmt: str = "json", on_unparsed: str = "zero", resume: bool = False,
-                 system: Optional[str] = None):
+                 system: str | None = None):
         if fmt not in OUTPUT_FORMATS:
             raise ConfigurationError(f"output format must be one of {OUTPUT_FORMATS}, got {fmt!r}")
         if fmt == "parquet":
@@ -105,10 +112,10 @@ class FileSink(ResultSink):
         super().__init__(on_unparsed)
         self.output, self.fmt, self.resume, self.system = output, fmt, resume, system
         self.journal_path = journal_path(output)
-        self.journal: Optional[Journal] = None
+        self.journal: Journal | None = None
         self.resumed = 0  # results taken over from an earlier run's journal
         self.dropped_lines = 0  # lines of that journal dropped (an uncommitted chunk, a cut-off line)
-        self.written: Optional[str] = None  # the summary path finish() wrote
+        self.written: str | None = None  # the summary path finish() wrote
         #: the calls, tokens and cost of the run being resumed (as of its last committed chunk)
         self.prior_usage: dict = {}
         self.scorer = self.run = None
@@ -166,7 +173,7 @@ class FileSink(ResultSink):
         self.journal.write_chunk(results, {**meta.to_dict(), "usage": usage})
         self.aggregator.add(results)
 
-    def finish(self, scorer, run: Run, partial: bool = False, error: Optional[str] = None) -> Report:
+    def finish(self, scorer, run: Run, partial: bool = False, error: str | None = None) -> Report:
         report = super().finish(scorer, run, partial=partial, error=error)
         if self.prior_usage:
             report.usage = _add_usage(self.prior_usage, report.usage)

@@ -26,14 +26,13 @@ retrieval setting with the encoder's fingerprint.
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Union
+from collections.abc import Iterable
 
 from doclens.core.errors import ConfigurationError, InputError
-from doclens.core.types import EXTRACTION_FAILED
-from doclens.families import FAMILIES
 from doclens.core.support import SUPPORT_LABELS, SupportJudgement, SupportVerdict
-from doclens.core.types import NO_VERDICT, STATUS_FAILED
+from doclens.core.types import EXTRACTION_FAILED, NO_VERDICT, STATUS_FAILED
 from doclens.evaluators.base import ClaimRequest, Evaluator
+from doclens.families import FAMILIES
 from doclens.retrieval.config import RetrievalConfig
 from doclens.scoring.signature import SignatureField, render_signature
 
@@ -43,7 +42,7 @@ METRIC_FAMILIES = tuple(dict.fromkeys(family.selector for family in FAMILIES))
 NO_FACTS = "the source has no facts (no sentence or row with a letter or digit): nothing addresses the claim"
 
 
-def check_metrics(metrics: Union[None, str, Iterable[str]]) -> tuple[str, ...]:
+def check_metrics(metrics: None | str | Iterable[str]) -> tuple[str, ...]:
     """``"doclens,source_support"`` or a list → the families, checked. ``None``: ``("doclens",)``.
     The DocLens metrics are always computed (source support judges their prediction claims)."""
     if metrics is None:
@@ -75,7 +74,7 @@ class SourceSupport:
         ``retrieval`` on first need, with the default on-disk store.
     """
 
-    def __init__(self, retrieval: Optional[RetrievalConfig] = None, *, budget_words: Optional[int] = None,
+    def __init__(self, retrieval: RetrievalConfig | None = None, *, budget_words: int | None = None,
                  retriever=None):
         if retriever is not None and retrieval is not None and retriever.config != retrieval:
             raise ConfigurationError("give either retrieval= or a retriever=, not two different configurations")
@@ -103,7 +102,7 @@ class SourceSupport:
         from doclens.retrieval.facts import source_facts
 
         budget = self.budget(evaluator)
-        verdicts: dict[int, list[Optional[SupportVerdict]]] = {}
+        verdicts: dict[int, list[SupportVerdict | None]] = {}
         groups: dict[tuple[str, str], list[tuple[int, int, str]]] = {}  # (task, premise) → (work, slot, claim)
         for i, work in enumerate(works):
             instance = work.instance
@@ -114,7 +113,7 @@ class SourceSupport:
             except InputError as exc:
                 raise InputError(f"instance {instance.id!r}: field 'source': {exc}", field="source") from exc
             claims = [(section, claim) for section, items in work.pred_claims.items() for claim in items]
-            row: list[Optional[SupportVerdict]] = [None] * len(claims)
+            row: list[SupportVerdict | None] = [None] * len(claims)
             verdicts[i] = row
             if claims and not facts:
                 for slot, (section, claim) in enumerate(claims):

@@ -6,13 +6,22 @@ direction and section, or which statement) each answer belongs to.
 
 from __future__ import annotations
 
-from typing import Optional
-
-from doclens.core.types import (EMPTY_PREMISE, EXTRACTION_FAILED, INVALID_IDS, NO_CITATION, REASON_EMPTY_PREMISE,
-                                REASON_INVALID_IDS, STATUS_FAILED, CitationJudgement, CitationVerdict, ClaimJudgement,
-                                ClaimVerdict, InstanceResult)
-from doclens.families import CountingRule, instance_scores
+from doclens.core.types import (
+    EMPTY_PREMISE,
+    EXTRACTION_FAILED,
+    INVALID_IDS,
+    NO_CITATION,
+    REASON_EMPTY_PREMISE,
+    REASON_INVALID_IDS,
+    STATUS_FAILED,
+    CitationJudgement,
+    CitationVerdict,
+    ClaimJudgement,
+    ClaimVerdict,
+    InstanceResult,
+)
 from doclens.evaluators.base import CitationRequest, ClaimRequest
+from doclens.families import CountingRule, instance_scores
 from doclens.parsing.sections import segments
 from doclens.parsing.statements import parse_citations, strip_citations
 from doclens.scoring.run import Work
@@ -93,7 +102,7 @@ def _citation_verdicts(i: int, work: Work, citation_lookup: dict, result: Instan
         stray = [c for group in statement.stray for c in parse_citations(group)]
         valid = [c for c in statement.citations if c in work.units]
         invalid = [c for c in statement.citations if c not in work.units] + stray
-        judgement: Optional[CitationJudgement] = citation_lookup.get((i, statement.index))
+        judgement: CitationJudgement | None = citation_lookup.get((i, statement.index))
         if judgement is None:
             judgement = (CitationJudgement.uncited() if not statement.citations and not statement.stray else
                          CitationJudgement(entailed=False, explanation=_unjudged_reason(statement, invalid, work),

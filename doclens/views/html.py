@@ -20,15 +20,16 @@ an output that cites nothing: :mod:`doclens.families.citations`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from html import escape
-from typing import IO, Iterable, Optional, Sequence
+from typing import IO
 
-from doclens.stats.bootstrap import Interval
 from doclens.core.metrics import METRICS
 from doclens.core.types import NO_VERDICT, CitationVerdict, ClaimVerdict, InstanceResult
 from doclens.families import APPLIES, CITATIONS, CountingRule
 from doclens.io.files import write_atomically
 from doclens.io.jsonl import SourceIndex
+from doclens.stats.bootstrap import Interval
 from doclens.views.labels import demo_banner, judge_label
 from doclens.views.text import not_applicable_lines, reported_metrics
 from doclens.views.visible import html_attribute, html_text, visible
@@ -119,11 +120,11 @@ def _e(value) -> str:
     return escape(str(value))
 
 
-def _percent(value: Optional[float]) -> str:
+def _percent(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.2f}"
 
 
-def _interval_cell(interval: Optional[Interval], point: Optional[float] = None) -> str:
+def _interval_cell(interval: Interval | None, point: float | None = None) -> str:
     """A ``<td>`` with the point (×100) and its interval; ``data-value`` for sorting."""
     if interval is None:
         return f'<td data-value="{"" if point is None else _e(point)}">{_percent(point)}</td>'
@@ -150,7 +151,7 @@ def claim_verdict(claim: ClaimVerdict) -> str:
     return "supported" if claim.entailed else "unsupported"
 
 
-def instance_failures(result: InstanceResult, rule: Optional[CountingRule] = None) -> int:
+def instance_failures(result: InstanceResult, rule: CountingRule | None = None) -> int:
     """Unsupported or unparsed claims, statements that fail citation recall and imprecise
     citations: what the report's failure filter counts. Statements count only where the citation
     family applies under ``rule`` (not for an output that cites nothing, by default)."""
@@ -187,7 +188,7 @@ _SUPPORT_MARKS = {"supported": ("supported", "&#10003;"), "not_supported": ("uns
 SUPPORT_EVIDENCE_SHOWN = 5
 
 
-def _metric_table_html(scores: dict, counts: dict, intervals: Optional[dict]) -> str:
+def _metric_table_html(scores: dict, counts: dict, intervals: dict | None) -> str:
     """The one metric table: every metric of every family the report has (pooled and macro, with
     intervals when given), then the families' ``n/a`` lines."""
     parts = ['<table><thead><tr><th>metric</th><th>pooled</th><th>macro</th></tr></thead><tbody>']
@@ -240,7 +241,7 @@ def _support_html(verdicts, position: int) -> str:
     return "".join(parts)
 
 
-def _statements_html(result: InstanceResult, position: int, rule: Optional[CountingRule] = None) -> str:
+def _statements_html(result: InstanceResult, position: int, rule: CountingRule | None = None) -> str:
     checked = CITATIONS.applicability(result, CountingRule.of(rule)) == APPLIES
     parts = []
     section = object()
@@ -264,8 +265,8 @@ def _statements_html(result: InstanceResult, position: int, rule: Optional[Count
     return "".join(parts)
 
 
-def _instance_html(result: InstanceResult, position: int, source: Optional[dict],
-                   rule: Optional[CountingRule] = None) -> str:
+def _instance_html(result: InstanceResult, position: int, source: dict | None,
+                   rule: CountingRule | None = None) -> str:
     from doclens.parsing.source_units import parse_source_units
 
     failures = instance_failures(result, rule)
@@ -307,9 +308,9 @@ def _instance_html(result: InstanceResult, position: int, source: Optional[dict]
 
 
 def write_report_html(header: dict, instances: Iterable[InstanceResult], handle: IO[str],
-                      intervals: Optional[dict[str, Interval]] = None, sources: Optional[SourceIndex] = None,
-                      bootstrap: str = "", count: Optional[int] = None, title: Optional[str] = None,
-                      positions: Optional[Sequence[int]] = None, note: Optional[str] = None,
+                      intervals: dict[str, Interval] | None = None, sources: SourceIndex | None = None,
+                      bootstrap: str = "", count: int | None = None, title: str | None = None,
+                      positions: Sequence[int] | None = None, note: str | None = None,
                       plots: str = "") -> int:
     """Write the per-instance page to ``handle``, one instance at a time; returns the instances
     written. ``header``: the report's top-level fields (``scores``, ``signature``, ``warnings``,
@@ -356,7 +357,7 @@ def write_report_html(header: dict, instances: Iterable[InstanceResult], handle:
 
 # ---- the leaderboard ---------------------------------------------------------------------------
 def write_leaderboard_html(groups: dict, handle: IO[str], metric: str, bootstrap: str,
-                           title: str = "DocLens leaderboard", plots: Optional[dict[str, str]] = None) -> None:
+                           title: str = "DocLens leaderboard", plots: dict[str, str] | None = None) -> None:
     """One sortable table per signature (``groups``: ``{signature: ranked entries}`` from
     :func:`doclens.views.leaderboard.rank_group`), each followed by its plots' markup when
     ``plots`` (``{signature: markup}``, :func:`doclens.views.plots.leaderboard_plots_html`) has it."""
