@@ -50,6 +50,8 @@ MOVES: dict[str, str] = {
     "doclens.io.scores_files": "doclens.reports.scores_files",
     "doclens.io.results_files": "doclens.reports.results_files",
     "doclens.io.submissions": "doclens.reports.submissions",
+    "doclens.io.json_checks": "doclens.reports.json_checks",
+    "doclens.scoring.plots": "doclens.reports.plots",
     # engines/: what drives the scorer over chunks and where finished chunks go
     "doclens.scoring.sink": "doclens.engines.sink",
     "doclens.scoring.progress": "doclens.engines.progress",
@@ -64,6 +66,7 @@ MOVES: dict[str, str] = {
     "doclens.evaluators.nli": "doclens.evaluators.models.nli",
     "doclens.evaluators.local_chat": "doclens.evaluators.models.local_chat",
     "doclens.evaluators.torch_utils": "doclens.evaluators.models.torch_utils",
+    "doclens.evaluators.nli_runtimes": "doclens.evaluators.models.nli_runtimes",
     "doclens.evaluators.clinical_rules": "doclens.evaluators.rules.clinical_rules",
     "doclens.evaluators.overlap": "doclens.evaluators.rules.overlap",
 }
