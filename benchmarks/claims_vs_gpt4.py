@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from doclens.evaluators.extractors import ClauseExtractor, SentenceExtractor  # noqa: E402
+from doclens.extraction.extractors import ClauseExtractor, SentenceExtractor  # noqa: E402
 from doclens.parsing.sections import SECTION_NAMES, segments  # noqa: E402
 from doclens.parsing.statements import parse_statements  # noqa: E402
 

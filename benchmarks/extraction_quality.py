@@ -31,7 +31,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from doclens.evaluators import load_evaluator, load_extractor  # noqa: E402
-from doclens.evaluators.extractors import ExtractionRequest  # noqa: E402
+from doclens.extraction.extractors import ExtractionRequest  # noqa: E402
 from doclens.parsing.sections import split_note_sections  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]

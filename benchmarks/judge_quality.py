@@ -368,7 +368,7 @@ def balanced_subset(pairs: list[dict], n: int, seed: int = SEED) -> list[dict]:
 
 def local_study(pairs: list[dict], max_new_tokens: int) -> dict:
     """SmolLM2's margins on ``pairs``: raw, content-free calibrated and threshold-fitted readings."""
-    from doclens.evaluators.local_chat import LocalChatJudge
+    from doclens.evaluators.models.local_chat import LocalChatJudge
 
     margins: dict[str, float] = {}
 

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 import openai  # noqa: E402,F401  (imported up front: its import time is not part of any run)
 
 from doclens import DocLens, load_evaluator  # noqa: E402
-from doclens.evaluators.chat import render_claims  # noqa: E402
+from doclens.evaluators.llm.chat import render_claims  # noqa: E402
 from doclens.parsing.judge_replies import parse_cot  # noqa: E402
 from doclens.parsing.statements import parse_statements  # noqa: E402
 from tests.llm_server import FakeChatServer  # noqa: E402

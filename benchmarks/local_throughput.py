@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from llm_throughput import DATA, build_instances  # noqa: E402  (the same claims, derived the same way)
 
 from doclens import DocLens  # noqa: E402
-from doclens.evaluators.local_chat import LocalChatJudge  # noqa: E402
+from doclens.evaluators.models.local_chat import LocalChatJudge  # noqa: E402
 
 
 def rows(report) -> list:

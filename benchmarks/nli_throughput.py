@@ -50,8 +50,8 @@ import torch  # noqa: E402
 
 from doclens import DocLens  # noqa: E402
 from doclens.evaluators.base import join_units  # noqa: E402
-from doclens.evaluators.nli import NLIClassifierEvaluator, TrueNLIEvaluator  # noqa: E402
-from doclens.evaluators.nli_runtimes import RUNTIMES  # noqa: E402
+from doclens.evaluators.models.nli import NLIClassifierEvaluator, TrueNLIEvaluator  # noqa: E402
+from doclens.evaluators.models.nli_runtimes import RUNTIMES  # noqa: E402
 from doclens.parsing.sections import SECTION_NAMES, split_note_sections  # noqa: E402
 from doclens.parsing.source_units import parse_source_units  # noqa: E402
 from doclens.parsing.statements import parse_statements, strip_citations  # noqa: E402

@@ -46,7 +46,7 @@ from real_outputs_sample import DATA, SPLITS, draw, read_jsonl  # noqa: E402
 
 from doclens import DocLens  # noqa: E402
 from doclens.evaluators import load_evaluator  # noqa: E402
-from doclens.evaluators.extractors import ClauseExtractor  # noqa: E402
+from doclens.extraction.extractors import ClauseExtractor  # noqa: E402
 from doclens.parsing.statements import strip_citations  # noqa: E402
 from doclens.stats.agreement import kendall_tau_b  # noqa: E402
 

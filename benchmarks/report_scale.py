@@ -53,7 +53,7 @@ def synthesise(folder: Path, instances: int, systems: int, seed: int = 0, claims
     from doclens.core.metrics import aggregate, ratio
     from doclens.core.types import CitationVerdict, ClaimVerdict, InstanceResult
     from doclens.families import result_counts
-    from doclens.scoring.report import Report
+    from doclens.reports.report import Report
 
     rng = random.Random(seed)
     n_statements = statements  # the name is reused below for each instance's list

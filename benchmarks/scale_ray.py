@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from doclens import DocLens, load_evaluator  # noqa: E402
-from doclens.scoring.engine_ray import require_ray, score_on_ray  # noqa: E402
+from doclens.engines.ray import require_ray, score_on_ray  # noqa: E402
 from tests.llm_server import FakeChatServer  # noqa: E402
 
 

@@ -5,7 +5,7 @@ precision (attribution), as defined by Xie et al., "DocLens: Multi-aspect Fine-g
 Evaluation for Medical Text Generation".
 
     >>> from doclens import DocLens
-    >>> from doclens.evaluators.overlap import OverlapEvaluator
+    >>> from doclens.evaluators.rules.overlap import OverlapEvaluator
     >>> report = DocLens(evaluator=OverlapEvaluator()).score([
     ...     {"id": "1", "prediction": "The patient has a fever [0].",
     ...      "reference": "Fever and cough.", "source": ["[patient] I have a fever."],
@@ -27,8 +27,8 @@ from doclens.core.types import (
 )
 from doclens.evaluators import load_evaluator
 from doclens.evaluators.base import Evaluator
-from doclens.evaluators.extractors import Extractor
-from doclens.scoring.report import Report
+from doclens.extraction.extractors import Extractor
+from doclens.reports.report import Report
 from doclens.scoring.scorer import DocLens
 from doclens.version import __version__
 

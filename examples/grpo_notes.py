@@ -40,7 +40,7 @@ def load_model(name):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     if name is None:
-        from doclens.evaluators.local_chat import default_model_file
+        from doclens.evaluators.models.local_chat import default_model_file
 
         name = str(default_model_file())
     if not name.endswith(".gguf"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from doclens.evaluators.openai_chat import GPT4JsonCoT
+from doclens.evaluators.llm.openai_chat import GPT4JsonCoT
 
 from .helpers import TokenSubsetEvaluator
 

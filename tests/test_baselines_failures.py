@@ -16,7 +16,7 @@ from doclens.baselines import BaselineUnavailableError, compute_baselines  # noq
 from doclens.baselines.bertscore import bertscore_per_instance, resolve_model  # noqa: E402
 from doclens.cli import main  # noqa: E402
 from doclens.core.errors import EXIT_INCOMPLETE, EXIT_USAGE  # noqa: E402
-from doclens.scoring.report import Report  # noqa: E402
+from doclens.reports.report import Report  # noqa: E402
 
 NOTE = {"id": "a", "prediction": "Fever [0].", "reference": "Fever.", "source": ["[patient] fever"],
         "reference_claims": ["fever"], "prediction_claims": ["fever"]}
@@ -143,7 +143,7 @@ def test_a_missing_package_is_refused_before_judging(monkeypatch):
     import doclens.baselines as baselines
     from doclens import DocLens
     from doclens.core.errors import MissingExtraError
-    from doclens.evaluators.overlap import OverlapEvaluator
+    from doclens.evaluators.rules.overlap import OverlapEvaluator
 
     monkeypatch.setitem(baselines._PACKAGES, "rouge", ("doclens_no_such_package", "baselines"))
     with pytest.raises(MissingExtraError, match=r"pip install 'doclens\[baselines\]'"):

@@ -5,7 +5,7 @@ import sys
 import pytest
 
 from doclens.cli import main
-from doclens.scoring.report import Report
+from doclens.reports.report import Report
 
 GOOD = {"id": "a", "prediction": "Fever [0].", "reference": "fever", "source": ["[patient] fever"],
         "reference_claims": ["fever"], "prediction_claims": ["fever"]}

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from doclens.cli import build_parser, main
-from doclens.scoring.report import Report
+from doclens.reports.report import Report
 from doclens.version import __version__
 
 ROOT = Path(__file__).resolve().parents[1]

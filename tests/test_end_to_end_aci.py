@@ -5,8 +5,8 @@ import json
 import pytest
 
 from doclens import DocLens
-from doclens.evaluators.extractors import SentenceExtractor
-from doclens.evaluators.overlap import OverlapEvaluator
+from doclens.evaluators.rules.overlap import OverlapEvaluator
+from doclens.extraction.extractors import SentenceExtractor
 from doclens.parsing.sections import SECTION_NAMES
 from tests.helpers import TokenSubsetEvaluator
 

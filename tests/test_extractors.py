@@ -1,6 +1,6 @@
 """The offline ``clauses`` extractor: claims a clinician would count (docs/design.md §7)."""
 
-from doclens.evaluators.extractors import (
+from doclens.extraction.extractors import (
     ClauseExtractor,
     clinician_claims,
     is_bare_subheader,
@@ -59,7 +59,7 @@ def test_headers_preambles_and_bare_subheaders_are_no_claims():
 
 def test_overlap_explains_which_words_the_note_lacks():
     from doclens.evaluators.base import ClaimRequest
-    from doclens.evaluators.overlap import OverlapEvaluator
+    from doclens.evaluators.rules.overlap import OverlapEvaluator
 
     judge = OverlapEvaluator()
     [[kept, missed, negated]] = judge.judge_claims_many([ClaimRequest(

@@ -23,7 +23,7 @@ from doclens.families import (
     result_counts,
     selected,
 )
-from doclens.scoring.report import Report
+from doclens.reports.report import Report
 from doclens.views.html import instance_failures
 from doclens.views.text import summary_text
 from tests.helpers import TokenSubsetEvaluator

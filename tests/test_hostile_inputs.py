@@ -18,7 +18,7 @@ import pytest
 from doclens import DocLens, Report
 from doclens.cli import main
 from doclens.core.errors import EXIT_ERROR, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
-from doclens.evaluators.overlap import OverlapEvaluator
+from doclens.evaluators.rules.overlap import OverlapEvaluator
 from tests.conftest import REPO
 
 ROWS = [{"id": f"i{k}", "prediction": f"The patient has fever {k} [0]. He coughs [1].", "reference": "Fever, cough.",
@@ -182,7 +182,7 @@ def _mutants(node, parts=(), depth=100):
 def test_fast_schema_check_agrees_with_jsonschema(good_scores):
     """The reader's compiled check is a filter in front of jsonschema: it must never accept what
     jsonschema refuses (that would let bad data through) and should not refuse what it accepts."""
-    from doclens.io.scores_files import _validators
+    from doclens.reports.scores_files import _validators
 
     instance_checker, header_checker = _validators()
     assert instance_checker.fast is not None and header_checker.fast is not None
@@ -404,7 +404,7 @@ def test_a_partial_report_never_replaces_a_complete_one(tmp_path, capsys):
 def test_a_failed_save_writes_the_finished_report_to_a_named_fallback(tmp_path, capsys, monkeypatch):
     rows = write_jsonl(tmp_path / "in.jsonl", ROWS)
     output = tmp_path / "s.json"
-    import doclens.scoring.sink as sink
+    import doclens.engines.sink as sink
 
     real_write = sink.write_atomically
 

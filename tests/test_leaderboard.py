@@ -12,8 +12,8 @@ from doclens import DocLens, Evaluator, Report
 from doclens.cli import main
 from doclens.core.errors import InputError
 from doclens.core.metrics import aggregate
-from doclens.evaluators.overlap import OverlapEvaluator
-from doclens.io.submissions import load_schema, validate_document, validate_file
+from doclens.evaluators.rules.overlap import OverlapEvaluator
+from doclens.reports.submissions import load_schema, validate_document, validate_file
 from doclens.scoring.signature import component_signature, parse_signature, signature_differences
 from doclens.stats.agreement import (
     instance_agreement,
@@ -174,7 +174,7 @@ def test_custom_judges_are_named_by_class_so_they_never_share_a_signature():
 
 
 def test_prompt_style_is_in_the_signature_of_chat_judges():
-    from doclens.evaluators.chat import judge_prompt_tags
+    from doclens.evaluators.llm.chat import judge_prompt_tags
     from doclens.scoring.signature import make_signature
 
     common = dict(version="1", tasks=["general"], judge="openai-chat:m", extract="given")
@@ -590,7 +590,7 @@ def test_report_and_leaderboard_pages_render_in_chromium(tmp_path, capsys):
 # ---- bounded-memory reading ------------------------------------------------------------------
 @pytest.mark.parametrize("window", [7, 64, 1 << 20])
 def test_streamed_report_equals_the_loaded_one(tmp_path, monkeypatch, window):
-    import doclens.io.scores_files as scores_files
+    import doclens.reports.scores_files as scores_files
 
     monkeypatch.setattr(scores_files, "_CHUNK", window)  # tiny windows cut values at every boundary
     report = score(injected_rows() * 1)
@@ -607,7 +607,7 @@ def test_streamed_report_equals_the_loaded_one(tmp_path, monkeypatch, window):
 
 
 def test_streamed_report_accepts_any_key_order_and_refuses_other_files(tmp_path):
-    from doclens.io.scores_files import iter_report, scan_report
+    from doclens.reports.scores_files import iter_report, scan_report
 
     data = score(ROWS, on_unparsed="exclude").to_dict()
     reordered = {"instances": data.pop("instances"), **data}

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from doclens import DocLens
-from doclens.evaluators.chat import (
+from doclens.evaluators.llm.chat import (
     STYLES,
     ChatJudge,
     Completion,
@@ -19,7 +19,7 @@ from doclens.evaluators.chat import (
     render_claims,
     render_reask,
 )
-from doclens.evaluators.prompting import load_prompt, make_fence
+from doclens.evaluators.llm.prompting import load_prompt, make_fence
 
 from .llm_server import judge_reply
 
@@ -125,7 +125,7 @@ def test_shared_text_comes_first_in_every_judge_prompt(style, task):
     instructions and worked example are the same text in every request (the fence is described
     generically, the example has a fixed boundary of its own), and the calls on one premise share
     it plus the fenced premise, since they all use the fence of the premise and all its claims."""
-    from doclens.evaluators.prompting import EXAMPLE_FENCE_TOKEN
+    from doclens.evaluators.llm.prompting import EXAMPLE_FENCE_TOKEN
 
     def flat(messages):
         return "\n".join(f"{m['role']}\n{m['content']}" for m in messages)

@@ -11,7 +11,7 @@ from doclens import DocLens, load_evaluator
 from doclens.cli import main
 from doclens.core.errors import ConfigurationError
 from doclens.evaluators import EVALUATOR_PRESETS, EXTRACTOR_PRESETS, load_extractor
-from doclens.evaluators.openai_chat import (
+from doclens.evaluators.llm.openai_chat import (
     DEFAULT_PRICES,
     OpenAIChatJudge,
     host_is_local,
@@ -226,7 +226,7 @@ def test_cli_local_only_refuses_remote(tmp_path, capsys, monkeypatch):
 
 
 def test_openai_judge_is_a_chat_judge_with_one_abstract_call():
-    from doclens.evaluators.chat import ChatJudge
+    from doclens.evaluators.llm.chat import ChatJudge
 
     assert issubclass(OpenAIChatJudge, ChatJudge)
     assert OpenAIChatJudge.complete_many is not ChatJudge.complete_many
@@ -235,7 +235,7 @@ def test_openai_judge_is_a_chat_judge_with_one_abstract_call():
 def test_rate_limiter_paces_tokens_per_minute():
     import asyncio
 
-    from doclens.evaluators.openai_chat import _RateLimiter
+    from doclens.evaluators.llm.openai_chat import _RateLimiter
 
     clock = {"now": 100.0}
     waits = []
@@ -258,7 +258,7 @@ def test_rate_limiter_paces_tokens_per_minute():
 def test_rate_limiter_spaces_requests_per_minute():
     import asyncio
 
-    from doclens.evaluators.openai_chat import _RateLimiter
+    from doclens.evaluators.llm.openai_chat import _RateLimiter
 
     clock = {"now": 0.0}
     waits = []

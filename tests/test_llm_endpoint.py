@@ -11,8 +11,8 @@ import pytest
 
 from doclens import DocLens, load_evaluator
 from doclens.core.errors import UnparsedJudgementError
-from doclens.evaluators.chat import TOO_LONG
-from doclens.evaluators.prompting import make_fence
+from doclens.evaluators.llm.chat import TOO_LONG
+from doclens.evaluators.llm.prompting import make_fence
 
 from .llm_server import FakeChatServer, Reply, cached_prompt_tokens, claims_in, context_error, fence_token, judge_reply
 

@@ -18,7 +18,7 @@ import pytest
 from doclens import DocLens, load_evaluator
 from doclens.cli import main
 from doclens.core.errors import EXIT_INCOMPLETE, ConfigurationError, RunStoppedError
-from doclens.evaluators.openai_chat import parse_duration
+from doclens.evaluators.llm.openai_chat import parse_duration
 from doclens.scoring.scorer import incomplete_reasons
 
 from .llm_server import FAULT_KINDS, FakeChatServer, Reply, fault_reply, faults, prompt_text
@@ -446,8 +446,8 @@ def test_replies_lose_only_the_exact_key_never_clinical_text(tmp_path, monkeypat
 
 
 def test_a_report_with_failed_items_is_a_valid_scores_file(tmp_path):
-    from doclens.io.submissions import validate_file
-    from doclens.scoring.report import Report
+    from doclens.reports.report import Report
+    from doclens.reports.submissions import validate_file
 
     with FakeChatServer(script=lambda n, body: Reply(status=404) if n % 2 else None) as server:
         report = score(judge(server, max_retries=0))

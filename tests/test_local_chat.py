@@ -15,11 +15,11 @@ import pytest
 from doclens import DocLens, load_evaluator
 from doclens.core.errors import ConfigurationError
 from doclens.evaluators import load_extractor
-from doclens.evaluators.chat import TOO_LONG, render_claims
+from doclens.evaluators.llm.chat import TOO_LONG, render_claims
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
-local_chat = pytest.importorskip("doclens.evaluators.local_chat")
+local_chat = pytest.importorskip("doclens.evaluators.models.local_chat")
 LocalChatJudge = local_chat.LocalChatJudge
 
 REPO = Path(__file__).resolve().parents[1]
@@ -402,7 +402,7 @@ def test_default_gguf_judges_every_claim_and_says_demo(smollm):
 @pytest.mark.slow
 def test_default_gguf_through_the_cli(smollm, tmp_path, monkeypatch, capsys, caplog):
     from doclens.cli import main
-    from doclens.scoring.report import Report
+    from doclens.reports.report import Report
 
     def shared(self):  # the module's loaded model, so the CLI does not load it again
         self._loaded = smollm._loaded
@@ -459,8 +459,8 @@ def test_local_judge_extracts_with_clauses_unless_asked(tiny_model, tmp_path, mo
     its dry run says so; only ``--extractor local`` extracts with the chat model."""
     from doclens.cli import main
     from doclens.evaluators import load_extractor
-    from doclens.evaluators.chat import ChatExtractor
-    from doclens.evaluators.extractors import ClauseExtractor
+    from doclens.evaluators.llm.chat import ChatExtractor
+    from doclens.extraction.extractors import ClauseExtractor
 
     def refuse(self):
         raise AssertionError("weights loaded")

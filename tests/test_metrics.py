@@ -14,7 +14,7 @@ from doclens import DocLens
 from doclens.core.errors import ConfigurationError, InputError, UnparsedJudgementError
 from doclens.core.metrics import aggregate, ratio
 from doclens.families import result_counts
-from doclens.scoring.report import Report
+from doclens.reports.report import Report
 from tests.helpers import ProvenanceJudge, TokenSubsetEvaluator
 
 

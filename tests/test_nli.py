@@ -16,7 +16,7 @@ transformers = pytest.importorskip("transformers", reason="the in-process NLI ju
 from doclens import DocLens, load_evaluator  # noqa: E402
 from doclens.cli import main  # noqa: E402
 from doclens.core.errors import ConfigurationError, InputError  # noqa: E402
-from doclens.evaluators.nli import (  # noqa: E402
+from doclens.evaluators.models.nli import (  # noqa: E402
     NLIClassifierEvaluator,
     TrueNLIEvaluator,
     entailment_index,
@@ -24,7 +24,7 @@ from doclens.evaluators.nli import (  # noqa: E402
     plan_batches,
 )
 from doclens.parsing.statements import strip_citations  # noqa: E402
-from doclens.scoring.report import Report  # noqa: E402
+from doclens.reports.report import Report  # noqa: E402
 
 from .tiny_models import build_minilm_classifier, build_tiny_classifier, build_tiny_t5, calibration_pairs  # noqa: E402
 

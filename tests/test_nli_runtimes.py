@@ -1,4 +1,4 @@
-"""The NLI judges' CPU runtimes (``runtime=``: doclens/evaluators/nli_runtimes.py) on the tiny real
+"""The NLI judges' CPU runtimes (``runtime=``: doclens/evaluators/models/nli_runtimes.py) on the tiny real
 models of tests/tiny_models.py: ONNX Runtime gives the torch path's logits, the int8 runtimes
 really run quantised weights, and the runtime is named in the signature and the cache keys."""
 
@@ -11,8 +11,8 @@ pytest.importorskip("onnx", reason="torch.onnx.export needs the [onnx] extra (on
 
 from doclens import DocLens, load_evaluator  # noqa: E402
 from doclens.core.errors import ConfigurationError  # noqa: E402
-from doclens.evaluators.nli import NLIClassifierEvaluator, TrueNLIEvaluator  # noqa: E402
-from doclens.evaluators.nli_runtimes import RUNTIMES, OnnxNetwork  # noqa: E402
+from doclens.evaluators.models.nli import NLIClassifierEvaluator, TrueNLIEvaluator  # noqa: E402
+from doclens.evaluators.models.nli_runtimes import RUNTIMES, OnnxNetwork  # noqa: E402
 
 from .test_nli import CITED, LONG_PREMISE, pairs_for_tests  # noqa: E402
 from .tiny_models import build_tiny_classifier, build_tiny_t5  # noqa: E402

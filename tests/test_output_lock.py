@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from doclens.io.files import OutputLocked, output_lock, write_atomically
-from doclens.io.results_files import journal_path
+from doclens.reports.files import OutputLocked, output_lock, write_atomically
+from doclens.reports.results_files import journal_path
 
 from .llm_server import FakeChatServer
 from .test_llm_endpoint import INSTANCE

@@ -78,13 +78,13 @@ def test_wheel_installs_into_fresh_venv_and_reads_resources(tmp_path):
                              capture_output=True, text=True, env=env)
     assert install.returncode == 0, install.stderr[-2000:]
     probe = ("import doclens, importlib.util\n"
-             "from doclens.evaluators.prompting import load_prompt\n"
+             "from doclens.evaluators.llm.prompting import load_prompt\n"
              "from doclens.core.resources import read_card, resource_root\n"
              "p = load_prompt('extract/note_generation.subjective')\n"
              "assert p.version and '${text}' in p.messages[-1][1], p\n"
              "assert 'DocLens' in read_card('doclens.md')\n"
              "assert (resource_root('metric') / 'doclens.py').is_file()\n"
-             "from doclens.io.submissions import load_schema\n"
+             "from doclens.reports.submissions import load_schema\n"
              "assert load_schema('scores')['type'] == 'object'\n"
              "assert 'site-packages' in str(resource_root('prompts')), resource_root('prompts')\n"
              "assert importlib.util.find_spec('torch') is None\n"

@@ -10,7 +10,7 @@ pytest.importorskip("matplotlib", reason="the plots need the plots extra (matplo
 
 from doclens import DocLens, Report  # noqa: E402
 from doclens.cli import main  # noqa: E402
-from doclens.evaluators.overlap import OverlapEvaluator  # noqa: E402
+from doclens.evaluators.rules.overlap import OverlapEvaluator  # noqa: E402
 from doclens.views.leaderboard import load_entry, rank_group  # noqa: E402
 from doclens.views.plots import leaderboard_figure, pairwise_differences  # noqa: E402
 from tests.conftest import REPO  # noqa: E402
@@ -70,7 +70,7 @@ def test_report_plot_returns_figures_whose_marks_are_the_reports_numbers():
 
 
 def test_many_instances_make_a_histogram_whose_bins_count_them(monkeypatch):
-    import doclens.scoring.plots as report_plots
+    import doclens.reports.plots as report_plots
 
     report = score(note_rows())
     monkeypatch.setattr(report_plots, "MAX_DOTS", 5)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from doclens.scoring.progress import InstanceSteps, usage_postfix
+from doclens.engines.progress import InstanceSteps, usage_postfix
 from tests.llm_server import FakeChatServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,7 +134,7 @@ def test_postfix_counts_shared_counters_once():
 @pytest.mark.parametrize("style", ["json_cot", "cot"])
 def test_chat_judge_reports_each_request_as_its_reply_is_read(style):
     from doclens.evaluators.base import ClaimRequest
-    from doclens.evaluators.openai_chat import OpenAIChatJudge
+    from doclens.evaluators.llm.openai_chat import OpenAIChatJudge
 
     done = []
     with FakeChatServer(latency=0.01) as server:

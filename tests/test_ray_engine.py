@@ -223,7 +223,7 @@ def test_a_judge_told_to_use_cuda_on_a_cluster_without_gpus_is_refused(local_ray
 def overlap_scorer():
     """A scorer the workers build for themselves (a judge holds locks: it is not shipped)."""
     from doclens import DocLens
-    from doclens.evaluators.overlap import OverlapEvaluator
+    from doclens.evaluators.rules.overlap import OverlapEvaluator
 
     return DocLens(OverlapEvaluator(), chunk_size=2)
 
@@ -233,9 +233,9 @@ def test_ray_feeds_the_streamed_output_and_resumes_a_single_process_journal(loca
     """The Ray engine hands its chunks to the same sink as the single-process run: a streamed
     (jsonl) output, continued with ``resume`` from the journal an interrupted run left, equals
     the uninterrupted single-process output, and the resumed part skips what the journal holds."""
-    from doclens.scoring.engine_ray import score_on_ray
-    from doclens.scoring.report import Report
-    from doclens.scoring.sink import FileSink
+    from doclens.engines.ray import score_on_ray
+    from doclens.engines.sink import FileSink
+    from doclens.reports.report import Report
 
     rows = INSTANCES[:9]
     make = overlap_scorer

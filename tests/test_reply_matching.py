@@ -14,9 +14,9 @@ import re
 import pytest
 
 from doclens import DocLens, load_evaluator
-from doclens.evaluators.chat import STYLES, citation_fence, claims_fence, render_citation, render_claims, render_reask
-from doclens.evaluators.extractors import ExtractionRequest, PromptedExtractor
-from doclens.evaluators.prompting import make_fence
+from doclens.evaluators.llm.chat import STYLES, citation_fence, claims_fence, render_citation, render_claims, render_reask
+from doclens.evaluators.llm.prompting import make_fence
+from doclens.extraction.extractors import ExtractionRequest, PromptedExtractor
 from doclens.parsing.claim_lists import FENCE_MARKER
 from doclens.parsing.judge_replies import (
     match_claim_items,
@@ -285,7 +285,7 @@ def test_fence_is_deterministic_and_never_in_the_text(monkeypatch):
     token = make_fence(["x"]).token
     assert re.fullmatch(r"[0-9a-f]{8}", token) and FENCE_MARKER.fullmatch(make_fence(["x"]).open)
     # a one-digit boundary collides often: it is re-derived until no text holds it, in any case
-    import doclens.evaluators.prompting as prompting
+    import doclens.evaluators.llm.prompting as prompting
 
     monkeypatch.setattr(prompting, "FENCE_LENGTH", 1)
     for missing in "0123456789abcdef":

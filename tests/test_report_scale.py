@@ -9,8 +9,8 @@ import tracemalloc
 import numpy as np
 
 from doclens import DocLens
-from doclens.evaluators.overlap import OverlapEvaluator
-from doclens.io.scores_files import CountColumns
+from doclens.evaluators.rules.overlap import OverlapEvaluator
+from doclens.reports.scores_files import CountColumns
 from doclens.stats import bootstrap
 from tests.test_hostile_inputs import run
 

@@ -177,7 +177,7 @@ def test_module_imports_without_heavy_dependencies_and_respects_the_layer_rule()
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO,
                    env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
     allowed = {"doclens.core.types", "doclens.core.errors", "doclens.parsing.statements",
-               "doclens.parsing.source_units", "doclens.core.resources", "doclens.evaluators.torch_utils"}
+               "doclens.parsing.source_units", "doclens.core.resources", "doclens.evaluators.models.torch_utils"}
     for path in (REPO / "doclens" / "retrieval").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             names = ([node.module] if isinstance(node, ast.ImportFrom) and node.module else
@@ -230,7 +230,7 @@ def store(tmp_path):
 
 @torch_needed
 def test_signature_pins_settings_and_the_encoder_content(tmp_path):
-    from doclens.evaluators.torch_utils import model_fingerprint
+    from doclens.evaluators.models.torch_utils import model_fingerprint
     from doclens.retrieval.config import default_encoder_path
 
     signature = RetrievalConfig().signature()

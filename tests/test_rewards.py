@@ -19,7 +19,7 @@ import pytest
 
 from doclens import DocLens, load_evaluator
 from doclens.core.errors import ConfigurationError, InputError
-from doclens.evaluators.extractors import ClauseExtractor, SentenceExtractor
+from doclens.extraction.extractors import ClauseExtractor, SentenceExtractor
 from doclens.rewards import (
     DocLensMetric,
     DocLensReward,

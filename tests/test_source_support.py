@@ -29,8 +29,8 @@ from doclens.core.support import (
 )
 from doclens.core.types import Instance
 from doclens.families import result_counts
+from doclens.reports.report import Report
 from doclens.retrieval import RetrievalConfig, Retriever
-from doclens.scoring.report import Report
 from doclens.scoring.source_support import SourceSupport, check_metrics
 from doclens.stats.bootstrap import bootstrap_intervals
 
@@ -133,7 +133,7 @@ def test_clinical_rules_tells_contradiction_from_silence():
 
 
 def test_nli_three_way_mapping():
-    from doclens.evaluators.nli import support_label, support_labels
+    from doclens.evaluators.models.nli import support_label, support_labels
 
     labels = support_labels({0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"}, "m")
     assert labels == {0: SUPPORTED, 1: NOT_ADDRESSED, 2: NOT_SUPPORTED}
@@ -362,7 +362,7 @@ def test_streamed_outputs_keep_the_support_scores_and_verdicts(tmp_path, fmt):
     """A streamed run (``score_to``) reduces source support from light per-instance rows, not the
     kept results: the same scores, sections, block and warnings as the in-memory run, and every
     claim's verdict and evidence in the results file whatever its format."""
-    from doclens.scoring.report import Report
+    from doclens.reports.report import Report
 
     notes = [instance(str(k), claims=[], task="note_generation")
              | {"prediction_claims": {"subjective": ["cough for four days", "fever"][: 1 + k % 2],

@@ -1,4 +1,4 @@
-"""Streamed scoring (doclens.scoring.sink): results written as each chunk finishes, the report
+"""Streamed scoring (doclens.engines.sink): results written as each chunk finishes, the report
 reduced incrementally, ``--resume`` after a kill, and every reader accepting the streamed layouts.
 
 The in-memory path (``DocLens.score``, results kept) and the streamed path (``DocLens.score_to``,
@@ -23,12 +23,12 @@ from doclens.cli import main
 from doclens.core.errors import EXIT_OK, EXIT_USAGE, ConfigurationError, InputError, MissingExtraError
 from doclens.core.metrics import aggregate
 from doclens.core.types import NO_VERDICT
-from doclens.evaluators.extractors import SentenceExtractor
-from doclens.evaluators.overlap import OverlapEvaluator
+from doclens.engines.sink import FileSink
+from doclens.evaluators.rules.overlap import OverlapEvaluator
+from doclens.extraction.extractors import SentenceExtractor
 from doclens.families import result_counts
-from doclens.io.results_files import JournalState, instances_path, journal_path, read_journal, result_line, write_result
-from doclens.io.scores_files import scan_report
-from doclens.scoring.sink import FileSink
+from doclens.reports.results_files import JournalState, instances_path, journal_path, read_journal, result_line, write_result
+from doclens.reports.scores_files import scan_report
 from doclens.scoring.verdicts import EMPTY_PREMISE, INVALID_IDS, NO_CITATION
 from doclens.stats.bootstrap import bootstrap_intervals, report_instance_counts
 from tests.conftest import REPO

@@ -23,10 +23,10 @@ datasets = pytest.importorskip("datasets", reason="the tables extra (datasets) i
 from doclens import DocLens  # noqa: E402
 from doclens.cli import main  # noqa: E402
 from doclens.core.errors import EXIT_OK, EXIT_USAGE, InputError  # noqa: E402
-from doclens.evaluators.overlap import OverlapEvaluator  # noqa: E402
-from doclens.io import tables  # noqa: E402
-from doclens.io.tables import read_table  # noqa: E402
-from doclens.scoring.report import Report  # noqa: E402
+from doclens.evaluators.rules.overlap import OverlapEvaluator  # noqa: E402
+from doclens.inputs import tables  # noqa: E402
+from doclens.inputs.tables import read_table  # noqa: E402
+from doclens.reports.report import Report  # noqa: E402
 
 SHA = "3f2a9c0d1e4b5a6978877665544332211000ffee"
 

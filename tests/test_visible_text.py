@@ -5,7 +5,7 @@ claim other than the one judged. The judged and stored text is not changed."""
 import json
 
 from doclens import DocLens
-from doclens.evaluators.overlap import OverlapEvaluator
+from doclens.evaluators.rules.overlap import OverlapEvaluator
 from doclens.views.visible import html_text, visible
 from tests.test_hostile_inputs import ROWS, run, write_jsonl
 

@@ -21,7 +21,7 @@ FORMAT = "doclens-baselines/1"
 def _paired_texts(args: argparse.Namespace) -> tuple[list[str], list[str], list[str]]:
     """``(ids, predictions, references)`` in the input's order, every row checked (a bad row is
     an :class:`InputError` naming the file, row, instance and field)."""
-    from doclens.io.tables import read_table
+    from doclens.inputs.tables import read_table
 
     options = dict(input_format=args.input_format, columns=args.columns)
     if not args.references:
@@ -55,7 +55,7 @@ def _paired_texts(args: argparse.Namespace) -> tuple[list[str], list[str], list[
 def _prediction_rows(args: argparse.Namespace, options: dict):
     """``(id, prediction)`` of each row of the predictions table."""
     from doclens.core.types import instance_id
-    from doclens.io.tables import read_table
+    from doclens.inputs.tables import read_table
 
     table = read_table(args.input, required=("id", "prediction"), **options)
     column = {field: table.mapping.get(field, field) for field in ("id", "prediction")}
@@ -91,8 +91,8 @@ def _summary(result: dict) -> str:
 
 def _write(result: dict, ids: list[str], output: str, output_format: str) -> str:
     """Write the result; per-instance values inside (json) or beside (jsonl, parquet) the summary."""
-    from doclens.io.files import write_atomically
-    from doclens.io.results_files import instances_path, require_pyarrow
+    from doclens.reports.files import write_atomically
+    from doclens.reports.results_files import instances_path, require_pyarrow
 
     rows = [{"id": ident} for ident in ids]
     for value in result["baselines"].values():

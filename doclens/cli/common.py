@@ -109,7 +109,7 @@ def check_output_path(path: str, flag: str = "--output") -> None:
 def load_report(path: str):
     """A scores file read through the one checked reader (:meth:`doclens.Report.load`); its
     :class:`InputError` names the file, the instance and the field."""
-    from doclens.scoring.report import Report
+    from doclens.reports.report import Report
 
     return Report.load(path)
 

@@ -10,7 +10,7 @@ from doclens.cli.common import bootstrap_options, command_parser
 
 
 def run(args: argparse.Namespace) -> int:
-    from doclens.io.scores_files import scan_report
+    from doclens.reports.scores_files import scan_report
     from doclens.scoring.signature import signature_differences
     from doclens.stats.bootstrap import MIN_INSTANCES, STATISTICS, align_by_id, bootstrap_description, paired_bootstrap
 

@@ -14,7 +14,7 @@ MAX_INSTANCES_SHOWN = 500
 
 
 def run(args: argparse.Namespace) -> int:
-    from doclens.io.scores_files import scan_report
+    from doclens.reports.scores_files import scan_report
     from doclens.stats.bootstrap import bootstrap_description, bootstrap_intervals
     from doclens.views.html import SourceIndex, instance_failures, write_page, write_report_html
 
@@ -82,7 +82,7 @@ def _instances_shown(path: str, shown):
     """``(instances, positions)`` for :func:`write_report_html`: every instance streamed in file
     order, or the ``shown`` ones (read in one pass, held — at most ``--max-instances`` — and
     given in the order of ``shown``)."""
-    from doclens.io.scores_files import iter_instance_results
+    from doclens.reports.scores_files import iter_instance_results
 
     if shown is None:
         return iter_instance_results(path), None

@@ -35,12 +35,12 @@ from doclens.core.errors import (
 )
 from doclens.core.metrics import ON_UNPARSED
 from doclens.core.tasks import AUTO_TASK, TASKS
-from doclens.evaluators.torch_utils import DTYPES
-from doclens.io.files import OutputLocked, output_lock, partial_path, save_report
-from doclens.io.results_files import OUTPUT_FORMATS, journal_path
-from doclens.io.tables import INPUT_FORMATS
+from doclens.engines.sink import FileSink
+from doclens.evaluators.models.torch_utils import DTYPES
+from doclens.inputs.tables import INPUT_FORMATS
+from doclens.reports.files import OutputLocked, output_lock, partial_path, save_report
+from doclens.reports.results_files import OUTPUT_FORMATS, journal_path
 from doclens.scoring.scorer import QUESTION_STATEMENTS, UNCITED
-from doclens.scoring.sink import FileSink
 from doclens.views.text import summary_text
 
 logger = logging.getLogger("doclens")
@@ -85,7 +85,7 @@ def _parse_pairs(pairs: list[str], flag: str) -> dict:
 def _is_chat_judge(name: str) -> bool:
     """Whether evaluator ``name`` is a chat judge (those take ``dry_run`` and count calls)."""
     from doclens.evaluators import EVALUATOR_PRESETS, import_target
-    from doclens.evaluators.chat import ChatJudge
+    from doclens.evaluators.llm.chat import ChatJudge
 
     try:
         target = import_target(EVALUATOR_PRESETS[name][0] if name in EVALUATOR_PRESETS else name)
@@ -164,9 +164,9 @@ def _default_output(input_path: str) -> str:
 
 def open_input(args: argparse.Namespace):
     """The instances ``args`` name, read lazily (``len()`` when the size is known): any table
-    :func:`doclens.io.tables.read_table` reads, or a submission joined with ``--references``."""
-    from doclens.io.references import join_references
-    from doclens.io.tables import read_table
+    :func:`doclens.inputs.tables.read_table` reads, or a submission joined with ``--references``."""
+    from doclens.inputs.references import join_references
+    from doclens.inputs.tables import read_table
 
     options = dict(input_format=args.input_format, split=args.split, columns=args.columns)
     if args.references:
@@ -177,7 +177,7 @@ def open_input(args: argparse.Namespace):
 def _located(message: str, path: str, lines: dict[str, str]) -> str:
     """``message`` prefixed with the input file and, when it names a read instance, where it is
     (``line 3``, ``row 3``: the scorer knows instances, not lines)."""
-    from doclens.io.jsonl import display_name
+    from doclens.inputs.jsonl import display_name
 
     name = display_name(path)
     if message.startswith(name):
@@ -214,7 +214,7 @@ def _scored(args: argparse.Namespace, instances, output: str) -> int:
     try:
         scorer = build_scorer(args)
         if getattr(args, "engine", "local") == "ray":
-            from doclens.scoring.engine_ray import require_ray
+            from doclens.engines.ray import require_ray
 
             require_ray()
             _runtime_env(args)
@@ -378,7 +378,7 @@ def _score_on_ray(scorer, args: argparse.Namespace, instances, sink, progress: b
     in memory), fed in input order as chunks come back, exactly as a single-process run feeds it."""
     import functools
 
-    from doclens.scoring.engine_ray import score_on_ray
+    from doclens.engines.ray import score_on_ray
 
     return score_on_ray(functools.partial(build_scorer, args), instances, scorer=scorer, workers=args.workers or 2,
                         address=args.address, runtime_env=_runtime_env(args), gpus_per_worker=args.gpus_per_worker,

@@ -7,11 +7,11 @@ import sys
 
 from doclens.cli.common import command_parser
 from doclens.core.errors import EXIT_OK, EXIT_USAGE, InputError
-from doclens.io.submissions import SCHEMA_FILES
+from doclens.reports.submissions import SCHEMA_FILES
 
 
 def run(args: argparse.Namespace) -> int:
-    from doclens.io.submissions import read_expected_ids, validate_file
+    from doclens.reports.submissions import read_expected_ids, validate_file
 
     expected = read_expected_ids(args.references) if args.references else None
     failed = False

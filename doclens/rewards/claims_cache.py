@@ -11,7 +11,7 @@ the claims, and the scores, are the ones :meth:`doclens.DocLens.score` gets by e
 
 from __future__ import annotations
 
-from doclens.evaluators.extractors import ExtractionRequest, Extractor, FailedExtraction
+from doclens.extraction.extractors import ExtractionRequest, Extractor, FailedExtraction
 from doclens.parsing.sections import segments
 
 Claims = list | dict

@@ -28,7 +28,7 @@ from doclens.core.errors import ConfigurationError, InputError
 from doclens.core.tasks import check_task
 from doclens.evaluators import load_evaluator, load_extractor
 from doclens.evaluators.base import Evaluator
-from doclens.evaluators.extractors import Extractor
+from doclens.extraction.extractors import Extractor
 from doclens.rewards.claims_cache import ReferenceClaimsCache
 from doclens.rewards.values import SUPPORT_SCORES, check_weights, combine, components
 from doclens.scoring.scorer import DocLens

@@ -23,7 +23,7 @@ from typing import Any
 from doclens.core.errors import InputError
 from doclens.core.tasks import check_task
 from doclens.evaluators.base import Evaluator
-from doclens.evaluators.extractors import Extractor
+from doclens.extraction.extractors import Extractor
 from doclens.rewards.claims_cache import ReferenceClaimsCache
 from doclens.rewards.reward import make_scorer
 from doclens.rewards.values import f1

@@ -2,7 +2,7 @@
 in, everything the report needs out, in memory bounded by the chunk, not by the input.
 
 This is the one place a run's results are reduced; :mod:`doclens.scoring.build` turns the
-reduction into a :class:`doclens.Report`, and :mod:`doclens.scoring.sink` writes the results
+reduction into a :class:`doclens.Report`, and :mod:`doclens.engines.sink` writes the results
 themselves. Any engine that produces the same chunks (the in-process scorer, or a distributed
 one running chunks on workers) feeds :meth:`Aggregator.add` with each chunk's results **in input
 order** and gets the same report, bit for bit.
@@ -153,7 +153,7 @@ class Aggregator:
     def instance_counts(self) -> list[dict]:
         """Per-instance ``{metric: (hits, items)}`` in input order, as
         :func:`doclens.families.result_counts` gives them: what :mod:`doclens.stats.bootstrap` takes."""
-        from doclens.io.results_files import counts_from_document
+        from doclens.reports.results_files import counts_from_document
 
         return counts_from_document(self.counts_document())[1]
 

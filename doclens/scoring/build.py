@@ -9,8 +9,8 @@ import sys
 import warnings
 
 from doclens.families import SOURCE_SUPPORT
+from doclens.reports.report import Report
 from doclens.scoring.aggregate import Aggregator
-from doclens.scoring.report import Report
 from doclens.scoring.run import RunMeta
 from doclens.scoring.signature import component_signature, make_signature
 from doclens.version import __version__

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 
 from doclens.core.types import CitationJudgement, ClaimJudgement
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
-from doclens.evaluators.chat import (
+from doclens.evaluators.llm.chat import (
     ChatJudge,
     citation_prompt_name,
     claims_fence,
@@ -35,9 +35,9 @@ from doclens.evaluators.chat import (
     render_citation,
     render_claims,
 )
-from doclens.evaluators.extractors import ExtractionRequest, Extractor, PromptedExtractor, SentenceExtractor
-from doclens.evaluators.prompting import load_prompt
+from doclens.evaluators.llm.prompting import load_prompt
 from doclens.evaluators.usage import estimate_tokens
+from doclens.extraction.extractors import ExtractionRequest, Extractor, PromptedExtractor, SentenceExtractor
 
 #: Completion tokens allowed per call (a rough allowance; replies vary).
 COMPLETION_ALLOWANCE = {"extraction_per_claim": 15, "json_cot_per_claim": 45, "json_per_claim": 15,

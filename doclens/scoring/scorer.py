@@ -11,7 +11,7 @@ a failure — bad input further down the file, an endpoint that stays down, Ctrl
 chunk finished before it: the exception carries ``partial_report``.
 
 The steps live in their own modules: :mod:`doclens.scoring.run` (the per-run state),
-:mod:`doclens.scoring.verdicts` (requests out, verdicts back), :mod:`doclens.scoring.sink`
+:mod:`doclens.scoring.verdicts` (requests out, verdicts back), :mod:`doclens.engines.sink`
 (where each finished chunk goes: kept in memory by :meth:`DocLens.score`, written as it
 finishes by :meth:`DocLens.score_to`), :mod:`doclens.scoring.aggregate` (the incremental
 reduction) and :mod:`doclens.scoring.build` (the report).
@@ -26,17 +26,17 @@ from doclens.core.errors import ConfigurationError, InputError, UnparsedJudgemen
 from doclens.core.metrics import ON_UNPARSED
 from doclens.core.tasks import AUTO_TASK, SECTION_NAMES, check_task
 from doclens.core.types import NO_VERDICT, Instance, InstanceResult, Statement
+from doclens.engines.progress import InstanceSteps, ProgressBar, judge_batch
+from doclens.engines.sink import FileSink, ResultSink
 from doclens.evaluators.base import Evaluator
-from doclens.evaluators.extractors import ExtractionRequest, Extractor, FailedExtraction
+from doclens.extraction.extractors import ExtractionRequest, Extractor, FailedExtraction
 from doclens.families import SOURCE_SUPPORT, UNCITED_OUTPUTS, CountingRule, selected
-from doclens.io.files import output_lock
 from doclens.parsing.sections import detect_task, looks_like_note, note_section_spans, segments
 from doclens.parsing.source_units import parse_source_units
 from doclens.parsing.statements import inherit_citations, parse_statements, strip_citations, whole_statement
-from doclens.scoring.progress import InstanceSteps, ProgressBar, judge_batch
-from doclens.scoring.report import Report
+from doclens.reports.files import output_lock
+from doclens.reports.report import Report
 from doclens.scoring.run import Run, RunMeta, Work
-from doclens.scoring.sink import FileSink, ResultSink
 from doclens.scoring.source_support import SourceSupport, check_metrics
 from doclens.scoring.verdicts import SECTION_FALLBACKS, citation_requests, claim_requests, instance_result
 
@@ -184,17 +184,17 @@ class DocLens:
         """Score ``instances`` and return a :class:`Report`. ``instances``: dicts or
         :class:`Instance`, a ``datasets.Dataset`` (or a ``DatasetDict`` with one split) or a pandas
         ``DataFrame``; ``columns`` maps field names to column names (``{"prediction":
-        "generated_note"}``, see :func:`doclens.io.tables.as_instances`).
+        "generated_note"}``, see :func:`doclens.inputs.tables.as_instances`).
 
         Raises :class:`InputError` for bad input (naming the instance and field), and
         :class:`UnparsedJudgementError` with ``on_unparsed="raise"``; any exception raised
         mid-run carries ``partial_report``, the report of every chunk finished before it.
         The run's state lives in a :class:`Run` of its own: one scorer can score twice at once.
-        ``sink``: where each finished chunk goes (:mod:`doclens.scoring.sink`); by default the
+        ``sink``: where each finished chunk goes (:mod:`doclens.engines.sink`); by default the
         results are kept in memory and returned in the report — for large inputs use
         :meth:`score_to`, which writes them as it goes.
         """
-        from doclens.io.tables import as_instances
+        from doclens.inputs.tables import as_instances
 
         instances = as_instances(instances, columns)
         total = len(instances) if hasattr(instances, "__len__") else None
@@ -232,7 +232,7 @@ class DocLens:
                  resume: bool = False, progress: bool = True, system: str | None = None,
                  columns: dict | str | None = None) -> Report:
         """Score ``instances`` and write the results to ``output`` as each chunk finishes, in
-        memory bounded by the chunk, not the input (:class:`doclens.scoring.sink.FileSink`).
+        memory bounded by the chunk, not the input (:class:`doclens.engines.sink.FileSink`).
 
         ``output_format``: ``json`` (one scores file, the layout :meth:`Report.save` writes),
         ``jsonl`` or ``parquet`` (a summary at ``output`` and the per-instance results beside
@@ -242,7 +242,7 @@ class DocLens:
         many); on an error the exception carries ``partial_report`` and a partial output is
         written (never over a complete one). ``system``: recorded in the report's ``config``
         (the name ``doclens leaderboard`` shows). ``columns``: as for :meth:`score`. One output,
-        one writer: :class:`doclens.io.files.OutputLocked` at once when another run writes it."""
+        one writer: :class:`doclens.reports.files.OutputLocked` at once when another run writes it."""
         with output_lock(output):
             return self.score(instances, progress=progress, columns=columns,
                               sink=FileSink(output, output_format, self.on_unparsed, resume=resume, system=system))
@@ -252,7 +252,7 @@ class DocLens:
         the chunk's order, and what it taught the run (tasks met, extractor use, capped
         statements). An engine that scores chunks elsewhere (a worker holding its own judge)
         calls this and passes both to a sink on the driver, in input order
-        (:mod:`doclens.scoring.sink`): the report is then the same as :meth:`score`'s."""
+        (:mod:`doclens.engines.sink`): the report is then the same as :meth:`score`'s."""
         meta = RunMeta()
         return self._score_chunk(chunk, meta), meta
 

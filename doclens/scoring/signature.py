@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from doclens.evaluators.prompting import prompts_fingerprint
+from doclens.evaluators.llm.prompting import prompts_fingerprint
 
 #: one signature field, ``(key, value)``: signatures are built and compared as lists of these and
 #: rendered to text once, by :func:`render_signature`

@@ -177,7 +177,7 @@ class SourceSupport:
 
     def signature_fields(self, evaluator: Evaluator) -> list[SignatureField]:
         """The signature fields this metric adds, as data."""
-        from doclens.evaluators.prompting import prompts_fingerprint
+        from doclens.evaluators.llm.prompting import prompts_fingerprint
 
         tags = evaluator.support_prompt_tags()
         return [("metrics", "doclens+source_support"), ("support", f"{evaluator.support_verdicts}way"),

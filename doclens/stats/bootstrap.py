@@ -141,7 +141,7 @@ def report_instance_counts(report) -> tuple[list[str], list[dict]]:
     the report's own ``on_unparsed`` setting, in the report's instance order. A streamed report
     (:meth:`doclens.DocLens.score_to`) holds no instances but their counts, which are read."""
     if not report.instances and getattr(report, "instance_counts", None) is not None:
-        from doclens.io.results_files import counts_from_document
+        from doclens.reports.results_files import counts_from_document
 
         return counts_from_document(report.instance_counts)
     from doclens.families import CountingRule, result_counts

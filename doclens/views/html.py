@@ -27,8 +27,8 @@ from typing import IO
 from doclens.core.metrics import METRICS
 from doclens.core.types import NO_VERDICT, CitationVerdict, ClaimVerdict, InstanceResult
 from doclens.families import APPLIES, CITATIONS, CountingRule
-from doclens.io.files import write_atomically
-from doclens.io.jsonl import SourceIndex
+from doclens.inputs.jsonl import SourceIndex
+from doclens.reports.files import write_atomically
 from doclens.stats.bootstrap import Interval
 from doclens.views.labels import demo_banner, judge_label
 from doclens.views.text import not_applicable_lines, reported_metrics
@@ -315,7 +315,7 @@ def write_report_html(header: dict, instances: Iterable[InstanceResult], handle:
     """Write the per-instance page to ``handle``, one instance at a time; returns the instances
     written. ``header``: the report's top-level fields (``scores``, ``signature``, ``warnings``,
     ``partial``, ``error``), e.g. ``report.to_dict()``; ``instances``: its instances in order
-    (a :func:`doclens.io.scores_files.iter_instance_results` generator keeps memory bounded),
+    (a :func:`doclens.reports.scores_files.iter_instance_results` generator keeps memory bounded),
     or a selection of them with their ``positions`` in the file and a ``note`` saying what is
     shown (``doclens report --max-instances``: failures first); ``sources`` (the scored JSONL)
     adds source units and raw predictions; ``plots``: the plot section's markup
@@ -401,7 +401,7 @@ def write_leaderboard_html(groups: dict, handle: IO[str], metric: str, bootstrap
 
 
 def write_page(path: str, write) -> None:
-    """Write an HTML page atomically (:func:`doclens.io.files.write_atomically`); a lone surrogate
+    """Write an HTML page atomically (:func:`doclens.reports.files.write_atomically`); a lone surrogate
     read from a scores file shows as ``\\udc00``, never an error."""
     write_atomically(path, write, errors="backslashreplace")
 

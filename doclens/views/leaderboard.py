@@ -68,9 +68,9 @@ def system_name(config: dict | None, path: str) -> str:
 
 def load_entry(path: str, n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = DEFAULT_SEED,
                confidence: float = DEFAULT_CONFIDENCE) -> Entry:
-    """Read one scores file, one instance at a time (:func:`doclens.io.scores_files.scan_report`),
+    """Read one scores file, one instance at a time (:func:`doclens.reports.scores_files.scan_report`),
     and reduce it to what a leaderboard needs."""
-    from doclens.io.scores_files import scan_report
+    from doclens.reports.scores_files import scan_report
 
     header, ids, counts = scan_report(path)
     if "signature" not in header:

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from html import escape
 
 from doclens.core.metrics import METRICS
-from doclens.scoring.plots import (
+from doclens.reports.plots import (
     DPI,
     SECTION_METRICS,
     distribution_figure,
@@ -360,7 +360,7 @@ def _interval_text(interval) -> str:
 
 def instance_scores(counts: Sequence[dict], metrics: Sequence[str] = METRICS) -> dict[str, list[float | None]]:
     """``{metric: per-instance score or None}`` from per-instance ``{metric: (hits, items)}``
-    (what :func:`doclens.io.scores_files.scan_report` returns): a report page's distribution."""
+    (what :func:`doclens.reports.scores_files.scan_report` returns): a report page's distribution."""
     return {m: [c[m][0] / c[m][1] if m in c and c[m][1] else None for c in counts] for m in metrics}
 
 

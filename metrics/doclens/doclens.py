@@ -60,7 +60,7 @@ Returns:
     when there is nothing to score), the same with a `_macro` suffix, `signature`, `counts`.
 Examples:
     >>> import evaluate
-    >>> from doclens.evaluators.overlap import OverlapEvaluator
+    >>> from doclens.evaluators.rules.overlap import OverlapEvaluator
     >>> metric = evaluate.load("metrics/doclens")
     >>> results = metric.compute(
     ...     predictions=["Fever for two days [0]. Takes ibuprofen [1]."],

@@ -6,13 +6,13 @@ is missing, and records a reply that stays unreadable as *unparsed* (raw text ke
 every answer (:mod:`doclens.evaluators.cache`) as soon as it arrives (and forgets the replies that left
 items unparsed, so a rerun asks those calls again), counts calls and tokens, and delegates
 the model call to one method, :meth:`ChatJudge.complete_many`, which an endpoint class
-(:class:`doclens.evaluators.openai_chat.OpenAIChatJudge`) or an in-process model implements.
+(:class:`doclens.evaluators.llm.openai_chat.OpenAIChatJudge`) or an in-process model implements.
 
 Every prompt numbers the claims it asks about and every reply names them: JSON items carry
 ``"id"``, ``cot`` replies a ``claim id:`` line. Verdicts are filed by that number, then by the
 claim's exact (normalised) text, never by position (:mod:`doclens.parsing.judge_replies`). Instance text
 (premise, claims, statements, source units) enters a prompt only inside a fence it cannot forge
-(:class:`doclens.evaluators.prompting.Fence`), and the prompts say that fenced text is data.
+(:class:`doclens.evaluators.llm.prompting.Fence`), and the prompts say that fenced text is data.
 
 Prompt styles (paper Table 1 ablation):
 
@@ -54,7 +54,7 @@ from doclens.core.support import SupportJudgement
 from doclens.core.types import NO_VERDICT, CitationJudgement, ClaimJudgement
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
 from doclens.evaluators.cache import CachedAnswers, cache_key
-from doclens.evaluators.prompting import Fence, load_prompt, make_fence
+from doclens.evaluators.llm.prompting import Fence, load_prompt, make_fence
 from doclens.parsing.judge_replies import (
     Verdict,
     parse_citation_cot,
@@ -351,7 +351,7 @@ class ChatJudge(CachedAnswers, Evaluator):
         """A subclaim extractor on the same model, client, cache and usage counters."""
         # imported here: the extractor module knows judges only by what they do, so this is its
         # one link to them (no import circle)
-        from doclens.evaluators.llm_extractor import ChatExtractor
+        from doclens.extraction.llm import ChatExtractor
 
         return ChatExtractor(self)
 

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from doclens.core.errors import ConfigurationError
 from doclens.core.types import ClaimJudgement
 from doclens.evaluators.base import ClaimRequest, Evaluator
-from doclens.evaluators.extractors import OPENING_HEADER, split_clauses, split_enumeration, split_keyed
+from doclens.extraction.extractors import OPENING_HEADER, split_clauses, split_enumeration, split_keyed
 from doclens.parsing.statements import parse_statements, strip_citations
 
 #: Bumped whenever a rule changes a verdict: it is part of the signature.
@@ -202,7 +202,7 @@ class _Analyser:
         if cached is None:
             # statements, within them lower-case sentences (dialogue turns: "no exudate. lungs are
             # clear."), so that a negation's scope ends where its sentence does,
-            # and their key-value parts, independent clauses and list items (doclens.evaluators.extractors),
+            # and their key-value parts, independent clauses and list items (doclens.extraction.extractors),
             # so the premise is read in the same units as the clauses extractor's claims (an assertion
             # cue of one list item, "smoking history", does not reach the others)
             parts = [e for s in parse_statements(strip_citations(text)) for p in _LOWER_SENTENCE.split(s.text)
@@ -679,6 +679,6 @@ class ClinicalRulesJudge(Evaluator):
 
     def make_extractor(self):
         """With ``--extractor auto``: the model-free clause extractor."""
-        from doclens.evaluators.extractors import ClauseExtractor
+        from doclens.extraction.extractors import ClauseExtractor
 
         return ClauseExtractor()

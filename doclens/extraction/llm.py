@@ -1,7 +1,7 @@
 """The LLM subclaim extractor (``prompts/extract/``) run on a chat judge's model.
 
-:class:`ChatExtractor` is what :meth:`doclens.evaluators.chat.ChatJudge.make_extractor` gives:
-the extraction prompts rendered by :class:`doclens.evaluators.extractors.PromptedExtractor`, sent
+:class:`ChatExtractor` is what :meth:`doclens.evaluators.llm.chat.ChatJudge.make_extractor` gives:
+the extraction prompts rendered by :class:`doclens.extraction.extractors.PromptedExtractor`, sent
 through the judge's own client, cache and usage counters. It knows the judge only by the methods
 it calls (``ask_many``, ``cache_identity``, ``decoding``, ``redact``, ``close``), so this module
 imports nothing of the judges.
@@ -9,7 +9,7 @@ imports nothing of the judges.
 
 from __future__ import annotations
 
-from doclens.evaluators.extractors import FailedExtraction, PromptedExtractor
+from doclens.extraction.extractors import FailedExtraction, PromptedExtractor
 
 
 class ContextLengthError(RuntimeError):

@@ -2,7 +2,7 @@
 with a table of references, so that ``doclens score SUBMISSION --references REFS`` scores it.
 
 The submission is validated first (every schema problem listed). The references table is read by
-:func:`doclens.io.tables.read_table` (any format, ``columns`` and ``split`` apply to it) and
+:func:`doclens.inputs.tables.read_table` (any format, ``columns`` and ``split`` apply to it) and
 needs the ``id`` and ``reference`` fields; ``source``, the claims and ``task`` come from it when
 present, the prediction (and any ``prediction_claims``) from the submission — a prediction column
 in the references table is ignored. The submission's ``task`` is the task of every row that has
@@ -19,7 +19,7 @@ from typing import Any
 
 from doclens.core.errors import InputError, cannot_read
 from doclens.core.types import instance_id
-from doclens.io.tables import Rows, read_table, sized
+from doclens.inputs.tables import Rows, read_table, sized
 
 #: ids named in a join error before "… and N more"
 SHOWN = 20
@@ -32,7 +32,7 @@ def _shown(ids: list[str]) -> str:
 
 def read_submission(path: str) -> dict:
     """A submission checked against its schema; raises :class:`InputError` listing its problems."""
-    from doclens.io.submissions import validate_file
+    from doclens.reports.submissions import validate_file
 
     kind, problems = validate_file(path, kind="submission")
     if problems:

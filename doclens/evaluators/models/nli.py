@@ -33,8 +33,8 @@ from pathlib import Path
 from doclens.core.errors import ConfigurationError, InputError
 from doclens.evaluators.base import Evaluator
 from doclens.evaluators.cache import CachedAnswers, cache_key
-from doclens.evaluators.nli_runtimes import apply_runtime, check_runtime
-from doclens.evaluators.torch_utils import (
+from doclens.evaluators.models.nli_runtimes import apply_runtime, check_runtime
+from doclens.evaluators.models.torch_utils import (
     choose_device,
     choose_dtype,
     describe_in_process,
@@ -76,7 +76,7 @@ class InProcessNLI(CachedAnswers, Evaluator):
     cache_dir, no_cache, refresh
         The verdict cache (:func:`doclens.evaluators.cache.open_cache`).
     runtime : str
-        What runs the model (:mod:`doclens.evaluators.nli_runtimes`): ``torch`` (default),
+        What runs the model (:mod:`doclens.evaluators.models.nli_runtimes`): ``torch`` (default),
         ``onnx`` (ONNX Runtime, float32), ``onnx-int8`` or ``torch-int8`` (dynamic int8
         quantisation); the last three on the CPU only. Named in the signature and cache keys.
     """
@@ -200,7 +200,7 @@ class InProcessNLI(CachedAnswers, Evaluator):
 
     @property
     def placement(self) -> dict:
-        """The device kind and dtype the model runs with (:func:`doclens.evaluators.torch_utils.placement`)."""
+        """The device kind and dtype the model runs with (:func:`doclens.evaluators.models.torch_utils.placement`)."""
         if self._placement is None:
             torch, _ = import_torch(f"evaluator {self.name!r}")
             self._placement = placement(torch, self.requested_device, self.requested_dtype)

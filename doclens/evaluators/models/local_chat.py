@@ -1,6 +1,6 @@
 """``local``: a chat model run in this process with ``transformers`` (docs/design.md §2).
 
-:class:`LocalChatJudge` is a :class:`~doclens.evaluators.chat.ChatJudge`: the same prompt files,
+:class:`LocalChatJudge` is a :class:`~doclens.evaluators.llm.chat.ChatJudge`: the same prompt files,
 reply parsers, re-ask, cache and usage counters as the endpoint judges; only
 :meth:`LocalChatJudge.complete_many` differs. The model is a Hub id, a local folder, or a GGUF
 file. No instance text leaves this machine.
@@ -28,7 +28,7 @@ most with (a premise's later claims run only their own tail). Every later step (
 provenance, verdict) continues from the cache of the step before, in a key/value cache that grows
 in place. Verdicts and explanations equal the unshared path's (greedy, float32 on CPU).
 
-**Instance text stays data.** The prompts fence every instance text (:mod:`doclens.evaluators.prompting`);
+**Instance text stays data.** The prompts fence every instance text (:mod:`doclens.evaluators.llm.prompting`);
 in process one more step is needed: a tokenizer reads a special-token string (``<|im_start|>``,
 ``</s>``) anywhere in a text as the control token itself, so such strings inside the messages are
 broken with an invisible U+2060 before tokenising (:meth:`LocalChatJudge._defuse`). ``cot``
@@ -62,15 +62,14 @@ from pathlib import Path
 from typing import Any
 
 from doclens.core.errors import ConfigurationError, require
-from doclens.evaluators.chat import (
+from doclens.evaluators.llm.chat import (
     ANSWER_FREE,
     ANSWER_VERDICT_AND_PROVENANCE,
     ChatJudge,
     Completion,
     check_style,
 )
-from doclens.evaluators.llm_extractor import ChatExtractor
-from doclens.evaluators.torch_utils import (
+from doclens.evaluators.models.torch_utils import (
     choose_device,
     choose_dtype,
     describe_in_process,
@@ -80,6 +79,7 @@ from doclens.evaluators.torch_utils import (
     set_threads,
     stated_window,
 )
+from doclens.extraction.llm import ChatExtractor
 
 logger = logging.getLogger("doclens")
 
@@ -247,7 +247,7 @@ class LocalChatJudge(ChatJudge):
     # ---- identity ----------------------------------------------------------------------------------
     def weights_fingerprint(self) -> str:
         """Something that changes when the weights change: the GGUF file's sha256, a local
-        folder's content fingerprint (:func:`~doclens.evaluators.torch_utils.model_fingerprint`), or a
+        folder's content fingerprint (:func:`~doclens.evaluators.models.torch_utils.model_fingerprint`), or a
         Hub model's snapshot commit."""
         if self._weights is None:
             if self.gguf_file:
@@ -281,7 +281,7 @@ class LocalChatJudge(ChatJudge):
                 **self.placement()}
 
     def placement(self) -> dict:
-        """The device kind and dtype the model runs with (:func:`doclens.evaluators.torch_utils.placement`):
+        """The device kind and dtype the model runs with (:func:`doclens.evaluators.models.torch_utils.placement`):
         named in cache keys (through :meth:`cache_identity`) and in the signature (:meth:`decoding`)."""
         if self._placement is None:
             torch, _ = import_torch("evaluator 'local'")
@@ -307,7 +307,7 @@ class LocalChatJudge(ChatJudge):
         """With ``--extractor auto``: the model-free clause extractor, never this model. Its
         extraction is measured to copy the prompt's examples and loop to the token cap
         (``cards/local-chat.md``); :func:`local_extractor` (``--extractor local``) asks for it."""
-        from doclens.evaluators.extractors import ClauseExtractor
+        from doclens.extraction.extractors import ClauseExtractor
 
         return ClauseExtractor()
 
@@ -523,7 +523,7 @@ class LocalChatJudge(ChatJudge):
                      on_complete: Callable[[int, Completion], None] | None = None) -> list[Completion]:
         """Replies holding ``answer``: in the ``cot`` style a verdict (claims) or a verdict and a
         provenance line (citations) in the forced format of the module docstring; otherwise, and
-        for :data:`~doclens.evaluators.chat.ANSWER_FREE`, free replies."""
+        for :data:`~doclens.evaluators.llm.chat.ANSWER_FREE`, free replies."""
         if not conversations:
             return []
         if self.dry_run:

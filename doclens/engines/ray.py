@@ -8,7 +8,7 @@ own concurrency inside the actor). A chunk comes back as its per-instance result
 report needs besides them: tasks met, whether claims were extracted or given, capped statements,
 the usage counters and the answers the judge cached. The driver takes the chunks back **in input
 order** (:meth:`RayScoring.chunks`), checks that every instance came back exactly once, and
-hands each chunk to the same sink as the single-process run (:mod:`doclens.scoring.sink`: in
+hands each chunk to the same sink as the single-process run (:mod:`doclens.engines.sink`: in
 memory, or streamed to files with ``--output-format`` / ``--resume``): same scores, same
 per-instance results, same signature, same files.
 
@@ -46,13 +46,13 @@ from types import SimpleNamespace
 from doclens.core import errors as errors_module
 from doclens.core.errors import ConfigurationError, InputError, MissingExtraError
 from doclens.core.types import Instance, InstanceResult
+from doclens.engines.sink import ResultSink
 from doclens.evaluators.cache import Cache, CachedAnswers, ShardCache, default_cache_dir
 from doclens.evaluators.usage import Usage
 from doclens.parsing.statements import strip_citations
-from doclens.scoring.report import Report
+from doclens.reports.report import Report
 from doclens.scoring.run import Run, RunMeta
 from doclens.scoring.signature import component_signature
-from doclens.scoring.sink import ResultSink
 
 logger = logging.getLogger("doclens")
 
@@ -459,7 +459,7 @@ def score_on_ray(make_scorer: Callable, instances: Iterable[dict | Instance], *,
                  sink: ResultSink | None = None, **options) -> Report:
     """Score ``instances`` on Ray (see :class:`RayScoring` for the options) and return the same
     :class:`Report` that :meth:`doclens.DocLens.score` returns. ``sink``: where the chunks go, in
-    input order (default: kept in memory; a :class:`doclens.scoring.sink.FileSink` streams them to
+    input order (default: kept in memory; a :class:`doclens.engines.sink.FileSink` streams them to
     files and honours ``resume``, as :meth:`doclens.DocLens.score_to` does). An error raised
     mid-run carries ``partial_report``: every chunk before the one that failed, in input order."""
     scoring = RayScoring(make_scorer, instances, **options)

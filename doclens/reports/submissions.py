@@ -21,7 +21,7 @@ import json
 from collections.abc import Iterable
 
 from doclens.core.errors import InputError, cannot_read
-from doclens.io.json_checks import SCHEMA_FILES, Problem, json_path, load_schema  # noqa: F401  (public here too)
+from doclens.reports.json_checks import SCHEMA_FILES, Problem, json_path, load_schema  # noqa: F401  (public here too)
 
 SUBMISSION_FORMAT = "doclens-submission/1"
 #: file ``format`` value → schema kind
@@ -35,7 +35,7 @@ def schema_problems(document, kind: str) -> list[Problem]:
     schema = load_schema(kind)
     validator = jsonschema.Draft202012Validator(schema)
     problems = []
-    from doclens.io.scores_files import _BadNumber
+    from doclens.reports.scores_files import _BadNumber
 
     for error in validator.iter_errors(document):
         if isinstance(error.instance, _BadNumber):  # reported once, as a refused number
@@ -108,7 +108,7 @@ def read_expected_ids(path: str) -> list[str]:
     """The benchmark's instance ids from a JSONL file of instances (one ``{"id": …}`` per line),
     in file order. Raises :class:`doclens.core.errors.InputError` naming the line of a bad line."""
     from doclens.core.types import instance_id
-    from doclens.io.jsonl import iter_jsonl
+    from doclens.inputs.jsonl import iter_jsonl
 
     ids = []
     for number, data in iter_jsonl(path):
@@ -138,11 +138,11 @@ def validate_document(document, expected_ids: Iterable[str] | None = None,
 def validate_file(path: str, expected_ids: Iterable[str] | None = None,
                   kind: str | None = None) -> tuple[str | None, list[Problem]]:
     """Read ``path`` (JSON) and validate it; see :func:`validate_document`. Scores files are read
-    by the one scores-file reader (:func:`doclens.io.scores_files.iter_report`), which also refuses
+    by the one scores-file reader (:func:`doclens.reports.scores_files.iter_report`), which also refuses
     non-finite numbers; other files are parsed whole. A file that is not UTF-8, not JSON or
     nested too deeply is one problem naming the line. Raises :class:`doclens.core.errors.InputError`
     for a file that cannot be opened."""
-    from doclens.io.scores_files import NotAScoresFile, iter_report, value_problems
+    from doclens.reports.scores_files import NotAScoresFile, iter_report, value_problems
 
     if kind in (None, "scores"):
         problems: list[Problem] = []
@@ -166,7 +166,7 @@ def validate_file(path: str, expected_ids: Iterable[str] | None = None,
         return kind, [Problem("$", f"line {line}: not UTF-8 ({exc.reason})")]
     except OSError as exc:
         raise cannot_read(path, exc) from None
-    from doclens.io.scores_files import _DECODER
+    from doclens.reports.scores_files import _DECODER
 
     try:
         document = _DECODER.decode(text)

@@ -17,7 +17,7 @@ and at the end (or when the run stops early, with ``partial=True``)::
 :class:`FileSink` writes each chunk to a journal as it finishes and keeps only the running
 reduction (:class:`doclens.scoring.aggregate.Aggregator`), so memory is bounded by the chunk,
 not the input; at the end it writes the output in the chosen layout
-(:mod:`doclens.io.results_files`). Both reduce through the same aggregator, so the scores,
+(:mod:`doclens.reports.results_files`). Both reduce through the same aggregator, so the scores,
 counts, intervals and signature are the same whichever sink ran.
 
 Before the first chunk the engine calls ``sink.start(scorer, run)``: a :class:`FileSink`
@@ -34,8 +34,9 @@ import os
 
 from doclens.core.errors import ConfigurationError, InputError
 from doclens.core.types import InstanceResult
-from doclens.io.files import fallback_path, is_complete_report, partial_path, write_atomically
-from doclens.io.results_files import (
+from doclens.reports.files import fallback_path, is_complete_report, partial_path, write_atomically
+from doclens.reports.report import Report
+from doclens.reports.results_files import (
     OUTPUT_FORMATS,
     Journal,
     JournalState,
@@ -47,7 +48,6 @@ from doclens.io.results_files import (
 )
 from doclens.scoring.aggregate import Aggregator
 from doclens.scoring.build import build_report, settings_signature, usage_of
-from doclens.scoring.report import Report
 from doclens.scoring.run import Run, RunMeta
 from doclens.scoring.signature import signature_differences
 
@@ -92,7 +92,7 @@ class ResultSink:
 class FileSink(ResultSink):
     """Writes each chunk's results to a journal as it finishes and, at :meth:`finish`, the output
     at ``output`` in ``fmt`` (``json``, ``jsonl`` or ``parquet``; see
-    :mod:`doclens.io.results_files` for the layout). ``resume``: continue the journal an earlier
+    :mod:`doclens.reports.results_files` for the layout). ``resume``: continue the journal an earlier
     run of the same settings left (a run with other settings is refused); without a journal the
     run starts from the beginning. ``system``: the name of the system scored, written into the
     report's ``config`` (what ``doclens leaderboard`` shows).

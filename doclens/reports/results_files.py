@@ -272,7 +272,7 @@ def _check_schema_covers(pa, schema) -> None:
         missing = {f.name for f in fields(cls)} - have
         if missing:
             raise RuntimeError(f"the Parquet schema lacks {cls.__name__} field(s) {sorted(missing)}: "
-                               "update doclens.io.results_files._parquet_schema")
+                               "update doclens.reports.results_files._parquet_schema")
 
 
 class ParquetResults:

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doclens.core.types import InstanceResult
-from doclens.io.files import write_atomically
-from doclens.io.scores_files import REPORT_FORMAT, iter_instance_results, wrong_format_message
+from doclens.reports.files import write_atomically
+from doclens.reports.scores_files import REPORT_FORMAT, iter_instance_results, wrong_format_message
 
 
 @dataclass
@@ -31,7 +31,7 @@ class Report:
     partial: bool = False
     error: str | None = None
     version: str = ""
-    #: a streamed result (:mod:`doclens.scoring.sink`): ``instances`` is empty and the results
+    #: a streamed result (:mod:`doclens.engines.sink`): ``instances`` is empty and the results
     #: live in this file beside the summary (a plain name, same folder), in ``instances_format``
     #: (``jsonl`` or ``parquet``); ``instance_counts`` holds the per-instance counts the bootstrap
     #: needs (:meth:`doclens.scoring.aggregate.Aggregator.counts_document`)
@@ -154,7 +154,7 @@ class Report:
 
     @classmethod
     def load(cls, path: os.PathLike) -> Report:
-        """Read a scores file through :func:`doclens.io.scores_files.iter_report`, which checks it
+        """Read a scores file through :func:`doclens.reports.scores_files.iter_report`, which checks it
         against the shipped schema: raises :class:`doclens.core.errors.InputError` naming the file, the
         instance and the field of the first problem."""
         header: dict = {}
@@ -235,12 +235,12 @@ class Report:
     # ---- display --------------------------------------------------------------------------
     def plot(self, kind: str = "sections", metrics: list[str] | None = None):
         """A matplotlib ``Figure`` of this report, as ``doclens report``'s page draws it (needs the
-        ``plots`` extra; :mod:`doclens.scoring.plots`). ``kind``: ``"sections"`` (claim recall and
+        ``plots`` extra; :mod:`doclens.reports.plots`). ``kind``: ``"sections"`` (claim recall and
         precision per note section), ``"distribution"`` (each instance's score per metric, the
         pooled score marked) or ``"verdicts"`` (supported / not supported / unparsed / failed
         counts per item kind, and source support's when scored). ``metrics`` narrows the metrics
         shown. In Jupyter the returned figure shows itself; elsewhere ``fig.savefig("x.svg")``."""
-        from doclens.scoring.plots import report_figure
+        from doclens.reports.plots import report_figure
 
         return report_figure(self, kind, metrics)
 

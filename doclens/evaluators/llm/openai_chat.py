@@ -1,6 +1,6 @@
 """LLM judges over OpenAI-compatible chat endpoints: OpenAI, Azure OpenAI, vLLM, llama.cpp, …
 
-:class:`OpenAIChatJudge` implements :meth:`doclens.evaluators.chat.ChatJudge.complete_many`
+:class:`OpenAIChatJudge` implements :meth:`doclens.evaluators.llm.chat.ChatJudge.complete_many`
 with one ``openai`` async client per judge, kept on the judge's own event loop (a daemon
 thread) and reused by every batch until :meth:`OpenAIChatJudge.close`. Requests run concurrently
 under a semaphore (``concurrency``), optionally paced by requests- and tokens-per-minute limits,
@@ -48,7 +48,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlparse
 
 from doclens.core.errors import ConfigurationError, RunStoppedError
-from doclens.evaluators.chat import ChatJudge, Completion, check_style
+from doclens.evaluators.llm.chat import ChatJudge, Completion, check_style
 from doclens.evaluators.usage import estimate_tokens
 
 logger = logging.getLogger("doclens")

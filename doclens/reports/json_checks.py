@@ -1,4 +1,4 @@
-"""What the file checkers share (:mod:`doclens.io.submissions`, :mod:`doclens.io.scores_files`):
+"""What the file checkers share (:mod:`doclens.reports.submissions`, :mod:`doclens.reports.scores_files`):
 the shipped JSON Schemas, a located :class:`Problem` and ``$``-rooted JSON paths. Kept apart so
 that each checker imports this and neither imports the other back."""
 

@@ -279,7 +279,7 @@ class _Checker:
 @cache
 def _validators():
     """``(instance checker, header checker)`` built from the shipped scores schema."""
-    from doclens.io.json_checks import load_schema
+    from doclens.reports.json_checks import load_schema
 
     schema = load_schema("scores")
     instance = _Checker({"$defs": schema["$defs"], "$ref": "#/$defs/instance"})
@@ -407,14 +407,14 @@ def iter_report(path: str, header: dict | None = None, problems: list | None = N
 
     Without ``problems``, the first problem raises :class:`doclens.core.errors.InputError` naming the
     file, the instance (id, position, line) and the field. With a list, every problem is appended
-    to it as a :class:`doclens.io.json_checks.Problem` (``$.instances[3].statements[0].cited``) and
+    to it as a :class:`doclens.reports.json_checks.Problem` (``$.instances[3].statements[0].cited``) and
     the instance is skipped; a file that cannot be read on (not UTF-8, not JSON, too deep) still
     raises. A file that is JSON but not a scores file raises :class:`NotAScoresFile`.
 
     Long (about 75 lines) because it is one streaming pass: the nested helpers share the open
     buffer, the header read so far and the problem list, and the pass must stay single to keep a
     10,000-instance file in bounded memory."""
-    from doclens.io.json_checks import Problem, json_path
+    from doclens.reports.json_checks import Problem, json_path
 
     header = {} if header is None else header
     instance_validator, header_validator = _validators()
@@ -492,11 +492,11 @@ def iter_report(path: str, header: dict | None = None, problems: list | None = N
 
 
 def _iter_results_file(path: str, header: dict, instance_validator, refuse) -> Iterator[dict]:
-    """The instances of a streamed result (:mod:`doclens.io.results_files`): the summary at
+    """The instances of a streamed result (:mod:`doclens.reports.results_files`): the summary at
     ``path`` names its results file (``instances_file``, beside it), whose every instance is
     checked like an inline one; the summary's ``instance_counts`` must agree with them, instance
     by instance (a summary whose counts were edited is refused)."""
-    from doclens.io.results_files import iter_parquet_results, sidecar_name
+    from doclens.reports.results_files import iter_parquet_results, sidecar_name
 
     results_path = sidecar_name(header, path)
     if results_path is None:
@@ -532,7 +532,7 @@ def _iter_results_file(path: str, header: dict, instance_validator, refuse) -> I
 
 def _expected_counts(path: str, header: dict):
     """``(ids, counts)`` of a summary's ``instance_counts``, or ``None`` when it has none."""
-    from doclens.io.results_files import counts_from_document
+    from doclens.reports.results_files import counts_from_document
 
     document = header.get("instance_counts")
     if document is None:

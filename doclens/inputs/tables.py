@@ -258,7 +258,7 @@ def detect_format(path: str) -> str:
 
 
 def _jsonl_rows(path: str) -> Callable[[], Iterator[tuple[str, Any]]]:
-    from doclens.io.jsonl import iter_jsonl
+    from doclens.inputs.jsonl import iter_jsonl
 
     return lambda: ((f"line {number}", data) for number, data in iter_jsonl(path))
 
@@ -476,7 +476,7 @@ def read_table(path: str, *, input_format: str | None = None, split: str | None 
             return sized(Rows(name, lambda: ((f"row {i}", row) for i, row in enumerate(document, start=1)),
                               mapping, decode=False, total=len(document)))
     if fmt == "jsonl":
-        from doclens.io.jsonl import check_utf8
+        from doclens.inputs.jsonl import check_utf8
 
         check_utf8(path)
         return sized(Rows(name, _jsonl_rows(path), mapping, decode=False, total=_count_lines(path)))

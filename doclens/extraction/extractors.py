@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 
 from doclens.core.tasks import extraction_prompt_name
-from doclens.evaluators.prompting import load_prompt, make_fence
+from doclens.evaluators.llm.prompting import load_prompt, make_fence
 from doclens.evaluators.usage import Component
 from doclens.parsing.claim_lists import parse_claim_list
 from doclens.parsing.statements import parse_statements, strip_citations

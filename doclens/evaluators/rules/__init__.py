@@ -1,0 +1,1 @@
+"""Rule judges, offline and deterministic: ``clinical-rules`` and ``overlap``."""

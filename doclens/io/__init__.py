@@ -1,2 +1,0 @@
-"""Files: the instance (JSONL) reader, the checked scores-file reader, submissions, and atomic
-writes with the save fallback."""
