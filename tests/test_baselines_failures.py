@@ -96,7 +96,8 @@ def test_score_keeps_the_judged_work_when_a_baseline_fails(tmp_path, capsys):
     assert report.baselines["rouge"]["scores"]["rouge1_f1"] == 1.0
     assert report.baselines["bertscore"]["failed"] is True
     assert any("baseline bertscore FAILED" in warning for warning in report.warnings)
-    assert sorted(os.listdir(tmp_path)) == ["in.jsonl", "scores.json"]  # no journal left behind
+    # no journal left behind (the output's lock file stays: an OS lock, released with its process)
+    assert sorted(os.listdir(tmp_path)) == ["in.jsonl", "scores.json", "scores.json.lock"]
 
 
 def test_score_refuses_bad_baseline_options_before_judging(tmp_path, capsys):
