@@ -106,7 +106,8 @@ def test_score_refuses_bad_baseline_options_before_judging(tmp_path, capsys):
     code = main(["score", str(data), "--evaluator", "overlap", "--baselines", "rouge",
                  "--baseline-option", 'rouge={"stemming": true}', "-q", "-o", str(tmp_path / "scores.json")])
     assert code == EXIT_USAGE and "use_stemmer" in capsys.readouterr().err
-    assert sorted(os.listdir(tmp_path)) == ["in.jsonl"]  # nothing written, no journal
+    # nothing written, no journal (only the output's lock file, an OS lock released with its process)
+    assert sorted(os.listdir(tmp_path)) == ["in.jsonl", "scores.json.lock"]
 
 
 def test_quiet_score_with_baselines_prints_nothing_on_stderr(tmp_path):
