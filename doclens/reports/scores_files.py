@@ -399,6 +399,29 @@ def _instance_label(data, index: int, line: int) -> str:
     return f"{named} (#{index}, line {line})"
 
 
+def _checked_instances(buffer: _Buffer, instance_validator, refuse) -> Iterator[dict]:
+    """The elements of the ``instances`` array at ``buffer``, each checked: a sound one is
+    yielded, each problem of another goes to ``refuse(parts, message, label, id)``."""
+    buffer.expect("[")
+    if buffer.peek() == "]":
+        buffer.pos += 1
+        return
+    index = 0
+    while True:
+        data = buffer.value()
+        found = value_problems(data) + schema_messages(instance_validator, data)
+        if found:
+            label = _instance_label(data, index, buffer.line(buffer.start))
+            ident = data.get("id") if isinstance(data, dict) else None
+            for parts, message in found:
+                refuse(("instances", index, *parts), message, label, ident)
+        else:
+            yield data
+        index += 1
+        if buffer.expect(",]") == "]":
+            return
+
+
 def iter_report(path: str, header: dict | None = None, problems: list | None = None) -> Iterator[dict]:
     """Yield each element of the report's ``instances`` array (a dict, as
     :meth:`InstanceResult.to_dict` wrote it), in file order, each checked against the schema (see
@@ -411,9 +434,8 @@ def iter_report(path: str, header: dict | None = None, problems: list | None = N
     the instance is skipped; a file that cannot be read on (not UTF-8, not JSON, too deep) still
     raises. A file that is JSON but not a scores file raises :class:`NotAScoresFile`.
 
-    Long (about 75 lines) because it is one streaming pass: the nested helpers share the open
-    buffer, the header read so far and the problem list, and the pass must stay single to keep a
-    10,000-instance file in bounded memory."""
+    One streaming pass, so that a file of any size is read in bounded memory: the nested helpers
+    share the open buffer, the header read so far and the problem list."""
     from doclens.reports.json_checks import Problem, json_path
 
     header = {} if header is None else header
@@ -454,24 +476,7 @@ def iter_report(path: str, header: dict | None = None, problems: list | None = N
                 seen.add(key)
                 buffer.expect(":")
                 if key == "instances":
-                    buffer.expect("[")
-                    index = 0
-                    if buffer.peek() == "]":
-                        buffer.pos += 1
-                    else:
-                        while True:
-                            data = buffer.value()
-                            found = value_problems(data) + schema_messages(instance_validator, data)
-                            if found:
-                                label = _instance_label(data, index, buffer.line(buffer.start))
-                                ident = data.get("id") if isinstance(data, dict) else None
-                                for parts, message in found:
-                                    refuse(("instances", index, *parts), message, label, ident)
-                            else:
-                                yield data
-                            index += 1
-                            if buffer.expect(",]") == "]":
-                                break
+                    yield from _checked_instances(buffer, instance_validator, refuse)
                 else:
                     header[key] = buffer.value()
                     if key == "format" and header[key] != REPORT_FORMAT:

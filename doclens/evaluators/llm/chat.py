@@ -444,16 +444,11 @@ class ChatJudge(CachedAnswers, Evaluator):
                              [request.claims[i] for i in job.items], [i + 1 for i in job.items],
                              fence=claims_fence(request.premise, request.claims))
 
-    def judge_claims_many(self, requests: list[ClaimRequest], *,
-                          on_done: Callable[[int], None] | None = None) -> list[list[ClaimJudgement]]:
-        """Every request's claims, asked in rounds of concurrent calls: a round's failed calls
-        mark their claims ``failed``, a reply too long for the context window is split in halves,
-        claims a reply leaves without a verdict are re-asked once and then recorded ``unparsed``.
-        One function (about 60 lines) because every round reads and writes the same table of
-        per-claim results and builds the next round's jobs from it. Each reply is read as it
-        arrives; ``on_done(n)``, when given, is called once per request ``n`` as soon as its
-        last call is answered and read (a progress bar's step)."""
-        results: list[list[ClaimJudgement | None]] = [[None] * len(r.claims) for r in requests]
+    def _claim_jobs(self, requests: list[ClaimRequest]) -> tuple[list[_Job], list[int]]:
+        """The first round's calls, and each request's premise group (the first request with its
+        premise): one call per claim (one-call-per-claim styles) or per request, those on one
+        premise adjacent, in request order (a stable sort), so that prefix caches (the server's,
+        the in-process judge's) see the shared instructions + premise back to back."""
         jobs: list[_Job] = []
         for n, request in enumerate(requests):
             if not request.claims:
@@ -462,11 +457,22 @@ class ChatJudge(CachedAnswers, Evaluator):
                 jobs += [_Job(n, [i]) for i in range(len(request.claims))]
             else:
                 jobs.append(_Job(n, list(range(len(request.claims)))))
-        # calls on one premise go out adjacently, in request order (a stable sort): prefix caches
-        # (the server's, the in-process judge's) see the shared instructions + premise back to back
         first_seen: dict = {}
         group = [first_seen.setdefault((r.task, r.premise), n) for n, r in enumerate(requests)]
         jobs.sort(key=lambda job: group[job.request])
+        return jobs, group
+
+    def judge_claims_many(self, requests: list[ClaimRequest], *,
+                          on_done: Callable[[int], None] | None = None) -> list[list[ClaimJudgement]]:
+        """Every request's claims, asked in rounds of concurrent calls: a round's failed calls
+        mark their claims ``failed``, a reply too long for the context window is split in halves,
+        claims a reply leaves without a verdict are re-asked once and then recorded ``unparsed``.
+        Every round reads and writes the same table of per-claim results and builds the next
+        round's jobs from it (``settle``). Each reply is read as it arrives; ``on_done(n)``, when
+        given, is called once per request ``n`` as soon as its last call is answered and read (a
+        progress bar's step)."""
+        results: list[list[ClaimJudgement | None]] = [[None] * len(r.claims) for r in requests]
+        jobs, group = self._claim_jobs(requests)
         json_mode = self.style != "cot"
         progress = _Progress(len(requests), [job.request for job in jobs], on_done)
         while jobs:
