@@ -378,6 +378,26 @@ class _RateLimiter:
                 self.tokens -= need
 
 
+def _check_numbers(*, concurrency, max_retries, timeout, max_retry_after, rpm, tpm, max_consecutive_failures,
+                   max_tokens) -> None:
+    """Refuse an HTTP judge's numeric option out of its range, naming it."""
+    if concurrency is None or int(concurrency) < 1:
+        raise ConfigurationError(f"concurrency must be at least 1, got {concurrency!r}")
+    if max_retries is None or int(max_retries) < 0:
+        raise ConfigurationError(f"max_retries must be 0 or more, got {max_retries!r}")
+    if timeout is not None and float(timeout) <= 0:
+        raise ConfigurationError(f"timeout must be positive, got {timeout!r}")
+    if max_retry_after is None or not 0 <= float(max_retry_after) < float("inf"):
+        raise ConfigurationError(f"max_retry_after must be 0 or more seconds, got {max_retry_after!r}")
+    for label, value in (("rpm", rpm), ("tpm", tpm)):
+        if value is not None and float(value) <= 0:
+            raise ConfigurationError(f"{label} must be positive, got {value!r}")
+    if max_consecutive_failures is None or int(max_consecutive_failures) < 0:
+        raise ConfigurationError(f"max_consecutive_failures must be 0 (off) or more, got {max_consecutive_failures!r}")
+    if max_tokens is not None and int(max_tokens) < 1:
+        raise ConfigurationError(f"max_tokens must be at least 1, got {max_tokens!r}")
+
+
 class OpenAIChatJudge(ChatJudge):
     """A :class:`ChatJudge` on an OpenAI-compatible chat endpoint.
 
@@ -455,31 +475,59 @@ class OpenAIChatJudge(ChatJudge):
                  style: str | None = None, json_response: bool | None = None,
                  backoff_base: float = 1.0, backoff_max: float = 60.0, max_consecutive_failures: int = 20,
                  deadline=None, max_retry_after: float = 60.0, max_tokens: int | None = None):
-        # Long because it checks each option (the class docstring says what they mean) before any
-        # client exists, so a bad value is a ConfigurationError naming it, never a failed call.
+        # every option is checked (the class docstring says what they mean) before any client
+        # exists, so a bad value is a ConfigurationError naming it, never a failed call
         super().__init__(check_style(style or self.default_style), cache_dir=cache_dir, no_cache=no_cache,
                          refresh=refresh)
+        _check_numbers(concurrency=concurrency, max_retries=max_retries, timeout=timeout,
+                       max_retry_after=max_retry_after, rpm=rpm, tpm=tpm,
+                       max_consecutive_failures=max_consecutive_failures, max_tokens=max_tokens)
+        self._set_endpoint(base_url, azure_endpoint, azure_deployment, azure_api_version, local_only)
+        self.model = model or azure_deployment or self.default_model
+        if not self.model:
+            raise ConfigurationError(f"evaluator {self.name!r} needs a model name (--model)")
+        self.concurrency = int(concurrency)
+        self.rpm, self.tpm = rpm, tpm
+        self.timeout = float(timeout) if timeout is not None else 60.0
+        self.max_retries = int(max_retries)
+        self.seed = seed
+        self.temperature = float(temperature if temperature is not None else 0.0)
+        self.dry_run = bool(dry_run)
+        self.json_response = (self.endpoint_kind != "compatible") if json_response is None else bool(json_response)
+        self.backoff_base, self.backoff_max = float(backoff_base), float(backoff_max)
+        self.max_consecutive_failures = int(max_consecutive_failures)
+        self.deadline = parse_duration(deadline)
+        self.max_retry_after = float(max_retry_after)
+        self.max_tokens = int(max_tokens) if max_tokens is not None else None
+        self._loop: _LoopThread | None = None
+        self._client = None
+        self._limiter = None
+        self._sleep = asyncio.sleep  # every wait before a retry goes through here (tests record them)
+        self._consecutive_failures = 0
+        self._last_error = ""
+        self._deadline_at: float | None = None
+        self._stopped: tuple[str, str] | None = None
+        self._stop_event: asyncio.Event | None = None
+        self.api_key_env = api_key_env or "OPENAI_API_KEY"
+        self.prices = load_price_table(price_table)
+        self.price_table = price_table
+        self._price = price_for(self.model, self.prices)
+        self._warned_price = False
+        if not self.dry_run and self.endpoint_kind != "compatible" and not os.environ.get(self.api_key_env):
+            raise ConfigurationError(f"no API key: set the environment variable {self.api_key_env} "
+                                     "(or name another one with --api-key-env)")
+
+    def _set_endpoint(self, base_url: str | None, azure_endpoint: str | None, azure_deployment: str | None,
+                      azure_api_version: str | None, local_only: bool) -> None:
+        """Which endpoint this judge talks to, checked: its kind (``openai``, ``azure``,
+        ``compatible``), host, and whether instance text stays on site (``keeps_data_local``)."""
         if azure_endpoint and base_url:
             raise ConfigurationError("give either base_url (OpenAI-compatible server) or azure_endpoint, not both")
         if (azure_deployment or azure_api_version) and not azure_endpoint:
             raise ConfigurationError("azure_deployment / azure_api_version need azure_endpoint")
-        if concurrency is None or int(concurrency) < 1:
-            raise ConfigurationError(f"concurrency must be at least 1, got {concurrency!r}")
-        if max_retries is None or int(max_retries) < 0:
-            raise ConfigurationError(f"max_retries must be 0 or more, got {max_retries!r}")
-        if timeout is not None and float(timeout) <= 0:
-            raise ConfigurationError(f"timeout must be positive, got {timeout!r}")
-        if max_retry_after is None or not 0 <= float(max_retry_after) < float("inf"):
-            raise ConfigurationError(f"max_retry_after must be 0 or more seconds, got {max_retry_after!r}")
-        for label, value in (("rpm", rpm), ("tpm", tpm)):
-            if value is not None and float(value) <= 0:
-                raise ConfigurationError(f"{label} must be positive, got {value!r}")
         self.azure_endpoint = azure_endpoint
         self.azure_deployment = azure_deployment
         self.azure_api_version = azure_api_version or ("2024-10-21" if azure_endpoint else None)
-        if max_consecutive_failures is None or int(max_consecutive_failures) < 0:
-            raise ConfigurationError("max_consecutive_failures must be 0 (off) or more, got "
-                                     f"{max_consecutive_failures!r}")
         for label, url in (("base_url", base_url), ("azure_endpoint", azure_endpoint)):
             if url:
                 check_endpoint_url(url, label)
@@ -506,41 +554,6 @@ class OpenAIChatJudge(ChatJudge):
                 self.endpoint_kind, f"host {host!r}, which does not resolve to loopback or private addresses only")
             raise ConfigurationError(f"local_only: refusing {where}; instance text must stay on site "
                                      "(use a loopback or private-network server, or drop --local-only)")
-        self.model = model or azure_deployment or self.default_model
-        if not self.model:
-            raise ConfigurationError(f"evaluator {self.name!r} needs a model name (--model)")
-        self.concurrency = int(concurrency)
-        self.rpm, self.tpm = rpm, tpm
-        self.timeout = float(timeout) if timeout is not None else 60.0
-        self.max_retries = int(max_retries)
-        self.seed = seed
-        self.temperature = float(temperature if temperature is not None else 0.0)
-        self.dry_run = bool(dry_run)
-        self.json_response = (self.endpoint_kind != "compatible") if json_response is None else bool(json_response)
-        self.backoff_base, self.backoff_max = float(backoff_base), float(backoff_max)
-        self.max_consecutive_failures = int(max_consecutive_failures)
-        self.deadline = parse_duration(deadline)
-        self.max_retry_after = float(max_retry_after)
-        if max_tokens is not None and int(max_tokens) < 1:
-            raise ConfigurationError(f"max_tokens must be at least 1, got {max_tokens!r}")
-        self.max_tokens = int(max_tokens) if max_tokens is not None else None
-        self._loop: _LoopThread | None = None
-        self._client = None
-        self._limiter = None
-        self._sleep = asyncio.sleep  # every wait before a retry goes through here (tests record them)
-        self._consecutive_failures = 0
-        self._last_error = ""
-        self._deadline_at: float | None = None
-        self._stopped: tuple[str, str] | None = None
-        self._stop_event: asyncio.Event | None = None
-        self.api_key_env = api_key_env or "OPENAI_API_KEY"
-        self.prices = load_price_table(price_table)
-        self.price_table = price_table
-        self._price = price_for(self.model, self.prices)
-        self._warned_price = False
-        if not self.dry_run and self.endpoint_kind != "compatible" and not os.environ.get(self.api_key_env):
-            raise ConfigurationError(f"no API key: set the environment variable {self.api_key_env} "
-                                     "(or name another one with --api-key-env)")
 
     # ---- identity ------------------------------------------------------------------------------------
     def cache_identity(self) -> dict:
