@@ -34,6 +34,7 @@ from __future__ import annotations
 import codecs
 import json
 import math
+import re
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from functools import cache
@@ -182,6 +183,19 @@ def _all(checks):
     return check
 
 
+#: keyword → builder of its check, for the keywords whose check reads only their own value
+_KEYWORD_CHECKS = {
+    "type": lambda value: _type_check([value] if isinstance(value, str) else value),
+    "const": lambda value: (lambda v, c=value: _same(v, c)),
+    "enum": lambda value: (lambda v, options=value: any(_same(v, o) for o in options)),
+    "minimum": lambda value: (lambda v, low=value: not _is_number(v) or v >= low),
+    "maximum": lambda value: (lambda v, high=value: not _is_number(v) or v <= high),
+    "minLength": lambda value: (lambda v, n=value: v.__class__ is not str or len(v) >= n),
+    "pattern": lambda value: (lambda v, rx=re.compile(value): v.__class__ is not str or rx.search(v) is not None),
+    "required": lambda value: (lambda v, names=tuple(value): v.__class__ is not dict or all(n in v for n in names)),
+}
+
+
 def compile_schema(node: dict, root: dict, compiled: dict | None = None):
     """A fast ``value -> bool`` for the JSON Schema keywords the shipped schemas use (``type``,
     ``const``, ``enum``, ``minimum``, ``maximum``, ``minLength``, ``pattern``, ``required``,
@@ -190,72 +204,53 @@ def compile_schema(node: dict, root: dict, compiled: dict | None = None):
     fraction of it, so that reading a 10,000-instance file stays quick. It is only a filter: an
     instance it rejects is re-checked by ``jsonschema``, which has the last word and writes the
     messages (a test checks both agree). Raises :class:`NotImplementedError` for any other
-    keyword; the caller then uses ``jsonschema`` alone. One function: each keyword is one short
-    branch adding a check, and the branches share the ``compiled`` memo of ``$ref`` targets."""
-    import re
-
+    keyword; the caller then uses ``jsonschema`` alone. Keywords that read only their own value
+    are built from :data:`_KEYWORD_CHECKS`; those over sub-schemas by :func:`_compound_check`,
+    sharing the ``compiled`` memo of ``$ref`` targets."""
     compiled = {} if compiled is None else compiled
     checks = []
     for key, value in node.items():
         if key in _ANNOTATIONS:
             continue
-        if key == "$ref":
-            if not value.startswith("#/$defs/"):
-                raise NotImplementedError(value)
-            name = value[len("#/$defs/"):]
-            if name not in compiled:
-                compiled[name] = None  # placeholder while compiling (the schemas have no recursive definitions)
-                compiled[name] = compile_schema(root["$defs"][name], root, compiled)
-            checks.append(compiled[name])
-        elif key == "type":
-            checks.append(_type_check([value] if isinstance(value, str) else value))
-        elif key == "const":
-            checks.append(lambda v, c=value: _same(v, c))
-        elif key == "enum":
-            checks.append(lambda v, options=value: any(_same(v, o) for o in options))
-        elif key == "minimum":
-            checks.append(lambda v, low=value: not _is_number(v) or v >= low)
-        elif key == "maximum":
-            checks.append(lambda v, high=value: not _is_number(v) or v <= high)
-        elif key == "minLength":
-            checks.append(lambda v, n=value: v.__class__ is not str or len(v) >= n)
-        elif key == "pattern":
-            checks.append(lambda v, rx=re.compile(value): v.__class__ is not str or rx.search(v) is not None)
-        elif key == "required":
-            checks.append(lambda v, names=tuple(value): v.__class__ is not dict or all(n in v for n in names))
-        elif key == "properties":
-            subs = tuple((k, compile_schema(sub, root, compiled)) for k, sub in value.items())
-
-            def properties(v, subs=subs):
-                if v.__class__ is dict:
-                    for k, check in subs:
-                        if k in v and not check(v[k]):
-                            return False
-                return True
-            checks.append(properties)
-        elif key == "additionalProperties":
-            sub, known = compile_schema(value, root, compiled), frozenset(node.get("properties", {}))
-
-            def additional(v, sub=sub, known=known):
-                if v.__class__ is dict:
-                    for k, x in v.items():
-                        if k not in known and not sub(x):
-                            return False
-                return True
-            checks.append(additional)
-        elif key == "items":
-            sub = compile_schema(value, root, compiled)
-
-            def items(v, sub=sub):
-                if v.__class__ is list:
-                    for x in v:
-                        if not sub(x):
-                            return False
-                return True
-            checks.append(items)
-        else:
-            raise NotImplementedError(key)
+        build = _KEYWORD_CHECKS.get(key)
+        checks.append(build(value) if build else _compound_check(key, value, node, root, compiled))
     return _all(checks) if checks else (lambda v: True)
+
+
+def _ref_check(value: str, root: dict, compiled: dict):
+    if not value.startswith("#/$defs/"):
+        raise NotImplementedError(value)
+    name = value[len("#/$defs/"):]
+    if name not in compiled:
+        compiled[name] = None  # placeholder while compiling (the schemas have no recursive definitions)
+        compiled[name] = compile_schema(root["$defs"][name], root, compiled)
+    return compiled[name]
+
+
+def _compound_check(key: str, value, node: dict, root: dict, compiled: dict):
+    """The check of a keyword over sub-schemas (``$ref``, ``properties``, ``additionalProperties``,
+    ``items``); :class:`NotImplementedError` for a keyword :func:`compile_schema` does not know."""
+    if key == "$ref":
+        return _ref_check(value, root, compiled)
+    if key == "properties":
+        subs = tuple((k, compile_schema(sub, root, compiled)) for k, sub in value.items())
+
+        def properties(v, subs=subs):
+            return v.__class__ is not dict or all(check(v[k]) for k, check in subs if k in v)
+        return properties
+    if key == "additionalProperties":
+        sub, known = compile_schema(value, root, compiled), frozenset(node.get("properties", {}))
+
+        def additional(v, sub=sub, known=known):
+            return v.__class__ is not dict or all(sub(x) for k, x in v.items() if k not in known)
+        return additional
+    if key == "items":
+        sub = compile_schema(value, root, compiled)
+
+        def items(v, sub=sub):
+            return v.__class__ is not list or all(sub(x) for x in v)
+        return items
+    raise NotImplementedError(key)
 
 
 class _Checker:
