@@ -459,8 +459,8 @@ def test_local_judge_extracts_with_clauses_unless_asked(tiny_model, tmp_path, mo
     its dry run says so; only ``--extractor local`` extracts with the chat model."""
     from doclens.cli import main
     from doclens.evaluators import load_extractor
-    from doclens.evaluators.llm.chat import ChatExtractor
     from doclens.extraction.extractors import ClauseExtractor
+    from doclens.extraction.llm import ChatExtractor
 
     def refuse(self):
         raise AssertionError("weights loaded")
