@@ -120,7 +120,8 @@ def _unjudged_reason(statement, invalid: list[int], work: Work) -> str:
     reasons = []
     if statement.stray:
         shown = "; ".join(repr(group) for group in statement.stray)
-        reasons.append(f"bracketed number(s) inside the sentence's running text, not read as citations: {shown}")
+        reasons.append(f"bracketed number(s) that cite nothing in context (opening the sentence, or before a unit), "
+                       f"not read as citations: {shown}")
     unknown = [c for c in statement.citations if c not in work.units]
     if unknown:
         reasons.append(f"the source has {work.n_units} units")
