@@ -189,7 +189,11 @@ class DocLensReward:
         """Every component (:func:`doclens.rewards.values.components`) of every completion, in
         order, scored in one :meth:`doclens.DocLens.score` call; ``columns`` as TRL passes them."""
         instances = self._instances(completions, columns)
-        report = self.scorer.score(instances, progress=False)
+        with warnings.catch_warnings():
+            # completions rarely cite: their citation scores are n/a (a documented component value),
+            # which the scorer would otherwise warn about at every training step
+            warnings.filterwarnings("ignore", message=r".*cite no source unit", category=UserWarning)
+            report = self.scorer.score(instances, progress=False)
         if len(report.instances) != len(instances):
             raise RuntimeError(f"DocLens scored {len(report.instances)} of {len(instances)} completions")
         return [components(result.scores) for result in report.instances]
