@@ -2,7 +2,7 @@
 
 * :class:`SentenceExtractor` (``sentences``): each sentence is a claim. Deterministic, offline,
   no model — a coarse stand-in for an LLM extractor, useful for smoke tests and as a floor.
-* :class:`ClauseExtractor` (``clauses``): claims a clinician would count (docs/design.md §7), no
+* :class:`ClauseExtractor` (``clauses``): claims a clinician would count (docs/design.md §4, Judging real notes), no
   model — the offline default of the ``clinical-rules`` judge. Each sentence, bullet or line,
   with a section header or preamble that opens it removed (``HISTORY OF PRESENT ILLNESS: …``,
   ``Possible clinical note:``); a line of several ``Key: value`` parts (``Vital signs: BP 120/80

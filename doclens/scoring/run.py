@@ -28,7 +28,7 @@ class RunMeta:
     #: instances with no task anywhere whose reference has SOAP headers (scored as one general block)
     untasked_notes: int = 0
     #: claims judged against the whole premise note because it lacks their section, per direction
-    #: (``recall`` / ``precision``; section_fallback="note", docs/design.md §7)
+    #: (``recall`` / ``precision``; section_fallback="note", docs/design.md §4, Judging real notes)
     section_fallbacks: dict[str, int] = field(default_factory=dict)
 
     def merge(self, other: RunMeta) -> None:

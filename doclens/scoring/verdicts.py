@@ -30,7 +30,7 @@ __all__ = ["EMPTY_PREMISE", "NO_CITATION", "INVALID_IDS", "EXTRACTION_FAILED", "
            "instance_result", "SECTION_FALLBACKS"]
 
 #: ``section_fallback`` values: ``"note"`` (default) judges a claim whose section the premise note
-#: lacks against the whole note (docs/design.md §7: a missing section is no evidence against a
+#: lacks against the whole note (docs/design.md §4, Judging real notes: a missing section is no evidence against a
 #: claim; counted per run); ``"section"`` is the original per-section rule (such claims are not
 #: entailed, :data:`EMPTY_PREMISE`).
 SECTION_FALLBACKS = ("note", "section")

@@ -114,7 +114,7 @@ colchicine iron vitamin""".split())
 _POLAR = frozenset("""normal abnormal regular irregular remarkable unremarkable tender nontender negative positive
 increase increased decrease decreased high low elevated reduced worse better improved worsened stable unstable
 present absent controlled uncontrolled febrile afebrile symmetric asymmetric intact""".split()) | frozenset(
-    # qualifiers a near miss differs by (docs/design.md §7): never forgiven as rewording
+    # qualifiers a near miss differs by (docs/design.md §4, Judging real notes): never forgiven as rewording
     """slight mild moderate severe acute chronic new newly repeat recurrent minimal marked trace small large
 worsening first second third""".split())
 _POLAR_PREFIXES = ("ab", "ir", "un", "non", "in", "a", "dis")
