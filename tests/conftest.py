@@ -26,3 +26,19 @@ def _isolated_caches(tmp_path, monkeypatch):
     monkeypatch.setenv("DOCLENS_CACHE", str(tmp_path / "doclens-cache"))
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
     monkeypatch.delenv("HF_MODULES_CACHE", raising=False)
+
+
+@pytest.fixture(scope="module")
+def t5_dir(tmp_path_factory):
+    """A tiny random-weight T5 saved as a model folder (the TRUE judge's shape), once a module."""
+    from tests.tiny_models import build_tiny_t5
+
+    return build_tiny_t5(tmp_path_factory.mktemp("models") / "tiny-t5")
+
+
+@pytest.fixture(scope="module")
+def classifier_dir(tmp_path_factory):
+    """A tiny random-weight sequence classifier saved as a model folder, once a module."""
+    from tests.tiny_models import build_tiny_classifier
+
+    return build_tiny_classifier(tmp_path_factory.mktemp("models") / "tiny-nli")

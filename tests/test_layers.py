@@ -30,9 +30,9 @@ LAYERS = (
 #: (module, imported module) → why this import may still go up; each entry must still be needed
 KNOWN_UPWARD = {
     ("doclens.inputs.references", "doclens.reports.submissions"):
-        "read_submission checks a submission with the validator 'doclens validate' runs, which also reads "
-        "scores files (issue 28: the scores_files/submissions circle is being untied; then the submission "
-        "checks belong in inputs/)",
+        "read_submission checks a submission with the validator 'doclens validate' runs (reports/submissions.py, "
+        "beside the scores-file checks it shares reports/json_checks.py with); the submission checks belong in "
+        "inputs/ once they are split from 'doclens validate'",
 }
 #: folders of shipped files (symbolic links in a checkout), not code of the package
 RESOURCE_FOLDERS = {"prompts", "cards", "metric", "schemas"}

@@ -26,19 +26,9 @@ from doclens.evaluators.models.nli import (  # noqa: E402
 from doclens.parsing.statements import strip_citations  # noqa: E402
 from doclens.reports.report import Report  # noqa: E402
 
-from .tiny_models import build_minilm_classifier, build_tiny_classifier, build_tiny_t5, calibration_pairs  # noqa: E402
+from .tiny_models import build_minilm_classifier, calibration_pairs  # noqa: E402
 
 LONG_PREMISE = " ".join(f"turn {i}: the patient reports fever and cough, no chest pain." for i in range(40))
-
-
-@pytest.fixture(scope="module")
-def t5_dir(tmp_path_factory):
-    return build_tiny_t5(tmp_path_factory.mktemp("models") / "tiny-t5")
-
-
-@pytest.fixture(scope="module")
-def classifier_dir(tmp_path_factory):
-    return build_tiny_classifier(tmp_path_factory.mktemp("models") / "tiny-nli")
 
 
 class Recording:

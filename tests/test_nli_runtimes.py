@@ -15,17 +15,6 @@ from doclens.evaluators.models.nli import NLIClassifierEvaluator, TrueNLIEvaluat
 from doclens.evaluators.models.nli_runtimes import RUNTIMES, OnnxNetwork  # noqa: E402
 
 from .test_nli import CITED, LONG_PREMISE, pairs_for_tests  # noqa: E402
-from .tiny_models import build_tiny_classifier, build_tiny_t5  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def t5_dir(tmp_path_factory):
-    return build_tiny_t5(tmp_path_factory.mktemp("models") / "tiny-t5")
-
-
-@pytest.fixture(scope="module")
-def classifier_dir(tmp_path_factory):
-    return build_tiny_classifier(tmp_path_factory.mktemp("models") / "tiny-nli")
 
 
 def logits_of(judge, pairs):
