@@ -201,6 +201,26 @@ def test_fast_schema_check_agrees_with_jsonschema(good_scores):
     assert checked > 800 and disagreements == 0
 
 
+def test_fast_schema_check_is_fastjsonschema_and_leaves_the_shipped_schema_alone(good_scores):
+    """fastjsonschema rewrites each $ref of the schema it compiles into an absolute URI; the reader
+    gives it a copy, so jsonschema (which writes the messages) still resolves the shipped schema's
+    local refs without trying to fetch its $id from the network."""
+    import copy
+
+    from doclens.reports.json_checks import load_schema
+    from doclens.reports.scores_files import _Checker
+
+    schema = load_schema("scores")
+    before = copy.deepcopy(schema)
+    checker = _Checker(schema)
+    assert schema == before
+    header = {k: v for k, v in json.loads(good_scores.read_text()).items() if k != "instances"}
+    header["scores"] = dict(header["scores"], claim_recall=2)  # checked through "#/$defs/score"
+    assert not checker.fast(header)
+    messages = [error.message for error in checker.iter_errors(header)]
+    assert any("2 is greater than the maximum of 1" in m for m in messages), messages
+
+
 def test_scores_reader_names_the_instance_and_its_line(tmp_path, good_scores, capsys):
     path = scores_variant(tmp_path, good_scores, "entailed", _set(["instances", 1, "reference_claims", 0, "entailed"],
                                                                   "false"))

@@ -32,9 +32,9 @@ walks the top-level object and the ``instances`` array itself. Any key order wor
 from __future__ import annotations
 
 import codecs
+import copy
 import json
 import math
-import re
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from functools import cache
@@ -148,125 +148,34 @@ def value_problems(value, parts=()) -> list[tuple[tuple, str]]:
     return sorted(problems, key=lambda p: str(p[0]))
 
 
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-#: JSON Schema type → the exact Python classes the JSON decoder makes for it
-_CLASSES = {"object": {dict}, "array": {list}, "string": {str}, "boolean": {bool}, "null": {type(None)},
-            "integer": {int}, "number": {int, float}}
-_ANNOTATIONS = {"$schema", "$id", "$defs", "title", "description", "$comment"}
-
-
-def _same(value, expected) -> bool:
-    return value == expected and isinstance(value, bool) == isinstance(expected, bool)
-
-
-def _type_check(types):
-    classes = frozenset().union(*(_CLASSES[t] for t in types))
-    float_integers = "integer" in types and float not in classes  # jsonschema: 1.0 is an integer
-
-    def check(v):
-        return v.__class__ in classes or (float_integers and v.__class__ is float and v.is_integer())
-    return check
-
-
-def _all(checks):
-    if len(checks) == 1:
-        return checks[0]
-
-    def check(v):
-        for one in checks:
-            if not one(v):
-                return False
-        return True
-    return check
-
-
-#: keyword → builder of its check, for the keywords whose check reads only their own value
-_KEYWORD_CHECKS = {
-    "type": lambda value: _type_check([value] if isinstance(value, str) else value),
-    "const": lambda value: (lambda v, c=value: _same(v, c)),
-    "enum": lambda value: (lambda v, options=value: any(_same(v, o) for o in options)),
-    "minimum": lambda value: (lambda v, low=value: not _is_number(v) or v >= low),
-    "maximum": lambda value: (lambda v, high=value: not _is_number(v) or v <= high),
-    "minLength": lambda value: (lambda v, n=value: v.__class__ is not str or len(v) >= n),
-    "pattern": lambda value: (lambda v, rx=re.compile(value): v.__class__ is not str or rx.search(v) is not None),
-    "required": lambda value: (lambda v, names=tuple(value): v.__class__ is not dict or all(n in v for n in names)),
-}
-
-
-def compile_schema(node: dict, root: dict, compiled: dict | None = None):
-    """A fast ``value -> bool`` for the JSON Schema keywords the shipped schemas use (``type``,
-    ``const``, ``enum``, ``minimum``, ``maximum``, ``minLength``, ``pattern``, ``required``,
-    ``properties``, ``additionalProperties``, ``items``, local ``$ref``), for values made by the
-    JSON decoder. ``jsonschema`` takes several milliseconds per note-sized instance; this takes a
-    fraction of it, so that reading a 10,000-instance file stays quick. It is only a filter: an
-    instance it rejects is re-checked by ``jsonschema``, which has the last word and writes the
-    messages (a test checks both agree). Raises :class:`NotImplementedError` for any other
-    keyword; the caller then uses ``jsonschema`` alone. Keywords that read only their own value
-    are built from :data:`_KEYWORD_CHECKS`; those over sub-schemas by :func:`_compound_check`,
-    sharing the ``compiled`` memo of ``$ref`` targets."""
-    compiled = {} if compiled is None else compiled
-    checks = []
-    for key, value in node.items():
-        if key in _ANNOTATIONS:
-            continue
-        build = _KEYWORD_CHECKS.get(key)
-        checks.append(build(value) if build else _compound_check(key, value, node, root, compiled))
-    return _all(checks) if checks else (lambda v: True)
-
-
-def _ref_check(value: str, root: dict, compiled: dict):
-    if not value.startswith("#/$defs/"):
-        raise NotImplementedError(value)
-    name = value[len("#/$defs/"):]
-    if name not in compiled:
-        compiled[name] = None  # placeholder while compiling (the schemas have no recursive definitions)
-        compiled[name] = compile_schema(root["$defs"][name], root, compiled)
-    return compiled[name]
-
-
-def _compound_check(key: str, value, node: dict, root: dict, compiled: dict):
-    """The check of a keyword over sub-schemas (``$ref``, ``properties``, ``additionalProperties``,
-    ``items``); :class:`NotImplementedError` for a keyword :func:`compile_schema` does not know."""
-    if key == "$ref":
-        return _ref_check(value, root, compiled)
-    if key == "properties":
-        subs = tuple((k, compile_schema(sub, root, compiled)) for k, sub in value.items())
-
-        def properties(v, subs=subs):
-            return v.__class__ is not dict or all(check(v[k]) for k, check in subs if k in v)
-        return properties
-    if key == "additionalProperties":
-        sub, known = compile_schema(value, root, compiled), frozenset(node.get("properties", {}))
-
-        def additional(v, sub=sub, known=known):
-            return v.__class__ is not dict or all(sub(x) for k, x in v.items() if k not in known)
-        return additional
-    if key == "items":
-        sub = compile_schema(value, root, compiled)
-
-        def items(v, sub=sub):
-            return v.__class__ is not list or all(sub(x) for x in v)
-        return items
-    raise NotImplementedError(key)
-
-
 class _Checker:
-    """A ``jsonschema`` validator behind the fast filter of :func:`compile_schema`."""
+    """A ``jsonschema`` validator behind a fastjsonschema filter. fastjsonschema compiles the schema
+    to Python code once, so that checking a note-sized instance takes a fraction of a millisecond
+    (``jsonschema`` takes several); it only decides whether an instance is sound. An instance it
+    rejects is re-checked by ``jsonschema``, which has the last word and writes the messages the
+    user sees (a test checks the two agree), so the messages are ``jsonschema``'s as before."""
 
     def __init__(self, schema: dict):
+        import fastjsonschema
         import jsonschema
 
         self.validator = jsonschema.Draft202012Validator(schema)
+        # a copy: fastjsonschema rewrites each $ref in place (to an absolute URI that jsonschema's
+        # resolver would then try to fetch); detailed_exceptions stays on: off, fastjsonschema
+        # 2.22.3 fails to compile a 'const'
+        self._compiled = fastjsonschema.compile(copy.deepcopy(schema), use_default=False, use_formats=False)
+        self._refused = fastjsonschema.JsonSchemaException
+
+    def fast(self, value) -> bool:
+        """Whether ``value`` passes the compiled check (a refused number fails its type check)."""
         try:
-            self.fast = compile_schema(schema, schema)
-        except NotImplementedError:
-            self.fast = None
+            self._compiled(value)
+        except (self._refused, TypeError, ValueError, RecursionError):
+            return False  # jsonschema decides and words it
+        return True
 
     def iter_errors(self, value):
-        if self.fast is not None and self.fast(value):
+        if self.fast(value):
             return iter(())
         return self.validator.iter_errors(value)
 
