@@ -102,6 +102,26 @@ def test_seed_names_have_one_meaning_each(tmp_path, capsys):
     assert "doclens: warning: --seed is deprecated here: it is now --bootstrap-seed" in capsys.readouterr().err
 
 
+def test_deprecated_alias_is_a_public_argparse_action_that_stores_checked_values(capsys):
+    """The alias action is built on argparse.Action (no private argparse class): it stores the
+    value its type checked, keeps the last of repeated spellings, and a bad value is still a
+    usage error before the action runs."""
+    import argparse
+
+    from doclens.cli.common import NON_NEGATIVE_INT, deprecated_alias
+
+    action = deprecated_alias("--old", "--new")
+    assert action.__mro__[1] is argparse.Action
+    parser = argparse.ArgumentParser(prog="t")
+    parser.add_argument("--new", "--old", dest="value", type=NON_NEGATIVE_INT, default=4, action=action)
+    assert parser.parse_args([]).value == 4
+    both = parser.parse_args(["--old", "2", "--new", "3"])
+    assert both.value == 3 and both.deprecated_options == ["--old is deprecated here: it is now --new (same meaning)"]
+    with pytest.raises(SystemExit) as exit_:
+        parser.parse_args(["--old", "-1"])
+    assert exit_.value.code == 2 and "expected an integer of at least 0, got -1" in capsys.readouterr().err
+
+
 def test_default_evaluator_is_the_offline_default_and_says_so(tmp_path):
     pytest.importorskip("medspacy", reason="the offline default judge needs the [clinical] extra")
     data = _write(tmp_path / "in.jsonl", [GOOD])

@@ -60,18 +60,19 @@ def bootstrap_options(parser: argparse.ArgumentParser, allow_none: bool = False)
 
 
 def deprecated_alias(old: str, new: str):
-    """An argparse ``store`` action under which the spelling ``old`` still works but is noted in
-    ``namespace.deprecated_options`` (the command warns about it once logging is set up), so that
-    each option name keeps one meaning: ``--seed`` was the decoding seed under ``score`` and the
-    bootstrap seed elsewhere; now they are ``--judge-seed`` and ``--bootstrap-seed``."""
+    """An argparse action that stores its value (as ``store`` does) and, when the spelling ``old``
+    was used, notes it in ``namespace.deprecated_options`` (the command warns about it once
+    logging is set up), so that each option name keeps one meaning: ``--seed`` was the decoding
+    seed under ``score`` and the bootstrap seed elsewhere; now they are ``--judge-seed`` and
+    ``--bootstrap-seed``. Built on argparse's public :class:`argparse.Action`."""
 
-    class DeprecatedAlias(argparse._StoreAction):
+    class DeprecatedAlias(argparse.Action):
         def __call__(self, parser, namespace, values, option_string=None):
             if option_string == old:
                 notes = list(getattr(namespace, "deprecated_options", None) or [])
                 notes.append(f"{old} is deprecated here: it is now {new} (same meaning)")
                 namespace.deprecated_options = notes
-            super().__call__(parser, namespace, values, option_string)
+            setattr(namespace, self.dest, values)
 
     return DeprecatedAlias
 
