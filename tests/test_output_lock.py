@@ -83,6 +83,36 @@ def test_temporary_files_have_names_of_their_own(tmp_path):
     assert (target.stat().st_mode & 0o777) == 0o666 & ~_umask()
 
 
+def test_atomic_write_syncs_the_file_then_its_folder(tmp_path, monkeypatch):
+    """The temporary file is synced before the rename and the folder after it (so the rename
+    itself is on disk); a folder that refuses fsync (EINVAL on some filesystems) still gets a
+    whole file and no error."""
+    import errno
+    import stat
+
+    synced = []
+    real_fsync = os.fsync
+
+    def recording_fsync(descriptor):
+        folder = stat.S_ISDIR(os.fstat(descriptor).st_mode)
+        synced.append(("folder" if folder else "file", (tmp_path / "scores.json").exists()))
+        real_fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    write_atomically(tmp_path / "scores.json", lambda handle: handle.write("{}"))
+    assert synced == [("file", False), ("folder", True)]
+
+    def folder_refuses(descriptor):
+        if stat.S_ISDIR(os.fstat(descriptor).st_mode):
+            raise OSError(errno.EINVAL, "Invalid argument")
+        real_fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", folder_refuses)
+    write_atomically(tmp_path / "scores.json", lambda handle: handle.write("[]"))
+    assert (tmp_path / "scores.json").read_text() == "[]"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scores.json"]
+
+
 def _umask() -> int:
     current = os.umask(0o022)
     os.umask(current)

@@ -23,7 +23,8 @@ def write_atomically(path: os.PathLike, write: Callable, errors: str = "strict",
 
     The temporary file has a name of its own (:func:`tempfile.mkstemp` in the same folder, so
     ``os.replace`` stays one rename on one filesystem): two writers never share one, and it is
-    synced to disk before the rename, so the file in place is always a whole one."""
+    synced to disk before the rename, so the file in place is always a whole one. The folder is
+    synced after the rename (:func:`_sync_folder`), so that the rename itself survives a power cut."""
     folder, name = os.path.split(os.path.abspath(os.fspath(path)))
     descriptor, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
     try:
@@ -38,6 +39,27 @@ def write_atomically(path: os.PathLike, write: Callable, errors: str = "strict",
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+    _sync_folder(folder)
+
+
+def _sync_folder(folder: str) -> None:
+    """fsync ``folder`` (its entry for the renamed file) where the platform can: POSIX opens a
+    folder with ``O_DIRECTORY``; Windows cannot open one through :func:`os.open`, and some
+    filesystems refuse to sync one (``EINVAL``). There the file in place is still a whole one;
+    only a power cut right after the rename could bring the old one back."""
+    directory_flag = getattr(os, "O_DIRECTORY", None)
+    if directory_flag is None:
+        return
+    try:
+        descriptor = os.open(folder, os.O_RDONLY | directory_flag)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
 
 
 _UMASK: list = []
