@@ -221,6 +221,26 @@ def test_fast_schema_check_is_fastjsonschema_and_leaves_the_shipped_schema_alone
     assert any("2 is greater than the maximum of 1" in m for m in messages), messages
 
 
+@pytest.mark.parametrize("value", [1.0, -0.0, 2 ** 70, 10 ** 400, 1e308, 5e-324, True, False, "0", None])
+@pytest.mark.parametrize("where", [("statements", 0, "index"), ("statements", 0, "cited", 0),
+                                   ("scores", "claim_recall")])
+def test_fast_schema_check_agrees_on_numbers_the_libraries_could_read_differently(good_scores, value, where):
+    """fastjsonschema and jsonschema each decide what an integer or a number is: floats that are
+    whole, huge integers, bools; the two must agree on each (bools are never numbers), and a
+    number the decoder refused (NaN, overflow) is reported once, as refused, not also as a type."""
+    from doclens.reports.scores_files import _BadNumber, _validators, schema_messages
+
+    checker = _validators()[0]
+    instance = json.loads(good_scores.read_text())["instances"][0]
+    node = instance
+    for part in where[:-1]:
+        node = node[part]
+    node[where[-1]] = value
+    assert checker.fast(instance) == checker.validator.is_valid(instance)
+    node[where[-1]] = _BadNumber("NaN", "not a finite number")
+    assert not checker.fast(instance) and schema_messages(checker, instance) == []
+
+
 def test_scores_reader_names_the_instance_and_its_line(tmp_path, good_scores, capsys):
     path = scores_variant(tmp_path, good_scores, "entailed", _set(["instances", 1, "reference_claims", 0, "entailed"],
                                                                   "false"))
