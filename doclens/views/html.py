@@ -20,7 +20,7 @@ an output that cites nothing: :mod:`doclens.families.citations`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from html import escape
 from typing import IO
@@ -164,6 +164,20 @@ def _escaped(value) -> Markup:
     return value if hasattr(value, "__html__") else Markup(escape(str(value)))
 
 
+#: the verdict names as markup (they are the program's words): a page writes each a few times per
+#: claim, and ``Markup`` passes autoescape without a new object
+_VERDICT_MARKUP = {name: Markup(name) for name in ("supported", "partial", "unsupported", "unparsed")}
+
+
+def _sectioned(items: Sequence) -> Iterator[tuple[str | None, object]]:
+    """``(label, item)`` for claims or statements in order: ``label`` is the item's section where
+    it differs from the one before (and is not empty), else ``None``."""
+    section = object()
+    for item in items:
+        yield (item.section if item.section != section and item.section else None), item
+        section = item.section
+
+
 def _score_line(result: InstanceResult) -> str:
     return " ".join(f"{m.replace('_', ' ')} {_percent(result.scores.get(m))}" for m in METRICS if m in result.scores)
 
@@ -189,14 +203,17 @@ def _environment() -> jinja2.Environment:
                                      undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                                      keep_trailing_newline=True, auto_reload=False,
                                      finalize=_escaped)
-    environment.filters.update(text=lambda value: Markup(html_text(value)), visible=visible)
+    environment.filters.update(
+        text=lambda value: Markup(html_text(value)), visible=visible, sectioned=_sectioned,
+        claim_verdict=lambda claim: _VERDICT_MARKUP[claim_verdict(claim)],
+        statement_verdict=lambda statement: _VERDICT_MARKUP[statement_verdict(statement)], failures=instance_failures,
+        support_mark=_support_mark, source_units=_source_units, score_line=_score_line)
     environment.globals.update(
-        percent=_percent, claim_verdict=claim_verdict, statement_verdict=statement_verdict,
-        instance_failures=instance_failures, support_mark=_support_mark, source_units=_source_units,
-        score_line=_score_line, reported_metrics=reported_metrics, not_applicable_lines=not_applicable_lines,
+        percent=_percent, reported_metrics=reported_metrics, not_applicable_lines=not_applicable_lines,
         counted=lambda counts: ", ".join(f"{k} {v}" for k, v in counts.items()),
         citations_apply=lambda result, rule: CITATIONS.applicability(result, CountingRule.of(rule)) == APPLIES,
-        evidence_shown=SUPPORT_EVIDENCE_SHOWN, metrics=METRICS, demo_banner=demo_banner, judge_label=judge_label)
+        evidence_shown=SUPPORT_EVIDENCE_SHOWN, metrics=METRICS, demo_banner=demo_banner, judge_label=judge_label,
+        precise=Markup("precise"), imprecise=Markup("imprecise"), nocheck=Markup("nocheck"))
     return environment
 
 
@@ -229,7 +246,7 @@ def write_report_html(header: dict, instances: Iterable[InstanceResult], handle:
         nonlocal written
         for position, result in zip(positions, instances) if positions is not None else enumerate(instances):
             written += 1
-            yield position, result, sources.get(result.id) if sources is not None else None
+            yield Markup(int(position)), result, sources.get(result.id) if sources is not None else None
 
     title = title or ("DocLens report" + (f" — {count} instances" if count is not None else ""))
     _stream(handle, "report.html", _REPORT_SCRIPT, title, header=header, scores=header.get("scores") or {},
