@@ -1,14 +1,17 @@
 """Static HTML views of scores: a per-instance report and a leaderboard.
 
 Both pages are single self-contained files (inline CSS and JS, no CDN, no network): open them
-offline. Every value written into a page (ids, predictions, claims, explanations, source units,
-system names, signatures, warnings, and numbers and citation ids too) goes through
-:func:`html.escape`, quotes included. The Content-Security-Policy (:func:`content_security_policy`)
-loads nothing from anywhere and runs no inline script or style except the page's own, allowed by
-its SHA-256 hash: no ``'unsafe-inline'``; ``base-uri 'none'`` and ``form-action 'none'``.
+offline. Their markup is in Jinja2 templates (``doclens/views/templates``, shipped as package
+data) rendered with autoescape on and ``StrictUndefined``: every value written into a page (ids,
+predictions, claims, explanations, source units, system names, signatures, warnings, and numbers
+and citation ids too) is escaped, quotes included, in :func:`html.escape`'s spelling; only the
+package's own markup (the style, the script, the policy, the plots' SVG) is passed as ``Markup``.
+The Content-Security-Policy (:func:`content_security_policy`) loads nothing from anywhere and runs
+no inline script or style except the page's own, allowed by its SHA-256 hash: no
+``'unsafe-inline'``; ``base-uri 'none'`` and ``form-action 'none'``.
 
-Pages are written to the file as they are produced, instance by instance, so memory does not grow
-with the page. Anchors: the instance at position ``n`` (0-based, report order) is ``#inst-n``
+Pages are written to the file as they are produced (``Template.generate``), instance by instance,
+so memory does not grow with the page. Anchors: the instance at position ``n`` (0-based, report order) is ``#inst-n``
 and its source unit ``k`` is ``#src-n-k`` (positions, not ids, so any id makes a valid anchor).
 
 Statement colours (citation verdicts): **supported** (its citations entail it and every citation
@@ -156,16 +159,29 @@ def _support_mark(verdict) -> tuple[str, Markup]:
 
 
 # ---- the templates -----------------------------------------------------------------------------
-def _escaped(value) -> Markup:
+class _Escaped:
+    """Text already escaped, by the HTML protocol (``__html__``) that autoescape honours: one
+    object where a ``Markup`` would be made twice (by :func:`_escaped`, then by autoescape)."""
+
+    __slots__ = ("html",)
+
+    def __init__(self, html: str):
+        self.html = html
+
+    def __html__(self) -> str:
+        return self.html
+
+
+def _escaped(value):
     """Jinja2's ``finalize``: each ``{{ value }}`` escaped by :func:`html.escape` (quotes as
     ``&quot;`` and ``&#x27;``, the spelling these pages have always had; MarkupSafe's own would
     write ``&#34;`` and ``&#39;``, the same text to a browser); markup (``Markup``, a macro's
     output) is left as it is, as autoescape would."""
-    return value if hasattr(value, "__html__") else Markup(escape(str(value)))
+    return value if hasattr(value, "__html__") else _Escaped(escape(str(value)))
 
 
 #: the verdict names as markup (they are the program's words): a page writes each a few times per
-#: claim, and ``Markup`` passes autoescape without a new object
+#: claim, and markup needs no escaping
 _VERDICT_MARKUP = {name: Markup(name) for name in ("supported", "partial", "unsupported", "unparsed")}
 
 
