@@ -1,7 +1,7 @@
 """Scale of the report and leaderboard builders: synthesise N-instance scores files (default
 10,000, note-sized: ~20 claims each side and ~12 cited statements per instance, with a source of
 40 units), then time ``doclens report`` (with ``--input``) and ``doclens leaderboard`` over three
-systems, and print JSON: wall seconds, peak RSS (VmHWM) per step, the peak of traced Python
+systems, and print JSON: wall and CPU seconds, peak RSS (VmHWM) per step, the peak of traced Python
 allocations (tracemalloc, in a second run), output sizes.
 
     python benchmarks/report_scale.py [--instances 10000] [--resamples 1000] [--shape note|small]
@@ -37,7 +37,9 @@ with contextlib.redirect_stdout(io.StringIO()):
     code = main(sys.argv[1:])
 wall = time.perf_counter() - start
 hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")]  # reset at exec, unlike ru_maxrss
-result = {"exit": code, "wall_s": round(wall, 3),
+import resource
+usage = resource.getrusage(resource.RUSAGE_SELF)  # the whole step, imports included: steadier than wall when shared
+result = {"exit": code, "wall_s": round(wall, 3), "cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
           "rss_peak_mb": round(int(hwm[0].split()[1]) / 1024, 1) if hwm else None}
 if tracemalloc.is_tracing():
     result = {"exit": code, "tracemalloc_peak_mb": round(tracemalloc.get_traced_memory()[1] / 2**20, 1)}

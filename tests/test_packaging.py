@@ -77,7 +77,7 @@ def test_wheel_installs_into_fresh_venv_and_reads_resources(tmp_path):
     install = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", str(wheel)],
                              capture_output=True, text=True, env=env)
     assert install.returncode == 0, install.stderr[-2000:]
-    probe = ("import doclens, importlib.util\n"
+    probe = ("import doclens, importlib.resources, importlib.util\n"
              "from doclens.evaluators.llm.prompting import load_prompt\n"
              "from doclens.core.resources import read_card, resource_root\n"
              "p = load_prompt('extract/note_generation.subjective')\n"
@@ -86,6 +86,7 @@ def test_wheel_installs_into_fresh_venv_and_reads_resources(tmp_path):
              "assert (resource_root('metric') / 'doclens.py').is_file()\n"
              "from doclens.reports.submissions import load_schema\n"
              "assert load_schema('scores')['type'] == 'object'\n"
+             "assert (importlib.resources.files('doclens.views') / 'templates' / 'report.html').is_file()\n"
              "assert 'site-packages' in str(resource_root('prompts')), resource_root('prompts')\n"
              "assert importlib.util.find_spec('torch') is None\n"
              "print(doclens.__file__)\n")

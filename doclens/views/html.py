@@ -1,14 +1,17 @@
 """Static HTML views of scores: a per-instance report and a leaderboard.
 
 Both pages are single self-contained files (inline CSS and JS, no CDN, no network): open them
-offline. Every value written into a page (ids, predictions, claims, explanations, source units,
-system names, signatures, warnings, and numbers and citation ids too) goes through
-:func:`html.escape`, quotes included. The Content-Security-Policy (:func:`content_security_policy`)
-loads nothing from anywhere and runs no inline script or style except the page's own, allowed by
-its SHA-256 hash: no ``'unsafe-inline'``; ``base-uri 'none'`` and ``form-action 'none'``.
+offline. Their markup is in Jinja2 templates (``doclens/views/templates``, shipped as package
+data) rendered with autoescape on and ``StrictUndefined``: every value written into a page (ids,
+predictions, claims, explanations, source units, system names, signatures, warnings, and numbers
+and citation ids too) is escaped, quotes included, in :func:`html.escape`'s spelling; only the
+package's own markup (the style, the script, the policy, the plots' SVG) is passed as ``Markup``.
+The Content-Security-Policy (:func:`content_security_policy`) loads nothing from anywhere and runs
+no inline script or style except the page's own, allowed by its SHA-256 hash: no
+``'unsafe-inline'``; ``base-uri 'none'`` and ``form-action 'none'``.
 
-Pages are written to the file as they are produced, instance by instance, so memory does not grow
-with the page. Anchors: the instance at position ``n`` (0-based, report order) is ``#inst-n``
+Pages are written to the file as they are produced (``Template.generate``), instance by instance,
+so memory does not grow with the page. Anchors: the instance at position ``n`` (0-based, report order) is ``#inst-n``
 and its source unit ``k`` is ``#src-n-k`` (positions, not ids, so any id makes a valid anchor).
 
 Statement colours (citation verdicts): **supported** (its citations entail it and every citation
@@ -20,9 +23,13 @@ an output that cites nothing: :mod:`doclens.families.citations`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
 from html import escape
 from typing import IO
+
+import jinja2
+from markupsafe import Markup
 
 from doclens.core.metrics import METRICS
 from doclens.core.types import NO_VERDICT, CitationVerdict, ClaimVerdict, InstanceResult
@@ -32,7 +39,7 @@ from doclens.reports.files import write_atomically
 from doclens.stats.bootstrap import Interval
 from doclens.views.labels import demo_banner, judge_label
 from doclens.views.text import not_applicable_lines, reported_metrics
-from doclens.views.visible import html_attribute, html_text, visible
+from doclens.views.visible import html_text, visible
 
 _STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:1em;color:#1b1b1b}
@@ -108,31 +115,8 @@ def content_security_policy(script: str) -> str:
             "base-uri 'none'; form-action 'none'")
 
 
-def _head(handle: IO[str], title: str, script: str) -> None:
-    handle.write('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-                 '<meta name="viewport" content="width=device-width, initial-scale=1">'
-                 f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(script)}">'
-                 f"<title>{escape(title)}</title><style>{_STYLE}</style></head>\n<body>\n")
-
-
-def _e(value) -> str:
-    """Any value as HTML text or attribute content: ``str`` then :func:`html.escape` (quotes too)."""
-    return escape(str(value))
-
-
 def _percent(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.2f}"
-
-
-def _interval_cell(interval: Interval | None, point: float | None = None) -> str:
-    """A ``<td>`` with the point (×100) and its interval; ``data-value`` for sorting."""
-    if interval is None:
-        return f'<td data-value="{"" if point is None else _e(point)}">{_percent(point)}</td>'
-    if interval.point is None:
-        return '<td data-value="">n/a</td>'
-    bounds = f' <span class="muted">{escape(interval.note)}</span>' if interval.low is None else (
-        f' <span class="muted">[{100 * interval.low:.2f}, {100 * interval.high:.2f}]</span>')
-    return f'<td data-value="{_e(repr(interval.point))}">{100 * interval.point:.2f}{bounds}</td>'
 
 
 # ---- the per-instance report -------------------------------------------------------------------
@@ -162,151 +146,103 @@ def instance_failures(result: InstanceResult, rule: CountingRule | None = None) 
         len(s.cited) - len(s.precise) for s in result.statements)
 
 
-def _claims_html(claims: Sequence[ClaimVerdict], label: str) -> str:
-    if not claims:
-        return f'<h3>{escape(label)}</h3><p class="muted">no claims</p>'
-    parts = [f"<h3>{escape(label)}</h3><ul class=\"claims\">"]
-    section = object()
-    for claim in claims:
-        if claim.section != section and claim.section:
-            parts.append(f'<li class="section-label">{html_text(claim.section)}</li>')
-        section = claim.section
-        verdict = claim_verdict(claim)
-        mark = {"supported": "&#10003;", "unsupported": "&#10007;", "unparsed": "?"}[verdict]
-        why = f'<div class="why">{html_text(claim.explanation)}</div>' if claim.explanation else ""
-        parts.append(f'<li class="claim {verdict}" data-verdict="{verdict}"><span class="mark" '
-                     f'title="{verdict}">{mark}</span>{html_text(claim.text)}{why}</li>')
-    parts.append("</ul>")
-    return "".join(parts)
-
-
 # ---- source support (its own section of the page) ---------------------------------------------
 #: verdict → (css class of the claim list, mark)
-_SUPPORT_MARKS = {"supported": ("supported", "&#10003;"), "not_supported": ("unsupported", "&#10007;"),
-                  "not_addressed": ("unparsed", "&#8709;"), None: ("unparsed", "?")}
+_SUPPORT_MARKS = {"supported": ("supported", Markup("&#10003;")), "not_supported": ("unsupported", Markup("&#10007;")),
+                  "not_addressed": ("unparsed", Markup("&#8709;")), None: ("unparsed", Markup("?"))}
 #: evidence facts shown per claim (the report JSON keeps all of them)
 SUPPORT_EVIDENCE_SHOWN = 5
 
 
-def _metric_table_html(scores: dict, counts: dict, intervals: dict | None) -> str:
-    """The one metric table: every metric of every family the report has (pooled and macro, with
-    intervals when given), then the families' ``n/a`` lines."""
-    parts = ['<table><thead><tr><th>metric</th><th>pooled</th><th>macro</th></tr></thead><tbody>']
-    for metric in reported_metrics(scores):
-        pooled = intervals.get(metric) if intervals else None
-        macro = intervals.get(f"{metric}_macro") if intervals else None
-        parts.append(f"<tr><td>{escape(metric)}</td>{_interval_cell(pooled, scores.get(metric))}"
-                     f"{_interval_cell(macro, scores.get(metric + '_macro'))}</tr>")
-    parts.append("</tbody></table>")
-    parts += [f'<p class="muted">{escape(line)}</p>' for line in not_applicable_lines(counts)]
-    return "".join(parts)
+def _support_mark(verdict) -> tuple[str, Markup]:
+    return _SUPPORT_MARKS.get(verdict.verdict if verdict.status == "ok" else None, _SUPPORT_MARKS[None])
 
 
-def _support_block_html(block: dict) -> str:
-    """What the source-support family reports beyond its rates (which are in the metric table)."""
-    parts = [f'<p class="muted">source support: {_e(block.get("verdicts"))}-way judge; claims: '
-             + escape(", ".join(f"{k} {v}" for k, v in (block.get("claims") or {}).items()))
-             + f'; retrieved for {_e(block.get("retrieved_claims", 0))}, whole source for '
-             f'{_e(block.get("whole_source_claims", 0))}</p>']
-    if block.get("note"):
-        parts.append(f'<p class="warn">{escape(str(block["note"]))}</p>')
-    return "".join(parts)
+# ---- the templates -----------------------------------------------------------------------------
+class _Escaped:
+    """Text already escaped, by the HTML protocol (``__html__``) that autoescape honours: one
+    object where a ``Markup`` would be made twice (by :func:`_escaped`, then by autoescape)."""
+
+    __slots__ = ("html",)
+
+    def __init__(self, html: str):
+        self.html = html
+
+    def __html__(self) -> str:
+        return self.html
 
 
-def _support_html(verdicts, position: int) -> str:
-    """Each prediction claim with its source-support verdict, explanation and best evidence."""
-    if not verdicts:
-        return '<h3>Source support</h3><p class="muted">no prediction claims</p>'
-    parts = ['<h3>Source support (is each prediction claim in the source?)</h3><ul class="claims">']
+def _escaped(value):
+    """Jinja2's ``finalize``: each ``{{ value }}`` escaped by :func:`html.escape` (quotes as
+    ``&quot;`` and ``&#x27;``, the spelling these pages have always had; MarkupSafe's own would
+    write ``&#34;`` and ``&#39;``, the same text to a browser); markup (``Markup``, a macro's
+    output) is left as it is, as autoescape would."""
+    return value if hasattr(value, "__html__") else _Escaped(escape(str(value)))
+
+
+#: the verdict names as markup (they are the program's words): a page writes each a few times per
+#: claim, and markup needs no escaping
+_VERDICT_MARKUP = {name: Markup(name) for name in ("supported", "partial", "unsupported", "unparsed")}
+
+
+def _sectioned(items: Sequence) -> Iterator[tuple[str | None, object]]:
+    """``(label, item)`` for claims or statements in order: ``label`` is the item's section where
+    it differs from the one before (and is not empty), else ``None``."""
     section = object()
-    for verdict in verdicts:
-        if verdict.section != section and verdict.section:
-            parts.append(f'<li class="section-label">{html_text(verdict.section)}</li>')
-        section = verdict.section
-        css, mark = _SUPPORT_MARKS.get(verdict.verdict if verdict.status == "ok" else None, _SUPPORT_MARKS[None])
-        label = (verdict.verdict or verdict.status).replace("_", " ")
-        why = f'<div class="why">{escape(label)}: {html_text(verdict.explanation)}</div>'
-        shown = verdict.evidence[:SUPPORT_EVIDENCE_SHOWN]
-        evidence = "".join(
-            f'<li><a class="cite" href="#src-{_e(position)}-{_e(item.get("unit"))}">[{_e(item.get("unit"))}]</a> '
-            f'{html_text(item.get("text", ""))}'
-            + (f' <span class="muted">rank {_e(item.get("rank"))}, score {_e(round(item["score"], 4))}</span>'
-               if item.get("score") is not None else "") + "</li>" for item in shown)
-        how = "retrieved" if verdict.retrieved else "whole source"
-        details = (f'<details class="why"><summary>evidence ({how}, {_e(len(shown))} of {_e(len(verdict.evidence))} '
-                   f'shown)</summary><ol>{evidence}</ol></details>' if verdict.evidence else "")
-        parts.append(f'<li class="claim {css}" data-verdict="{_e(verdict.verdict)}"><span class="mark" '
-                     f'title="{escape(label)}">{mark}</span>{html_text(verdict.text)}{why}{details}</li>')
-    parts.append("</ul>")
-    return "".join(parts)
+    for item in items:
+        yield (item.section if item.section != section and item.section else None), item
+        section = item.section
 
 
-def _statements_html(result: InstanceResult, position: int, rule: CountingRule | None = None) -> str:
-    checked = CITATIONS.applicability(result, CountingRule.of(rule)) == APPLIES
-    parts = []
-    section = object()
-    for statement in result.statements:
-        if statement.section != section and statement.section:
-            parts.append(f'<span class="section-label">{html_text(statement.section)}</span>')
-        section = statement.section
-        verdict = statement_verdict(statement) if checked else "nocheck"
-        title = verdict + (" (citations inherited)" if statement.inherited else "") + (
-            f": {statement.explanation}" if statement.explanation else "")
-        cites = []
-        for cited in statement.cited:
-            if cited in statement.invalid:
-                cites.append(f'<span class="cite invalid" title="no source unit {_e(cited)}">[{_e(cited)}]</span>')
-            else:
-                precision = "precise" if cited in statement.precise else "imprecise"
-                cites.append(f'<a class="cite {precision}" href="#src-{_e(position)}-{_e(cited)}" '
-                             f'title="{precision} citation of source unit {_e(cited)}">[{_e(cited)}]</a>')
-        parts.append(f'<span class="stmt {verdict}" data-verdict="{verdict}" title="{html_attribute(title)}">'
-                     f'{html_text(statement.text)}</span>{"".join(cites)} ')
-    return "".join(parts)
+def _score_line(result: InstanceResult) -> str:
+    return " ".join(f"{m.replace('_', ' ')} {_percent(result.scores.get(m))}" for m in METRICS if m in result.scores)
 
 
-def _instance_html(result: InstanceResult, position: int, source: dict | None,
-                   rule: CountingRule | None = None) -> str:
+def _source_units(source: dict | None):
+    """The source units of an input row (``None`` when it has no source or one that does not parse)."""
     from doclens.parsing.source_units import parse_source_units
 
-    failures = instance_failures(result, rule)
-    scores = " ".join(f"{m.replace('_', ' ')} {_percent(result.scores.get(m))}" for m in METRICS
-                      if m in result.scores)
-    parts = [f'<section class="instance" id="inst-{_e(position)}" data-failures="{_e(failures)}">',
-             f'<h2>{html_text(result.id)} <span class="muted">{html_text(result.task)} · {_e(failures)} '
-             'failure(s)</span></h2>',
-             f'<div class="muted">{escape(scores)}</div><h3>Prediction</h3><p class="prediction">']
-    units = None
-    if source is not None and source.get("source") is not None:
-        try:
-            units = parse_source_units(source["source"])
-        except ValueError:
-            units = None
-    if result.statements:
-        parts.append(_statements_html(result, position, rule))
-    elif source is not None:
-        parts.append(html_text(source.get("prediction", "")))
-    else:
-        parts.append('<span class="muted">(no statements in the scores file; pass --input to show the text)</span>')
-    parts.append("</p>")
-    parts.append(_claims_html(result.reference_claims, "Reference claims (claim recall: is each in the prediction?)"))
-    parts.append(_claims_html(result.prediction_claims,
-                              "Prediction claims (claim precision: is each in the reference?)"))
-    if result.source_support is not None:
-        parts.append(_support_html(result.source_support, position))
-    if units is not None:
-        parts.append('<h3>Source</h3><ol class="source" start="0">')
-        for unit in units:
-            parts.append(f'<li id="src-{_e(position)}-{_e(unit.index)}" value="{_e(unit.index)}">'
-                         f'{html_text(unit.premise_text)}</li>')
-        parts.append("</ol>")
-    elif result.has_source:
-        parts.append('<p class="muted">Source units are not stored in the scores file; pass --input to show them '
-                     "(citation links then jump to them).</p>")
-    parts.append("</section>\n")
-    return "".join(parts)
+    if source is None or source.get("source") is None:
+        return None
+    try:
+        return parse_source_units(source["source"])
+    except ValueError:
+        return None
 
 
+@lru_cache(maxsize=1)
+def _environment() -> jinja2.Environment:
+    """The templates (``doclens/views/templates``, package data): every ``{{ value }}`` escaped
+    (autoescape, quotes too), an undefined name an error (StrictUndefined), whitespace trimmed
+    around block tags so the markup keeps the layout the pages always had."""
+    environment = jinja2.Environment(loader=jinja2.PackageLoader("doclens.views", "templates"), autoescape=True,
+                                     undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                                     keep_trailing_newline=True, auto_reload=False,
+                                     finalize=_escaped)
+    environment.filters.update(
+        text=lambda value: Markup(html_text(value)), visible=visible, sectioned=_sectioned,
+        claim_verdict=lambda claim: _VERDICT_MARKUP[claim_verdict(claim)],
+        statement_verdict=lambda statement: _VERDICT_MARKUP[statement_verdict(statement)], failures=instance_failures,
+        support_mark=_support_mark, source_units=_source_units, score_line=_score_line)
+    environment.globals.update(
+        percent=_percent, reported_metrics=reported_metrics, not_applicable_lines=not_applicable_lines,
+        counted=lambda counts: ", ".join(f"{k} {v}" for k, v in counts.items()),
+        citations_apply=lambda result, rule: CITATIONS.applicability(result, CountingRule.of(rule)) == APPLIES,
+        evidence_shown=SUPPORT_EVIDENCE_SHOWN, metrics=METRICS, demo_banner=demo_banner, judge_label=judge_label,
+        precise=Markup("precise"), imprecise=Markup("imprecise"), nocheck=Markup("nocheck"))
+    return environment
+
+
+def _stream(handle: IO[str], name: str, script: str, title: str, **context) -> None:
+    """Render template ``name`` into ``handle`` piece by piece (``Template.generate``): the page is
+    never whole in memory. The style, script and policy are the package's own text (``Markup``:
+    written as they are, so that their hashes hold)."""
+    template = _environment().get_template(name)
+    handle.writelines(template.generate(style=Markup(_STYLE), script=Markup(script), title=title,
+                                        csp=Markup(content_security_policy(script)), **context))
+
+
+# ---- the per-instance page ---------------------------------------------------------------------
 def write_report_html(header: dict, instances: Iterable[InstanceResult], handle: IO[str],
                       intervals: dict[str, Interval] | None = None, sources: SourceIndex | None = None,
                       bootstrap: str = "", count: int | None = None, title: str | None = None,
@@ -320,38 +256,19 @@ def write_report_html(header: dict, instances: Iterable[InstanceResult], handle:
     shown (``doclens report --max-instances``: failures first); ``sources`` (the scored JSONL)
     adds source units and raw predictions; ``plots``: the plot section's markup
     (:func:`doclens.views.plots.report_plots_html`), written above the instances."""
-    scores = header.get("scores") or {}
-    rule = CountingRule.from_config(header.get("config"))
-    title = title or ("DocLens report" + (f" — {count} instances" if count is not None else ""))
-    _head(handle, title, _REPORT_SCRIPT)
-    handle.write(f"<h1>{escape(title)}</h1>\n")
-    banner = demo_banner(header.get("signature"), header.get("config"))
-    if banner:
-        handle.write(f'<p class="warn banner" role="alert"><b>{escape(banner)}</b></p>\n')
-    if header.get("partial"):
-        handle.write(f'<p class="warn">PARTIAL report: {html_text(header.get("error"))}</p>')
-    handle.write(_metric_table_html(scores, header.get("counts") or {}, intervals))
-    if bootstrap:
-        handle.write(f'<p class="muted">intervals: {escape(bootstrap)} over instances</p>')
-    if header.get("source_support"):
-        handle.write(_support_block_html(header["source_support"]))
-    handle.write(f'<p>signature: <code class="sig">{html_text(header.get("signature"))}</code></p>')
-    for warning in header.get("warnings") or []:
-        handle.write(f'<p class="warn">warning: {html_text(warning)}</p>')
-    handle.write(plots)
-    handle.write('<p class="legend">statements: <span class="stmt supported">supported</span>'
-                 '<span class="stmt partial">entailed, a citation imprecise</span>'
-                 '<span class="stmt unsupported">unsupported / uncited / invalid id</span>'
-                 '<span class="stmt unparsed">unparsed</span></p>'
-                 '<p><label><input type="checkbox" id="only-failures"> show only instances with failures</label></p>\n')
-    if note:
-        handle.write(f'<p class="warn" role="note">{escape(note)}</p>\n')
     written = 0
-    for position, result in zip(positions, instances) if positions is not None else enumerate(instances):
-        source = sources.get(result.id) if sources is not None else None
-        handle.write(_instance_html(result, position, source, rule))
-        written += 1
-    handle.write(f"<script>{_REPORT_SCRIPT}</script>\n</body></html>\n")
+
+    def shown():  # (position, result, input row) as the template reaches each instance
+        nonlocal written
+        for position, result in zip(positions, instances) if positions is not None else enumerate(instances):
+            written += 1
+            yield Markup(int(position)), result, sources.get(result.id) if sources is not None else None
+
+    title = title or ("DocLens report" + (f" — {count} instances" if count is not None else ""))
+    _stream(handle, "report.html", _REPORT_SCRIPT, title, header=header, scores=header.get("scores") or {},
+            rule=CountingRule.from_config(header.get("config")), intervals=intervals, bootstrap=bootstrap,
+            banner=demo_banner(header.get("signature"), header.get("config")), note=note, plots=Markup(plots),
+            instances=shown())
     return written
 
 
@@ -361,43 +278,9 @@ def write_leaderboard_html(groups: dict, handle: IO[str], metric: str, bootstrap
     """One sortable table per signature (``groups``: ``{signature: ranked entries}`` from
     :func:`doclens.views.leaderboard.rank_group`), each followed by its plots' markup when
     ``plots`` (``{signature: markup}``, :func:`doclens.views.plots.leaderboard_plots_html`) has it."""
-    _head(handle, title, _SORT_SCRIPT)
-    handle.write(f"<h1>{escape(title)}</h1>\n<p>Ranked by <b>{escape(metric)}</b> (pooled). Scores ×100 with "
-                 f"{escape(bootstrap)} percentile intervals over instances. Results are ranked only against "
-                 "results with the same signature: each table is one signature. Click a header to sort.</p>\n")
-    if len(groups) > 1:
-        handle.write(f'<p class="warn">{len(groups)} different signatures: numbers in different tables are '
-                     "not comparable.</p>\n")
     banners = [b for b in dict.fromkeys(demo_banner(signature) for signature in groups) if b]
-    for banner in banners:
-        handle.write(f'<p class="warn banner" role="alert"><b>{escape(banner)}</b></p>\n')
-    for number, (signature, entries) in enumerate(groups.items(), start=1):
-        banner = demo_banner(signature)
-        handle.write(f'<h2>Table {number}: {escape(visible(judge_label(signature)))}</h2>'
-                     + (f'<p class="warn"><b>{escape(banner)}</b></p>' if banner else "")
-                     + f'<p>signature: <code class="sig">{html_text(signature)}</code></p>'
-                     '<table class="board"><thead><tr><th class="sortable">rank</th><th class="sortable">system</th>'
-                     '<th class="sortable">instances</th>')
-        for m in METRICS:
-            handle.write(f'<th class="sortable">{escape(m)}</th>')
-        handle.write('<th class="sortable">&Delta; vs #1</th><th>note</th></tr></thead><tbody>')
-        for entry in entries:
-            delta = entry.versus_leader
-            if delta is None or delta.delta is None:
-                delta_cell = '<td data-value="">&mdash;</td>'
-            else:
-                bounds = (escape(delta.verdict) if delta.low is None else
-                          f"[{100 * delta.low:+.2f}, {100 * delta.high:+.2f}]")
-                delta_cell = (f'<td data-value="{_e(repr(delta.delta))}">{100 * delta.delta:+.2f} '
-                              f'<span class="muted">{bounds}</span></td>')
-            handle.write(f'<tr><td data-value="{_e(entry.rank or "")}">{_e(entry.rank or "-")}</td>'
-                         f'<td title="{html_attribute(entry.path)}">{html_text(entry.system)}</td>'
-                         f'<td data-value="{_e(entry.instances)}">{_e(entry.instances)}</td>'
-                         + "".join(_interval_cell(entry.intervals[m]) for m in METRICS)
-                         + delta_cell + f"<td>{escape(entry.versus_leader_note)}</td></tr>")
-        handle.write("</tbody></table>\n")
-        handle.write((plots or {}).get(signature, ""))
-    handle.write(f"<script>{_SORT_SCRIPT}</script>\n</body></html>\n")
+    _stream(handle, "leaderboard.html", _SORT_SCRIPT, title, groups=groups, metric=metric, bootstrap=bootstrap,
+            banners=banners, plots={signature: Markup(markup) for signature, markup in (plots or {}).items()})
 
 
 def write_page(path: str, write) -> None:
