@@ -153,6 +153,31 @@ def test_retry_after_parsing():
     assert retry_after_seconds({"retry-after": "-5"}) == 0.0
 
 
+def test_retry_wait_is_equal_jitter_backoff_or_the_servers_wait_capped():
+    import random
+
+    from tenacity import AsyncRetrying, RetryCallState
+
+    from doclens.evaluators.llm.openai_chat import MAX_WAIT, _FailedAttempt, _RetryAfterOrBackoff, equal_jitter_backoff
+
+    wait = _RetryAfterOrBackoff(equal_jitter_backoff(1.0, 5.0))
+    random.seed(0)
+
+    def after(attempt: int, retry_after: float | None) -> float:
+        state = RetryCallState(AsyncRetrying(), None, (), {})
+        state.attempt_number = attempt
+        state.set_exception((_FailedAttempt, _FailedAttempt("HTTP 500", True, retry_after), None))
+        return wait(state)
+
+    # no server wait: min(5, 1 × 2^(attempt-1)) × uniform(0.5, 1), never below half the delay
+    for attempt, delay in ((1, 1.0), (2, 2.0), (3, 4.0), (4, 5.0), (9, 5.0)):
+        draws = [after(attempt, None) for _ in range(200)]
+        assert all(delay / 2 <= d <= delay for d in draws), attempt
+        assert max(draws) - min(draws) > delay / 4  # jittered, not fixed
+    assert after(1, 0.25) == 0.25 and after(5, 0.0) == 0.0  # the server's wait, whatever the attempt
+    assert after(1, 10 * MAX_WAIT) == MAX_WAIT
+
+
 def test_host_is_local():
     assert host_is_local("127.0.0.1") and host_is_local("::1") and host_is_local("172.16.0.9")
     assert not host_is_local("8.8.8.8") and not host_is_local(None) and not host_is_local("unresolvable.example")
