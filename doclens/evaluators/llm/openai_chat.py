@@ -46,6 +46,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import parse_qsl, urlparse
 
+from aiolimiter import AsyncLimiter
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random_exponential
 
 from doclens.core.errors import ConfigurationError, RunStoppedError
@@ -380,37 +381,22 @@ class _LoopThread:
 
 
 class _RateLimiter:
-    """Requests-per-minute spacing and a tokens-per-minute bucket (estimated prompt tokens).
-    ``sleep`` and ``clock`` are replaceable so tests can check the waits without waiting."""
+    """Requests-per-minute spacing and a tokens-per-minute bucket (estimated prompt tokens), as
+    two of aiolimiter's leaky buckets on the judge's event loop: tpm is a bucket of ``tpm`` tokens
+    that drains in a minute (full at the start; a prompt estimated above ``tpm`` takes the whole
+    bucket); rpm is a bucket of one request that drains in ``60 / rpm`` s, so request starts are
+    evenly spaced, with no burst. Tokens are taken first and the request slot last, so the slots,
+    granted in order of arrival, space the requests as they are sent."""
 
-    def __init__(self, rpm: float | None, tpm: float | None, sleep=None, clock=time.monotonic):
-        self.interval = 60.0 / rpm if rpm else 0.0
-        self.tpm = tpm
-        self.tokens = float(tpm or 0)
-        self.next_start = 0.0
-        self.clock = clock
-        self.sleep = sleep or asyncio.sleep
-        self.updated = clock()
-        self.lock = asyncio.Lock()
+    def __init__(self, rpm: float | None, tpm: float | None):
+        self.tokens = AsyncLimiter(float(tpm), 60.0) if tpm else None
+        self.requests = AsyncLimiter(1, 60.0 / rpm) if rpm else None
 
     async def acquire(self, tokens: int) -> None:
-        async with self.lock:
-            now = self.clock()
-            if self.interval:
-                wait = self.next_start - now
-                if wait > 0:
-                    await self.sleep(wait)
-                    now = self.clock()
-                self.next_start = max(now, self.next_start) + self.interval
-            if self.tpm:
-                self.tokens = min(self.tpm, self.tokens + (now - self.updated) * self.tpm / 60)
-                self.updated = now
-                need = min(float(tokens), self.tpm)
-                if self.tokens < need:
-                    await self.sleep((need - self.tokens) * 60 / self.tpm)
-                    self.tokens = need
-                    self.updated = self.clock()
-                self.tokens -= need
+        if self.tokens is not None:
+            await self.tokens.acquire(min(max(float(tokens), 0.0), self.tokens.max_rate))
+        if self.requests is not None:
+            await self.requests.acquire()
 
 
 def _check_numbers(*, concurrency, max_retries, timeout, max_retry_after, rpm, tpm, max_consecutive_failures,
@@ -661,7 +647,7 @@ class OpenAIChatJudge(ChatJudge):
         if self._client is None:
             self._client = self._new_client()
             if self.rpm or self.tpm:
-                self._limiter = _RateLimiter(self.rpm, self.tpm, sleep=lambda seconds: self._sleep(seconds))
+                self._limiter = _RateLimiter(self.rpm, self.tpm)
         return self._client
 
     async def _close_client(self) -> None:
