@@ -153,6 +153,31 @@ def test_retry_after_parsing():
     assert retry_after_seconds({"retry-after": "-5"}) == 0.0
 
 
+def test_retry_wait_is_equal_jitter_backoff_or_the_servers_wait_capped():
+    import random
+
+    from tenacity import AsyncRetrying, RetryCallState
+
+    from doclens.evaluators.llm.openai_chat import MAX_WAIT, _FailedAttempt, _RetryAfterOrBackoff, equal_jitter_backoff
+
+    wait = _RetryAfterOrBackoff(equal_jitter_backoff(1.0, 5.0))
+    random.seed(0)
+
+    def after(attempt: int, retry_after: float | None) -> float:
+        state = RetryCallState(AsyncRetrying(), None, (), {})
+        state.attempt_number = attempt
+        state.set_exception((_FailedAttempt, _FailedAttempt("HTTP 500", True, retry_after), None))
+        return wait(state)
+
+    # no server wait: min(5, 1 × 2^(attempt-1)) × uniform(0.5, 1), never below half the delay
+    for attempt, delay in ((1, 1.0), (2, 2.0), (3, 4.0), (4, 5.0), (9, 5.0)):
+        draws = [after(attempt, None) for _ in range(200)]
+        assert all(delay / 2 <= d <= delay for d in draws), attempt
+        assert max(draws) - min(draws) > delay / 4  # jittered, not fixed
+    assert after(1, 0.25) == 0.25 and after(5, 0.0) == 0.0  # the server's wait, whatever the attempt
+    assert after(1, 10 * MAX_WAIT) == MAX_WAIT
+
+
 def test_host_is_local():
     assert host_is_local("127.0.0.1") and host_is_local("::1") and host_is_local("172.16.0.9")
     assert not host_is_local("8.8.8.8") and not host_is_local(None) and not host_is_local("unresolvable.example")
@@ -237,22 +262,25 @@ def test_rate_limiter_paces_tokens_per_minute():
 
     from doclens.evaluators.llm.openai_chat import _RateLimiter
 
-    clock = {"now": 100.0}
-    waits = []
-
-    async def sleep(seconds):  # a fake clock: the waits chosen are checked, no time passes
-        waits.append(seconds)
-        clock["now"] += seconds
-
     async def run():
-        limiter = _RateLimiter(rpm=None, tpm=60, sleep=sleep, clock=lambda: clock["now"])  # 1 token per second
-        await limiter.acquire(60)  # the full bucket
-        await limiter.acquire(0.3)  # needs 0.3 tokens → 0.3 s
-        clock["now"] += 10  # 10 s later the bucket has refilled 10 tokens
-        await limiter.acquire(5)
+        loop = asyncio.get_running_loop()
+        limiter = _RateLimiter(rpm=None, tpm=600)  # 10 tokens per second; the bucket is full at the start
+        bucket = limiter.tokens
+        assert bucket.has_capacity(600) and not bucket.has_capacity(601)
+        await limiter.acquire(600)  # the full bucket, at once
+        assert not bucket.has_capacity(3)
+        start = loop.time()
+        await limiter.acquire(3)  # 3 tokens refill in 0.3 s
+        waited = loop.time() - start
+        await asyncio.sleep(0.5)  # at least 5 tokens back
+        refilled = bucket.has_capacity(5)
+        huge = _RateLimiter(rpm=None, tpm=600)
+        await huge.acquire(10**6)  # a prompt estimated above tpm takes the whole bucket (no error, no endless wait)
+        return waited, refilled, huge.tokens.has_capacity(1)
 
-    asyncio.run(run())
-    assert waits == [pytest.approx(0.3)]
+    waited, refilled, left = asyncio.run(run())
+    # lower bounds only (a busy machine can only wait longer): the bucket made the call wait for its tokens
+    assert waited >= 0.3 * 0.9 and refilled and not left
 
 
 def test_rate_limiter_spaces_requests_per_minute():
@@ -260,17 +288,15 @@ def test_rate_limiter_spaces_requests_per_minute():
 
     from doclens.evaluators.llm.openai_chat import _RateLimiter
 
-    clock = {"now": 0.0}
-    waits = []
-
-    async def sleep(seconds):
-        waits.append(seconds)
-        clock["now"] += seconds
-
     async def run():
-        limiter = _RateLimiter(rpm=600, tpm=None, sleep=sleep, clock=lambda: clock["now"])  # one per 0.1 s
+        loop = asyncio.get_running_loop()
+        limiter = _RateLimiter(rpm=600, tpm=None)  # one per 0.1 s, no burst
+        granted = []
         for _ in range(4):
             await limiter.acquire(1)
+            granted.append(loop.time())
+        return granted
 
-    asyncio.run(run())
-    assert waits == [pytest.approx(0.1)] * 3
+    granted = asyncio.run(run())
+    # evenly spaced starts: each at least one interval after the one before (never a burst of rpm at once)
+    assert all(later - earlier >= 0.1 * 0.9 for earlier, later in zip(granted, granted[1:]))

@@ -404,15 +404,26 @@ def test_concurrency_overlaps_requests():
     assert server.max_in_flight == 1
 
 
-def test_rpm_limit_spaces_requests():
+def test_rpm_limit_spaces_requests(monkeypatch):
+    from doclens.evaluators.llm import openai_chat
+
+    granted = []
+    acquire = openai_chat._RateLimiter.acquire
+
+    async def recording_acquire(self, tokens):
+        await acquire(self, tokens)
+        granted.append(asyncio.get_running_loop().time())
+
+    monkeypatch.setattr(openai_chat._RateLimiter, "acquire", recording_acquire)
     with FakeChatServer() as server:
         evaluator = judge(server, "mistral-cot", concurrency=8, rpm=600)  # one request per 0.1 s
-        waits = recorded_waits(evaluator, real=True)
         score(evaluator, [dict(INSTANCE, source=None)])
-    assert server.count == 5 and evaluator.usage.retries == 0
-    # the limiter made later requests wait for their slot: never more than one interval (0.1 s);
-    # the exact spacing is checked with a fake clock in test_llm_config
-    assert 0 < len(waits) <= 4 and all(0 < w <= 0.1 + 1e-9 for w in waits)
+    assert server.count == 5 and evaluator.usage.retries == 0 and len(granted) == 5
+    # the limiter made later requests wait for their slot, though 8 may be in flight: each request
+    # at least one interval (0.1 s) after the one before (a lower bound: a busy machine only adds);
+    # the limiter alone is checked in test_llm_config
+    granted.sort()
+    assert all(later - earlier >= 0.1 * 0.9 for earlier, later in zip(granted, granted[1:]))
 
 
 def test_works_inside_a_running_event_loop():

@@ -4,7 +4,7 @@
 with one ``openai`` async client per judge, kept on the judge's own event loop (a daemon
 thread) and reused by every batch until :meth:`OpenAIChatJudge.close`. Requests run concurrently
 under a semaphore (``concurrency``), optionally paced by requests- and tokens-per-minute limits,
-with retries (exponential backoff with jitter; ``retry-after-ms`` and ``Retry-After`` honoured,
+with retries (tenacity; exponential backoff with jitter; ``retry-after-ms`` and ``Retry-After`` honoured,
 an unreadable ``Retry-After`` such as ``soon`` falls back to the backoff; ``x-should-retry``
 obeyed) on 408/409/429/5xx, timeouts, connection errors and HTTP 200 replies whose body is not a
 chat completion (an HTML page, truncated JSON), each counted in ``usage.retries``. A prompt the
@@ -36,7 +36,6 @@ import json
 import logging
 import math
 import os
-import random
 import re
 import socket
 import threading
@@ -46,6 +45,9 @@ import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import parse_qsl, urlparse
+
+from aiolimiter import AsyncLimiter
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random_exponential
 
 from doclens.core.errors import ConfigurationError, RunStoppedError
 from doclens.evaluators.llm.chat import ChatJudge, Completion, check_style
@@ -208,6 +210,40 @@ class _UnreadableReply(Exception):
     """An HTTP 200 whose body is not a chat completion (HTML, truncated JSON): retried."""
 
 
+class _FailedAttempt(Exception):
+    """One request that got no answer: the error its items will show, whether retrying may fix
+    it, and the server's wait (``retry-after-ms`` / ``Retry-After`` within ``max_retry_after``;
+    ``None``: the judge's backoff)."""
+
+    def __init__(self, error: str, retryable: bool, retry_after: float | None):
+        super().__init__(error)
+        self.error, self.retryable, self.retry_after = error, retryable, retry_after
+
+
+def _may_retry(exc: BaseException) -> bool:
+    return isinstance(exc, _FailedAttempt) and exc.retryable
+
+
+class _RetryAfterOrBackoff:
+    """A tenacity wait: the server's wait when it gave a readable one within the bound, else
+    ``backoff`` (exponential with jitter); never more than :data:`MAX_WAIT`."""
+
+    def __init__(self, backoff):
+        self.backoff = backoff
+
+    def __call__(self, retry_state) -> float:
+        wait = getattr(retry_state.outcome.exception(), "retry_after", None)
+        return min(wait if wait is not None else self.backoff(retry_state), MAX_WAIT)
+
+
+def equal_jitter_backoff(base: float, cap: float):
+    """``min(cap, base × 2^(attempt-1))`` × uniform(0.5, 1), from tenacity's parts: the fixed half
+    of the delay plus a uniform draw over the other half ("equal jitter": never shorter than half
+    the delay, unlike tenacity's full-jitter ``wait_random_exponential`` alone)."""
+    return (wait_exponential(multiplier=base / 2, max=cap / 2)
+            + wait_random_exponential(multiplier=base / 2, max=cap / 2))
+
+
 # ---- secrets ------------------------------------------------------------------------------------------
 #: Query parameters that carry credentials (compared lower-case, ``-`` read as ``_``).
 SECRET_PARAMETERS = {"api_key", "apikey", "key", "token", "access_token", "id_token", "refresh_token", "auth",
@@ -345,37 +381,22 @@ class _LoopThread:
 
 
 class _RateLimiter:
-    """Requests-per-minute spacing and a tokens-per-minute bucket (estimated prompt tokens).
-    ``sleep`` and ``clock`` are replaceable so tests can check the waits without waiting."""
+    """Requests-per-minute spacing and a tokens-per-minute bucket (estimated prompt tokens), as
+    two of aiolimiter's leaky buckets on the judge's event loop: tpm is a bucket of ``tpm`` tokens
+    that drains in a minute (full at the start; a prompt estimated above ``tpm`` takes the whole
+    bucket); rpm is a bucket of one request that drains in ``60 / rpm`` s, so request starts are
+    evenly spaced, with no burst. Tokens are taken first and the request slot last, so the slots,
+    granted in order of arrival, space the requests as they are sent."""
 
-    def __init__(self, rpm: float | None, tpm: float | None, sleep=None, clock=time.monotonic):
-        self.interval = 60.0 / rpm if rpm else 0.0
-        self.tpm = tpm
-        self.tokens = float(tpm or 0)
-        self.next_start = 0.0
-        self.clock = clock
-        self.sleep = sleep or asyncio.sleep
-        self.updated = clock()
-        self.lock = asyncio.Lock()
+    def __init__(self, rpm: float | None, tpm: float | None):
+        self.tokens = AsyncLimiter(float(tpm), 60.0) if tpm else None
+        self.requests = AsyncLimiter(1, 60.0 / rpm) if rpm else None
 
     async def acquire(self, tokens: int) -> None:
-        async with self.lock:
-            now = self.clock()
-            if self.interval:
-                wait = self.next_start - now
-                if wait > 0:
-                    await self.sleep(wait)
-                    now = self.clock()
-                self.next_start = max(now, self.next_start) + self.interval
-            if self.tpm:
-                self.tokens = min(self.tpm, self.tokens + (now - self.updated) * self.tpm / 60)
-                self.updated = now
-                need = min(float(tokens), self.tpm)
-                if self.tokens < need:
-                    await self.sleep((need - self.tokens) * 60 / self.tpm)
-                    self.tokens = need
-                    self.updated = self.clock()
-                self.tokens -= need
+        if self.tokens is not None:
+            await self.tokens.acquire(min(max(float(tokens), 0.0), self.tokens.max_rate))
+        if self.requests is not None:
+            await self.requests.acquire()
 
 
 def _check_numbers(*, concurrency, max_retries, timeout, max_retry_after, rpm, tpm, max_consecutive_failures,
@@ -456,8 +477,9 @@ class OpenAIChatJudge(ChatJudge):
     Retries are this class's, not the ``openai`` client's (``max_retries=0`` there): the client's
     loop does not retry an HTTP 200 whose body is not a chat completion, has a fixed bound on
     ``Retry-After`` (here ``max_retry_after``), has fixed backoff constants (0.5 s doubling to 8 s) and
-    shows no attempt to a circuit breaker. This loop follows the client's rules otherwise
-    (``retry-after-ms`` first, ``x-should-retry``, 408/409/429/5xx) — see ``cards/llm-evaluators.md``.
+    shows no attempt to a circuit breaker. This judge's retries (tenacity's ``AsyncRetrying``)
+    follow the client's rules otherwise (``retry-after-ms`` first, ``x-should-retry``,
+    408/409/429/5xx) — see ``cards/llm-evaluators.md``.
     """
 
     name = "openai-chat"
@@ -502,6 +524,10 @@ class OpenAIChatJudge(ChatJudge):
         self._loop: _LoopThread | None = None
         self._client = None
         self._limiter = None
+        # tenacity's rules for every call (stateless, so shared by the calls running at once)
+        self._retry_rules = {"stop": stop_after_attempt(self.max_retries + 1), "retry": retry_if_exception(_may_retry),
+                             "wait": _RetryAfterOrBackoff(equal_jitter_backoff(self.backoff_base, self.backoff_max)),
+                             "reraise": True}
         self._sleep = asyncio.sleep  # every wait before a retry goes through here (tests record them)
         self._consecutive_failures = 0
         self._last_error = ""
@@ -625,7 +651,7 @@ class OpenAIChatJudge(ChatJudge):
         if self._client is None:
             self._client = self._new_client()
             if self.rpm or self.tpm:
-                self._limiter = _RateLimiter(self.rpm, self.tpm, sleep=lambda seconds: self._sleep(seconds))
+                self._limiter = _RateLimiter(self.rpm, self.tpm)
         return self._client
 
     async def _close_client(self) -> None:
@@ -738,8 +764,8 @@ class OpenAIChatJudge(ChatJudge):
         return self.azure_endpoint if self.endpoint_kind == "azure" else (self.base_url or f"https://{OPENAI_HOST}")
 
     async def _request(self, client, messages: list[dict], json_mode: bool) -> Completion:
-        import openai
-
+        """One call, retried by tenacity on the errors :meth:`_attempt` marks retryable, at most
+        ``max_retries`` times; a call that fails for good comes back with ``error`` set."""
         model = (self.azure_deployment or self.model) if self.endpoint_kind == "azure" else self.model
         arguments = {"model": model,
                      "messages": messages, "temperature": self.temperature}
@@ -749,57 +775,72 @@ class OpenAIChatJudge(ChatJudge):
             arguments["response_format"] = {"type": "json_object"}
         if self.max_tokens is not None:
             arguments["max_tokens"] = self.max_tokens
-        attempt = 0
-        while True:
-            if self._limiter is not None:
-                await self._limiter.acquire(estimate_tokens(messages))
-            headers, status = None, None
-            try:
-                # the client's timeout is an idle timeout (each read may wait that long): a reply
-                # trickled byte by byte would never end it, so the whole exchange, headers to last
-                # byte, runs under one deadline (docs/design.md, "The HTTP judge's request path")
-                raw = await asyncio.wait_for(client.chat.completions.with_raw_response.create(**arguments),
-                                             self.timeout)
-                completion = self._read_reply(raw.http_response)
-            except openai.BadRequestError as exc:
-                if exc.code == "context_length_exceeded" or _CONTEXT_LENGTH.search(str(exc.message or "")):
-                    self._note_attempt(True)  # an answer: the endpoint works, the prompt is too long
-                    return Completion(None, context_overflow=True)
-                error, retryable = self._status_error(exc), _should_retry(exc.response)
-                headers, status = exc.response.headers, exc.status_code
-            except openai.APIStatusError as exc:
-                error, retryable = self._status_error(exc), _should_retry(exc.response)
-                headers, status = exc.response.headers, exc.status_code
-            except (openai.APITimeoutError, asyncio.TimeoutError):
-                error, retryable = f"no complete reply within {self.timeout:g} s (--timeout) from {self._where()}", True
-            except openai.APIConnectionError as exc:
-                cause = exc.__cause__ or exc.__context__
-                detail = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
-                error, retryable = self.redact(f"connection to {self._where()} failed ({detail})")[:300], True
-            except _UnreadableReply as exc:
-                error, retryable = self.redact(str(exc)), True
-            else:
-                self._note_attempt(True)
-                return completion
-            self._last_error = error
-            wait = retry_after_seconds(headers)
-            beyond = wait is not None and wait > self.max_retry_after
-            # a 429 is the endpoint pacing us (no count), unless it asks for a wait past the bound:
-            # then it counts toward the breaker like any failed attempt
-            self._note_attempt(None if status == 429 and not beyond else False)
-            if not retryable or attempt >= self.max_retries:
-                tries = f"after {attempt + 1} attempts" if attempt else ("not retryable" if not retryable else "once")
-                logger.warning("a request failed for good (%s): %s", tries, error)
-                return Completion(None, error=error)
-            if wait is None or beyond:
-                # as the OpenAI client does: a server's wait is honoured up to a bound; a longer
-                # (Retry-After: 1e9) or unreadable one falls back to this judge's own backoff
-                delay = min(self.backoff_max, self.backoff_base * 2 ** attempt)
-                wait = delay * random.uniform(0.5, 1.0)
-            logger.info("request failed (%s); retry %d/%d in %.2fs", error, attempt + 1, self.max_retries, wait)
-            self.usage.add(retries=1)
-            attempt += 1
-            await self._sleep(min(wait, MAX_WAIT))
+        # a new AsyncRetrying per call (tenacity keeps a call's state on the object, and a batch's
+        # calls run at once on this one loop) over the judge's rules, made once: fewer objects per
+        # call, so fewer garbage collections (docs/design.md, "The HTTP judge's request path")
+        retrying = AsyncRetrying(**self._retry_rules, sleep=self._retry_sleep, before_sleep=self._before_retry)
+        try:
+            return await retrying(self._attempt, client, arguments, messages)
+        except _FailedAttempt as failure:
+            attempts = retrying.statistics.get("attempt_number", 1)
+            tries = (f"after {attempts} attempts" if attempts > 1
+                     else "not retryable" if not failure.retryable else "once")
+            logger.warning("a request failed for good (%s): %s", tries, failure.error)
+            return Completion(None, error=failure.error)
+
+    def _retry_sleep(self, seconds: float):
+        return self._sleep(float(seconds))
+
+    def _before_retry(self, retry_state) -> None:
+        failure = retry_state.outcome.exception()
+        logger.info("request failed (%s); retry %d/%d in %.2fs", failure.error, retry_state.attempt_number,
+                    self.max_retries, retry_state.upcoming_sleep)
+        self.usage.add(retries=1)
+
+    async def _attempt(self, client, arguments: dict, messages: list[dict]) -> Completion:
+        """One request (after the rate limits): its completion, or :class:`_FailedAttempt` naming
+        the error. Every attempt is shown to the circuit breaker."""
+        import openai
+
+        if self._limiter is not None:
+            await self._limiter.acquire(estimate_tokens(messages))
+        headers, status = None, None
+        try:
+            # the client's timeout is an idle timeout (each read may wait that long): a reply
+            # trickled byte by byte would never end it, so the whole exchange, headers to last
+            # byte, runs under one deadline (docs/design.md, "The HTTP judge's request path")
+            raw = await asyncio.wait_for(client.chat.completions.with_raw_response.create(**arguments),
+                                         self.timeout)
+            completion = self._read_reply(raw.http_response)
+        except openai.BadRequestError as exc:
+            if exc.code == "context_length_exceeded" or _CONTEXT_LENGTH.search(str(exc.message or "")):
+                self._note_attempt(True)  # an answer: the endpoint works, the prompt is too long
+                return Completion(None, context_overflow=True)
+            error, retryable = self._status_error(exc), _should_retry(exc.response)
+            headers, status = exc.response.headers, exc.status_code
+        except openai.APIStatusError as exc:
+            error, retryable = self._status_error(exc), _should_retry(exc.response)
+            headers, status = exc.response.headers, exc.status_code
+        except (openai.APITimeoutError, asyncio.TimeoutError):
+            error, retryable = f"no complete reply within {self.timeout:g} s (--timeout) from {self._where()}", True
+        except openai.APIConnectionError as exc:
+            cause = exc.__cause__ or exc.__context__
+            detail = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
+            error, retryable = self.redact(f"connection to {self._where()} failed ({detail})")[:300], True
+        except _UnreadableReply as exc:
+            error, retryable = self.redact(str(exc)), True
+        else:
+            self._note_attempt(True)
+            return completion
+        self._last_error = error
+        wait = retry_after_seconds(headers)
+        beyond = wait is not None and wait > self.max_retry_after
+        # a 429 is the endpoint pacing us (no count), unless it asks for a wait past the bound:
+        # then it counts toward the breaker like any failed attempt
+        self._note_attempt(None if status == 429 and not beyond else False)
+        # as the OpenAI client does: a server's wait is honoured up to a bound; a longer
+        # (Retry-After: 1e9) or unreadable one falls back to this judge's own backoff
+        raise _FailedAttempt(error, retryable, None if beyond else wait)
 
     def _status_error(self, exc) -> str:
         status = exc.status_code
