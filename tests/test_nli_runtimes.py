@@ -86,3 +86,16 @@ def test_runtime_errors_say_what_to_use(classifier_dir):
         judge.load()
     preset = load_evaluator("nli", model=str(classifier_dir), runtime="onnx-int8")
     assert preset.runtime == "onnx-int8" and RUNTIMES[0] == "torch"
+
+
+def test_a_cpu_bfloat16_judge_runs_its_model_in_bf16(classifier_dir):
+    """``dtype="bfloat16"`` on the CPU (the fast option on a CPU with AVX512-BF16 or AMX:
+    cards/in-process-evaluators.md, Runtimes) runs the model in bf16; its logits move a little
+    (how many verdicts that changes is measured by benchmarks/nli_throughput.py --dtype bfloat16;
+    this tiny random model's logits are ~0.03, too small for a tolerance that means anything)."""
+    pairs = pairs_for_tests()[:8]
+    reference = logits_of(NLIClassifierEvaluator(str(classifier_dir), no_cache=True, device="cpu"), pairs)
+    half = NLIClassifierEvaluator(str(classifier_dir), no_cache=True, device="cpu", dtype="bfloat16")
+    logits = logits_of(half, pairs)
+    assert next(half.network.parameters()).dtype == torch.bfloat16 and half.runtime == "torch"
+    assert torch.isfinite(logits).all() and not torch.equal(logits, reference)  # bf16 arithmetic, not an upcast
