@@ -493,7 +493,7 @@ class NLIClassifierEvaluator(InProcessNLI):
             for chunk in self.batches(inputs):
                 batch = self.tokenizer.pad([inputs[i] for i in chunk], padding="longest", return_tensors="pt")
                 batch = {name: tensor.to(self.device) for name, tensor in batch.items()}
-                network = self.exact_network or self.network  # bf16-checked: probabilities in float32
+                network = self.network if self.exact_network is None else self.exact_network  # bf16-checked: float32
                 probs = network(**batch).logits.float().softmax(dim=-1).tolist()
                 for i, row in zip(chunk, probs):
                     result[i] = row
