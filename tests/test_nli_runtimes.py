@@ -130,3 +130,12 @@ def test_decision_margin_is_zero_exactly_where_the_verdict_flips(classifier_dir,
         logits[:, e] += float(torch.logit(torch.tensor(threshold)) + torch.log(torch.tensor(2.0)))
     margins = judge._decision_margin(logits)
     assert torch.allclose(margins, torch.tensor([-2.0, -0.1, 0.0, 0.1, 2.0]), atol=1e-5)
+
+
+def test_bf16_checked_source_support_is_the_float32_models(classifier_dir):
+    """Source support reads three class probabilities (no single margin to check), so under
+    ``bf16-checked`` it runs the float32 model: the same labels as the default runtime."""
+    pairs = pairs_for_tests()[:6]
+    reference = NLIClassifierEvaluator(str(classifier_dir), no_cache=True).support_pairs(pairs)
+    checked = NLIClassifierEvaluator(str(classifier_dir), no_cache=True, runtime="bf16-checked")
+    assert checked.support_pairs(pairs) == reference and checked.exact_network is not None
