@@ -86,3 +86,56 @@ def test_runtime_errors_say_what_to_use(classifier_dir):
         judge.load()
     preset = load_evaluator("nli", model=str(classifier_dir), runtime="onnx-int8")
     assert preset.runtime == "onnx-int8" and RUNTIMES[0] == "torch"
+
+
+def test_a_cpu_bfloat16_judge_runs_its_model_in_bf16(classifier_dir):
+    """``dtype="bfloat16"`` on the CPU (the fast option on a CPU with AVX512-BF16 or AMX:
+    cards/in-process-evaluators.md, Runtimes) runs the model in bf16; its logits move a little
+    (how many verdicts that changes is measured by benchmarks/nli_throughput.py --dtype bfloat16;
+    this tiny random model's logits are ~0.03, too small for a tolerance that means anything)."""
+    pairs = pairs_for_tests()[:8]
+    reference = logits_of(NLIClassifierEvaluator(str(classifier_dir), no_cache=True, device="cpu"), pairs)
+    half = NLIClassifierEvaluator(str(classifier_dir), no_cache=True, device="cpu", dtype="bfloat16")
+    logits = logits_of(half, pairs)
+    assert next(half.network.parameters()).dtype == torch.bfloat16 and half.runtime == "torch"
+    assert torch.isfinite(logits).all() and not torch.equal(logits, reference)  # bf16 arithmetic, not an upcast
+
+
+def test_bf16_checked_rejudges_near_boundary_inputs_in_float32(classifier_dir, t5_dir):
+    """``runtime="bf16-checked"``: a bf16 copy judges, every input within RECHECK_MARGIN of the
+    boundary is judged again by the float32 model (this tiny model's logits are all that small, so
+    every input is re-judged and the verdicts are float32's); named in the signature."""
+    pairs = pairs_for_tests()
+    reference = NLIClassifierEvaluator(str(classifier_dir), no_cache=True)
+    checked = NLIClassifierEvaluator(str(classifier_dir), no_cache=True, runtime="bf16-checked")
+    verdicts = checked.entail_batch(pairs)
+    assert next(checked.network.parameters()).dtype == torch.bfloat16
+    assert next(checked.exact_network.parameters()).dtype == torch.float32
+    assert checked.rechecked_inputs == checked.usage.model_inputs > 0
+    assert verdicts == reference.entail_batch(pairs) and 0 < sum(verdicts) < len(verdicts)
+    report = DocLens(NLIClassifierEvaluator(str(classifier_dir), no_cache=True, runtime="bf16-checked")).score(
+        [CITED], progress=False)
+    assert "|rt:bf16-checked" in report.signature
+    with pytest.raises(ConfigurationError, match="'bf16-checked' is for the 'nli' classifier"):
+        TrueNLIEvaluator(str(t5_dir), no_cache=True, runtime="bf16-checked").load()
+
+
+@pytest.mark.parametrize("threshold", [None, 0.6])
+def test_decision_margin_is_zero_exactly_where_the_verdict_flips(classifier_dir, threshold):
+    judge = NLIClassifierEvaluator(str(classifier_dir), no_cache=True, threshold=threshold).load()
+    e = judge.entailment_index
+    logits = torch.zeros(5, 3)
+    logits[:, e] = torch.tensor([-2.0, -0.1, 0.0, 0.1, 2.0])
+    if threshold is not None:  # p(entail) = threshold where the entailment log-odds equal the threshold's
+        logits[:, e] += float(torch.logit(torch.tensor(threshold)) + torch.log(torch.tensor(2.0)))
+    margins = judge._decision_margin(logits)
+    assert torch.allclose(margins, torch.tensor([-2.0, -0.1, 0.0, 0.1, 2.0]), atol=1e-5)
+
+
+def test_bf16_checked_source_support_is_the_float32_models(classifier_dir):
+    """Source support reads three class probabilities (no single margin to check), so under
+    ``bf16-checked`` it runs the float32 model: the same labels as the default runtime."""
+    pairs = pairs_for_tests()[:6]
+    reference = NLIClassifierEvaluator(str(classifier_dir), no_cache=True).support_pairs(pairs)
+    checked = NLIClassifierEvaluator(str(classifier_dir), no_cache=True, runtime="bf16-checked")
+    assert checked.support_pairs(pairs) == reference and checked.exact_network is not None

@@ -28,12 +28,13 @@ from its cache, or from the Hub for online users; tests and the offline default 
 from __future__ import annotations
 
 import logging
+import math
 from pathlib import Path
 
 from doclens.core.errors import ConfigurationError, InputError
 from doclens.evaluators.base import Evaluator
 from doclens.evaluators.cache import CachedAnswers, cache_key
-from doclens.evaluators.models.nli_runtimes import apply_runtime, check_runtime
+from doclens.evaluators.models.nli_runtimes import RECHECK_MARGIN, apply_runtime, check_runtime
 from doclens.evaluators.models.torch_utils import (
     choose_device,
     choose_dtype,
@@ -78,7 +79,8 @@ class InProcessNLI(CachedAnswers, Evaluator):
     runtime : str
         What runs the model (:mod:`doclens.evaluators.models.nli_runtimes`): ``torch`` (default),
         ``onnx`` (ONNX Runtime, float32), ``onnx-int8`` or ``torch-int8`` (dynamic int8
-        quantisation); the last three on the CPU only. Named in the signature and cache keys.
+        quantisation), ``bf16-checked`` (``nli`` only: bf16, near-boundary inputs again in
+        float32); all but ``torch`` on the CPU only. Named in the signature and cache keys.
     """
 
     keeps_data_local = True
@@ -104,6 +106,9 @@ class InProcessNLI(CachedAnswers, Evaluator):
         self.requested_device = device
         self.requested_dtype = dtype
         self._placement: dict | None = None
+        #: runtime bf16-checked: the float32 model that re-judges near-boundary inputs, and their count
+        self.exact_network = None
+        self.rechecked_inputs = 0
         self.batch_size = batch_size
         self.requested_max_length = max_length
         self.window_overlap = window_overlap
@@ -388,6 +393,7 @@ class NLIClassifierEvaluator(InProcessNLI):
 
     name = "nli"
     auto_class = "AutoModelForSequenceClassification"
+    supports_recheck = True  # runtime bf16-checked: verdicts have a margin (_decision_margin)
 
     def __init__(self, model: str | None = None, *, threshold: float | None = None,
                  entailment_label: str | None = None, **options):
@@ -414,9 +420,23 @@ class NLIClassifierEvaluator(InProcessNLI):
 
     def _forward(self, batch: dict) -> list[bool]:
         logits = self.network(**batch).logits.float()
+        if self.exact_network is not None:  # runtime bf16-checked: rows near the boundary again in float32
+            near = self._decision_margin(logits).abs() < RECHECK_MARGIN
+            if near.any():
+                logits[near] = self.exact_network(**{k: v[near] for k, v in batch.items()}).logits.float()
+                self.rechecked_inputs += int(near.sum())
         if self.threshold is None:
             return (logits.argmax(dim=-1) == self.entailment_index).tolist()
         return (logits.softmax(dim=-1)[:, self.entailment_index] >= self.threshold).tolist()
+
+    def _decision_margin(self, logits):
+        """Per row, how far (in logits) the verdict is from flipping: the entailment logit less the
+        largest other one (argmax rule), or the entailment log-odds less the threshold's."""
+        others = self.torch.cat([logits[:, :self.entailment_index], logits[:, self.entailment_index + 1:]], dim=1)
+        entail = logits[:, self.entailment_index]
+        if self.threshold is None:
+            return entail - others.max(dim=1).values
+        return entail - others.logsumexp(dim=1) - math.log(self.threshold / (1 - self.threshold))
 
     # ---- source support ------------------------------------------------------------------------
     support_verdicts = 3
@@ -473,7 +493,8 @@ class NLIClassifierEvaluator(InProcessNLI):
             for chunk in self.batches(inputs):
                 batch = self.tokenizer.pad([inputs[i] for i in chunk], padding="longest", return_tensors="pt")
                 batch = {name: tensor.to(self.device) for name, tensor in batch.items()}
-                probs = self.network(**batch).logits.float().softmax(dim=-1).tolist()
+                network = self.network if self.exact_network is None else self.exact_network  # bf16-checked: float32
+                probs = network(**batch).logits.float().softmax(dim=-1).tolist()
                 for i, row in zip(chunk, probs):
                     result[i] = row
         self.usage.add(model_inputs=len(inputs))

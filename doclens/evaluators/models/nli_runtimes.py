@@ -8,6 +8,12 @@
 * ``onnx-int8`` — that ONNX model with ONNX Runtime's dynamic int8 quantisation of its weights
   (``onnxruntime.quantization.quantize_dynamic``). Faster, but the logits move: verdicts near
   the decision boundary change.
+* ``bf16-checked`` (the ``nli`` classifier judge only) — a bfloat16 copy of the model judges
+  every input; an input whose verdict is within :data:`RECHECK_MARGIN` logits of the decision
+  boundary is judged again by the float32 model, whose verdict stands. bf16 moves this
+  project's benchmark logits by at most ~0.2, so verdicts equal float32's unless bf16 errs by
+  more than the margin; fast only on a CPU with AVX512-BF16 or AMX (elsewhere torch emulates
+  bf16 and it is slower). Source support (3-way probabilities) uses the float32 model.
 * ``torch-int8`` — torch's dynamic int8 quantisation of every ``nn.Linear``
   (``torch.ao.quantization.quantize_dynamic``, deprecated by torch in favour of ``torchao`` but
   still shipped); logits move as with ``onnx-int8``.
@@ -20,6 +26,7 @@ ONNX Runtime comes with the ``[onnx]`` extra.
 
 from __future__ import annotations
 
+import copy
 import logging
 import tempfile
 import warnings
@@ -29,7 +36,12 @@ from types import SimpleNamespace
 from doclens.core.errors import ConfigurationError, require
 
 #: The runtimes an in-process NLI judge can run its model on; the first is the default.
-RUNTIMES = ("torch", "onnx", "onnx-int8", "torch-int8")
+RUNTIMES = ("torch", "onnx", "onnx-int8", "torch-int8", "bf16-checked")
+
+#: ``bf16-checked``: an input whose bf16 decision margin (logits) is below this is judged again in
+#: float32. The largest bf16 logit error measured on the benchmark's 1,197 inputs was 0.18
+#: (cards/in-process-evaluators.md, Runtimes); 0.3 leaves room and re-runs about 5 % of them.
+RECHECK_MARGIN = 0.3
 
 
 def check_runtime(runtime: str) -> str:
@@ -50,6 +62,11 @@ def apply_runtime(judge, sample: dict):
         raise ConfigurationError(f"runtime {judge.runtime!r} runs on the CPU in float32; this judge is set to "
                                  f"{judge.device} / {str(judge.dtype).replace('torch.', '')} (use runtime='torch' there, "
                                  "or device='cpu')")
+    if judge.runtime == "bf16-checked":
+        if not getattr(judge, "supports_recheck", False):
+            raise ConfigurationError(f"runtime 'bf16-checked' is for the 'nli' classifier judge, not {judge.name!r}")
+        judge.exact_network = judge.network
+        return copy.deepcopy(judge.network).to(torch.bfloat16).eval()
     if judge.runtime == "torch-int8":
         with warnings.catch_warnings():  # torch announces the move to torchao; the API still works
             warnings.simplefilter("ignore")
