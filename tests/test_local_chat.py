@@ -32,6 +32,17 @@ CHAT_TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}
                  "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _one_torch_thread():
+    """One torch thread for this module's models (tiny, or SmolLM2 at batch sizes of a few): on a
+    CPU shared with other jobs, torch's default of a thread per core makes idle threads wait at
+    every small operation (cards/local-chat.md, "Threads")."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory) -> Path:
     """A random-weight 2-layer Llama and a byte-level BPE tokenizer trained on the prompt files,
@@ -297,7 +308,7 @@ def _default_gguf():
 
 @pytest.fixture(scope="module")
 def smollm(tmp_path_factory):
-    """The default judge, loaded once for the module."""
+    """The default judge, loaded once for the module, with an answer cache the CLI test shares."""
     _default_gguf()
     judge = load_evaluator("local", cache_dir=str(tmp_path_factory.mktemp("cache")))
     judge._ensure_loaded()
@@ -318,6 +329,9 @@ def test_default_gguf_judges_every_claim_and_says_demo(smollm):
 
 @pytest.mark.slow
 def test_default_gguf_through_the_cli(smollm, tmp_path, monkeypatch, capsys, caplog):
+    """The CLI builds the default judge and reports it as demo quality. Its answers come from the
+    module's cache where the test above filled it (the model's run is that test's subject), else
+    from the module's loaded model."""
     from doclens.cli import main
     from doclens.reports.report import Report
 
@@ -330,7 +344,7 @@ def test_default_gguf_through_the_cli(smollm, tmp_path, monkeypatch, capsys, cap
     data.write_text(json.dumps(INSTANCE) + "\n")
     with caplog.at_level(logging.WARNING, logger="doclens"):
         code = main(["score", str(data), "--evaluator", "local", "-o", str(tmp_path / "s.json"), "-q",
-                     "--cache-dir", str(tmp_path / "cache"), "--batch-size", "4"])
+                     "--cache-dir", str(smollm.cache_settings[0]), "--batch-size", "4"])
     assert code == 0, capsys.readouterr().err
     report = Report.load(tmp_path / "s.json")
     assert "local:SmolLM2-135M-Instruct.Q4_1.gguf:demo" in report.signature
