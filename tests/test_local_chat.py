@@ -315,9 +315,15 @@ def smollm(tmp_path_factory):
     return judge
 
 
+#: One claim a side and one cited statement: every kind of call (claims, citations) in 3 calls.
+SMALL = {"id": "s", "prediction": "Fever [0].", "reference": "Fever. Cough.", "source": INSTANCE["source"],
+         "reference_claims": ["The patient has a cough."], "prediction_claims": ["The patient has a fever."]}
+
+
 @pytest.mark.slow
 def test_default_gguf_judges_every_claim_and_says_demo(smollm):
-    report = DocLens(smollm).score([INSTANCE], progress=False)
+    report = DocLens(smollm).score([SMALL], progress=False)
+    assert report.usage["calls"] == 3
     assert sum(report.unparsed.values()) == 0
     row = report.instances[0]
     assert all(c.entailed is not None for c in row.reference_claims + row.prediction_claims)
@@ -341,7 +347,7 @@ def test_default_gguf_through_the_cli(smollm, tmp_path, monkeypatch, capsys, cap
 
     monkeypatch.setattr(LocalChatJudge, "_ensure_loaded", shared)
     data = tmp_path / "in.jsonl"
-    data.write_text(json.dumps(INSTANCE) + "\n")
+    data.write_text(json.dumps(SMALL) + "\n")
     with caplog.at_level(logging.WARNING, logger="doclens"):
         code = main(["score", str(data), "--evaluator", "local", "-o", str(tmp_path / "s.json"), "-q",
                      "--cache-dir", str(smollm.cache_settings[0]), "--batch-size", "4"])
