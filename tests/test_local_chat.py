@@ -32,6 +32,17 @@ CHAT_TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}
                  "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _one_torch_thread():
+    """One torch thread for this module's models (tiny, or SmolLM2 at batch sizes of a few): on a
+    CPU shared with other jobs, torch's default of a thread per core makes idle threads wait at
+    every small operation (cards/local-chat.md, "Threads")."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory) -> Path:
     """A random-weight 2-layer Llama and a byte-level BPE tokenizer trained on the prompt files,
@@ -121,14 +132,6 @@ def test_verdicts_are_the_argmax_of_the_answer_logits(tiny_model, caplog):
             assert not any(t in record.getMessage() for t in INSTANCE_TEXTS), record.getMessage()
 
 
-def test_verdicts_do_not_depend_on_batch_size_or_padding(tiny_model):
-    reports = [DocLens(LocalChatJudge(model=str(tiny_model), no_cache=True, max_new_tokens=6, batch_size=size))
-               .score([INSTANCE], progress=False) for size in (1, 4)]
-    assert verdicts(reports[0]) == verdicts(reports[1])
-    assert ([c.explanation for c in reports[0].instances[0].reference_claims]
-            == [c.explanation for c in reports[1].instances[0].reference_claims])
-
-
 OTHER = {"id": "2", "prediction": "Rash on the arm [1]. No fever [0].", "reference": "Rash. No fever. Knee pain.",
          "source": ["patient: no fever", "patient: a rash on my arm"],
          "reference_claims": ["The patient has a rash.", "The patient has no fever.", "The knee hurts.",
@@ -143,110 +146,15 @@ def full_rows(report):
             for row in report.instances]
 
 
-@pytest.mark.parametrize("batch_size", [1, 3, 8])
-def test_shared_prefixes_give_the_unshared_replies(tiny_model, batch_size):
-    """Computing the instructions once and each premise once for its claims changes what is run
-    through the model, never a verdict or a word of an explanation (greedy, fp32, CPU): batches
-    that hold one premise's claims, several premises, or a single prompt."""
-    judges = {share: LocalChatJudge(model=str(tiny_model), no_cache=True, max_new_tokens=6, batch_size=batch_size,
-                                    device="cpu", dtype="float32", share_prefixes=share) for share in (True, False)}
-    replies = {share: record_completions(judge) for share, judge in judges.items()}
-    reports = {share: DocLens(judge).score([INSTANCE, OTHER], progress=False) for share, judge in judges.items()}
-    assert full_rows(reports[True]) == full_rows(reports[False])
-    assert [c.text for *_, c in replies[True]] == [c.text for *_, c in replies[False]]
-    shared, unshared = reports[True].usage, reports[False].usage
-    assert shared["prompt_tokens"] == unshared["prompt_tokens"] and unshared["cached_prompt_tokens"] == 0
-    # the fixed instructions are run once per prompt file (claims, citations), not once per call
-    judge = judges[True]
-    claims_calls = [c for _, answer, c in replies[True] if answer == "verdict"]
-    one, two = (next(judge._encode(judge._prompt_text(c)) for c, answer, _ in replies[True]
-                     if answer == "verdict" and premise in c[-1]["content"])
-                for premise in (INSTANCE["reference"], OTHER["reference"]))
-    fixed = local_chat._common(one, two)  # what any two claims prompts share: the template's text
-    assert fixed > 100
-    assert sum(c.cached_tokens < fixed - 1 for c in claims_calls) == 1
-    if batch_size > 1:  # and a premise once per batch for its claims
-        assert sum(c.cached_tokens for c in claims_calls) > (fixed - 1) * (len(claims_calls) - 1) + 20
-
-
-NOTES = ["Rash on the left arm for two weeks, itchy, no fever. Knee pain after a fall, swelling improved. Takes "
-         "ibuprofen as needed. Plan: topical steroid, follow up in two weeks.",
-         "Fever for three days with a dry cough. No rash. Lungs clear on exam. Likely viral infection. Plan: rest, "
-         "fluids, return if short of breath.",
-         "Itchy rash on the arm, started two weeks ago. Denies fever. Right knee pain since a fall, better now. Uses "
-         "ibuprofen. Steroid cream prescribed; review in two weeks.",
-         "Three days of fever and cough without sputum. Denies rash. Chest clear. Probably a virus. Advised rest and "
-         "fluids; come back if breathless."]
-CLAIMS_ONLY = [{"id": "a", "prediction": NOTES[0], "reference": NOTES[2], "reference_claims": OTHER["reference_claims"],
-                "prediction_claims": ["There is a rash.", "No fever."]},
-               {"id": "b", "prediction": NOTES[1], "reference": NOTES[3],
-                "reference_claims": INSTANCE["reference_claims"], "prediction_claims": ["Fever.", "Cough."]}]
-
-
-@pytest.mark.parametrize("batch_size", [1, 3, 8])
-def test_each_premise_is_run_once_for_all_its_claims(tiny_model, batch_size):
-    """A prefix tree of cached blocks: the first claim on a premise runs the premise (the
-    instructions come from the kept root), every later claim on it runs only its own tail — also
-    when the premise's claims are cut by a batch boundary (5 claims on one premise, batches of 3).
-    (Premises are notes, longer than a claim, as in real use: the batch order groups a premise's
-    claims by what they share beyond the instructions, see LocalChatJudge.complete_for.)"""
-    judge = LocalChatJudge(model=str(tiny_model), no_cache=True, max_new_tokens=3, batch_size=batch_size,
-                           device="cpu", dtype="float32")
-    seen = record_completions(judge)
-    DocLens(judge).score(CLAIMS_ONLY, progress=False)
-    calls = [(judge._encode(judge._prompt_text(c)), c[-1]["content"], completion) for c, _, completion in seen]
-    assert len(calls) == 5 + 2 + 3 + 2
-    root = min(local_chat._common(calls[0][0], tokens) for tokens, *_ in calls)
-    forwarded = [c.prompt_tokens - c.cached_tokens for *_, c in calls]
-    assert [f > len(tokens) - root + 1 for f, (tokens, *_) in zip(forwarded, calls)].count(True) == 1
-    forwarded[[c.cached_tokens for *_, c in calls].index(0)] -= root  # the call that ran the instructions
-    for premise in NOTES:  # each the premise of one request
-        group = [(tokens, f) for (tokens, content, _), f in zip(calls, forwarded) if premise in content]
-        assert len(group) >= 2
-        tails = []
-        for tokens, own in group:
-            assert own <= len(tokens) - root + 1
-            mate = max(local_chat._common(tokens, other) for other, _ in group if other is not tokens)
-            tails.append(own <= len(tokens) - mate)
-        assert tails.count(False) == 1  # the premise is run with one of its claims, never again
-    assert sum(c.prompt_tokens for *_, c in calls) == sum(len(tokens) for tokens, *_ in calls)
-    assert judge.usage.cached_prompt_tokens == sum(c.cached_tokens for *_, c in calls)
-
-
-def test_free_replies_share_the_instructions_and_give_the_unshared_replies(tiny_model):
-    """JSON styles and extraction (free replies): the instructions are run once for all requests,
-    and every reply equals the unshared path's."""
-    seen = {}
-    for share in (True, False):
-        judge = LocalChatJudge(model=str(tiny_model), style="json_cot", no_cache=True, max_reply_tokens=6,
-                               batch_size=2, device="cpu", dtype="float32", share_prefixes=share)
-        seen[share] = record_completions(judge)
-        DocLens(judge).score(CLAIMS_ONLY, progress=False)
-    assert [c.text for *_, c in seen[True]] == [c.text for *_, c in seen[False]]
-    assert all(c.cached_tokens == 0 for *_, c in seen[False])
-    cached = sorted(c.cached_tokens for *_, c in seen[True])  # one call ran the instructions, the others reused them
-    assert cached[0] == 0 and all(n > 100 for n in cached[1:])
-
-
-def test_growing_cache_layer_holds_what_a_dynamic_layer_holds():
-    """The in-place cache layer: the same keys and values as transformers' concatenating layer
-    after a prefill, steps past its room (it doubles) and a crop."""
-    from transformers.cache_utils import DynamicLayer
-
-    torch.manual_seed(1)
-    grown, plain = None, DynamicLayer()
-    for length in [5, 1, 1, 4, 1]:
-        keys, values = torch.randn(2, 3, length, 4), torch.randn(2, 3, length, 4)
-        if grown is None:
-            grown = local_chat._growing_layer()(torch.zeros(2, 3, 7, 4), torch.zeros(2, 3, 7, 4), 0)
-        got = grown.update(keys, values)
-        want = plain.update(keys, values)
-        assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1])
-    assert grown.get_seq_length() == 12 and grown._buffers[0].shape[-2] == 14
-    grown.crop(-3)
-    assert grown.get_seq_length() == 9 and torch.equal(grown.keys, plain.keys[:, :, :9])
-    with pytest.raises(NotImplementedError):
-        grown.batch_select_indices(torch.tensor([0]))
+def test_verdicts_do_not_depend_on_batch_size_or_padding(tiny_model):
+    """Batches of one prompt, of several premises' prompts left-padded together, or all at once:
+    the same verdicts and every word of the explanations (greedy, float32, CPU). Every prompt
+    token is run through the model (no prefix is shared across calls: servers do that)."""
+    judges = [LocalChatJudge(model=str(tiny_model), no_cache=True, max_new_tokens=6, batch_size=size, device="cpu",
+                             dtype="float32") for size in (1, 3, 8)]
+    reports = [DocLens(judge).score([INSTANCE, OTHER], progress=False) for judge in judges]
+    assert full_rows(reports[0]) == full_rows(reports[1]) == full_rows(reports[2])
+    assert all(r.usage["cached_prompt_tokens"] == 0 and r.usage["prompt_tokens"] > 0 for r in reports)
 
 
 def test_a_continuation_that_retokenises_differently_is_masked_and_rerun(tiny_model):
@@ -334,6 +242,26 @@ def test_json_styles_generate_freely_and_keep_unreadable_replies(tiny_model):
     assert result.entailed is None and result.raw is not None  # random weights write no JSON
 
 
+def test_free_replies_batched_equal_each_prompt_generated_alone(tiny_model):
+    """JSON styles and extraction (free replies): a left-padded batch of prompts gives each the
+    reply a plain greedy ``generate`` over that prompt alone gives."""
+    judge = LocalChatJudge(model=str(tiny_model), style="json_cot", no_cache=True, max_reply_tokens=6,
+                           batch_size=2, device="cpu", dtype="float32")
+    seen = record_completions(judge)
+    judge.judge_claims(INSTANCE["reference"], INSTANCE["reference_claims"][:1])
+    judge.judge_claims(OTHER["reference"], OTHER["reference_claims"])
+    tokenizer = judge._loaded.tokenizer
+    model = transformers.AutoModelForCausalLM.from_pretrained(tiny_model).eval()
+    assert len(seen) >= 2
+    for conversation, _, completion in seen:
+        ids = tokenizer(judge._prompt_text(conversation), add_special_tokens=False, return_tensors="pt")["input_ids"]
+        with torch.no_grad():
+            alone = model.generate(ids, do_sample=False, max_new_tokens=6, pad_token_id=tokenizer.pad_token_id)
+        new = [t for t in alone[0, ids.shape[1]:].tolist() if t != tokenizer.eos_token_id]
+        assert completion.text == tokenizer.decode(new, skip_special_tokens=True)
+        assert completion.prompt_tokens == ids.shape[1] and completion.cached_tokens == 0
+
+
 def test_extractor_on_the_same_model(tiny_model):
     extractor = load_extractor("local", model=str(tiny_model), no_cache=True, max_reply_tokens=8)
     assert extractor.keeps_data_local and extractor.model == tiny_model.name
@@ -380,16 +308,22 @@ def _default_gguf():
 
 @pytest.fixture(scope="module")
 def smollm(tmp_path_factory):
-    """The default judge, loaded once for the module."""
+    """The default judge, loaded once for the module, with an answer cache the CLI test shares."""
     _default_gguf()
     judge = load_evaluator("local", cache_dir=str(tmp_path_factory.mktemp("cache")))
     judge._ensure_loaded()
     return judge
 
 
+#: One claim a side and one cited statement: every kind of call (claims, citations) in 3 calls.
+SMALL = {"id": "s", "prediction": "Fever [0].", "reference": "Fever. Cough.", "source": INSTANCE["source"],
+         "reference_claims": ["The patient has a cough."], "prediction_claims": ["The patient has a fever."]}
+
+
 @pytest.mark.slow
 def test_default_gguf_judges_every_claim_and_says_demo(smollm):
-    report = DocLens(smollm).score([INSTANCE], progress=False)
+    report = DocLens(smollm).score([SMALL], progress=False)
+    assert report.usage["calls"] == 3
     assert sum(report.unparsed.values()) == 0
     row = report.instances[0]
     assert all(c.entailed is not None for c in row.reference_claims + row.prediction_claims)
@@ -401,6 +335,9 @@ def test_default_gguf_judges_every_claim_and_says_demo(smollm):
 
 @pytest.mark.slow
 def test_default_gguf_through_the_cli(smollm, tmp_path, monkeypatch, capsys, caplog):
+    """The CLI builds the default judge and reports it as demo quality. Its answers come from the
+    module's cache where the test above filled it (the model's run is that test's subject), else
+    from the module's loaded model."""
     from doclens.cli import main
     from doclens.reports.report import Report
 
@@ -410,10 +347,10 @@ def test_default_gguf_through_the_cli(smollm, tmp_path, monkeypatch, capsys, cap
 
     monkeypatch.setattr(LocalChatJudge, "_ensure_loaded", shared)
     data = tmp_path / "in.jsonl"
-    data.write_text(json.dumps(INSTANCE) + "\n")
+    data.write_text(json.dumps(SMALL) + "\n")
     with caplog.at_level(logging.WARNING, logger="doclens"):
         code = main(["score", str(data), "--evaluator", "local", "-o", str(tmp_path / "s.json"), "-q",
-                     "--cache-dir", str(tmp_path / "cache"), "--batch-size", "4"])
+                     "--cache-dir", str(smollm.cache_settings[0]), "--batch-size", "4"])
     assert code == 0, capsys.readouterr().err
     report = Report.load(tmp_path / "s.json")
     assert "local:SmolLM2-135M-Instruct.Q4_1.gguf:demo" in report.signature

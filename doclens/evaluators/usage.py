@@ -15,7 +15,7 @@ class Usage:
     failed_calls: int = 0  # calls that failed for good: their items are marked ``failed``, nothing cached
     prompt_tokens: int = 0
     #: of ``prompt_tokens``, those served from a prompt cache: reported by the endpoint
-    #: (``usage.prompt_tokens_details.cached_tokens``), or in process taken from a shared prefix
+    #: (``usage.prompt_tokens_details.cached_tokens``); 0 for the in-process judges
     cached_prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0

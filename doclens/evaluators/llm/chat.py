@@ -99,8 +99,7 @@ class Completion:
     cached: bool = False
     error: str | None = None
     #: Of ``prompt_tokens``, those the model did not compute again: served from the endpoint's
-    #: prompt cache (``usage.prompt_tokens_details.cached_tokens``) or, in process, from a
-    #: shared prefix computed once.
+    #: prompt cache (``usage.prompt_tokens_details.cached_tokens``); 0 in process.
     cached_tokens: int = 0
 
     @property
@@ -447,8 +446,8 @@ class ChatJudge(CachedAnswers, Evaluator):
     def _claim_jobs(self, requests: list[ClaimRequest]) -> tuple[list[_Job], list[int]]:
         """The first round's calls, and each request's premise group (the first request with its
         premise): one call per claim (one-call-per-claim styles) or per request, those on one
-        premise adjacent, in request order (a stable sort), so that prefix caches (the server's,
-        the in-process judge's) see the shared instructions + premise back to back."""
+        premise adjacent, in request order (a stable sort), so that a server's prefix cache sees
+        the shared instructions + premise back to back."""
         jobs: list[_Job] = []
         for n, request in enumerate(requests):
             if not request.claims:

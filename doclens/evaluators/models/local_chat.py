@@ -21,12 +21,11 @@ keeps the whole reply as evidence. ``json_cot`` / ``json`` styles and subclaim e
 generate freely (greedy, at most ``max_reply_tokens``) and go through the ordinary parsing,
 re-ask and *unparsed* path.
 
-**What is run once** (docs/design.md §2, ``cards/local-chat.md``). With ``share_prefixes`` (the
-default) a ``cot`` batch is prefilled as a prefix tree of cached blocks: the instructions every
-prompt shares are a kept block, and each prompt runs batch-1 only from the kept block it shares
-most with (a premise's later claims run only their own tail). Every later step (explanation,
-provenance, verdict) continues from the cache of the step before, in a key/value cache that grows
-in place. Verdicts and explanations equal the unshared path's (greedy, float32 on CPU).
+**What is run once** (docs/design.md §2, ``cards/local-chat.md``). A batch's prompts are run once,
+left-padded; every later step (explanation, provenance, verdict) continues from their key/value
+cache (``transformers``' own ``DynamicCache``, public API only). Prompt prefixes shared *across*
+calls (the instructions, a premise's claims) are run again for each call: servers cache them
+(llama.cpp, vLLM; ``docs/serving.md``, "Prefix caching"), and this demo judge leaves that to them.
 
 **Instance text stays data.** The prompts fence every instance text (:mod:`doclens.evaluators.llm.prompting`);
 in process one more step is needed: a tokenizer reads a special-token string (``<|im_start|>``,
@@ -48,7 +47,6 @@ for numbers you report.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import importlib.util
 import inspect
@@ -104,11 +102,6 @@ PROVENANCE_TOKENS = 24
 DEFAULT_BATCH_SIZE = 8
 DEFAULT_MAX_NEW_TOKENS = 24
 DEFAULT_MAX_REPLY_TOKENS = 512
-
-#: Computed prompt prefixes kept for later batches (each a batch-1 key/value cache): the fixed
-#: instruction block, and the latest premises (a premise with more claims than a batch spans
-#: several batches).
-PREFIX_BLOCKS_KEPT = 4
 
 DEMO_WARNING = ("evaluator 'local' runs %s, a demo-quality model: its verdicts are for trying DocLens, "
                 "not for publishable scores (use true-nli, gpt4-json-cot or mistral-cot for numbers you report)")
@@ -166,8 +159,6 @@ class LocalChatJudge(ChatJudge):
         Bound on free replies: ``json``/``json_cot`` verdicts and subclaim extraction.
     max_length : int, optional
         Model window in tokens, if smaller than the model's own.
-    share_prefixes : bool
-        Run each shared prompt prefix once (default; the same replies, see the module docstring).
     threads : int, optional
         torch CPU threads for this process (default: torch's own, one per core). On a CPU shared
         with other jobs, 1 can be several times faster (``cards/local-chat.md``).
@@ -191,7 +182,7 @@ class LocalChatJudge(ChatJudge):
     def __init__(self, model: str | None = None, style: str = "cot", *, device: str | None = None,
                  dtype: str | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
                  max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS, max_reply_tokens: int = DEFAULT_MAX_REPLY_TOKENS,
-                 max_length: int | None = None, share_prefixes: bool = True, threads: int | None = None,
+                 max_length: int | None = None, threads: int | None = None,
                  cache_dir: str | None = None,
                  no_cache: bool = False, refresh: bool = False, dry_run: bool = False):
         super().__init__(check_style(style), cache_dir=cache_dir, no_cache=no_cache, refresh=refresh)
@@ -207,7 +198,6 @@ class LocalChatJudge(ChatJudge):
         self.requested_device, self.requested_dtype = device, dtype
         self._placement: dict | None = None
         self.dry_run = bool(dry_run)
-        self.share_prefixes = bool(share_prefixes)
         self.threads = int(threads) if threads is not None else None
         default_file = None
         if model is None:
@@ -225,7 +215,6 @@ class LocalChatJudge(ChatJudge):
         self.model = self.gguf_file or (Path(self.source).name if Path(self.source).is_dir() else self.source)
         self._weights: str | None = None
         self._loaded: _Loaded | None = None
-        self._blocks = _PrefixBlocks(PREFIX_BLOCKS_KEPT)
         if self.demo:
             logger.warning(DEMO_WARNING, self.model)
 
@@ -314,7 +303,7 @@ class LocalChatJudge(ChatJudge):
     def config(self) -> dict:
         return {**super().config(), "demo_quality": self.demo, "batch_size": self.batch_size,
                 "device": self._loaded.device if self._loaded else self.requested_device,
-                "share_prefixes": self.share_prefixes, "threads": self.threads}
+                "threads": self.threads}
 
     # ---- the model ---------------------------------------------------------------------------------
     def _ensure_loaded(self) -> _Loaded:
@@ -343,7 +332,6 @@ class LocalChatJudge(ChatJudge):
         window = min((v for v in (stated_window(tokenizer, model.config), self.max_length) if v), default=None)
         logger.info("loaded %s in %.1fs (window %s tokens)", self.model, time.perf_counter() - started, window)
         self._loaded = _Loaded(torch, tokenizer, model, device, window)
-        self._blocks.clear()
         return self._loaded
 
     def _encode(self, text: str) -> list[int]:
@@ -396,12 +384,7 @@ class LocalChatJudge(ChatJudge):
                            logits_to_keep=1)
         width = ids.shape[1]
         cells = [[None] * (width - len(row)) + list(row) for row in rows]
-        return _Held(cells, mask, _growing(output.past_key_values, self._room()), [len(row) for row in rows])
-
-    def _room(self) -> int:
-        """Cache positions a batch's answer steps add after its prompts (the growing cache starts
-        with this room; it grows by doubling if a step needs more)."""
-        return 2 * self.max_new_tokens + PROVENANCE_TOKENS + 96
+        return _Held(cells, mask, output.past_key_values)
 
     def _extend(self, held: _Held, targets: list[list[int]]):
         """``(new token block, attention mask, position ids of the block)`` that bring each row of
@@ -547,36 +530,17 @@ class LocalChatJudge(ChatJudge):
                     on_complete(i, results[i])
             else:
                 todo.append(i)
-        shared = self.share_prefixes
-        if shared:  # token order: prompts sharing a premise are neighbours
-            todo.sort(key=lambda i: encoded[i])
-            root = self._root_length([encoded[i] for i in todo])
-            # premise groups (neighbours sharing at least half of what the shorter one adds to the
-            # root: one premise's claims, not two premises whose fences start alike) in length order
-            # (stable): similar widths share a batch, little padding. The grouping only orders the
-            # batches; sharing itself needs no grouping (see _prefill_shared)
-            groups, start = [], 0
-            for n in range(1, len(todo) + 1):
-                if n == len(todo) or 2 * (_common(encoded[todo[n - 1]], encoded[todo[n]]) - root) < \
-                        min(lengths[todo[n - 1]], lengths[todo[n]]) - root:
-                    groups.append(todo[start:n])
-                    start = n
-            groups.sort(key=lambda group: max(lengths[i] for i in group))
-            todo = [i for group in groups for i in group]
-        else:
-            todo.sort(key=lambda i: lengths[i])  # similar lengths together: little padding
+        todo.sort(key=lambda i: lengths[i])  # similar lengths together: little padding
         batches = [todo[k:k + self.batch_size] for k in range(0, len(todo), self.batch_size)]
         for number, batch in enumerate(batches, start=1):
             started = time.perf_counter()
             room = [window - lengths[i] - reserve if window is not None else 10 ** 9 for i in batch]
             rows = [encoded[i] for i in batch]
-            held = self._prefill_shared(rows, root) if shared else None
             if reading is None:
-                completions = self._free_replies(rows, room, held)
+                completions = self._free_replies(rows, room)
             else:
                 completions = self._cot_replies([prompts[i] for i in batch], rows, room,
-                                                reading == ANSWER_VERDICT_AND_PROVENANCE,
-                                                held if held is not None else self._prefill(rows))
+                                                reading == ANSWER_VERDICT_AND_PROVENANCE, self._prefill(rows))
             for i, completion in zip(batch, completions):
                 results[i] = completion
                 if on_complete is not None:
@@ -584,78 +548,6 @@ class LocalChatJudge(ChatJudge):
             logger.info("local model: batch %d/%d (%d prompt(s)) in %.1fs", number, len(batches), len(batch),
                         time.perf_counter() - started)
         return results
-
-    # ---- shared prompt prefixes --------------------------------------------------------------------
-    def _root_length(self, rows: list[list[int]]) -> int:
-        """Tokens that every prompt of a call starts with (the chat template's start and the fixed
-        instructions and worked example), less one so that every prompt keeps a token of its
-        own; for a single prompt, the longest kept block it starts with."""
-        if not rows:
-            return 0
-        if len(rows) == 1:
-            return min(self._blocks.longest(rows[0])[0], len(rows[0]) - 1)
-        first, last = min(rows), max(rows)  # the common prefix of sorted lists is that of the extremes
-        return min(_common(first, last), min(len(r) for r in rows) - 1)
-
-    def _block(self, tokens: list[int]) -> tuple[object, int]:
-        """The batch-1 key/value cache of ``tokens`` and how many tokens were run to make it: the
-        kept block sharing most of its start is extended (never changed: the extension is new
-        tensors), never recomputed. The result is kept."""
-        torch, model = self._loaded.torch, self._loaded.model
-        found, cache = self._blocks.longest(tokens)
-        if found == len(tokens):
-            self._blocks.put(tokens, cache)
-            return cache, 0
-        rest = torch.tensor([tokens[found:]], device=self._loaded.device)
-        with torch.inference_mode():
-            output = model(input_ids=rest, attention_mask=torch.ones(1, len(tokens), dtype=torch.long,
-                                                                     device=rest.device),
-                           position_ids=torch.arange(found, len(tokens), device=rest.device)[None],
-                           past_key_values=_shallow(cache) if cache is not None else None, use_cache=True,
-                           logits_to_keep=1)
-        self._blocks.put(tokens, output.past_key_values)
-        return output.past_key_values, len(tokens) - found
-
-    def _prefill_shared(self, rows: list[list[int]], root: int) -> _Held | None:
-        """:meth:`_prefill` with every shared prefix computed once — a prefix tree of cached
-        blocks. The ``root`` tokens that all prompts of the call share (the template's
-        instructions and example) are a block kept across batches and calls. Each prompt (rows
-        come in token order, so one premise's prompts are neighbours) is then run batch-1 from
-        the kept block it shares most with — for a premise's second claim, the first claim's
-        block cut back to the premise — and kept in turn; only its own tokens are run. Runs are
-        batch-1 so that no prompt is padded to another's length. The batch's cache is the
-        prompts' blocks side by side, left-padded (padding masked); each prompt's last token is
-        then run batched: each prompt sees exactly its own tokens at its own positions. ``None``
-        when the model's cache is not the plain per-layer key/value kind this needs (the caller
-        then prefills unshared)."""
-        if root <= 0:
-            return None
-        torch, model, device = self._loaded.torch, self._loaded.model, self._loaded.device
-        forwarded = [0] * len(rows)
-        forwarded[0] += self._block(rows[0][:root])[1]
-        width = max(len(row) for row in rows) - 1
-        buffers = None
-        for n, row in enumerate(rows):
-            cache, run = self._block(row[:-1])
-            if not _plain_layers(cache):
-                return None
-            forwarded[n] += run + 1  # and its last token, below
-            if buffers is None:  # the batch's cache, with room for the answer steps
-                buffers = [[layer.keys.new_zeros((len(rows), layer.keys.shape[1], width + 1 + self._room(),
-                                                  layer.keys.shape[3])) for _ in range(2)] for layer in cache.layers]
-            start = width - (len(row) - 1)
-            for (keys, values), layer in zip(buffers, cache.layers):
-                keys[n, :, start:width] = layer.keys[0, :, :len(row) - 1]
-                values[n, :, start:width] = layer.values[0, :, :len(row) - 1]
-        merged = _shallow(cache)
-        merged.layers = [_growing_layer()(keys, values, width) for keys, values in buffers]
-        held = _Held.over([[None] * (width - len(row) + 1) + row[:-1] for row in rows], merged, forwarded, torch,
-                          device)
-        block, mask, positions = self._extend(held, rows)
-        with torch.inference_mode():
-            model(input_ids=block, attention_mask=mask, position_ids=positions, past_key_values=merged,
-                  use_cache=True, logits_to_keep=1)
-        return held
 
     def _reserve(self, reading: str | None) -> int:
         """Tokens the answer format needs beyond the prompt and the free text: the forced lines
@@ -668,20 +560,17 @@ class LocalChatJudge(ChatJudge):
             reserve += len(self._encode("\n" + PROVENANCE_PREFIX)) + PROVENANCE_TOKENS
         return reserve
 
-    def _free_replies(self, rows: list[list[int]], room: list[int], held: _Held | None) -> list[Completion]:
-        """Greedy free replies, continuing from the shared prefill ``held`` when there is one."""
+    def _free_replies(self, rows: list[list[int]], room: list[int]) -> list[Completion]:
+        """Greedy free replies to the prompts ``rows`` (one ``generate`` over the batch)."""
         limits = [min(self.max_reply_tokens, r + 1) for r in room]  # reserve was 1 token
-        if held is None:
-            held = _Held([[] for _ in rows], None, None, [len(row) for row in rows])
-        generated = self._generate(held, rows, limits, ())
-        return [Completion(self._decode(tokens), len(row), len(tokens), cached_tokens=len(row) - forwarded)
-                for tokens, row, forwarded in zip(generated, rows, held.forwarded)]
+        generated = self._generate(_Held([[] for _ in rows], None, None), rows, limits, ())
+        return [Completion(self._decode(tokens), len(row), len(tokens)) for tokens, row in zip(generated, rows)]
 
     def _cot_replies(self, prompts: list[str], rows: list[list[int]], room: list[int],
                      provenance: bool, held: _Held) -> list[Completion]:
         """Explanation (free, bounded), provenance line (citations), verdict (logits), each step
         continuing from the cache of the one before (``rows``: the prompts' tokens; ``held``: the
-        pass over them, shared or not)."""
+        pass over them)."""
         replies = [EXPLANATION_PREFIX for _ in prompts]
         produced = [0] * len(prompts)
         stops = _EXPLANATION_STOPS + (("provenance",) if provenance else ())
@@ -703,9 +592,8 @@ class LocalChatJudge(ChatJudge):
                 replies[n] += line.rstrip()
         replies = [r + "\n" + PREDICTION_PREFIX for r in replies]
         verdicts = self._read_verdicts(held, [p + r for p, r in zip(prompts, replies)])
-        return [Completion(reply + (" 1" if verdict else " 0"), len(row), count + 1,
-                           cached_tokens=len(row) - forwarded)
-                for reply, verdict, row, count, forwarded in zip(replies, verdicts, rows, produced, held.forwarded)]
+        return [Completion(reply + (" 1" if verdict else " 0"), len(row), count + 1)
+                for reply, verdict, row, count in zip(replies, verdicts, rows, produced)]
 
     def close(self) -> None:
         """Close the cache and drop the model (it is reloaded if the judge is used again)."""
@@ -744,161 +632,13 @@ class _Loaded:
 @dataclass
 class _Held:
     """A batch's key/value cache and what it holds: for each row the token at each cache position
-    (``None`` where masked: left padding, the gap between a shared prefix and a tail, a
-    continuation dropped because the next step's text tokenises differently), the attention mask
-    over those positions, the cache (``None`` before any pass), and how many of each prompt's
-    tokens were run through the model for it (the rest came from a shared prefix)."""
+    (``None`` where masked: left padding, a continuation dropped because the next step's text
+    tokenises differently), the attention mask over those positions, and the cache (``None``
+    before any pass)."""
 
     cells: list
     mask: object
     cache: object
-    forwarded: list
-
-    @classmethod
-    def over(cls, cells: list, cache, forwarded: list, torch, device) -> _Held:
-        mask = torch.tensor([[0 if c is None else 1 for c in row] for row in cells], dtype=torch.long, device=device)
-        return cls(cells, mask, cache, forwarded)
-
-
-class _PrefixBlocks:
-    """A few computed prompt prefixes (token tuple → batch-1 key/value cache), least recently
-    used dropped first. Kept caches are never changed: users extend a deep copy."""
-
-    def __init__(self, size: int):
-        self.size, self.entries = size, {}
-
-    def clear(self) -> None:
-        self.entries.clear()
-
-    def longest(self, tokens: list[int]) -> tuple[int, object | None]:
-        """``(length, cache)``: the cache of the kept block sharing the longest prefix with
-        ``tokens``, cut to that prefix (a cut block is a copy, e.g. a premise's block made with
-        the start of its first claims, reused by the batch holding its other claims); ``(0, None)``
-        when none shares a token."""
-        best, key = 0, None
-        for candidate in self.entries:
-            common = _common(list(candidate), tokens)
-            if common > best:
-                best, key = common, candidate
-        if key is None:
-            return 0, None
-        self.entries[key] = self.entries.pop(key)  # most recently used last
-        cache = self.entries[key]
-        if best == len(key):
-            return best, cache
-        if not _plain_layers(cache):
-            return 0, None
-        cut = _shallow(cache)
-        for layer in cut.layers:
-            layer.keys, layer.values = layer.keys[..., :best, :], layer.values[..., :best, :]
-        return best, cut
-
-    def put(self, tokens: list[int], cache) -> None:
-        self.entries.pop(tuple(tokens), None)
-        self.entries[tuple(tokens)] = cache
-        while len(self.entries) > self.size:
-            self.entries.pop(next(iter(self.entries)))
-
-
-def _common(a: list[int], b: list[int]) -> int:
-    """Length of the common prefix of two token lists."""
-    n, top = 0, min(len(a), len(b))
-    while n < top and a[n] == b[n]:
-        n += 1
-    return n
-
-
-def _plain_layers(cache) -> bool:
-    """Whether ``cache`` is a cache of plain (full-attention, unquantised) per-layer key/value
-    tensors, which :meth:`LocalChatJudge._prefill_shared` can pad and stack."""
-    try:
-        from transformers.cache_utils import DynamicLayer
-    except ImportError:  # pragma: no cover - a transformers without per-layer caches
-        return False
-    layers = getattr(cache, "layers", None)
-    return bool(layers) and all(type(layer) in (DynamicLayer, _growing_layer()) and getattr(layer, "keys", None)
-                                is not None and layer.keys.dim() == 4 for layer in layers)
-
-
-def _shallow(cache):
-    """A new cache object over the same key/value tensors. Safe for plain ``DynamicLayer``s only:
-    they extend by concatenation into new tensors, so extending the copy leaves ``cache`` as it
-    was (a kept prefix block is extended this way, never deep-copied)."""
-    copied = copy.copy(cache)
-    copied.layers = [copy.copy(layer) for layer in cache.layers]
-    return copied
-
-
-def _growing(cache, room: int):
-    """``cache`` with each plain layer moved into a growing layer (:func:`_growing_layer`) with ``room`` free
-    positions (one copy); other cache kinds are left as ``transformers`` made them."""
-    if _plain_layers(cache):
-        cache.layers = [_growing_layer()(_with_room(layer.keys, layer.keys.shape[-2], room),
-                                         _with_room(layer.values, layer.values.shape[-2], room), layer.keys.shape[-2])
-                        for layer in cache.layers]
-    return cache
-
-
-def _with_room(tensor, length: int, room: int):
-    """A zeroed ``(batch, heads, length + room, dim)`` buffer holding ``tensor``'s first ``length``
-    positions (zeros, not garbage: a masked position's value is still multiplied by 0)."""
-    buffer = tensor.new_zeros(tensor.shape[0], tensor.shape[1], length + room, tensor.shape[3])
-    buffer[:, :, :length] = tensor[:, :, :length]
-    return buffer
-
-
-@lru_cache(maxsize=1)
-def _growing_layer():
-    """The growing cache layer class (defined on first use: ``transformers`` is imported only
-    by judges that run a model)."""
-    from transformers.cache_utils import DynamicLayer
-
-    class GrowingLayer(DynamicLayer):
-        """A ``DynamicLayer`` whose keys and values live in a preallocated buffer (doubled when
-        full): a decoding step writes its one position in place. ``DynamicLayer`` concatenates
-        the whole cache into a new tensor at every step, which on a CPU was about 80 % of a step
-        over a 1,400-token batch (docs/design.md §2). ``keys`` / ``values`` are views of the filled
-        part, as ``transformers`` expects."""
-
-        def __init__(self, keys, values, length: int):
-            super().__init__()
-            self.dtype, self.device, self.is_initialized = keys.dtype, keys.device, True
-            self._buffers, self._length = [keys, values], length
-            self._expose()
-
-        def _expose(self) -> None:
-            self.keys, self.values = (b[:, :, :self._length] for b in self._buffers)
-
-        def update(self, key_states, value_states, *args, **kwargs):
-            end = self._length + key_states.shape[-2]
-            if end > self._buffers[0].shape[-2]:
-                capacity = max(end, 2 * self._buffers[0].shape[-2])
-                self._buffers = [_with_room(b, self._length, capacity - self._length) for b in self._buffers]
-            self._buffers[0][:, :, self._length:end] = key_states
-            self._buffers[1][:, :, self._length:end] = value_states
-            self._length = end
-            self._expose()
-            return self.keys, self.values
-
-        def get_seq_length(self) -> int:
-            return self._length
-
-        def crop(self, tokens_to_remove: int) -> None:
-            if tokens_to_remove > 0:
-                raise ValueError("crop takes a negative number of tokens to remove")
-            self._length -= abs(tokens_to_remove)
-            self._expose()
-
-        def reset(self) -> None:
-            self._length = 0
-            self._expose()
-
-        def batch_repeat_interleave(self, repeats: int) -> None:  # beam search: never used here
-            raise NotImplementedError("the local judge decodes greedily")
-
-        batch_select_indices = batch_repeat_interleave
-
-    return GrowingLayer
 
 
 def _positions(mask):
