@@ -8,15 +8,19 @@ premise supports everything the claim says, asserted the same way:
    out) occurs in the premise;
 2. **numbers with their units**: each number of the claim (``20 mg``, ``two weeks``, ``150/95``;
    ``150 over 95`` reads as ``150/95``) occurs in the premise with the same unit, or, without a
-   unit, in a sentence that also holds one of the words around it in the claim;
+   unit, in a sentence that also holds one of the words around it in the claim; where the note
+   gives the claim's concept (the same unit, the most context words in common) another value,
+   that value decides;
 3. **laterality**: each ``left`` / ``right`` / ``bilateral`` of the claim occurs in a premise
    sentence that names the same body part (two of the content words around it in common);
-   ``bilateral`` supports either side; several numbers and sides of one claim sentence must be
-   found together in one premise sentence;
+   ``bilateral`` supports either side; the note's mentions of that body part with the most
+   context in common with the claim decide (a side named elsewhere does not support it); several
+   numbers and sides of one claim sentence must be found together in one premise sentence;
 4. **assertion**: each content word's status — affirmed, negated, possible, hypothetical,
    historical, or about a family member — as medspaCy's ConText rules assign it (cue lexicon and
    scope rules of the ``medspacy`` package, version pinned in the ``[clinical]`` extra), is
-   compatible with some occurrence of the word in the premise. Negated never matches
+   compatible with the word's occurrence in the premise sentences closest to the claim (the most
+   claim words in common). Negated never matches
    non-negated; an affirmed claim is not supported by a premise that only gives the finding as
    possible, hypothetical, historical or a relative's; a possible or hypothetical claim is
    supported by an affirmed premise. A prefixed opposite is read with negation ("not
