@@ -331,13 +331,13 @@ def _number_for_concept(value, unit, context, premise_sentences) -> str | None:
     return None if value in values else ", ".join(f"{v} {unit}" for v in sorted(values)[:3])
 
 
-def _without_section_key(claim: str) -> str:
-    """``Medical Reasoning: The reflux seems stable.`` → ``The reflux seems stable.`` (a key
-    made only of section and body-system words; "CBC: normal" keeps its key)."""
+def _section_key_words(claim: str) -> set[str]:
+    """The words of the claim's leading key when all are section and body-system words
+    (``Medical Reasoning: The reflux seems stable.`` → medical, reasoning; "CBC: normal" → none):
+    the note need not use them."""
     key = _SECTION_KEY.match(claim)
-    if key and set(re.findall(r"[a-z]+", key.group(1).lower())) <= _SECTION_WORDS:
-        return claim[key.end():]
-    return claim
+    words = set(re.findall(r"[a-z]+", key.group(1).lower())) if key else set()
+    return words if words <= _SECTION_WORDS else set()
 
 
 def _is_content(lower: str) -> bool:
@@ -496,7 +496,6 @@ class ClinicalRulesJudge(Evaluator):
         differs, in the premise's words); the claim is entailed when none has any."""
         analyser = self.analyser
         premise_sentences = analyser.sentences(premise)
-        claim = _without_section_key(claim)
         claim_sentences = analyser.sentences(claim)
         words = [w for s in claim_sentences for w in s.words]
         if not words and not any(s.numbers or s.sides for s in claim_sentences):
@@ -545,8 +544,10 @@ class ClinicalRulesJudge(Evaluator):
         """Content words the premise lacks: an opposite it states (normal/abnormal), a drug it does
         not name, other words; a few missing words are forgiven as paraphrase (module docstring),
         judged against the sentence MiniLM aligns the claim with (returned)."""
+        key = _section_key_words(claim)
         missing = [w for w in dict.fromkeys(w.text.lower() for w in words)
-                   if self.analyser.normal(w) not in index and not self._abbreviation_found(w, words, index)]
+                   if self.analyser.normal(w) not in index and not self._abbreviation_found(w, words, index)
+                   and w not in key]
         problems: list[str] = []
         kept = []
         for m in missing:
