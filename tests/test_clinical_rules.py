@@ -86,7 +86,37 @@ PAIRS = {
         "He is 42 years old. His pain is 7/10.", "His pain is 3/10.", False, ["note says 7/10, claim says 3/10"]),
     "laterality: the side the note gives is never reported missing": (
         "He has swelling of the left knee and a rash on his back.", "Left knee pain at night after running.", False,
-        ["note gives left knee only in another context"]),
+        ["note does not mention: pain, night, running"]),
+    # contradiction rules read the concept where the note speaks of it most closely
+    "laterality: the closest mention decides, a negated one elsewhere does not support": (
+        "Denies left sided facial pain. HENT: Reports right sided facial pain.", "HENT: Reports left sided facial pain.",
+        False, ["note says right sided", "claim says left sided"]),
+    "laterality: the same side and part in other words": (
+        "Right knee: pain to palpation medially.", "He has pain to palpation of the medial aspect of the right knee.",
+        True, ["supported"]),
+    "assertion: the aligned sentence negates what the claim affirms": (
+        "He denies any numbness or tingling in his right foot. She has numbness in her hands.",
+        "The patient reports numbness in his right foot.", False, ["negated", "claim states numbness"]),
+    "assertion: the aligned sentence affirms what the claim negates": (
+        "The patient reports numbness and tingling in his right foot. No numbness in the hands.",
+        "He denies any numbness in his right foot.", False, ["affirmed", "negated"]),
+    "assertion: a negated word the note uses about something else is no conflict": (
+        "Abdomen: tenderness in the right lower quadrant. No edema of the lower extremities.",
+        "No lower extremity edema.", True, ["supported"]),
+    "number: the closest mention decides": (
+        "Knee pain for 3 months. The patient will follow up with me in 1 month.",
+        "The patient will follow up with me in 3 months.", False, ["note says 1 month", "claim says 3 month"]),
+    "a section key is not part of the fact": (
+        "Reflux: stable, continue protonix as needed.", "Medical Reasoning: The reflux is stable.", True, ["supported"]),
+    "a body-system synonym is rewording": (
+        "Cardiovascular: Regular rate and rhythm.", "Heart is regular rate and rhythm.", True,
+        ["heart forgiven as paraphrase"]),
+    "follow-up written as one word": (
+        "She is here for follow-up of her chronic problems.", "She is here for followup of her chronic problems.",
+        True, ["supported"]),
+    "able and unable are never forgiven": (
+        "He is unable to bear weight on his right knee.", "He is able to bear weight on his right knee.", False,
+        ["unable"]),
     "a qualifier is never forgiven": ("Trace edema of the ankles.", "Severe edema of the ankles.", False,
                                       ["severe"]),
     "missing content": ("The lungs are clear.", "The lungs are clear and the abdomen is soft.", False,
@@ -109,6 +139,13 @@ def test_side_found_is_never_reported_missing(judge):
     _, explanation = judge.explain("Left shoulder pain for two weeks.",
                                    "Left shoulder pain with numbness, tingling and weakness of the hand.")
     assert explanation.startswith("not supported") and "side" not in explanation, explanation
+
+
+def test_once_is_a_count_only_as_a_frequency(judge):
+    conjunction = judge.analyser.sentences("It will be decided once the labs come back.")
+    frequency = judge.analyser.sentences("Take it once a day.")
+    assert [n for s in conjunction for n in s.numbers] == []
+    assert [(v, u) for s in frequency for v, u, _ in s.numbers] == [("1", None)]
 
 
 def test_without_paraphrase_tolerance_every_word_must_occur():
@@ -140,7 +177,7 @@ def test_deterministic_across_instances_and_order():
 def test_preset_loads_and_signature_marks_rule_based():
     made = load_evaluator("clinical-rules")
     assert isinstance(made, ClinicalRulesJudge) and made.keeps_data_local
-    assert made.signature() == "clinical-rules:rule-based:v2+medspacy-context+minilm0.5"
+    assert made.signature() == "clinical-rules:rule-based:v3+medspacy-context+minilm0.5"
     config = made.config()
     assert config["medspacy"] == "1.3.1" and config["paraphrase"] == "minilm"
     with pytest.raises(ConfigurationError, match="paraphrase"):
@@ -165,7 +202,7 @@ def test_cli_scores_examples_with_clinical_rules(tmp_path, capsys):
     captured = capsys.readouterr()
     assert code == 0, captured.err
     report = Report.load(out)
-    assert "judge:clinical-rules:rule-based:v2+medspacy-context+minilm0.5" in report.signature
+    assert "judge:clinical-rules:rule-based:v3+medspacy-context+minilm0.5" in report.signature
     visit = next(i for i in json.loads(out.read_text())["instances"] if i["id"] == "visit-002")
     metoprolol = next(c for c in visit["prediction_claims"] if "metoprolol" in c["text"])
     assert metoprolol["entailed"] is False
