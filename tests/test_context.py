@@ -1,0 +1,84 @@
+"""doclens.evaluators.rules.context: ConText over medspaCy's default rules. Each expected value
+below is what medspaCy 1.3.1's ``medspacy_context`` gave for the same sentence and rules (one
+sentence, every token a target), recorded when the port replaced it; the judge-level before/after
+comparison is in docs/design.md ("Maintained libraries and what stays hand-written")."""
+
+import json
+
+import pytest
+
+spacy = pytest.importorskip("spacy", reason="ConText runs on spaCy's tokenizer and matchers (the [clinical] extra)")
+
+from doclens.evaluators.rules.context import (  # noqa: E402
+    DEFAULT_RULES_PATH,
+    ConText,
+    ContextRule,
+    default_rules,
+)
+
+NEG, POSS, HIST, HYPO, FAM = "NEGATED_EXISTENCE", "POSSIBLE_EXISTENCE", "HISTORICAL", "HYPOTHETICAL", "FAMILY"
+
+#: sentence, extra rules, the triggers kept (start, end, category), the tokens each category reaches
+CASES = [
+    ("No fever or chills.", (), [(0, 1, NEG)], {NEG: ["fever", "or", "chills", "."]}),
+    # backward
+    ("Pneumonia was ruled out.", (), [(1, 4, NEG)], {NEG: ["Pneumonia"]}),
+    # "but" terminates "no evidence of"
+    ("No evidence of pneumonia but there is an effusion.", (), [(0, 3, NEG), (4, 5, NEG)], {NEG: ["pneumonia"]}),
+    ("History of diabetes and hypertension.", (), [(0, 1, HIST)],
+     {HIST: ["of", "diabetes", "and", "hypertension", "."]}),
+    ("Her mother has breast cancer.", (), [(1, 2, FAM)], {FAM: ["has", "breast", "cancer", "."]}),
+    # ConText's known reach: "no" after "denies" carries on to the end ("reports a cough" included)
+    ("Denies chest pain, no nausea, and reports a cough.", (), [(0, 1, NEG), (4, 5, NEG)],
+     {NEG: ["chest", "pain", ",", "nausea", ",", "and", "reports", "a", "cough", "."]}),
+    # "return" stops at the next trigger of its category ("if"); neither modifies the other
+    ("Return if the swelling gets worse.", (), [(0, 1, HYPO), (1, 2, HYPO)],
+     {HYPO: ["the", "swelling", "gets", "worse", "."]}),
+    ("Possible pneumonia in the left lower lobe.", (), [(0, 1, POSS)],
+     {POSS: ["pneumonia", "in", "the", "left", "lower", "lobe", "."]}),
+    # a backward rule given as a token pattern (the clinical-rules judge's own addition)
+    ("Strep test negative.", (ContextRule("negative", NEG, "BACKWARD", [{"LOWER": {"IN": ["negative", "neg"]}}]),),
+     [(2, 3, NEG)], {NEG: ["Strep", "test"]}),
+    # max_scope forward, backward, and both ways
+    ("He lacks rash on the arms today.", (ContextRule("lacks", NEG, "FORWARD", max_scope=2),), [(1, 2, NEG)],
+     {NEG: ["rash", "on"]}),
+    ("Cough and mild fever subsided.", (ContextRule("subsided", HIST, "BACKWARD", max_scope=2),), [(4, 5, HIST)],
+     {HIST: ["mild", "fever"]}),
+    ("The wound is clean near the old scar site.", (ContextRule("near", POSS, "BIDIRECTIONAL", max_scope=2),),
+     [(4, 5, POSS)], {POSS: ["is", "clean", "the", "old"]}),
+    # a pseudo trigger: the longer match hides "no" and modifies nothing
+    ("There is no increase in pain.", (ContextRule("no increase", NEG, "PSEUDO"),), [(2, 4, NEG)], {}),
+]
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return spacy.blank("en")
+
+
+@pytest.mark.parametrize("sentence, extra, triggers, reached", CASES, ids=[c[0][:30] for c in CASES])
+def test_context_as_medspacy_gave_it(nlp, sentence, extra, triggers, reached):
+    context = ConText(nlp, default_rules() + list(extra))
+    doc = nlp.make_doc(sentence)
+    modifiers, categories = context(doc, [(i, i + 1) for i in range(len(doc))])
+    assert [(m.start, m.end, m.rule.category) for m in modifiers] == triggers
+    got: dict[str, list[str]] = {}
+    for token, found in zip(doc, categories):
+        for category in found:
+            got.setdefault(category, []).append(token.text)
+    assert got == reached
+
+
+def test_default_rules_are_medspacys_file_with_source_and_licence():
+    data = json.loads(DEFAULT_RULES_PATH.read_text(encoding="utf-8"))
+    assert "medspaCy 1.3.1" in data["source"] and data["license"].startswith("MIT License")
+    rules = default_rules()
+    assert len(rules) == len(data["context_rules"]) == 102
+    assert {r.direction for r in rules} == {"FORWARD", "BACKWARD", "TERMINATE"}
+
+
+def test_a_bad_rule_is_refused_by_name():
+    with pytest.raises(ValueError, match="'nope'.*direction 'SIDEWAYS'"):
+        ContextRule("nope", NEG, "sideways")
+    with pytest.raises(ValueError, match="'nope'.*max_scope"):
+        ContextRule("nope", NEG, "FORWARD", max_scope=0)
