@@ -558,7 +558,8 @@ class ClinicalRulesJudge(Evaluator):
             else:
                 kept.append(m)
         forgiven = ""
-        if kept and not problems and best is not None:
+        # MiniLM aligns only a claim whose missing words could be forgiven (a drug or too many never are)
+        if kept and not problems and best is not None and self._forgivable(kept, words):
             best = self._aligned(claim, words, premise_sentences, encoder=True)
             if self._paraphrase_of(kept, words, best, claim):
                 forgiven, kept = f"; {', '.join(kept)} forgiven as paraphrase", []
@@ -632,15 +633,20 @@ class ClinicalRulesJudge(Evaluator):
                     return f"note says \"{_short(sentence.text)}\", claim says {shown}"
         return None
 
+    def _forgivable(self, missing: list[str], words: list[_Word]) -> bool:
+        """Whether the missing words could be forgiven at all, before any encoding: tolerance on,
+        no drug, few enough (:data:`PARAPHRASE_MAX_MISSING`, :data:`PARAPHRASE_SHARE`)."""
+        if self.paraphrase == "none" or any(m in DRUGS for m in missing):
+            return False
+        content = len({w.stem for w in words})
+        return not (len(missing) > PARAPHRASE_MAX_MISSING or len(missing) > PARAPHRASE_SHARE * content)
+
     def _paraphrase_of(self, missing: list[str], words: list[_Word], best: _Sentence, claim: str) -> bool:
         """Whether the missing words are rewording: few (at most :data:`PARAPHRASE_MAX_MISSING`, and
         at most :data:`PARAPHRASE_SHARE` of the claim's content words), none a drug, the claim close
         to its aligned note sentence (MiniLM cosine ≥ :data:`PARAPHRASE_COSINE`) and each missing
         word close to a word of that sentence (≥ :data:`PARAPHRASE_WORD_COSINE`)."""
-        if self.paraphrase == "none" or any(m in DRUGS for m in missing):
-            return False
-        content = len({w.stem for w in words})
-        if len(missing) > PARAPHRASE_MAX_MISSING or len(missing) > PARAPHRASE_SHARE * content:
+        if not self._forgivable(missing, words):
             return False
         candidates = list(dict.fromkeys(w.text.lower() for w in best.words))
         if not candidates:
