@@ -343,13 +343,15 @@ def test_cli_mostly_unreadable_replies_exit_incomplete(tmp_path, capsys):
 
 
 def test_ctrl_c_during_a_hung_call_keeps_finished_work_and_closes_cleanly(tmp_path):
-    import os
     import signal
     import threading
 
     def script(n, body):
         if n == 4:  # the second instance's first call hangs; Ctrl-C arrives while it does
-            threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+            # to the main thread, as a terminal's Ctrl-C reaches a foreground program: a signal sent
+            # to the process may land on another thread (a whole suite leaves several alive), and
+            # the main thread then sleeps on through its wait
+            threading.Timer(0.2, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT)).start()
             return Reply(hang=True)
         return None
 
