@@ -27,23 +27,8 @@ def _paired_texts(args: argparse.Namespace) -> tuple[list[str], list[str], list[
     if not args.references:
         rows = list(read_table(args.input, **options))
         return [r.id for r in rows], [r.prediction for r in rows], [r.reference for r in rows]
-    from doclens.core.types import instance_id
-
-    references = read_table(args.references, required=("id", "reference"), **options)
-    column = {field: references.mapping.get(field, field) for field in ("id", "reference")}
-    by_id: dict[str, str] = {}
-    for location, row in references._rows():
-        where = f"{references.name} {location}"
-        if not isinstance(row, dict):
-            raise InputError(f"{where}: expected a row of named columns, got {type(row).__name__}")
-        ident = instance_id(row.get(column["id"]), where)
-        if ident in by_id:
-            raise InputError(f"{where}: instance {ident!r}: field 'id' is given twice in the references", field="id")
-        text = row.get(column["reference"])
-        if not isinstance(text, str):
-            raise InputError(f"{where}: instance {ident!r}: field 'reference' is not a text", field="reference")
-        by_id[ident] = text
-    pairs = list(_prediction_rows(args, options))
+    by_id = dict(_texts(args.references, "reference", options, repeated="is given twice in the references"))
+    pairs = list(_texts(args.input, "prediction", options, repeated="repeats an earlier row"))
     ids, predictions = [ident for ident, _ in pairs], [text for _, text in pairs]
     missing = [ident for ident in ids if ident not in by_id]
     if missing:
@@ -52,13 +37,15 @@ def _paired_texts(args: argparse.Namespace) -> tuple[list[str], list[str], list[
     return ids, predictions, [by_id[ident] for ident in ids]
 
 
-def _prediction_rows(args: argparse.Namespace, options: dict):
-    """``(id, prediction)`` of each row of the predictions table."""
+def _texts(path, field: str, options: dict, *, repeated: str):
+    """``(id, text)`` of each row of the table at ``path``, its text in column ``field``; a row that
+    is not named columns, an id given twice (``repeated`` says how) or a text that is not one is an
+    :class:`InputError` naming the table, row, instance and field."""
     from doclens.core.types import instance_id
     from doclens.inputs.tables import read_table
 
-    table = read_table(args.input, required=("id", "prediction"), **options)
-    column = {field: table.mapping.get(field, field) for field in ("id", "prediction")}
+    table = read_table(path, required=("id", field), **options)
+    column = {name: table.mapping.get(name, name) for name in ("id", field)}
     seen = set()
     for location, row in table._rows():
         where = f"{table.name} {location}"
@@ -66,11 +53,11 @@ def _prediction_rows(args: argparse.Namespace, options: dict):
             raise InputError(f"{where}: expected a row of named columns, got {type(row).__name__}")
         ident = instance_id(row.get(column["id"]), where)
         if ident in seen:
-            raise InputError(f"{where}: instance {ident!r}: field 'id' repeats an earlier row", field="id")
+            raise InputError(f"{where}: instance {ident!r}: field 'id' {repeated}", field="id")
         seen.add(ident)
-        text = row.get(column["prediction"])
+        text = row.get(column[field])
         if not isinstance(text, str):
-            raise InputError(f"{where}: instance {ident!r}: field 'prediction' is not a text", field="prediction")
+            raise InputError(f"{where}: instance {ident!r}: field {field!r} is not a text", field=field)
         yield ident, text
 
 
