@@ -3,12 +3,14 @@
 Two parts:
 
 * ``labelled``: the real-output set labelled by reading (``benchmarks/data/real_outputs/
-  labels_test2.jsonl`` and ``labels_test3.jsonl``, lines ``{"item", "claim", "label"}``, joined on
+  labels_test2.jsonl`` and ``labels_test3.jsonl``, round 2's ``labels_test2_round2.jsonl`` and
+  ``labels_test3_round2.jsonl``, lines ``{"item", "claim", "label"}``, joined on
   ``item`` with the draw of ``benchmarks/real_outputs_sample.py``, which gives each item its side,
   system and half). Each labelled claim is judged against the whole premise note: the system's
   note for a reference claim (``recall`` side), the clinician's reference note for a system claim
   (``precision`` side). Reported per half (``dev``, ``held_out``): balanced accuracy, accuracy per
-  side and per system, and per system the labelled supported rate beside the judge's. Items
+  side, per system and per labelling round (``round:1``, ``round:2``), and per system the labelled
+  supported rate beside the judge's. Items
   labelled ``null`` (the labeller could not decide) are left out and counted. ``--half dev`` reads
   and prints the development half only (for tuning: the held-out half is then never loaded).
 * ``table``: every selected system's notes scored as a user would (``doclens score`` with the
@@ -61,8 +63,7 @@ def read_labels(folder: Path, half: str) -> list[dict]:
     """The labelled items of ``half`` (``dev``, ``held_out`` or ``both``), each with its draw."""
     drawn = {item["item"]: item for item in draw()}
     rows = []
-    for split in SPLITS:
-        path = folder / f"labels_{split}.jsonl"
+    for path in (folder / f"labels_{split}{suffix}.jsonl" for suffix in ("", "_round2") for split in SPLITS):
         if not path.exists():
             continue
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -118,6 +119,7 @@ def labelled_part(judge, folder: Path, half: str, show_errors: bool) -> dict:
         for item, (entailed, _) in chosen:
             pair = (bool(item["label"]), bool(entailed))
             groups["all"].append(pair)
+            groups[f"round:{item['round']}"].append(pair)
             groups["side:" + item["side"]].append(pair)
             groups["system:" + item["system"]].append(pair)
             groups[f"system:{item['system']}/{item['side']}"].append(pair)

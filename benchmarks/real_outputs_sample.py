@@ -30,8 +30,13 @@ SYSTEMS = ("GPT-4", "ChatGPT", "Text-Davinci-003", "BioBART-div", "LED", "train_
 SPLITS = ("test2", "test3")
 ENCOUNTERS_PER_SPLIT = 8
 PER_SIDE = 3
+#: The second round of labels: the next encounters of each split's shuffled order (first half dev,
+#: second half held out), drawn after the first round's items so their ids never change.
+ROUND_2_ENCOUNTERS = 8
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+#: Round 2 does not cut after a title ("Ms. Jones"); round 1's items keep round 1's cut.
+_SENTENCE_END_2 = re.compile(r"(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bMrs\.)(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
 
 def read_jsonl(path: Path) -> dict[str, dict]:
@@ -49,14 +54,14 @@ def is_header(line: str) -> bool:
     return line.strip().endswith(":") and len(bare.split()) <= 4
 
 
-def sentences(note: str) -> list[str]:
+def sentences(note: str, cut: re.Pattern = _SENTENCE_END) -> list[str]:
     """Candidate sentences: 4 to 60 words, not a header, one per line piece."""
     found = []
     for line in note.splitlines():
         line = line.strip().lstrip(":").strip()
         if is_header(line):
             continue
-        for piece in _SENTENCE_END.split(line):
+        for piece in cut.split(line):
             piece = piece.strip().lstrip("-•*").strip()
             if 4 <= len(piece.split()) <= 60 and re.search(r"[A-Za-z]", piece):
                 found.append(piece)
@@ -64,24 +69,26 @@ def sentences(note: str) -> list[str]:
 
 
 def draw(data: Path = DATA) -> list[dict]:
-    items = []
-    for split in SPLITS:
-        refs = read_jsonl(data / split / "references.jsonl")
-        outputs = {s: read_jsonl(data / split / "systems" / f"{s}.jsonl") for s in SYSTEMS}
-        ids = sorted(refs)
-        random.Random(f"real-outputs/{split}").shuffle(ids)
-        chosen = ids[:ENCOUNTERS_PER_SPLIT]
-        for rank, encounter in enumerate(chosen):
-            half = "dev" if rank < ENCOUNTERS_PER_SPLIT // 2 else "held_out"
-            for system in SYSTEMS:
-                note = outputs[system][encounter]["prediction"]
-                rng = random.Random(f"real-outputs/{split}/{encounter}/{system}")
-                for side, pool in (("recall", sentences(refs[encounter]["reference"])),
-                                   ("precision", sentences(note))):
-                    for sentence in rng.sample(pool, min(PER_SIDE, len(pool))):
-                        items.append({"item": f"{split}/{encounter}/{system}/{side}/{len(items)}",
-                                      "split": split, "encounter": encounter, "system": system,
-                                      "half": half, "side": side, "sentence": sentence})
+    """Every item of both rounds, round 1 first (its ids are positions in this list)."""
+    items: list[dict] = []
+    for round_, first, count, cut in ((1, 0, ENCOUNTERS_PER_SPLIT, _SENTENCE_END),
+                                      (2, ENCOUNTERS_PER_SPLIT, ROUND_2_ENCOUNTERS, _SENTENCE_END_2)):
+        for split in SPLITS:
+            refs = read_jsonl(data / split / "references.jsonl")
+            outputs = {s: read_jsonl(data / split / "systems" / f"{s}.jsonl") for s in SYSTEMS}
+            ids = sorted(refs)
+            random.Random(f"real-outputs/{split}").shuffle(ids)
+            for rank, encounter in enumerate(ids[first: first + count]):
+                half = "dev" if rank < count // 2 else "held_out"
+                for system in SYSTEMS:
+                    note = outputs[system][encounter]["prediction"]
+                    rng = random.Random(f"real-outputs/{split}/{encounter}/{system}")
+                    for side, pool in (("recall", sentences(refs[encounter]["reference"], cut)),
+                                       ("precision", sentences(note, cut))):
+                        for sentence in rng.sample(pool, min(PER_SIDE, len(pool))):
+                            items.append({"item": f"{split}/{encounter}/{system}/{side}/{len(items)}",
+                                          "split": split, "encounter": encounter, "system": system,
+                                          "half": half, "round": round_, "side": side, "sentence": sentence})
     return items
 
 
