@@ -174,6 +174,37 @@ class _Sentence:
         return {w.stem for w in self.words}
 
 
+@dataclass(frozen=True)
+class Finding:
+    """One thing the premise does not support, said in the premise's words. ``kind`` is one of
+    :data:`FINDING_KINDS`; ``conflict`` is true when the premise states something else (a side, a
+    number, an opposite, another assertion status), false when it only does not state the claim's."""
+
+    kind: str
+    text: str
+    conflict: bool = False
+
+
+#: ``missing``: content words the note does not use; ``drug``: a drug it does not name; ``polar``:
+#: a polar word or qualifier it does not say; ``opposite``: its prefixed opposite; ``assertion``:
+#: the word with another status (negated, a relative's …); ``number`` / ``side``: a number or side
+#: not found or another one found; ``together``: numbers and sides no one sentence holds together;
+#: ``empty``: a claim with nothing to check.
+FINDING_KINDS = ("missing", "drug", "polar", "opposite", "assertion", "number", "side", "together", "empty")
+
+
+@dataclass
+class Assessment:
+    """Everything :meth:`ClinicalRulesJudge.assess` read of one (premise, claim) pair: the rules'
+    findings, the words forgiven as rewording, the closest premise sentence, and the features the
+    decision model reads (:mod:`doclens.evaluators.rules.decision`)."""
+
+    findings: list[Finding]
+    forgiven: list[str]
+    closest: str | None
+    features: dict[str, float]
+
+
 def _short(text: str, limit: int = 90) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
@@ -462,25 +493,25 @@ class ClinicalRulesJudge(Evaluator):
         self._embed([a, b])
         return float(self._vector(a) @ self._vector(b))
 
-    def _explain_all(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], tuple[bool, str]]:
-        """:meth:`explain` of each distinct pair, in rounds, so MiniLM encodes in a few large
+    def _explain_all(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], tuple[bool, str, bool]]:
+        """:meth:`_judge` of each distinct pair, in rounds, so MiniLM encodes in a few large
         batches rather than a small one per claim: a pair that needs texts not yet encoded is
         deferred (its texts noted), then the round's texts are encoded together (each once,
         longest first) and the deferred pairs judged again, until none is left. A pair needs at
         most two rounds of texts (the sentences it aligns with, then the words it would forgive),
         and judging again reads the analysed sentences from memory. Verdicts are those of
         :meth:`explain` one pair at a time (tests/test_clinical_rules.py)."""
-        results: dict[tuple[str, str], tuple[bool, str]] = {}
+        results: dict[tuple[str, str], tuple[bool, str, bool]] = {}
         todo = list(dict.fromkeys(pairs))
         if self.paraphrase == "none":
-            return {pair: self.explain(*pair) for pair in todo}
+            return {pair: self._judge(*pair) for pair in todo}
         self._wanted = set()
         try:
             while todo:
                 deferred = []
                 for pair in todo:
                     try:
-                        results[pair] = self.explain(*pair)
+                        results[pair] = self._judge(*pair)
                     except _Unencoded:
                         deferred.append(pair)
                 if deferred:
@@ -510,7 +541,7 @@ class ClinicalRulesJudge(Evaluator):
     def judge_claims_many(self, requests: list[ClaimRequest], *, on_done=None) -> list[list[ClaimJudgement]]:
         """Like the base class (each distinct pair judged once), with each verdict's explanation;
         ``on_done(n)``, when given, is called as request ``n`` is judged (a progress bar's step)."""
-        memo: dict[tuple[str, str], tuple[bool, str]] = {}
+        memo: dict[tuple[str, str], tuple[bool, str, bool]] = {}
         results = []
         for group in self._progress_groups([len(r.claims) for r in requests], on_done):
             todo = [(requests[n].premise, claim) for n in group for claim in requests[n].claims]
@@ -518,7 +549,7 @@ class ClinicalRulesJudge(Evaluator):
             self.usage.pairs += len(judged)
             memo.update(judged)
             for n in group:
-                results.append([ClaimJudgement(*memo[(requests[n].premise, claim)]) for claim in requests[n].claims])
+                results.append([ClaimJudgement(*memo[(requests[n].premise, claim)][:2]) for claim in requests[n].claims])
                 if on_done is not None:
                     on_done(n)
         return results
@@ -535,25 +566,39 @@ class ClinicalRulesJudge(Evaluator):
         return results
 
     def explain(self, premise: str, claim: str) -> tuple[bool, str]:
-        """``(entailed, explanation)`` for one pair: each rule's check returns its problems (what
+        """``(entailed, explanation)`` for one pair: each rule's check returns its findings (what
         differs, in the premise's words); the claim is entailed when none has any."""
+        return self._judge(premise, claim)[:2]
+
+    def _judge(self, premise: str, claim: str) -> tuple[bool, str, bool]:
+        """``(entailed, explanation, conflict)``: ``conflict`` when a finding is something else the
+        premise states (source support's ``not_supported``, not ``not_addressed``)."""
+        assessment = self.assess(premise, claim)
+        findings = assessment.findings
+        if findings:
+            return (False, "not supported: " + "; ".join(dict.fromkeys(f.text for f in findings)),
+                    any(f.conflict for f in findings))
+        forgiven = f"; {', '.join(assessment.forgiven)} forgiven as paraphrase" if assessment.forgiven else ""
+        where = f" (closest: \"{_short(assessment.closest)}\"{forgiven})" if assessment.closest is not None else ""
+        return True, ("supported: every content word, number, side and assertion of the claim matches the note"
+                      + where), False
+
+    def assess(self, premise: str, claim: str) -> Assessment:
+        """What the rules find in one pair (:class:`Assessment`): each check's findings, the words
+        forgiven as rewording, the closest premise sentence and the decision features."""
         analyser = self.analyser
         premise_sentences = analyser.sentences(premise)
         claim_sentences = analyser.sentences(claim)
         words = [w for s in claim_sentences for w in s.words]
         if not words and not any(s.numbers or s.sides for s in claim_sentences):
-            return False, "claim has no content word to check"
+            return Assessment([Finding("empty", "claim has no content word to check")], [], None, {})
         index = self._index(premise_sentences)
         best = self._aligned(claim, words, premise_sentences)
-        problems, forgiven, best = self._content_problems(claim, words, index, premise_sentences, best)
-        problems += self._assertion_problems(words, index)
+        findings, forgiven, best = self._content_problems(claim, words, index, premise_sentences, best)
+        findings += self._assertion_problems(words, index)
         for claim_sentence in claim_sentences:
-            problems += self._number_and_side_problems(claim_sentence, premise_sentences)
-        if problems:
-            return False, "not supported: " + "; ".join(dict.fromkeys(problems))
-        where = f" (closest: \"{_short(best.text)}\"{forgiven})" if best is not None else ""
-        return True, ("supported: every content word, number, side and assertion of the claim matches the note"
-                      + where)
+            findings += self._number_and_side_problems(claim_sentence, premise_sentences)
+        return Assessment(findings, forgiven, None if best is None else best.text, {})
 
     def _index(self, premise_sentences: list[_Sentence]) -> dict[str, list[tuple[_Word, _Sentence]]]:
         """Premise key → its occurrences; an abbreviation also stands for the words of its
@@ -583,7 +628,7 @@ class ClinicalRulesJudge(Evaluator):
         return max(candidates, key=lambda s: self._cosine(claim, s.text) + 0.02 * len(s.stems & stems))
 
     def _content_problems(self, claim: str, words: list[_Word], index: dict, premise_sentences: list[_Sentence],
-                          best: _Sentence | None) -> tuple[list[str], str, _Sentence | None]:
+                          best: _Sentence | None) -> tuple[list[Finding], list[str], _Sentence | None]:
         """Content words the premise lacks: an opposite it states (normal/abnormal), a drug it does
         not name, other words; a few missing words are forgiven as paraphrase (module docstring),
         judged against the sentence MiniLM aligns the claim with (returned)."""
@@ -591,30 +636,32 @@ class ClinicalRulesJudge(Evaluator):
         missing = [w for w in dict.fromkeys(w.text.lower() for w in words)
                    if self.analyser.normal(w) not in index and not self._abbreviation_found(w, words, index)
                    and w not in key]
-        problems: list[str] = []
+        problems: list[Finding] = []
         kept = []
         for m in missing:
             verdict = self._opposite(m, words, premise_sentences)
             if verdict == "same":  # "not controlled" = "uncontrolled"
                 continue
-            if verdict is not None or m in _POLAR:
-                problems.append(verdict or f"note does not say {m}")
+            if verdict is not None:
+                problems.append(Finding("opposite", verdict, conflict=True))
+            elif m in _POLAR:
+                problems.append(Finding("polar", f"note does not say {m}"))
             else:
                 kept.append(m)
-        forgiven = ""
+        forgiven: list[str] = []
         # MiniLM aligns only a claim whose missing words could be forgiven (a drug or too many never are)
         if kept and not problems and best is not None and self._forgivable(kept, words):
             best = self._aligned(claim, words, premise_sentences, encoder=True)
             if self._paraphrase_of(kept, words, best, claim):
-                forgiven, kept = f"; {', '.join(kept)} forgiven as paraphrase", []
+                forgiven, kept = kept, []
         drugs = [m for m in kept if m in DRUGS]
         others = [m for m in kept if m not in DRUGS]
         if drugs:
             present = sorted({w.text.lower() for s in premise_sentences for w in s.words if w.text.lower() in DRUGS})
             said = f"; note mentions {', '.join(present[:4])}" if present else ""
-            problems.append(f"note does not mention {', '.join(drugs)} (drug){said}")
+            problems.append(Finding("drug", f"note does not mention {', '.join(drugs)} (drug){said}"))
         if others:
-            problems.append(f"note does not mention: {', '.join(others[:6])}")
+            problems.append(Finding("missing", f"note does not mention: {', '.join(others[:6])}"))
         return problems, forgiven, best
 
     def _abbreviation_found(self, text: str, words: list[_Word], index: dict) -> bool:
@@ -623,7 +670,7 @@ class ClinicalRulesJudge(Evaluator):
         return any(keys <= index.keys() for keys in self.analyser.expansions(word))
 
     @staticmethod
-    def _assertion_problems(words: list[_Word], index: dict) -> list[str]:
+    def _assertion_problems(words: list[_Word], index: dict) -> list[Finding]:
         """Claim words the premise gives only with an incompatible status (negated, a relative's …).
         A negation is checked on its concept, not on every word in its scope: "no fracture on
         his knee x-ray" is the note's "x-rays did not reveal any fractures" (the knee and the x-ray
@@ -659,11 +706,11 @@ class ClinicalRulesJudge(Evaluator):
             premise_word, sentence = closest[0]
             key = (sentence.text, premise_word.status, word.status)
             conflicts.setdefault(key, []).append(word.text.lower())
-        return [f"note says \"{_short(text)}\" ({_describe(premise_status)}), claim states "
-                f"{', '.join(dict.fromkeys(conflicting))} {_describe(claim_status)}"
+        return [Finding("assertion", f"note says \"{_short(text)}\" ({_describe(premise_status)}), claim states "
+                        f"{', '.join(dict.fromkeys(conflicting))} {_describe(claim_status)}", conflict=True)
                 for (text, premise_status, claim_status), conflicting in conflicts.items()]
 
-    def _number_and_side_problems(self, claim_sentence: _Sentence, premise_sentences: list[_Sentence]) -> list[str]:
+    def _number_and_side_problems(self, claim_sentence: _Sentence, premise_sentences: list[_Sentence]) -> list[Finding]:
         """Numbers with their units and sides with their body part; several of one claim sentence
         must stand together in one premise sentence."""
         found = [self._check_number(v, u, c, premise_sentences) for v, u, c in claim_sentence.numbers]
@@ -674,9 +721,9 @@ class ClinicalRulesJudge(Evaluator):
             if not any(all(self._check_number(v, u, c, [s]) is None for v, u, c in claim_sentence.numbers)
                        and all(self._check_side(d, b, p, n, [s]) is None for d, b, p, n in claim_sentence.sides)
                        for s in premise_sentences):
-                problems.append("no note sentence holds " + ", ".join(
+                problems.append(Finding("together", "no note sentence holds " + ", ".join(
                     [f"{v} {u}" if u else v for v, u, _ in claim_sentence.numbers]
-                    + [p for _, _, p, _ in claim_sentence.sides]) + " together")
+                    + [p for _, _, p, _ in claim_sentence.sides]) + " together"))
         return problems
 
     @staticmethod
@@ -726,11 +773,11 @@ class ClinicalRulesJudge(Evaluator):
         return self._cosine(claim, best.text) >= PARAPHRASE_COSINE
 
     @staticmethod
-    def _check_number(value, unit, context, premise_sentences) -> str | None:
+    def _check_number(value, unit, context, premise_sentences) -> Finding | None:
         shown = f"{value} {unit}" if unit else value
         differs = _number_for_concept(value, unit, context, premise_sentences)
         if differs:
-            return f"note says {differs}, claim says {shown}"
+            return Finding("number", f"note says {differs}, claim says {shown}", conflict=True)
         near = []
         for sentence in premise_sentences:
             for v, u, _ in sentence.numbers:
@@ -743,11 +790,11 @@ class ClinicalRulesJudge(Evaluator):
                 if local and (u == unit or v == value) and ("/" in v) == ("/" in value):
                     near.append(f"{v} {u}" if u else v)
         if near:
-            return f"note says {', '.join(dict.fromkeys(near[:3]))}, claim says {shown}"
-        return f"note does not state {shown} there"
+            return Finding("number", f"note says {', '.join(dict.fromkeys(near[:3]))}, claim says {shown}", conflict=True)
+        return Finding("number", f"note does not state {shown} there")
 
     @staticmethod
-    def _check_side(side, body, phrase, negated, premise_sentences) -> str | None:
+    def _check_side(side, body, phrase, negated, premise_sentences) -> Finding | None:
         """The side the note gives the claim's body part, read where the note speaks of it most
         closely: among the note's sides with the same head word ("knee" of "left knee pain") or two
         context words in common (one when either has only one), those with the most context in
@@ -763,12 +810,13 @@ class ClinicalRulesJudge(Evaluator):
                     continue
                 scored.append((common + same_head + (n == negated), s, p))
         if not scored:
-            return f"note does not give the side of {phrase}"
+            return Finding("side", f"note does not give the side of {phrase}")
         best = max(score for score, _, _ in scored)
         closest = [(s, p) for score, s, p in scored if score == best]
         if any(s == side or (s == "bilateral" and side in ("left", "right")) for s, _ in closest):
             return None
-        return f"note says {', '.join(dict.fromkeys(p for _, p in closest[:2]))}, claim says {phrase}"
+        return Finding("side", f"note says {', '.join(dict.fromkeys(p for _, p in closest[:2]))}, claim says {phrase}",
+                       conflict=True)
 
     # ---- source support -------------------------------------------------------------------------
     support_verdicts = 3
@@ -785,8 +833,8 @@ class ClinicalRulesJudge(Evaluator):
         for request in requests:
             row = []
             for claim in request.claims:
-                entailed, explanation = judged[(request.premise, claim)]
-                verdict = SUPPORTED if entailed else (NOT_SUPPORTED if "note says" in explanation else NOT_ADDRESSED)
+                entailed, explanation, conflict = judged[(request.premise, claim)]
+                verdict = SUPPORTED if entailed else (NOT_SUPPORTED if conflict else NOT_ADDRESSED)
                 row.append(SupportJudgement(verdict, explanation))
             results.append(row)
         return results
