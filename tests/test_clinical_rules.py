@@ -121,6 +121,24 @@ PAIRS = {
                                       ["severe"]),
     "missing content": ("The lungs are clear.", "The lungs are clear and the abdomen is soft.", False,
                         ["abdomen", "soft"]),
+    # ConText as notes are written (clinical_rules.context_rules)
+    "assertion: a leading 'Negative X' negates forwards": (
+        "Negative McMurray test on the left.", "McMurray test is negative on the left.", True, ["supported"]),
+    "assertion: a leading 'Negative X' is no affirmed X": (
+        "Negative McMurray test on the left.", "McMurray test is positive on the left.", False, ["negated"]),
+    "assertion: 'Key: No X' negates X, not the key": (
+        "Examination of both hands: No joint swelling.", "There was no joint swelling.", True, ["supported"]),
+    "assertion: 'Key: No X' is no affirmed X": (
+        "Examination of both hands: No joint swelling.", "There was joint swelling.", False, ["negated"]),
+    "assertion: 'other than' ends a negation": (
+        "She has not taken anything other than acetaminophen for the pain.", "She has been taking acetaminophen.", True,
+        ["supported"]),
+    "assertion: 'evaluate for' makes the finding possible, not negated": (
+        "We will get an ultrasound to evaluate for gallstones.", "An ultrasound to evaluate for possible gallstones.",
+        True, ["supported"]),
+    "assertion: 'evaluate for' is not a negation to support one": (
+        "We will get an ultrasound to evaluate for gallstones.", "She has no gallstones.", False,
+        ["only possible", "gallstones negated"]),
 }
 
 

