@@ -139,6 +139,9 @@ PAIRS = {
     "assertion: 'evaluate for' is not a negation to support one": (
         "We will get an ultrasound to evaluate for gallstones.", "She has no gallstones.", False,
         ["only possible", "gallstones negated"]),
+    "assertion: a section key has no status of its own": (
+        "No medication changes today. Her asthma is not controlled at this time.",
+        "Medical Reasoning: Her asthma is not controlled at this time.", True, ["supported"]),
 }
 
 

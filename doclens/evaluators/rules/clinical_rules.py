@@ -21,7 +21,8 @@ premise supports everything the claim says, asserted the same way:
    scope rules, :mod:`doclens.evaluators.rules.context`, with its misreadings of note style mended:
    :func:`context_rules`), is
    compatible with the word's occurrence in the premise sentences closest to the claim (the most
-   claim words in common). Negated never matches
+   claim words in common); the words of a claim's section key ("Medical Reasoning:") have no status
+   to check. Negated never matches
    non-negated; an affirmed claim is not supported by a premise that only gives the finding as
    possible, hypothetical, historical or a relative's; a possible or hypothetical claim is
    supported by an affirmed premise. A prefixed opposite is read with negation ("not
@@ -639,7 +640,11 @@ class ClinicalRulesJudge(Evaluator):
         index = self._index(premise_sentences)
         best = self._aligned(claim, words, premise_sentences)
         findings, forgiven, best = self._content_problems(claim, words, index, premise_sentences, best)
-        findings += self._assertion_problems(words, index)
+        # the claim's section key ("Medical Reasoning:") says where the fact was written: it has no
+        # status of its own to check ("Medical Reasoning: This is not controlled" is no claim that
+        # something medical is affirmed)
+        key = _section_key_words(claim)
+        findings += self._assertion_problems([w for w in words if w.text.lower() not in key], index)
         for claim_sentence in claim_sentences:
             findings += self._number_and_side_problems(claim_sentence, premise_sentences)
         return Assessment(findings, forgiven, None if best is None else best.text, {})
