@@ -142,6 +142,9 @@ PAIRS = {
     "assertion: a section key has no status of its own": (
         "No medication changes today. Her asthma is not controlled at this time.",
         "Medical Reasoning: Her asthma is not controlled at this time.", True, ["supported"]),
+    "disk and disc are one word": (
+        "Lumbar spine x-ray showed no acute fracture. Likely acute disk herniation. Will order an MRI of the lumbar spine.",
+        "MRI of the lumbar spine for a possible acute disc herniation.", True, ["supported"]),
 }
 
 

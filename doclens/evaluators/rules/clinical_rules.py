@@ -258,8 +258,9 @@ class _Analyser:
         word = word.lower()
         stem = self._stems.get(word)
         if stem is None:
-            lemmas = self._lemmas(word) if word.isalpha() else {}
-            lemma = (lemmas.get("NOUN") or lemmas.get("VERB") or (word,))[0]
+            spelled = _SPELLINGS.get(word, word)
+            lemmas = self._lemmas(spelled) if spelled.isalpha() else {}
+            lemma = (lemmas.get("NOUN") or lemmas.get("VERB") or (spelled,))[0]
             stem = self._stems[word] = _WORD_NUMBERS.get(word) or self._stem(lemma)
         return stem
 
@@ -418,6 +419,9 @@ def _is_content(lower: str) -> bool:
     return bool(re.search(r"[a-z]", lower)) and (len(lower) >= 2 or lower == "x")
 
 
+#: One word spelled two ways in notes, read as one ("disk herniation" / "disc herniation": else the
+#: closest note sentence to a claim's "acute disc herniation" is another one with "acute" in it).
+_SPELLINGS = {"disk": "disc", "disks": "discs"}
 #: Words after which "once" / "twice" is a frequency ("once a day"), not a conjunction ("once the labs …").
 _FREQUENCY = frozenset("a an per daily weekly monthly nightly every each or more yearly".split())
 _FOLLOW_UP = re.compile(r"\b(follow)(?:up|-up)\b", re.IGNORECASE)
