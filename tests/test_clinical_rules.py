@@ -145,6 +145,10 @@ PAIRS = {
     "disk and disc are one word": (
         "Lumbar spine x-ray showed no acute fracture. Likely acute disk herniation. Will order an MRI of the lumbar spine.",
         "MRI of the lumbar spine for a possible acute disc herniation.", True, ["supported"]),
+    "number: a reading said in words is the written one": (
+        "Grade two out of six systolic murmur.", "Grade 2/6 systolic murmur.", True, ["supported"]),
+    "number: a reading said in words still differs": (
+        "His pain is seven out of ten today.", "His pain is 3/10 today.", False, ["note says 7/10, claim says 3/10"]),
 }
 
 

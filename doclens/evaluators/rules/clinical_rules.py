@@ -7,8 +7,9 @@ premise supports everything the claim says, asserted the same way:
    as digits; stop words, reporting verbs such as *reports* / *states* and assertion cues left
    out) occurs in the premise;
 2. **numbers with their units**: each number of the claim (``20 mg``, ``two weeks``, ``150/95``;
-   ``150 over 95`` reads as ``150/95``) occurs in the premise with the same unit, or, without a
-   unit, in a sentence that also holds one of the words around it in the claim; where the note
+   ``150 over 95`` and ``two out of six`` read as ``150/95`` and ``2/6``) occurs in the premise
+   with the same unit, or, without a unit, in a sentence that also holds one of the words around
+   it in the claim; where the note
    gives the claim's concept (the same unit, the most context words in common) another value,
    that value decides;
 3. **laterality**: each ``left`` / ``right`` / ``bilateral`` of the claim occurs in a premise
@@ -280,7 +281,7 @@ class _Analyser:
     def _sentence(self, text: str) -> _Sentence:
         sentence = _Sentence(text)
         # "150 over 95" (spoken) and "150/95" (written) are one reading
-        doc = self._nlp.make_doc(_FOLLOW_UP.sub(r"\1 up", _OVER.sub(r"\1/\2", text)))
+        doc = self._nlp.make_doc(_FOLLOW_UP.sub(r"\1 up", _OVER.sub(_reading, text)))
         if not len(doc):
             return sentence
         texts = [t.text for t in doc]
@@ -434,7 +435,14 @@ constitutional genitourinary gu lymphatic hematologic endocrine allergic immunol
 vital signs general history present illness hpi physical exam examination results impression patient education
 and counseling instructions agreements orders social family surgical past""".split())
 _LOWER_SENTENCE = re.compile(r"(?<=[a-z][.!?])\s+(?=[a-z])")
-_OVER = re.compile(r"\b(\d+)\s+over\s+(\d+)\b", re.IGNORECASE)
+#: A reading said aloud: "150 over 95", "two out of six" (a murmur's grade, a pain score) is
+#: written 150/95, 2/6.
+_SAID_NUMBER = r"(\d+|" + "|".join(w for w in _WORD_NUMBERS if w not in ("once", "twice")) + ")"
+_OVER = re.compile(rf"\b{_SAID_NUMBER}\s+(?:over|out\s+of)\s+{_SAID_NUMBER}\b", re.IGNORECASE)
+
+
+def _reading(match: re.Match) -> str:
+    return "/".join(_WORD_NUMBERS.get(part.lower(), part) for part in match.groups())
 
 
 def _is_number(word: str) -> bool:
