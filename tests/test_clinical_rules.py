@@ -149,6 +149,10 @@ PAIRS = {
         "Grade two out of six systolic murmur.", "Grade 2/6 systolic murmur.", True, ["supported"]),
     "number: a reading said in words still differs": (
         "His pain is seven out of ten today.", "His pain is 3/10 today.", False, ["note says 7/10, claim says 3/10"]),
+    "number: its context word abbreviated is the word written out": (
+        "Vitals: Blood pressure 150/90 today.", "BP 150/90.", True, ["supported"]),
+    "number: an abbreviated context word still finds the note's other value": (
+        "Vitals: Blood pressure 150/90 today.", "BP 130/90.", False, ["note says 150/90, claim says 130/90"]),
 }
 
 

@@ -171,6 +171,9 @@ class _Sentence:
     #: side, the content stems around it (two before, three after: the body part), the phrase,
     #: and whether its body part is negated ("denies left sided facial pain")
     sides: list[tuple[str, frozenset, str, bool]] = field(default_factory=list)
+    #: the stems with the keys of their abbreviations' expansions ("BP": blood, pressure), which a
+    #: number's context (read the same way) is matched against
+    keys: frozenset = frozenset()
 
     @property
     def stems(self) -> set[str]:
@@ -299,7 +302,11 @@ class _Analyser:
                 continue
             sentence.words.append(_Word(self.normal(lower), texts[i], statuses.get(i, "affirmed"), i))
             content_positions.append(i)
-        _numbers_and_sides(sentence, texts, lowers, content_positions)
+        # a number's words are matched with their abbreviations written out: "BP 140/60" is the
+        # note's "Blood pressure 140/60"
+        keys_at = {w.position: frozenset({w.stem}.union(*self.expansions(w))) for w in sentence.words}
+        sentence.keys = frozenset().union(*keys_at.values())
+        _numbers_and_sides(sentence, texts, lowers, content_positions, keys_at)
         return sentence
 
 
@@ -349,9 +356,11 @@ def _opens_value(doc, start: int, end: int) -> bool:
     return not _ends_value(doc, start, end)
 
 
-def _numbers_and_sides(sentence: _Sentence, texts: list[str], lowers: list[str], content_positions: list[int]) -> None:
-    """Each number with its unit and the content keys around it, and each side with the keys
-    around it (two before, three after: the body part) and its phrase."""
+def _numbers_and_sides(sentence: _Sentence, texts: list[str], lowers: list[str], content_positions: list[int],
+                       keys_at: dict[int, frozenset]) -> None:
+    """Each number with its unit and the content keys around it (``keys_at``: a word's stem and
+    its abbreviation's expansions), and each side with the stems around it (two before, three
+    after: the body part) and its phrase."""
     stem_at = {w.position: w.stem for w in sentence.words}
     negated_at = {w.position for w in sentence.words if w.status == "negated"}
     for i, lower in enumerate(lowers):
@@ -367,9 +376,9 @@ def _numbers_and_sides(sentence: _Sentence, texts: list[str], lowers: list[str],
                     break
             # the content words around it: within three tokens, else the nearest one each way
             # ("follow up with me in 3 months": follow)
-            context = frozenset(stem_at[j] for j in range(i - 3, i + 4) if j in stem_at) or frozenset(
-                stem_at[j] for j in ([k for k in content_positions if k < i][-1:] + [k for k in content_positions
-                                                                                     if k > i][:1]))
+            near = [j for j in range(i - 3, i + 4) if j in keys_at] or (
+                [k for k in content_positions if k < i][-1:] + [k for k in content_positions if k > i][:1])
+            context = frozenset().union(*(keys_at[j] for j in near))
             sentence.numbers.append((_number_value(lower), unit, context))
         elif lower in _SIDES:
             after = [j for j in content_positions if j > i][:3]
@@ -843,7 +852,7 @@ class ClinicalRulesJudge(Evaluator):
         for sentence in premise_sentences:
             for v, u, _ in sentence.numbers:
                 # near the same words, or with the same unit ("four days" needs no context)
-                local = not context or bool(context & sentence.stems) or (unit is not None and u == unit)
+                local = not context or bool(context & sentence.keys) or (unit is not None and u == unit)
                 if v == value and (unit is None or u is None or u == unit) and local:
                     return None
                 # what the note says instead: a number of the same kind (the same unit or the same
