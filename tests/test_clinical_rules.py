@@ -153,6 +153,12 @@ PAIRS = {
         "Vitals: Blood pressure 150/90 today.", "BP 150/90.", True, ["supported"]),
     "number: an abbreviated context word still finds the note's other value": (
         "Vitals: Blood pressure 150/90 today.", "BP 130/90.", False, ["note says 150/90, claim says 130/90"]),
+    "number: the nearest content word before it is its context too": (
+        "Three radiographs of the right knee were taken today.", "Radiographs taken today, 3 views of the right knee.",
+        True, ["supported"]),
+    "number: the wider context still finds the note's other value": (
+        "Three radiographs of the right knee were taken today.", "Radiographs taken today, 2 views of the right knee.",
+        False, ["note says 3, claim says 2"]),
 }
 
 

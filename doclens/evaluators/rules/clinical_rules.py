@@ -374,9 +374,10 @@ def _numbers_and_sides(sentence: _Sentence, texts: list[str], lowers: list[str],
                     break
                 if follower not in {"-", "/"}:
                     break
-            # the content words around it: within three tokens, else the nearest one each way
-            # ("follow up with me in 3 months": follow)
-            near = [j for j in range(i - 3, i + 4) if j in keys_at] or (
+            # the content words around it: within three tokens, and the nearest one each way
+            # ("follow up with me in 3 months": follow; "Radiographs taken today, 3 views":
+            # radiographs and views)
+            near = [j for j in range(i - 3, i + 4) if j in keys_at] + (
                 [k for k in content_positions if k < i][-1:] + [k for k in content_positions if k > i][:1])
             context = frozenset().union(*(keys_at[j] for j in near))
             sentence.numbers.append((_number_value(lower), unit, context))
