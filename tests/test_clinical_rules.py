@@ -159,6 +159,12 @@ PAIRS = {
     "number: the wider context still finds the note's other value": (
         "Three radiographs of the right knee were taken today.", "Radiographs taken today, 2 views of the right knee.",
         False, ["note says 3, claim says 2"]),
+    "number: a range's ends share its unit and are found apart": (
+        "Knee range of motion. Extension: 0 degrees. Flexion: 120 degrees.", "Knee range of motion is zero to 120 degrees.",
+        True, ["supported"]),
+    "number: a range's end with its shared unit still differs": (
+        "Knee range of motion. Extension: 0 degrees. Flexion: 120 degrees.", "Knee range of motion is 10 to 120 degrees.",
+        False, ["claim says 10 degree"]),
 }
 
 

@@ -16,7 +16,8 @@ premise supports everything the claim says, asserted the same way:
    sentence that names the same body part (two of the content words around it in common);
    ``bilateral`` supports either side; the note's mentions of that body part with the most
    context in common with the claim decide (a side named elsewhere does not support it); several
-   numbers and sides of one claim sentence must be found together in one premise sentence;
+   numbers and sides of one claim sentence must be found together in one premise sentence (a
+   range's first end, which shares the unit of its second, "0 to 120 degrees", may be apart);
 4. **assertion**: each content word's status — affirmed, negated, possible, hypothetical,
    historical, or about a family member — as ConText assigns it (medspaCy 1.3.1's cue lexicon and
    scope rules, :mod:`doclens.evaluators.rules.context`, with its misreadings of note style mended:
@@ -168,6 +169,8 @@ class _Sentence:
     text: str
     words: list[_Word] = field(default_factory=list)
     numbers: list[tuple[str, str | None, frozenset]] = field(default_factory=list)  # value, unit, context
+    #: the numbers (their indices in ``numbers``) that open a range: the 0 of "0 to 120 degrees"
+    range_starts: set[int] = field(default_factory=set)
     #: side, the content stems around it (two before, three after: the body part), the phrase,
     #: and whether its body part is negated ("denies left sided facial pain")
     sides: list[tuple[str, frozenset, str, bool]] = field(default_factory=list)
@@ -367,13 +370,13 @@ def _numbers_and_sides(sentence: _Sentence, texts: list[str], lowers: list[str],
         if _is_number(lower):
             if lower in ("once", "twice") and not set(lowers[i + 1: i + 2]) & _FREQUENCY:
                 continue  # "once the labs come back" is no count
-            unit = None
-            for follower in lowers[i + 1: i + 3]:
-                if follower in _UNITS:
-                    unit = _UNITS[follower]
-                    break
-                if follower not in {"-", "/"}:
-                    break
+            unit = _unit_after(lowers, i)
+            if unit is None and lowers[i + 1: i + 2] in (["to"], ["or"], ["-"]) and _is_number(
+                    "".join(lowers[i + 2: i + 3])) and "/" not in lower + "".join(lowers[i + 2: i + 3]):
+                # one unit for a range's two ends: "zero to 120 degrees", "2-3 months", "5 or 10 pounds"
+                unit = _unit_after(lowers, i + 2)
+                if unit is not None:
+                    sentence.range_starts.add(len(sentence.numbers))
             # the content words around it: within three tokens, and the nearest one each way
             # ("follow up with me in 3 months": follow; "Radiographs taken today, 3 views":
             # radiographs and views)
@@ -387,6 +390,16 @@ def _numbers_and_sides(sentence: _Sentence, texts: list[str], lowers: list[str],
             phrase = " ".join(texts[i: (after[0] + 1) if after else i + 1])
             sentence.sides.append((_SIDES[lower], frozenset(stem_at[j] for j in near), phrase,
                                    bool(after) and after[0] in negated_at))
+
+
+def _unit_after(lowers: list[str], i: int) -> str | None:
+    """The unit that follows the number at ``i`` ("20 mg", "20-mg")."""
+    for follower in lowers[i + 1: i + 3]:
+        if follower in _UNITS:
+            return _UNITS[follower]
+        if follower not in {"-", "/"}:
+            return None
+    return None
 
 
 def _without_opening_header(text: str) -> str:
@@ -787,13 +800,16 @@ class ClinicalRulesJudge(Evaluator):
         found = [self._check_number(v, u, c, premise_sentences) for v, u, c in claim_sentence.numbers]
         found += [self._check_side(d, b, p, n, premise_sentences) for d, b, p, n in claim_sentence.sides]
         problems = [p for p in found if p]
-        if len(found) > 1 and not problems:
+        # a range's two ends are found apart: "range of motion 0 to 120 degrees" is "Extension: 0
+        # degrees. Flexion: 120 degrees."; its first end is checked on its own only
+        together = [n for k, n in enumerate(claim_sentence.numbers) if k not in claim_sentence.range_starts]
+        if len(together) + len(claim_sentence.sides) > 1 and not problems:
             # "left kidney 10 cm" is not supported by "right kidney 10 cm … left kidney 12 cm"
-            if not any(all(self._check_number(v, u, c, [s]) is None for v, u, c in claim_sentence.numbers)
+            if not any(all(self._check_number(v, u, c, [s]) is None for v, u, c in together)
                        and all(self._check_side(d, b, p, n, [s]) is None for d, b, p, n in claim_sentence.sides)
                        for s in premise_sentences):
                 problems.append(Finding("together", "no note sentence holds " + ", ".join(
-                    [f"{v} {u}" if u else v for v, u, _ in claim_sentence.numbers]
+                    [f"{v} {u}" if u else v for v, u, _ in together]
                     + [p for _, _, p, _ in claim_sentence.sides]) + " together"))
         return problems
 
