@@ -165,6 +165,15 @@ PAIRS = {
     "number: a range's end with its shared unit still differs": (
         "Knee range of motion. Extension: 0 degrees. Flexion: 120 degrees.", "Knee range of motion is 10 to 120 degrees.",
         False, ["claim says 10 degree"]),
+    "laterality: a note that names one side only speaks of it where it gives none": (
+        "Right ankle sprain with swelling. She denies tingling in her toes.", "She denies tingling in her right toes.",
+        True, ["supported"]),
+    "laterality: a note that names one side only gives no other": (
+        "Right ankle sprain with swelling. She denies tingling in her toes.", "She denies tingling in her left toes.",
+        False, ["does not give the side of left toes"]),
+    "laterality: a note that names both sides gives none where it says none": (
+        "Right ankle sprain. Left wrist pain. She denies tingling in her toes.", "She denies tingling in her right toes.",
+        False, ["does not give the side of right toes"]),
 }
 
 

@@ -15,7 +15,9 @@ premise supports everything the claim says, asserted the same way:
 3. **laterality**: each ``left`` / ``right`` / ``bilateral`` of the claim occurs in a premise
    sentence that names the same body part (two of the content words around it in common);
    ``bilateral`` supports either side; the note's mentions of that body part with the most
-   context in common with the claim decide (a side named elsewhere does not support it); several
+   context in common with the claim decide (a side named elsewhere does not support it); where the
+   note gives the body part no side, a note that names the claim's side and no other supports it;
+   several
    numbers and sides of one claim sentence must be found together in one premise sentence (a
    range's first end, which shares the unit of its second, "0 to 120 degrees", may be apart);
 4. **assertion**: each content word's status — affirmed, negated, possible, hypothetical,
@@ -897,6 +899,10 @@ class ClinicalRulesJudge(Evaluator):
                     continue
                 scored.append((common + same_head + (n == negated), s, p))
         if not scored:
+            # a note that names one side only speaks of that side where it gives none: "She denies
+            # any tingling in her toes" in a note about a right ankle is about the right toes
+            if {s for sentence in premise_sentences for s, _, _, _ in sentence.sides} == {side}:
+                return None
             return Finding("side", f"note does not give the side of {phrase}")
         best = max(score for score, _, _ in scored)
         closest = [(s, p) for score, s, p in scored if score == best]
