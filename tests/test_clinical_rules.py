@@ -174,6 +174,14 @@ PAIRS = {
     "laterality: a note that names both sides gives none where it says none": (
         "Right ankle sprain. Left wrist pain. She denies tingling in her toes.", "She denies tingling in her right toes.",
         False, ["does not give the side of right toes"]),
+    "laterality: 'both hands' is bilateral and supports either side": (
+        "She reports numbness and tingling in both hands since December.", "Right hand numbness.", True, ["supported"]),
+    "laterality: 'both hands' is bilateral": (
+        "She reports numbness and tingling in both hands since December.", "Bilateral hand numbness.", True,
+        ["supported"]),
+    "laterality: 'both hands' is not one hand": (
+        "She reports numbness and tingling in the left hand since December.", "She reports numbness in both hands.",
+        False, ["note says left hand, claim says both hands"]),
 }
 
 

@@ -12,14 +12,14 @@ premise supports everything the claim says, asserted the same way:
    it in the claim; where the note
    gives the claim's concept (the same unit, the most context words in common) another value,
    that value decides;
-3. **laterality**: each ``left`` / ``right`` / ``bilateral`` of the claim occurs in a premise
-   sentence that names the same body part (two of the content words around it in common);
-   ``bilateral`` supports either side; the note's mentions of that body part with the most
-   context in common with the claim decide (a side named elsewhere does not support it); where the
-   note gives the body part no side, a note that names the claim's side and no other supports it;
-   several
-   numbers and sides of one claim sentence must be found together in one premise sentence (a
-   range's first end, which shares the unit of its second, "0 to 120 degrees", may be apart);
+3. **laterality**: each ``left`` / ``right`` / ``bilateral`` (``both hands``) of the claim occurs
+   in a premise sentence that names the same body part (the same word after the side, or two of
+   the content words around it in common); ``bilateral`` supports either side; the note's mentions
+   of that body part with the most context in common with the claim decide (a side named elsewhere
+   does not support it); where the note gives the body part no side, a note that names the claim's
+   side and no other supports it; several numbers and sides of one claim sentence must be found
+   together in one premise sentence (a range's first end, which shares the unit of its second, "0
+   to 120 degrees", may be apart);
 4. **assertion**: each content word's status — affirmed, negated, possible, hypothetical,
    historical, or about a family member — as ConText assigns it (medspaCy 1.3.1's cue lexicon and
    scope rules, :mod:`doclens.evaluators.rules.context`, with its misreadings of note style mended:
@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from doclens.core.errors import ConfigurationError
 from doclens.core.types import ClaimJudgement
@@ -166,6 +167,14 @@ class _Word:
     position: int
 
 
+class _Side(NamedTuple):
+    side: str  # left, right or bilateral
+    body: frozenset  # the content stems around it (two before, three after: the body part)
+    phrase: str  # as written, "left sided", "both hands"
+    negated: bool  # its body part is negated ("denies left sided facial pain")
+    head: str | None  # the stem of the word it names ("knee" of "left knee pain"; "hand" of "right-hand")
+
+
 @dataclass
 class _Sentence:
     text: str
@@ -173,9 +182,7 @@ class _Sentence:
     numbers: list[tuple[str, str | None, frozenset]] = field(default_factory=list)  # value, unit, context
     #: the numbers (their indices in ``numbers``) that open a range: the 0 of "0 to 120 degrees"
     range_starts: set[int] = field(default_factory=set)
-    #: side, the content stems around it (two before, three after: the body part), the phrase,
-    #: and whether its body part is negated ("denies left sided facial pain")
-    sides: list[tuple[str, frozenset, str, bool]] = field(default_factory=list)
+    sides: list[_Side] = field(default_factory=list)
     #: the stems with the keys of their abbreviations' expansions ("BP": blood, pressure), which a
     #: number's context (read the same way) is matched against
     keys: frozenset = frozenset()
@@ -386,12 +393,15 @@ def _numbers_and_sides(sentence: _Sentence, texts: list[str], lowers: list[str],
                 [k for k in content_positions if k < i][-1:] + [k for k in content_positions if k > i][:1])
             context = frozenset().union(*(keys_at[j] for j in near))
             sentence.numbers.append((_number_value(lower), unit, context))
-        elif lower in _SIDES:
+        elif lower in _SIDES or (lower == "both" and i + 1 in stem_at):  # "both hands" is bilateral
             after = [j for j in content_positions if j > i][:3]
             near = [j for j in content_positions if j < i][-2:] + after
             phrase = " ".join(texts[i: (after[0] + 1) if after else i + 1])
-            sentence.sides.append((_SIDES[lower], frozenset(stem_at[j] for j in near), phrase,
-                                   bool(after) and after[0] in negated_at))
+            # the word it names follows it, a hyphen at most between ("right-hand")
+            k = next((k for k in range(i + 1, len(lowers)) if lowers[k] not in ("-", "–")), None)
+            head = None if k is None or not re.search(r"\w", lowers[k]) else stem_at.get(k, lowers[k])
+            sentence.sides.append(_Side(_SIDES.get(lower, "bilateral"), frozenset(stem_at[j] for j in near), phrase,
+                                        bool(after) and after[0] in negated_at, head))
 
 
 def _unit_after(lowers: list[str], i: int) -> str | None:
@@ -800,7 +810,7 @@ class ClinicalRulesJudge(Evaluator):
         """Numbers with their units and sides with their body part; several of one claim sentence
         must stand together in one premise sentence."""
         found = [self._check_number(v, u, c, premise_sentences) for v, u, c in claim_sentence.numbers]
-        found += [self._check_side(d, b, p, n, premise_sentences) for d, b, p, n in claim_sentence.sides]
+        found += [self._check_side(side, premise_sentences) for side in claim_sentence.sides]
         problems = [p for p in found if p]
         # a range's two ends are found apart: "range of motion 0 to 120 degrees" is "Extension: 0
         # degrees. Flexion: 120 degrees."; its first end is checked on its own only
@@ -808,11 +818,11 @@ class ClinicalRulesJudge(Evaluator):
         if len(together) + len(claim_sentence.sides) > 1 and not problems:
             # "left kidney 10 cm" is not supported by "right kidney 10 cm … left kidney 12 cm"
             if not any(all(self._check_number(v, u, c, [s]) is None for v, u, c in together)
-                       and all(self._check_side(d, b, p, n, [s]) is None for d, b, p, n in claim_sentence.sides)
+                       and all(self._check_side(side, [s]) is None for side in claim_sentence.sides)
                        for s in premise_sentences):
                 problems.append(Finding("together", "no note sentence holds " + ", ".join(
                     [f"{v} {u}" if u else v for v, u, _ in together]
-                    + [p for _, _, p, _ in claim_sentence.sides]) + " together"))
+                    + [side.phrase for side in claim_sentence.sides]) + " together"))
         return problems
 
     @staticmethod
@@ -883,17 +893,17 @@ class ClinicalRulesJudge(Evaluator):
         return Finding("number", f"note does not state {shown} there")
 
     @staticmethod
-    def _check_side(side, body, phrase, negated, premise_sentences) -> Finding | None:
+    def _check_side(claimed: _Side, premise_sentences) -> Finding | None:
         """The side the note gives the claim's body part, read where the note speaks of it most
         closely: among the note's sides with the same head word ("knee" of "left knee pain") or two
         context words in common (one when either has only one), those with the most context in
         common (and the same negation) decide; a side named there elsewhere in the note does not support the claim
         ("denies left sided facial pain … reports right sided facial pain" is the right side)."""
-        head = phrase.lower().split()[1:2]  # "left shoulder pain" → shoulder
+        side, body, phrase, negated, head = claimed
         scored = []
         for sentence in premise_sentences:
-            for s, b, p, n in sentence.sides:
-                same_head = bool(head) and p.lower().split()[1:2] == head
+            for s, b, p, n, h in sentence.sides:
+                same_head = head is not None and h == head
                 common = len(body & b) if body else 0
                 if body and common < min(2, len(body), len(b)) and not same_head:
                     continue
@@ -901,7 +911,7 @@ class ClinicalRulesJudge(Evaluator):
         if not scored:
             # a note that names one side only speaks of that side where it gives none: "She denies
             # any tingling in her toes" in a note about a right ankle is about the right toes
-            if {s for sentence in premise_sentences for s, _, _, _ in sentence.sides} == {side}:
+            if {other.side for sentence in premise_sentences for other in sentence.sides} == {side}:
                 return None
             return Finding("side", f"note does not give the side of {phrase}")
         best = max(score for score, _, _ in scored)
