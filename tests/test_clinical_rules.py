@@ -209,6 +209,17 @@ def test_once_is_a_count_only_as_a_frequency(judge):
     assert [(v, u) for s in frequency for v, u, _ in s.numbers] == [("1", None)]
 
 
+def test_a_habitual_used_to_is_no_content_word(judge):
+    # "not as functional as it used to be" claimed nothing negated about using anything ("claim
+    # states used negated" against "use crutches"); "is used to treat" is the verb
+    habit = judge.analyser.sentences("His knee is not as functional as it used to be.")
+    verb = judge.analyser.sentences("Ibuprofen is used to treat the pain.")
+    assert "used" not in [w.text for s in habit for w in s.words]
+    assert "used" in [w.text for s in verb for w in s.words]
+    _, explanation = judge.explain("He will use crutches. His knee is stiff.", "His knee is not as functional as it used to be.")
+    assert "used" not in explanation, explanation
+
+
 def test_without_paraphrase_tolerance_every_word_must_occur():
     strict = ClinicalRulesJudge(paraphrase="none")
     premise, claim, _, _ = PAIRS["paraphrase: age phrasing"]

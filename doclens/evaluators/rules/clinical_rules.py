@@ -4,8 +4,8 @@ A claim is **entailed** by a premise (a note, or the dialogue turns a statement 
 premise supports everything the claim says, asserted the same way:
 
 1. **content**: every content word of the claim (lower-cased, Porter-stemmed, number words read
-   as digits; stop words, reporting verbs such as *reports* / *states* and assertion cues left
-   out) occurs in the premise;
+   as digits; stop words, reporting verbs such as *reports* / *states*, assertion cues and a
+   habitual "used to" left out) occurs in the premise;
 2. **numbers with their units**: each number of the claim (``20 mg``, ``two weeks``, ``150/95``;
    ``150 over 95`` and ``two out of six`` read as ``150/95`` and ``2/6``) occurs in the premise
    with the same unit, or, without a unit, in a sentence that also holds one of the words around
@@ -312,6 +312,8 @@ class _Analyser:
             # a text made only of cue words ("This has resolved.") is checked on those words
             if (i in cue_tokens and not only_cues) or not _is_content(lower):
                 continue
+            if lower == "used" and lowers[i + 1: i + 2] == ["to"] and i and lowers[i - 1] in _PRONOUNS:
+                continue  # "as it used to be", "he used to run": a habit of the past, not the verb use
             sentence.words.append(_Word(self.normal(lower), texts[i], statuses.get(i, "affirmed"), i))
             content_positions.append(i)
         # a number's words are matched with their abbreviations written out: "BP 140/60" is the
@@ -458,6 +460,8 @@ def _is_content(lower: str) -> bool:
 #: One word spelled two ways in notes, read as one ("disk herniation" / "disc herniation": else the
 #: closest note sentence to a claim's "acute disc herniation" is another one with "acute" in it).
 _SPELLINGS = {"disk": "disc", "disks": "discs"}
+#: Subjects of a habitual "used to" ("as it used to be"); "it is used to treat" is the verb use.
+_PRONOUNS = frozenset("i you he she it we they".split())
 #: Words after which "once" / "twice" is a frequency ("once a day"), not a conjunction ("once the labs …").
 _FREQUENCY = frozenset("a an per daily weekly monthly nightly every each or more yearly".split())
 _FOLLOW_UP = re.compile(r"\b(follow)(?:up|-up)\b", re.IGNORECASE)
