@@ -59,6 +59,15 @@ def test_json_round_trip_keeps_the_fingerprint():
     assert again.provenance == {"fitted_on": "test rows"}
 
 
+@pytest.mark.parametrize("data", [{}, {"weights": {"content_words": 1.0}}, {"weights": [], "bias": 0.0},
+                                  {"weights": {"content_words": "x"}, "bias": 0.0},
+                                  {"weights": {"content_words": float("nan")}, "bias": 0.0},
+                                  {"weights": {}, "bias": 0.0, "threshold": 1.5}])
+def test_a_damaged_model_file_is_refused(data):
+    with pytest.raises(ValueError, match="decision model"):
+        DecisionModel.from_json(data)
+
+
 def test_shipped_model_was_fitted_on_development_data_only():
     model = load_model()
     fitted_on = model.provenance["fitted_on"]

@@ -87,14 +87,30 @@ class DecisionModel:
 
     @classmethod
     def from_json(cls, data: dict) -> DecisionModel:
-        return cls({k: float(v) for k, v in data["weights"].items()}, float(data["bias"]),
-                   float(data.get("threshold", 0.5)), dict(data.get("provenance") or {}))
+        """The model :meth:`to_json` wrote; ``ValueError`` naming what is missing or not a number."""
+        try:
+            weights = {str(k): float(v) for k, v in data["weights"].items()}
+            model = cls(weights, float(data["bias"]), float(data.get("threshold", 0.5)),
+                        dict(data.get("provenance") or {}))
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise ValueError(f"decision model: not a model written by DecisionModel.to_json ({type(exc).__name__}: {exc})"
+                             ) from exc
+        if not all(math.isfinite(v) for v in [*weights.values(), model.bias]) or not 0 < model.threshold < 1:
+            raise ValueError("decision model: weights and bias must be finite and the threshold in (0, 1)")
+        return model
 
 
 def load_model() -> DecisionModel:
-    """The model shipped with the package (``doclens/evaluators/rules/decision_model.json``)."""
-    text = resources.files("doclens.evaluators.rules").joinpath(MODEL_FILE).read_text(encoding="utf-8")
-    return DecisionModel.from_json(json.loads(text))
+    """The model shipped with the package (``doclens/evaluators/rules/decision_model.json``); a
+    damaged file is a :class:`~doclens.core.errors.ConfigurationError` naming it."""
+    from doclens.core.errors import ConfigurationError
+
+    path = resources.files("doclens.evaluators.rules").joinpath(MODEL_FILE)
+    try:
+        return DecisionModel.from_json(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError) as exc:  # json's errors are ValueErrors
+        raise ConfigurationError(f"clinical-rules' decision model {path} cannot be read: {exc}; reinstall DocLens "
+                                 "or pass --evaluator-arg decision=rules") from exc
 
 
 def fit(rows: list[dict[str, float]], labels: list[bool], weights: list[float] | None = None, *,
