@@ -268,6 +268,14 @@ def test_names_are_not_facts_to_check(judge):
     assert "lopez" in judge.explain("She was referred for knee pain.", "Dr. Lopez referred her for knee pain.")[1]
 
 
+def test_numbers_and_sides_found_apart_decide(judge):
+    """A near miss assembled from two sentences is rejected whatever the model would say: the note
+    holds "left kidney" and "10 cm", but not together."""
+    supported, text = judge.explain("The right kidney measures 10 cm. The left kidney measures 12 cm.",
+                                    "The left kidney measures 10 cm.")
+    assert not supported and text.startswith("not supported: ") and "together" in text
+
+
 def test_qualifier_of_another_degree_contradicts(judge):
     supported, text = judge.explain("Trace edema of the ankles.", "Mild edema of the ankles.")
     assert not supported and text == "not supported: note says trace, claim says mild"

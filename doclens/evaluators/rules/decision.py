@@ -50,7 +50,7 @@ FEATURES = (
 
 #: Findings that reject a claim whatever the model says: (kind, conflict). See the module docstring.
 DECISIVE = frozenset({("number", True), ("side", True), ("drug", False), ("opposite", True), ("qualifier", True),
-                      ("substitution", True), ("assertion", True), ("together", True), ("empty", False),
+                      ("substitution", True), ("assertion", True), ("together", False), ("empty", False),
                       ("number", False), ("side", False)})
 
 MODEL_FILE = "decision_model.json"
