@@ -1,7 +1,11 @@
 """``clinical-rules``: a deterministic, explainable entailment judge for clinical claims. Offline.
 
-A claim is **entailed** by a premise (a note, or the dialogue turns a statement cites) when the
-premise supports everything the claim says, asserted the same way:
+Rules 1–5 read a claim against a premise (a note, or the dialogue turns a statement cites) and
+return *findings* (:class:`Finding`): what the premise does not state, or states otherwise. With
+``decision="rules"`` the claim is **entailed** when the premise supports everything it says,
+asserted the same way, that is when no rule has a finding; with ``decision="model"`` (the default,
+v4) a finding that contradicts the premise rejects the claim and a logistic model weighs the rest
+(rule 6, :mod:`doclens.evaluators.rules.decision`):
 
 1. **content**: every content word of the claim (lower-cased, Porter-stemmed, number words read
    as digits; stop words, reporting verbs such as *reports* / *states*, assertion cues and a
@@ -37,16 +41,22 @@ premise supports everything the claim says, asserted the same way:
    missing word a near-synonym of a word of that sentence (≥ :data:`PARAPHRASE_WORD_COSINE`);
    never drug names or polar words (normal/abnormal, increased/decreased …), and rules 2–4 still
    apply, so a forgiven word never hides a contradiction.
+6. **decision** (``decision="model"``): a contradiction — another or an absent number or side, a
+   drug the note does not name, an opposite, a qualifier of another degree, a one-word
+   substitution, another assertion status, numbers and sides found only apart — decides
+   (:data:`~doclens.evaluators.rules.decision.DECISIVE`); otherwise the shipped model scores the
+   features :meth:`ClinicalRulesJudge.assess` measures (how much of the claim the note holds, word
+   for word and by MiniLM's word similarity) and the claim is entailed at its threshold.
 
 Drug names (a hand-written lexicon of common generic and brand names, :data:`DRUGS`) are content
-words like any other; the lexicon only names them in explanations ("note does not mention
-warfarin (drug); note mentions lisinopril").
+words like any other; the lexicon names them in explanations ("note does not mention warfarin
+(drug); note mentions lisinopril"), and a missing one decides (rule 6).
 
 Every verdict comes with an explanation of what matched or what was missing or contradicted
 ("note says right shoulder, claim says left"), and the judge is deterministic: the same pair
-always gets the same verdict and explanation. It cannot see paraphrase with new words, reasoning,
-or a claim assembled from facts the premise states about different things; see
-``cards/clinical-rules.md`` for what it misses and the measured figures.
+always gets the same verdict and explanation. It weighs but does not understand paraphrase with
+new words, and cannot reason; see ``cards/clinical-rules.md`` for what it misses and the measured
+figures.
 """
 
 from __future__ import annotations
@@ -470,7 +480,7 @@ def _number_for_concept(value, unit, context, premise_sentences) -> str | None:
 def _section_key_words(claim: str) -> set[str]:
     """Words of the claim the note need not use: its leading key when all its words are section
     and body-system words (``Medical Reasoning: The reflux seems stable.`` → medical, reasoning;
-    "CBC: normal" → none), and the patient's or clinician's name (:func:`_name_words`)."""
+    "CBC: normal" → none), and the patient's name (:func:`_name_words`)."""
     key = _SECTION_KEY.match(claim)
     words = set(re.findall(r"[a-z]+", key.group(1).lower())) if key else set()
     return (words if words <= _SECTION_WORDS else set()) | _name_words(claim)
