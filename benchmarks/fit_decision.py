@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import judge_quality  # noqa: E402
-from real_outputs import DEFAULT_LABELS, premise_of, read_labels  # noqa: E402
+from real_outputs import DEFAULT_LABELS, _rates, premise_of, read_labels  # noqa: E402
 from real_outputs_sample import DATA, SPLITS, read_jsonl  # noqa: E402
 
 from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge  # noqa: E402
@@ -94,22 +94,19 @@ def summarise(rows: list[dict], scores: list[float | None], threshold: float) ->
     against the judged supported rate, and the accuracy of every judge_quality kind."""
     verdicts = [s is not None and s >= threshold for s in scores]
     real = [(r["label"], v) for r, v in zip(rows, verdicts) if r["source"] == "real"]
-    supported = [v for label, v in real if label]
-    unsupported = [not v for label, v in real if not label]
     by_system: dict = defaultdict(list)
     kinds: dict = defaultdict(list)
     for r, v in zip(rows, verdicts):
         (by_system if r["source"] == "real" else kinds)[r["kind"]].append((r["label"], v))
+    rates = _rates(real)  # real_outputs.py's figures, read the same way
     return {
         "threshold": threshold,
-        "real_outputs_dev": {"items": len(real),
-                             "balanced_accuracy": round((sum(supported) / len(supported)
-                                                         + sum(unsupported) / len(unsupported)) / 2, 3),
-                             "supported_accuracy": round(sum(supported) / len(supported), 3),
-                             "unsupported_accuracy": round(sum(unsupported) / len(unsupported), 3),
+        "real_outputs_dev": {"items": rates["n"], "balanced_accuracy": rates["balanced_accuracy"],
+                             "supported_accuracy": rates["supported_accuracy"],
+                             "unsupported_accuracy": rates["unsupported_accuracy"],
                              "per_system_labelled_vs_judged_supported_rate": {
-                                 s: [round(sum(lab for lab, _ in p) / len(p), 3), round(sum(v for _, v in p) / len(p), 3)]
-                                 for s, p in sorted(by_system.items())}},
+                                 s: [r["labelled_supported_rate"], r["judge_supported_rate"]]
+                                 for s, r in ((s, _rates(p)) for s, p in sorted(by_system.items()))}},
         "judge_quality_dev_kinds": {k: round(sum(lab == v for lab, v in p) / len(p), 3) for k, p in sorted(kinds.items())},
     }
 

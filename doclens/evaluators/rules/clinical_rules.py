@@ -784,24 +784,23 @@ class ClinicalRulesJudge(Evaluator):
             return Assessment([Finding("empty", "claim has no content word to check")], [], None, {})
         index = self._index(premise_sentences)
         best = self._aligned(claim, words, premise_sentences)
-        findings, forgiven, best, missing = self._content_problems(claim, words, index, premise_sentences, best)
+        key = _section_key_words(claim)
+        findings, forgiven, best, missing = self._content_problems(claim, words, key, index, premise_sentences, best)
         # the claim's section key ("Medical Reasoning:") says where the fact was written: it has no
         # status of its own to check ("Medical Reasoning: This is not controlled" is no claim that
         # something medical is affirmed)
-        key = _section_key_words(claim)
         findings += self._assertion_problems([w for w in words if w.text.lower() not in key], index)
         for claim_sentence in claim_sentences:
             findings += self._number_and_side_problems(claim_sentence, premise_sentences)
-        features = self._features(claim, words, missing, findings, forgiven, premise_sentences, claim_sentences)
+        features = self._features(claim, words, key, missing, findings, forgiven, premise_sentences, claim_sentences)
         return Assessment(findings, forgiven, None if best is None else best.text, features)
 
-    def _features(self, claim: str, words: list[_Word], missing: list[str], findings: list[Finding],
+    def _features(self, claim: str, words: list[_Word], key: set[str], missing: list[str], findings: list[Finding],
                   forgiven: list[str], premise_sentences: list[_Sentence],
                   claim_sentences: list[_Sentence]) -> dict[str, float]:
         """What the decision model reads (:data:`doclens.evaluators.rules.decision.FEATURES`): how
         much of the claim the note holds, word for word and by MiniLM's word similarity, and which
-        checks found something."""
-        key = _section_key_words(claim)
+        checks found something; ``key``: the claim's words the note need not use (:func:`_section_key_words`)."""
         content = list(dict.fromkeys(w.text.lower() for w in words if w.text.lower() not in key))
         stems = {self.analyser.normal(w) for w in content}
         missing = [m for m in missing if m in content]
@@ -883,13 +882,14 @@ class ClinicalRulesJudge(Evaluator):
         self._embed([claim] + [s.text for s in candidates])
         return max(candidates, key=lambda s: self._cosine(claim, s.text) + 0.02 * len(s.stems & stems))
 
-    def _content_problems(self, claim: str, words: list[_Word], index: dict, premise_sentences: list[_Sentence],
+    def _content_problems(self, claim: str, words: list[_Word], key: set[str], index: dict,
+                          premise_sentences: list[_Sentence],
                           best: _Sentence | None) -> tuple[list[Finding], list[str], _Sentence | None, list[str]]:
         """Content words the premise lacks: an opposite it states (normal/abnormal), a drug it does
         not name, other words; a few missing words are forgiven as paraphrase (module docstring),
         judged against the sentence MiniLM aligns the claim with (returned), and the missing words
-        (an opposite that says the same, "not controlled" for "uncontrolled", is not missing)."""
-        key = _section_key_words(claim)
+        (an opposite that says the same, "not controlled" for "uncontrolled", is not missing); the
+        ``key`` words (:func:`_section_key_words`) are never missing."""
         missing = [w for w in dict.fromkeys(w.text.lower() for w in words)
                    if self.analyser.normal(w) not in index and not self._abbreviation_found(w, words, index)
                    and w not in key]
