@@ -424,3 +424,14 @@ def test_memory_is_bounded_across_many_texts(monkeypatch):
     # what is forgotten is read again the same way
     first = ClinicalRulesJudge().explain("Note 0: the knee is swollen and tender.", "The knee is warm.")
     assert judge.explain("Note 0: the knee is swollen and tender.", "The knee is warm.") == first
+
+
+def test_decisive_findings_are_kinds_the_rules_make():
+    """decision.DECISIVE names findings by kind: each must be one the rules make (a Finding of any
+    other kind is refused), so no entry is dead."""
+    from doclens.evaluators.rules.clinical_rules import FINDING_KINDS, Finding
+    from doclens.evaluators.rules.decision import DECISIVE
+
+    assert {kind for kind, _ in DECISIVE} <= set(FINDING_KINDS)
+    with pytest.raises(ValueError, match="unknown finding kind"):
+        Finding("contradiction", "note says …", conflict=True)

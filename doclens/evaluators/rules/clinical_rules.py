@@ -229,6 +229,10 @@ class Finding:
     text: str
     conflict: bool = False
 
+    def __post_init__(self) -> None:
+        if self.kind not in FINDING_KINDS:  # decision.DECISIVE matches on kinds: a typo would never decide
+            raise ValueError(f"unknown finding kind {self.kind!r}")
+
 
 #: ``missing``: content words the note does not use; ``drug``: a drug it does not name; ``polar``:
 #: a polar word or qualifier it does not say; ``qualifier``: another of the same scale it says
