@@ -147,6 +147,8 @@ PAIRS = {
     "disk and disc are one word": (
         "Lumbar spine x-ray showed no acute fracture. Likely acute disk herniation. Will order an MRI of the lumbar spine.",
         "MRI of the lumbar spine for a possible acute disc herniation.", True, ["supported"]),
+    "number: a grade said in words is the written one": (
+        "Reflexes: 1+ and symmetric.", "Reflexes were one plus and symmetric.", True, ["supported"]),
     "number: a reading said in words is the written one": (
         "Grade two out of six systolic murmur.", "Grade 2/6 systolic murmur.", True, ["supported"]),
     "number: a reading said in words still differs": (
@@ -281,6 +283,40 @@ def test_qualifier_of_another_degree_contradicts(judge):
     assert not supported and text == "not supported: note says trace, claim says mild"
 
 
+def test_a_negation_is_checked_on_its_concept_not_its_qualifiers(judge):
+    """"no problems with the knee" negates the problems: the knee the note affirms is no conflict;
+    "no fever, chills or cough" negates all three."""
+    assessment = judge.assess("The knee is doing well, with some residual numbness on the lateral aspect.",
+                              "She reports no problems with the knee, except for some residual numbness.")
+    assert not [f for f in assessment.findings if f.kind == "assertion"], assessment.findings
+    words = {w.text: w for s in judge.analyser.sentences("No fever, chills, or cough. No tenderness to palpation.")
+             for w in s.words}
+    assert [words[w].dependent for w in ("fever", "chills", "cough", "tenderness", "palpation")] == [
+        False, False, False, False, True]
+
+
+def test_a_narrower_negation_does_not_support_a_wider_one(judge):
+    """"denies left knee pain" does not say the patient denies any pain; the pain the note reports
+    contradicts it. A negation as wide as the claim's still supports it."""
+    note = "She denies left knee pain. Musculoskeletal: Reports right knee pain."
+    supported, text = judge.explain(note, "The patient denies any pain.")
+    assert not supported and "claim states pain negated" in text and "Reports right knee pain" in text
+    supported, text = judge.explain("She denies any pain. Her knee is swollen.", "No pain.")
+    assert supported, text
+
+
+def test_a_planned_test_does_not_report_its_result(judge):
+    """"We will obtain an MRI" supports the plan ("MRI ordered"), not a result ("the MRI was reviewed")."""
+    note = "We will obtain an MRI of the lumbar spine to evaluate for a disc herniation."
+    supported, text = judge.explain(note, "The MRI of the lumbar spine was reviewed today.")
+    assert not supported and "(only planned)" in text and "mri" in text
+    supported, text = judge.explain("We will order a right elbow x-ray.", "X-ray of the right elbow is unremarkable.")
+    assert not supported and "(only planned)" in text
+    for plan in ("An MRI of the lumbar spine was ordered.", "MRI of the lumbar spine."):
+        supported, text = judge.explain(note, plan)
+        assert supported, (plan, text)
+
+
 def test_judge_claims_carries_explanations_and_matches_entail_batch(judge):
     premise = "The patient denies chest pain. Left knee effusion."
     claims = ["The patient denies chest pain.", "Right knee effusion.", "The patient denies chest pain."]
@@ -305,7 +341,7 @@ def test_preset_loads_and_signature_marks_rule_based():
     assert isinstance(made, ClinicalRulesJudge) and made.keeps_data_local
     from doclens.evaluators.rules.decision import load_model
 
-    assert made.signature() == ("clinical-rules:rule-based:v4+context-medspacy-rules+minilm0.5"
+    assert made.signature() == ("clinical-rules:rule-based:v5+context-medspacy-rules+minilm0.5"
                                 f"+lr-{load_model().fingerprint}")
     config = made.config()
     assert config["context_rules"] == "medspacy-1.3.1-en+note-style" and config["paraphrase"] == "minilm"
@@ -332,7 +368,7 @@ def test_cli_scores_examples_with_clinical_rules(tmp_path, capsys):
     captured = capsys.readouterr()
     assert code == 0, captured.err
     report = Report.load(out)
-    assert "judge:clinical-rules:rule-based:v4+context-medspacy-rules+minilm0.5+lr-" in report.signature
+    assert "judge:clinical-rules:rule-based:v5+context-medspacy-rules+minilm0.5+lr-" in report.signature
     visit = next(i for i in json.loads(out.read_text())["instances"] if i["id"] == "visit-002")
     metoprolol = next(c for c in visit["prediction_claims"] if "metoprolol" in c["text"])
     assert metoprolol["entailed"] is False

@@ -34,7 +34,12 @@ v4) a finding that contradicts the premise rejects the claim and a logistic mode
    non-negated; an affirmed claim is not supported by a premise that only gives the finding as
    possible, hypothetical, historical or a relative's; a possible or hypothetical claim is
    supported by an affirmed premise. A prefixed opposite is read with negation ("not
-   controlled" = "uncontrolled"; "irregular" contradicts "regular").
+   controlled" = "uncontrolled"; "irregular" contradicts "regular"). A negation is checked on
+   its concept, not the words that qualify it ("no problems with the knee" says nothing of the
+   knee), and a narrower negation does not support a wider one ("denies left knee pain" does not
+   say "denies any pain"; a pain the note reports contradicts it). A test the note only plans
+   ("will obtain an MRI", "x-ray ordered": status *planned*) supports the plan, not a claim that
+   reports its result ("the MRI showed …", "x-ray is unremarkable").
 5. **paraphrase tolerance** (``paraphrase="minilm"``, the default): up to two missing words (a
    quarter of the claim's content words at most) are forgiven when the shipped MiniLM encoder
    finds the claim close to one note sentence (cosine ≥ :data:`PARAPHRASE_COSINE`) and each
@@ -75,7 +80,7 @@ from doclens.extraction.extractors import OPENING_HEADER, split_clauses, split_e
 from doclens.parsing.statements import parse_statements, strip_citations
 
 #: Bumped whenever a rule changes a verdict: it is part of the signature.
-RULES_VERSION = "4"
+RULES_VERSION = "5"
 
 _STOP = frozenset("""a an the and or of to in on at for with by from as is are was were be been being this that these
 those it its he she they his her their him them we our you your i me my has have had do does did will would shall
@@ -192,6 +197,11 @@ class _Word:
     text: str
     status: str
     position: int
+    #: a negated word that only qualifies the negated concept before it: the knee of "no problems
+    #: with the knee", the palpation of "no tenderness to palpation" (:func:`_dependents`)
+    dependent: bool = False
+    #: a negated word's list item: the stems negated with it ("denies left knee pain": knee, pain)
+    phrase: frozenset = frozenset()
 
 
 class _Side(NamedTuple):
@@ -346,6 +356,7 @@ class _Analyser:
         cue_tokens = {i for m in modifiers for i in range(m.start, m.end)}
         statuses = {i: next((status for category, status in _STATUS_OF if category in found), "affirmed")
                     for i, found in zip(targets, categories)}
+        dependents, item_of = _negated_items(lowers, targets, statuses, cue_tokens)
         content_positions = []
         only_cues = not any(_is_content(lower) and i not in cue_tokens for i, lower in enumerate(lowers))
         for i, lower in enumerate(lowers):
@@ -354,8 +365,18 @@ class _Analyser:
                 continue
             if lower == "used" and lowers[i + 1: i + 2] == ["to"] and i and lowers[i - 1] in _PRONOUNS:
                 continue  # "as it used to be", "he used to run": a habit of the past, not the verb use
-            sentence.words.append(_Word(self.normal(lower), texts[i], statuses.get(i, "affirmed"), i))
+            if lower == "plus" and i and _is_number(lowers[i - 1]):
+                continue  # "one plus" is the grade "1+" ("reflexes 1+ and symmetric")
+            sentence.words.append(_Word(self.normal(lower), texts[i], statuses.get(i, "affirmed"), i, i in dependents))
             content_positions.append(i)
+        # a negated word's item: "denies left knee pain" negates less than "denies any pain"
+        items: dict[int, set[str]] = {}
+        for w in sentence.words:
+            if w.position in item_of:
+                items.setdefault(item_of[w.position], set()).add(w.stem)
+        for w in sentence.words:
+            if w.position in item_of:
+                w.phrase = frozenset(items[item_of[w.position]])
         # a number's words are matched with their abbreviations written out: "BP 140/60" is the
         # note's "Blood pressure 140/60"
         keys_at = {w.position: frozenset({w.stem}.union(*self.expansions(w))) for w in sentence.words}
@@ -387,11 +408,23 @@ def context_rules() -> list[ContextRule]:
             rule = replace(rule, category="POSSIBLE_EXISTENCE")
         rules.append(rule)
     negative = [{"LOWER": {"IN": ["negative", "neg"]}}]
+    ordered = [{"LOWER": {"IN": ["order", "ordered", "ordering", "orders"]}}]
     return rules + [
         ContextRule("other than", "NEGATED_EXISTENCE", "TERMINATE"),
         ContextRule("negative", "NEGATED_EXISTENCE", "BACKWARD", negative,
                     where=lambda doc, start, end: not _opens_value(doc, start, end)),
-        ContextRule("negative (leading)", "NEGATED_EXISTENCE", "FORWARD", negative, where=_opens_value)]
+        ContextRule("negative (leading)", "NEGATED_EXISTENCE", "FORWARD", negative, where=_opens_value),
+        ContextRule("order", "PLANNED", "FORWARD", ordered, where=lambda doc, start, end: not _ends_value(doc, start, end)),
+        ContextRule("ordered (closing)", "PLANNED", "BACKWARD", ordered, where=_ends_value),
+        ContextRule("will obtain", "PLANNED", "FORWARD",
+                    [{"LOWER": {"IN": ["will", "'ll", "plan", "plans", "planning", "going", "to"]}},
+                     {"LOWER": "to", "OP": "?"}, {"LOWER": {"IN": _PLANNED}}]),
+        ContextRule("obtain (leading)", "PLANNED", "FORWARD", [{"LOWER": {"IN": _PLANNED}}], where=_opens_value)]
+
+
+#: Verbs that plan a test, whose result is not known yet: "we will obtain an MRI" does not say
+#: what the MRI showed.
+_PLANNED = ["obtain", "schedule", "repeat"]
 
 
 def _ends_value(doc, start: int, end: int) -> bool:
@@ -527,6 +560,33 @@ def _is_content(lower: str) -> bool:
 _SPELLINGS = {"disk": "disc", "disks": "discs"}
 #: Subjects of a habitual "used to" ("as it used to be"); "it is used to treat" is the verb use.
 _PRONOUNS = frozenset("i you he she it we they".split())
+#: Words that attach what follows them to the phrase before: "no tenderness *to* palpation".
+_ATTACHING = frozenset("with on in of at to for from about over during without within along".split())
+#: Words that start another item of a list: "no fever*,* chills *or* cough".
+_LIST_BREAKS = frozenset(", ; and or nor".split())
+
+
+def _negated_items(lowers: list[str], targets: list[int], statuses: dict[int, str],
+                   cues: set[int]) -> tuple[set[int], dict[int, int]]:
+    """How a sentence's negated content words group: the positions of those that qualify a negated
+    concept named before them (after "with", "to", "on" … and before a comma, "and" or "or"), and
+    each one's list item. "no problems with the knee" negates problems, not the knee, and is one
+    item; "no fever, chills or cough" negates all three, three items."""
+    dependents: set[int] = set()
+    item_of: dict[int, int] = {}
+    targets_at = set(targets)
+    item, head_seen, attached = 0, False, False
+    for i, lower in enumerate(lowers):
+        if lower in _LIST_BREAKS:
+            item, head_seen, attached = item + 1, False, False
+        elif lower in _ATTACHING:
+            attached = head_seen
+        elif i in targets_at and i not in cues and statuses.get(i) == "negated":
+            if attached:
+                dependents.add(i)
+            item_of[i] = item
+            head_seen = True
+    return dependents, item_of
 #: Words after which "once" / "twice" is a frequency ("once a day"), not a conjunction ("once the labs …").
 _FREQUENCY = frozenset("a an per daily weekly monthly nightly every each or more yearly".split())
 _FOLLOW_UP = re.compile(r"\b(follow)(?:up|-up)\b", re.IGNORECASE)
@@ -570,14 +630,29 @@ def _number_value(word: str) -> str:
 #: ConText's categories as the judge's statuses, the first found winning (a negated family
 #: history is negated)
 _STATUS_OF = (("NEGATED_EXISTENCE", "negated"), ("FAMILY", "family"), ("HYPOTHETICAL", "hypothetical"),
-              ("POSSIBLE_EXISTENCE", "possible"), ("HISTORICAL", "historical"))
+              ("POSSIBLE_EXISTENCE", "possible"), ("HISTORICAL", "historical"), ("PLANNED", "planned"))
+#: Words with which a claim reports what a test found, which a test the note only plans does not
+#: support: "the MRI was reviewed today", "x-ray of the elbow is unremarkable".
+_RESULT_WORDS = frozenset("""show shows showed shown showing reveal reveals revealed revealing demonstrate
+demonstrates demonstrated demonstrating review reviews reviewed reviewing unremarkable normal abnormal
+negative positive confirm confirms confirmed found finding findings result results""".split())
 
 
-def _compatible(claim_status: str, premise_status: str) -> bool:
+def _reports_result(claim: str) -> bool:
+    return any(w in _RESULT_WORDS for w in re.findall(r"[a-z]+", claim.lower()))
+
+
+def _compatible(claim_status: str, premise_status: str, reports_result: bool = False) -> bool:
+    """Whether a claim word's status is supported by the premise word's. ``reports_result``: the
+    claim says what a test found (:func:`_reports_result`), which a planned test does not support."""
     if claim_status == premise_status:
         return True
     if "negated" in (claim_status, premise_status) or "family" in (claim_status, premise_status):
         return False
+    if "planned" in (claim_status, premise_status):
+        # "MRI of the lumbar spine" in a plan is the note's "will order an MRI"; "the MRI showed a
+        # tear" is not
+        return claim_status == "planned" or not (reports_result and claim_status in ("affirmed", "historical"))
     if claim_status in ("possible", "hypothetical"):
         return premise_status in ("affirmed", "possible", "hypothetical")
     # history and the present are one fact in a note ("history of hypertension" / "has
@@ -586,15 +661,23 @@ def _compatible(claim_status: str, premise_status: str) -> bool:
     # claim affirmed: a possible or hypothetical premise does not assert it
 
 
-def _negates(sentence: _Sentence, negated: list[_Word]) -> bool:
-    """Whether ``sentence`` negates the claim's first negated word, or half its negated words."""
-    there = {w.stem for w in sentence.words if w.status == "negated"}
+def _covers(premise_word: _Word, claim_stems: set[str]) -> bool:
+    """Whether a negated premise word negates as much as the claim: every word of its item is the
+    claim's ("no pain" says more than "no pain with dorsiflexion": the latter does not support
+    "denies any pain")."""
+    return premise_word.status == "negated" and premise_word.phrase <= claim_stems
+
+
+def _negates(sentence: _Sentence, negated: list[_Word], claim_stems: set[str]) -> bool:
+    """Whether ``sentence`` negates the claim's first negated word, or half its negated words, no
+    more narrowly than the claim (:func:`_covers`)."""
+    there = {w.stem for w in sentence.words if _covers(w, claim_stems)}
     stems = list(dict.fromkeys(w.stem for w in negated))
     return stems[0] in there or 2 * len(there.intersection(stems)) >= len(stems)
 
 
 def _describe(status: str) -> str:
-    return {"negated": "negated", "family": "about a family member", "hypothetical": "hypothetical",
+    return {"negated": "negated", "family": "about a family member", "hypothetical": "hypothetical", "planned": "only planned",
             "possible": "only possible", "historical": "as history", "affirmed": "affirmed"}[status]
 
 
@@ -793,7 +876,8 @@ class ClinicalRulesJudge(Evaluator):
         # the claim's section key ("Medical Reasoning:") says where the fact was written: it has no
         # status of its own to check ("Medical Reasoning: This is not controlled" is no claim that
         # something medical is affirmed)
-        findings += self._assertion_problems([w for w in words if w.text.lower() not in key], index)
+        findings += self._assertion_problems([w for w in words if w.text.lower() not in key], index,
+                                             _reports_result(claim))
         for claim_sentence in claim_sentences:
             findings += self._number_and_side_problems(claim_sentence, premise_sentences)
         features = self._features(claim, words, key, missing, findings, forgiven, premise_sentences, claim_sentences)
@@ -939,8 +1023,9 @@ class ClinicalRulesJudge(Evaluator):
         return any(keys <= index.keys() for keys in self.analyser.expansions(word))
 
     @staticmethod
-    def _assertion_problems(words: list[_Word], index: dict) -> list[Finding]:
-        """Claim words the premise gives only with an incompatible status (negated, a relative's …).
+    def _assertion_problems(words: list[_Word], index: dict, reports_result: bool = False) -> list[Finding]:
+        """Claim words the premise gives only with an incompatible status (negated, a relative's, a
+        planned test for a claim that reports its result: ``reports_result``, :func:`_compatible`).
         A negation is checked on its concept, not on every word in its scope: "no fracture on
         his knee x-ray" is the note's "x-rays did not reveal any fractures" (the knee and the x-ray
         are not negated there); it holds when one note sentence negates the first negated word, or
@@ -953,10 +1038,12 @@ class ClinicalRulesJudge(Evaluator):
             # note says "reports numbness … in his right foot"
             about = [sentence for found in map(index.get, {w.stem for w in negated}) for _, sentence in (found or [])]
             best = max((len(sentence.stems & claim_stems) for sentence in about), default=0)
-            if any(_negates(sentence, negated) for sentence in about if len(sentence.stems & claim_stems) == best):
+            if any(_negates(sentence, negated, claim_stems) for sentence in about if len(sentence.stems & claim_stems) == best):
                 words = [w for w in words if w.status != "negated"]
         conflicts: dict[tuple[str, str, str], list[str]] = {}
         for word in words:
+            if word.dependent:
+                continue  # "no problems with the knee" says nothing of the knee's status
             found = index.get(word.stem)
             if not found:
                 continue
@@ -966,10 +1053,18 @@ class ClinicalRulesJudge(Evaluator):
             common = [len(sentence.stems & claim_stems) for _, sentence in found]
             best = max(common)
             closest = [(w, sentence) for (w, sentence), n in zip(found, common) if n == best]
-            if any(_compatible(word.status, w.status) for w, _ in closest):
+            if word.status == "negated":
+                # a narrower negation ("denies left knee pain" for "denies any pain") neither
+                # supports the claim nor contradicts it; a stated finding does
+                if any(_covers(w, claim_stems) for w, _ in closest):
+                    continue
+                closest = [(w, sentence) for w, sentence in closest if w.status != "negated"]
+                if not closest:
+                    continue
+            elif any(_compatible(word.status, w.status, reports_result) for w, _ in closest):
                 continue
             about_claim = best >= min(2, len(claim_stems))
-            if not about_claim and (word.status == "negated" or any(_compatible(word.status, w.status)
+            if not about_claim and (word.status == "negated" or any(_compatible(word.status, w.status, reports_result)
                                                                      for w, _ in found)):
                 continue  # a negated word the note gives only about something else ("right lower quadrant")
             premise_word, sentence = closest[0]
