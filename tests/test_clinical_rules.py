@@ -305,6 +305,16 @@ def test_a_narrower_negation_does_not_support_a_wider_one(judge):
     assert supported, text
 
 
+def test_list_items_written_inline_are_items(judge):
+    """ChatGPT writes "Physical exam: - No fever or chills - Tenderness …" on one line: the negation
+    of the first item does not reach the second."""
+    note = "Physical exam: - No fever or chills - Tenderness to palpation of the right knee"
+    assert [s.text for s in judge.analyser.sentences(note)] == [
+        "Physical exam:", "No fever or chills", "Tenderness to palpation of the right knee"]
+    supported, text = judge.explain(note, "Tenderness to palpation of the right knee.")
+    assert supported, text
+
+
 def test_a_planned_test_does_not_report_its_result(judge):
     """"We will obtain an MRI" supports the plan ("MRI ordered"), not a result ("the MRI was reviewed")."""
     note = "We will obtain an MRI of the lumbar spine to evaluate for a disc herniation."

@@ -309,7 +309,8 @@ class _Analyser:
             # so the premise is read in the same units as the clauses extractor's claims (an assertion
             # cue of one list item, "smoking history", does not reach the others)
             parts = [e for s in parse_statements(strip_citations(text)) for p in _LOWER_SENTENCE.split(s.text)
-                     for k in split_keyed(_without_opening_header(p)) for c in split_clauses(k)
+                     for i in _INLINE_ITEM.split(p)
+                     for k in split_keyed(_without_opening_header(i)) for c in split_clauses(k)
                      for e in split_enumeration(c)]
             parts = parts or [text]
             cached = self._memo[text] = [self._sentence(p) for p in parts if p.strip()]
@@ -604,6 +605,9 @@ _SUBJECT_NAME = re.compile(r"\s*([A-Z][a-z]+(?:\s+[A-Z][a-z]+)+)(?=\s*(?:,|\bis\
                            r"\bpresents\b|\breports\b|\bstates\b|\bdenies\b|\bnotes\b))")
 #: Where a claim is cut into parts for :meth:`ClinicalRulesJudge._weakest_part`.
 _CLAIM_PART = re.compile(r"[,;]|\band\b")
+#: A list item written inline: "Assessment and plan: - Acute disk herniation is suspected - A lumbar
+#: spine MRI is ordered" (no line breaks) is two items.
+_INLINE_ITEM = re.compile(r"\s+[-•*]\s+(?=[A-Z0-9])")
 _LOWER_SENTENCE = re.compile(r"(?<=[a-z][.!?])\s+(?=[a-z])")
 #: A reading said aloud: "150 over 95", "two out of six" (a murmur's grade, a pain score) is
 #: written 150/95, 2/6.
