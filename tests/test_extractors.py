@@ -46,6 +46,19 @@ def test_key_value_lines_keep_their_key():
         "Autoimmune panel: Negative for HLA-B27."]
 
 
+def test_a_body_system_key_ends_the_value_before_it():
+    """GPT-4's exam line "… no M/R/G Respiratory: CTA bilaterally Musculoskeletal: …": the split
+    reads "M/R/G Respiratory" and "CTA bilaterally Musculoskeletal" as keys; the keys are the body
+    systems, and a key cut inside ("Patient Agreements", "Right Lower Extremities") stays whole."""
+    line = "Cardiovascular: RRR, no M/R/G Respiratory: CTA bilaterally Musculoskeletal: Midline tenderness"
+    assert split_keyed(line) == ["Cardiovascular: RRR, no M/R/G", "Respiratory: CTA bilaterally",
+                                 "Musculoskeletal: Midline tenderness"]
+    assert split_keyed("CV: RRR Respiratory: clear") == ["CV: RRR", "Respiratory: clear"]
+    assert split_keyed("Right Lower Extremities: No edema.") == ["Right Lower Extremities: No edema."]
+    assert split_keyed("Plan: rest. Patient Agreements: The patient understands.") == [
+        "Plan: rest.", "Patient Agreements: The patient understands."]
+
+
 def test_headers_preambles_and_bare_subheaders_are_no_claims():
     note = ("Possible clinical note: HISTORY OF PRESENT ILLNESS: He is here today for a follow-up.\n"
             "Cardiovascular\nNeck:\nPatient Agreements:\nDepression.\n"
@@ -54,7 +67,7 @@ def test_headers_preambles_and_bare_subheaders_are_no_claims():
         "He is here today for a follow-up.", "Depression.",
         "Patient Agreements: The patient understands and agrees with the plan."]
     assert is_bare_subheader("Vital signs") and is_bare_subheader("MSK:") and not is_bare_subheader("Hypertension.")
-    assert ClauseExtractor().signature() == "clauses:v2"
+    assert ClauseExtractor().signature() == "clauses:v3"
 
 
 def test_overlap_explains_which_words_the_note_lacks():

@@ -115,6 +115,15 @@ OPENING_HEADER = re.compile(
 _NEXT_KEY = re.compile(r"(?<=\S)(?<!\bof)(?<!\bthe)(?<!\band)(?<!\bwith)(?<!\bto)(?<!\bin)(?<!\bon)(?<!\bfor)"
                        r"\s+(?=[A-Z][A-Za-z/&\-]*(?: [A-Za-z/&\-]+){0,2}:\s)")
 _KEY = re.compile(r"^([A-Z][A-Za-z/&\- ]{0,40}):\s+(\S.*)$")
+#: Body systems an exam line names as keys, one word each ("Respiratory: CTA bilaterally").
+_BODY_SYSTEMS = frozenset("""cardiovascular cardiac respiratory lungs pulmonary heent neck constitutional skin
+neurological neurologic neuro psychiatric psych musculoskeletal msk gastrointestinal gi abdomen genitourinary gu
+extremities vitals lymphatic hematologic endocrine""".split())
+#: A key cut by the split, and a piece that opens with a key of its own.
+_CUT_KEY = re.compile(r"(?:[A-Z][\w/&\-]*\s?){1,3}")
+_OWN_KEY = re.compile(r"[A-Z][A-Za-z/&\- ]{0,40}:")
+#: Words that make a body system part of a longer key ("Right Upper Extremities", "Lower Extremities").
+_KEY_MODIFIERS = frozenset("left right upper lower bilateral both".split())
 #: Body-system and exam sub-headers: alone they are no claim.
 SUBHEADERS = frozenset("""cardiovascular cardiac heart respiratory lungs pulmonary chest neck heent head eyes ears nose
 throat mouth constitutional general skin integumentary neurological neurologic neuro psychiatric psych
@@ -161,13 +170,26 @@ def is_bare_subheader(text: str) -> bool:
 
 
 def split_keyed(statement: str) -> list[str]:
-    """A line of several ``Key: value`` parts, one part each."""
+    """A line of several ``Key: value`` parts, one part each. A key the split cut ("Patient" |
+    "Agreements: …") is joined again; a body-system key ends the value before it: in
+    "Cardiovascular: RRR, no M/R/G Respiratory: CTA bilaterally" the key is "Respiratory", "M/R/G"
+    ends the cardiovascular value and "CTA bilaterally" is the respiratory one."""
+    pieces = [p.strip() for p in _NEXT_KEY.split(statement) if p.strip()]
     parts: list[str] = []
-    for part in (p.strip() for p in _NEXT_KEY.split(statement)):
-        if parts and re.fullmatch(r"(?:[A-Z][\w/&\-]*\s?){1,3}", parts[-1]):
-            parts[-1] += " " + part  # "Patient Agreements: …" was cut inside its key
-        elif part:
-            parts.append(part)
+    carry = ""
+    for n, piece in enumerate(pieces):
+        if carry:
+            piece, carry = carry + " " + piece, ""
+        following = pieces[n + 1].partition(":")[0].strip().lower() if n + 1 < len(pieces) else ""
+        if n + 1 < len(pieces) and _CUT_KEY.fullmatch(piece) and (
+                following not in _BODY_SYSTEMS or any(w.lower() in _KEY_MODIFIERS for w in piece.split())):
+            carry = piece  # a key cut inside: "Patient Agreements", "Right Lower Extremities"
+        elif parts and not _OWN_KEY.match(piece):
+            parts[-1] += " " + piece  # cut before a key the split read as longer than it is
+        else:
+            parts.append(piece)
+    if carry:
+        parts.append(carry)
     return parts
 
 
@@ -254,7 +276,7 @@ class ClauseExtractor(Extractor):
         return clinician_claims(text)
 
     def signature(self) -> str:
-        return "clauses:v2"
+        return "clauses:v3"
 
 
 class PromptedExtractor(Extractor):
