@@ -147,6 +147,9 @@ PAIRS = {
     "disk and disc are one word": (
         "Lumbar spine x-ray showed no acute fracture. Likely acute disk herniation. Will order an MRI of the lumbar spine.",
         "MRI of the lumbar spine for a possible acute disc herniation.", True, ["supported"]),
+    "side: an abbreviated body part is read written out": (
+        "RESPIRATORY: Clear to auscultation, bilaterally. Right-sided lumbar paravertebral tenderness.",
+        "Respiratory: CTA bilaterally.", True, ["supported"]),
     "number: a grade said in words is the written one": (
         "Reflexes: 1+ and symmetric.", "Reflexes were one plus and symmetric.", True, ["supported"]),
     "number: a reading said in words is the written one": (

@@ -476,7 +476,9 @@ def _numbers_and_sides(sentence: _Sentence, texts: list[str], lowers: list[str],
             # the word it names follows it, a hyphen at most between ("right-hand")
             k = next((k for k in range(i + 1, len(lowers)) if lowers[k] not in ("-", "–")), None)
             head = None if k is None or not re.search(r"\w", lowers[k]) else stem_at.get(k, lowers[k])
-            sentence.sides.append(_Side(_SIDES.get(lower, "bilateral"), frozenset(stem_at[j] for j in near), phrase,
+            # the body part with its abbreviations written out: "CTA bilaterally" is "clear to
+            # auscultation bilaterally"
+            sentence.sides.append(_Side(_SIDES.get(lower, "bilateral"), frozenset().union(*(keys_at[j] for j in near)), phrase,
                                         bool(after) and after[0] in negated_at, head))
 
 
