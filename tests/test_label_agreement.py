@@ -1,0 +1,39 @@
+"""benchmarks/label_agreement.py: Cohen's κ, and the second readers' labels it reads (every one an
+item of the labelled set, labelled true, false or null, once)."""
+
+import json
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import label_agreement  # noqa: E402
+
+
+def test_cohen_kappa():
+    assert label_agreement.cohen_kappa([(True, True), (False, False)] * 5) == 1.0
+    # 8 of 10 agree; each reader says yes half the time: chance 0.5, κ (0.8 - 0.5) / 0.5
+    pairs = [(True, True)] * 4 + [(False, False)] * 4 + [(True, False), (False, True)]
+    assert label_agreement.cohen_kappa(pairs) == pytest.approx(0.6)
+    assert label_agreement.cohen_kappa([(True, True)] * 3) is None  # one label only: κ undefined
+    assert label_agreement.cohen_kappa([]) is None
+
+
+def test_second_labels_are_items_of_the_set(shared_data, tmp_path):
+    from real_outputs import DEFAULT_LABELS, read_labels
+
+    items = {i["item"]: i for i in read_labels(DEFAULT_LABELS, "both")}
+    second = label_agreement.read_second(label_agreement.SECOND, items)
+    assert len(second) > 200 and {items[k]["half"] for k in second} == {"dev", "held_out"}
+    readers = label_agreement.agreement([(items[k], items[k]["label"], v) for k, v in second.items()])
+    assert readers["both_labelled"] + readers["null_left_out"] == len(second)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"item": next(iter(items)), "label": "yes"}) + "\n")
+    with pytest.raises(SystemExit, match="bad.jsonl:1: label must be"):
+        label_agreement.read_second(bad, items)
+    bad.write_text(json.dumps({"item": "test2/none/x/recall/0", "label": True}) + "\n")
+    with pytest.raises(SystemExit, match="not in the labelled set"):
+        label_agreement.read_second(bad, items)
