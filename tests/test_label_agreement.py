@@ -1,5 +1,6 @@
-"""benchmarks/label_agreement.py: Cohen's κ, and the second readers' labels it reads (every one an
-item of the labelled set, labelled true, false or null, once)."""
+"""The labels read a second time: benchmarks/label_agreement.py (Cohen's κ, and the second readers'
+labels it reads: every one an item of the labelled set, labelled true, false or null, once) and
+benchmarks/table_reading.py (the system table's claims read)."""
 
 import json
 import sys
@@ -37,3 +38,17 @@ def test_second_labels_are_items_of_the_set(shared_data, tmp_path):
     bad.write_text(json.dumps({"item": "test2/none/x/recall/0", "label": True}) + "\n")
     with pytest.raises(SystemExit, match="not in the labelled set"):
         label_agreement.read_second(bad, items)
+
+
+def test_table_claims_sample_is_well_formed(shared_data):
+    """benchmarks/table_reading.py's sample: both systems, both sides, encounters the labelled set
+    never draws (so it is no copy of its items)."""
+    import table_reading
+    from real_outputs_sample import draw
+
+    rows = table_reading.read_sample(table_reading.SAMPLE)
+    assert len(rows) == 200
+    assert {(r["system"], r["side"]) for r in rows} == {(s, side) for s in ("GPT-4", "train_UMLS")
+                                                        for side in table_reading.SIDES}
+    drawn = {(d["split"], d["encounter"]) for d in draw()}
+    assert not {(r["split"], r["encounter"]) for r in rows} & drawn
