@@ -198,7 +198,7 @@ class _Word:
     status: str
     position: int
     #: a negated word that only qualifies the negated concept before it: the knee of "no problems
-    #: with the knee", the palpation of "no tenderness to palpation" (:func:`_dependents`)
+    #: with the knee", the palpation of "no tenderness to palpation" (:func:`_negated_items`)
     dependent: bool = False
     #: a negated word's list item: the stems negated with it ("denies left knee pain": knee, pain)
     phrase: frozenset = frozenset()
@@ -403,6 +403,11 @@ class _Analyser:
         return sentence
 
 
+#: Verbs that plan a test, whose result is not known yet: "we will obtain an MRI" does not say
+#: what the MRI showed.
+_PLANNED = ["obtain", "schedule", "repeat"]
+
+
 def context_rules() -> list[ContextRule]:
     """medspaCy's default ConText rules (:mod:`doclens.evaluators.rules.context`) as the judge reads
     notes with them. Their few misreadings of note style are mended here, the vendored file is kept
@@ -439,10 +444,6 @@ def context_rules() -> list[ContextRule]:
                      {"LOWER": "to", "OP": "?"}, {"LOWER": {"IN": _PLANNED}}]),
         ContextRule("obtain (leading)", "PLANNED", "FORWARD", [{"LOWER": {"IN": _PLANNED}}], where=_opens_value)]
 
-
-#: Verbs that plan a test, whose result is not known yet: "we will obtain an MRI" does not say
-#: what the MRI showed.
-_PLANNED = ["obtain", "schedule", "repeat"]
 
 
 def _ends_value(doc, start: int, end: int) -> bool:
@@ -590,29 +591,6 @@ _PRONOUNS = frozenset("i you he she it we they".split())
 _ATTACHING = frozenset("with on in of at to for from about over during without within along".split())
 #: Words that start another item of a list: "no fever*,* chills *or* cough".
 _LIST_BREAKS = frozenset(", ; and or nor".split())
-
-
-def _negated_items(lowers: list[str], targets: list[int], statuses: dict[int, str],
-                   cues: set[int]) -> tuple[set[int], dict[int, int]]:
-    """How a sentence's negated content words group: the positions of those that qualify a negated
-    concept named before them (after "with", "to", "on" … and before a comma, "and" or "or"), and
-    each one's list item. "no problems with the knee" negates problems, not the knee, and is one
-    item; "no fever, chills or cough" negates all three, three items."""
-    dependents: set[int] = set()
-    item_of: dict[int, int] = {}
-    targets_at = set(targets)
-    item, head_seen, attached = 0, False, False
-    for i, lower in enumerate(lowers):
-        if lower in _LIST_BREAKS:
-            item, head_seen, attached = item + 1, False, False
-        elif lower in _ATTACHING:
-            attached = head_seen
-        elif i in targets_at and i not in cues and statuses.get(i) == "negated":
-            if attached:
-                dependents.add(i)
-            item_of[i] = item
-            head_seen = True
-    return dependents, item_of
 #: Words after which "once" / "twice" is a frequency ("once a day"), not a conjunction ("once the labs …").
 _FREQUENCY = frozenset("a an per daily weekly monthly nightly every each or more yearly".split())
 #: Frequencies that say "once" by themselves ("daily" is once a day), and words that give a count
@@ -697,6 +675,29 @@ def _compatible(claim_status: str, premise_status: str, reports_result: bool = F
     # claim affirmed: a possible or hypothetical premise does not assert it
 
 
+def _negated_items(lowers: list[str], targets: list[int], statuses: dict[int, str],
+                   cues: set[int]) -> tuple[set[int], dict[int, int]]:
+    """How a sentence's negated content words group: the positions of those that qualify a negated
+    concept named before them (after "with", "to", "on" … and before a comma, "and" or "or"), and
+    each one's list item. "no problems with the knee" negates problems, not the knee, and is one
+    item; "no fever, chills or cough" negates all three, three items."""
+    dependents: set[int] = set()
+    item_of: dict[int, int] = {}
+    targets_at = set(targets)
+    item, head_seen, attached = 0, False, False
+    for i, lower in enumerate(lowers):
+        if lower in _LIST_BREAKS:
+            item, head_seen, attached = item + 1, False, False
+        elif lower in _ATTACHING:
+            attached = head_seen
+        elif i in targets_at and i not in cues and statuses.get(i) == "negated":
+            if attached:
+                dependents.add(i)
+            item_of[i] = item
+            head_seen = True
+    return dependents, item_of
+
+
 def _covers(premise_word: _Word, claim_stems: set[str]) -> bool:
     """Whether a negated premise word negates as much as the claim: every word of its item is the
     claim's ("no pain" says more than "no pain with dorsiflexion": the latter does not support
@@ -713,8 +714,9 @@ def _negates(sentence: _Sentence, negated: list[_Word], claim_stems: set[str]) -
 
 
 def _describe(status: str) -> str:
-    return {"negated": "negated", "family": "about a family member", "hypothetical": "hypothetical", "planned": "only planned",
-            "possible": "only possible", "historical": "as history", "affirmed": "affirmed"}[status]
+    return {"negated": "negated", "family": "about a family member", "hypothetical": "hypothetical",
+            "planned": "only planned", "possible": "only possible", "historical": "as history",
+            "affirmed": "affirmed"}[status]
 
 
 class ClinicalRulesJudge(Evaluator):
