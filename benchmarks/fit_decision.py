@@ -36,8 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import judge_quality  # noqa: E402
-from real_outputs import DEFAULT_LABELS, _rates, premise_of, read_labels  # noqa: E402
-from real_outputs_sample import DATA, SPLITS, read_jsonl  # noqa: E402
+from real_outputs import DEFAULT_LABELS, _rates, premises, read_labels  # noqa: E402
 
 from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge  # noqa: E402
 from doclens.evaluators.rules.decision import DECISIVE, MODEL_FILE, fit  # noqa: E402
@@ -52,11 +51,8 @@ KIND_FLOOR = 0.9
 def development_rows(judge: ClinicalRulesJudge, jq_data: Path) -> list[dict]:
     """Every development row: ``{"source", "group", "kind", "label", "features", "decided"}``."""
     items = [i for i in read_labels(DEFAULT_LABELS, "dev") if i["label"] is not None]
-    refs = {split: read_jsonl(DATA / split / "references.jsonl") for split in SPLITS}
-    outputs = {(split, system): read_jsonl(DATA / split / "systems" / f"{system}.jsonl")
-               for split in SPLITS for system in {i["system"] for i in items}}
-    pairs = [(premise_of(i, refs, outputs), i["claim"], "real", f"{i['split']}/{i['encounter']}", i["system"],
-              bool(i["label"])) for i in items]
+    pairs = [(premise, i["claim"], "real", f"{i['split']}/{i['encounter']}", i["system"], bool(i["label"]))
+             for i, premise in zip(items, premises(items))]
     notes = [json.loads(line) for line in jq_data.read_text(encoding="utf-8").splitlines() if line.strip()]
     pairs += [(p["premise"], p["claim"], "judge_quality", f"jq/{p['note_id']}", p["kind"], bool(p["label"]))
               for p in judge_quality.build_pairs(notes) if p["split"] == "dev"]

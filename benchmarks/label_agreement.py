@@ -25,8 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from real_outputs import DEFAULT_LABELS, _rates, premise_of, read_labels  # noqa: E402
-from real_outputs_sample import DATA, SPLITS, read_jsonl  # noqa: E402
+from real_outputs import DEFAULT_LABELS, _rates, premises, read_labels  # noqa: E402
 
 SECOND = DEFAULT_LABELS / "second_labels.jsonl"
 
@@ -93,10 +92,8 @@ def main() -> None:
         from doclens.evaluators import load_evaluator
 
         judge = load_evaluator(args.judge)
-        refs = {split: read_jsonl(DATA / split / "references.jsonl") for split in SPLITS}
-        outputs = {(split, system): read_jsonl(DATA / split / "systems" / f"{system}.jsonl")
-                   for split in SPLITS for system in {i["system"] for i, _, _ in rows}}
-        verdicts = {i["item"]: bool(judge.explain(premise_of(i, refs, outputs), i["claim"])[0]) for i, _, _ in rows}
+        items = [i for i, _, _ in rows]
+        verdicts = {i["item"]: bool(judge.explain(premise, i["claim"])[0]) for i, premise in zip(items, premises(items))}
         out["judge"] = {"signature": judge.signature(),
                         **{name: judge_against(part, verdicts) for name, part in halves.items()}}
     print(json.dumps(out, indent=2))

@@ -86,6 +86,14 @@ def premise_of(item: dict, refs: dict, outputs: dict) -> str:
     return refs[split][encounter]["reference"]
 
 
+def premises(items: list[dict]) -> list[str]:
+    """Each item's premise note (:func:`premise_of`), every references and system-outputs file read once."""
+    refs = {split: read_jsonl(DATA / split / "references.jsonl") for split in {i["split"] for i in items}}
+    outputs = {(split, system): read_jsonl(DATA / split / "systems" / f"{system}.jsonl")
+               for split, system in {(i["split"], i["system"]) for i in items}}
+    return [premise_of(i, refs, outputs) for i in items]
+
+
 def _rates(rows: list[tuple[bool, bool]]) -> dict:
     positives = [judged for label, judged in rows if label]
     negatives = [not judged for label, judged in rows if not label]
@@ -102,13 +110,11 @@ def _rates(rows: list[tuple[bool, bool]]) -> dict:
 
 def labelled_part(judge, folder: Path, half: str, show_errors: bool) -> dict:
     items = read_labels(folder, half)
-    refs = {split: read_jsonl(DATA / split / "references.jsonl") for split in SPLITS}
-    outputs = {(split, system): read_jsonl(DATA / split / "systems" / f"{system}.jsonl")
-               for split in SPLITS for system in {i["system"] for i in items}}
     undecided = sum(i["label"] is None for i in items)
     items = [i for i in items if i["label"] is not None]
+    texts = premises(items)
     started = time.perf_counter()
-    verdicts = [judge.explain(premise_of(i, refs, outputs), i["claim"]) for i in items]
+    verdicts = [judge.explain(premise, i["claim"]) for i, premise in zip(items, texts)]
     out: dict = {"items": len(items), "undecided_left_out": undecided,
                  "seconds": round(time.perf_counter() - started, 1)}
     for name in (["dev", "held_out"] if half == "both" else [half]):

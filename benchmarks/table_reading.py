@@ -27,8 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from real_outputs import DEFAULT_LABELS, _f1, _rates, premise_of  # noqa: E402
-from real_outputs_sample import DATA, read_jsonl  # noqa: E402
+from real_outputs import DEFAULT_LABELS, _f1, _rates, premises  # noqa: E402
 
 SAMPLE = DEFAULT_LABELS / "table_claims.jsonl"
 SIDES = ("recall", "precision")
@@ -57,14 +56,10 @@ def main() -> None:
 
     rows = read_sample(Path(args.sample))
     judge = load_evaluator(args.judge)
-    refs = {split: read_jsonl(DATA / split / "references.jsonl") for split in {r["split"] for r in rows}}
-    outputs = {(r["split"], r["system"]): read_jsonl(DATA / r["split"] / "systems" / f"{r['system']}.jsonl")
-               for r in rows}
+    labelled = [r for r in rows if r["label"] is not None]
     pairs: dict = defaultdict(list)
-    for row in rows:
-        if row["label"] is None:
-            continue
-        entailed = bool(judge.explain(premise_of(row, refs, outputs), row["claim"])[0])
+    for row, premise in zip(labelled, premises(labelled)):
+        entailed = bool(judge.explain(premise, row["claim"])[0])
         pairs[(row["system"], row["side"])].append((row["label"], entailed))
     out: dict = {"benchmark": "table_reading", "judge": judge.signature(), "claims": len(rows),
                  "null_left_out": sum(r["label"] is None for r in rows),

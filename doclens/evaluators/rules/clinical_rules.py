@@ -422,7 +422,10 @@ def context_rules() -> list[ContextRule]:
       medication other than ibuprofen" has taken ibuprofen;
     * a bare ``negative`` negates backwards ("Strep test negative", as "X is negative" already
       does), or forwards when it opens the text or a key's value ("Negative Lachman test",
-      "Knee: negative Lachman")."""
+      "Knee: negative Lachman");
+    * a test that is ordered or will be obtained, scheduled or repeated ("will obtain an MRI",
+      "x-ray ordered", "Obtain x-rays") is *planned* (category ``PLANNED``): the result of a test
+      the note only plans is not known (:func:`_compatible`)."""
     rules = []
     for rule in default_rules():
         if rule.literal in (": no", ": none"):
@@ -443,7 +446,6 @@ def context_rules() -> list[ContextRule]:
                     [{"LOWER": {"IN": ["will", "'ll", "plan", "plans", "planning", "going", "to"]}},
                      {"LOWER": "to", "OP": "?"}, {"LOWER": {"IN": _PLANNED}}]),
         ContextRule("obtain (leading)", "PLANNED", "FORWARD", [{"LOWER": {"IN": _PLANNED}}], where=_opens_value)]
-
 
 
 def _ends_value(doc, start: int, end: int) -> bool:
