@@ -19,7 +19,8 @@ entailed statement with several citations, ``C∖{c}`` only when ``c`` alone doe
 headline figures use it. Issue 6 describes the original procedure with the last short-cut only;
 that weaker baseline is timed too (``issue_described_procedure``).
 
-DocLens: ``DocLens(judge, section_fallback="section").score(...)`` (an empty premise section is
+DocLens: ``DocLens(judge, premise_scope="section", section_fallback="section").score(...)`` (the
+paper's per-section premise; an empty premise section is
 not entailed, as in the original scripts) with length-sorted batches, each
 distinct pair once, no cache (a cold run). Both cut premises longer than the model window into
 the same windows, so their verdicts must agree exactly.
@@ -210,7 +211,7 @@ def compare(make_judge, generate: bool, instances: list[dict], runtime: str = "t
         # section_fallback="section": a claim whose section the premise lacks is not entailed, as in
         # the original scripts (DocLens's default judges it against the whole note: more pairs, a
         # different job, docs/design.md §4)
-        report = DocLens(judge, section_fallback="section").score(instances, progress=False)
+        report = DocLens(judge, premise_scope="section", section_fallback="section").score(instances, progress=False)
     wall_doclens, cpu_doclens = time.perf_counter() - start, time.process_time() - cpu_start
     return {
         "verdicts_equal": doclens_verdicts(report) == original_verdicts == literal_verdicts, "runtime": runtime,

@@ -342,22 +342,121 @@ def test_a_stray_bracketed_number_is_an_invalid_citation_with_its_location():
 
 def test_note_section_missing_from_the_premise_falls_back_to_the_whole_note():
     """A reference fact the prediction gives under another header is judged against the whole
-    prediction by default (counted); ``section_fallback="section"`` is the original empty premise."""
+    prediction by default (counted); under the paper's per-section premise,
+    ``section_fallback="section"`` is the original empty premise."""
     reference = "HISTORY OF PRESENT ILLNESS\nknee pain\nPHYSICAL EXAM\nknee swelling"
     prediction = "HISTORY OF PRESENT ILLNESS\nknee pain with knee swelling"
     row = {"id": "n", "task": "note_generation", "prediction": prediction, "reference": reference,
            "reference_claims": {"subjective": ["knee pain"], "objective_exam": ["knee swelling"]},
            "prediction_claims": {"subjective": ["knee pain with knee swelling"]}}
-    report = score([row])
-    assert report["claim_recall"] == 1.0
-    assert report.counts["claim_recall"]["section_fallbacks"] == 1
-    assert report.counts["claim_precision"]["section_fallbacks"] == 0
-    exam = [v for v in report.instances[0].reference_claims if v.section == "objective_exam"][0]
-    assert exam.explanation.startswith("[the note has no objective_exam section: judged against the whole note]")
-    assert "|sections:note|" in report.signature
-    strict = score([row], section_fallback="section")
-    assert strict["claim_recall"] == 0.5 and "|sections:section|" in strict.signature
+    for report in (score([row]), score([row], premise_scope="section")):
+        assert report["claim_recall"] == 1.0
+        assert report.counts["claim_recall"]["section_fallbacks"] == 1
+        assert report.counts["claim_precision"]["section_fallbacks"] == 0
+        exam = [v for v in report.instances[0].reference_claims if v.section == "objective_exam"][0]
+        assert exam.explanation.startswith("[the note has no objective_exam section: judged against the whole note]")
+        assert exam.placement == "whole_note"
+    assert "|premise:note|" in score([row]).signature and "|sections:" not in score([row]).signature
+    assert "|premise:section|sections:note|" in score([row], premise_scope="section").signature
+    strict = score([row], premise_scope="section", section_fallback="section")
+    assert strict["claim_recall"] == 0.5 and "|premise:section|sections:section|" in strict.signature
     exam = [v for v in strict.instances[0].reference_claims if v.section == "objective_exam"][0]
-    assert exam.explanation == "empty premise: the note has no objective_exam section"
+    assert exam.explanation == "empty premise: the note has no objective_exam section" and exam.placement is None
     with pytest.raises(ConfigurationError, match="section_fallback"):
         DocLens(TokenSubsetEvaluator(), section_fallback="whole")
+    with pytest.raises(ConfigurationError, match="premise_scope='section'"):
+        DocLens(TokenSubsetEvaluator(), section_fallback="section")  # the default scope is the whole note
+    with pytest.raises(ConfigurationError, match="premise_scope"):
+        DocLens(TokenSubsetEvaluator(), premise_scope="paragraph")
+
+
+class CountingJudge(TokenSubsetEvaluator):
+    """Token subset, counting each batch of claim requests and the claims in it."""
+
+    def __init__(self):
+        super().__init__()
+        self.claim_batches: list[list] = []
+
+    def judge_claims_many(self, requests, on_done=None):
+        self.claim_batches.append([(r.premise, list(r.claims), r.section) for r in requests])
+        return super().judge_claims_many(requests, on_done=on_done)
+
+
+#: the plan states the knee swelling, which the reference puts in the exam
+WHOLE_NOTE_ROW = {"id": "w", "task": "note_generation",
+                  "reference": "HISTORY OF PRESENT ILLNESS\nknee pain\nPHYSICAL EXAM\nknee swelling\n"
+                               "ASSESSMENT AND PLAN\nrest",
+                  "prediction": "HISTORY OF PRESENT ILLNESS\nknee pain\nPHYSICAL EXAM\nnormal gait\n"
+                                "ASSESSMENT AND PLAN\nknee swelling, ice",
+                  "reference_claims": {"subjective": ["knee pain"], "objective_exam": ["knee swelling", "fever"]},
+                  "prediction_claims": {"subjective": ["knee pain"], "objective_exam": ["normal gait"],
+                                        "assessment_and_plan": ["knee swelling", "ice"]}}
+
+
+def test_a_fact_stated_in_another_section_is_entailed_and_counted_by_default():
+    judge = CountingJudge()
+    report = score([WHOLE_NOTE_ROW], judge)
+    result = report.instances[0]
+    swelling, fever = [v for v in result.reference_claims if v.section == "objective_exam"]
+    assert swelling.entailed is True and swelling.placement == "other_section"
+    assert swelling.explanation.startswith("[stated in another section of the note]")
+    assert fever.entailed is False and fever.placement is None
+    assert fever.explanation.startswith("[not in its section; judged against the whole note]")
+    assert [v.placement for v in result.reference_claims if v.section == "subjective"] == ["own_section"]
+    # precision: 'knee swelling' (plan) is in the reference's exam; 'normal gait' and 'ice' are nowhere
+    assert [(v.text, v.entailed, v.placement) for v in result.prediction_claims] == [
+        ("knee pain", True, "own_section"), ("normal gait", False, None), ("knee swelling", True, "other_section"),
+        ("ice", False, None)]
+    assert report["claim_recall"] == 2 / 3 and report["claim_precision"] == 0.5
+    recall, precision = report.counts["claim_recall"], report.counts["claim_precision"]
+    assert recall["stated_in_other_section"] == 1 and precision["stated_in_other_section"] == 1
+    assert recall["stated_in_other_section_by_section"]["objective_exam"] == 1
+    assert precision["stated_in_other_section_by_section"]["assessment_and_plan"] == 1
+    assert sum(recall["stated_in_other_section_by_section"].values()) == 1
+    # still counted under its own section
+    assert report.sections["objective_exam"]["claim_recall"] == 0.5
+    # the judge was asked twice: every claim against its section, then only the claims their
+    # section did not entail, against the whole note
+    first, second = judge.claim_batches
+    assert sum(len(claims) for _, claims, _ in first) == 7
+    assert sorted((section, claim) for _, claims, section in second for claim in claims) == [
+        ("assessment_and_plan", "ice"), ("assessment_and_plan", "knee swelling"), ("objective_exam", "fever"),
+        ("objective_exam", "knee swelling"), ("objective_exam", "normal gait")]
+    premises = {premise for premise, _, _ in second}
+    assert premises == {WHOLE_NOTE_ROW["prediction"], WHOLE_NOTE_ROW["reference"]}
+
+
+def test_under_the_papers_section_premise_a_fact_in_another_section_is_not_entailed():
+    judge = CountingJudge()
+    report = score([WHOLE_NOTE_ROW], judge, premise_scope="section")
+    swelling = [v for v in report.instances[0].reference_claims if v.text == "knee swelling"][0]
+    assert swelling.entailed is False and swelling.placement is None
+    assert report["claim_recall"] == 1 / 3 and report["claim_precision"] == 0.25
+    assert report.counts["claim_recall"]["stated_in_other_section"] == 0
+    assert len(judge.claim_batches) == 1  # asked once
+    default = score([WHOLE_NOTE_ROW])
+    assert default.signature != report.signature
+    assert "premise:note" in default.signature and "premise:section" in report.signature
+
+
+def test_stated_in_another_section_reaches_the_summary_the_files_and_the_rows(tmp_path):
+    from doclens.views.text import summary_text
+
+    report = score([WHOLE_NOTE_ROW])
+    text = summary_text(report)
+    assert "stated in another section" in text and "claim_recall=1" in text
+    path = tmp_path / "scores.json"
+    report.save(path)
+    again = Report.load(path)
+    assert again.counts["claim_recall"]["stated_in_other_section"] == 1
+    assert [v.placement for v in again.instances[0].reference_claims] == [
+        v.placement for v in report.instances[0].reference_claims]
+    row = report.to_rows()[0]
+    assert row["claim_recall_stated_in_other_section"] == 1 and row["claim_precision_stated_in_other_section"] == 1
+    streamed = tmp_path / "streamed.json"
+    summary = DocLens(TokenSubsetEvaluator()).score_to(str(streamed), [WHOLE_NOTE_ROW], output_format="jsonl",
+                                                       progress=False)
+    assert summary.counts["claim_recall"]["stated_in_other_section"] == 1
+    read = Report.load(streamed)
+    assert read.counts == report.counts
+    assert read.instances[0].reference_claims == report.instances[0].reference_claims

@@ -128,7 +128,8 @@ def build_scorer(args: argparse.Namespace):
                    question_statements=args.question_statements,
                    baseline_options=_parse_pairs(args.baseline_option, "--baseline-option") or None,
                    metrics=args.metrics, source_support=_source_support(args), uncited_outputs=args.uncited_outputs,
-                   section_fallback=getattr(args, "section_fallback", "note"))
+                   section_fallback=getattr(args, "section_fallback", "note"),
+                   premise_scope=getattr(args, "premise_scope", "note"))
 
 
 def _source_support(args: argparse.Namespace):
@@ -509,9 +510,14 @@ def add_parser(sub) -> None:
     score.add_argument("--question-statements", choices=QUESTION_STATEMENTS, default="whole",
                        help="question_summarization: judge the whole prediction as one statement (default, original "
                             "scripts) or each sentence")
+    score.add_argument("--premise-scope", choices=("note", "section"), default="note",
+                       help="note_generation: judge a claim against the whole premise note (default; a claim its "
+                            "own section does not entail but another does is counted as stated_in_other_section) "
+                            "or against its own section only (the paper's rule, the original scripts)")
     score.add_argument("--section-fallback", choices=("note", "section"), default="note",
-                       help="note_generation: judge a claim whose section the premise note lacks against the whole "
-                            "note (default, counted as section_fallbacks) or as not entailed (original scripts)")
+                       help="with --premise-scope section: judge a claim whose section the premise note lacks "
+                            "against the whole note (default, counted as section_fallbacks) or as not entailed "
+                            "(original scripts)")
     score.add_argument("--max-citations", type=NON_NEGATIVE_INT,
                        help="keep at most N citations per statement (default: all)")
     score.add_argument("--on-unparsed", choices=ON_UNPARSED, default="zero",

@@ -7,7 +7,7 @@ Everything here is a dataclass that serialises to JSON with ``to_dict`` and back
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, Literal
 
 from doclens.core.errors import InputError
 
@@ -32,6 +32,15 @@ UNJUDGED_REASONS = (REASON_EMPTY_PREMISE, REASON_NO_CITATION, REASON_INVALID_IDS
 EMPTY_PREMISE = "empty premise: nothing to entail the claim"
 NO_CITATION = "no citation"
 INVALID_IDS = "invalid citation id(s)"
+#: Where the premise note states a note claim the judge entailed (``ClaimVerdict.placement``;
+#: docs/design.md §4, Premise scope): in the claim's own section; only in another section of the
+#: note (``premise_scope="note"``: entailed by the whole note, not by its own section); or in the
+#: whole note because the note lacks the claim's section (``section_fallback="note"``). ``None``:
+#: not entailed, no verdict, or a claim that is not a note section's.
+Placement = Literal["own_section", "other_section", "whole_note"]
+PLACEMENT_OWN_SECTION: Placement = "own_section"
+PLACEMENT_OTHER_SECTION: Placement = "other_section"
+PLACEMENT_WHOLE_NOTE: Placement = "whole_note"
 #: The text of the one item that stands for the unknown claims of a text whose extraction failed.
 EXTRACTION_FAILED = "[claims not extracted: the extraction call failed]"
 
@@ -49,11 +58,17 @@ def _legacy_reason(data: dict) -> str | None:
     return REASON_INVALID_IDS if explanation.startswith(INVALID_IDS) else None
 
 
+#: verdict fields written only when set (files stay as they were for items without them)
+OPTIONAL_VERDICT_FIELDS = ("reason", "placement")
+
+
 def _verdict_dict(verdict) -> dict:
-    """A verdict as JSON: every field, ``reason`` only when the item was decided without the judge."""
+    """A verdict as JSON: every field; ``reason`` only when the item was decided without the judge,
+    ``placement`` only for an entailed note claim."""
     data = asdict(verdict)
-    if data.get("reason") is None:
-        data.pop("reason", None)
+    for name in OPTIONAL_VERDICT_FIELDS:
+        if data.get(name) is None:
+            data.pop(name, None)
     return data
 
 
@@ -278,6 +293,8 @@ class ClaimVerdict:
     raw: str | None = None
     #: one of :data:`UNJUDGED_REASONS` when decided without asking the judge
     reason: str | None = None
+    #: where the premise note states an entailed note claim (:data:`Placement`); ``None`` otherwise
+    placement: Placement | None = None
 
     to_dict = _verdict_dict
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doclens.core.types import InstanceResult
+from doclens.families.claims import OTHER_SECTION_COUNT
 from doclens.reports.files import write_atomically
 from doclens.reports.scores_files import REPORT_FORMAT, iter_instance_results, wrong_format_message
 
@@ -172,13 +173,16 @@ class Report:
           to score, or no source for a citation metric), ``<metric>_hits`` and
           ``<metric>_items`` its counts under the report's ``on_unparsed`` rule (``None`` when the
           metric does not apply);
+        * ``claim_recall_stated_in_other_section``, ``claim_precision_stated_in_other_section``:
+          the instance's note claims entailed by the whole premise note but not by their own
+          section (``premise_scope="note"``; 0 otherwise);
         * ``unparsed`` and ``failed``: the instance's claims and statements whose judge reply
           could not be read, or whose model call failed for good.
 
         The pooled corpus score of a metric is ``sum(hits) / sum(items)`` over these rows."""
         from doclens.core.metrics import METRICS
         from doclens.core.types import STATUS_FAILED, STATUS_UNPARSED
-        from doclens.families import CountingRule, result_counts
+        from doclens.families import CLAIMS, CountingRule, result_counts
 
         rule = CountingRule.from_config(self.config)
         rows = []
@@ -190,6 +194,8 @@ class Report:
                 row[metric] = result.scores.get(metric)
                 row[f"{metric}_hits"] = hits
                 row[f"{metric}_items"] = items
+            for metric, n in CLAIMS.instance_placements(result).items():
+                row[f"{metric}_{OTHER_SECTION_COUNT}"] = n
             verdicts = result.reference_claims + result.prediction_claims + result.statements
             row["unparsed"] = sum(v.status == STATUS_UNPARSED for v in verdicts)
             row["failed"] = sum(v.status == STATUS_FAILED for v in verdicts)
@@ -205,7 +211,7 @@ class Report:
         pandas = require("pandas", "Report.to_pandas()", "tables")
         frame = pandas.DataFrame(self.to_rows(), columns=self._row_columns())
         for column in frame.columns:
-            if column.endswith(("_hits", "_items")) or column in ("unparsed", "failed"):
+            if column.endswith(("_hits", "_items", OTHER_SECTION_COUNT)) or column in ("unparsed", "failed"):
                 frame[column] = frame[column].astype("Int64")
             elif column not in ("id", "task", "has_source"):
                 frame[column] = frame[column].astype("float64")
@@ -228,9 +234,10 @@ class Report:
     @staticmethod
     def _row_columns() -> list[str]:
         from doclens.core.metrics import METRICS
+        from doclens.families import CLAIMS
 
         return ["id", "task", "has_source", *(f"{m}{suffix}" for m in METRICS for suffix in ("", "_hits", "_items")),
-                "unparsed", "failed"]
+                *(f"{m}_{OTHER_SECTION_COUNT}" for m in CLAIMS.metrics), "unparsed", "failed"]
 
     # ---- display --------------------------------------------------------------------------
     def plot(self, kind: str = "sections", metrics: list[str] | None = None):

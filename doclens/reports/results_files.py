@@ -34,6 +34,7 @@ from pathlib import Path
 
 from doclens.core.errors import InputError, MissingExtraError, cannot_read
 from doclens.core.metrics import METRICS
+from doclens.core.types import OPTIONAL_VERDICT_FIELDS
 from doclens.families import family_metrics
 
 OUTPUT_FORMATS = ("json", "jsonl", "parquet")
@@ -80,10 +81,10 @@ _PIECEWISE_ITEMS = 2000
 
 
 def _fields(item) -> dict:
-    """A verdict's fields as its ``to_dict`` gives them (``reason`` only when set; its lists are
-    not copied: the dict is only encoded)."""
+    """A verdict's fields as its ``to_dict`` gives them (``reason`` and ``placement`` only when
+    set; its lists are not copied: the dict is only encoded)."""
     return {f.name: getattr(item, f.name) for f in fields(item)
-            if not (f.name == "reason" and item.reason is None)}
+            if not (f.name in OPTIONAL_VERDICT_FIELDS and getattr(item, f.name) is None)}
 
 
 def write_result(handle, result) -> None:
@@ -247,7 +248,7 @@ def _parquet_schema(pa):
     ids = pa.list_(pa.int64())
     claim = pa.struct([("text", pa.string()), ("entailed", pa.bool_()), ("explanation", pa.string()),
                        ("status", pa.string()), ("section", pa.string()), ("raw", pa.string()),
-                       ("reason", pa.string())])
+                       ("reason", pa.string()), ("placement", pa.string())])
     statement = pa.struct([("index", pa.int64()), ("text", pa.string()), ("cited", ids), ("valid", ids),
                            ("invalid", ids), ("precise", ids), ("entailed", pa.bool_()), ("section", pa.string()),
                            ("inherited", pa.bool_()), ("status", pa.string()), ("explanation", pa.string()),

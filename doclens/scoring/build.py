@@ -8,7 +8,8 @@ import os
 import sys
 import warnings
 
-from doclens.families import SOURCE_SUPPORT
+from doclens.core.tasks import SECTION_NAMES
+from doclens.families import CLAIMS, SOURCE_SUPPORT
 from doclens.reports.report import Report
 from doclens.scoring.aggregate import Aggregator
 from doclens.scoring.run import RunMeta
@@ -33,10 +34,12 @@ def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = F
     counts["citations"] = {**aggregator.citations, "capped_statements": run.capped_statements}
     if run.auto_tasks:  # task="auto": how many instances it scored as each task
         counts["auto_tasks"] = dict(sorted(run.auto_tasks.items()))
-    if "note_generation" in run.tasks:  # claims judged against the whole note, which lacked their section
+    if "note_generation" in run.tasks:
+        placements = CLAIMS.placement_counts(aggregator.tallies.get(CLAIMS.name, {}), SECTION_NAMES)
         for metric, direction in (("claim_recall", "recall"), ("claim_precision", "precision")):
-            if metric in counts:
+            if metric in counts:  # claims judged against the whole note, which lacked their section
                 counts[metric]["section_fallbacks"] = run.section_fallbacks.get(direction, 0)
+                counts[metric].update(placements[metric])  # entailed by the note, not by their own section
     support_on = SOURCE_SUPPORT in scorer.families
     report_warnings = _warnings(scorer, run, sum(v for k, v in unparsed.items() if k != "source_support"),
                                 sum(v for k, v in failed.items() if k != "source_support"))
@@ -44,7 +47,7 @@ def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = F
     prompt_tags = list(scorer.evaluator.prompt_tags())
     if run.used_extractor:
         prompt_tags += scorer.extractor.prompt_tags()
-    signature = _signature(scorer, run, prompt_tags)
+    signature = run_signature(scorer, run)
     block = None
     if support_on:  # the source-support family's block (doclens/scoring/source_support.py)
         block = scorer.source_support.report_block(aggregator.tallies[SOURCE_SUPPORT.name], scorer.evaluator)
@@ -113,25 +116,11 @@ def _outside_doclens() -> int:
 
 def settings_signature(scorer) -> str:
     """The signature of ``scorer``'s settings alone, before any input is read: judge, style,
-    extractor (whether or not it will be used), prompts, decoding, citation and counting options.
-    A streamed output records it, and ``--resume`` refuses to continue a file written with other
-    settings (the final signature also names the tasks met, which only the input tells)."""
-    prompt_tags = list(scorer.evaluator.prompt_tags())
-    extract = "none"
-    extract_decoding = {}
-    decoding = scorer.evaluator.decoding() or {}
-    if scorer.extractor is not None:
-        prompt_tags += scorer.extractor.prompt_tags()
-        extract = component_signature(scorer.extractor)
-        if callable(scorer.extractor.decoding):
-            extract_decoding = {k: v for k, v in scorer.extractor.decoding().items() if decoding.get(k) != v}
-    # the families' fields too: a resumed run must not mix source-support settings either
-    return make_signature(version=__version__, tasks=["*"], judge=component_signature(scorer.evaluator),
-                          style=getattr(scorer.evaluator, "style", None), extract=extract,
-                          prompt_tags=prompt_tags, decoding=decoding, uncited=scorer.uncited,
-                          max_citations=scorer.max_citations, on_unparsed=scorer.on_unparsed,
-                          extract_decoding=extract_decoding, question_statements=scorer.question_statements,
-                          family_fields=_family_fields(scorer))
+    extractor (whether or not it will be used), prompts, decoding, citation, premise and counting
+    options, the families' fields. A streamed output records it, and ``--resume`` refuses to
+    continue a file written with other settings (the final signature also names the tasks met,
+    which only the input tells)."""
+    return run_signature(scorer)
 
 
 def _family_fields(scorer) -> list:
@@ -159,23 +148,36 @@ def _warnings(scorer, run: RunMeta, unparsed: int, failed: int) -> list[str]:
     return found
 
 
-def _signature(scorer, run: RunMeta, prompt_tags: list[str]) -> str:
-    extract_parts = (["given"] if run.used_given else []) + (
-        [component_signature(scorer.extractor)] if run.used_extractor else [])
-    decoding = scorer.evaluator.decoding() or {}
+def run_signature(scorer, run: RunMeta | None = None) -> str:
+    """The signature of a run scored by ``scorer`` (its settings, and the judge and extractor
+    that scored: on Ray, as the workers reported them), built here and nowhere else
+    (:mod:`doclens.scoring.signature` says what each field means). ``run``: what the run met
+    (tasks, given or extracted claims); ``None``: the settings alone (:func:`settings_signature`),
+    every task's fields named, the extractor named whether or not it will be used."""
+    evaluator, extractor = scorer.evaluator, scorer.extractor
+    tasks = sorted(run.tasks) if run is not None else ["*"]
+    used_extractor = extractor is not None and (run is None or run.used_extractor)
+    if run is None:
+        extract = component_signature(extractor) if extractor is not None else "none"
+    else:
+        extract = "+".join((["given"] if run.used_given else [])
+                           + ([component_signature(extractor)] if used_extractor else [])) or "none"
+    prompt_tags = list(evaluator.prompt_tags()) + (list(extractor.prompt_tags()) if used_extractor else [])
+    decoding = evaluator.decoding() or {}
     extract_decoding = {}
-    if run.used_extractor and callable(scorer.extractor.decoding):
-        extract_decoding = {k: v for k, v in scorer.extractor.decoding().items() if decoding.get(k) != v}
-    return make_signature(version=__version__, tasks=sorted(run.tasks), judge=component_signature(scorer.evaluator),
-                          style=getattr(scorer.evaluator, "style", None), extract="+".join(extract_parts) or "none",
+    if used_extractor and callable(extractor.decoding):
+        extract_decoding = {k: v for k, v in extractor.decoding().items() if decoding.get(k) != v}
+    met = (lambda task: True) if run is None else (lambda task: task in run.tasks)
+    notes = met("note_generation")
+    return make_signature(version=__version__, tasks=tasks, judge=component_signature(evaluator),
+                          style=getattr(evaluator, "style", None), extract=extract,
                           prompt_tags=prompt_tags, decoding=decoding, uncited=scorer.uncited,
                           max_citations=scorer.max_citations, on_unparsed=scorer.on_unparsed,
                           extract_decoding=extract_decoding,
-                          question_statements=(scorer.question_statements
-                                               if "question_summarization" in run.tasks else "whole"),
+                          question_statements=scorer.question_statements if met("question_summarization") else "whole",
                           family_fields=_family_fields(scorer),
-                          section_fallback=(getattr(scorer, "section_fallback", "note")
-                                            if "note_generation" in run.tasks else None))
+                          premise_scope=scorer.premise_scope if notes else None,
+                          section_fallback=scorer.section_fallback if notes else None)
 
 
 def usage_of(scorer, run: RunMeta) -> dict:
@@ -198,6 +200,8 @@ def _config(scorer, prompt_tags: list[str]) -> dict:
         "uncited_outputs": scorer.uncited_outputs,
         "max_citations": scorer.max_citations,
         "question_statements": scorer.question_statements,
+        "premise_scope": scorer.premise_scope,
+        "section_fallback": scorer.section_fallback,
         "on_unparsed": scorer.on_unparsed,
         "prompts": sorted(set(prompt_tags)),
         **({"metrics": list(scorer.metrics)} if SOURCE_SUPPORT in scorer.families else {}),

@@ -38,7 +38,15 @@ from doclens.reports.files import output_lock
 from doclens.reports.report import Report
 from doclens.scoring.run import Run, RunMeta, Work
 from doclens.scoring.source_support import SourceSupport, check_metrics
-from doclens.scoring.verdicts import SECTION_FALLBACKS, citation_requests, claim_requests, instance_result
+from doclens.scoring.verdicts import (
+    PREMISE_SCOPES,
+    SECTION_FALLBACKS,
+    citation_requests,
+    claim_requests,
+    instance_result,
+    whole_note_lookup,
+    whole_note_requests,
+)
 
 logger = logging.getLogger("doclens")
 
@@ -125,7 +133,17 @@ class DocLens:
     section_fallback : {"note", "section"}
         ``note_generation``: a claim whose section the premise note lacks is judged against the
         whole note (``"note"``, default; counted in ``counts[...]["section_fallbacks"]``) or, as the
-        original scripts did, not entailed (``"section"``). In the signature (``sections:``).
+        original scripts did, not entailed (``"section"``). In the signature (``sections:``) under
+        ``premise_scope="section"``; under ``"note"`` such claims are always judged against the whole
+        note (still counted), and ``"section"`` is refused as a contradiction.
+    premise_scope : {"note", "section"}
+        ``note_generation``: what a claim is judged against. ``"note"`` (default): the whole premise
+        note — each claim is judged against its own section first, and a claim its section does
+        not entail is asked again against the whole note; entailed there, it is entailed and
+        *stated in another section* (``ClaimVerdict.placement``, counted in
+        ``counts[...]["stated_in_other_section"]``, per section too), and still counted under its
+        own section. ``"section"``: the paper's per-section premise (claim verdicts equal the
+        original DocLens scripts'). In the signature (``premise:``). See docs/design.md §4.
     """
 
     def __init__(self, evaluator: Evaluator, extractor: Extractor | None = None, *, task: str | None = None,
@@ -133,7 +151,8 @@ class DocLens:
                  chunk_size: int = 32, baselines: list[str] | None = None,
                  baseline_options: dict | None = None, question_statements: str = "whole",
                  metrics=None, source_support: SourceSupport | None = None,
-                 uncited_outputs: str = "not-applicable", section_fallback: str = "note"):
+                 uncited_outputs: str = "not-applicable", section_fallback: str = "note",
+                 premise_scope: str = "note"):
         if not isinstance(evaluator, Evaluator):
             raise ConfigurationError(f"evaluator must be a doclens.Evaluator, got {type(evaluator).__name__}")
         if extractor is not None and not isinstance(extractor, Extractor):
@@ -153,7 +172,15 @@ class DocLens:
             raise ConfigurationError("chunk_size must be at least 1")
         if section_fallback not in SECTION_FALLBACKS:
             raise ConfigurationError(f"section_fallback must be one of {SECTION_FALLBACKS}, got {section_fallback!r}")
+        if premise_scope not in PREMISE_SCOPES:
+            raise ConfigurationError(f"premise_scope must be one of {PREMISE_SCOPES}, got {premise_scope!r}")
+        if premise_scope == "note" and section_fallback == "section":
+            raise ConfigurationError("section_fallback='section' (a claim whose section the premise note lacks is not "
+                                     "entailed) is the paper's per-section rule: it needs premise_scope='section' "
+                                     "(--premise-scope section); under premise_scope='note' every claim is judged "
+                                     "against the whole note")
         self.section_fallback = section_fallback
+        self.premise_scope = premise_scope
         self.evaluator = evaluator
         self.extractor = extractor
         self.task = task if task == AUTO_TASK else check_task(task) if task else None
@@ -299,18 +326,24 @@ class DocLens:
                                     steps and steps.claim_done) if claim_asked else []
         citation_answers = judge_batch(self.evaluator.judge_citations_many, citation_asked,
                                        steps and steps.citation_done) if citation_asked else []
-        if steps:
-            steps.finish()
-        if len(claim_answers) != len(claim_asked) or any(
-                len(a) != len(r.claims) for a, r in zip(claim_answers, claim_asked)):
-            raise RuntimeError(f"{type(self.evaluator).__name__} returned the wrong number of claim judgements")
+        self._check_claim_answers(claim_asked, claim_answers)
         if len(citation_answers) != len(citation_asked):
             raise RuntimeError(f"{type(self.evaluator).__name__} returned the wrong number of citation judgements")
+        note_lookup: dict = {}
+        if self.premise_scope == "note":  # the claims their section did not entail, against the whole note
+            note_asked, note_slots = whole_note_requests(works, claim_slots, claim_answers)
+            if note_asked:
+                note_answers = judge_batch(self.evaluator.judge_claims_many, note_asked,
+                                           (lambda n: bar.touch()) if bar else None)
+                self._check_claim_answers(note_asked, note_answers)
+                note_lookup = whole_note_lookup(note_slots, note_answers)
+        if steps:
+            steps.finish()
         claim_lookup = dict(zip(claim_slots, claim_answers))
         citation_lookup = dict(zip(citation_slots, citation_answers))
         judged_here = [family for family in self.families if family is not SOURCE_SUPPORT]
-        results = [instance_result(i, work, claim_lookup, citation_lookup, self.counting_rule, judged_here)
-                   for i, work in enumerate(works)]
+        results = [instance_result(i, work, claim_lookup, citation_lookup, self.counting_rule, judged_here,
+                                   note_lookup) for i, work in enumerate(works)]
         if self.source_support is not None:
             for i, verdicts in self.source_support.judge(works, self.evaluator).items():
                 results[i].source_support = verdicts
@@ -324,6 +357,10 @@ class DocLens:
                 raise UnparsedJudgementError(f"judge replies could not be parsed, or the call failed, for instance(s) "
                                              f"{', '.join(bad)} (on_unparsed='raise')")
         return results
+
+    def _check_claim_answers(self, asked: list, answers: list) -> None:
+        if len(answers) != len(asked) or any(len(a) != len(r.claims) for a, r in zip(answers, asked)):
+            raise RuntimeError(f"{type(self.evaluator).__name__} returned the wrong number of claim judgements")
 
     def _prepare(self, instance: Instance, run: RunMeta) -> Work:
         where = f"instance {instance.id!r}: "

@@ -12,8 +12,11 @@ fingerprint of every prompt version used (judge and extractor); the judge's deco
 (``T``, ``seed`` …) and, prefixed ``extract-``, the extractor's where it has its own; aggregation;
 citation options (``uncited``, ``maxcit``); how unparsed replies count; only when question
 summaries were split into sentences instead of judged whole, ``qstatements:sentences``; for
-``note_generation``, what a claim whose section the premise note lacks is judged against
-(``sections:note``, the whole note; ``sections:section``, the original empty premise); then the
+``note_generation``, what a claim is judged against (``premise:note``, the whole premise note,
+each claim still counted under its own section; ``premise:section``, its own section, the
+paper's rule) and, under ``premise:section`` only, what a claim whose section the premise note
+lacks is judged against (``sections:note``, the whole note; ``sections:section``, the original
+empty premise); then the
 fields each metric family of the run declares (:meth:`doclens.families.MetricFamily.signature_fields`):
 the citation family's ``uncited-outputs`` (``na`` or ``strict``), source support's settings.
 """
@@ -38,8 +41,8 @@ def signature_fields(*, version: str, tasks: list[str], judge: str, extract: str
                      decoding: dict | None = None, uncited: str = "zero", max_citations: int | None = None,
                      on_unparsed: str = "zero", style: str | None = None,
                      extract_decoding: dict | None = None,
-                     question_statements: str = "whole", section_fallback: str | None = None
-                     ) -> list[SignatureField]:
+                     question_statements: str = "whole", premise_scope: str | None = None,
+                     section_fallback: str | None = None) -> list[SignatureField]:
     """The fields of one run's signature, before the metric families' own (see the module docstring)."""
     fields = [("doclens", version), ("task", "+".join(sorted(set(tasks))) or "none"), ("judge", judge)]
     if style:
@@ -51,7 +54,9 @@ def signature_fields(*, version: str, tasks: list[str], judge: str, extract: str
                ("unparsed", on_unparsed)]
     if question_statements != "whole":  # only when question summaries were split into sentences
         fields.append(("qstatements", question_statements))
-    if section_fallback:  # note_generation only
+    if premise_scope:  # note_generation only
+        fields.append(("premise", premise_scope))
+    if section_fallback and premise_scope != "note":  # under the whole note's scope, a missing section is no case
         fields.append(("sections", section_fallback))
     return fields
 

@@ -11,9 +11,13 @@ from doclens.core.types import (
     EXTRACTION_FAILED,
     INVALID_IDS,
     NO_CITATION,
+    PLACEMENT_OTHER_SECTION,
+    PLACEMENT_OWN_SECTION,
+    PLACEMENT_WHOLE_NOTE,
     REASON_EMPTY_PREMISE,
     REASON_INVALID_IDS,
     STATUS_FAILED,
+    STATUS_OK,
     CitationJudgement,
     CitationVerdict,
     ClaimJudgement,
@@ -26,8 +30,20 @@ from doclens.parsing.sections import segments
 from doclens.parsing.statements import parse_citations, strip_citations
 from doclens.scoring.run import Work
 
-__all__ = ["EMPTY_PREMISE", "NO_CITATION", "INVALID_IDS", "EXTRACTION_FAILED", "claim_requests", "citation_requests",
-           "instance_result", "SECTION_FALLBACKS"]
+__all__ = ["EMPTY_PREMISE", "NO_CITATION", "INVALID_IDS", "EXTRACTION_FAILED", "claim_requests",
+           "whole_note_requests", "citation_requests", "instance_result", "SECTION_FALLBACKS", "PREMISE_SCOPES"]
+
+#: ``premise_scope`` values (docs/design.md §4, Premise scope): ``"note"`` (default) — a note
+#: claim is supported when the whole premise note states it, and still counted under its own
+#: section; a claim its section does not entail is asked again against the whole note
+#: (:func:`whole_note_requests`), and one entailed there is *stated in another section*
+#: (``ClaimVerdict.placement``, counted per run). ``"section"`` — the paper's rule: a claim is
+#: judged against its own section of the premise note only (the original DocLens scripts).
+PREMISE_SCOPES = ("note", "section")
+#: the explanation's opening for a claim entailed by the whole note but not by its own section
+OTHER_SECTION_NOTE = "[stated in another section of the note]"
+#: ... and for one that neither its section nor the whole note entails
+NOWHERE_NOTE = "[not in its section; judged against the whole note]"
 
 #: ``section_fallback`` values: ``"note"`` (default) judges a claim whose section the premise note
 #: lacks against the whole note (docs/design.md §4, Judging real notes: a missing section is no evidence against a
@@ -62,6 +78,54 @@ def claim_requests(works: list[Work], section_fallback: str = "note") -> tuple[l
     return requests, slots
 
 
+def whole_note_requests(works: list[Work], claim_slots: list[tuple], claim_answers: list[list[ClaimJudgement]]
+                        ) -> tuple[list[ClaimRequest], list[tuple]]:
+    """``premise_scope="note"``'s second step: for each section request of :func:`claim_requests`,
+    the claims its section judged *not entailed* (a readable verdict, from the judge) asked again
+    against the whole premise note. Entailed claims, unparsed or failed ones, claims of a section
+    the note lacks (already judged against the whole note) and claims outside note sections are
+    not asked again. Each slot is ``(i, direction, section, positions)``: which claims of that
+    section's list the request holds."""
+    requests, slots = [], []
+    for (i, direction, section), answers in zip(claim_slots, claim_answers):
+        work = works[i]
+        if section is None or (direction, section) in work.section_fallbacks:
+            continue
+        positions = tuple(k for k, answer in enumerate(answers)
+                          if answer.status == STATUS_OK and answer.entailed is False and answer.reason is None)
+        if not positions:
+            continue
+        claims, premise = {d: (c[section], p) for d, c, p, _ in _directions(work)}[direction]
+        requests.append(ClaimRequest(premise.strip(), [claims[k] for k in positions], work.task, direction, section))
+        slots.append((i, direction, section, positions))
+    return requests, slots
+
+
+def whole_note_lookup(slots: list[tuple], answers: list[list[ClaimJudgement]]) -> dict:
+    """``(i, direction, section)`` → ``{position: judgement against the whole note}``."""
+    lookup: dict = {}
+    for (i, direction, section, positions), found in zip(slots, answers):
+        lookup[(i, direction, section)] = dict(zip(positions, found))
+    return lookup
+
+
+def _placed(judgement: ClaimJudgement, again: ClaimJudgement | None, section, fallback: bool
+            ) -> tuple[ClaimJudgement, str | None, str]:
+    """The judgement a note claim keeps, its placement and explanation: ``again`` is the whole
+    note's answer for a claim its own section did not entail (``premise_scope="note"``)."""
+    if again is not None:
+        if again.entailed:
+            return again, PLACEMENT_OTHER_SECTION, f"{OTHER_SECTION_NOTE} {again.explanation or ''}"
+        return again, None, f"{NOWHERE_NOTE} {again.explanation or ''}"
+    explanation = judgement.explanation
+    if fallback:
+        explanation = f"[the note has no {section} section: judged against the whole note] {explanation or ''}"
+    placement = None
+    if judgement.entailed and section is not None:
+        placement = PLACEMENT_WHOLE_NOTE if fallback else PLACEMENT_OWN_SECTION
+    return judgement, placement, explanation
+
+
 def citation_requests(works: list[Work]) -> tuple[list[CitationRequest], list[tuple]]:
     """One request per statement that cites only ids the source has."""
     requests, slots = [], []
@@ -74,23 +138,22 @@ def citation_requests(works: list[Work]) -> tuple[list[CitationRequest], list[tu
     return requests, slots
 
 
-def _claim_verdicts(i: int, work: Work, claim_lookup: dict, result: InstanceResult) -> None:
+def _claim_verdicts(i: int, work: Work, claim_lookup: dict, note_lookup: dict, result: InstanceResult) -> None:
     targets = {"reference_claims": result.reference_claims, "prediction_claims": result.prediction_claims}
     for direction, claims_by_section, _, field_name in _directions(work):
         target = targets[field_name]
         for section, claims in claims_by_section.items():
             answers = claim_lookup.get((i, direction, section))
+            again = note_lookup.get((i, direction, section), {})
             fallback = (direction, section) in work.section_fallbacks
             empty = EMPTY_PREMISE if section is None else f"empty premise: the note has no {section} section"
             for k, claim in enumerate(claims):
-                judgement = answers[k] if answers else ClaimJudgement(entailed=False, explanation=empty,
-                                                                      reason=REASON_EMPTY_PREMISE)
-                explanation = judgement.explanation
-                if fallback:
-                    explanation = f"[the note has no {section} section: judged against the whole note] {explanation or ''}"
+                first = answers[k] if answers else ClaimJudgement(entailed=False, explanation=empty,
+                                                                  reason=REASON_EMPTY_PREMISE)
+                judgement, placement, explanation = _placed(first, again.get(k), section, fallback)
                 target.append(ClaimVerdict(text=claim, entailed=judgement.entailed, explanation=explanation,
                                            status=judgement.status, section=section, raw=judgement.raw,
-                                           reason=judgement.reason))
+                                           reason=judgement.reason, placement=placement))
             error = work.failed_extractions.get((field_name, section))
             if error is not None:  # the claims are unknown: one item says so, scored per on_unparsed
                 target.append(ClaimVerdict(text=EXTRACTION_FAILED, entailed=None, status=STATUS_FAILED,
@@ -129,11 +192,12 @@ def _unjudged_reason(statement, invalid: list[int], work: Work) -> str:
 
 
 def instance_result(i: int, work: Work, claim_lookup: dict, citation_lookup: dict,
-                    rule: CountingRule, families) -> InstanceResult:
+                    rule: CountingRule, families, note_lookup: dict | None = None) -> InstanceResult:
     """The verdicts of instance ``i`` of the chunk, with its per-instance scores over ``families``
-    (those that judge in this step: claims and citations; source support adds its own after)."""
+    (those that judge in this step: claims and citations; source support adds its own after).
+    ``note_lookup``: the whole note's answers of :func:`whole_note_requests` (:func:`whole_note_lookup`)."""
     result = InstanceResult(id=work.instance.id, task=work.task, has_source=work.statements is not None)
-    _claim_verdicts(i, work, claim_lookup, result)
+    _claim_verdicts(i, work, claim_lookup, note_lookup or {}, result)
     _citation_verdicts(i, work, citation_lookup, result)
     result.scores = instance_scores(result, rule, families)
     return result

@@ -38,7 +38,7 @@ from doclens.inputs.jsonl import SourceIndex
 from doclens.reports.files import write_atomically
 from doclens.stats.bootstrap import Interval
 from doclens.views.labels import demo_banner, judge_label
-from doclens.views.text import not_applicable_lines, reported_metrics
+from doclens.views.text import not_applicable_lines, placement_lines, reported_metrics
 from doclens.views.visible import html_text, visible
 
 _STYLE = """
@@ -226,6 +226,7 @@ def _environment() -> jinja2.Environment:
         support_mark=_support_mark, source_units=_source_units, score_line=_score_line)
     environment.globals.update(
         percent=_percent, reported_metrics=reported_metrics, not_applicable_lines=not_applicable_lines,
+        placement_lines=placement_lines,
         counted=lambda counts: ", ".join(f"{k} {v}" for k, v in counts.items()),
         citations_apply=lambda result, rule: CITATIONS.applicability(result, CountingRule.of(rule)) == APPLIES,
         evidence_shown=SUPPORT_EVIDENCE_SHOWN, metrics=METRICS, demo_banner=demo_banner, judge_label=judge_label,

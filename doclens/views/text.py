@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from doclens.families import FAMILIES, family_metrics
+from doclens.families import CLAIMS, FAMILIES, family_metrics
+from doclens.families.claims import OTHER_SECTION_BY_SECTION, OTHER_SECTION_COUNT
 from doclens.views.labels import demo_banner
 from doclens.views.visible import visible
 
@@ -32,10 +33,7 @@ def summary_text(report) -> str:
                      f"{c.get('items', 0):>8}{c.get('empty', 0):>7}{c.get('skipped', 0):>9}")
     lines += not_applicable_lines(report.counts)
     lines += section_table(report.sections, fmt)
-    fallbacks = {m: report.counts.get(m, {}).get("section_fallbacks") for m in ("claim_recall", "claim_precision")}
-    if any(fallbacks.values()):  # note claims judged against the whole note, which lacked their section
-        lines.append("section fallbacks (claims judged against the whole note, which lacks their section): "
-                     + ", ".join(f"{m}={n}" for m, n in fallbacks.items() if n is not None))
+    lines += placement_lines(report.counts)
     citations = report.counts.get("citations") or {}
     if citations.get("statements"):
         lines.append(f"statements={citations['statements']} uncited={citations['uncited_statements']} "
@@ -60,6 +58,28 @@ def summary_text(report) -> str:
     lines.append(f"signature: {report.signature}")
     lines.extend(f"warning: {w}" for w in report.warnings)
     return visible("\n".join(lines))  # sections, signature, warnings: drawn as they are (views/visible.py)
+
+
+def placement_lines(counts: dict) -> list[str]:
+    """Where the premise note states note claims, beyond their own section: the claims *stated in
+    another section* (``premise_scope="note"``: entailed by the whole note, not by their own
+    section), overall and per section, and the section fallbacks (claims judged against the whole
+    note, which lacks their section). Nothing when neither happened."""
+    metrics = [m for m in CLAIMS.metrics if m in counts]
+    lines = []
+    other = {m: counts[m].get(OTHER_SECTION_COUNT) for m in metrics}
+    if any(other.values()):
+        lines.append("stated in another section (entailed by the whole note, not by their own section): "
+                     + ", ".join(f"{m}={n}" for m, n in other.items() if n is not None))
+        for m in metrics:
+            by_section = {s: n for s, n in (counts[m].get(OTHER_SECTION_BY_SECTION) or {}).items() if n}
+            if by_section:
+                lines.append(f"  {m} by section: " + ", ".join(f"{s}={n}" for s, n in by_section.items()))
+    fallbacks = {m: counts[m].get("section_fallbacks") for m in metrics}
+    if any(fallbacks.values()):  # note claims judged against the whole note, which lacked their section
+        lines.append("section fallbacks (claims judged against the whole note, which lacks their section): "
+                     + ", ".join(f"{m}={n}" for m, n in fallbacks.items() if n is not None))
+    return lines
 
 
 def not_applicable_lines(counts: dict) -> list[str]:
