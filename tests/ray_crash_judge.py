@@ -50,3 +50,19 @@ class CrashOnceChatJudge(GPT4JsonCoT):
             else:
                 os._exit(1)
         return super().judge_citations_many(requests)
+
+
+class SlowJudge(TokenSubsetEvaluator):
+    """A judge that takes ``seconds`` per batch: a driver can be killed while its workers judge."""
+
+    name = "slow"
+
+    def __init__(self, seconds: float = 120.0):
+        super().__init__()
+        self.seconds = seconds
+
+    def entail_batch(self, pairs):
+        import time
+
+        time.sleep(self.seconds)
+        return super().entail_batch(pairs)

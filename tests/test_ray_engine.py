@@ -257,3 +257,92 @@ def test_ray_feeds_the_streamed_output_and_resumes_a_single_process_journal(loca
         assert getattr(resumed, key) == getattr(whole, key), key
     assert ([r.to_dict() for r in Report.load(output).instances]
             == [r.to_dict() for r in Report.load(str(tmp_path / "local.json")).instances])
+
+
+#: a reference fact the prediction states in another section (stated_in_other_section under the
+#: default premise scope), and a reference section the prediction lacks (a section fallback)
+SCOPED_NOTES = [
+    {"id": "elsewhere", "task": "note_generation",
+     "prediction": "HPI\nFever for two days, drinks fluids [0].\nASSESSMENT AND PLAN\nRest [1].",
+     "reference": "HPI\nFever for two days.\nPHYSICAL EXAM\nNo rash.\nASSESSMENT AND PLAN\nRest and fluids.",
+     "source": ["fever two days, drinking fluids", "rest"],
+     "reference_claims": {"subjective": ["Fever for two days."], "objective_exam": ["No rash."],
+                          "assessment_and_plan": ["Rest.", "Drinks fluids."]},
+     "prediction_claims": {"subjective": ["Fever for two days.", "Drinks fluids."], "assessment_and_plan": ["Rest."]}},
+]
+#: scoring options whose report blocks and signature fields Ray must give exactly as a local run
+RAY_OPTION_SETS = {
+    "defaults+source-support": ["--metrics", "doclens,source_support"],
+    "section-scope+empty-premise+inherit+strict": ["--premise-scope", "section", "--section-fallback", "section",
+                                                   "--uncited", "inherit", "--uncited-outputs", "strict"],
+    "section-scope+fallback+sentences+exclude": ["--premise-scope", "section", "--question-statements", "sentences",
+                                                 "--on-unparsed", "exclude", "--max-citations", "1"],
+}
+
+
+@needs_ray
+@pytest.mark.parametrize("options", list(RAY_OPTION_SETS.values()), ids=list(RAY_OPTION_SETS))
+def test_every_scoring_option_gives_the_local_report_and_signature_on_ray(local_ray, tmp_path, options):
+    """Ray builds no signature of its own: the report, its blocks (source support's included) and
+    its signature are the local run's under every option (issue 40: it used to drop the support
+    fields and block, and sign ``sections:note`` whatever the fallback)."""
+    data = write_jsonl(tmp_path / "in.jsonl", INSTANCES + SCOPED_NOTES)
+    local, on_ray = both(tmp_path, [str(data), "--evaluator", "overlap", "--chunk-size", "3", *options])
+    assert on_ray["signature"] == local["signature"]
+    assert on_ray == local
+    signature = local["signature"]
+    if "--metrics" in options:
+        assert "|premise:note|" in signature and "support:" in signature and "|sections:" not in signature
+        assert local["source_support"] and local["scores"]["source_supported"] is not None
+        assert local["counts"]["claim_recall"]["stated_in_other_section"] >= 1
+    else:
+        fallback = options[options.index("--section-fallback") + 1] if "--section-fallback" in options else "note"
+        assert f"|premise:section|sections:{fallback}|" in signature
+        assert local["counts"]["claim_recall"]["stated_in_other_section"] == 0
+
+
+@needs_ray
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="the watchdog reads /proc (Linux only)")
+def test_a_driver_killed_with_sigkill_leaves_no_ray_process(tmp_path):
+    """kill -9 of a driver that started its own Ray instance: every Ray process it had started
+    (the raylet's agents used to outlive it) is gone within seconds (doclens/engines/reaper.py)."""
+    import signal
+    import subprocess
+    import time
+
+    from doclens.engines.reaper import ray_descendants, running
+
+    data = write_jsonl(tmp_path / "in.jsonl", INSTANCES[:2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)}
+    env.pop("RAY_ADDRESS", None)
+    driver = subprocess.Popen([sys.executable, "-m", "doclens", "score", str(data), "--evaluator",
+                               "tests.ray_crash_judge:SlowJudge", "--engine", "ray", "--workers", "1", "-q",
+                               "-o", str(tmp_path / "out.json")], env=env, cwd=tmp_path,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        noted: dict = {}
+        deadline = time.monotonic() + 180
+        # the actor judging (its slow batch) is up: the whole Ray instance is
+        while time.monotonic() < deadline and not any(b"(ScoreWorker)" in _cmdline(pid) for pid in noted):
+            assert driver.poll() is None, "the driver ended before its workers started"
+            noted.update(ray_descendants(driver.pid))
+            time.sleep(0.5)
+        assert noted, "no Ray process started under the driver"
+        noted.update(ray_descendants(driver.pid))
+        driver.send_signal(signal.SIGKILL)
+        driver.wait()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and any(running(pid, start) for pid, start in noted.items()):
+            time.sleep(0.5)
+        left = [_cmdline(pid)[:60] for pid, start in noted.items() if running(pid, start)]
+        assert left == []
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return b""

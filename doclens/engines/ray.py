@@ -30,18 +30,20 @@ to the cluster's object store.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import json
 import logging
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import uuid
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from types import SimpleNamespace
 
 from doclens.core import errors as errors_module
 from doclens.core.errors import ConfigurationError, InputError, MissingExtraError
@@ -59,9 +61,6 @@ logger = logging.getLogger("doclens")
 #: Retries of a chunk whose actor died, and restarts of each actor (Ray's defaults are infinite:
 #: a judge that crashes its process on every chunk would loop for ever).
 MAX_RETRIES = 3
-#: Settings of the scorer the report reads (:func:`doclens.scoring.build.build_report`).
-_SETTINGS = ("task", "uncited", "max_citations", "on_unparsed", "question_statements", "chunk_size", "baselines",
-             "baseline_options", "uncited_outputs", "counting_rule")
 
 
 def require_ray():
@@ -90,14 +89,21 @@ def _usage_fields(usage: Usage) -> dict:
 
 
 def _facts(component, default_decoding) -> dict | None:
-    """What :func:`build_report` reads of a judge or extractor, as plain data."""
+    """What :func:`build_report` reads of a judge or extractor, as plain data: its signature,
+    config, prompts, decoding, and, for a judge, what the source-support family's signature
+    fields and report block read of it."""
     if component is None:
         return None
     decoding = getattr(component, "decoding", None)
-    return {"signature": component_signature(component), "config": component.config(),
-            "prompt_tags": list(getattr(component, "prompt_tags", lambda: [])()),
-            "decoding": decoding() if callable(decoding) else default_decoding,
-            "style": getattr(component, "style", None), "keeps_data_local": component.keeps_data_local}
+    facts = {"signature": component_signature(component), "config": component.config(),
+             "prompt_tags": list(getattr(component, "prompt_tags", lambda: [])()),
+             "decoding": decoding() if callable(decoding) else default_decoding,
+             "style": getattr(component, "style", None), "keeps_data_local": component.keeps_data_local,
+             "class_name": type(component).__name__}
+    if hasattr(component, "support_prompt_tags"):  # a judge (an extractor has no support verdicts)
+        facts["support"] = {"verdicts": component.support_verdicts, "window_words": component.support_window_words,
+                            "prompt_tags": list(component.support_prompt_tags())}
+    return facts
 
 
 def _error_facts(exc: BaseException) -> dict:
@@ -197,6 +203,30 @@ def _write_once(path: Path, data: bytes) -> None:
         os.unlink(temporary)
 
 
+def _start_reaper() -> subprocess.Popen | None:
+    """The watchdog that ends this driver's local Ray processes if the driver dies before
+    ``ray.shutdown`` (:mod:`doclens.engines.reaper`; Linux only: it reads ``/proc``)."""
+    if not os.path.isdir("/proc/self"):
+        return None
+    return subprocess.Popen([sys.executable, "-m", "doclens.engines.reaper", str(os.getpid())],
+                            stdin=subprocess.PIPE, start_new_session=True)
+
+
+def _stop_reaper(reaper: subprocess.Popen | None) -> None:
+    """A clean end: Ray was shut down, the watchdog leaves everything as it is."""
+    if reaper is None or reaper.stdin is None:
+        return
+    try:
+        reaper.stdin.write(b"done\n")
+        reaper.stdin.close()
+    except OSError:  # it is gone already
+        pass
+    try:
+        reaper.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        reaper.kill()
+
+
 def _remove_node_folder(run_id: str) -> None:
     shutil.rmtree(_node_folder(run_id), ignore_errors=True)
 
@@ -213,8 +243,15 @@ class _Reported:
         self.usage = usage
         self.style = facts["style"]
         self.keeps_data_local = facts["keeps_data_local"]
+        self.class_name = facts["class_name"]
         self.decoding = (lambda: dict(facts["decoding"])) if facts["decoding"] is not None else None
         self.redact = redact
+        support = facts.get("support") or {}
+        self.support_verdicts = support.get("verdicts")
+        self.support_window_words = support.get("window_words")
+
+    def support_prompt_tags(self) -> list[str]:
+        return list(self._facts["support"]["prompt_tags"])
 
     def signature(self) -> str:
         return self._facts["signature"]
@@ -352,6 +389,7 @@ class RayScoring:
             self._rows, self._ids = self._pack(self._instances)
         ray = require_ray()
         started = not ray.is_initialized()
+        reaper = None
         if started:
             options = {"logging_level": logging.WARNING}
             if self.runtime_env:
@@ -361,8 +399,13 @@ class RayScoring:
             elif os.environ.get("RAY_ADDRESS"):  # set by the user, or by Ray for a job's driver
                 ray.init(**options)
             else:  # "local": a new instance, never a cluster that merely happens to run here
-                ray.init(address="local", num_cpus=max(os.cpu_count() or 1, self.workers), include_dashboard=False,
-                         **options)
+                reaper = _start_reaper()  # first: it notes Ray's processes as ray.init starts them
+                try:
+                    ray.init(address="local", num_cpus=max(os.cpu_count() or 1, self.workers),
+                             include_dashboard=False, **options)
+                except BaseException:
+                    _stop_reaper(reaper)
+                    raise
         bar = tqdm(total=len(self._ids), disable=not self.progress, unit="instance", desc="DocLens (Ray)",
                    leave=False)
         try:
@@ -375,6 +418,7 @@ class RayScoring:
                 cache.close()
             if started:
                 ray.shutdown()
+            _stop_reaper(reaper)
 
     def _execute(self, ray, bar) -> Iterator[list[InstanceResult]]:
         context = ray.data.DataContext.get_current()
@@ -436,23 +480,20 @@ class RayScoring:
 
     # ---- the report ------------------------------------------------------------------------------
     def reported_scorer(self):
-        """What :func:`build_report` reads of a scorer: this run's settings, and the judge and
-        extractor as the workers reported them (the driver's own copies never loaded a model).
-        Before any chunk came back: the driver's scorer."""
+        """What :func:`build_report` reads of a scorer: the driver's own scorer — the same settings
+        object, so the report, its blocks and its signature are built exactly as a local run's
+        (:func:`doclens.scoring.build.run_signature`, the one place a signature is built) — with
+        the judge and extractor as the workers reported them (the driver's own copies never
+        loaded a model). Before any chunk came back: the driver's scorer."""
         if self.facts is None:
             return self.scorer
         redact = getattr(self.scorer.evaluator, "redact", lambda text: text)
-        evaluator = _Reported(self.facts["evaluator"], self.usage, redact)
-        extractor = None
+        reported = copy.copy(self.scorer)
+        reported.evaluator = _Reported(self.facts["evaluator"], self.usage, redact)
         if self.facts["extractor"] is not None:
-            extractor = _Reported(self.facts["extractor"], self.usage if self.shared_usage else self.extractor_usage,
-                                  redact)
-        # the workers report no source-support facts (its judge kind and prompts): a Ray report has
-        # never carried that family's block or signature fields
-        families = tuple(f for f in self.scorer.families if f.selector != "source_support")
-        return SimpleNamespace(**{name: getattr(self.scorer, name) for name in _SETTINGS}, evaluator=evaluator,
-                               extractor=extractor, families=families)
-
+            reported.extractor = _Reported(self.facts["extractor"],
+                                           self.usage if self.shared_usage else self.extractor_usage, redact)
+        return reported
 
 
 def score_on_ray(make_scorer: Callable, instances: Iterable[dict | Instance], *,

@@ -86,6 +86,12 @@ class Evaluator(Component):
     #: judge instead of being retrieved from (the judge's window, in words, with room to spare).
     support_window_words: int = 350
 
+    @property
+    def class_name(self) -> str:
+        """The judge's class name as reports show it (a judge that Ray's workers held is reported
+        under theirs: :mod:`doclens.engines.ray`)."""
+        return type(self).__name__
+
     def __init_subclass__(cls, **kwargs):
         """Progress callbacks are part of the contract: a subclass that overrides a batch method
         without the ``on_done`` keyword gets it, called for every request when the batch returns

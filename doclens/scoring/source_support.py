@@ -152,7 +152,7 @@ class SourceSupport:
         (:meth:`doclens.families.source_support.SourceSupportFamily.tally`)."""
         block = {
             "verdicts": evaluator.support_verdicts,
-            "judge": type(evaluator).__name__,
+            "judge": evaluator.class_name,
             "retrieval": render_signature(self.retrieval_fields()),
             "budget_words": self.budget(evaluator),
             "claims": {key: tally.get(key, 0) for key in (*SUPPORT_LABELS, *NO_VERDICT)},
