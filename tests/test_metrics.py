@@ -460,3 +460,13 @@ def test_stated_in_another_section_reaches_the_summary_the_files_and_the_rows(tm
     read = Report.load(streamed)
     assert read.counts == report.counts
     assert read.instances[0].reference_claims == report.instances[0].reference_claims
+
+
+def test_a_dry_run_counts_the_whole_note_step_at_its_most():
+    from doclens.scoring.dry_run import WHOLE_NOTE_NOTE, in_process_plan
+
+    note = in_process_plan(DocLens(TokenSubsetEvaluator()), [WHOLE_NOTE_ROW])
+    section = in_process_plan(DocLens(TokenSubsetEvaluator(), premise_scope="section"), [WHOLE_NOTE_ROW])
+    assert WHOLE_NOTE_NOTE in note["notes"] and WHOLE_NOTE_NOTE not in section["notes"]
+    # every note claim of a section the premise has, once more against the whole note
+    assert note["pairs"]["distinct_at_most"] == section["pairs"]["distinct_at_most"] + 7

@@ -144,6 +144,17 @@ class _PlanningExtractor(Extractor):
         return results
 
 
+#: what a dry run says of premise_scope="note" (the planning judges entail nothing)
+WHOLE_NOTE_NOTE = ("premise_scope='note': a note claim its own section does not entail is asked again against the "
+                   "whole note; counted here for every note claim (an upper bound: the real second batch holds only "
+                   "the claims their section did not entail)")
+
+
+def _premise_options(scorer) -> dict:
+    """The scorer's premise settings, for a planning scorer that asks what it would ask."""
+    return {"premise_scope": scorer.premise_scope, "section_fallback": scorer.section_fallback}
+
+
 def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dict:
     """Calls, tokens and cost that ``scorer.score(instances)`` would need; nothing is sent.
 
@@ -162,7 +173,7 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
         extractor = _PlanningExtractor(extractor, tally)
     planner = DocLens(_PlanningJudge(judge, tally), extractor, task=scorer.task, uncited=scorer.uncited,
                       max_citations=scorer.max_citations, on_unparsed="zero", chunk_size=scorer.chunk_size,
-                      question_statements=scorer.question_statements)
+                      question_statements=scorer.question_statements, **_premise_options(scorer))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = planner.score(instances, progress=progress)
@@ -201,6 +212,8 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
         "notes": [],
     }
     result["notes"].append("re-asks for unreadable replies and context-length splits are not included")
+    if scorer.premise_scope == "note" and any(r.task == "note_generation" for r in report.instances):
+        result["notes"].append(WHOLE_NOTE_NOTE)
     if judge.loads_model_in_process:  # a chat model run in this process (the local judge)
         result["would_load"] = describe_model(judge)
     if extraction_estimated:
@@ -220,7 +233,8 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
 
 class _CountingJudge(Evaluator):
     """Counts the ``(premise, hypothesis)`` pairs a pairwise judge would be asked and answers
-    "entailed" to all of them, so that the leave-one-out rounds are counted at their most."""
+    "entailed" to every citation pair, so that the leave-one-out rounds are counted at their
+    most, and "not entailed" to every claim, so that the whole-note step is."""
 
     name = "dry-run"
 
@@ -231,6 +245,12 @@ class _CountingJudge(Evaluator):
     def entail_batch(self, pairs: list[tuple[str, str]]) -> list[bool]:
         self.pairs.update(pairs)
         return [True] * len(pairs)
+
+    def judge_claims_many(self, requests: list[ClaimRequest], *, on_done=None) -> list[list[ClaimJudgement]]:
+        """Every claim counted, and answered "not entailed": under ``premise_scope="note"`` each
+        note claim is then counted once more against the whole note (at its most)."""
+        answers = super().judge_claims_many(requests, on_done=on_done)
+        return [[ClaimJudgement(entailed=False) for _ in found] for found in answers]
 
 
 def describe_model(judge) -> dict:
@@ -263,7 +283,7 @@ def in_process_plan(scorer, instances: Iterable, progress: bool = False) -> dict
         extractor = _CountingExtractor()
     planner = DocLens(counter, extractor, task=scorer.task, uncited=scorer.uncited,
                       max_citations=scorer.max_citations, on_unparsed="zero", chunk_size=scorer.chunk_size,
-                      question_statements=scorer.question_statements)
+                      question_statements=scorer.question_statements, **_premise_options(scorer))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = planner.score(instances, progress=progress)
@@ -283,6 +303,8 @@ def in_process_plan(scorer, instances: Iterable, progress: bool = False) -> dict
         "notes": ["nothing was loaded or judged; pairs: claims exact, leave-one-out citation pairs counted at "
                   "their most (asked only for entailed groups of several citations)"],
     }
+    if scorer.premise_scope == "note" and any(r.task == "note_generation" for r in report.instances):
+        result["notes"].append(WHOLE_NOTE_NOTE)
     if isinstance(scorer.extractor, PromptedExtractor):
         result["extraction_texts"] = extractor.texts
         result["notes"].append("texts to extract claims from were stood in for by their sentences: claim counts "
