@@ -129,6 +129,9 @@ out["keywords"] = m.compute(predictions=[PARTIAL, NOTE], references=[NOTE, NOTE]
                             reference_claims=[SECTIONED_REF, SECTIONED_REF],
                             prediction_claims=[SECTIONED_PRED, SECTIONED_REF], task="note_generation",
                             evaluator=TokenSubsetEvaluator())
+out["section_scope"] = evaluate.load("metrics/doclens", premise_scope="section").compute(
+    predictions=[PARTIAL], references=[NOTE], reference_claims=[SECTIONED_REF], prediction_claims=[SECTIONED_PRED],
+    task="note_generation", evaluator=TokenSubsetEvaluator())
 m = evaluate.load("metrics/doclens", inputs=["reference_claims", "prediction_claims"], evaluator=TokenSubsetEvaluator())
 out["flat"] = m.compute(predictions=[PARTIAL], references=[NOTE],
                         reference_claims=[["Fever for two days.", "No cough."]], prediction_claims=[["Rest at home."]])
@@ -148,7 +151,8 @@ def test_per_section_claims_as_columns_or_keywords_are_judged_per_section(tmp_pa
     assert columns["claim_precision"] == pytest.approx(7 / 8)
     assert columns["sections"]["objective_exam"]["claim_recall"] == pytest.approx(1 / 2)
     assert columns["sections"]["subjective"]["claim_recall"] == pytest.approx(3 / 4)
-    assert "task:note_generation" in columns["signature"]
+    assert "task:note_generation" in columns["signature"] and "|premise:note|" in columns["signature"]
+    assert "|premise:section|sections:note|" in out["section_scope"]["signature"]  # the option reaches the scorer
     # a flat list is judged against the whole note: "No cough." is not in the partial note, "Rest at home."
     # not in the reference
     assert out["flat"]["claim_recall"] == pytest.approx(1 / 2) and out["flat"]["claim_precision"] == 0.0

@@ -51,6 +51,9 @@ Args:
     uncited ("zero", "inherit" or "inherit-across-sections"), max_citations (int or None),
     on_unparsed ("zero", "exclude", "raise"), question_statements ("whole", "sentences"),
     uncited_outputs ("not-applicable" or "strict": citation scores of outputs that cite nothing).
+    premise_scope ("note": a note claim is judged against the whole premise note, counted under its
+        own section; "section": against its own section only, the paper's rule), section_fallback
+        ("note" or "section": with premise_scope="section", a claim whose section the note lacks).
     baselines (list of str, optional): also compute rouge / bertscore / medcon; baseline_options.
     return_report (bool, compute() only): add the full report as a JSON-ready dict under "report".
     return_instance_scores (bool, compute() only): add "instance_scores", one dict per instance in
@@ -83,7 +86,8 @@ CONFIG_NAMES = ("default", *EVALUATOR_PRESETS)
 OPTIONAL_INPUTS = ("sources", "reference_claims", "prediction_claims", "tasks")
 #: scoring options, given at load (init keywords, the only way inside `evaluate.combine`) or to compute()
 OPTIONS = ("evaluator", "evaluator_options", "extractor", "task", "uncited", "max_citations", "on_unparsed",
-           "question_statements", "baselines", "baseline_options", "uncited_outputs")
+           "question_statements", "baselines", "baseline_options", "uncited_outputs", "premise_scope",
+           "section_fallback")
 
 _STRINGS = datasets.Sequence(datasets.Value("string"))
 # One stored shape for both claim forms (evaluate picks one Features per module, so a column can't
@@ -247,6 +251,8 @@ class Doclens(evaluate.Metric):
                                  max_citations=settings.get("max_citations"), on_unparsed=settings["on_unparsed"],
                                  question_statements=settings.get("question_statements") or "whole",
                                  uncited_outputs=settings.get("uncited_outputs") or "not-applicable",
+                                 premise_scope=settings.get("premise_scope") or "note",
+                                 section_fallback=settings.get("section_fallback") or "note",
                                  baselines=settings.get("baselines"), baseline_options=settings.get("baseline_options"))
         report = scorer.score(rows, progress=False)
         result = dict(report.scores)
