@@ -131,7 +131,7 @@ def settings_signature(scorer) -> str:
                           prompt_tags=prompt_tags, decoding=decoding, uncited=scorer.uncited,
                           max_citations=scorer.max_citations, on_unparsed=scorer.on_unparsed,
                           extract_decoding=extract_decoding, question_statements=scorer.question_statements,
-                          family_fields=_family_fields(scorer))
+                          source_units=getattr(scorer, "source_units", "given"), family_fields=_family_fields(scorer))
 
 
 def _family_fields(scorer) -> list:
@@ -153,6 +153,10 @@ def _warnings(scorer, run: RunMeta, unparsed: int, failed: int) -> list[str]:
         found.append(f"{run.untasked_notes} instance(s) have no task and a reference with SOAP section headers: "
                      "they were scored as one 'general' block. task='auto' (the command line's default, --task "
                      "auto) or 'note_generation' scores them per section")
+    if run.numbered_sources:
+        ways = ", ".join(f"{n} as {how}" for how, n in sorted(run.numbered_sources.items()))
+        found.append(f"{sum(run.numbered_sources.values())} source(s) without '[0]' markers were numbered by DocLens "
+                     f"(source_units={scorer.source_units!r}): {ways}; citations to them count by that numbering")
     if run.capped_statements:
         found.append(f"{run.capped_statements} statement(s) had more than max_citations={scorer.max_citations} "
                      "citations; only the first were kept")
@@ -173,7 +177,7 @@ def _signature(scorer, run: RunMeta, prompt_tags: list[str]) -> str:
                           extract_decoding=extract_decoding,
                           question_statements=(scorer.question_statements
                                                if "question_summarization" in run.tasks else "whole"),
-                          family_fields=_family_fields(scorer),
+                          family_fields=_family_fields(scorer), source_units=getattr(scorer, "source_units", "given"),
                           section_fallback=(getattr(scorer, "section_fallback", "note")
                                             if "note_generation" in run.tasks else None))
 

@@ -32,7 +32,7 @@ from doclens.evaluators.base import Evaluator
 from doclens.extraction.extractors import ExtractionRequest, Extractor, FailedExtraction
 from doclens.families import SOURCE_SUPPORT, UNCITED_OUTPUTS, CountingRule, selected
 from doclens.parsing.sections import detect_task, looks_like_note, note_section_spans, segments
-from doclens.parsing.source_units import parse_source_units
+from doclens.parsing.source_units import SOURCE_UNITS, number_source, parse_source_units
 from doclens.parsing.statements import inherit_citations, parse_statements, strip_citations, whole_statement
 from doclens.reports.files import output_lock
 from doclens.reports.report import Report
@@ -126,6 +126,10 @@ class DocLens:
         ``note_generation``: a claim whose section the premise note lacks is judged against the
         whole note (``"note"``, default; counted in ``counts[...]["section_fallbacks"]``) or, as the
         original scripts did, not entailed (``"section"``). In the signature (``sections:``).
+    source_units : {"given", "lines", "turns", "sentences", "auto"}
+        How a source string without ``[0]`` markers is numbered (:mod:`doclens.parsing.source_units`):
+        ``given`` (default) refuses it; the others cut it into units, ``auto`` detecting how. Each
+        numbered source is counted in a warning, and the signature records the setting (``units:``).
     """
 
     def __init__(self, evaluator: Evaluator, extractor: Extractor | None = None, *, task: str | None = None,
@@ -133,7 +137,8 @@ class DocLens:
                  chunk_size: int = 32, baselines: list[str] | None = None,
                  baseline_options: dict | None = None, question_statements: str = "whole",
                  metrics=None, source_support: SourceSupport | None = None,
-                 uncited_outputs: str = "not-applicable", section_fallback: str = "note"):
+                 uncited_outputs: str = "not-applicable", section_fallback: str = "note",
+                 source_units: str = "given"):
         if not isinstance(evaluator, Evaluator):
             raise ConfigurationError(f"evaluator must be a doclens.Evaluator, got {type(evaluator).__name__}")
         if extractor is not None and not isinstance(extractor, Extractor):
@@ -153,7 +158,10 @@ class DocLens:
             raise ConfigurationError("chunk_size must be at least 1")
         if section_fallback not in SECTION_FALLBACKS:
             raise ConfigurationError(f"section_fallback must be one of {SECTION_FALLBACKS}, got {section_fallback!r}")
+        if source_units not in SOURCE_UNITS:
+            raise ConfigurationError(f"source_units must be one of {SOURCE_UNITS}, got {source_units!r}")
         self.section_fallback = section_fallback
+        self.source_units = source_units
         self.evaluator = evaluator
         self.extractor = extractor
         self.task = task if task == AUTO_TASK else check_task(task) if task else None
@@ -366,6 +374,11 @@ class DocLens:
                 from doclens.retrieval.facts import record_units
 
                 return [SourceUnit(unit.index, unit.text, unit.speaker) for unit, _ in record_units(source)]
+            if isinstance(source, str) and self.source_units != "given":
+                texts, how = number_source(source, self.source_units)
+                if texts is not None:
+                    run.numbered_sources[how] = run.numbered_sources.get(how, 0) + 1
+                    return parse_source_units(texts)
             if (self.source_support is not None and isinstance(source, str) and source.strip()
                     and not source.lstrip().startswith("[0]")):
                 run.uncitable.append(instance.id)
