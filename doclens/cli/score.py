@@ -197,6 +197,9 @@ def _located(message: str, path: str, lines: dict[str, str]) -> str:
 def run(args: argparse.Namespace) -> int:
     """Score the input; save the report (a partial one when the run stopped) and say where."""
     instances = open_input(args)  # a missing column or split is refused before anything loads
+    if hasattr(instances, "__len__") and not len(instances):  # every format alike: an error, no report
+        raise InputError(f"{args.input}: no instances to score (the input has no rows); nothing was scored and no "
+                         "report written")
     output = args.output or _default_output(args.input)
     check_output_path(output)
     if getattr(args, "dry_run", False):

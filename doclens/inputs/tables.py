@@ -337,7 +337,8 @@ def _csv_rows(path: str, delimiter: str) -> tuple[list[str], Callable[[], Iterat
         elif record:
             total += 1
     if header is None:
-        raise InputError(f"{path}: empty file (a CSV file needs a header line naming its columns)")
+        raise InputError(f"{path}: no instances to score (an empty file: a CSV file needs a header line naming its "
+                         "columns, then one row per instance)")
     duplicated = sorted({c for c in header if header.count(c) > 1})
     if duplicated:
         raise InputError(f"{path}: the header names column(s) {', '.join(map(repr, duplicated))} more than once")
