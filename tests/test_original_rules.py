@@ -266,3 +266,60 @@ def test_question_summaries_are_one_statement_as_in_the_original(shared_data):
     split = DocLens(TokenSubsetEvaluator(), question_statements="sentences").score(instances, progress=False)
     more_than_one = sum(len(r.statements) > 1 for r in split.instances)
     assert more_than_one > 0  # the split mode is a real difference on MeQSum
+
+
+# --------------------------------------------------------------------------- claims, inline keys
+def with_inline_key(note: str) -> str | None:
+    """The note with an exam key written inside its first prose paragraph of the subjective
+    division, after a sentence ("… pain. Examination: sensation intact in both feet. …"), as a
+    clinician might; ``None`` when no line has a sentence end to write it after."""
+    lines = note.split("\n")
+    for number, line in enumerate(lines):
+        match = re.search(r"[a-z]\.\s(?=[A-Z])", line)
+        if match and not oracle_is_header(line) and note_section_spans("\n".join(lines[:number + 1]))[-1][0] == \
+                "subjective":
+            lines[number] = line[:match.end()] + "Examination: sensation intact in both feet. " + line[match.end():]
+            return "\n".join(lines)
+    return None
+
+
+def oracle_division(note: str) -> dict[str, str]:
+    """ACI-BENCH's ``divide_note_by_metasections``, as the original scripts' ``divide_section.py``
+    called it: the package's port of the tagger (``split_note_sections`` without real headers),
+    checked against ACI-BENCH's own divisions in ``tests/test_sections.py``."""
+    from doclens.parsing.sections import split_note_sections
+
+    return split_note_sections(note)
+
+
+def test_claim_verdicts_equal_the_original_division_on_notes_with_an_inline_key(shared_data):
+    """Under the paper's rules (a claim whose section the premise lacks is not entailed), every
+    claim verdict equals the original scripts' on clinicians' notes carrying an inline key: the key
+    opens no division, so no later header's text moves to the exam."""
+    from doclens.parsing.statements import split_sentences
+    from tests.helpers import tokens
+
+    rows = [json.loads(line) for line in (shared_data / "aci_bench_test1.jsonl").read_text().splitlines()]
+    instances, expected = [], []
+    for row in rows:
+        keyed = with_inline_key(row["reference"])
+        if keyed is None:
+            continue
+        claims = {section: [s for s in split_sentences(text) if not oracle_is_header(s)]
+                  for section, text in oracle_division(row["reference"]).items()}
+        keyed_claims = {section: [s for s in split_sentences(text) if not oracle_is_header(s)]
+                        for section, text in oracle_division(keyed).items()}
+        instances.append({"id": row["id"], "task": "note_generation", "prediction": keyed,
+                          "reference": row["reference"], "reference_claims": claims, "prediction_claims": keyed_claims})
+        premises = {"recall": oracle_division(keyed), "precision": oracle_division(row["reference"])}
+        expected.append({direction: [bool(tokens(c)) and tokens(c) <= tokens(premises[direction][section])
+                                     for section, listed in given.items() for c in listed]
+                         for direction, given in (("recall", claims), ("precision", keyed_claims))})
+    assert len(instances) >= 35  # nearly every note has a prose line in its subjective division
+    report = DocLens(TokenSubsetEvaluator(), section_fallback="section").score(instances, progress=False)
+    mismatched = [result.id for result, oracle in zip(report.instances, expected)
+                  if [v.entailed for v in result.reference_claims] != oracle["recall"]
+                  or [v.entailed for v in result.prediction_claims] != oracle["precision"]]
+    assert mismatched == []
+    # the inline key is in the subjective claims of the keyed note, where the original put it
+    assert all("Examination: sensation intact" in " ".join(i["prediction_claims"]["subjective"]) for i in instances)

@@ -111,9 +111,11 @@ def _check_options(names: list[str], options: dict) -> None:
             raise ConfigurationError(f"unknown {name} option(s) {', '.join(extra)}; valid: {', '.join(sorted(allowed))}")
     if "medcon" in names and not (options.get("medcon") or {}).get("backend"):
         raise ConfigurationError(
-            "MEDCON needs its backend chosen explicitly: options={'medcon': {'backend': 'quickumls', "
-            "'quickumls_path': <QuickUMLS index of your UMLS install>}} (the exact ACI-BENCH computation) "
-            "or {'medcon': {'backend': 'scispacy', 'kb_path': <knowledge-base JSONL>}} (an approximation)")
+            "MEDCON needs its backend chosen explicitly: either QuickUMLS over your own UMLS install (the exact "
+            "ACI-BENCH computation), --baseline-option medcon='{\"backend\": \"quickumls\", \"quickumls_path\": "
+            "\"/path/to/quickumls-index\"}', or scispaCy over a knowledge-base file (an approximation), "
+            "--baseline-option medcon='{\"backend\": \"scispacy\", \"kb_path\": \"/path/to/kb.jsonl\"}' "
+            "(in Python: baseline_options={\"medcon\": {\"backend\": …}}; cards/baselines.md)")
 
 
 def _run(name: str, predictions: list[str], references: list[str], options: dict, progress: bool):

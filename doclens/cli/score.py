@@ -38,6 +38,7 @@ from doclens.core.tasks import AUTO_TASK, TASKS
 from doclens.engines.sink import FileSink
 from doclens.evaluators.models.torch_utils import DTYPES
 from doclens.inputs.tables import INPUT_FORMATS
+from doclens.parsing.source_units import SOURCE_UNITS
 from doclens.reports.files import OutputLocked, output_lock, partial_path, save_report
 from doclens.reports.results_files import OUTPUT_FORMATS, journal_path
 from doclens.scoring.scorer import QUESTION_STATEMENTS, UNCITED
@@ -129,7 +130,8 @@ def build_scorer(args: argparse.Namespace):
                    baseline_options=_parse_pairs(args.baseline_option, "--baseline-option") or None,
                    metrics=args.metrics, source_support=_source_support(args), uncited_outputs=args.uncited_outputs,
                    section_fallback=getattr(args, "section_fallback", "note"),
-                   premise_scope=getattr(args, "premise_scope", "note"))
+                   premise_scope=getattr(args, "premise_scope", "note"),
+                   source_units=getattr(args, "source_units", "given"))
 
 
 def _source_support(args: argparse.Namespace):
@@ -170,8 +172,12 @@ def open_input(args: argparse.Namespace):
     from doclens.inputs.tables import read_table
 
     options = dict(input_format=args.input_format, split=args.split, columns=args.columns)
+    reference_columns = getattr(args, "reference_columns", None)
     if args.references:
-        return join_references(args.input, args.references, **options)
+        return join_references(args.input, args.references, reference_columns=reference_columns, **options)
+    if reference_columns:
+        raise InputError("--reference-columns maps the table given with --references; without --references, "
+                         "map INPUT's columns with --columns")
     return read_table(args.input, **options)
 
 
@@ -192,6 +198,9 @@ def _located(message: str, path: str, lines: dict[str, str]) -> str:
 def run(args: argparse.Namespace) -> int:
     """Score the input; save the report (a partial one when the run stopped) and say where."""
     instances = open_input(args)  # a missing column or split is refused before anything loads
+    if hasattr(instances, "__len__") and not len(instances):  # every format alike: an error, no report
+        raise InputError(f"{args.input}: no instances to score (the input has no rows); nothing was scored and no "
+                         "report written")
     output = args.output or _default_output(args.input)
     check_output_path(output)
     if getattr(args, "dry_run", False):
@@ -452,6 +461,8 @@ def add_parser(sub) -> None:
         doclens score notes.parquet --columns prediction=generated_note,reference=note
         doclens score submission.json --references refs.jsonl --evaluator true-nli
         doclens score systems/GPT-4.jsonl --references references.jsonl   # outputs {id, prediction} + references
+        doclens score test2GPT-4_.csv --columns id=encounter_id,prediction=note --references clinicalnlp_taskC_test2.csv \
+            --reference-columns id=encounter_id,reference=note,source=dialogue --source-units lines   # ACI-BENCH as published
         """)
     score.add_argument("input", help="instances {id, prediction, reference, source?, reference_claims?, "
                                      "prediction_claims?, task?}: a JSONL file ('-' for stdin), a JSON array, CSV/TSV, "
@@ -462,8 +473,13 @@ def add_parser(sub) -> None:
                        help="read INPUT (or REFS) as this format (default: from the extension, folder or id)")
     score.add_argument("--split", help="split of a saved DatasetDict or Hub dataset (required when it has several)")
     score.add_argument("--columns", metavar="FIELD=COLUMN,…",
-                       help="map DocLens fields to column names, e.g. prediction=generated_note,reference=note "
-                            "(other columns are ignored)")
+                       help="map DocLens fields to INPUT's column names, e.g. prediction=generated_note,reference=note "
+                            "(other columns are ignored); with --references, INPUT is the outputs table (id, "
+                            "prediction, prediction_claims)")
+    score.add_argument("--reference-columns", metavar="FIELD=COLUMN,…",
+                       help="with --references: map the references table's fields (id, reference, source, "
+                            "reference_claims, task) to its columns, e.g. id=encounter_id,reference=note,"
+                            "source=dialogue")
     score.add_argument("--references", metavar="REFS",
                        help="INPUT is a validated submission or a table of outputs (id, prediction, "
                             "prediction_claims?): join it by id with this table "
@@ -518,6 +534,12 @@ def add_parser(sub) -> None:
                        help="with --premise-scope section: judge a claim whose section the premise note lacks "
                             "against the whole note (default, counted as section_fallbacks) or as not entailed "
                             "(original scripts)")
+    score.add_argument("--source-units", choices=SOURCE_UNITS, default="given",
+                       help="a source without '[0]' unit markers (ACI-BENCH's dialogue column): refused (given, the "
+                            "default), or numbered by lines (ACI-BENCH's dialogues: a turn a line), turns ('[doctor] …' "
+                            "tags at line starts), sentences, or auto (lines, or sentences for one line; counted in "
+                            "a warning); a numbered source keeps its numbers. "
+                            "In the signature (units:)")
     score.add_argument("--max-citations", type=NON_NEGATIVE_INT,
                        help="keep at most N citations per statement (default: all)")
     score.add_argument("--on-unparsed", choices=ON_UNPARSED, default="zero",

@@ -1,9 +1,13 @@
-"""``doclens validate``: check submissions or scores files against their JSON Schemas."""
+"""``doclens validate``: check submissions or scores files against their JSON Schemas, and say of an
+input file (a table of instances, which has no schema file) that it is one, reading it as
+``doclens score`` would."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 
 from doclens.cli.common import command_parser
 from doclens.core.errors import EXIT_OK, EXIT_USAGE, InputError
@@ -16,6 +20,9 @@ def run(args: argparse.Namespace) -> int:
     expected = read_expected_ids(args.references) if args.references else None
     failed = False
     for path in args.files:
+        if args.kind is None and is_input_file(path):
+            failed |= not _validate_input(path)
+            continue
         try:
             kind, problems = validate_file(path, expected, kind=args.kind)
         except InputError as exc:
@@ -33,6 +40,35 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_USAGE if failed else EXIT_OK
 
 
+def is_input_file(path: str) -> bool:
+    """Whether ``path`` is an input of ``doclens score`` (a table of instances) rather than a
+    submission or a scores file: a CSV, TSV or Parquet file, or JSON Lines whose first line is an
+    object with no ``format`` field (submissions and scores files name theirs, and span lines)."""
+    if Path(path).suffix.lower() in (".csv", ".tsv", ".parquet", ".pq"):
+        return True
+    try:
+        with open(path, "rb") as handle:
+            first = next((line for line in handle if line.strip()), b"")
+        value = json.loads(first)
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(value, dict) and "format" not in value
+
+
+def _validate_input(path: str) -> bool:
+    """Read an input file as ``doclens score`` reads it; print whether every row is an instance."""
+    from doclens.inputs.tables import read_table
+
+    try:
+        count = sum(1 for _ in read_table(path))
+    except InputError as exc:
+        print(f"{path}: INVALID input file (instances for doclens score) — 1 problem: the first met")
+        print(f"  {exc}")
+        return False
+    print(f"{path}: valid input file ({count} instance(s) for doclens score; not a submission or a scores file)")
+    return True
+
+
 def add_parser(sub) -> None:
     validate = command_parser(sub, "validate", help="check submissions or scores files against their JSON Schemas",
                               examples="""
@@ -41,7 +77,9 @@ def add_parser(sub) -> None:
         doclens validate mine.json --kind submission
         """)
     validate.add_argument("files", nargs="+", help="submission (doclens-submission/1) or scores (doclens-report/1) "
-                                                  "JSON files; the kind is read from their 'format' field")
+                                                  "JSON files; the kind is read from their 'format' field. An input "
+                                                  "file (JSON Lines, CSV, TSV, Parquet of instances) is said to be "
+                                                  "one and read as 'doclens score' reads it")
     validate.add_argument("--references", metavar="JSONL",
                           help="the benchmark's instances (JSONL with an 'id' per line): unknown and missing ids "
                                "are named")

@@ -28,6 +28,7 @@ but does not score them again).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -87,6 +88,19 @@ class ResultSink:
     def finish(self, scorer, run: Run, partial: bool = False, error: str | None = None) -> Report:
         """The report of everything added so far."""
         return build_report(scorer, run, self.aggregator, partial=partial, error=error, texts=run.texts)
+
+
+def stopped_run_note(path: str) -> str:
+    """What a new run (without ``--resume``) says of the journal an earlier run left at ``path``:
+    that run stopped before it finished (an error, Ctrl-C, a kill), how many results it had
+    committed, and that this run starts over."""
+    try:
+        scored = sum(len(lines) for lines, _ in read_journal(path, JournalState({})))
+    except (OSError, InputError, ValueError):
+        scored = None
+    held = "results that cannot be read" if scored is None else f"{scored} instance(s) scored"
+    return (f"{path} is the journal of an earlier run on this output that stopped before it finished ({held}); "
+            "this run starts over and replaces it (the same command with --resume would have continued it)")
 
 
 class FileSink(ResultSink):
@@ -154,8 +168,7 @@ class FileSink(ResultSink):
             logger.info("resume: no journal %s (the run finished, or never started): scoring from the "
                         "beginning; cached answers are reused", self.journal_path)
         elif os.path.exists(self.journal_path):
-            logger.warning("an interrupted run's journal %s is replaced (--resume would have continued it)",
-                           self.journal_path)
+            logger.warning("%s", stopped_run_note(self.journal_path))
         self.journal = Journal.create(self.journal_path, settings, self.output)
 
     def _check_settings(self, header: dict, settings: str) -> None:
@@ -182,7 +195,11 @@ class FileSink(ResultSink):
         if self.journal is not None:
             self.journal.close()
         if partial and not len(self.aggregator):
-            return report  # nothing scored: nothing written (the journal, if any, is kept)
+            if self.journal is not None and not self.resumed:
+                # this run's journal holds no result: removed, so that no later run is told of it
+                with contextlib.suppress(OSError):
+                    os.remove(self.journal_path)
+            return report  # nothing scored: nothing written
         target = self.output
         if partial and os.path.exists(target) and is_complete_report(target):
             target = partial_path(target)

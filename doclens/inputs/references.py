@@ -1,9 +1,13 @@
 """A leaderboard submission (ids and predictions, ``schemas/submission.schema.json``) joined by id
 with a table of references, so that ``doclens score SUBMISSION --references REFS`` scores it.
 
-The submission is validated first (every schema problem listed). The references table is read by
-:func:`doclens.inputs.tables.read_table` (any format, ``columns`` and ``split`` apply to it) and
-needs the ``id`` and ``reference`` fields; ``source``, the claims and ``task`` come from it when
+The submission is validated first (every schema problem listed). A table of outputs is mapped
+by ``columns`` (``--columns``: ``id``, ``prediction``, ``prediction_claims``). The references
+table is read by :func:`doclens.inputs.tables.read_table` (any format; ``reference_columns``,
+``--reference-columns``, maps it and ``split`` applies to it) and needs the ``id`` and
+``reference`` fields — ACI-BENCH's published CSVs name the text column ``note`` on both sides, so
+each side has its own mapping. An outputs table with a reference column and no prediction (or
+the other way round) is refused as the two tables swapped; ``source``, the claims and ``task`` come from it when
 present, the prediction (and any ``prediction_claims``) from the submission — a prediction column
 in the references table is ignored. The submission's ``task`` is the task of every row that has
 none. Ids must match one to one: a duplicate id in the references and every id missing on either
@@ -19,7 +23,7 @@ from typing import Any
 
 from doclens.core.errors import InputError, cannot_read
 from doclens.core.types import instance_id
-from doclens.inputs.tables import Rows, read_table, sized
+from doclens.inputs.tables import Rows, parse_columns, read_table, sized
 
 #: ids named in a join error before "… and N more"
 SHOWN = 20
@@ -62,38 +66,93 @@ def _is_submission(path: str) -> bool:
     return isinstance(document, dict)
 
 
-def read_outputs(path: str) -> dict:
+#: the fields of each side of a join: ``--columns`` maps the outputs, ``--reference-columns`` the references
+OUTPUT_FIELDS = ("id", "prediction", "prediction_claims")
+REFERENCE_FIELDS = ("id", "reference", "source", "reference_claims", "task")
+SWAPPED = ("the outputs go first and the references after --references: doclens score OUTPUTS --references "
+           "REFS (--columns maps OUTPUTS, --reference-columns maps REFS)")
+
+
+def _side_mapping(columns, allowed: tuple[str, ...], option: str, other: str) -> dict[str, str]:
+    """``columns`` parsed, refusing a field that belongs to the other side of the join (``other``
+    is the option that maps it)."""
+    mapping = parse_columns(columns)
+    foreign = [name for name in mapping if name not in allowed]
+    if foreign:
+        raise InputError(f"{option} maps the {'outputs' if option == '--columns' else 'references'} table (fields "
+                         f"{', '.join(allowed)}); {', '.join(map(repr, foreign))} belong(s) to the other table: map "
+                         f"{'it' if len(foreign) == 1 else 'them'} with {other}", field=foreign[0])
+    return mapping
+
+
+def _first_row(table: Rows) -> dict | None:
+    row = next((row for _, row in table._rows()), None)
+    return row if isinstance(row, dict) else None
+
+
+def _check_side(table: Rows, mapping: dict[str, str], wanted: str, other: str, option: str) -> None:
+    """Refuse a table without a column for field ``wanted`` (``prediction`` for the outputs,
+    ``reference`` for the references) before the join: as the other table given in this one's
+    place (it has a column for ``other`` instead), or naming the columns it has."""
+    row = _first_row(table)
+    if row is None:
+        return  # an empty table: the join says which ids are missing
+    column = mapping.get(wanted, wanted)
+    if column in row:
+        return
+    shown = ", ".join(repr(c) for c in row) or "none"
+    if other in row:
+        role, given = (("references", "outputs") if wanted == "prediction" else ("outputs", "references"))
+        raise InputError(f"{table.name}: no column for field {wanted!r} (looked for {column!r}) but a column "
+                         f"{other!r}: a table of {role} where the {given} belong (the tables look swapped); "
+                         f"{SWAPPED}", field=wanted)
+    raise InputError(f"{table.name}: no column for field {wanted!r} (looked for {column!r}); the table's columns "
+                     f"are {shown}; map one with {option} {wanted}=COLUMN", field=wanted)
+
+
+def read_outputs(path: str, columns=None) -> dict:
     """A submission (schema-checked), or a table of outputs (``id``, ``prediction``, optional
-    ``prediction_claims``) read as one: ``{"system", "task", "outputs"}``; a table's system is its
-    file name and its task ``None``."""
+    ``prediction_claims``; ``columns`` maps those fields to its columns) read as one:
+    ``{"system", "task", "outputs"}``; a table's system is its file name and its task ``None``."""
+    mapping = _side_mapping(columns, OUTPUT_FIELDS, "--columns", "--reference-columns")
     if _is_submission(path):
+        if mapping:
+            raise InputError(f"{path}: a submission has no columns to map; --columns applies to a table of outputs")
         return read_submission(path)
-    table = read_table(path, required=("id", "prediction"))
+    table = read_table(path, required=("id",), columns=mapping)
+    _check_side(table, mapping, "prediction", "reference", "--columns")
     outputs = []
+    prediction_column = mapping.get("prediction", "prediction")
+    claims_column = mapping.get("prediction_claims", "prediction_claims")
     for location, row in table._rows():
         where = f"{table.name} {location}"
         if not isinstance(row, dict):
             raise InputError(f"{where}: expected an object (a row of named columns), got {type(row).__name__}")
-        prediction = row.get(table.mapping.get("prediction", "prediction"))
+        prediction = row.get(prediction_column)
         if not isinstance(prediction, str):
             raise InputError(f"{where}: 'prediction' must be a string, got {type(prediction).__name__}",
                              field="prediction")
-        output = {"id": instance_id(row.get(table.mapping.get("id", "id")), where), "prediction": prediction}
-        if row.get("prediction_claims") is not None:
-            output["prediction_claims"] = row["prediction_claims"]
+        output = {"id": instance_id(row.get(mapping.get("id", "id")), where), "prediction": prediction}
+        if row.get(claims_column) is not None:
+            output["prediction_claims"] = row[claims_column]
         outputs.append(output)
     stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     return {"system": stem, "task": None, "outputs": outputs}
 
 
 def join_references(submission_path: str, references: str, *, input_format: str | None = None,
-                    split: str | None = None, columns=None) -> Rows:
+                    split: str | None = None, columns=None, reference_columns=None) -> Rows:
     """The instances of a submission (or of a table of outputs: ``id``, ``prediction``) joined by
     id with the references table ``references``; has ``len()`` and a ``system`` attribute (the
-    submission's system name, or the outputs file's name)."""
-    submission = read_outputs(submission_path)
-    table = read_table(references, input_format=input_format, split=split, columns=columns,
-                       required=("id", "reference"))
+    submission's system name, or the outputs file's name). ``columns`` maps the outputs table's
+    fields (:data:`OUTPUT_FIELDS`), ``reference_columns`` the references table's
+    (:data:`REFERENCE_FIELDS`); ``input_format`` and ``split`` apply to the references. Tables
+    given the wrong way round are refused as swapped."""
+    reference_mapping = _side_mapping(reference_columns, REFERENCE_FIELDS, "--reference-columns", "--columns")
+    submission = read_outputs(submission_path, columns)
+    table = read_table(references, input_format=input_format, split=split, columns=reference_mapping,
+                       required=("id",), hint="--reference-columns")
+    _check_side(table, reference_mapping, "reference", "prediction", "--reference-columns")
     id_column = table.mapping.get("id", "id")
     rows: dict[str, tuple[str, dict]] = {}
     repeated: dict[str, list[str]] = {}

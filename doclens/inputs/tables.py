@@ -337,7 +337,8 @@ def _csv_rows(path: str, delimiter: str) -> tuple[list[str], Callable[[], Iterat
         elif record:
             total += 1
     if header is None:
-        raise InputError(f"{path}: empty file (a CSV file needs a header line naming its columns)")
+        raise InputError(f"{path}: no instances to score (an empty file: a CSV file needs a header line naming its "
+                         "columns, then one row per instance)")
     duplicated = sorted({c for c in header if header.count(c) > 1})
     if duplicated:
         raise InputError(f"{path}: the header names column(s) {', '.join(map(repr, duplicated))} more than once")
@@ -368,7 +369,7 @@ def _arrow_batches(batches: Callable[[], Iterator]) -> Callable[[], Iterator[tup
     return rows
 
 
-def _parquet(path: str, mapping: dict[str, str], name: str, required: tuple):
+def _parquet(path: str, mapping: dict[str, str], name: str, required: tuple, hint: str = "--columns"):
     pq = _tables_extra("pyarrow.parquet", "reading Parquet")
     try:
         table = pq.ParquetFile(path)
@@ -377,7 +378,7 @@ def _parquet(path: str, mapping: dict[str, str], name: str, required: tuple):
         raise cannot_read(path, exc) from None
     except Exception as exc:  # pyarrow.ArrowInvalid: not a Parquet file
         raise InputError(f"{path}: not a Parquet file ({exc})") from None
-    check_columns(columns, mapping, name, required)
+    check_columns(columns, mapping, name, required, hint)
     wanted = [c for c in dict.fromkeys(_column_of(f, mapping) for f in FIELDS) if c in columns]
     return _arrow_batches(lambda: table.iter_batches(batch_size=BATCH_ROWS, columns=wanted)), table.metadata.num_rows
 
@@ -450,12 +451,13 @@ def _hub_snapshot(repo_id: str) -> str | None:
 
 
 def read_table(path: str, *, input_format: str | None = None, split: str | None = None,
-               columns=None, required: tuple = REQUIRED) -> Rows:
+               columns=None, required: tuple = REQUIRED, hint: str = "--columns") -> Rows:
     """Instances from ``path`` in any :data:`INPUT_FORMATS` (detected by :func:`detect_format`
     unless ``input_format`` is given), lazily. ``columns`` maps fields to columns
     (:func:`parse_columns`); ``split`` picks a split of a saved ``DatasetDict`` or Hub dataset.
     Every row needs an id; ``required`` are the fields whose columns must exist (a references
-    table has no predictions). Problems found before reading rows (a missing column, a wrong split)
+    table has no predictions); ``hint`` is the option an error about a missing column points to.
+    Problems found before reading rows (a missing column, a wrong split)
     raise here; a bad row raises while iterating, naming the row, instance and field."""
     mapping = parse_columns(columns)
     fmt = input_format or detect_format(path)
@@ -482,13 +484,13 @@ def read_table(path: str, *, input_format: str | None = None, split: str | None 
         return sized(Rows(name, _jsonl_rows(path), mapping, decode=False, total=_count_lines(path)))
     if fmt in ("csv", "tsv"):
         header, rows, total = _csv_rows(path, "\t" if fmt == "tsv" else ",")
-        check_columns(header, mapping, name, required)
+        check_columns(header, mapping, name, required, hint)
         return sized(Rows(name, rows, mapping, decode=True, total=total))
     if fmt == "parquet":
-        rows, total = _parquet(path, mapping, name, required)
+        rows, total = _parquet(path, mapping, name, required, hint)
         return sized(Rows(name, rows, mapping, decode=True, total=total))
     data = _load_from_disk(path) if fmt == "dataset" else load_hub_offline(path)
-    rows, total = _dataset_rows(pick_split(data, split, name), mapping, name, required)
+    rows, total = _dataset_rows(pick_split(data, split, name), mapping, name, required, hint)
     return sized(Rows(name, rows, mapping, decode=True, total=total))
 
 

@@ -20,13 +20,22 @@ reproduces ACI-BENCH's procedure.
 :func:`split_note_sections`.
 
 Real system notes write their headers in more ways than ACI-BENCH's tagger reads (docs/design.md
-§7): inline after a preamble (``Possible clinical note: HISTORY OF PRESENT ILLNESS: …``), numbered
+§4): inline after a preamble (``Possible clinical note: HISTORY OF PRESENT ILLNESS: …``), numbered
 or marked up in running text (``… 2) Physical exam: …``, ``**Results:**``, ``Section 2: Physical
 Exam``), or on a line of their own with the colon on the next (``HISTORY OF PRESENT ILLNESS\n: …``).
 With ``real_headers=True`` (what :func:`segments`, and so the scorer, uses) such a header opens its
 division too: the whitespace before it is read as a line break (offsets are unchanged) and a line
-may begin with a list or markup marker. The default (``False``) is ACI-BENCH's tagger, which the
-baselines reproduce.
+may begin with a list or markup marker. A key inside running text opens a division only where the
+test-2/3 system outputs write headers there (:func:`break_inline_headers`): after a preamble's
+colon, two spaces (a flattened line break), a list or markup marker, or written in capitals — never
+after one space at a sentence end (``… throbbing pain. Examination: sensation intact …`` is a
+clinician's sentence, as ACI-BENCH's tagger reads it). And each division is the **union of its
+spans**: a later header always reopens its own division (``REVIEW OF SYSTEMS`` after the exam is
+subjective again), where ACI-BENCH's tagger keeps only a division's first span and leaves a later
+header's text inside whatever division it follows. No ACI-BENCH reference note writes a division
+twice or a key inside a paragraph, so on clinicians' notes both readings divide alike
+(``tests/test_sections.py``). The default (``False``) is ACI-BENCH's tagger, which the baselines
+and the citation statements (the original scripts' ``divide_section.py``) reproduce.
 """
 
 from __future__ import annotations
@@ -108,10 +117,27 @@ def _line_division(line: str, real_headers: bool = False) -> str | None:
     return None
 
 
+_LIST_NUMBER_BEFORE = re.compile(r"(?:^|\s)(?:section\s*)?\d{1,2}\s*[.)]$", re.IGNORECASE)
+_MARKER_AHEAD = re.compile(r"(?:(?:section\s*)?\d{1,2}\s*[.):]|[-•#*]+)", re.IGNORECASE)
+
+
+def _opens_inline(text: str, match: re.Match, in_capitals: bool) -> bool:
+    """Whether a key found inside running text (``match`` spans the whitespace before it) is a
+    header where real outputs write one. Measured on the test-2/3 system outputs (all 21 systems,
+    ``benchmarks/inline_headers.py``): every inline key there follows a preamble's colon, two
+    spaces, a list or markup marker, or is in capitals; a title-case key after one space at a
+    sentence end occurs only after a list number (``… legs. 3. Results: …``)."""
+    before = text[:match.start()]
+    return (in_capitals or before.endswith(":") or len(match.group(0)) >= 2 or before.endswith(" ")
+            or bool(_MARKER_AHEAD.match(text, match.end())) or bool(_LIST_NUMBER_BEFORE.search(before)))
+
+
 def break_inline_headers(text: str) -> str:
     """``text`` with the whitespace character before each header written inside running text
-    replaced by a line break (same length, so offsets stay valid)."""
-    spots = {m.end() - 1 for regex in (_INLINE, _INLINE_CAPS, _SECTION_NUMBER) for m in regex.finditer(text)}
+    replaced by a line break (same length, so offsets stay valid); a key after one space at a
+    sentence end is left in its sentence (:func:`_opens_inline`)."""
+    spots = {m.end() - 1 for m in _INLINE.finditer(text) if _opens_inline(text, m, False)}
+    spots |= {m.end() - 1 for regex in (_INLINE_CAPS, _SECTION_NUMBER) for m in regex.finditer(text)}
     if not spots:
         return text
     chars = list(text)
@@ -121,8 +147,11 @@ def break_inline_headers(text: str) -> str:
 
 
 def note_section_spans(text: str, real_headers: bool = False) -> list[tuple[str, int, int]]:
-    """``[(division, start, end), …]`` in order of appearance; character offsets into ``text``.
-    ``real_headers``: also read the headers real outputs write (module docstring)."""
+    """``[(division, start, end), …]`` in order of appearance; character offsets into ``text``,
+    the spans covering it end to end. ``real_headers``: also read the headers real outputs write,
+    and give every span (a division may appear several times: a later header reopens it;
+    neighbouring spans of one division are merged); without it, ACI-BENCH's tagger: one span per
+    division, the first, running to the next kept division (module docstring)."""
     starts: list[tuple[str, int]] = []
     offset = 0
     for line in (break_inline_headers(text) if real_headers else text).split("\n"):
@@ -135,7 +164,10 @@ def note_section_spans(text: str, real_headers: bool = False) -> list[tuple[str,
     kept: list[tuple[str, int]] = []
     seen = set()
     for division, start in starts:
-        if division not in seen:
+        if real_headers:
+            if not kept or kept[-1][0] != division:
+                kept.append((division, start))
+        elif division not in seen:
             seen.add(division)
             kept.append((division, start))
     kept.sort(key=lambda item: item[1])
@@ -147,7 +179,7 @@ def split_note_sections(text: str, real_headers: bool = False) -> dict[str, str]
     """Map each of :data:`SECTION_NAMES` to its text, stripped (``""`` where the note has no such
     section). ``__lf1__`` in ``text`` is read as a line break. ``real_headers``: also read the
     headers real outputs write (module docstring); a header's text is then cut at the line break
-    put before it.
+    put before it, and a division written several times is its spans' texts joined by line breaks.
 
     >>> sections = split_note_sections("CHIEF COMPLAINT__lf1__Cough.__lf1__PLAN__lf1__Rest.")
     >>> sections["subjective"], sections["objective_exam"], sections["assessment_and_plan"]
@@ -156,10 +188,11 @@ def split_note_sections(text: str, real_headers: bool = False) -> dict[str, str]
     text = text.replace(LINE_BREAK_TOKEN, "\n")
     if real_headers:
         text = break_inline_headers(text)
-    sections = {name: "" for name in SECTION_NAMES}
+    parts: dict[str, list[str]] = {name: [] for name in SECTION_NAMES}
     for division, start, end in note_section_spans(text, real_headers):
-        sections[division] = text[start:end].strip()
-    return sections
+        if text[start:end].strip():
+            parts[division].append(text[start:end].strip())
+    return {name: "\n".join(found) for name, found in parts.items()}
 
 
 def looks_like_note(text: str) -> bool:

@@ -89,22 +89,45 @@ def output_lock(output: str):
     """Hold the lock on ``output`` for the block; :class:`OutputLocked` at once (no waiting)
     when another run holds it. One output, one writer: two runs sharing ``-o`` would share the
     journal and the output and leave a mixed file. An OS lock (``filelock``, ``flock`` on POSIX):
-    it ends with its process, so a killed run never leaves a stale lock."""
+    it ends with its process, so a killed run never leaves a stale lock. The lock file is removed
+    when the block ends, while the lock is still held; a run that locked a file removed so under
+    it (it opened the file just before) sees that the path is no longer its file and locks the new
+    one, so two runs never both hold ``output``."""
     if output == "-":
         yield
         return
     from filelock import FileLock, Timeout
 
-    lock = FileLock(lock_path(output), timeout=0)
-    try:
-        lock.acquire()
-    except Timeout:
-        raise OutputLocked(f"another doclens run is writing {output} (it holds {lock_path(output)}); wait for it "
-                           "to end or choose another --output") from None
+    path = lock_path(output)
+    for _ in range(5):
+        lock = FileLock(path, timeout=0)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise OutputLocked(f"another doclens run is writing {output} (it holds {path}); wait for it "
+                               "to end or choose another --output") from None
+        if _holds(lock, path):
+            break
+        lock.release()  # the file was removed by the run before: lock the one at the path now
     try:
         yield
     finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
         lock.release()
+
+
+def _holds(lock, path: str) -> bool:
+    """Whether the file ``lock`` holds is still the one at ``path`` (not removed by a run that
+    ended); ``True`` where the lock's descriptor cannot be read (another platform or version)."""
+    descriptor = getattr(getattr(lock, "_context", None), "lock_file_fd", None)
+    if not isinstance(descriptor, int):
+        return True
+    try:
+        held, current = os.fstat(descriptor), os.stat(path)
+    except OSError:
+        return False
+    return (held.st_dev, held.st_ino) == (current.st_dev, current.st_ino)
 
 
 def is_complete_report(path: str) -> bool:

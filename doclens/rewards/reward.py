@@ -25,10 +25,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from doclens.core.errors import ConfigurationError, InputError
-from doclens.core.tasks import check_task
+from doclens.core.tasks import AUTO_TASK, check_task
 from doclens.evaluators import load_evaluator, load_extractor
 from doclens.evaluators.base import Evaluator
 from doclens.extraction.extractors import Extractor
+from doclens.parsing.sections import detect_task
 from doclens.rewards.claims_cache import ReferenceClaimsCache
 from doclens.rewards.values import SUPPORT_SCORES, check_weights, combine, components
 from doclens.scoring.scorer import DocLens
@@ -114,8 +115,10 @@ class DocLensReward:
         The reward of a completion for which no component has a value (e.g. an empty completion
         against an empty reference, or a citation score without a source). Default 0.
     task : str, optional
-        The task of rows without a ``task`` column (``general`` if unset; ``note_generation``
-        scores notes section by section).
+        The task of rows without a ``task`` column; unset (or ``"auto"``), each row's task is
+        detected from its reference as ``doclens score`` does (``note_generation``, section by
+        section, for a reference with SOAP section headers; ``general`` otherwise), so the reward
+        equals the command line's score.
     budget_s : float, optional
         A latency budget per call (one training step). A step that takes longer is reported once
         (a :class:`RewardBudgetWarning` and a log record with the measured time), or raises
@@ -229,7 +232,9 @@ class DocLensReward:
             if not isinstance(reference, str):
                 raise InputError(f"{where}: column '{self.columns['reference']}' must be a string, got "
                                  f"{type(reference).__name__}", field=self.columns["reference"])
-            task = check_task((tasks[i] if tasks else None) or self.scorer.task, f"{where}: ")
+            given = (tasks[i] if tasks else None) or self.scorer.task
+            # no task anywhere: detected from the reference, as ``doclens score`` (--task auto) does
+            task = detect_task(reference) if given in (None, AUTO_TASK) else check_task(given, f"{where}: ")
             row = {"id": str(i), "prediction": completion_text(completion, where), "reference": reference, "task": task}
             if sources is not None and sources[i] is not None:
                 row["source"] = sources[i]

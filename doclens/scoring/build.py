@@ -142,6 +142,10 @@ def _warnings(scorer, run: RunMeta, unparsed: int, failed: int) -> list[str]:
         found.append(f"{run.untasked_notes} instance(s) have no task and a reference with SOAP section headers: "
                      "they were scored as one 'general' block. task='auto' (the command line's default, --task "
                      "auto) or 'note_generation' scores them per section")
+    if run.numbered_sources:
+        ways = ", ".join(f"{n} as {how}" for how, n in sorted(run.numbered_sources.items()))
+        found.append(f"{sum(run.numbered_sources.values())} source(s) without '[0]' markers were numbered by DocLens "
+                     f"(source_units={scorer.source_units!r}): {ways}; citations to them count by that numbering")
     if run.capped_statements:
         found.append(f"{run.capped_statements} statement(s) had more than max_citations={scorer.max_citations} "
                      "citations; only the first were kept")
@@ -175,7 +179,7 @@ def run_signature(scorer, run: RunMeta | None = None) -> str:
                           max_citations=scorer.max_citations, on_unparsed=scorer.on_unparsed,
                           extract_decoding=extract_decoding,
                           question_statements=scorer.question_statements if met("question_summarization") else "whole",
-                          family_fields=_family_fields(scorer),
+                          family_fields=_family_fields(scorer), source_units=scorer.source_units,
                           premise_scope=scorer.premise_scope if notes else None,
                           section_fallback=scorer.section_fallback if notes else None)
 

@@ -263,7 +263,10 @@ def describe_extractor(extractor: Extractor | None) -> str:
     """Which extractor a run would use, as its signature shows it (``none`` when claims must be given)."""
     if extractor is None:
         return "none (every instance must give its claims)"
-    where = "a model, in this process" if extractor.keeps_data_local else "a model on the configured endpoint"
+    judge = getattr(extractor, "judge", None)  # a chat extractor runs on its judge's model
+    in_process = getattr(judge, "loads_model_in_process", False) if judge is not None else extractor.keeps_data_local
+    where = ("a model, in this process" if in_process else "a model on the configured endpoint"
+             + (" (a local one: the data stays on this machine)" if extractor.keeps_data_local else ""))
     return f"{extractor.signature()} ({where})" if isinstance(extractor, PromptedExtractor) else \
         f"{extractor.signature()} (no model)"
 

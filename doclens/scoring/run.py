@@ -30,6 +30,8 @@ class RunMeta:
     #: claims judged against the whole premise note because it lacks their section, per direction
     #: (``recall`` / ``precision``; section_fallback="note", docs/design.md §4, Judging real notes)
     section_fallbacks: dict[str, int] = field(default_factory=dict)
+    #: source strings without ``[0]`` numbered by the scorer (``source_units``), per way (lines, turns, sentences)
+    numbered_sources: dict[str, int] = field(default_factory=dict)
 
     def merge(self, other: RunMeta) -> None:
         self.tasks |= other.tasks
@@ -42,6 +44,8 @@ class RunMeta:
         self.untasked_notes += other.untasked_notes
         for direction, n in other.section_fallbacks.items():
             self.section_fallbacks[direction] = self.section_fallbacks.get(direction, 0) + n
+        for how, n in other.numbered_sources.items():
+            self.numbered_sources[how] = self.numbered_sources.get(how, 0) + n
 
     def to_dict(self) -> dict:
         return {"tasks": sorted(self.tasks), "capped_statements": self.capped_statements,
@@ -49,7 +53,8 @@ class RunMeta:
                 **({"uncitable": list(self.uncitable)} if self.uncitable else {}),
                 **({"auto_tasks": dict(self.auto_tasks)} if self.auto_tasks else {}),
                 **({"untasked_notes": self.untasked_notes} if self.untasked_notes else {}),
-                **({"section_fallbacks": dict(self.section_fallbacks)} if self.section_fallbacks else {})}
+                **({"section_fallbacks": dict(self.section_fallbacks)} if self.section_fallbacks else {}),
+                **({"numbered_sources": dict(self.numbered_sources)} if self.numbered_sources else {})}
 
     @classmethod
     def from_dict(cls, data: dict) -> RunMeta:
@@ -58,7 +63,8 @@ class RunMeta:
                    uncitable=[str(i) for i in data.get("uncitable", [])],
                    auto_tasks={str(k): int(v) for k, v in (data.get("auto_tasks") or {}).items()},
                    untasked_notes=int(data.get("untasked_notes", 0)),
-                   section_fallbacks={str(k): int(v) for k, v in data.get("section_fallbacks", {}).items()})
+                   section_fallbacks={str(k): int(v) for k, v in data.get("section_fallbacks", {}).items()},
+                   numbered_sources={str(k): int(v) for k, v in data.get("numbered_sources", {}).items()})
 
 
 @dataclass

@@ -32,7 +32,7 @@ from doclens.evaluators.base import Evaluator
 from doclens.extraction.extractors import ExtractionRequest, Extractor, FailedExtraction
 from doclens.families import SOURCE_SUPPORT, UNCITED_OUTPUTS, CountingRule, selected
 from doclens.parsing.sections import detect_task, looks_like_note, note_section_spans, segments
-from doclens.parsing.source_units import parse_source_units
+from doclens.parsing.source_units import SOURCE_UNITS, number_source, parse_source_units
 from doclens.parsing.statements import inherit_citations, parse_statements, strip_citations, whole_statement
 from doclens.reports.files import output_lock
 from doclens.reports.report import Report
@@ -144,6 +144,10 @@ class DocLens:
         ``counts[...]["stated_in_other_section"]``, per section too), and still counted under its
         own section. ``"section"``: the paper's per-section premise (claim verdicts equal the
         original DocLens scripts'). In the signature (``premise:``). See docs/design.md §4.
+    source_units : {"given", "lines", "turns", "sentences", "auto"}
+        How a source string without ``[0]`` markers is numbered (:mod:`doclens.parsing.source_units`):
+        ``given`` (default) refuses it; the others cut it into units, ``auto`` detecting how. Each
+        numbered source is counted in a warning, and the signature records the setting (``units:``).
     """
 
     def __init__(self, evaluator: Evaluator, extractor: Extractor | None = None, *, task: str | None = None,
@@ -152,7 +156,7 @@ class DocLens:
                  baseline_options: dict | None = None, question_statements: str = "whole",
                  metrics=None, source_support: SourceSupport | None = None,
                  uncited_outputs: str = "not-applicable", section_fallback: str = "note",
-                 premise_scope: str = "note"):
+                 premise_scope: str = "note", source_units: str = "given"):
         if not isinstance(evaluator, Evaluator):
             raise ConfigurationError(f"evaluator must be a doclens.Evaluator, got {type(evaluator).__name__}")
         if extractor is not None and not isinstance(extractor, Extractor):
@@ -181,6 +185,9 @@ class DocLens:
                                      "against the whole note")
         self.section_fallback = section_fallback
         self.premise_scope = premise_scope
+        if source_units not in SOURCE_UNITS:
+            raise ConfigurationError(f"source_units must be one of {SOURCE_UNITS}, got {source_units!r}")
+        self.source_units = source_units
         self.evaluator = evaluator
         self.extractor = extractor
         self.task = task if task == AUTO_TASK else check_task(task) if task else None
@@ -403,6 +410,11 @@ class DocLens:
                 from doclens.retrieval.facts import record_units
 
                 return [SourceUnit(unit.index, unit.text, unit.speaker) for unit, _ in record_units(source)]
+            if isinstance(source, str) and self.source_units != "given":
+                texts, how = number_source(source, self.source_units)
+                if texts is not None:
+                    run.numbered_sources[how] = run.numbered_sources.get(how, 0) + 1
+                    return parse_source_units(texts)
             if (self.source_support is not None and isinstance(source, str) and source.strip()
                     and not source.lstrip().startswith("[0]")):
                 run.uncitable.append(instance.id)

@@ -10,7 +10,9 @@ two different custom judges never share a signature); ``style`` (prompt style, o
 that have one); extractor (``given`` claims and/or the extractor's name and model); the
 fingerprint of every prompt version used (judge and extractor); the judge's decoding parameters
 (``T``, ``seed`` …) and, prefixed ``extract-``, the extractor's where it has its own; aggregation;
-citation options (``uncited``, ``maxcit``); how unparsed replies count; only when question
+citation options (``uncited``, ``maxcit``); how unparsed replies count; only when sources without
+``[0]`` markers were numbered by DocLens, how (``units:lines``, ``turns``, ``sentences`` or
+``auto``, detected per source and counted in a warning); only when question
 summaries were split into sentences instead of judged whole, ``qstatements:sentences``; for
 ``note_generation``, what a claim is judged against (``premise:note``, the whole premise note,
 each claim still counted under its own section; ``premise:section``, its own section, the
@@ -42,7 +44,7 @@ def signature_fields(*, version: str, tasks: list[str], judge: str, extract: str
                      on_unparsed: str = "zero", style: str | None = None,
                      extract_decoding: dict | None = None,
                      question_statements: str = "whole", premise_scope: str | None = None,
-                     section_fallback: str | None = None) -> list[SignatureField]:
+                     section_fallback: str | None = None, source_units: str = "given") -> list[SignatureField]:
     """The fields of one run's signature, before the metric families' own (see the module docstring)."""
     fields = [("doclens", version), ("task", "+".join(sorted(set(tasks))) or "none"), ("judge", judge)]
     if style:
@@ -52,6 +54,8 @@ def signature_fields(*, version: str, tasks: list[str], judge: str, extract: str
     fields += [(f"extract-{key}", str(value)) for key, value in sorted((extract_decoding or {}).items())]
     fields += [("agg", "pooled"), ("uncited", uncited), ("maxcit", str(max_citations) if max_citations else "none"),
                ("unparsed", on_unparsed)]
+    if source_units != "given":  # unnumbered sources were numbered (lines, turns, sentences, auto)
+        fields.append(("units", source_units))
     if question_statements != "whole":  # only when question summaries were split into sentences
         fields.append(("qstatements", question_statements))
     if premise_scope:  # note_generation only
