@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from doclens.core.errors import ConfigurationError
+from doclens.core.errors import ConfigurationError, InputError
 
 
 def write_atomically(path: os.PathLike, write: Callable, errors: str = "strict", binary: bool = False) -> None:
@@ -79,32 +79,58 @@ class OutputLocked(ConfigurationError):
 
 
 def lock_path(output: str) -> str:
-    """``scores.json`` → ``scores.json.lock``: the lock a run holds on its output, its journal
-    and its results file while it runs (the empty file stays beside them afterwards)."""
+    """``scores.json`` → ``scores.json.lock``: the lock a run holds on a file it writes (the
+    output, its journal, its results file) while it runs; the empty file stays beside it
+    afterwards."""
     return f"{output}.lock"
 
 
+def run_files(output: str, output_format: str = "json") -> list[str]:
+    """Every file a run writing ``output`` in ``output_format`` writes: the output, its journal
+    and, for ``jsonl`` / ``parquet``, its results file (:mod:`doclens.reports.results_files`)."""
+    from doclens.reports.results_files import instances_path, journal_path
+
+    files = [output, journal_path(output)]
+    if output_format in ("jsonl", "parquet"):
+        files.append(instances_path(output, output_format))
+    return files
+
+
 @contextlib.contextmanager
-def output_lock(output: str):
-    """Hold the lock on ``output`` for the block; :class:`OutputLocked` at once (no waiting)
-    when another run holds it. One output, one writer: two runs sharing ``-o`` would share the
-    journal and the output and leave a mixed file. An OS lock (``filelock``, ``flock`` on POSIX):
-    it ends with its process, so a killed run never leaves a stale lock."""
+def output_lock(output: str, output_format: str = "json"):
+    """Hold the lock on every file a run writing ``output`` writes (:func:`run_files`) for the
+    block; :class:`OutputLocked` at once (no waiting), naming the file, when another run holds
+    one of them. One file, one writer: two runs sharing a file (``-o r.json --output-format
+    jsonl`` and ``-o r.instances.jsonl``) would overwrite each other's results. An OS lock
+    (``filelock``, ``flock`` on POSIX): it ends with its process, so a killed run never leaves a
+    stale lock. A folder where a file or its lock goes is an :class:`InputError`."""
     if output == "-":
         yield
         return
     from filelock import FileLock, Timeout
 
-    lock = FileLock(lock_path(output), timeout=0)
+    held = []
     try:
-        lock.acquire()
-    except Timeout:
-        raise OutputLocked(f"another doclens run is writing {output} (it holds {lock_path(output)}); wait for it "
-                           "to end or choose another --output") from None
-    try:
+        for path in run_files(output, output_format):
+            for target in (path, lock_path(path)):
+                if os.path.isdir(target):
+                    what = path if target == path else f"the lock of {path}"
+                    raise InputError(f"{target} is a folder, where this run writes a file ({what}); remove it or "
+                                     "choose another --output", field="--output")
+            lock = FileLock(lock_path(path), timeout=0)
+            try:
+                lock.acquire()
+            except Timeout:
+                raise OutputLocked(f"another doclens run is writing {path} (it holds {lock_path(path)}); wait for it "
+                                   "to end or choose another --output") from None
+            except OSError as exc:
+                raise InputError(f"cannot lock {path}: {lock_path(path)}: {exc.strerror or exc}",
+                                 field="--output") from None
+            held.append(lock)
         yield
     finally:
-        lock.release()
+        for lock in reversed(held):
+            lock.release()
 
 
 def is_complete_report(path: str) -> bool:
