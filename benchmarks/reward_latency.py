@@ -15,10 +15,13 @@ system's notes), so a warm step measures scoring, not a memo:
 * ``*_cpu_s_*``: the same steps' CPU seconds (this process, all threads): on a shared machine
   the wall time also counts other processes' load (``load_average_1min``);
 * ``judge_share_*``: the share of the step's wall time inside the judge's batch calls;
-* ``references_extracted`` against ``distinct_references``: each reference extracted once.
+* ``references_extracted`` against ``distinct_references``: each reference extracted once;
+* ``megabyte_word_step_s`` / ``megabyte_sentences_step_s``: one call of one degenerate completion
+  (a megabyte of one repeated word on one line; a megabyte of one sentence repeated), cut to the
+  reward's ``max_chars`` before any analysis (``--long-only`` times these alone).
 
     python benchmarks/reward_latency.py [--data ../shared/data/aci_bench_systems/test2] [--evaluator clinical-rules]
-        [--evaluator-arg paraphrase=none]
+        [--evaluator-arg paraphrase=none] [--long-only]
 """
 
 from __future__ import annotations
@@ -78,8 +81,20 @@ def step(reward, clock, references, outputs, pairs):
     started, cpu_started = time.perf_counter(), time.process_time()
     rewards = reward(prompts=["…"] * len(pairs), completions=completions, **columns)
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
-    assert len(rewards) == len(pairs) and all(isinstance(r, float) for r in rewards)
+    assert len(rewards) == len(pairs) and all(isinstance(r, float) for r in rewards)  # None: not scored
     return elapsed, clock.seconds - before, cpu, sum(len(c.split()) for c in completions) / len(completions)
+
+
+def long_steps(reward, reference: dict) -> dict:
+    """The seconds of one call with one megabyte-long completion (module docstring)."""
+    timings = {}
+    for name, text in (("word", "fever " * 175_000), ("sentences", "The patient reports fever. " * 39_000)):
+        started = time.perf_counter()
+        value = reward(prompts=["…"], completions=[text], reference=[reference["reference"]],
+                       source=[reference["source"]])
+        timings[f"megabyte_{name}_step_s"] = round(time.perf_counter() - started, 3)
+        assert reward.last_step.capped == 1 and len(value) == 1
+    return {**timings, "max_chars": reward.max_chars}
 
 
 def main() -> None:
@@ -88,6 +103,7 @@ def main() -> None:
     parser.add_argument("--evaluator", default="clinical-rules")
     parser.add_argument("--evaluator-arg", action="append", default=[], metavar="KEY=VALUE",
                         help="a judge option, e.g. paraphrase=none (clinical-rules without its MiniLM step)")
+    parser.add_argument("--long-only", action="store_true", help="time the two megabyte-long completions only")
     args = parser.parse_args()
     options = dict(pair.split("=", 1) for pair in args.evaluator_arg)
     references, outputs = load(Path(args.data))
@@ -97,6 +113,12 @@ def main() -> None:
     reward = DocLensReward(args.evaluator, task="note_generation", evaluator_options=options)
     load_s = time.perf_counter() - started
     clock = JudgeClock(reward.scorer.evaluator)
+    if args.long_only:
+        reward(prompts=["…"], completions=["Fever."], reference=[references[encounters[0]]["reference"]])  # warm
+        print(json.dumps({"benchmark": "reward_latency", "judge": args.evaluator, "judge_options": options,
+                          "cpu_count": os.cpu_count(), **long_steps(reward, references[encounters[0]]),
+                          "load_average_1min": round(os.getloadavg()[0], 1)}, indent=2))
+        return
 
     first8 = encounters[:8]
     first = step(reward, clock, references, outputs, [(e, SYSTEMS[0]) for e in first8])
@@ -121,7 +143,7 @@ def main() -> None:
         "completion_words_mean_warm_8": round(statistics.mean(s[3] for s in warm8), 1),
         "completion_words_mean_warm_64": round(warm64[3], 1),
         "references_extracted": cache["extracted"], "distinct_references": len(set(first8) | set(next16)),
-        "reference_cache_hits": cache["hits"], "target_warm_step_s_8": 2.0,
+        "reference_cache_hits": cache["hits"], "target_warm_step_s_8": 2.0, **long_steps(reward, references[first8[0]]),
     }, indent=2))
 
 

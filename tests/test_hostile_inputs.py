@@ -462,17 +462,64 @@ def test_a_failed_save_writes_the_finished_report_to_a_named_fallback(tmp_path, 
     assert len(Report.load(fallback).instances) == 3
 
 
-def test_a_lone_surrogate_in_the_input_is_saved_and_read_back(tmp_path, capsys):
+def test_a_lone_surrogate_in_the_input_is_repaired_saved_and_read_back(tmp_path, capsys):
     rows = write_jsonl(tmp_path / "in.jsonl", [dict(ROWS[0], reference_claims=["fever \ud800 here"],
                                                     prediction="Fever \udc00 [0].")])
     assert "\\ud800" in rows.read_text()  # json.dumps escapes it: the file itself is valid UTF-8
     output = tmp_path / "s.json"
-    code, out, err = run(["score", rows, "--evaluator", "overlap", "-q", "-o", output], capsys)
+    code, out, err = run(["score", rows, "--evaluator", "overlap", "-o", output], capsys)
     assert code == EXIT_OK, err
-    assert Report.load(output).instances[0].reference_claims[0].text == "fever \ud800 here"
+    assert "line 1: instance 'i0': 2 lone surrogate(s)" in err and "'prediction', 'reference_claims'" in err
+    assert Report.load(output).instances[0].reference_claims[0].text == "fever \ufffd here"
     assert run(["validate", output], capsys)[0] == EXIT_OK
     assert run(["report", output, "-o", tmp_path / "r.html", "--resamples", 20], capsys)[0] == EXIT_OK
-    assert "fever \\ud800 here" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "fever \ufffd here" in (tmp_path / "r.html").read_text(encoding="utf-8")
+
+
+class EncodingEvaluator(OverlapEvaluator):
+    """The overlap judge, encoding every text as UTF-8 first as spaCy, tokenizers and HTTP clients
+    do; with ``$DOCLENS_TEST_RAISE`` set it crashes on the instance whose text says "fever 5"."""
+
+    def entail_batch(self, pairs):
+        for premise, hypothesis in pairs:
+            (premise + hypothesis).encode("utf-8")
+            if os.environ.get("DOCLENS_TEST_RAISE") and "fever 5" in premise + hypothesis:
+                raise RuntimeError("boom")
+        return super().entail_batch(pairs)
+
+
+def _rows_with_a_surrogate(tmp_path, at):
+    rows = [dict(ROWS[0], id=f"i{k}", prediction=f"The patient has fever {k} [0]. He coughs [1].",
+                 prediction_claims=[f"The patient has fever {k}."]) for k in range(10)]
+    rows[at] = dict(rows[at], prediction="Fever \ud800 [0].", prediction_claims=["Fever \udc00 today."])
+    return write_jsonl(tmp_path / "in.jsonl", rows)
+
+
+def test_a_lone_surrogate_in_one_row_is_repaired_naming_line_and_instance_and_the_rest_scores(tmp_path, capsys):
+    path = _rows_with_a_surrogate(tmp_path, 3)
+    output = tmp_path / "s.json"
+    code, out, err = run(["score", path, "--evaluator", "tests.test_hostile_inputs:EncodingEvaluator",
+                          "--chunk-size", 2, "-o", output], capsys)
+    assert code == EXIT_OK, err
+    assert "line 4: instance 'i3'" in err and "'prediction'" in err and "U+FFFD" in err and "\ud800" not in err
+    report = Report.load(output)
+    assert [r.id for r in report.instances] == [f"i{k}" for k in range(10)] and not report.partial
+    assert report.instances[3].prediction_claims[0].text == "Fever \ufffd today."
+
+
+def test_resume_goes_past_a_row_with_a_lone_surrogate(tmp_path, capsys, monkeypatch):
+    path = _rows_with_a_surrogate(tmp_path, 7)
+    output = tmp_path / "s.json"
+    argv = ["score", path, "--evaluator", "tests.test_hostile_inputs:EncodingEvaluator", "-q", "--chunk-size", 2,
+            "-o", output]
+    monkeypatch.setenv("DOCLENS_TEST_RAISE", "crash")
+    code, out, err = run(argv, capsys)
+    assert code == EXIT_INCOMPLETE and len(Report.load(output).instances) == 4, err
+    monkeypatch.delenv("DOCLENS_TEST_RAISE")
+    code, out, err = run([*argv, "--resume"], capsys)
+    assert code == EXIT_OK, err
+    report = Report.load(output)
+    assert sorted(r.id for r in report.instances) == sorted(f"i{k}" for k in range(10)) and not report.partial
 
 
 def test_dash_output_writes_the_report_to_stdout(tmp_path, capsys):

@@ -55,7 +55,7 @@ def test_two_runs_on_one_output_the_second_is_refused_and_the_first_writes_a_who
     report = json.loads(output.read_text())
     assert [i["id"] for i in report["instances"]] == [f"a{i}" for i in range(6)]
     assert not os.path.exists(journal_path(str(output)))
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "b.jsonl", "same.json"]  # no lock left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "b.jsonl", "same.json"]  # no lock left, of any file
     with FakeChatServer() as server:  # the lock ended with its run: the next one on that output goes ahead
         again = subprocess.run(_command(server, tmp_path / "b.jsonl", output), env=_env(), capture_output=True,
                                text=True, timeout=300)
@@ -72,6 +72,40 @@ def test_the_api_refuses_an_output_another_run_holds(tmp_path):
             DocLens(load_evaluator("gpt4-json-cot", base_url="http://127.0.0.1:9/v1", model="m",
                                    no_cache=True)).score_to(output, [INSTANCE], progress=False)
     assert not os.path.exists(output) and not os.path.exists(journal_path(output))
+
+
+@pytest.mark.parametrize("held, fmt", [("r.instances.jsonl", "jsonl"), ("r.journal.jsonl", "json"),
+                                       ("r.instances.parquet", "parquet")])
+def test_a_run_is_refused_when_another_holds_any_file_it_would_write(tmp_path, capsys, held, fmt):
+    """``-o r.json --output-format jsonl`` writes r.json, r.instances.jsonl and r.journal.jsonl: a
+    run writing any of them (``-o r.instances.jsonl``) holds a lock this one must meet."""
+    from doclens.cli import main
+
+    source = _input(tmp_path / "in.jsonl", "a")
+    with output_lock(str(tmp_path / held)):
+        code = main(["score", str(source), "--evaluator", "overlap", "-q",
+                     "-o", str(tmp_path / "r.json"), "--output-format", fmt])
+        err = capsys.readouterr().err
+        assert code == 2 and f"another doclens run is writing {tmp_path / held}" in err, err
+    assert not (tmp_path / "r.json").exists()
+    # the other way round: this run's files are locked for the whole run
+    with output_lock(str(tmp_path / "r.json"), fmt):
+        with pytest.raises(OutputLocked, match=f"writing {tmp_path / held}"):
+            with output_lock(str(tmp_path / held)):
+                pass
+
+
+def test_a_folder_where_a_run_writes_a_file_or_its_lock_is_a_usage_error(tmp_path, capsys):
+    from doclens.cli import main
+
+    source = _input(tmp_path / "in.jsonl", "a")
+    for name, folder in (("a", "a.json.lock"), ("b", "b.instances.jsonl"), ("c", "c.journal.jsonl.lock")):
+        (tmp_path / folder).mkdir()
+        code = main(["score", str(source), "--evaluator", "overlap", "-q",
+                     "-o", str(tmp_path / f"{name}.json"), "--output-format", "jsonl"])
+        err = capsys.readouterr().err
+        assert code == 2 and "internal error" not in err and f"{tmp_path / folder} is a folder" in err, err
+        assert not (tmp_path / f"{name}.json").exists()
 
 
 def test_temporary_files_have_names_of_their_own(tmp_path):

@@ -1,6 +1,7 @@
 """Pictures (issue 30): Report.plot, leaderboard_figure, doclens agreement --plot, and the plots of
 the report and leaderboard pages opened in headless Chromium, their marks read back into numbers."""
 
+import io
 import json
 import re
 
@@ -340,3 +341,128 @@ def test_hostile_system_names_are_drawn_as_written_and_escaped(tmp_path, capsys)
     dom, errors, _ = open_page(board, tmp_path, 1600)
     page_checks(dom, errors)
     assert "pwned" not in dom.split("</title>")[0]
+
+
+# ---- text from the input is text, never mathtext (issue 41) -------------------------------------
+HOSTILE = r"$\frac{$"
+
+
+def _with_section(report, name):
+    """``report`` with its first note section renamed ``name`` (in the report and every instance)."""
+    data = json.loads(json.dumps(report.to_dict()))
+    first = next(iter(data["sections"]))
+    data["sections"] = {(name if k == first else k): v for k, v in data["sections"].items()}
+    for instance in data["instances"]:
+        for kind in ("reference_claims", "prediction_claims"):
+            for claim in instance[kind]:
+                if claim.get("section") == first:
+                    claim["section"] = name
+    return data
+
+
+def test_a_section_name_that_looks_like_mathematics_draws_on_every_page(tmp_path, capsys):
+    from doclens.reports.plots import section_figure
+
+    figure = section_figure({"report": {HOSTILE: {"claim_recall": 0.5, "claim_precision": 0.5}}})
+    figure.savefig(io.BytesIO(), format="svg")  # a formula read from the input would fail here
+    assert [t.get_text() for t in figure.axes[0].get_xticklabels()] == [HOSTILE.replace("$", r"\$")]
+    paths = []
+    for i, system in enumerate(("strong", "weak")):
+        paths.append(tmp_path / f"s{i}.json")
+        paths[-1].write_text(json.dumps(_with_section(score(note_rows(keep_lines=None if i == 0 else 5), system),
+                                                      HOSTILE)))
+    page = tmp_path / "report.html"
+    code, _, err = run(["report", str(paths[0]), "-o", str(page), "--resamples", "20"], capsys)
+    assert code == 0 and "internal error" not in err, err
+    assert "<svg" in page.read_text() and "frac" in page.read_text()
+    board = tmp_path / "board.html"
+    code, _, err = run(["leaderboard", *map(str, paths), "-o", str(board), "--resamples", "20"], capsys)
+    assert code == 0 and "internal error" not in err, err
+    assert board.read_text().count("<svg") >= 2
+
+
+def test_a_human_column_that_looks_like_mathematics_draws_and_the_table_is_printed(tmp_path, capsys):
+    report = score(note_rows(keep_lines=4))
+    scores = tmp_path / "scores.json"
+    report.save(scores)
+    column = r"$\frac{human$"
+    csv_path = tmp_path / "human.csv"
+    csv_path.write_text(f"id,{column}\n" + "".join(f"{r.id},{i % 5}\n" for i, r in enumerate(report.instances)))
+    out = tmp_path / "agreement.svg"
+    code, stdout, err = run(["agreement", str(scores), str(csv_path), "--human-column", column,
+                             "--metric", "claim_recall", "--plot", str(out)], capsys)
+    assert code == 0 and "internal error" not in err, err
+    assert "claim_recall" in stdout and out.read_text().lstrip().startswith("<?xml")
+
+
+def test_a_plot_that_fails_leaves_the_page_and_the_table(tmp_path, capsys, monkeypatch):
+    import doclens.reports.plots as report_plots
+    import doclens.views.plots as plots
+
+    def broken(*args, **kwargs):
+        raise ValueError("a figure that cannot be drawn")
+
+    monkeypatch.setattr(plots, "section_figure", broken)
+    monkeypatch.setattr(plots, "forest_figure", broken)
+    monkeypatch.setattr(plots, "agreement_figure", broken)
+    monkeypatch.setattr(report_plots, "section_figure", broken)
+    scores = tmp_path / "scores.json"
+    report = score(note_rows(keep_lines=4))
+    report.save(scores)
+    page = tmp_path / "report.html"
+    code, _, err = run(["report", str(scores), "-o", str(page), "--resamples", "20"], capsys)
+    assert code == 0, err
+    html = page.read_text()
+    assert "could not be drawn" in html and "<table>" in html
+    board = tmp_path / "board.html"
+    code, _, err = run(["leaderboard", str(scores), "-o", str(board), "--resamples", "20"], capsys)
+    assert code == 0 and "could not be drawn" in board.read_text(), err
+    csv_path = tmp_path / "human.csv"
+    csv_path.write_text("id,h\n" + "".join(f"{r.id},{i % 5}\n" for i, r in enumerate(report.instances)))
+    code, stdout, err = run(["agreement", str(scores), str(csv_path), "--human-column", "h", "--metric",
+                             "claim_recall", "--plot", str(tmp_path / "a.svg")], capsys)
+    assert "claim_recall" in stdout and "could not be drawn" in err and "internal error" not in err, err
+
+
+# ---- pages bounded in size (issue 41) ---------------------------------------------------------------
+def test_a_200000_character_section_name_makes_a_page_of_normal_size_cut_visibly(tmp_path, capsys):
+    name = "HISTORY " + "x" * 200_000
+    scores = tmp_path / "scores.json"
+    scores.write_text(json.dumps(_with_section(score(note_rows(copies=2)), name)))
+    page = tmp_path / "report.html"
+    code, _, err = run(["report", str(scores), "-o", str(page), "--resamples", "20"], capsys)
+    assert code == 0, err
+    html = page.read_text()
+    assert len(html) < 600_000 and "x" * 200_000 not in html  # 152 MB before
+    assert "more characters; the scores file holds the whole text]" in html
+    assert json.loads(scores.read_text())["sections"].get(name)  # the JSON keeps it whole
+
+
+def test_a_100_kb_system_name_makes_a_small_leaderboard_and_a_short_legend(tmp_path, capsys):
+    long_name = "system-" + "y" * 100_000
+    paths = []
+    for i, system in enumerate((long_name, "short")):
+        paths.append(tmp_path / f"s{i}.json")
+        score(note_rows(keep_lines=None if i == 0 else 5), system).save(paths[-1])
+    board = tmp_path / "board.html"
+    code, _, err = run(["leaderboard", *map(str, paths), "-o", str(board), "--resamples", "20"], capsys)
+    assert code == 0, err
+    assert len(board.read_text()) < 400_000  # 37 MB before
+    legend = leaderboard_figure(paths, kind="sections", n_resamples=20).legends[0]
+    assert max(len(t.get_text()) for t in legend.get_texts()) <= 60
+
+
+def test_a_page_over_its_size_budget_drops_instances_and_says_so(tmp_path, capsys):
+    scores = tmp_path / "scores.json"
+    score(note_rows(copies=20)).save(scores)  # 40 instances
+    page = tmp_path / "report.html"
+    assert run(["report", str(scores), "-o", str(page), "--resamples", "0", "--no-plots"], capsys)[0] == 0
+    whole = len(page.read_bytes())
+    code, out, err = run(["report", str(scores), "-o", str(page), "--resamples", "0", "--no-plots",
+                          "--max-page-mb", str(whole / 4 / 1e6)], capsys)
+    assert code == 0, err
+    html = page.read_text()
+    shown = html.count('<section class="instance"')
+    assert 0 < shown < 40 and len(html.encode()) < whole / 2
+    assert f"{40 - shown} more instances are not shown" in html and "--max-page-mb" in html
+    assert "size budget" in out + err

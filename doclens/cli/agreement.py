@@ -7,7 +7,7 @@ import json
 import sys
 
 from doclens.cli.common import command_parser, load_report
-from doclens.core.errors import InputError
+from doclens.core.errors import EXIT_ERROR, DocLensError, InputError
 from doclens.core.metrics import METRICS
 from doclens.views.text import agreement_text
 
@@ -76,15 +76,23 @@ def run(args: argparse.Namespace) -> int:
                                               unrated, source=args.human).to_dict())
             points[metric] = [(human[i], scores[i]) for i in human if scores.get(i) is not None]
         mode = "instance"
-        if args.plot:
-            from doclens.views.plots import write_agreement_plot
-
-            write_agreement_plot(args.plot, points, results, args.human_column)
-            print(f"agreement plot written to {args.plot}", file=sys.stderr)
     if args.json:
         print(json.dumps({"mode": mode, "human": args.human, "results": results}, indent=2, allow_nan=False))
-        return 0
-    print(agreement_text(mode, results, args.human, args.human_column))
+    else:
+        print(agreement_text(mode, results, args.human, args.human_column))
+    if mode == "instance" and args.plot:  # after the numbers: a plot that fails never takes them with it
+        from doclens.views.plots import write_agreement_plot
+
+        sys.stdout.flush()
+        try:
+            write_agreement_plot(args.plot, points, results, args.human_column)
+        except DocLensError:
+            raise
+        except Exception as exc:  # matplotlib's own errors: the numbers above stand
+            print(f"doclens: error: the agreement plot could not be drawn ({type(exc).__name__}: "
+                  f"{str(exc)[:300]}); the numbers above are complete", file=sys.stderr)
+            return EXIT_ERROR
+        print(f"agreement plot written to {args.plot}", file=sys.stderr)
     return 0
 
 

@@ -6,11 +6,13 @@ import argparse
 from array import array
 from pathlib import Path
 
-from doclens.cli.common import NON_NEGATIVE_INT, bootstrap_options, check_output_path, command_parser
+from doclens.cli.common import NON_NEGATIVE_FLOAT, NON_NEGATIVE_INT, bootstrap_options, check_output_path, command_parser
 from doclens.core.errors import InputError
 
 #: instances a report page shows by default (~2-20 KB each: a page of a few MB)
 MAX_INSTANCES_SHOWN = 500
+#: a report page's size budget by default, in millions of characters: past it, no more instances
+MAX_PAGE_MB = 50.0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,16 +55,21 @@ def run(args: argparse.Namespace) -> int:
         f"order); the full evidence of every instance stays in {Path(args.scores).name} (--max-instances 0 shows "
         "them all).")
     instances, positions = _instances_shown(args.scores, shown)
+    written = []
     try:
-        write_page(output, lambda handle: write_report_html(
+        write_page(output, lambda handle: written.append(write_report_html(
             header, instances, handle, intervals=intervals, sources=sources,
             bootstrap=bootstrap_description(args.resamples, args.seed, args.confidence) if intervals else "",
-            count=len(ids), positions=positions, note=note, plots=plots))
+            count=len(ids), positions=positions, note=note, plots=plots,
+            max_chars=int(args.max_page_mb * 1e6) if args.max_page_mb else None)))
     finally:
         if sources is not None:
             sources.close()
+    expected = len(shown) if shown is not None else len(ids)
     print(f"report of {len(ids)} instances written to {output}"
-          + (f" (showing {len(shown)}, most failures first)" if shown is not None else ""))
+          + (f" (showing {len(shown)}, most failures first)" if shown is not None else "")
+          + (f"; {expected - written[-1]} instances left out: the page reached its size budget (--max-page-mb "
+             f"{args.max_page_mb:g})" if written and written[-1] < expected else ""))
     return 0
 
 
@@ -108,5 +115,10 @@ def add_parser(sub) -> None:
                         help=f"show at most N instances, those with the most failures first (default "
                              f"{MAX_INSTANCES_SHOWN}: a page a browser opens; 0: all, in file order); the scores file "
                              "keeps every instance's evidence")
+    report.add_argument("--max-page-mb", type=NON_NEGATIVE_FLOAT, default=MAX_PAGE_MB, metavar="MB",
+                        help=f"the page's size budget, in millions of characters (default {MAX_PAGE_MB:g}; 0: none): "
+                             "past it no further instance is written and the page says how many were left out; "
+                             "every long text is cut on the page anyway (the scores file keeps it whole)")
     bootstrap_options(report, allow_none=True)
     report.set_defaults(func=run)
+

@@ -206,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "dry_run", False):
         return _scored(args, instances, output)  # writes no output: takes no lock
     try:  # one output, one writer: taken before anything loads, so a second run is refused at once
-        with output_lock(output):
+        with output_lock(output, args.output_format):
             return _scored(args, instances, output)
     except OutputLocked as exc:
         print(f"doclens: error: {exc}", file=sys.stderr)

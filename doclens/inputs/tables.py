@@ -17,6 +17,10 @@ gives the same instances (and the same scores) for the same data:
 * **errors** — every bad row is an :class:`InputError` naming the file, the row (``line N`` for
   JSONL, ``row N`` counted from 1 for the others; a CSV header is not a row), the instance id
   and the field (and the column, when a cell does not decode).
+* **unencodable text** — a lone UTF-16 surrogate (JSON may spell ``"\\ud800"``) is replaced with
+  U+FFFD in the row it is met (:mod:`doclens.inputs.unicode`), with a warning naming the file, the
+  row, the instance and the fields: no encoder (spaCy's, a tokenizer's, an HTTP client's) then
+  meets it mid-run, and the rest of the input scores.
 * **size** — readers of a known size (a file's rows, Parquet metadata, a dataset's length) have
   ``len()``, so a progress bar gets a total; rows are streamed (Parquet and Arrow in record
   batches), never loaded whole, except a JSON array, which is parsed whole.
@@ -30,12 +34,14 @@ from __future__ import annotations
 import csv
 import json
 import re
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from doclens.core.errors import InputError, cannot_read, require
 from doclens.core.types import Instance
+from doclens.inputs.unicode import replace_lone_surrogates
 
 #: DocLens's instance fields, the names ``columns`` maps from
 FIELDS = ("id", "prediction", "reference", "source", "reference_claims", "prediction_claims", "task")
@@ -166,10 +172,15 @@ def row_to_instance(row, mapping: dict[str, str], where: str, *, decode: bool, r
         return row
     if not isinstance(row, dict):
         raise InputError(f"{where}: expected a JSON object (a row of named fields), got {type(row).__name__}")
+    row, repaired = _repair_row(row)
     ident = row.get(_column_of("id", mapping))
     label = (f"instance {ident!r}" if isinstance(ident, (str, int)) and not isinstance(ident, bool) and ident != ""
              else None)
     located = f"{where}: {label}" if label else where
+    if repaired:
+        warnings.warn(f"{located}: {sum(repaired.values())} lone surrogate(s) (text no encoding can write) in "
+                      f"{', '.join(repr(name) for name in repaired)} replaced with U+FFFD", UnicodeRepairWarning,
+                      stacklevel=2)
     data: dict[str, Any] = {}
     for field_name in FIELDS:
         column = _column_of(field_name, mapping)
@@ -194,6 +205,23 @@ def row_to_instance(row, mapping: dict[str, str], where: str, *, decode: bool, r
         return Instance.from_dict(data, None if require_id else position, require_id=require_id)
     except InputError as exc:
         raise InputError(f"{where}: {exc}", field=exc.field) from None
+
+
+class UnicodeRepairWarning(UserWarning):
+    """A row's text held lone surrogates, replaced with U+FFFD (the module docstring)."""
+
+
+def _repair_row(row: dict) -> tuple[dict, dict[str, int]]:
+    """``row`` with lone surrogates replaced in its keys and values, and the count per column."""
+    repaired: dict[str, int] = {}
+    fixed = {}
+    for key, value in row.items():
+        new_key, in_key = replace_lone_surrogates(key)
+        new_value, in_value = replace_lone_surrogates(value)
+        if in_key or in_value:
+            repaired[str(new_key)] = in_key + in_value
+        fixed[new_key] = new_value
+    return (fixed if repaired else row), repaired
 
 
 class Rows:

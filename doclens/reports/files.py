@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from doclens.core.errors import ConfigurationError
+from doclens.core.errors import ConfigurationError, InputError
 
 
 def write_atomically(path: os.PathLike, write: Callable, errors: str = "strict", binary: bool = False) -> None:
@@ -79,42 +79,71 @@ class OutputLocked(ConfigurationError):
 
 
 def lock_path(output: str) -> str:
-    """``scores.json`` → ``scores.json.lock``: the lock a run holds on its output, its journal
-    and its results file while it runs (the empty file stays beside them afterwards)."""
+    """``scores.json`` → ``scores.json.lock``: the lock a run holds on a file it writes (the
+    output, its journal, its results file) while it runs; removed when the run ends."""
     return f"{output}.lock"
 
 
+def run_files(output: str, output_format: str = "json") -> list[str]:
+    """Every file a run writing ``output`` in ``output_format`` writes: the output, its journal
+    and, for ``jsonl`` / ``parquet``, its results file (:mod:`doclens.reports.results_files`)."""
+    from doclens.reports.results_files import instances_path, journal_path
+
+    files = [output, journal_path(output)]
+    if output_format in ("jsonl", "parquet"):
+        files.append(instances_path(output, output_format))
+    return files
+
+
 @contextlib.contextmanager
-def output_lock(output: str):
-    """Hold the lock on ``output`` for the block; :class:`OutputLocked` at once (no waiting)
-    when another run holds it. One output, one writer: two runs sharing ``-o`` would share the
-    journal and the output and leave a mixed file. An OS lock (``filelock``, ``flock`` on POSIX):
-    it ends with its process, so a killed run never leaves a stale lock. The lock file is removed
-    when the block ends, while the lock is still held; a run that locked a file removed so under
+def output_lock(output: str, output_format: str = "json"):
+    """Hold the lock on every file a run writing ``output`` writes (:func:`run_files`) for the
+    block; :class:`OutputLocked` at once (no waiting), naming the file, when another run holds
+    one of them. One file, one writer: two runs sharing a file (``-o r.json --output-format
+    jsonl`` and ``-o r.instances.jsonl``) would overwrite each other's results. An OS lock
+    (``filelock``, ``flock`` on POSIX): it ends with its process, so a killed run never leaves a
+    stale lock. A folder where a file or its lock goes is an :class:`InputError`. The lock files
+    are removed when the block ends, while still held; a run that locked a file removed so under
     it (it opened the file just before) sees that the path is no longer its file and locks the new
-    one, so two runs never both hold ``output``."""
+    one, so two runs never both hold a file."""
     if output == "-":
         yield
         return
+    held: list = []
+    try:
+        for path in run_files(output, output_format):
+            for target in (path, lock_path(path)):
+                if os.path.isdir(target):
+                    what = path if target == path else f"the lock of {path}"
+                    raise InputError(f"{target} is a folder, where this run writes a file ({what}); remove it or "
+                                     "choose another --output", field="--output")
+            held.append((_lock_one(path), lock_path(path)))
+        yield
+    finally:
+        for lock, path in reversed(held):
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            lock.release()
+
+
+def _lock_one(path: str):
+    """The acquired lock of ``path`` (:func:`output_lock`)."""
     from filelock import FileLock, Timeout
 
-    path = lock_path(output)
+    where = lock_path(path)
     for _ in range(5):
-        lock = FileLock(path, timeout=0)
+        lock = FileLock(where, timeout=0)
         try:
             lock.acquire()
         except Timeout:
-            raise OutputLocked(f"another doclens run is writing {output} (it holds {path}); wait for it "
+            raise OutputLocked(f"another doclens run is writing {path} (it holds {where}); wait for it "
                                "to end or choose another --output") from None
-        if _holds(lock, path):
+        except OSError as exc:
+            raise InputError(f"cannot lock {path}: {where}: {exc.strerror or exc}", field="--output") from None
+        if _holds(lock, where):
             break
         lock.release()  # the file was removed by the run before: lock the one at the path now
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-        lock.release()
+    return lock
 
 
 def _holds(lock, path: str) -> bool:

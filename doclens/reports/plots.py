@@ -43,14 +43,26 @@ def new_figure(width: float, height: float, what: str):
     return Figure(figsize=(width, height), dpi=DPI, layout="constrained")
 
 
-def _label(metric: str) -> str:
-    return metric.replace("_", " ")
+#: the longest name (section, system, column) drawn in a plot, in characters: a longer one is
+#: cut with "…" (the page's tables and the JSON hold it whole)
+LABEL_CHARS = 60
 
 
-def plain_label(text: str) -> str:
-    """``text`` drawn as written: matplotlib reads ``$…$`` as mathematics (a bad formula in a
-    system name would fail the plot) and hides legend labels that start with ``_``."""
-    text = str(text).replace("$", r"\$")
+def _label(name: str) -> str:
+    """A metric or section name as a label: underscores as spaces, drawn as written (:func:`plain_label`)."""
+    return plain_label(str(name).replace("_", " "))
+
+
+def plain_label(text: str, limit: int = LABEL_CHARS) -> str:
+    """``text`` drawn as written, every label that comes from the input passes here: matplotlib
+    reads ``$…$`` as mathematics (a bad formula in a section or system name would fail the plot,
+    and a good one would draw something else), so each ``$`` is escaped; it hides legend labels
+    that start with ``_``; and a name longer than ``limit`` characters is cut with "…" (a
+    100 KB system name would push the legend off the figure)."""
+    text = str(text)
+    if len(text) > limit:
+        text = text[:limit - 1] + "…"
+    text = text.replace("$", r"\$")
     return "\u200b" + text if text.startswith("_") else text
 
 
@@ -179,7 +191,7 @@ def verdict_figure(breakdown: dict[str, dict[str, int]], what: str = "verdict br
             if not count:
                 continue
             bar = ax.barh(row, count, left=left, color=VERDICT_COLOURS.get(verdict, "#777777"), height=0.6,
-                          label=None if verdict in seen else verdict)
+                          label=None if verdict in seen else plain_label(verdict))
             bar.patches[0].set_gid(f"verdict-{row}-{verdict.replace(' ', '_')}")
             seen.add(verdict)
             if count / max(1, sum(breakdown[kind].values())) > 0.04:
@@ -187,7 +199,7 @@ def verdict_figure(breakdown: dict[str, dict[str, int]], what: str = "verdict br
                         color="#ffffff" if verdict in ("supported", "not supported", "contradicted", "failed")
                         else "#000000")
             left += count
-    ax.set_yticks(range(len(kinds)), kinds)
+    ax.set_yticks(range(len(kinds)), [plain_label(k) for k in kinds])
     ax.set_ylim(len(kinds) - 0.5, -0.5)
     ax.set_xlabel("items")
     figure.legend(loc="outside lower center", ncols=5, fontsize=8, frameon=False)

@@ -9,13 +9,16 @@ Neither imports TRL or transformers: they take what those libraries pass.
 """
 
 from doclens.rewards.reward import (
+    DEFAULT_MAX_CHARS,
     DocLensReward,
     RewardBudgetExceeded,
     RewardBudgetWarning,
+    RewardScoringFailed,
+    StepCounts,
     completion_text,
 )
 from doclens.rewards.trainer_metric import DocLensMetric
 from doclens.rewards.values import COMPONENTS
 
-__all__ = ["COMPONENTS", "DocLensMetric", "DocLensReward", "RewardBudgetExceeded", "RewardBudgetWarning",
-           "completion_text"]
+__all__ = ["COMPONENTS", "DEFAULT_MAX_CHARS", "DocLensMetric", "DocLensReward", "RewardBudgetExceeded",
+           "RewardBudgetWarning", "RewardScoringFailed", "StepCounts", "completion_text"]

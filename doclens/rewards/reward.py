@@ -14,29 +14,66 @@ TRL calls each entry of ``reward_funcs`` as ``func(prompts=…, completions=…,
 ``dataset`` has a ``prompt`` column and a ``reference`` column, and optionally ``source``
 (numbered units, for the citation scores and source support), ``reference_claims``
 (precomputed, used as given) and ``task``; the column names are options.
+
+What a step can meet (``docs/design.md``, "Training with DocLens"):
+
+* **a completion the judge could not score** (a reply it could not read after retries, a call that
+  failed for good, an extraction that failed: any item of the components the reward is made of
+  without a verdict) gets ``None``, never an invented 0. TRL (1.16, ``GRPOTrainer``) turns
+  ``None`` into NaN: a completion for which every reward function gave NaN is left out of its
+  group's mean and standard deviation, its advantage is set to 0 and it is left out of the logged
+  reward means. A step with more unscored completions than ``max_unscored_share`` allows, or with
+  none scored, raises :class:`RewardScoringFailed` (the training stops); so does a judge that
+  stopped the run (its circuit breaker or deadline, :class:`doclens.core.errors.RunStoppedError`);
+* **text no encoder accepts** (a lone surrogate): replaced with U+FFFD, counted (``repaired``);
+* **a very long completion**: cut to ``max_chars`` characters (:data:`DEFAULT_MAX_CHARS`) before
+  any analysis, counted (``capped``) and reported once; the judges' text analysis grows faster
+  than the text, and a degenerate completion (one word repeated for a megabyte) would stall a step;
+* **a slow step**: with ``budget_s``, completions are scored ``budget_chunk_size`` at a time and no
+  new chunk starts once the budget has passed; the completions left get ``None`` (counted,
+  ``over_budget``). A step then takes at most the budget plus one chunk's scoring.
+
+Each step's counts are in :attr:`DocLensReward.last_step` and logged through TRL's ``log_metric``
+(``doclens/unscored``, ``doclens/unparsed``, ``doclens/failed``, ``doclens/over_budget``,
+``doclens/capped``, ``doclens/repaired``).
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from doclens.core.errors import ConfigurationError, InputError
+from doclens.core.errors import ConfigurationError, InputError, RunStoppedError
 from doclens.core.tasks import AUTO_TASK, check_task
+from doclens.core.types import NO_VERDICT, Instance, InstanceResult
 from doclens.evaluators import load_evaluator, load_extractor
 from doclens.evaluators.base import Evaluator
 from doclens.extraction.extractors import Extractor
+from doclens.inputs.unicode import replace_lone_surrogates
 from doclens.parsing.sections import detect_task
 from doclens.rewards.claims_cache import ReferenceClaimsCache
-from doclens.rewards.values import SUPPORT_SCORES, check_weights, combine, components
+from doclens.rewards.values import SUPPORT_SCORES, VERDICTS_OF, check_weights, combine, components
 from doclens.scoring.scorer import DocLens
 
 logger = logging.getLogger("doclens")
 
 ON_OVER_BUDGET = ("warn", "raise")
+#: The longest completion analysed, in characters (longer ones are cut to it, and counted): about
+#: 2.5 times the longest note of ACI-BENCH (13,047 characters) and far below spaCy's one-million
+#: limit; the default judge scores a completion this long in under a second.
+DEFAULT_MAX_CHARS = 32_000
+#: The share of a step's completions that may go unscored before the step raises.
+DEFAULT_MAX_UNSCORED_SHARE = 0.5
+
+
+class RewardScoringFailed(RuntimeError):
+    """The judge could not score a step's completions: none of them, more than
+    ``max_unscored_share`` of them, or it stopped the run (circuit breaker, deadline)."""
 
 
 class RewardBudgetExceeded(RuntimeError):
@@ -47,10 +84,33 @@ class RewardBudgetWarning(UserWarning):
     """Scoring one step took longer than the reward's ``budget_s`` (issued once per reward)."""
 
 
+@dataclass
+class StepCounts:
+    """What one reward call met: ``completions`` given, ``scored`` (a float reward), ``unscored``
+    (``None``: the judge could not score them), ``over_budget`` (``None``: not scored, the budget
+    had passed); items without a verdict (``unparsed``, ``failed``, over the scored and unscored
+    completions); completions ``capped`` to ``max_chars`` and ``repaired`` (lone surrogates)."""
+
+    completions: int = 0
+    scored: int = 0
+    unscored: int = 0
+    over_budget: int = 0
+    unparsed: int = 0
+    failed: int = 0
+    capped: int = 0
+    repaired: int = 0
+
+    def logged(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in ("unscored", "unparsed", "failed", "over_budget", "capped",
+                                                       "repaired")}
+
+
 def completion_text(completion: Any, where: str) -> str:
     """The text of one completion as TRL gives it: a string, or (conversational) a list of
-    messages whose assistant contents are joined; a content may be a string or a list of parts,
-    of which the ``{"type": "text"}`` ones count."""
+    messages whose assistant contents are joined; a content may be a string, ``None`` (a message
+    of tool calls only: no text) or a list of parts, of which plain strings and the
+    ``{"type": "text", "text": …}`` ones count (images and other parts carry no text). Anything
+    else is an :class:`InputError` naming ``where`` (the completion) and the part."""
     if isinstance(completion, str):
         return completion
     if isinstance(completion, Mapping):
@@ -60,10 +120,11 @@ def completion_text(completion: Any, where: str) -> str:
         for message in completion:
             if message.get("role", "assistant") != "assistant":
                 continue
-            content = message.get("content") or ""
+            content = message.get("content")
             if isinstance(content, (list, tuple)):
-                content = "".join(part.get("text", "") for part in content
-                                  if isinstance(part, Mapping) and part.get("type", "text") == "text")
+                content = "".join(_part_text(part, f"{where}: content part #{k}") for k, part in enumerate(content))
+            elif content is None:
+                content = ""
             if not isinstance(content, str):
                 raise InputError(f"{where}: a message's content must be a string or a list of text parts, "
                                  f"got {type(content).__name__}", field="completions")
@@ -71,6 +132,25 @@ def completion_text(completion: Any, where: str) -> str:
         return "\n".join(texts)
     raise InputError(f"{where}: a completion must be a string or a list of chat messages, got "
                      f"{type(completion).__name__}", field="completions")
+
+
+def _part_text(part: Any, where: str) -> str:
+    if isinstance(part, str):
+        return part
+    if not isinstance(part, Mapping):
+        raise InputError(f"{where} must be a string or a mapping such as {{'type': 'text', 'text': …}}, got "
+                         f"{type(part).__name__}", field="completions")
+    if part.get("type", "text") != "text":
+        return ""
+    text = part.get("text", "")
+    if not isinstance(text, str):
+        raise InputError(f"{where} (type 'text'): its 'text' must be a string, got {type(text).__name__}",
+                         field="completions")
+    return text
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def make_scorer(evaluator: str | Evaluator = "clinical-rules", extractor: str | Extractor | None = "auto", *,
@@ -113,16 +193,26 @@ class DocLensReward:
         for a weighted mean (:func:`doclens.rewards.values.combine`).
     empty_value : float
         The reward of a completion for which no component has a value (e.g. an empty completion
-        against an empty reference, or a citation score without a source). Default 0.
+        against an empty reference, or a citation score without a source). Default 0; must be
+        finite.
     task : str, optional
         The task of rows without a ``task`` column; unset (or ``"auto"``), each row's task is
         detected from its reference as ``doclens score`` does (``note_generation``, section by
         section, for a reference with SOAP section headers; ``general`` otherwise), so the reward
         equals the command line's score.
     budget_s : float, optional
-        A latency budget per call (one training step). A step that takes longer is reported once
-        (a :class:`RewardBudgetWarning` and a log record with the measured time), or raises
-        :class:`RewardBudgetExceeded` with ``on_over_budget="raise"``.
+        A latency budget per call (one training step), which bounds it: completions are scored
+        ``budget_chunk_size`` at a time (default 8) and no chunk starts after the budget has
+        passed; the completions left get ``None`` (counted, ``over_budget``). A step over the
+        budget is reported once (a :class:`RewardBudgetWarning` and a log record with the measured
+        time), or raises :class:`RewardBudgetExceeded` with ``on_over_budget="raise"``.
+    max_chars : int
+        Completions are cut to this many characters before any analysis (counted, ``capped``;
+        reported once). Default :data:`DEFAULT_MAX_CHARS` (32,000).
+    max_unscored_share : float
+        The share (0 to 1) of a step's completions that may get ``None`` because the judge could
+        not score them; more raises :class:`RewardScoringFailed`, and so does a step of which no
+        completion was scored. Default 0.5.
     reference_column, source_column, reference_claims_column, task_column : str
         The dataset columns read (TRL passes them as keywords).
     name : str, optional
@@ -134,19 +224,22 @@ class DocLensReward:
         ``question_statements``, ``source_support``, ``chunk_size``). A source-support component
         in ``score`` turns source support on.
 
-    Each call scores all its completions in one :meth:`doclens.DocLens.score` call (one judge
-    batch when they fit in ``chunk_size``, 1024 by default) and, when TRL passes ``log_metric``,
-    logs the step's mean of every component (``doclens/claim_recall`` …) and its wall time
+    Each call scores its completions as :meth:`doclens.DocLens.score` does (one judge batch when
+    they fit in ``chunk_size``, 1024 by default, or ``budget_chunk_size`` with a budget) and, when
+    TRL passes ``log_metric``, logs the step's mean of every component (``doclens/claim_recall``
+    …), its counts (:class:`StepCounts`: ``doclens/unscored`` …) and its wall time
     (``doclens/step_s``); with ``log_extra``, the per-completion components go to TRL's
-    completions table.
+    completions table (``None`` for a completion not scored).
     """
 
     def __init__(self, evaluator: str | Evaluator = "clinical-rules",
                  extractor: str | Extractor | None = "auto", *, score: str | Mapping[str, float] = "claim_f1",
                  empty_value: float = 0.0, task: str | None = None, budget_s: float | None = None,
-                 on_over_budget: str = "warn", reference_column: str = "reference", source_column: str = "source",
-                 reference_claims_column: str = "reference_claims", task_column: str = "task",
-                 name: str | None = None, evaluator_options: dict | None = None, **scorer_options):
+                 on_over_budget: str = "warn", budget_chunk_size: int = 8, max_chars: int = DEFAULT_MAX_CHARS,
+                 max_unscored_share: float = DEFAULT_MAX_UNSCORED_SHARE, reference_column: str = "reference",
+                 source_column: str = "source", reference_claims_column: str = "reference_claims",
+                 task_column: str = "task", name: str | None = None, evaluator_options: dict | None = None,
+                 **scorer_options):
         try:
             self.weights = check_weights(score)
         except ValueError as exc:
@@ -155,51 +248,100 @@ class DocLensReward:
             raise ConfigurationError(f"on_over_budget must be one of {ON_OVER_BUDGET}, got {on_over_budget!r}")
         if budget_s is not None and not budget_s > 0:
             raise ConfigurationError(f"budget_s must be a positive number of seconds or None, got {budget_s!r}")
+        for option, value in (("budget_chunk_size", budget_chunk_size), ("max_chars", max_chars)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ConfigurationError(f"{option} must be a whole number >= 1, got {value!r}")
+        if not _is_number(max_unscored_share) or not 0 <= max_unscored_share <= 1:
+            raise ConfigurationError(f"max_unscored_share must be a share from 0 to 1, got {max_unscored_share!r}")
+        if not _is_number(empty_value) or not math.isfinite(empty_value):
+            raise ConfigurationError(f"empty_value must be a finite number (a reward), got {empty_value!r}")
         if any(name_ in SUPPORT_SCORES for name_ in self.weights):
             scorer_options.setdefault("metrics", ["doclens", "source_support"])
         self.scorer = make_scorer(evaluator, extractor, task=task, evaluator_options=evaluator_options,
                                   **scorer_options)
         self.claims = ReferenceClaimsCache(self.scorer.extractor)
         self.empty_value = float(empty_value)
-        self.budget_s, self.on_over_budget = budget_s, on_over_budget
+        self.budget_s, self.on_over_budget, self.budget_chunk_size = budget_s, on_over_budget, budget_chunk_size
+        self.max_chars, self.max_unscored_share = max_chars, float(max_unscored_share)
         self.columns = {"reference": reference_column, "source": source_column,
                         "reference_claims": reference_claims_column, "task": task_column}
         self.score_name = score if isinstance(score, str) else "mix"
         #: TRL names a reward by ``__name__`` (``rewards/<name>/mean`` in its logs)
         self.__name__ = name or f"doclens_{self.score_name}"
+        #: the verdict lists a completion's reward depends on: an item of one without a verdict
+        #: leaves the completion unscored
+        self.verdict_lists = tuple(dict.fromkeys(field for name_, weight in self.weights.items() if weight
+                                                 for field in VERDICTS_OF[name_]))
         self.steps = 0
         self.last_step_s: float | None = None
+        self.last_step = StepCounts()
         self.over_budget_steps = 0
+        self.capped_total = 0
 
     # ------------------------------------------------------------------------------------------
     def __call__(self, prompts: Sequence | None = None, completions: Sequence | None = None,
                  log_metric: Callable[[str, float], None] | None = None,
-                 log_extra: Callable[[str, list], None] | None = None, **columns) -> list[float]:
-        """One reward per completion (TRL's ``reward_funcs`` contract; ``prompts`` is not read)."""
+                 log_extra: Callable[[str, list], None] | None = None, **columns) -> list[float | None]:
+        """One reward per completion (TRL's ``reward_funcs`` contract; ``prompts`` is not read):
+        a float, or ``None`` for a completion not scored (module docstring)."""
         if completions is None:
             raise InputError("DocLensReward: no completions given (TRL passes completions=…)", field="completions")
         started = time.perf_counter()
-        values = self.score_components(completions, **columns)
-        rewards = [combine(v, self.weights, self.empty_value) for v in values]
+        counts = StepCounts(completions=len(completions))
+        values = self._score(completions, columns, counts, started)
+        rewards = [None if v is None else combine(v, self.weights, self.empty_value) for v in values]
         elapsed = time.perf_counter() - started
         self.steps += 1
-        self.last_step_s = elapsed
-        self._log(values, elapsed, log_metric, log_extra)
-        self._check_budget(elapsed, len(rewards))
+        self.last_step_s, self.last_step = elapsed, counts
+        self._log(values, counts, elapsed, log_metric, log_extra)
+        self._check_scored(counts)
+        self._check_budget(elapsed, counts)
         return rewards
 
-    def score_components(self, completions: Sequence, **columns) -> list[dict[str, float | None]]:
+    def score_components(self, completions: Sequence, **columns) -> list[dict[str, float | None] | None]:
         """Every component (:func:`doclens.rewards.values.components`) of every completion, in
-        order, scored in one :meth:`doclens.DocLens.score` call; ``columns`` as TRL passes them."""
-        instances = self._instances(completions, columns)
+        order (``None`` for a completion not scored: module docstring); ``columns`` as TRL passes
+        them. The counts are in :attr:`last_step`."""
+        counts = StepCounts(completions=len(completions))
+        values = self._score(completions, columns, counts, time.perf_counter())
+        self.last_step = counts
+        return values
+
+    def _score(self, completions: Sequence, columns: dict, counts: StepCounts,
+               started: float) -> list[dict[str, float | None] | None]:
+        instances = self._instances(completions, columns, counts)
+        size = self.budget_chunk_size if self.budget_s is not None else self.scorer.chunk_size
+        values: list[dict[str, float | None] | None] = []
         with warnings.catch_warnings():
             # completions rarely cite: their citation scores are n/a (a documented component value),
             # which the scorer would otherwise warn about at every training step
             warnings.filterwarnings("ignore", message=r".*cite no source unit", category=UserWarning)
-            report = self.scorer.score(instances, progress=False)
-        if len(report.instances) != len(instances):
-            raise RuntimeError(f"DocLens scored {len(report.instances)} of {len(instances)} completions")
-        return [components(result.scores) for result in report.instances]
+            for start in range(0, len(instances), size):
+                if start and self.budget_s is not None and time.perf_counter() - started > self.budget_s:
+                    counts.over_budget = len(instances) - start
+                    values += [None] * counts.over_budget
+                    break
+                chunk = instances[start:start + size]
+                try:
+                    results, _ = self.scorer.score_chunk(chunk)
+                except RunStoppedError as exc:
+                    raise RewardScoringFailed(f"DocLensReward: the judge stopped the step: {exc}") from exc
+                if len(results) != len(chunk):
+                    raise RuntimeError(f"DocLens scored {len(results)} of {len(chunk)} completions")
+                values += [self._components(result, counts) for result in results]
+        return values
+
+    def _components(self, result: InstanceResult, counts: StepCounts) -> dict[str, float | None] | None:
+        """The completion's components, or ``None`` when an item they depend on has no verdict."""
+        statuses = [item.status for field in self.verdict_lists for item in (getattr(result, field) or [])]
+        unparsed, failed = statuses.count("unparsed"), statuses.count("failed")
+        counts.unparsed += unparsed
+        counts.failed += failed
+        if any(status in NO_VERDICT for status in statuses):
+            counts.unscored += 1
+            return None
+        counts.scored += 1
+        return components(result.scores)
 
     def _column(self, columns: dict, field: str, count: int, required: bool = False) -> list | None:
         name = self.columns[field]
@@ -215,7 +357,16 @@ class DocLensReward:
                              field=name)
         return list(values)
 
-    def _instances(self, completions: Sequence, columns: dict) -> list[dict]:
+    def _text(self, text: Any, counts: StepCounts, cap: bool = False) -> tuple[Any, int]:
+        """``text`` with lone surrogates replaced (counted once per completion) and, for a
+        completion (``cap``), cut to ``max_chars``."""
+        text, repaired = replace_lone_surrogates(text)
+        if cap and len(text) > self.max_chars:
+            counts.capped += 1
+            text = text[:self.max_chars]
+        return text, repaired
+
+    def _instances(self, completions: Sequence, columns: dict, counts: StepCounts) -> list[Instance]:
         count = len(completions)
         references = self._column(columns, "reference", count, required=True)
         sources = self._column(columns, "source", count)
@@ -233,39 +384,70 @@ class DocLensReward:
                 raise InputError(f"{where}: column '{self.columns['reference']}' must be a string, got "
                                  f"{type(reference).__name__}", field=self.columns["reference"])
             given = (tasks[i] if tasks else None) or self.scorer.task
+            prediction, repaired = self._text(completion_text(completion, where), counts, cap=True)
+            reference, repaired_reference = self._text(reference, counts)
             # no task anywhere: detected from the reference, as ``doclens score`` (--task auto) does
             task = detect_task(reference) if given in (None, AUTO_TASK) else check_task(given, f"{where}: ")
-            row = {"id": str(i), "prediction": completion_text(completion, where), "reference": reference, "task": task}
+            row = {"id": str(i), "prediction": prediction, "reference": reference, "task": task}
+            repaired += repaired_reference
             if sources is not None and sources[i] is not None:
-                row["source"] = sources[i]
+                row["source"], repaired_source = self._text(sources[i], counts)
+                repaired += repaired_source
             if given_claims is not None and given_claims[i] is not None:
-                row["reference_claims"] = given_claims[i]
+                row["reference_claims"], repaired_claims = self._text(given_claims[i], counts)
+                repaired += repaired_claims
+            counts.repaired += bool(repaired)
             rows.append(row)
+        if counts.capped:
+            self.capped_total += counts.capped
+            if self.capped_total == counts.capped:  # once per reward, as the budget's report
+                logger.warning("DocLensReward: %d completion(s) longer than %d characters were cut to that length "
+                               "before scoring (max_chars=); counted in doclens/capped", counts.capped, self.max_chars)
         todo = [i for i, row in enumerate(rows) if "reference_claims" not in row]
         for i, claims in zip(todo, self.claims.claims_for([(rows[i]["task"], rows[i]["reference"]) for i in todo])):
             if claims is not None:
                 rows[i]["reference_claims"] = claims
-        return rows
+        return [Instance.from_dict(row, i) for i, row in enumerate(rows)]
 
-    def _log(self, values: list[dict], elapsed: float, log_metric, log_extra) -> None:
+    def _log(self, values: list[dict | None], counts: StepCounts, elapsed: float, log_metric, log_extra) -> None:
         """The step's mean of each component that has a value (``log_metric``), each completion's
-        components (``log_extra``, TRL's completions table) and the step's wall time."""
-        for name in (values[0] if values else ()):
-            present = [v[name] for v in values if v.get(name) is not None]
+        components (``log_extra``, TRL's completions table), the step's counts and wall time."""
+        names = next((list(v) for v in values if v is not None), [])
+        for name in names:
+            present = [v[name] for v in values if v is not None and v.get(name) is not None]
             if log_metric is not None and present:
                 log_metric(f"doclens/{name}", sum(present) / len(present))
             if log_extra is not None:
-                log_extra(f"doclens/{name}", [v.get(name) for v in values])
+                log_extra(f"doclens/{name}", [None if v is None else v.get(name) for v in values])
         if log_metric is not None:
+            for name, value in counts.logged().items():
+                log_metric(f"doclens/{name}", value)
             log_metric("doclens/step_s", elapsed)
 
-    def _check_budget(self, elapsed: float, count: int) -> None:
-        if self.budget_s is None or elapsed <= self.budget_s:
+    def _check_scored(self, counts: StepCounts) -> None:
+        """Raise when the judge could not score too many of the step's completions."""
+        judged = counts.scored + counts.unscored
+        if not counts.unscored:
+            return
+        logger.warning("DocLensReward: the judge could not score %d of %d completions (%d items unparsed, %d "
+                       "failed): their reward is None", counts.unscored, judged, counts.unparsed, counts.failed)
+        if counts.scored and counts.unscored <= self.max_unscored_share * judged:
+            return
+        raise RewardScoringFailed(
+            f"DocLensReward: the judge could not score {counts.unscored} of {judged} completions of this step "
+            f"({counts.unparsed} judgements unparsed, {counts.failed} failed)"
+            + ("" if not counts.scored else f", more than max_unscored_share={self.max_unscored_share:g} allows")
+            + f"; check the {type(self.scorer.evaluator).__name__} judge (its endpoint, model and replies)")
+
+    def _check_budget(self, elapsed: float, counts: StepCounts) -> None:
+        if self.budget_s is None or elapsed <= self.budget_s and not counts.over_budget:
             return
         self.over_budget_steps += 1
-        message = (f"DocLensReward: scoring {count} completions took {elapsed:.2f} s, over the budget of "
-                   f"{self.budget_s:g} s per step ({type(self.scorer.evaluator).__name__} judge); use a faster judge, "
-                   "fewer or shorter completions per step, or a larger budget_s")
+        left = (f"; {counts.over_budget} of {counts.completions} completions were not scored (reward None)"
+                if counts.over_budget else "")
+        message = (f"DocLensReward: scoring {counts.completions - counts.over_budget} completions took {elapsed:.2f} s, "
+                   f"over the budget of {self.budget_s:g} s per step ({type(self.scorer.evaluator).__name__} judge)"
+                   f"{left}; use a faster judge, fewer or shorter completions per step, or a larger budget_s")
         if self.on_over_budget == "raise":
             raise RewardBudgetExceeded(message)
         if self.over_budget_steps == 1:  # once: a warning per step would bury the training log

@@ -13,7 +13,9 @@ A component is a per-instance score of :attr:`doclens.InstanceResult.scores` (``
 :func:`combine` turns the components into the reward: one component by name, or a weighted mean
 of several (``{"claim_f1": 0.7, "citation_recall": 0.3}``) over those that have a value (the
 weights of the others left out and the rest renormalised); a completion for which none has a
-value gets ``empty_value``. The result is always a float, never ``None`` or NaN.
+value gets ``empty_value``. The result is always a float, never ``None`` or NaN; the reward
+(:class:`doclens.rewards.DocLensReward`) gives ``None`` instead for a completion the judge could
+not score (:data:`VERDICTS_OF`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,13 @@ BASE_METRICS = ("claim_recall", "claim_precision", "citation_recall", "citation_
 SUPPORT_SCORES = ("source_supported", "source_not_supported", "source_not_addressed")
 #: every component a reward can be made of
 COMPONENTS = (*F1_SCORES, *BASE_METRICS, *SUPPORT_SCORES)
+#: the verdict lists of :class:`doclens.InstanceResult` each component is computed from: an item of
+#: one without a verdict (unparsed, failed) leaves the component, and the reward, without a value
+VERDICTS_OF: dict[str, tuple[str, ...]] = {
+    "claim_recall": ("reference_claims",), "claim_precision": ("prediction_claims",),
+    "claim_f1": ("reference_claims", "prediction_claims"), "citation_recall": ("statements",),
+    "citation_precision": ("statements",), "citation_f1": ("statements",),
+    **{name: ("source_support",) for name in SUPPORT_SCORES}}
 
 
 def f1(recall: float | None, precision: float | None) -> float | None:

@@ -277,7 +277,7 @@ class DocLens:
         written (never over a complete one). ``system``: recorded in the report's ``config``
         (the name ``doclens leaderboard`` shows). ``columns``: as for :meth:`score`. One output,
         one writer: :class:`doclens.reports.files.OutputLocked` at once when another run writes it."""
-        with output_lock(output):
+        with output_lock(output, output_format):
             return self.score(instances, progress=progress, columns=columns,
                               sink=FileSink(output, output_format, self.on_unparsed, resume=resume, system=system))
 

@@ -39,7 +39,7 @@ from doclens.reports.files import write_atomically
 from doclens.stats.bootstrap import Interval
 from doclens.views.labels import demo_banner, judge_label
 from doclens.views.text import not_applicable_lines, placement_lines, reported_metrics
-from doclens.views.visible import html_text, visible
+from doclens.views.visible import NAME_CHARS, cut, html_text, visible
 
 _STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:1em;color:#1b1b1b}
@@ -220,7 +220,8 @@ def _environment() -> jinja2.Environment:
                                      keep_trailing_newline=True, auto_reload=False,
                                      finalize=_escaped)
     environment.filters.update(
-        text=lambda value: Markup(html_text(value)), visible=visible, sectioned=_sectioned,
+        text=lambda value: Markup(html_text(value)), name=lambda value: Markup(html_text(value, NAME_CHARS)),
+        visible=lambda value: visible(cut(value)), sectioned=_sectioned,
         claim_verdict=lambda claim: _VERDICT_MARKUP[claim_verdict(claim)],
         statement_verdict=lambda statement: _VERDICT_MARKUP[statement_verdict(statement)], failures=instance_failures,
         support_mark=_support_mark, source_units=_source_units, score_line=_score_line)
@@ -234,7 +235,7 @@ def _environment() -> jinja2.Environment:
     return environment
 
 
-def _stream(handle: IO[str], name: str, script: str, title: str, **context) -> None:
+def _stream(handle: IO[str] | _CountingWriter, name: str, script: str, title: str, **context) -> None:
     """Render template ``name`` into ``handle`` piece by piece (``Template.generate``): the page is
     never whole in memory. The style, script and policy are the package's own text (``Markup``:
     written as they are, so that their hashes hold)."""
@@ -244,11 +245,23 @@ def _stream(handle: IO[str], name: str, script: str, title: str, **context) -> N
 
 
 # ---- the per-instance page ---------------------------------------------------------------------
+class _CountingWriter:
+    """A text handle that counts the characters written through it (a page's size so far)."""
+
+    def __init__(self, handle: IO[str]):
+        self.handle, self.chars = handle, 0
+
+    def writelines(self, pieces: Iterable[str]) -> None:
+        for piece in pieces:
+            self.chars += len(piece)
+            self.handle.write(piece)
+
+
 def write_report_html(header: dict, instances: Iterable[InstanceResult], handle: IO[str],
                       intervals: dict[str, Interval] | None = None, sources: SourceIndex | None = None,
                       bootstrap: str = "", count: int | None = None, title: str | None = None,
                       positions: Sequence[int] | None = None, note: str | None = None,
-                      plots: str = "") -> int:
+                      plots: str = "", max_chars: int | None = None) -> int:
     """Write the per-instance page to ``handle``, one instance at a time; returns the instances
     written. ``header``: the report's top-level fields (``scores``, ``signature``, ``warnings``,
     ``partial``, ``error``), e.g. ``report.to_dict()``; ``instances``: its instances in order
@@ -256,20 +269,35 @@ def write_report_html(header: dict, instances: Iterable[InstanceResult], handle:
     or a selection of them with their ``positions`` in the file and a ``note`` saying what is
     shown (``doclens report --max-instances``: failures first); ``sources`` (the scored JSONL)
     adds source units and raw predictions; ``plots``: the plot section's markup
-    (:func:`doclens.views.plots.report_plots_html`), written above the instances."""
+    (:func:`doclens.views.plots.report_plots_html`), written above the instances.
+    ``max_chars``: the page's size budget in characters: once the page has grown past it, no
+    further instance is written, and the page ends saying how many were left out (the scores
+    file holds them); every single text is cut already (:func:`doclens.views.visible.cut`)."""
     written = 0
+    left_out = 0
+    counted = _CountingWriter(handle)
 
     def shown():  # (position, result, input row) as the template reaches each instance
-        nonlocal written
+        nonlocal written, left_out
         for position, result in zip(positions, instances) if positions is not None else enumerate(instances):
+            if max_chars is not None and counted.chars > max_chars:
+                left_out += 1
+                continue
             written += 1
             yield Markup(int(position)), result, sources.get(result.id) if sources is not None else None
 
+    def dropped() -> str:  # read after the instances: how many the budget left out
+        if not left_out:
+            return ""
+        return (f"{left_out:,} more instances are not shown: the page reached its size budget of "
+                f"{(max_chars or 0) / 1e6:g} million characters (--max-page-mb); the scores file holds every "
+                "instance's evidence.")
+
     title = title or ("DocLens report" + (f" — {count} instances" if count is not None else ""))
-    _stream(handle, "report.html", _REPORT_SCRIPT, title, header=header, scores=header.get("scores") or {},
+    _stream(counted, "report.html", _REPORT_SCRIPT, title, header=header, scores=header.get("scores") or {},
             rule=CountingRule.from_config(header.get("config")), intervals=intervals, bootstrap=bootstrap,
             banner=demo_banner(header.get("signature"), header.get("config")), note=note, plots=Markup(plots),
-            instances=shown())
+            instances=shown(), dropped=dropped)
     return written
 
 

@@ -31,8 +31,9 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
+import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from html import escape
 
 from doclens.core.metrics import METRICS
@@ -47,7 +48,9 @@ from doclens.reports.plots import (
     verdict_figure,
 )
 from doclens.stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, align_by_id, paired_bootstrap
-from doclens.views.visible import html_text, visible
+from doclens.views.visible import NAME_CHARS, cut, html_text, visible
+
+logger = logging.getLogger("doclens")
 
 #: ``leaderboard_figure(kind=…)``
 LEADERBOARD_KINDS = ("forest", "sections", "pairwise")
@@ -93,8 +96,8 @@ def forest_figure(entries: Sequence, metric: str = "claim_recall"):
         point.set_gid(f"point-{i}")
     ax.set_yticks(range(len(shown)), [plain_label(f"{e.rank or '-'}. {visible(e.system)}") for _, e in shown])
     ax.set_ylim(len(shown) - 0.5, -0.5)
-    ax.set_xlabel(f"{metric.replace('_', ' ')} ×100 (dot: pooled score; line: bootstrap interval; "
-                  "band: #1's interval)")
+    ax.set_xlabel(plain_label(f"{metric.replace('_', ' ')} ×100 (dot: pooled score; line: bootstrap interval; "
+                              "band: #1's interval)", limit=200))
     ax.grid(axis="x", color="#dddddd", linewidth=0.6)
     return figure
 
@@ -165,7 +168,7 @@ def pairwise_figure(entries: Sequence, matrix: Sequence[Sequence], metric: str =
     ax.set_yticks(range(size), names, fontsize=8)
     colorbar = figure.colorbar(image, ax=ax, shrink=0.8)
     colorbar.solids.set_rasterized(False)  # matplotlib rasterizes many-coloured bars; keep it vector (above)
-    colorbar.set_label(f"row − column, {metric.replace('_', ' ')} ×100")
+    colorbar.set_label(plain_label(f"row − column, {metric.replace('_', ' ')} ×100", limit=200))
     ax.set_title("paired bootstrap: * = interval excludes 0", fontsize=9)
     return figure
 
@@ -174,7 +177,7 @@ def _unique_names(entries: Sequence) -> list[str]:
     names, seen = [], {}
     for entry in entries:
         seen[entry.system] = seen.get(entry.system, 0) + 1
-        shown = visible(entry.system)  # bidi controls and invisible characters drawn, never active
+        shown = visible(cut(entry.system, NAME_CHARS))  # bidi controls and invisible characters drawn, never active
         names.append(shown if seen[entry.system] == 1 else f"{shown} ({seen[entry.system]})")
     return names
 
@@ -220,8 +223,8 @@ def agreement_figure(points: dict[str, list[tuple[float, float]]], results: Sequ
         rho, tau = result.get("spearman_rho"), result.get("kendall_tau_b")
         stats = (f"ρ={rho:.3f} τ={tau:.3f}" if rho is not None and tau is not None
                  else result.get("note") or "no correlation")
-        ax.set_title(f"{metric.replace('_', ' ')}\n{stats} n={result.get('n')}", fontsize=9)
-        ax.set_xlabel(human_column)
+        ax.set_title(plain_label(f"{metric.replace('_', ' ')}\n{stats} n={result.get('n')}", limit=200), fontsize=9)
+        ax.set_xlabel(plain_label(human_column))
         ax.set_ylabel("DocLens ×100")
         ax.grid(color="#eeeeee", linewidth=0.6)
     return figure
@@ -304,14 +307,26 @@ def figure_html(figure, prefix: str, kind: str, title: str, description: str, nu
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """A plain table; cells are escaped here, except those already given as markup (``(html,)``)."""
-    def cell(value) -> str:
-        return value[0] if isinstance(value, tuple) else escape(str(value))
+    def cell(value) -> str:  # names and numbers: a name is cut (visible.cut)
+        return value[0] if isinstance(value, tuple) else escape(cut(value, NAME_CHARS))
     return ("<table><thead><tr>" + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr></thead><tbody>"
             + "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>" for row in rows)
             + "</tbody></table>")
 
 
 # ---- the pages' plot sections -----------------------------------------------------------------
+def drawn(what: str, make: Callable[[], str]) -> str:
+    """``make()``'s figure markup, or, when drawing fails, a line on the page saying so: a plot
+    that fails never takes the page's tables with it (the error is logged, without data)."""
+    try:
+        return make()
+    except Exception as exc:  # matplotlib's errors are many and undocumented; the page must stand
+        logger.warning("%s could not be drawn (%s: %s); the page keeps its tables", what, type(exc).__name__,
+                       str(exc)[:200])
+        return (f'<p class="muted">{escape(what)} could not be drawn ({escape(type(exc).__name__)}); '
+                "the numbers are in the tables.</p>")
+
+
 def leaderboard_plots_html(entries: Sequence, metric: str, number: int, n_resamples: int = DEFAULT_RESAMPLES,
                            seed: int | None = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE) -> str:
     """The plots of one leaderboard table (one signature; ``entries`` ranked): the forest plot,
@@ -322,28 +337,32 @@ def leaderboard_plots_html(entries: Sequence, metric: str, number: int, n_resamp
     parts = [f'<h3>Plots of table {number}</h3>']
     shown = [e for e in entries if e.intervals[metric].point is not None]
     if shown:
-        description = "; ".join(f"{e.rank or '-'}. {visible(e.system)}: {_interval_text(e.intervals[metric])}" for e in shown)
-        parts.append(figure_html(forest_figure(entries, metric), f"{prefix}-forest", "forest",
-                                 f"Table {number}: {metric} with bootstrap intervals (×100)", description))
+        description = "; ".join(f"{e.rank or '-'}. {visible(cut(e.system, NAME_CHARS))}: "
+                                f"{_interval_text(e.intervals[metric])}" for e in shown)
+        parts.append(drawn("the forest plot", lambda: figure_html(
+            forest_figure(entries, metric), f"{prefix}-forest", "forest",
+            f"Table {number}: {metric} with bootstrap intervals (×100)", description)))
     names = _unique_names(entries)
     series = {name: e.sections for name, e in zip(names, entries) if e.sections}
     if series:
         sections = list(dict.fromkeys(s for per in series.values() for s in per))
         rows = [[name, section] + [_percent((per.get(section) or {}).get(m)) for m in SECTION_METRICS]
                 for name, per in series.items() for section in sections]
-        parts.append(figure_html(section_figure(series, SECTION_METRICS, "the section bars"), f"{prefix}-sections",
-                                 "sections", f"Table {number}: claim recall and precision per note section (×100)",
-                                 f"{len(series)} systems × {len(sections)} sections; numbers in the table below",
-                                 _table(["system", "section", *SECTION_METRICS], rows)))
+        parts.append(drawn("the section bars", lambda: figure_html(
+            section_figure(series, SECTION_METRICS, "the section bars"), f"{prefix}-sections",
+            "sections", f"Table {number}: claim recall and precision per note section (×100)",
+            f"{len(series)} systems × {len(sections)} sections; numbers in the table below",
+            _table(["system", "section", *SECTION_METRICS], rows))))
     if 2 <= len(entries) <= MAX_MATRIX_SYSTEMS:
         matrix = pairwise_differences(entries, metric, n_resamples, seed, confidence)
         rows = [[names[r]] + ["—" if cell is None or cell.delta is None else
                               f"{100 * cell.delta:+.2f}" + ("*" if cell.distinguishable else "") for cell in row]
                 for r, row in enumerate(matrix)]
-        parts.append(figure_html(pairwise_figure(entries, matrix, metric), f"{prefix}-pairwise", "pairwise",
-                                 f"Table {number}: paired-bootstrap differences of {metric}, row − column (×100)",
-                                 "* marks a difference whose interval excludes 0; numbers in the table below",
-                                 _table(["row − column", *names], rows)))
+        parts.append(drawn("the pairwise matrix", lambda: figure_html(
+            pairwise_figure(entries, matrix, metric), f"{prefix}-pairwise", "pairwise",
+            f"Table {number}: paired-bootstrap differences of {metric}, row − column (×100)",
+            "* marks a difference whose interval excludes 0; numbers in the table below",
+            _table(["row − column", *names], rows))))
     elif len(entries) > MAX_MATRIX_SYSTEMS:
         parts.append(f'<p class="muted">{len(entries)} systems: no pairwise matrix above '
                      f"{MAX_MATRIX_SYSTEMS}.</p>")
@@ -372,23 +391,25 @@ def report_plots_html(header: dict, ids: Sequence[str], scores: dict[str, Sequen
     parts = ["<h2>Plots</h2>"]
     sections = header.get("sections") or {}
     if sections:
-        rows = [[section] + [_percent(values.get(m)) for m in METRICS] for section, values in sections.items()]
-        parts.append(figure_html(section_figure({"report": sections}, SECTION_METRICS, "the section bars"),
-                                 "report-sections", "sections", "Claim recall and precision per note section (×100)",
-                                 "; ".join(f"{r[0]}: recall {r[1]}, precision {r[2]}" for r in rows),
-                                 _table(["section", *METRICS], rows)))
+        rows = [[cut(section, NAME_CHARS)] + [_percent(values.get(m)) for m in METRICS]
+                for section, values in sections.items()]
+        parts.append(drawn("the section bars", lambda: figure_html(
+            section_figure({"report": sections}, SECTION_METRICS, "the section bars"),
+            "report-sections", "sections", "Claim recall and precision per note section (×100)",
+            "; ".join(f"{r[0]}: recall {r[1]}, precision {r[2]}" for r in rows),
+            _table(["section", *METRICS], rows))))
     if ids and any(v is not None for values in scores.values() for v in values):
-        parts.append(_distribution_html(header, ids, scores))
+        parts.append(drawn("the score distribution", lambda: _distribution_html(header, ids, scores)))
     breakdown = verdict_breakdown(header.get("counts") or {}, header.get("unparsed") or {},
                                   header.get("failed") or {}, header.get("config"), header.get("source_support"))
     if any(sum(v.values()) for v in breakdown.values()):
         verdicts = list(dict.fromkeys(v for per in breakdown.values() for v in per))
         rows = [[kind] + [per.get(v, "") for v in verdicts] for kind, per in breakdown.items()]
-        parts.append(figure_html(verdict_figure(breakdown), "report-verdicts", "verdicts",
-                                 "Verdicts: how many items the judge supported, did not, or could not judge",
-                                 "; ".join(f"{kind}: " + ", ".join(f"{v} {n}" for v, n in per.items())
-                                           for kind, per in breakdown.items()),
-                                 _table(["items", *verdicts], rows)))
+        parts.append(drawn("the verdict breakdown", lambda: figure_html(
+            verdict_figure(breakdown), "report-verdicts", "verdicts",
+            "Verdicts: how many items the judge supported, did not, or could not judge",
+            "; ".join(f"{kind}: " + ", ".join(f"{v} {n}" for v, n in per.items()) for kind, per in breakdown.items()),
+            _table(["items", *verdicts], rows))))
     return "".join(parts)
 
 
@@ -406,7 +427,7 @@ def _distribution_html(header: dict, ids: Sequence[str], scores: dict) -> str:
         values = [v for v, _ in ranked]
         median = values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1]
                                                                     + values[len(values) // 2]) / 2
-        lowest = ", ".join(f'<a href="#inst-{i}">{html_text(ids[i])}</a> {_percent(v)}'
+        lowest = ", ".join(f'<a href="#inst-{i}">{html_text(ids[i], NAME_CHARS)}</a> {_percent(v)}'
                            for v, i in ranked[:LOWEST_SHOWN])
         rows.append([metric, len(values), _percent(pooled.get(metric)), _percent(median), (lowest,)])
         lines.append(f"{metric}: {len(values)} instances, pooled {_percent(pooled.get(metric))}, "
