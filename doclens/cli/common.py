@@ -114,6 +114,16 @@ def check_output_path(path: str, flag: str = "--output") -> None:
         raise InputError(f"{flag} {path}: the folder {str(parent)!r} is not writable", field=flag)
 
 
+def stderr_is_terminal() -> bool:
+    """Whether stderr is a terminal (where a progress bar is drawn)."""
+    import sys
+
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed stderr
+        return False
+
+
 def load_report(path: str):
     """A scores file read through the one checked reader (:meth:`doclens.Report.load`); its
     :class:`InputError` names the file, the instance and the field."""

@@ -8,7 +8,14 @@ import json
 import sys
 import time
 
-from doclens.cli.common import NON_NEGATIVE_INT, POSITIVE_INT, bootstrap_options, check_output_path, command_parser
+from doclens.cli.common import (
+    NON_NEGATIVE_INT,
+    POSITIVE_INT,
+    bootstrap_options,
+    check_output_path,
+    command_parser,
+    stderr_is_terminal,
+)
 from doclens.core.errors import EXIT_OK, ConfigurationError, InputError
 
 DEFAULT_EVALUATOR = "clinical-rules"
@@ -72,7 +79,7 @@ def _checked(args: argparse.Namespace, name: str, pairs, flag: str, items) -> di
 
     judge, load_seconds = _load_judge(args, name, pairs, flag)
     try:
-        verdicts, judge_seconds = judge_items(judge, items)
+        verdicts, judge_seconds = judge_items(judge, items, progress=stderr_is_terminal())
     finally:
         judge.close()
     return {"name": name, "signature": judge.signature(), "verdicts": verdicts,

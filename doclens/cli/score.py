@@ -21,6 +21,7 @@ from doclens.cli.common import (
     check_output_path,
     command_parser,
     deprecated_alias,
+    stderr_is_terminal,
 )
 from doclens.core.errors import (
     EXIT_ERROR,
@@ -263,13 +264,6 @@ def _dry_run(scorer, instances) -> int:
     return EXIT_OK
 
 
-def _stderr_is_terminal() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):  # replaced or closed stderr
-        return False
-
-
 def _logs_above_the_bar(progress: bool):
     """While the bar is drawn, log lines are written above it (tqdm clears and redraws it)
     instead of through the middle of it."""
@@ -345,7 +339,7 @@ def _score(scorer, args: argparse.Namespace, output: str, instances):
                   if os.path.exists(journal_path(output)) else
                   f"doclens: --resume: no journal {journal_path(output)} (the run finished, or never started): "
                   "scoring from the beginning; cached answers are reused", file=sys.stderr)
-        progress = not args.quiet and _stderr_is_terminal()
+        progress = not args.quiet and stderr_is_terminal()
         sink = None if output == "-" else FileSink(output, args.output_format, scorer.on_unparsed, resume=args.resume,
                                                     system=args.system)
         with _logs_above_the_bar(progress):

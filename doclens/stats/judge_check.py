@@ -36,8 +36,11 @@ class ItemVerdict:
     explanation: str = ""
 
 
-def judge_items(evaluator, items: Sequence, on_done=None) -> tuple[list[ItemVerdict], float]:
-    """``(verdicts in item order, seconds)``: every item judged by ``evaluator`` (module docstring)."""
+def judge_items(evaluator, items: Sequence, progress: bool = False) -> tuple[list[ItemVerdict], float]:
+    """``(verdicts in item order, seconds)``: every item judged by ``evaluator`` (module docstring);
+    ``progress``: a bar on stderr, one step per premise."""
+    from tqdm import tqdm
+
     from doclens.evaluators.base import ClaimRequest
 
     requests: dict[tuple[str, str], list[int]] = {}
@@ -45,9 +48,10 @@ def judge_items(evaluator, items: Sequence, on_done=None) -> tuple[list[ItemVerd
         requests.setdefault((item.premise, item.side or "recall"), []).append(n)
     keys = list(requests)
     started = time.perf_counter()
-    answers = evaluator.judge_claims_many(
-        [ClaimRequest(premise, [items[n].claim for n in requests[(premise, side)]], "general", side)
-         for premise, side in keys], on_done=on_done)
+    with tqdm(total=len(keys), unit="premise", disable=not progress, leave=False) as bar:
+        answers = evaluator.judge_claims_many(
+            [ClaimRequest(premise, [items[n].claim for n in requests[(premise, side)]], "general", side)
+             for premise, side in keys], on_done=(lambda n: bar.update(1)) if progress else None)
     seconds = time.perf_counter() - started
     verdicts: list[ItemVerdict | None] = [None] * len(items)
     for key, judgements in zip(keys, answers):
