@@ -83,7 +83,13 @@ def test_a_judge_class_against_a_preset_with_mcnemar(tmp_path, capsys):
     assert paired["mcnemar"] == {"a_only": 1, "b_only": 1, "p_value": 1.0}
     assert paired["disagree"] == 2
     assert paired["balanced_accuracy_difference_b_minus_a"]["delta"] == 0.0
-    assert "McNemar exact: only overlap right on 1" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "McNemar exact: only overlap right on 1" in printed
+    table = printed[printed.index("side by side:"):].splitlines()
+    # group B, overlap: c5 c6 right, c7 c8 wrong; substring: c5 c6 c7 right, c8 wrong (judged supported 1 of 4,
+    # labelled 2 of 4)
+    assert [line.split() for line in table if line.strip().startswith("B ")] == [
+        ["B", "0.500", "0.750", "+0.000", "-0.250"]]
 
 
 def test_an_endpoint_judge_with_an_unparsed_reply_counts_it_as_wrong(tmp_path):

@@ -65,6 +65,24 @@ def judge_text(judge: dict, show_wrong: int) -> list[str]:
     return lines
 
 
+def side_by_side(judges: list[dict]) -> list[str]:
+    """Two judges' balanced accuracy and supported-rate gap, row by row (all, sides, groups)."""
+    first, second = judges
+    names = [visible(j["name"])[:16] for j in judges]
+    lines = [f"side by side: {'':<18}{'bal.acc ' + names[0]:>26}{'bal.acc ' + names[1]:>26}"
+             f"{'gap ' + names[0]:>22}{'gap ' + names[1]:>22}"]
+    rows = [("all", first["overall"], second["overall"])]
+    rows += [(f"side {k}", v, second["per_side"].get(k)) for k, v in first["per_side"].items()]
+    rows += [(k, v, second["per_group"].get(k)) for k, v in first["per_group"].items()]
+    for name, a, b in rows:
+        def cell(figures, key, signed=False):
+            value = None if figures is None else figures[key]
+            return "n/a" if value is None else (f"{value:+.3f}" if signed else f"{value:.3f}")
+        lines.append(f"  {visible(name)[:30]:<30}{cell(a, 'balanced_accuracy'):>26}{cell(b, 'balanced_accuracy'):>26}"
+                     f"{cell(a, 'supported_rate_gap', True):>22}{cell(b, 'supported_rate_gap', True):>22}")
+    return lines
+
+
 def check_text(result: dict, show_wrong: int = 20) -> str:
     """The summary ``doclens judge-check`` prints (``result``: what its ``--json`` writes)."""
     lines = [f"judge-check on {visible(result['set'])}: {result['items']} items "
@@ -75,6 +93,7 @@ def check_text(result: dict, show_wrong: int = 20) -> str:
         lines += [""] + judge_text(judge, show_wrong)
     paired = result.get("paired")
     if paired:
+        lines += [""] + side_by_side(result["judges"])
         a, b = (visible(j["name"]) for j in result["judges"])
         test, difference = paired["mcnemar"], paired["balanced_accuracy_difference_b_minus_a"]
         low, high = difference["low"], difference["high"]
