@@ -8,7 +8,14 @@ import sys
 import pytest
 
 from doclens.core.errors import InputError
-from doclens.datasets.labelled import AciBenchNotes, PremiseRef, parse_label, read_labelled, shipped_set
+from doclens.datasets.labelled import (
+    AciBenchNotes,
+    PremiseRef,
+    near_miss_probe,
+    parse_label,
+    read_labelled,
+    shipped_set,
+)
 from tests.conftest import REPO
 
 
@@ -137,3 +144,27 @@ def test_premise_references_resolve_to_aci_bench_notes(shared_data, tmp_path):
         with pytest.raises(InputError, match="line 1") as caught:
             read_labelled(str(path), aci_bench_dir=folder)
         assert message in str(caught.value)
+
+
+def test_the_near_miss_probe_format_resolves_its_notes_and_has_no_dev_half(shared_data, tmp_path):
+    """The probe's lines name their note by ``premise`` ("reference" or "system": the item's
+    system's note); grouped by kind; never a dev half (it is held out from every fit)."""
+    folder = shared_data / "aci_bench_systems"
+    notes = AciBenchNotes(folder)
+    encounter = json.loads((folder / "test2" / "references.jsonl").read_text(encoding="utf-8").splitlines()[0])["id"]
+    rows = [{"id": "nm1", "system": "GPT-4", "split": "test2", "encounter": encounter, "premise": "reference",
+             "claim": "a", "label": True, "kind": "correct", "variant_of": None, "reason": "r"},
+            {"id": "nm1.1", "system": "GPT-4", "split": "test2", "encounter": encounter, "premise": "system",
+             "claim": "b", "label": False, "kind": "side", "variant_of": "nm1", "reason": "r"}]
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    probe = near_miss_probe(tmp_path, "held-out", notes)
+    assert [(i.id, i.group, i.kind, i.label) for i in probe.items] == [("nm1", "correct", "correct", True),
+                                                                      ("nm1.1", "side", "side", False)]
+    assert probe.items[0].premise == notes.text(PremiseRef("test2", encounter, "reference"))
+    assert probe.items[1].premise == notes.text(PremiseRef("test2", encounter, "GPT-4"))
+    with pytest.raises(InputError, match="no dev half"):
+        near_miss_probe(tmp_path, "dev", notes)
+    rows[1]["premise"] = "the note text"
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with pytest.raises(InputError, match="line 2: 'premise' names the note"):
+        near_miss_probe(tmp_path, "all", notes)

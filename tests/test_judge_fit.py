@@ -81,6 +81,12 @@ def test_too_few_items_one_class_or_two_groups_are_refused(rows, message):
         fit_decision_model(rows)
 
 
+def test_the_near_miss_probe_is_never_fitted_on(tmp_path, capsys):
+    for half in ("all", "held-out"):
+        assert main(["judge-fit", "--set", "near-miss-probe", "--half", half, "-o", str(tmp_path / "m.json")]) == 2
+        assert "near-miss-probe is held out from every fit" in capsys.readouterr().err
+
+
 def test_the_cli_refuses_before_loading_the_judge(tmp_path, capsys):
     path = tmp_path / "few.csv"
     path.write_text("claim,premise,label\n" + "".join(f"c{n},p,true\n" for n in range(40)), encoding="utf-8")

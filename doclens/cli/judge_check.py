@@ -35,8 +35,8 @@ def labelled_items(args: argparse.Namespace):
             raise InputError("--half selects a half of a shipped set (--set); a file is read whole", field="--half")
         return read_labelled(args.items, group_column=args.group_column, aci_bench_dir=args.aci_bench_dir)
     if args.group_column:
-        raise InputError("--group-column names a column of a file of labelled items; the shipped set is grouped "
-                         "by system", field="--group-column")
+        raise InputError("--group-column names a column of a file of labelled items; a shipped set has its own "
+                         "groups (real-outputs: system, near-miss-probe: kind)", field="--group-column")
     return shipped_set(args.set or "real-outputs", args.half or args.default_half, args.aci_bench_dir)
 
 
@@ -48,8 +48,9 @@ def add_item_options(parser: argparse.ArgumentParser, default_half: str) -> None
                         help="CSV or JSONL of labelled items: claim, premise (or premise_ref, an ACI-BENCH note "
                              "split/encounter/note), label (true/false; empty: undecided, left out), optional id, "
                              "side and group column (default: --set real-outputs)")
-    parser.add_argument("--set", choices=SHIPPED_SETS,
-                        help="a shipped labelled set (doclens/datasets/real_outputs/DATASHEET.md)")
+    parser.add_argument("--set", choices=list(SHIPPED_SETS),
+                        help="a shipped labelled set: real-outputs (doclens/datasets/real_outputs/DATASHEET.md) or "
+                             "near-miss-probe (held out from fitting: no dev half)")
     parser.add_argument("--half", choices=HALVES,
                         help=f"the shipped set's half (default {default_half}; dev is for tuning, held-out for "
                              "figures you report)")

@@ -65,6 +65,9 @@ def run(args: argparse.Namespace) -> int:
     from doclens.reports.files import write_atomically
 
     check_output_path(args.output)
+    if args.set == "near-miss-probe":
+        raise InputError("near-miss-probe is held out from every fit: measure with it (doclens judge-check --set "
+                         "near-miss-probe), never fit on it", field="--set")
     labelled = labelled_items(args)
     check_items(labelled.items)  # before the rules load
     guard = None

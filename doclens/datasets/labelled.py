@@ -12,7 +12,9 @@ Two sources:
   folder of ACI-BENCH system outputs at run time;
 * **a shipped set** (:func:`shipped_set`): ``real-outputs``, the claims of real ACI-BENCH test-2/3
   system and clinician notes labelled by reading (``doclens/datasets/real_outputs/DATASHEET.md``),
-  by half (``dev``, ``held-out``, ``all``). Its premises are references, resolved the same way.
+  by half (``dev``, ``held-out``, ``all``); ``near-miss-probe``, correct claims and their one-detail
+  variants (``doclens/datasets/near_miss_probe/DATASHEET.md``), held out from fitting as a whole
+  (it has no dev half), grouped by kind. Their premises are references, resolved the same way.
 
 A label is boolean-like (``true``/``false``, ``1``/``0``, ``yes``/``no``, ``supported``/
 ``unsupported``, any case); an empty or ``null`` label means the labeller could not decide (the
@@ -35,8 +37,8 @@ Side = Literal["recall", "precision"]
 SIDES: tuple[Side, ...] = ("recall", "precision")
 Half = Literal["dev", "held-out", "all"]
 HALVES: tuple[Half, ...] = ("dev", "held-out", "all")
-#: the shipped sets, by the name ``--set`` takes
-SHIPPED_SETS = ("real-outputs",)
+#: the shipped sets, by the name ``--set`` takes: their folders under ``doclens/datasets``
+SHIPPED_SETS = {"real-outputs": "real_outputs", "near-miss-probe": "near_miss_probe"}
 #: ``PremiseRef.note`` naming the clinician's note (any other value names a system's note)
 REFERENCE_NOTE = "reference"
 _TRUE = frozenset({"true", "1", "yes", "y", "supported", "entailed"})
@@ -258,14 +260,17 @@ def read_labelled(path: str, *, group_column: str | None = None, aci_bench_dir: 
 def shipped_set(name: str = "real-outputs", half: Half = "held-out", aci_bench_dir: Path | str | None = None,
                 notes: AciBenchNotes | None = None) -> LabelledSet:
     """A shipped labelled set by name (:data:`SHIPPED_SETS`) and half; its premises read from
-    ``aci_bench_dir`` (default :func:`default_aci_bench_dir`). Items are grouped by system, and
-    cross-validation keeps each encounter in one fold."""
+    ``aci_bench_dir`` (default :func:`default_aci_bench_dir`). ``real-outputs`` is grouped by
+    system and cross-validation keeps each encounter in one fold; ``near-miss-probe`` is grouped by
+    kind and has no dev half."""
     if name not in SHIPPED_SETS:
         raise InputError(f"unknown labelled set {name!r}; shipped: {', '.join(SHIPPED_SETS)}", field="set")
     if half not in HALVES:
         raise InputError(f"unknown half {half!r}; choose one of {', '.join(HALVES)}", field="half")
     notes = notes or AciBenchNotes(aci_bench_dir)
-    folder = resources.files("doclens.datasets").joinpath("real_outputs")
+    folder = resources.files("doclens.datasets").joinpath(SHIPPED_SETS[name])
+    if name == "near-miss-probe":
+        return near_miss_probe(folder, half, notes)
     items, undecided = [], 0
     for file_name in _REAL_OUTPUT_FILES:
         text = folder.joinpath(file_name).read_text(encoding="utf-8")
@@ -285,3 +290,35 @@ def shipped_set(name: str = "real-outputs", half: Half = "held-out", aci_bench_d
                                       f"{row['split']}/{row['encounter']}"))
     return LabelledSet(f"{name} ({half})", items, undecided, "system",
                        {"set": name, "half": half, "datasheet": "doclens/datasets/real_outputs/DATASHEET.md"})
+
+
+def near_miss_probe(folder, half: Half, notes: AciBenchNotes) -> LabelledSet:
+    """The near-miss probe (``folder/items.jsonl``: ``{"id", "system", "split", "encounter",
+    "premise", "claim", "label", "kind", …}``, ``premise`` naming the note: ``reference`` or
+    ``system``, the note of the item's system), grouped by kind; refused for the dev half."""
+    if half == "dev":
+        raise InputError("near-miss-probe has no dev half: it is held out from every fit (use held-out or all)",
+                         field="half")
+    path = folder.joinpath("items.jsonl")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"near-miss-probe: cannot read {path} ({exc.strerror or exc})", field="set") from None
+    items = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        row, where = json.loads(line), f"near_miss_probe/items.jsonl line {number}"
+        if row.get("premise") not in (REFERENCE_NOTE, "system"):
+            raise InputError(f"{where}: 'premise' names the note, 'reference' or 'system', got "
+                             f"{row.get('premise')!r}", field="premise", line=number)
+        note = REFERENCE_NOTE if row["premise"] == REFERENCE_NOTE else row["system"]
+        ref = PremiseRef(row["split"], row["encounter"], note)
+        label = parse_label(row.get("label"), where)
+        if label is None:
+            raise InputError(f"{where}: every probe item is labelled", field="label", line=number)
+        items.append(LabelledItem(str(row["id"]), row["claim"], notes.text(ref, where), label, row["kind"], None,
+                                  row["kind"], f"{row['split']}/{row['encounter']}"))
+    return LabelledSet(f"near-miss-probe ({half})", items, 0, "kind",
+                       {"set": "near-miss-probe", "half": half,
+                        "datasheet": "doclens/datasets/near_miss_probe/DATASHEET.md"})
