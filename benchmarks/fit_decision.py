@@ -72,6 +72,8 @@ def main() -> int:
     parser.add_argument("--l2", type=float, default=10.0, help="L2 penalty on the standardised weights")
     parser.add_argument("--jq-weight", type=float, default=0.3, help="weight of a judge_quality row (a real one: 1)")
     parser.add_argument("--jq-data", default=str(judge_quality.DEFAULT_DATA))
+    parser.add_argument("--errors", action="store_true",
+                        help="kept for older command lines: judge-fit's JSON always lists the items judged wrongly")
     parser.add_argument("--guard-out", help="also keep the guard items (judge_quality's dev pairs) in this JSONL file")
     parser.add_argument("--write", action="store_true", help=f"save the model as doclens/evaluators/rules/{MODEL_FILE}")
     args = parser.parse_args()
