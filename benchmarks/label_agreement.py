@@ -1,8 +1,8 @@
 """How far two readers agree on the real-output labelled set, and the judge against each. Prints JSON.
 
-A stratified sample of the labelled set (``benchmarks/data/real_outputs/``) was labelled a second
+A stratified sample of the labelled set (``doclens/datasets/real_outputs/``) was labelled a second
 time, blind, by readers who saw only the claim and the premise note
-(``benchmarks/data/real_outputs/second_labels.jsonl``, lines ``{"item", "label", "reason"}``; how it
+(``doclens/datasets/real_outputs/second_labels.jsonl``, lines ``{"item", "label", "reason"}``; how it
 was drawn and labelled: that folder's README). This prints, per half and over both:
 
 * ``readers``: items both readers labelled (``null``, "not a claim", on either side is left out and
@@ -25,7 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from real_outputs import DEFAULT_LABELS, _rates, premises, read_labels  # noqa: E402
+from real_outputs import DEFAULT_LABELS, premises, read_labels  # noqa: E402
+
+from doclens.core.verdict_rates import rates  # noqa: E402
 
 SECOND = DEFAULT_LABELS / "second_labels.jsonl"
 
@@ -71,9 +73,9 @@ def agreement(rows: list[tuple[dict, bool | None, bool | None]]) -> dict:
 def judge_against(rows: list[tuple[dict, bool | None, bool | None]], verdicts: dict[str, bool]) -> dict:
     labelled = [(i, a, b) for i, a, b in rows if a is not None and b is not None]
     agreed = [(i, a) for i, a, b in labelled if a == b]
-    return {"vs_first": _rates([(bool(a), verdicts[i["item"]]) for i, a, _ in labelled]),
-            "vs_second": _rates([(bool(b), verdicts[i["item"]]) for i, _, b in labelled]),
-            "where_readers_agree": _rates([(bool(a), verdicts[i["item"]]) for i, a in agreed]) if agreed else None}
+    return {"vs_first": rates([(bool(a), verdicts[i["item"]]) for i, a, _ in labelled]),
+            "vs_second": rates([(bool(b), verdicts[i["item"]]) for i, _, b in labelled]),
+            "where_readers_agree": rates([(bool(a), verdicts[i["item"]]) for i, a in agreed]) if agreed else None}
 
 
 def main() -> None:

@@ -2,7 +2,7 @@
 
 Two parts:
 
-* ``labelled``: the real-output set labelled by reading (``benchmarks/data/real_outputs/
+* ``labelled``: the real-output set labelled by reading (``doclens/datasets/real_outputs/
   labels_test2.jsonl`` and ``labels_test3.jsonl``, round 2's ``labels_test2_round2.jsonl`` and
   ``labels_test3_round2.jsonl``, lines ``{"item", "claim", "label"}``, joined on
   ``item`` with the draw of ``benchmarks/real_outputs_sample.py``, which gives each item its side,
@@ -47,13 +47,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from real_outputs_sample import DATA, SPLITS, draw, read_jsonl  # noqa: E402
 
 from doclens import DocLens  # noqa: E402
+from doclens.core.verdict_rates import rates  # noqa: E402
 from doclens.evaluators import load_evaluator  # noqa: E402
 from doclens.extraction.extractors import ClauseExtractor  # noqa: E402
 from doclens.parsing.statements import strip_citations  # noqa: E402
 from doclens.stats.agreement import kendall_tau_b  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_LABELS = REPO / "benchmarks" / "data" / "real_outputs"
+DEFAULT_LABELS = REPO / "doclens" / "datasets" / "real_outputs"
 #: The labelled systems, and four more for the table by default (a few minutes on 2 cores).
 DEFAULT_SYSTEMS = ("GPT-4", "ChatGPT", "Text-Davinci-003", "BioBART-div", "LED", "train_UMLS", "BART-div",
                    "Text-Davinci-002", "LED-div", "transcript")
@@ -94,20 +95,6 @@ def premises(items: list[dict]) -> list[str]:
     return [premise_of(i, refs, outputs) for i in items]
 
 
-def _rates(rows: list[tuple[bool, bool]]) -> dict:
-    positives = [judged for label, judged in rows if label]
-    negatives = [not judged for label, judged in rows if not label]
-    accuracy_pos = sum(positives) / len(positives) if positives else None
-    accuracy_neg = sum(negatives) / len(negatives) if negatives else None
-    both = [a for a in (accuracy_pos, accuracy_neg) if a is not None]
-    return {"n": len(rows), "accuracy": round(sum(label == judged for label, judged in rows) / len(rows), 3),
-            "balanced_accuracy": round(sum(both) / len(both), 3) if both else None,
-            "supported_accuracy": None if accuracy_pos is None else round(accuracy_pos, 3),
-            "unsupported_accuracy": None if accuracy_neg is None else round(accuracy_neg, 3),
-            "labelled_supported_rate": round(sum(label for label, _ in rows) / len(rows), 3),
-            "judge_supported_rate": round(sum(judged for _, judged in rows) / len(rows), 3)}
-
-
 def labelled_part(judge, folder: Path, half: str, show_errors: bool) -> dict:
     items = read_labels(folder, half)
     undecided = sum(i["label"] is None for i in items)
@@ -129,7 +116,7 @@ def labelled_part(judge, folder: Path, half: str, show_errors: bool) -> dict:
             groups["side:" + item["side"]].append(pair)
             groups["system:" + item["system"]].append(pair)
             groups[f"system:{item['system']}/{item['side']}"].append(pair)
-        out[name] = {key: _rates(pairs) for key, pairs in sorted(groups.items())}
+        out[name] = {key: rates(pairs) for key, pairs in sorted(groups.items())}
         if show_errors and name == "dev":
             out["dev_errors"] = [{"item": i["item"], "label": i["label"], "claim": i["claim"], "judge": v[1]}
                                  for i, v in chosen if bool(i["label"]) != v[0]]

@@ -12,8 +12,9 @@ split's encounters is the development half, the rest the held-out half, so no no
 
 The labeller turns each sentence into the claim it asserts first (in the sentence's own words) and
 labels it by reading the whole premise note, before any judge's verdict is looked at. This script
-writes the unlabelled items; ``benchmarks/data/real_outputs/labels_test2.jsonl`` and
-``labels_test3.jsonl`` hold the labels (``benchmarks/data/real_outputs/README.md``).
+writes the unlabelled items; ``doclens/datasets/real_outputs/labels_*.jsonl`` hold the labels, each
+line with its draw's split, encounter, system, side, half and round
+(``doclens/datasets/real_outputs/DATASHEET.md``).
 
     python benchmarks/real_outputs_sample.py --out /tmp/items.jsonl
 """

@@ -3,7 +3,7 @@
 ``benchmarks/real_outputs.py``'s table scores every claim the ``clauses`` extractor cuts from a
 note. Whether "another patient's note scores below half of GPT-4's claim F1" is even true by
 reading depends on those claims, so a sample of them was labelled by reading
-(``benchmarks/data/real_outputs/table_claims.jsonl``: 5 claims per encounter, side and system, for
+(``doclens/datasets/real_outputs/table_claims.jsonl``: 5 claims per encounter, side and system, for
 GPT-4 and the retrieval baseline ``train_UMLS`` on 10 encounters of test 2/3 that the labelled set
 does not use; how it was drawn and labelled: that folder's README). Each claim is judged against
 the whole premise note (the system's note for a reference claim, ``recall``; the reference for a
@@ -27,7 +27,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from real_outputs import DEFAULT_LABELS, _f1, _rates, premises  # noqa: E402
+from real_outputs import DEFAULT_LABELS, _f1, premises  # noqa: E402
+
+from doclens.core.verdict_rates import rates  # noqa: E402
 
 SAMPLE = DEFAULT_LABELS / "table_claims.jsonl"
 SIDES = ("recall", "precision")
@@ -65,7 +67,7 @@ def main() -> None:
                  "null_left_out": sum(r["label"] is None for r in rows),
                  "encounters": len({(r["split"], r["encounter"]) for r in rows}), "systems": {}}
     for (system, side), judged in sorted(pairs.items()):
-        out["systems"].setdefault(system, {})[side] = _rates(judged)
+        out["systems"].setdefault(system, {})[side] = rates(judged)
     f1 = {}
     for system, sides in out["systems"].items():
         if set(sides) == set(SIDES):

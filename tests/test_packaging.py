@@ -94,6 +94,8 @@ def test_wheel_installs_into_fresh_venv_and_reads_resources(tmp_path):
              "from doclens.reports.submissions import load_schema\n"
              "assert load_schema('scores')['type'] == 'object'\n"
              "assert (importlib.resources.files('doclens.views') / 'templates' / 'report.html').is_file()\n"
+             "shipped = importlib.resources.files('doclens.datasets') / 'real_outputs'\n"
+             "assert (shipped / 'DATASHEET.md').is_file() and (shipped / 'labels_test3_round2.jsonl').is_file()\n"
              "assert 'site-packages' in str(resource_root('prompts')), resource_root('prompts')\n"
              "assert importlib.util.find_spec('torch') is None\n"
              "from doclens.evaluators.rules.context import DEFAULT_RULES_PATH\n"

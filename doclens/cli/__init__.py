@@ -10,6 +10,8 @@
     doclens report scores.json --input notes.jsonl -o report.html
     doclens leaderboard scores/*.json -o board.html
     doclens baselines notes.jsonl --baselines rouge   # ROUGE / BERTScore / MEDCON alone, no judge
+    doclens judge-check --evaluator clinical-rules    # a judge measured on labelled items
+    doclens judge-fit ours.csv --group-column site -o model.json   # clinical-rules' decision refitted
 
 Exit codes (``doclens.core.errors``): 0 success; 1 an unexpected internal error; 2 bad input file,
 option or value (a partial report is written when anything was scored); 3 scored, but
@@ -28,7 +30,19 @@ import os
 import sys
 import warnings
 
-from doclens.cli import agreement, baselines, compare, install_metric, leaderboard, presets, report, score, validate
+from doclens.cli import (
+    agreement,
+    baselines,
+    compare,
+    install_metric,
+    judge_check,
+    judge_fit,
+    leaderboard,
+    presets,
+    report,
+    score,
+    validate,
+)
 from doclens.cli.common import Terminated
 from doclens.core.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, DocLensError
 from doclens.version import __version__
@@ -36,7 +50,8 @@ from doclens.version import __version__
 logger = logging.getLogger("doclens")
 
 #: the commands, in the order ``doclens --help`` lists them
-COMMANDS = (score, install_metric, presets, validate, compare, agreement, report, leaderboard, baselines)
+COMMANDS = (score, install_metric, presets, validate, compare, agreement, report, leaderboard, baselines, judge_check,
+            judge_fit)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -21,10 +21,10 @@ def _named_scores(spec: str) -> tuple[str, str]:
 def run(args: argparse.Namespace) -> int:
     import csv
 
+    from doclens.inputs.csv_rows import read_csv_text
     from doclens.stats.agreement import (
         instance_agreement,
         pairwise_agreement,
-        read_csv_text,
         read_human_scores,
         read_preferences,
         report_metric_scores,

@@ -44,7 +44,9 @@ CONFIDENCE = number(float, 0, 1, low_open=True, high_open=True, what="a number s
 
 
 
-def bootstrap_options(parser: argparse.ArgumentParser, allow_none: bool = False) -> None:
+def bootstrap_options(parser: argparse.ArgumentParser, allow_none: bool = False, old_seed: bool = True) -> None:
+    """``--resamples``, ``--bootstrap-seed`` and ``--confidence``; ``old_seed``: also the deprecated
+    spelling ``--seed`` (not where a judge's ``--judge-seed`` holds it too: judge-check)."""
     from doclens.stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
 
     group = parser.add_argument_group("bootstrap")
@@ -52,9 +54,14 @@ def bootstrap_options(parser: argparse.ArgumentParser, allow_none: bool = False)
                        default=DEFAULT_RESAMPLES,
                        help=f"bootstrap resamples (default {DEFAULT_RESAMPLES}"
                             + ("; 0: no intervals)" if allow_none else ")"))
-    group.add_argument("--bootstrap-seed", "--seed", dest="seed", type=NON_NEGATIVE_INT, default=DEFAULT_SEED,
-                       action=deprecated_alias("--seed", "--bootstrap-seed"),
-                       help=f"seed of the bootstrap resampling (default {DEFAULT_SEED}; --seed: deprecated spelling)")
+    if old_seed:
+        group.add_argument("--bootstrap-seed", "--seed", dest="seed", type=NON_NEGATIVE_INT, default=DEFAULT_SEED,
+                           action=deprecated_alias("--seed", "--bootstrap-seed"),
+                           help=f"seed of the bootstrap resampling (default {DEFAULT_SEED}; --seed: deprecated "
+                                "spelling)")
+    else:
+        group.add_argument("--bootstrap-seed", dest="bootstrap_seed", type=NON_NEGATIVE_INT, default=DEFAULT_SEED,
+                           help=f"seed of the bootstrap resampling (default {DEFAULT_SEED})")
     group.add_argument("--confidence", type=CONFIDENCE, default=DEFAULT_CONFIDENCE,
                        help=f"interval confidence level (default {DEFAULT_CONFIDENCE})")
 
@@ -105,6 +112,16 @@ def check_output_path(path: str, flag: str = "--output") -> None:
         raise InputError(f"{flag} {path}: the file is not writable", field=flag)
     if not target.exists() and not os.access(parent, os.W_OK | os.X_OK):
         raise InputError(f"{flag} {path}: the folder {str(parent)!r} is not writable", field=flag)
+
+
+def stderr_is_terminal() -> bool:
+    """Whether stderr is a terminal (where a progress bar is drawn)."""
+    import sys
+
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed stderr
+        return False
 
 
 def load_report(path: str):

@@ -21,6 +21,7 @@ from doclens.cli.common import (
     check_output_path,
     command_parser,
     deprecated_alias,
+    stderr_is_terminal,
 )
 from doclens.core.errors import (
     EXIT_ERROR,
@@ -95,25 +96,28 @@ def _is_chat_judge(name: str) -> bool:
     return isinstance(target, type) and issubclass(target, ChatJudge)
 
 
-def build_scorer(args: argparse.Namespace):
-    """The :class:`doclens.DocLens` a ``score`` command line describes."""
-    from doclens.evaluators import (
-        EVALUATOR_PRESETS,
-        EXTRACTOR_PRESETS,
-        accepted_options,
-        load_evaluator,
-        load_extractor,
-    )
-    from doclens.scoring.scorer import DocLens
+def evaluator_options(args: argparse.Namespace, name: str, pairs: list[str] | None, flag: str = "--evaluator-arg") -> dict:
+    """The constructor options of evaluator ``name`` from a command line with the judge option
+    groups (:func:`add_judge_options`): the model options (all of them), the cache options it
+    takes, and its ``KEY=VALUE`` pairs (``pairs``, from ``flag``)."""
+    from doclens.evaluators import EVALUATOR_PRESETS, accepted_options
 
     # model options go to every constructor; cache options only to those that take them
     model_options = _options(args, args.model_options)
-    run_options = _options(args, args.run_options)
-    if model_options.get("dry_run") and not _is_chat_judge(args.evaluator):
+    if model_options.get("dry_run") and not _is_chat_judge(name):
         del model_options["dry_run"]  # a pairwise judge: the dry run describes it instead (scoring/dry_run.py)
-    evaluator_options = {**model_options, **accepted_options(args.evaluator, run_options, EVALUATOR_PRESETS),
-                         **_parse_pairs(args.evaluator_arg, "--evaluator-arg")}
-    evaluator = load_evaluator(args.evaluator, **evaluator_options)
+    return {**model_options, **accepted_options(name, _options(args, args.run_options), EVALUATOR_PRESETS),
+            **_parse_pairs(pairs, flag)}
+
+
+def build_scorer(args: argparse.Namespace):
+    """The :class:`doclens.DocLens` a ``score`` command line describes."""
+    from doclens.evaluators import EXTRACTOR_PRESETS, accepted_options, load_evaluator, load_extractor
+    from doclens.scoring.scorer import DocLens
+
+    model_options = _options(args, args.model_options)
+    run_options = _options(args, args.run_options)
+    evaluator = load_evaluator(args.evaluator, **evaluator_options(args, args.evaluator, args.evaluator_arg))
     extractor = None
     if args.extractor in (None, "auto"):
         make = getattr(evaluator, "make_extractor", None)
@@ -270,13 +274,6 @@ def _dry_run(scorer, instances) -> int:
     return EXIT_OK
 
 
-def _stderr_is_terminal() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):  # replaced or closed stderr
-        return False
-
-
 def _logs_above_the_bar(progress: bool):
     """While the bar is drawn, log lines are written above it (tqdm clears and redraws it)
     instead of through the middle of it."""
@@ -352,7 +349,7 @@ def _score(scorer, args: argparse.Namespace, output: str, instances):
                   if os.path.exists(journal_path(output)) else
                   f"doclens: --resume: no journal {journal_path(output)} (the run finished, or never started): "
                   "scoring from the beginning; cached answers are reused", file=sys.stderr)
-        progress = not args.quiet and _stderr_is_terminal()
+        progress = not args.quiet and stderr_is_terminal()
         sink = None if output == "-" else FileSink(output, args.output_format, scorer.on_unparsed, resume=args.resume,
                                                     system=args.system)
         with _logs_above_the_bar(progress):
@@ -446,6 +443,51 @@ def _save_and_tell(report, code: int, output: str) -> int:
             print(f"doclens: note: {unparsed} item(s) unparsed (judge replies that could not be read, scored per "
                   "--on-unparsed); rerun the same command to ask them again", file=sys.stderr)
     return code
+
+
+def add_judge_options(parser) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The "model and endpoint" and "cache" option groups (forwarded to a judge's constructor by
+    :func:`evaluator_options`); returns their destinations, for ``set_defaults(model_options=…,
+    run_options=…)``. ``doclens score`` and ``doclens judge-check`` share them."""
+    model = _Forwarded(parser.add_argument_group("model and endpoint"))
+    model.add_argument("--model", help="model name, hub id, local folder or GGUF file")
+    model.add_argument("--base-url", help="OpenAI-compatible endpoint (vLLM, llama.cpp, …)")
+    model.add_argument("--api-key-env", help="environment variable holding the API key (never pass the key itself)")
+    model.add_argument("--azure-endpoint", help="Azure OpenAI endpoint URL")
+    model.add_argument("--azure-deployment", help="Azure OpenAI deployment name")
+    model.add_argument("--azure-api-version", help="Azure OpenAI API version")
+    model.add_argument("--concurrency", type=POSITIVE_INT, help="requests in flight (default 8)")
+    model.add_argument("--rpm", type=POSITIVE_FLOAT, help="requests per minute limit")
+    model.add_argument("--tpm", type=POSITIVE_FLOAT, help="tokens per minute limit")
+    model.add_argument("--timeout", type=POSITIVE_FLOAT, help="per-request timeout in seconds (LLM judges: default 60)")
+    model.add_argument("--max-retries", type=NON_NEGATIVE_INT, help="retries per request (default 5)")
+    model.add_argument("--max-consecutive-failures", type=NON_NEGATIVE_INT, metavar="N",
+                       help="LLM judges: stop the run (partial report, exit 3) after N requests in a row failed "
+                            "(default 20; 0: never)")
+    model.add_argument("--deadline", metavar="DURATION",
+                       help="LLM judges: stop the run (partial report, exit 3) this long after the first request: "
+                            "seconds or 90s, 15m, 1h30m (default: none)")
+    model.add_argument("--local-only", action="store_true",
+                       help="refuse any endpoint that is not loopback or a private address")
+    model.add_argument("--judge-seed", "--seed", dest="seed", type=int,
+                       action=deprecated_alias("--seed", "--judge-seed"),
+                       help="LLM judges: decoding seed sent with each request, recorded in the signature and "
+                            "cache key (default: none; --seed: deprecated spelling)")
+    model.add_argument("--temperature", type=NON_NEGATIVE_FLOAT,
+                       help="LLM judges: sampling temperature (default 0, as in the paper)")
+    model.add_argument("--price-table", help="JSON file of per-model prices (USD per 1M tokens)")
+    model.add_argument("--device", help="torch device for in-process models (default: auto)")
+    model.add_argument("--dtype", choices=DTYPES,
+                       help="in-process model precision (default: bf16 on a GPU that has it, else float32)")
+    model.add_argument("--batch-size", type=POSITIVE_INT, help="inputs per forward pass for in-process models")
+    model.add_argument("--threshold", type=PROBABILITY, help="entailment probability threshold")
+    model.add_argument("--max-length", type=POSITIVE_INT, help="model window in tokens")
+    model.add_argument("--dry-run", action="store_true", help="count calls and tokens; spend nothing")
+    cache = _Forwarded(parser.add_argument_group("cache"))
+    cache.add_argument("--cache-dir", help="cache folder (default $DOCLENS_CACHE or ~/.cache/doclens)")
+    cache.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    cache.add_argument("--refresh", action="store_true", help="ignore cached answers, store new ones")
+    return tuple(model.dests), tuple(cache.dests)
 
 
 def add_parser(sub) -> None:
@@ -567,44 +609,7 @@ def add_parser(sub) -> None:
     support.add_argument("--vector-store", metavar="DIR",
                          help="source support: folder of the on-disk vector store (default: retrieval/ in the "
                               "DocLens cache folder)")
-    model = _Forwarded(score.add_argument_group("model and endpoint"))
-    model.add_argument("--model", help="model name, hub id, local folder or GGUF file")
-    model.add_argument("--base-url", help="OpenAI-compatible endpoint (vLLM, llama.cpp, …)")
-    model.add_argument("--api-key-env", help="environment variable holding the API key (never pass the key itself)")
-    model.add_argument("--azure-endpoint", help="Azure OpenAI endpoint URL")
-    model.add_argument("--azure-deployment", help="Azure OpenAI deployment name")
-    model.add_argument("--azure-api-version", help="Azure OpenAI API version")
-    model.add_argument("--concurrency", type=POSITIVE_INT, help="requests in flight (default 8)")
-    model.add_argument("--rpm", type=POSITIVE_FLOAT, help="requests per minute limit")
-    model.add_argument("--tpm", type=POSITIVE_FLOAT, help="tokens per minute limit")
-    model.add_argument("--timeout", type=POSITIVE_FLOAT, help="per-request timeout in seconds (LLM judges: default 60)")
-    model.add_argument("--max-retries", type=NON_NEGATIVE_INT, help="retries per request (default 5)")
-    model.add_argument("--max-consecutive-failures", type=NON_NEGATIVE_INT, metavar="N",
-                       help="LLM judges: stop the run (partial report, exit 3) after N requests in a row failed "
-                            "(default 20; 0: never)")
-    model.add_argument("--deadline", metavar="DURATION",
-                       help="LLM judges: stop the run (partial report, exit 3) this long after the first request: "
-                            "seconds or 90s, 15m, 1h30m (default: none)")
-    model.add_argument("--local-only", action="store_true",
-                       help="refuse any endpoint that is not loopback or a private address")
-    model.add_argument("--judge-seed", "--seed", dest="seed", type=int,
-                       action=deprecated_alias("--seed", "--judge-seed"),
-                       help="LLM judges: decoding seed sent with each request, recorded in the signature and "
-                            "cache key (default: none; --seed: deprecated spelling)")
-    model.add_argument("--temperature", type=NON_NEGATIVE_FLOAT,
-                       help="LLM judges: sampling temperature (default 0, as in the paper)")
-    model.add_argument("--price-table", help="JSON file of per-model prices (USD per 1M tokens)")
-    model.add_argument("--device", help="torch device for in-process models (default: auto)")
-    model.add_argument("--dtype", choices=DTYPES,
-                       help="in-process model precision (default: bf16 on a GPU that has it, else float32)")
-    model.add_argument("--batch-size", type=POSITIVE_INT, help="inputs per forward pass for in-process models")
-    model.add_argument("--threshold", type=PROBABILITY, help="entailment probability threshold")
-    model.add_argument("--max-length", type=POSITIVE_INT, help="model window in tokens")
-    model.add_argument("--dry-run", action="store_true", help="count calls and tokens; spend nothing")
-    cache = _Forwarded(score.add_argument_group("cache"))
-    cache.add_argument("--cache-dir", help="cache folder (default $DOCLENS_CACHE or ~/.cache/doclens)")
-    cache.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    cache.add_argument("--refresh", action="store_true", help="ignore cached answers, store new ones")
+    model_dests, cache_dests = add_judge_options(score)
     engine = score.add_argument_group("engine (cards/scale-ray.md)")
     engine.add_argument("--engine", choices=("local", "ray"), default="local",
                         help="local: this process (default); ray: an actor pool on a Ray cluster, one judge per actor "
@@ -620,4 +625,4 @@ def add_parser(sub) -> None:
     score.add_argument("-q", "--quiet", action="store_true",
                        help="no progress bar and no warnings on stderr (errors still show; the report keeps its "
                             "warnings)")
-    score.set_defaults(func=run, model_options=tuple(model.dests), run_options=tuple(cache.dests))
+    score.set_defaults(func=run, model_options=model_dests, run_options=cache_dests)

@@ -36,14 +36,14 @@ two-sided 5 % critical value of Spearman's ρ is 1.0 at n = 5 and still 0.65 at 
 
 from __future__ import annotations
 
-import csv
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from doclens.core.errors import InputError, cannot_read
+from doclens.core.errors import InputError
+from doclens.inputs.csv_rows import open_csv
 
 #: fewest pairs (instances, or judged comparisons) for a correlation or an agreement share
 MIN_PAIRS = 10
@@ -97,64 +97,10 @@ def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float | None:
     return None if paired is None else _statistic(stats.kendalltau(*paired, variant="b").statistic)
 
 
-def read_csv_text(path: str) -> str:
-    """The text of a UTF-8 CSV file; :class:`InputError` names the file (and the line of a byte
-    that is not UTF-8) when it cannot be read."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        raise cannot_read(path, exc) from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise InputError(f"{path} line {line}: not UTF-8 ({exc.reason}): save the CSV as UTF-8", line=line) from None
-
-
-class _Rows:
-    """``csv.DictReader`` rows whose CSV errors become :class:`InputError` naming the line."""
-
-    def __init__(self, path: str, reader: csv.DictReader):
-        self.path, self.reader = path, reader
-
-    @property
-    def line_num(self) -> int:
-        return self.reader.line_num
-
-    def __iter__(self):
-        while True:
-            try:
-                row = next(self.reader)
-            except StopIteration:
-                return
-            except csv.Error as exc:
-                line = self.reader.line_num
-                raise InputError(f"{self.path} line {line}: not a readable CSV row ({exc})", line=line) from None
-            yield row
-
-
-def _open_csv(path: str, required: Sequence[str]):
-    import io
-
-    handle = io.StringIO(read_csv_text(path), newline="")
-    reader = csv.DictReader(handle)
-    try:
-        header = reader.fieldnames or []
-    except csv.Error as exc:
-        raise InputError(f"{path} line 1: not a readable CSV header ({exc})", line=1) from None
-    missing = [c for c in required if c not in header]
-    if missing:
-        handle.close()
-        raise InputError(f"{path}: column(s) {', '.join(repr(c) for c in missing)} missing; the header has "
-                         f"{', '.join(repr(c) for c in header) or 'no columns'}", field=missing[0])
-    return handle, _Rows(path, reader)
-
-
 def read_human_scores(path: str, column: str, id_column: str = "id") -> tuple[dict[str, float], int]:
     """``({id: score}, rows left empty)`` from a per-instance CSV (module docstring). Raises
     :class:`InputError` naming the line for a non-number, a non-finite number or a repeated id."""
-    handle, reader = _open_csv(path, [id_column, column])
+    handle, reader = open_csv(path, [id_column, column])
     scores: dict[str, float] = {}
     lines: dict[str, int] = {}
     empty = 0
@@ -242,7 +188,7 @@ class Preference:
 def read_preferences(path: str) -> list[Preference]:
     """Rows of a pairwise-preference CSV (module docstring); :class:`InputError` names the line of
     a row whose ``preferred`` is neither system nor ``tie`` or whose two systems are the same."""
-    handle, reader = _open_csv(path, ["id", "system_a", "system_b", "preferred"])
+    handle, reader = open_csv(path, ["id", "system_a", "system_b", "preferred"])
     rows = []
     with handle:
         for row in reader:

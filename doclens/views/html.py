@@ -312,6 +312,16 @@ def write_leaderboard_html(groups: dict, handle: IO[str], metric: str, bootstrap
             banners=banners, plots={signature: Markup(markup) for signature, markup in (plots or {}).items()})
 
 
+# ---- the judge-check page ----------------------------------------------------------------------
+def write_judge_check_html(result: dict, handle: IO[str], columns: Sequence[str], gap_flag: float,
+                           plots: str = "") -> None:
+    """The ``doclens judge-check`` page (``result``: what its ``--json`` writes; ``columns``: the
+    confusion matrix's verdict columns; ``gap_flag``: the supported-rate gap flagged; ``plots``: the
+    pictures' markup; all from :mod:`doclens.views.judge_check`)."""
+    _stream(handle, "judge_check.html", "", f"DocLens judge-check — {result['set']}", result=result,
+            columns=columns, gap_flag=gap_flag, plots=Markup(plots))
+
+
 def write_page(path: str, write) -> None:
     """Write an HTML page atomically (:func:`doclens.reports.files.write_atomically`); a lone surrogate
     read from a scores file shows as ``\\udc00``, never an error."""

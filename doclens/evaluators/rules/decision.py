@@ -15,10 +15,13 @@ unsupported while every word occurs somewhere. So v4 does not require every chec
 
       P = 1 / (1 + exp(-(bias + Σ weight_f · feature_f)))
 
-The weights are fitted by ``benchmarks/fit_decision.py`` on the development halves of two labelled
-sets — the real-output set (claims of real system notes, labelled by reading) and the perturbed
-clinician notes of ``benchmarks/judge_quality.py`` — and shipped as ``decision_model.json`` with
-where they came from; never on a held-out half. A fit is a pure function of its rows
+The weights are fitted by :mod:`doclens.evaluators.rules.fit` (``doclens judge-fit``;
+``benchmarks/fit_decision.py`` runs the same fit) on the development halves of two labelled sets —
+the real-output set (claims of real system notes, labelled by reading,
+``doclens/datasets/real_outputs``) and, as guard items, the perturbed clinician notes of
+``benchmarks/judge_quality.py`` — and shipped as ``decision_model.json`` with where they came from;
+never on a held-out half. A model fitted on a user's own items loads with
+``--decision-model PATH`` (:func:`load_model`). A fit is a pure function of its rows
 (:func:`fit`: L2-regularised logistic regression, classes weighted to balance, solved by L-BFGS),
 so the same rows give the same weights.
 """
@@ -28,8 +31,10 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 
 #: What the model reads, as :meth:`ClinicalRulesJudge.assess` measures it. Shares are in [0, 1],
 #: flags 0 or 1, counts as they are.
@@ -100,17 +105,19 @@ class DecisionModel:
         return model
 
 
-def load_model() -> DecisionModel:
-    """The model shipped with the package (``doclens/evaluators/rules/decision_model.json``); a
-    damaged file is a :class:`~doclens.core.errors.ConfigurationError` naming it."""
+def load_model(path: str | os.PathLike | None = None) -> DecisionModel:
+    """The model in ``path`` (a file ``doclens judge-fit`` wrote), or the one shipped with the
+    package (``doclens/evaluators/rules/decision_model.json``); a missing or damaged file is a
+    :class:`~doclens.core.errors.ConfigurationError` naming it."""
     from doclens.core.errors import ConfigurationError
 
-    path = resources.files("doclens.evaluators.rules").joinpath(MODEL_FILE)
+    source = resources.files("doclens.evaluators.rules").joinpath(MODEL_FILE) if path is None else Path(path)
     try:
-        return DecisionModel.from_json(json.loads(path.read_text(encoding="utf-8")))
+        return DecisionModel.from_json(json.loads(source.read_text(encoding="utf-8")))
     except (OSError, ValueError) as exc:  # json's errors are ValueErrors
-        raise ConfigurationError(f"clinical-rules' decision model {path} cannot be read: {exc}; reinstall DocLens "
-                                 "or pass --evaluator-arg decision=rules") from exc
+        fix = ("reinstall DocLens or pass --evaluator-arg decision=rules" if path is None
+               else "give a file written by 'doclens judge-fit'")
+        raise ConfigurationError(f"clinical-rules' decision model {source} cannot be read: {exc}; {fix}") from exc
 
 
 def fit(rows: list[dict[str, float]], labels: list[bool], weights: list[float] | None = None, *,

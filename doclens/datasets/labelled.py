@@ -1,0 +1,324 @@
+"""Labelled (claim, premise, label) items: what ``doclens judge-check`` measures a judge on and
+``doclens judge-fit`` fits a decision model on.
+
+Two sources:
+
+* **a user's file** (:func:`read_labelled`): CSV or JSONL with the columns ``claim``, ``premise``
+  and ``label``, an optional group column (``group_column``: per-group figures, and what
+  cross-validation keeps together), an optional ``id``, ``side`` (``recall`` / ``precision``) and
+  ``kind``. A premise is the note's text, or, in a ``premise_ref`` column, a reference to an
+  ACI-BENCH note (:class:`PremiseRef`: ``{"split", "encounter", "note"}`` or
+  ``"split/encounter/note"``, ``note`` being ``reference`` or a system's name) read from the
+  folder of ACI-BENCH system outputs at run time;
+* **a shipped set** (:func:`shipped_set`): ``real-outputs``, the claims of real ACI-BENCH test-2/3
+  system and clinician notes labelled by reading (``doclens/datasets/real_outputs/DATASHEET.md``),
+  by half (``dev``, ``held-out``, ``all``); ``near-miss-probe``, correct claims and their one-detail
+  variants (``doclens/datasets/near_miss_probe/DATASHEET.md``), held out from fitting as a whole
+  (it has no dev half), grouped by kind. Their premises are references, resolved the same way.
+
+A label is boolean-like (``true``/``false``, ``1``/``0``, ``yes``/``no``, ``supported``/
+``unsupported``, any case); an empty or ``null`` label means the labeller could not decide (the
+sentence asserts no checkable fact): such items are left out and counted
+(:attr:`LabelledSet.undecided`). Anything else is an :class:`~doclens.core.errors.InputError`
+naming the file, the line and the field.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+from doclens.core.errors import InputError, cannot_read
+
+Side = Literal["recall", "precision"]
+SIDES: tuple[Side, ...] = ("recall", "precision")
+Half = Literal["dev", "held-out", "all"]
+HALVES: tuple[Half, ...] = ("dev", "held-out", "all")
+#: the shipped sets, by the name ``--set`` takes: their folders under ``doclens/datasets``
+SHIPPED_SETS = {"real-outputs": "real_outputs", "near-miss-probe": "near_miss_probe"}
+#: ``PremiseRef.note`` naming the clinician's note (any other value names a system's note)
+REFERENCE_NOTE = "reference"
+_TRUE = frozenset({"true", "1", "yes", "y", "supported", "entailed"})
+_FALSE = frozenset({"false", "0", "no", "n", "unsupported", "not supported", "not_supported", "not entailed"})
+_UNDECIDED = frozenset({"", "null", "none"})
+#: the real-output set's label files, in the order their items were drawn
+_REAL_OUTPUT_FILES = ("labels_test2.jsonl", "labels_test3.jsonl", "labels_test2_round2.jsonl",
+                      "labels_test3_round2.jsonl")
+
+
+def default_aci_bench_dir() -> Path:
+    """``../shared/data/aci_bench_systems`` beside a checkout of the repository (where the project's
+    own runs read it); elsewhere give ``--aci-bench-dir``."""
+    return Path(__file__).resolve().parents[3] / "shared" / "data" / "aci_bench_systems"
+
+
+@dataclass(frozen=True)
+class PremiseRef:
+    """One ACI-BENCH note: ``note`` is :data:`REFERENCE_NOTE` (the clinician's note) or the name of
+    a system whose output is in ``<split>/systems/<note>.jsonl``."""
+
+    split: str
+    encounter: str
+    note: str
+
+    @classmethod
+    def parse(cls, value, where: str) -> PremiseRef:
+        """From ``{"split", "encounter", "note"}`` or ``"split/encounter/note"``; ``where`` names
+        the file, line and field in the error."""
+        if isinstance(value, str) and value.count("/") == 2:
+            split, encounter, note = value.split("/")
+        elif isinstance(value, dict):
+            split, encounter, note = (value.get(k) for k in ("split", "encounter", "note"))
+        else:
+            split = encounter = note = None
+        if not all(isinstance(v, str) and v and "/" not in v and ".." not in v for v in (split, encounter, note)):
+            raise InputError(f"{where}: a premise reference is {{'split', 'encounter', 'note'}} or "
+                             f"'split/encounter/note', got {value!r}", field="premise_ref")
+        return cls(split, encounter, note)  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        return f"{self.split}/{self.encounter}/{self.note}"
+
+
+class AciBenchNotes:
+    """The notes of a folder of ACI-BENCH system outputs (``<split>/references.jsonl``,
+    ``<split>/systems/<system>.jsonl``, lines ``{"id", "reference"}`` / ``{"id", "prediction"}``),
+    each file read once. A system's note is given with its citation marks stripped."""
+
+    def __init__(self, folder: Path | str | None = None):
+        self.folder = Path(folder) if folder is not None else default_aci_bench_dir()
+        self._files: dict[Path, dict[str, dict]] = {}
+
+    def _rows(self, path: Path, where: str) -> dict[str, dict]:
+        if path not in self._files:
+            if not self.folder.is_dir():
+                raise InputError(f"{where}: the premise is an ACI-BENCH note, and the folder of ACI-BENCH system "
+                                 f"outputs {str(self.folder)!r} does not exist: give --aci-bench-dir (the folder "
+                                 "holding test2/ and test3/)", field="premise_ref")
+            try:
+                with path.open(encoding="utf-8") as handle:
+                    self._files[path] = {row["id"]: row for row in map(json.loads, filter(str.strip, handle))}
+            except OSError as exc:
+                raise InputError(f"{where}: cannot read the note's file ({exc.strerror or exc}: {path})",
+                                 field="premise_ref") from None
+        return self._files[path]
+
+    def text(self, ref: PremiseRef, where: str = "") -> str:
+        from doclens.parsing.statements import strip_citations
+
+        reference = ref.note == REFERENCE_NOTE
+        path = self.folder / ref.split / ("references.jsonl" if reference else f"systems/{ref.note}.jsonl")
+        row = self._rows(path, where or str(ref)).get(ref.encounter)
+        if row is None:
+            raise InputError(f"{where or ref}: encounter {ref.encounter!r} is not in {path}", field="premise_ref")
+        return row["reference"] if reference else strip_citations(row["prediction"])
+
+
+@dataclass(frozen=True)
+class LabelledItem:
+    """One labelled claim: ``label`` says whether ``premise`` supports ``claim``. ``group`` (a
+    system, a site, a note type …) gets its own figures; ``fold`` is what cross-validation keeps
+    in one fold (default: the group, else the item alone)."""
+
+    id: str
+    claim: str
+    premise: str
+    label: bool
+    group: str | None = None
+    side: Side | None = None
+    kind: str | None = None
+    fold: str | None = None
+
+    @property
+    def fold_key(self) -> str:
+        return self.fold or self.group or self.id
+
+
+@dataclass
+class LabelledSet:
+    """Items read from one source; ``undecided``: items whose label was empty or null, left out."""
+
+    name: str
+    items: list[LabelledItem]
+    undecided: int = 0
+    group_name: str | None = None
+    description: dict = field(default_factory=dict)
+
+
+def parse_label(value, where: str, column: str = "label") -> bool | None:
+    """``True`` / ``False`` for a boolean-like label, ``None`` for an undecided (empty, ``null``)
+    one; :class:`InputError` naming ``where`` and the column otherwise."""
+    if isinstance(value, bool):
+        return value
+    if value is None:
+        return None
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    text = str(value).strip().lower() if isinstance(value, str) else None
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    if text in _UNDECIDED:
+        return None
+    raise InputError(f"{where}: {column!r} is not a boolean-like label (true/false, 1/0, yes/no, "
+                     f"supported/unsupported; empty or null: undecided), got {value!r}", field=column)
+
+
+def _text(row: dict, column: str, where: str, required: bool = True, name: bool = False) -> str | None:
+    """The text in ``column``; a number too when it is a ``name`` (an id, a group)."""
+    value = row.get(column)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise InputError(f"{where}: {column!r} is missing or empty", field=column)
+        return None
+    if name and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str):
+        raise InputError(f"{where}: {column!r} must be text, got {type(value).__name__}", field=column)
+    return value
+
+
+def _rows(path: str) -> tuple[list[tuple[int, dict]], list[str]]:
+    """``([(line, row)], columns)`` of a CSV (``.csv``/``.tsv``) or JSONL file."""
+    suffix = Path(path).suffix.lower()
+    if suffix in (".csv", ".tsv"):
+        from doclens.inputs.csv_rows import open_csv
+
+        handle, reader = open_csv(path, [])
+        with handle:
+            columns = list(reader.reader.fieldnames or [])
+            return [(reader.line_num, dict(row)) for row in reader], columns
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise cannot_read(path, exc, "the labelled items") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 ({exc.reason})") from None
+    rows, columns = [], {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path} line {number}: not JSON ({exc.msg})", line=number) from None
+        if not isinstance(row, dict):
+            raise InputError(f"{path} line {number}: a line must be a JSON object, got {type(row).__name__}",
+                             line=number)
+        rows.append((number, row))
+        columns.update(dict.fromkeys(row))
+    return rows, list(columns)
+
+
+def read_labelled(path: str, *, group_column: str | None = None, aci_bench_dir: Path | str | None = None,
+                  notes: AciBenchNotes | None = None) -> LabelledSet:
+    """The items of a user's CSV or JSONL file (module docstring). Every problem is an
+    :class:`InputError` naming the file, the line and the field: a missing column, an empty claim
+    or premise, a label that is not boolean-like, an empty file, a repeated id."""
+    rows, columns = _rows(path)
+    if not rows:
+        raise InputError(f"{path}: no labelled items (the file is empty)")
+    needed = ["claim", "label"] + ([group_column] if group_column else [])
+    missing = [c for c in needed if c not in columns]
+    if "premise" not in columns and "premise_ref" not in columns:
+        missing.append("premise")
+    if missing:
+        raise InputError(f"{path}: column(s) {', '.join(repr(c) for c in missing)} missing; the file has "
+                         f"{', '.join(repr(c) for c in columns) or 'no columns'}", field=missing[0])
+    notes = notes or AciBenchNotes(aci_bench_dir)
+    items, undecided, seen = [], 0, {}
+    for number, row in rows:
+        where = f"{path} line {number}"
+        label = parse_label(row.get("label"), where)
+        claim = _text(row, "claim", where)
+        premise = _text(row, "premise", where, required=False)
+        if premise is None:
+            if row.get("premise_ref") in (None, ""):
+                raise InputError(f"{where}: 'premise' is missing or empty (and there is no 'premise_ref')",
+                                 field="premise", line=number)
+            premise = notes.text(PremiseRef.parse(row["premise_ref"], where), where)
+        ident = _text(row, "id", where, required=False, name=True) or f"line {number}"
+        if ident in seen:
+            raise InputError(f"{where}: id {ident!r} repeats line {seen[ident]}", field="id", line=number)
+        seen[ident] = number
+        side = row.get("side") or None
+        if side is not None and side not in SIDES:
+            raise InputError(f"{where}: 'side' must be recall or precision, got {side!r}", field="side", line=number)
+        group = _text(row, group_column, where, name=True) if group_column else None
+        if label is None:
+            undecided += 1
+            continue
+        items.append(LabelledItem(ident, claim or "", premise, label, group, side,
+                                  _text(row, "kind", where, required=False, name=True)))
+    return LabelledSet(Path(path).name, items, undecided, group_column)
+
+
+def shipped_set(name: str = "real-outputs", half: Half = "held-out", aci_bench_dir: Path | str | None = None,
+                notes: AciBenchNotes | None = None) -> LabelledSet:
+    """A shipped labelled set by name (:data:`SHIPPED_SETS`) and half; its premises read from
+    ``aci_bench_dir`` (default :func:`default_aci_bench_dir`). ``real-outputs`` is grouped by
+    system and cross-validation keeps each encounter in one fold; ``near-miss-probe`` is grouped by
+    kind and has no dev half."""
+    if name not in SHIPPED_SETS:
+        raise InputError(f"unknown labelled set {name!r}; shipped: {', '.join(SHIPPED_SETS)}", field="set")
+    if half not in HALVES:
+        raise InputError(f"unknown half {half!r}; choose one of {', '.join(HALVES)}", field="half")
+    notes = notes or AciBenchNotes(aci_bench_dir)
+    folder = resources.files("doclens.datasets").joinpath(SHIPPED_SETS[name])
+    if name == "near-miss-probe":
+        return near_miss_probe(folder, half, notes)
+    items, undecided = [], 0
+    for file_name in _REAL_OUTPUT_FILES:
+        text = folder.joinpath(file_name).read_text(encoding="utf-8")
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            if half != "all" and row["half"] != half.replace("-", "_"):
+                continue  # never resolved, never returned: a held-out half stays unread while tuning on dev
+            if row["label"] is None:
+                undecided += 1
+                continue
+            note = REFERENCE_NOTE if row["side"] == "precision" else row["system"]
+            ref = PremiseRef(row["split"], row["encounter"], note)
+            items.append(LabelledItem(row["item"], row["claim"], notes.text(ref, f"{file_name} line {number}"),
+                                      bool(row["label"]), row["system"], row["side"], None,
+                                      f"{row['split']}/{row['encounter']}"))
+    return LabelledSet(f"{name} ({half})", items, undecided, "system",
+                       {"set": name, "half": half, "datasheet": "doclens/datasets/real_outputs/DATASHEET.md"})
+
+
+def near_miss_probe(folder, half: Half, notes: AciBenchNotes) -> LabelledSet:
+    """The near-miss probe (``folder/items.jsonl``: ``{"id", "system", "split", "encounter",
+    "premise", "claim", "label", "kind", …}``, ``premise`` naming the note: ``reference`` or
+    ``system``, the note of the item's system), grouped by kind; refused for the dev half."""
+    if half == "dev":
+        raise InputError("near-miss-probe has no dev half: it is held out from every fit (use held-out or all)",
+                         field="half")
+    path = folder.joinpath("items.jsonl")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"near-miss-probe: cannot read {path} ({exc.strerror or exc})", field="set") from None
+    items = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        row, where = json.loads(line), f"near_miss_probe/items.jsonl line {number}"
+        if row.get("premise") not in (REFERENCE_NOTE, "system"):
+            raise InputError(f"{where}: 'premise' names the note, 'reference' or 'system', got "
+                             f"{row.get('premise')!r}", field="premise", line=number)
+        note = REFERENCE_NOTE if row["premise"] == REFERENCE_NOTE else row["system"]
+        ref = PremiseRef(row["split"], row["encounter"], note)
+        label = parse_label(row.get("label"), where)
+        if label is None:
+            raise InputError(f"{where}: every probe item is labelled", field="label", line=number)
+        items.append(LabelledItem(str(row["id"]), row["claim"], notes.text(ref, where), label, row["kind"], None,
+                                  row["kind"], f"{row['split']}/{row['encounter']}"))
+    return LabelledSet(f"near-miss-probe ({half})", items, 0, "kind",
+                       {"set": "near-miss-probe", "half": half,
+                        "datasheet": "doclens/datasets/near_miss_probe/DATASHEET.md"})

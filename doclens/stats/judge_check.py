@@ -1,0 +1,120 @@
+"""A judge measured on labelled items (``doclens judge-check``): its verdicts, and how far they
+agree with the labels, overall, per side and per group, with bootstrap intervals; two judges
+compared on the same items with McNemar's exact test.
+
+Items are asked the way ``doclens score`` asks a judge: the claims that share a premise (and a
+side) go in one :class:`~doclens.evaluators.base.ClaimRequest` (direction = the item's side,
+``recall`` when it has none). A claim the judge gave no verdict on (a reply that stayed
+unparseable, a call that failed for good) keeps its status: it is counted, shown, and counts as
+wrong (:mod:`doclens.core.verdict_rates`), never dropped.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+from doclens.core.types import STATUS_FAILED, STATUS_OK, STATUS_UNPARSED
+from doclens.core.verdict_rates import rates
+from doclens.stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
+from doclens.stats.classification import (
+    balanced_accuracy_interval,
+    mcnemar_exact,
+    paired_balanced_accuracy_difference,
+)
+
+
+@dataclass(frozen=True)
+class ItemVerdict:
+    """A judge's answer on one item: ``supported`` is ``None`` when there is no verdict
+    (``status`` unparsed or failed)."""
+
+    supported: bool | None
+    status: str = STATUS_OK
+    explanation: str = ""
+
+
+def judge_items(evaluator, items: Sequence, progress: bool = False) -> tuple[list[ItemVerdict], float]:
+    """``(verdicts in item order, seconds)``: every item judged by ``evaluator`` (module docstring);
+    ``progress``: a bar on stderr, one step per premise."""
+    from tqdm import tqdm
+
+    from doclens.evaluators.base import ClaimRequest
+
+    requests: dict[tuple[str, str], list[int]] = {}
+    for n, item in enumerate(items):
+        requests.setdefault((item.premise, item.side or "recall"), []).append(n)
+    keys = list(requests)
+    started = time.perf_counter()
+    with tqdm(total=len(keys), unit="premise", disable=not progress, leave=False) as bar:
+        answers = evaluator.judge_claims_many(
+            [ClaimRequest(premise, [items[n].claim for n in requests[(premise, side)]], "general", side)
+             for premise, side in keys], on_done=(lambda n: bar.update(1)) if progress else None)
+    seconds = time.perf_counter() - started
+    verdicts: list[ItemVerdict | None] = [None] * len(items)
+    for key, judgements in zip(keys, answers):
+        for n, judgement in zip(requests[key], judgements):
+            supported = None if judgement.status in (STATUS_UNPARSED, STATUS_FAILED) else bool(judgement.entailed)
+            verdicts[n] = ItemVerdict(supported, judgement.status, judgement.explanation or "")
+    missing = [n for n, v in enumerate(verdicts) if v is None]
+    if missing:  # a judge that returned fewer verdicts than claims: a bug in the judge, said plainly
+        raise RuntimeError(f"{type(evaluator).__name__} returned no verdict for {len(missing)} item(s)")
+    return [v for v in verdicts if v is not None], seconds
+
+
+def _figures(pairs, resamples: int, seed: int | None, confidence: float) -> dict:
+    interval = balanced_accuracy_interval(pairs, resamples, seed, confidence)
+    return {**rates(pairs), "balanced_accuracy_interval": [interval.low, interval.high], "interval_note": interval.note}
+
+
+def _confusion(items: Sequence, verdicts: Sequence[ItemVerdict]) -> dict:
+    table = {label: {"judged_supported": 0, "judged_unsupported": 0, "no_verdict": 0}
+             for label in ("supported", "unsupported")}
+    for item, verdict in zip(items, verdicts):
+        cell = "no_verdict" if verdict.supported is None else (
+            "judged_supported" if verdict.supported else "judged_unsupported")
+        table["supported" if item.label else "unsupported"][cell] += 1
+    return table
+
+
+def summarise(items: Sequence, verdicts: Sequence[ItemVerdict], *, resamples: int = DEFAULT_RESAMPLES,
+              seed: int | None = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE) -> dict:
+    """The check's figures: overall, ``per_side`` and ``per_group`` (:func:`~doclens.core.verdict_rates.rates`
+    with the balanced accuracy's bootstrap interval), the confusion table, the verdicts missing by
+    status, and the items judged wrongly (no-verdict items included)."""
+    pairs = [(item.label, verdict.supported) for item, verdict in zip(items, verdicts)]
+    sides: dict = defaultdict(list)
+    groups: dict = defaultdict(list)
+    for item, pair in zip(items, pairs):
+        if item.side:
+            sides[item.side].append(pair)
+        if item.group is not None:
+            groups[item.group].append(pair)
+    statuses = [v.status for v in verdicts]
+    return {
+        "items": len(items),
+        "overall": _figures(pairs, resamples, seed, confidence),
+        "per_side": {side: _figures(p, resamples, seed, confidence) for side, p in sorted(sides.items())},
+        "per_group": {group: _figures(p, resamples, seed, confidence) for group, p in sorted(groups.items())},
+        "confusion": _confusion(items, verdicts),
+        "no_verdict": {STATUS_UNPARSED: statuses.count(STATUS_UNPARSED), STATUS_FAILED: statuses.count(STATUS_FAILED)},
+        "wrong": [{"id": item.id, "group": item.group, "side": item.side, "label": item.label, **asdict(verdict),
+                   "claim": item.claim}
+                  for item, verdict in zip(items, verdicts) if verdict.supported != item.label],
+    }
+
+
+def compare(items: Sequence, verdicts_a: Sequence[ItemVerdict], verdicts_b: Sequence[ItemVerdict], *,
+            resamples: int = DEFAULT_RESAMPLES, seed: int | None = DEFAULT_SEED,
+            confidence: float = DEFAULT_CONFIDENCE) -> dict:
+    """Judge B against judge A on the same items: McNemar's exact test on the items exactly one
+    gets right, and ``B − A`` in balanced accuracy with its paired bootstrap interval."""
+    labels = [item.label for item in items]
+    right_a = [v.supported == label for v, label in zip(verdicts_a, labels)]
+    right_b = [v.supported == label for v, label in zip(verdicts_b, labels)]
+    difference = paired_balanced_accuracy_difference(labels, [v.supported for v in verdicts_a],
+                                                     [v.supported for v in verdicts_b], resamples, seed, confidence)
+    return {"mcnemar": mcnemar_exact(right_a, right_b), "balanced_accuracy_difference_b_minus_a": difference,
+            "disagree": sum(a.supported != b.supported for a, b in zip(verdicts_a, verdicts_b))}
