@@ -12,7 +12,8 @@ per-section premise):
   be found under a section header of its note are left out and counted.
 * ``table``: the system table (claim recall, precision, F1 per system and split, ``clauses``
   claims, ``task: note_generation``) under both scopes, with the "stated in another section"
-  counts per metric and the seconds each scope took.
+  counts per metric and the seconds each scope took (each scope with its own judge, so that
+  neither run is warmed by the other's).
 
     python benchmarks/premise_scope.py                                   # the defaults below
     python benchmarks/premise_scope.py --systems all --encounters 40     # the full table (long)
@@ -126,13 +127,16 @@ def labelled_part(judge, labels: Path) -> dict:
     return out
 
 
-def table_part(judge, systems: list[str], splits: list[str], encounters: int) -> dict:
+def table_part(judge_name: str, systems: list[str], splits: list[str], encounters: int) -> dict:
+    """The table under each scope, each scope with its own judge (the judge keeps what it read of
+    a text: a shared one would make the second scope's run look cheaper than it is)."""
     table: dict = {}
     seconds = dict.fromkeys(SCOPES, 0.0)
+    judges = {scope: load_evaluator(judge_name) for scope in SCOPES}
     for split, system, rows in system_notes(systems, splits, encounters):
         for scope in SCOPES:
             started = time.perf_counter()
-            report = DocLens(judge, ClauseExtractor(), premise_scope=scope).score(rows, progress=False)
+            report = DocLens(judges[scope], ClauseExtractor(), premise_scope=scope).score(rows, progress=False)
             seconds[scope] += time.perf_counter() - started
             recall, precision = report["claim_recall"], report["claim_precision"]
             f1 = _f1(recall, precision)
@@ -156,7 +160,7 @@ def main() -> None:
     if not args.no_labelled:
         out["labelled"] = labelled_part(judge, Path(args.labels))
     if not args.no_table:
-        out["table"] = table_part(judge, chosen_systems(args), args.splits.split(","), args.encounters)
+        out["table"] = table_part(args.judge, chosen_systems(args), args.splits.split(","), args.encounters)
     out["load_after"] = os.getloadavg()
     print(json.dumps(out, indent=1))
 
