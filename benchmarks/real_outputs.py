@@ -142,28 +142,34 @@ def _f1(recall, precision):
     return None if not recall or not precision else 2 * recall * precision / (recall + precision)
 
 
-def table_part(judge, systems: list[str], splits: list[str], encounters: int) -> dict:
-    table: dict = {}
+def system_notes(systems: list[str], splits: list[str], encounters: int):
+    """``(split, system, rows)``: each system's notes of the first ``encounters`` of each split (by
+    id) with their references, as ``note_generation`` rows for the scorer."""
     for split in splits:
         refs = read_jsonl(DATA / split / "references.jsonl")
         ids = sorted(refs)[:encounters]
         for system in systems:
             outputs = read_jsonl(DATA / split / "systems" / f"{system}.jsonl")
-            rows = [{"id": i, "task": "note_generation", "prediction": outputs[i]["prediction"],
-                     "reference": refs[i]["reference"]} for i in ids]
-            started = time.perf_counter()
-            report = DocLens(judge, ClauseExtractor()).score(rows, progress=False)
-            recall, precision = report["claim_recall"], report["claim_precision"]
-            table.setdefault(system, {})[split] = {
-                "claim_recall": round(100 * recall, 1), "claim_precision": round(100 * precision, 1),
-                "claim_f1": round(100 * _f1(recall, precision), 1) if _f1(recall, precision) else None,
-                "section_fallbacks": {m: report.counts[m].get("section_fallbacks")
-                                      for m in ("claim_recall", "claim_precision")},
-                "items": {m: report.counts[m]["items"] for m in ("claim_recall", "claim_precision")},
-                "sections": {s: {m: None if v.get(m) is None else round(100 * v[m], 1)
-                                 for m in ("claim_recall", "claim_precision")}
-                             for s, v in (report.sections or {}).items()},
-                "seconds": round(time.perf_counter() - started, 1)}
+            yield split, system, [{"id": i, "task": "note_generation", "prediction": outputs[i]["prediction"],
+                                   "reference": refs[i]["reference"]} for i in ids]
+
+
+def table_part(judge, systems: list[str], splits: list[str], encounters: int) -> dict:
+    table: dict = {}
+    for split, system, rows in system_notes(systems, splits, encounters):
+        started = time.perf_counter()
+        report = DocLens(judge, ClauseExtractor()).score(rows, progress=False)
+        recall, precision = report["claim_recall"], report["claim_precision"]
+        table.setdefault(system, {})[split] = {
+            "claim_recall": round(100 * recall, 1), "claim_precision": round(100 * precision, 1),
+            "claim_f1": round(100 * _f1(recall, precision), 1) if _f1(recall, precision) else None,
+            "section_fallbacks": {m: report.counts[m].get("section_fallbacks")
+                                  for m in ("claim_recall", "claim_precision")},
+            "items": {m: report.counts[m]["items"] for m in ("claim_recall", "claim_precision")},
+            "sections": {s: {m: None if v.get(m) is None else round(100 * v[m], 1)
+                             for m in ("claim_recall", "claim_precision")}
+                         for s, v in (report.sections or {}).items()},
+            "seconds": round(time.perf_counter() - started, 1)}
     taus = {}
     for split in splits:
         header, published = _published(split)
@@ -176,16 +182,28 @@ def table_part(judge, systems: list[str], splits: list[str], encounters: int) ->
     return {"encounters_per_split": encounters, "systems": table, "kendall_tau_vs_published": taus}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--labels", default=str(DEFAULT_LABELS), help="folder of labels_test2/3.jsonl")
-    parser.add_argument("--half", choices=("dev", "held_out", "both"), default="both")
+def table_arguments(parser: argparse.ArgumentParser, systems) -> None:
+    """The options of the judge, the system table and the two parts (this script's and
+    ``premise_scope.py``'s)."""
     parser.add_argument("--judge", default="clinical-rules")
-    parser.add_argument("--systems", default=",".join(DEFAULT_SYSTEMS), help="comma-separated, or 'all'")
+    parser.add_argument("--systems", default=",".join(systems), help="comma-separated, or 'all'")
     parser.add_argument("--splits", default=",".join(SPLITS))
     parser.add_argument("--encounters", type=int, default=10, help="notes per split in the table (first N by id)")
     parser.add_argument("--no-table", action="store_true")
     parser.add_argument("--no-labelled", action="store_true")
+
+
+def chosen_systems(args) -> list[str]:
+    """``--systems``: the names given, or every system of test 2 for ``all``."""
+    systems = args.systems.split(",")
+    return sorted(p.stem for p in (DATA / "test2" / "systems").glob("*.jsonl")) if systems == ["all"] else systems
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--labels", default=str(DEFAULT_LABELS), help="folder of labels_test2/3.jsonl")
+    parser.add_argument("--half", choices=("dev", "held_out", "both"), default="both")
+    table_arguments(parser, DEFAULT_SYSTEMS)
     parser.add_argument("--errors", action="store_true", help="list the dev half's wrong verdicts")
     args = parser.parse_args()
     judge = load_evaluator(args.judge)
@@ -193,10 +211,7 @@ def main() -> None:
     if not args.no_labelled:
         report["labelled"] = labelled_part(judge, Path(args.labels), args.half, args.errors)
     if not args.no_table:
-        systems = args.systems.split(",")
-        if systems == ["all"]:
-            systems = sorted(p.stem for p in (DATA / "test2" / "systems").glob("*.jsonl"))
-        report["table"] = table_part(judge, systems, args.splits.split(","), args.encounters)
+        report["table"] = table_part(judge, chosen_systems(args), args.splits.split(","), args.encounters)
     print(json.dumps(report, indent=1))
 
 

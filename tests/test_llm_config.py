@@ -300,3 +300,33 @@ def test_rate_limiter_spaces_requests_per_minute():
     granted = asyncio.run(run())
     # evenly spaced starts: each at least one interval after the one before (never a burst of rpm at once)
     assert all(later - earlier >= 0.1 * 0.9 for earlier, later in zip(granted, granted[1:]))
+
+
+def test_dry_run_counts_the_whole_note_step_apart_as_a_bound(tmp_path):
+    """premise_scope='note' asks a claim again against the whole note only when its section did
+    not entail it: the plan counts the first step as before and the second apart, at its most;
+    a real run's calls fall between the two."""
+    note = {"id": "n", "task": "note_generation",
+            "reference": "HISTORY OF PRESENT ILLNESS\nFever.\nPHYSICAL EXAM\nRash.\nASSESSMENT AND PLAN\nRest.",
+            "prediction": "HISTORY OF PRESENT ILLNESS\nFever and rash.\nASSESSMENT AND PLAN\nRest.",
+            "reference_claims": {"subjective": ["Fever."], "objective_exam": ["Rash."], "assessment_and_plan": ["Rest."]},
+            "prediction_claims": {"subjective": ["Fever.", "Rash."], "assessment_and_plan": ["Rest."]}}
+    with FakeChatServer() as server:
+        def judge(**options):
+            return load_evaluator("mistral-cot", base_url=server.base_url, model="gpt-4o", cache_dir=str(tmp_path),
+                                  **options)
+
+        plans = {scope: dry_run_estimate(DocLens(judge(dry_run=True), premise_scope=scope), [note])
+                 for scope in ("note", "section")}
+        assert server.count == 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            DocLens(judge()).score([note], progress=False)
+        made = server.count
+    note_plan, section_plan = plans["note"]["calls"], plans["section"]["calls"]
+    assert note_plan["total"] == section_plan["total"] == 6  # one call per claim (cot), the first step
+    # again against the whole note, at most: every claim of a section the other note has (the
+    # exam claim is judged against the whole prediction, which lacks that section, already)
+    assert note_plan["judge_claims_whole_note_at_most"] == 5 and "judge_claims_whole_note_at_most" not in section_plan
+    assert any("at most" in text for text in plans["note"]["notes"])
+    assert note_plan["total"] <= made <= note_plan["total"] + note_plan["judge_claims_whole_note_at_most"]

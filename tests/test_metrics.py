@@ -451,6 +451,14 @@ def test_stated_in_another_section_reaches_the_summary_the_files_and_the_rows(tm
     assert again.counts["claim_recall"]["stated_in_other_section"] == 1
     assert [v.placement for v in again.instances[0].reference_claims] == [
         v.placement for v in report.instances[0].reference_claims]
+    import io
+
+    from doclens.views.html import write_report_html
+
+    page = io.StringIO()
+    write_report_html(report.to_dict(), report.instances, page)
+    assert "stated in another section (entailed by the whole note" in page.getvalue()  # the count
+    assert "<bdi>knee swelling</bdi> <span class=\"muted\">(stated in another section)</span>" in page.getvalue()
     row = report.to_rows()[0]
     assert row["claim_recall_stated_in_other_section"] == 1 and row["claim_precision_stated_in_other_section"] == 1
     streamed = tmp_path / "streamed.json"

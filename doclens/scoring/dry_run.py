@@ -86,6 +86,9 @@ class _Tally:
         self.calls = {"extraction": 0, "judge_claims": 0, "judge_citations": 0}
         self.per_key: dict[str, tuple[int, int]] = {}  # distinct calls → (prompt, completion) tokens
         self.texts: dict[str, str] = {}  # distinct calls → their prompt text, in send order
+        #: premise_scope="note": calls asking claims again against the whole note, if no claim
+        #: were entailed by its section (kept out of the counts, tokens and cost: an upper bound)
+        self.whole_note_at_most = 0
 
     def add(self, kind: str, messages: list[dict], json_mode: bool, tag: str, completion: int) -> None:
         self.calls[kind] += 1
@@ -106,6 +109,9 @@ class _PlanningJudge(ChatJudge):
             tag = load_prompt(claims_prompt_name(self.style, r.task)).tag
             positions = range(len(r.claims))
             groups = [[i] for i in positions] if one_call_per_claim(self.style, r.task) else [list(positions)]
+            if r.whole_note:  # asked only for the claims their section did not entail: counted apart
+                self.tally.whole_note_at_most += len(groups)
+                continue
             for group in groups:  # numbered as the real judge numbers them: position + 1
                 claims, ids = [r.claims[i] for i in group], [i + 1 for i in group]
                 per_claim = COMPLETION_ALLOWANCE.get(f"{self.style}_per_claim")
@@ -148,6 +154,11 @@ class _PlanningExtractor(Extractor):
 WHOLE_NOTE_NOTE = ("premise_scope='note': a note claim its own section does not entail is asked again against the "
                    "whole note; counted here for every note claim (an upper bound: the real second batch holds only "
                    "the claims their section did not entail)")
+
+
+WHOLE_NOTE_CALLS = ("premise_scope='note': a note claim its own section does not entail is asked again against the "
+                    "whole note; those calls depend on the verdicts: at most calls.judge_claims_whole_note_at_most "
+                    "more, not in the other counts, the tokens or the cost")
 
 
 def _premise_options(scorer) -> dict:
@@ -212,8 +223,9 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
         "notes": [],
     }
     result["notes"].append("re-asks for unreadable replies and context-length splits are not included")
-    if scorer.premise_scope == "note" and any(r.task == "note_generation" for r in report.instances):
-        result["notes"].append(WHOLE_NOTE_NOTE)
+    if tally.whole_note_at_most:
+        result["calls"]["judge_claims_whole_note_at_most"] = tally.whole_note_at_most
+        result["notes"].append(WHOLE_NOTE_CALLS)
     if judge.loads_model_in_process:  # a chat model run in this process (the local judge)
         result["would_load"] = describe_model(judge)
     if extraction_estimated:

@@ -96,7 +96,8 @@ def whole_note_requests(works: list[Work], claim_slots: list[tuple], claim_answe
         if not positions:
             continue
         claims, premise = {d: (c[section], p) for d, c, p, _ in _directions(work)}[direction]
-        requests.append(ClaimRequest(premise.strip(), [claims[k] for k in positions], work.task, direction, section))
+        requests.append(ClaimRequest(premise.strip(), [claims[k] for k in positions], work.task, direction, section,
+                                     whole_note=True))
         slots.append((i, direction, section, positions))
     return requests, slots
 
