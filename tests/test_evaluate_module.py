@@ -38,7 +38,10 @@ def run_python(code, cwd, tmp_path, extra_path=()):
 
 
 EXPECTED = {"claim_recall": 2 / 5, "claim_recall_macro": (1 + 0.25) / 2, "claim_precision": 1.0,
-            "claim_precision_macro": 1.0, "citation_recall": None, "citation_precision": None}
+            "claim_precision_macro": 1.0, "citation_recall": None, "citation_precision": None,
+            # F1 of the pooled sides; macro: instance 1 has no prediction claims (its precision side counts 0:
+            # F1 0), instance 2 has recall 1/4 and precision 1 (F1 0.4)
+            "claim_f1": 2 * 0.4 / 1.4, "claim_f1_macro": (0 + 0.4) / 2}
 
 
 def check(result):

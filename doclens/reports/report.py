@@ -172,11 +172,13 @@ class Report:
           to score, or no source for a citation metric), ``<metric>_hits`` and
           ``<metric>_items`` its counts under the report's ``on_unparsed`` rule (``None`` when the
           metric does not apply);
+        * ``claim_f1``: the instance's claim F1 (:func:`doclens.core.metrics.f1`), after
+          ``claim_precision``'s columns; the mean of this column is the report's ``claim_f1_macro``;
         * ``unparsed`` and ``failed``: the instance's claims and statements whose judge reply
           could not be read, or whose model call failed for good.
 
         The pooled corpus score of a metric is ``sum(hits) / sum(items)`` over these rows."""
-        from doclens.core.metrics import METRICS
+        from doclens.core.metrics import CLAIM_F1, METRICS, f1
         from doclens.core.types import STATUS_FAILED, STATUS_UNPARSED
         from doclens.families import CountingRule, result_counts
 
@@ -190,6 +192,8 @@ class Report:
                 row[metric] = result.scores.get(metric)
                 row[f"{metric}_hits"] = hits
                 row[f"{metric}_items"] = items
+                if metric == "claim_precision":  # claim F1 beside its two sides (core.metrics.f1)
+                    row[CLAIM_F1] = f1(result.scores.get("claim_recall"), result.scores.get("claim_precision"))
             verdicts = result.reference_claims + result.prediction_claims + result.statements
             row["unparsed"] = sum(v.status == STATUS_UNPARSED for v in verdicts)
             row["failed"] = sum(v.status == STATUS_FAILED for v in verdicts)
@@ -227,10 +231,14 @@ class Report:
 
     @staticmethod
     def _row_columns() -> list[str]:
-        from doclens.core.metrics import METRICS
+        from doclens.core.metrics import CLAIM_F1, METRICS
 
-        return ["id", "task", "has_source", *(f"{m}{suffix}" for m in METRICS for suffix in ("", "_hits", "_items")),
-                "unparsed", "failed"]
+        columns = ["id", "task", "has_source"]
+        for metric in METRICS:
+            columns += [f"{metric}{suffix}" for suffix in ("", "_hits", "_items")]
+            if metric == "claim_precision":
+                columns.append(CLAIM_F1)
+        return [*columns, "unparsed", "failed"]
 
     # ---- display --------------------------------------------------------------------------
     def plot(self, kind: str = "sections", metrics: list[str] | None = None):
