@@ -32,8 +32,23 @@ from doclens.reports.report import Report
 from doclens.scoring.scorer import DocLens
 from doclens.version import __version__
 
+
+def evaluate_module() -> str:
+    """The path of DocLens's ``evaluate`` module file, as installed with the package.
+
+    ``evaluate.load(doclens.evaluate_module(), "clinical-rules")`` loads it offline from any
+    folder with no ``doclens install-metric``: ``evaluate`` reads a path as a local module, so it
+    never asks the Hub and prints no "Using the latest cached version" line (loading it by name,
+    ``evaluate.load("doclens")``, needs ``doclens install-metric`` first; ``metrics/doclens/README.md``).
+    """
+    from doclens.core.resources import resource_root
+
+    return str(resource_root("metric") / "doclens.py")
+
+
 __all__ = [
     "__version__",
+    "evaluate_module",
     "CitationJudgement",
     "CitationVerdict",
     "ClaimJudgement",

@@ -38,7 +38,10 @@ def run_python(code, cwd, tmp_path, extra_path=()):
 
 
 EXPECTED = {"claim_recall": 2 / 5, "claim_recall_macro": (1 + 0.25) / 2, "claim_precision": 1.0,
-            "claim_precision_macro": 1.0, "citation_recall": None, "citation_precision": None}
+            "claim_precision_macro": 1.0, "citation_recall": None, "citation_precision": None,
+            # F1 of the pooled sides; macro: instance 1 has no prediction claims (its precision side counts 0:
+            # F1 0), instance 2 has recall 1/4 and precision 1 (F1 0.4)
+            "claim_f1": 2 * 0.4 / 1.4, "claim_f1_macro": (0 + 0.4) / 2}
 
 
 def check(result):
@@ -374,3 +377,25 @@ def test_per_section_claims_through_the_module_equal_the_cli(tmp_path):
     # the case is not trivial: every section has claims and the scores are neither 0 nor 1
     assert 0 < module["claim_recall"] < 1 and 0 < module["claim_precision"] < 1
     assert all(module["sections"][s]["claim_recall"] is not None for s in module["sections"])
+
+
+@pytest.mark.slow
+def test_load_by_the_installed_path_offline_without_install_metric_or_hub_chatter(tmp_path):
+    """``evaluate.load(doclens.evaluate_module())``: a fresh HF_HOME (no install-metric), offline,
+    from any folder; evaluate reads the shipped file as a local module, so it never asks the Hub
+    and never says "Using the latest cached version"."""
+    code = ("import evaluate, json, doclens\n"
+            "m = evaluate.load(doclens.evaluate_module(), 'overlap')\n"
+            "r = m.compute(predictions=['Fever.'], references=['Fever.'], reference_claims=[['Fever.']],"
+            " prediction_claims=[['Fever.', 'Rash.']])\n"
+            "print(json.dumps({'claim_precision': r['claim_precision'], 'signature': r['signature']}))\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = dict(os.environ, HF_HOME=str(tmp_path / "hf"), HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO))
+    env.pop("HF_MODULES_CACHE", None)
+    done = subprocess.run([sys.executable, "-c", code], cwd=elsewhere, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "cached version" not in done.stderr and "Hub" not in done.stderr, done.stderr
+    result = __import__("json").loads(done.stdout.strip().splitlines()[-1])
+    assert result["claim_precision"] == 0.5 and "judge:overlap" in result["signature"]

@@ -53,6 +53,16 @@ def test_empty_input_is_refused_the_same_way_in_every_format(tmp_path, capsys):
         assert not output.exists(), path.name
 
 
+def test_an_empty_stdin_is_refused_as_well(tmp_path, capsys, monkeypatch):
+    import io
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"\n")))
+    code, _, err = run(["score", "-", *JUDGE], capsys)
+    assert code == EXIT_USAGE and "<stdin>: no instances to score" in err, err
+    assert list(tmp_path.iterdir()) == []  # no report, no journal, no lock
+
+
 # ---- the lock file ------------------------------------------------------------------------------
 def test_a_clean_run_leaves_no_lock_file(tmp_path, capsys):
     source = write_jsonl(tmp_path / "in.jsonl", [ROW])

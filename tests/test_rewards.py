@@ -294,8 +294,10 @@ def test_evaluate_module_returns_one_score_dict_per_instance(tmp_path):
 
     out = run_python(INSTANCE_SCORES_CODE, REPO, tmp_path)
     assert out["instances"] == [
-        {"id": "0", "claim_recall": 0.5, "claim_precision": 1.0, "citation_recall": 1.0, "citation_precision": 1.0},
-        {"id": "1", "claim_recall": 0.0, "claim_precision": 0.0, "citation_recall": None, "citation_precision": None}]
+        {"id": "0", "claim_recall": 0.5, "claim_precision": 1.0, "citation_recall": 1.0, "citation_precision": 1.0,
+         "claim_f1": pytest.approx(2 / 3)},
+        {"id": "1", "claim_recall": 0.0, "claim_precision": 0.0, "citation_recall": None, "citation_precision": None,
+         "claim_f1": 0.0}]
     assert out["claim_recall"] == pytest.approx(1 / 3)
 
 

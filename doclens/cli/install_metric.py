@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"install-metric: cannot write {where} ({exc.strerror or exc})") from None
     print(f"installed the doclens evaluate module in {target}\n"
           "evaluate.load(\"doclens\") now works offline (evaluate falls back to this copy when the Hub "
-          "cannot be reached; set HF_HUB_OFFLINE=1 to skip the attempt)")
+          "cannot be reached, and says so; set HF_HUB_OFFLINE=1 to skip the attempt). "
+          "evaluate.load(doclens.evaluate_module()) needs no install and asks no Hub")
     return 0
 
 

@@ -6,7 +6,7 @@ import argparse
 
 from doclens.cli.common import bootstrap_options, check_output_path, command_parser
 from doclens.core.errors import InputError
-from doclens.core.metrics import METRICS
+from doclens.stats.bootstrap import STATISTICS
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,14 +48,15 @@ def add_parser(sub) -> None:
     board = command_parser(sub, "leaderboard", help="rank scores files with intervals, one table per signature",
                            examples="""
         doclens leaderboard scores/*.json
-        doclens leaderboard scores/*.json --metric citation_recall -o board.html
+        doclens leaderboard scores/*.json --rank-by claim_f1 -o board.html
         doclens leaderboard scores/*.json --plot forest.svg
         """)
     board.add_argument("scores", nargs="+", help="scores files")
     board.add_argument("-o", "--output", help="also write a sortable HTML leaderboard here")
-    board.add_argument("--metric", default="claim_recall",
-                       choices=METRICS,
-                       help="rank by this metric, pooled (default claim_recall)")
+    board.add_argument("--rank-by", "--metric", dest="metric", default="claim_recall", choices=STATISTICS,
+                       metavar="STATISTIC",
+                       help="rank by this statistic (default claim_recall, pooled): any metric pooled or _macro, "
+                            f"claim_f1 included ({', '.join(STATISTICS)}); --metric is the older spelling")
     board.add_argument("--plot", metavar="FILE",
                        help="also draw one plot of the results (one signature) into FILE (.svg, .png or .pdf; "
                             "needs the plots extra)")

@@ -326,10 +326,25 @@ def _refuse_extractor_with_claims(instances, extractor: str):
         yield item
 
 
+def _refuse_empty(instances, name: str):
+    """The instances, then an :class:`InputError` if there were none (nothing is written then)."""
+    count = 0
+    for item in instances:
+        count += 1
+        yield item
+    if not count:
+        from doclens.inputs.jsonl import display_name
+
+        raise InputError(f"{display_name(name)}: no instances to score (the input has no rows); nothing was scored "
+                         "and no report written")
+
+
 def _instances(args: argparse.Namespace, instances):
     """The input's instances (:func:`open_input`), sized when the count is cheap to know (the
     progress bar's total), and checked against an explicit ``--extractor``."""
     size = len(instances) if hasattr(instances, "__len__") else _count_lines(args.input)
+    if size is None:  # stdin: an empty input is known only once read (a file's is refused in run())
+        instances = _refuse_empty(instances, args.input)
     if args.extractor not in (None, "auto", "none"):
         instances = _refuse_extractor_with_claims(instances, args.extractor)
     return _Sized(instances, size) if size is not None and not hasattr(instances, "__len__") else instances

@@ -15,6 +15,10 @@ Every function returns ``(hits, items)``; :func:`ratio` turns that into a score 
 (Σ hits / Σ items, the DocLens paper's way); the **macro** mean of per-instance scores (ALCE's
 way) skips instances with nothing to score and counts them as ``empty``.
 
+**Claim F1** (:func:`f1`) is the harmonic mean of claim recall and precision: pooled, of the
+pooled scores; macro, the mean of each instance's F1 (where a side has nothing to score it counts
+as 0; an instance with nothing on either side has no F1), as the training reward defines it.
+
 ``on_unparsed`` says how a verdict the judge never gave (status ``unparsed``, or ``failed`` when
 the call itself failed) counts: ``"zero"`` (default) as not entailed, ``"exclude"`` as absent
 from numerator and denominator.
@@ -28,6 +32,23 @@ from doclens.core.types import NO_VERDICT, CitationVerdict, ClaimVerdict
 
 METRICS = ("claim_recall", "claim_precision", "citation_recall", "citation_precision")
 ON_UNPARSED = ("zero", "exclude", "raise")
+#: the derived F1 statistic, from its recall and precision metrics
+CLAIM_F1 = "claim_f1"
+F1_OF = {CLAIM_F1: ("claim_recall", "claim_precision")}
+
+
+def f1(recall: float | None, precision: float | None) -> float | None:
+    """The harmonic mean of ``recall`` and ``precision``; a missing side counts as 0 and both
+    missing is ``None`` (an output with no claims recalls nothing of a reference that has some: F1
+    0, not "no value").
+
+    >>> f1(0.5, 1.0), f1(0.5, None), f1(None, None), f1(0.0, 0.0)
+    (0.6666666666666666, 0.0, None, 0.0)
+    """
+    if recall is None and precision is None:
+        return None
+    recall, precision = recall or 0.0, precision or 0.0
+    return 2 * recall * precision / (recall + precision) if recall + precision else 0.0
 
 
 def ratio(hits: int, items: int) -> float | None:
@@ -96,7 +117,8 @@ class RunningCounts:
     instances :meth:`add` is told a metric does not apply to (the citation family's uncited
     outputs); they leave ``skipped``."""
 
-    __slots__ = ("metrics", "instances", "present", "hits", "items", "macro_sum", "scored", "not_applicable")
+    __slots__ = ("metrics", "instances", "present", "hits", "items", "macro_sum", "scored", "not_applicable",
+                 "f1_sum", "f1_scored")
 
     def __init__(self, metrics: Sequence[str] = METRICS, not_applicable: bool = False):
         self.metrics = tuple(metrics)
@@ -107,6 +129,8 @@ class RunningCounts:
         self.macro_sum = dict.fromkeys(self.metrics, 0)
         self.scored = dict.fromkeys(self.metrics, 0)
         self.not_applicable = dict.fromkeys(self.metrics, 0) if not_applicable else None
+        #: claim F1's macro sum and count, kept when both its metrics are summed here
+        self.f1_sum, self.f1_scored = 0.0, 0
 
     def add(self, counts: dict, not_applicable: bool = False) -> None:
         """Add one instance's ``{metric: (hits, items)}``; ``not_applicable``: its absent metrics
@@ -124,6 +148,11 @@ class RunningCounts:
             if items:
                 self.macro_sum[metric] += hits / items
                 self.scored[metric] += 1
+        for recall, precision in _f1_pairs(self.metrics):
+            value = f1(*(ratio(*counts[m]) if m in counts else None for m in (recall, precision)))
+            if value is not None:
+                self.f1_sum += value
+                self.f1_scored += 1
 
     def result(self) -> tuple[dict, dict]:
         """``(scores, counts)`` (see :func:`aggregate`)."""
@@ -144,4 +173,12 @@ class RunningCounts:
             }
             if self.not_applicable is not None:
                 counts[metric]["not_applicable"] = self.not_applicable[metric]
+        for name, (recall, precision) in F1_OF.items():
+            if recall in self.metrics and precision in self.metrics:
+                scores[name] = f1(scores[recall], scores[precision])
+                scores[f"{name}_macro"] = self.f1_sum / self.f1_scored if self.f1_scored else None
         return scores, counts
+
+
+def _f1_pairs(metrics: tuple[str, ...]) -> list[tuple[str, str]]:
+    return [pair for pair in F1_OF.values() if pair[0] in metrics and pair[1] in metrics]

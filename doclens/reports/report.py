@@ -176,11 +176,13 @@ class Report:
         * ``claim_recall_stated_in_other_section``, ``claim_precision_stated_in_other_section``:
           the instance's note claims entailed by the whole premise note but not by their own
           section (``premise_scope="note"``; 0 otherwise);
+        * ``claim_f1``: the instance's claim F1 (:func:`doclens.core.metrics.f1`), after
+          ``claim_precision``'s columns; the mean of this column is the report's ``claim_f1_macro``;
         * ``unparsed`` and ``failed``: the instance's claims and statements whose judge reply
           could not be read, or whose model call failed for good.
 
         The pooled corpus score of a metric is ``sum(hits) / sum(items)`` over these rows."""
-        from doclens.core.metrics import METRICS
+        from doclens.core.metrics import CLAIM_F1, METRICS, f1
         from doclens.core.types import STATUS_FAILED, STATUS_UNPARSED
         from doclens.families import CLAIMS, CountingRule, result_counts
 
@@ -194,6 +196,8 @@ class Report:
                 row[metric] = result.scores.get(metric)
                 row[f"{metric}_hits"] = hits
                 row[f"{metric}_items"] = items
+                if metric == "claim_precision":  # claim F1 beside its two sides (core.metrics.f1)
+                    row[CLAIM_F1] = f1(result.scores.get("claim_recall"), result.scores.get("claim_precision"))
             for metric, n in CLAIMS.instance_placements(result).items():
                 row[f"{metric}_{OTHER_SECTION_COUNT}"] = n
             verdicts = result.reference_claims + result.prediction_claims + result.statements
@@ -233,11 +237,15 @@ class Report:
 
     @staticmethod
     def _row_columns() -> list[str]:
-        from doclens.core.metrics import METRICS
+        from doclens.core.metrics import CLAIM_F1, METRICS
         from doclens.families import CLAIMS
 
-        return ["id", "task", "has_source", *(f"{m}{suffix}" for m in METRICS for suffix in ("", "_hits", "_items")),
-                *(f"{m}_{OTHER_SECTION_COUNT}" for m in CLAIMS.metrics), "unparsed", "failed"]
+        columns = ["id", "task", "has_source"]
+        for metric in METRICS:
+            columns += [f"{metric}{suffix}" for suffix in ("", "_hits", "_items")]
+            if metric == "claim_precision":
+                columns.append(CLAIM_F1)
+        return [*columns, *(f"{m}_{OTHER_SECTION_COUNT}" for m in CLAIMS.metrics), "unparsed", "failed"]
 
     # ---- display --------------------------------------------------------------------------
     def plot(self, kind: str = "sections", metrics: list[str] | None = None):

@@ -23,6 +23,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from doclens.core.metrics import f1  # the one definition (the reports' claim_f1 uses it too)
+
 #: the derived scores: name → (recall metric, precision metric)
 F1_SCORES = {"claim_f1": ("claim_recall", "claim_precision"),
              "citation_f1": ("citation_recall", "citation_precision")}
@@ -39,12 +41,6 @@ VERDICTS_OF: dict[str, tuple[str, ...]] = {
     **{name: ("source_support",) for name in SUPPORT_SCORES}}
 
 
-def f1(recall: float | None, precision: float | None) -> float | None:
-    """The harmonic mean; a missing side counts as 0, both missing is ``None`` (module docstring)."""
-    if recall is None and precision is None:
-        return None
-    recall, precision = recall or 0.0, precision or 0.0
-    return 2 * recall * precision / (recall + precision) if recall + precision else 0.0
 
 
 def components(scores: Mapping[str, float | None]) -> dict[str, float | None]:

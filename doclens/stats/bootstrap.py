@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from doclens.core.metrics import METRICS, aggregate
+from doclens.core.metrics import F1_OF, METRICS, aggregate, f1, ratio
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 12345
@@ -59,8 +59,10 @@ def not_informative(n: int, minimum: int = MIN_INSTANCES) -> str:
     """``"not informative (n=2 < 10)"``: said instead of an interval or a verdict."""
     return f"not informative (n={n} < {minimum})"
 
-#: every statistic an interval is computed for: each metric pooled, then each ``<metric>_macro``
-STATISTICS = tuple(METRICS) + tuple(f"{m}_macro" for m in METRICS)
+#: every statistic an interval is computed for: each metric pooled, then each ``<metric>_macro``,
+#: then claim F1 pooled and macro (:func:`doclens.core.metrics.f1`)
+STATISTICS = tuple(METRICS) + tuple(f"{m}_macro" for m in METRICS) + tuple(
+    name + suffix for name in F1_OF for suffix in ("", "_macro"))
 
 
 class _Informative:
@@ -155,21 +157,30 @@ class CountTable:
     """Per-instance counts as arrays, the form the vectorised resampling works on.
 
     ``columns`` has, per metric, four columns: pooled hits, pooled items, the instance's score
-    (0 when it has no items or the metric does not apply) and whether it has one (1/0).
+    (0 when it has no items or the metric does not apply) and whether it has one (1/0); then, per
+    F1 statistic whose recall and precision are both among ``metrics``, two: the instance's F1
+    (0 when it has none) and whether it has one. A resample's pooled F1 is the F1 of its pooled
+    recall and precision; its macro F1 the mean of its instances' F1.
     """
 
     def __init__(self, per_instance: Sequence[dict], metrics: Sequence[str] = METRICS):
         self.size = len(per_instance)
         self.per_instance = per_instance
         self.metrics = tuple(metrics)
-        self.statistic_names = self.metrics + tuple(f"{m}_macro" for m in self.metrics)
-        columns = np.zeros((self.size, 4 * len(self.metrics)), dtype=np.float64)
+        self.f1s = [(name, pair) for name, pair in F1_OF.items() if pair[0] in self.metrics and pair[1] in self.metrics]
+        self.statistic_names = self.metrics + tuple(f"{m}_macro" for m in self.metrics) + tuple(
+            name + suffix for name, _ in self.f1s for suffix in ("", "_macro"))
+        columns = np.zeros((self.size, 4 * len(self.metrics) + 2 * len(self.f1s)), dtype=np.float64)
         for row, counts in enumerate(per_instance):
             for m, metric in enumerate(self.metrics):
                 if metric in counts:
                     hits, items = counts[metric]
                     columns[row, 4 * m: 4 * m + 4] = (hits, items, hits / items if items else 0.0,
                                                       1.0 if items else 0.0)
+            for k, (_, pair) in enumerate(self.f1s):
+                value = f1(*(ratio(*counts[m]) if m in counts else None for m in pair))
+                if value is not None:
+                    columns[row, 4 * len(self.metrics) + 2 * k: 4 * len(self.metrics) + 2 * k + 2] = (value, 1.0)
         self.columns = columns
 
     def contributing(self, other: CountTable | None = None) -> dict[str, int]:
@@ -181,13 +192,18 @@ class CountTable:
             if other is not None:
                 has = has | (other.columns[:, 4 * m + 1] > 0)
             result[metric] = result[f"{metric}_macro"] = int(has.sum())
+        for k, (name, _) in enumerate(self.f1s):
+            has = self.columns[:, 4 * len(self.metrics) + 2 * k + 1] > 0
+            if other is not None:
+                has = has | (other.columns[:, 4 * len(self.metrics) + 2 * k + 1] > 0)
+            result[name] = result[f"{name}_macro"] = int(has.sum())
         return result
 
     def point_estimates(self) -> dict[str, float | None]:
         """The statistics on the instances as given: :func:`doclens.core.metrics.aggregate`'s scores."""
         if self.metrics == tuple(METRICS):
             scores = aggregate(self.per_instance)[0]
-            return {k: scores[k] for k in STATISTICS}
+            return {k: scores[k] for k in self.statistic_names}
         values = self.statistics(np.ones((1, self.size)))[0] if self.size else [np.nan] * len(self.statistic_names)
         return {k: None if np.isnan(v) else float(v) for k, v in zip(self.statistic_names, values)}
 
@@ -202,6 +218,16 @@ class CountTable:
                 out[:, m] = np.where(items > 0, hits / np.where(items > 0, items, 1), np.nan)
                 macro = score_sum / np.where(scored > 0, scored, 1)
                 out[:, len(self.metrics) + m] = np.where(scored > 0, macro, np.nan)
+            for k, (_, (recall, precision)) in enumerate(self.f1s):
+                r = out[:, self.metrics.index(recall)]
+                p = out[:, self.metrics.index(precision)]
+                both_missing = np.isnan(r) & np.isnan(p)
+                r, p = np.nan_to_num(r), np.nan_to_num(p)
+                pooled = np.where(r + p > 0, 2 * r * p / np.where(r + p > 0, r + p, 1), 0.0)
+                column = 2 * len(self.metrics) + 2 * k
+                out[:, column] = np.where(both_missing, np.nan, pooled)
+                f1_sum, f1_scored = sums[:, 4 * len(self.metrics) + 2 * k], sums[:, 4 * len(self.metrics) + 2 * k + 1]
+                out[:, column + 1] = np.where(f1_scored > 0, f1_sum / np.where(f1_scored > 0, f1_scored, 1), np.nan)
         return out
 
 

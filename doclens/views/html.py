@@ -38,6 +38,7 @@ from doclens.inputs.jsonl import SourceIndex
 from doclens.reports.files import write_atomically
 from doclens.stats.bootstrap import Interval
 from doclens.views.labels import demo_banner, judge_label
+from doclens.views.leaderboard import shown_columns
 from doclens.views.text import not_applicable_lines, placement_lines, reported_metrics
 from doclens.views.visible import NAME_CHARS, cut, html_text, visible
 
@@ -231,6 +232,7 @@ def _environment() -> jinja2.Environment:
         counted=lambda counts: ", ".join(f"{k} {v}" for k, v in counts.items()),
         citations_apply=lambda result, rule: CITATIONS.applicability(result, CountingRule.of(rule)) == APPLIES,
         evidence_shown=SUPPORT_EVIDENCE_SHOWN, metrics=METRICS, demo_banner=demo_banner, judge_label=judge_label,
+        shown_columns=shown_columns,
         precise=Markup("precise"), imprecise=Markup("imprecise"), nocheck=Markup("nocheck"))
     return environment
 

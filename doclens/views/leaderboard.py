@@ -17,11 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from doclens.core.metrics import METRICS
+from doclens.core.metrics import CLAIM_F1
 from doclens.stats.bootstrap import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    STATISTICS,
     Difference,
     Interval,
     align_by_id,
@@ -97,8 +98,8 @@ def rank_group(entries: Sequence[Entry], metric: str = "claim_recall", n_resampl
     signatures = {e.signature for e in entries}
     if len(signatures) > 1:
         raise ValueError("rank_group got results with different signatures; they are never ranked together")
-    if metric not in METRICS and metric.removesuffix("_macro") not in METRICS:
-        raise ValueError(f"unknown metric {metric!r}")
+    if metric not in STATISTICS:
+        raise ValueError(f"unknown metric {metric!r}; rank by one of {', '.join(STATISTICS)}")
     ordered = sorted(entries, key=lambda e: (e.partial, e.intervals[metric].point is None,
                                              -(e.intervals[metric].point or 0.0), e.system))
     rank = 0
@@ -127,6 +128,19 @@ def rank_group(entries: Sequence[Entry], metric: str = "claim_recall", n_resampl
     return ordered
 
 
+#: the leaderboard's columns, pooled with intervals: claim F1 beside its two sides
+COLUMNS = ("claim_recall", "claim_precision", CLAIM_F1, "citation_recall", "citation_precision")
+
+
+def shown_columns(entries: Sequence[Entry], metric: str) -> tuple[list[str], list[str]]:
+    """``(shown, hidden)``: :data:`COLUMNS` (and the ranking statistic, when it is not one of
+    them) without those that are n/a for every entry; those are listed as hidden, never drawn as
+    a column of n/a."""
+    columns = list(COLUMNS) + ([metric] if metric not in COLUMNS else [])
+    hidden = [m for m in columns if m != metric and all(e.intervals[m].point is None for e in entries)]
+    return [m for m in columns if m not in hidden], hidden
+
+
 def format_interval(interval: Interval) -> str:
     """``59.09 [55.10, 63.02]`` (×100), or ``n/a``."""
     if interval.point is None:
@@ -146,13 +160,17 @@ def leaderboard_text(groups: dict[str, list[Entry]], metric: str, bootstrap: str
         if banner:
             lines.append(f"*** {banner} ***")
         lines.append(f"signature: {signature}")
-        lines.append(f"{'rank':<5}{'system':<28}{'n':>7}  " + "".join(f"{m:<26}" for m in METRICS) + "vs #1")
+        shown, hidden = shown_columns(entries, metric)
+        lines.append(f"{'rank':<5}{'system':<28}{'n':>7}  " + "".join(f"{m:<26}" for m in shown) + "vs #1")
         for entry in entries:
             lines.append(f"{entry.rank if entry.rank else '-':<5}{entry.system[:27]:<28}{entry.instances:>7}  "
-                         + "".join(f"{format_interval(entry.intervals[m]):<26}" for m in METRICS)
+                         + "".join(f"{format_interval(entry.intervals[m]):<26}" for m in shown)
                          + entry.versus_leader_note)
+        if hidden:
+            lines.append(f"hidden: {', '.join(hidden)} — n/a for every system (no instance has anything to score "
+                         "for them: for citations, no output cites a source unit)")
         lines.append("")
-    if any(entry.intervals[m].note for entries in groups.values() for entry in entries for m in METRICS):
+    if any(entry.intervals[m].note for entries in groups.values() for entry in entries for m in COLUMNS):
         lines.append("no CI: fewer contributing instances than a bootstrap interval needs; not informative")
     if len(groups) > 1:
         lines.append(f"{len(groups)} different signatures: results in different tables are not comparable")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from doclens.core.metrics import CLAIM_F1
 from doclens.families import CLAIMS, FAMILIES, family_metrics
 from doclens.families.claims import OTHER_SECTION_BY_SECTION, OTHER_SECTION_COUNT
 from doclens.views.labels import demo_banner
@@ -31,6 +32,9 @@ def summary_text(report) -> str:
         c = report.counts.get(metric, {})
         lines.append(f"{metric:<20}{fmt(report.scores.get(metric)):>8}{fmt(report.scores.get(metric + '_macro')):>8}"
                      f"{c.get('items', 0):>8}{c.get('empty', 0):>7}{c.get('skipped', 0):>9}")
+        if metric == "claim_precision" and CLAIM_F1 in report.scores:  # derived: no counts of its own
+            lines.append(f"{CLAIM_F1:<20}{fmt(report.scores.get(CLAIM_F1)):>8}"
+                         f"{fmt(report.scores.get(CLAIM_F1 + '_macro')):>8}")
     lines += not_applicable_lines(report.counts)
     lines += section_table(report.sections, fmt)
     lines += placement_lines(report.counts)

@@ -8,6 +8,7 @@ import datasets
 import evaluate
 
 import doclens
+from doclens.core.metrics import f1
 from doclens.core.tasks import SECTION_NAMES
 from doclens.evaluators import EVALUATOR_PRESETS, load_evaluator, load_extractor
 
@@ -59,8 +60,8 @@ Args:
     return_instance_scores (bool, compute() only): add "instance_scores", one dict per instance in
         input order: its id ("0", "1", … by position) and its scores (None where nothing to score).
 Returns:
-    claim_recall, claim_precision, citation_recall, citation_precision (pooled, in [0, 1] or None
-    when there is nothing to score), the same with a `_macro` suffix, `signature`, `counts`.
+    claim_recall, claim_precision, claim_f1, citation_recall, citation_precision (pooled, in [0, 1]
+    or None when there is nothing to score), the same with a `_macro` suffix, `signature`, `counts`.
 Examples:
     >>> import evaluate
     >>> from doclens.evaluators.rules.overlap import OverlapEvaluator
@@ -265,5 +266,7 @@ class Doclens(evaluate.Metric):
         if return_report:
             result["report"] = report.to_dict()
         if return_instance_scores:
-            result["instance_scores"] = [{"id": r.id, **r.scores} for r in report.instances]
+            result["instance_scores"] = [
+                {"id": r.id, **r.scores, "claim_f1": f1(r.scores.get("claim_recall"), r.scores.get("claim_precision"))}
+                for r in report.instances]
         return result
