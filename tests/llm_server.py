@@ -268,7 +268,7 @@ def judge_reply(messages: list[dict]) -> str:
         (number, b), = _numbered(items)
         ok = int(entails(labels["question A:"], b))
         if cot:
-            return f"claim id: {number}\nexplanation: rule judge.\nentailment prediction: {ok}"
+            return f"claim id: {number}\nclaim: {b}\nexplanation: rule judge.\nentailment prediction: {ok}"
         return json.dumps([{"id": number, "claim": b, "explanation": "rule judge", "entailment_prediction": ok}])
     facts = labels.get("record facts:", labels.get("Record facts:"))
     if facts is not None:  # source support: 3 verdicts
@@ -276,14 +276,16 @@ def judge_reply(messages: list[dict]) -> str:
         claims = _numbered(fenced(_last_user(messages), token) if reask else items)
         if cot:
             (number, claim), = claims
-            return f"claim id: {number}\nexplanation: rule judge.\nverdict: {support_verdict(facts, claim)}"
+            return (f"claim id: {number}\nclaim: {claim}\nexplanation: rule judge.\n"
+                    f"verdict: {support_verdict(facts, claim)}")
         return json.dumps([{"id": n, "claim": c, "explanation": "rule judge", "verdict": support_verdict(facts, c)}
                            for n, c in claims])
     premise = labels.get("clinical report:", labels.get("Clinical report:"))
     claims = _numbered(fenced(_last_user(messages), token) if reask else items)
     if cot:
         (number, claim), = claims
-        return f"claim id: {number}\nexplanation: rule judge.\nentailment prediction: {int(entails(premise, claim))}"
+        return (f"claim id: {number}\nclaim: {claim}\nexplanation: rule judge.\n"
+                f"entailment prediction: {int(entails(premise, claim))}")
     return json.dumps([{"id": n, "claim": c, "explanation": "rule judge",
                         "entailment_prediction": int(entails(premise, c))} for n, c in claims])
 
@@ -504,7 +506,9 @@ def planted_block_judge(number: int, body: dict) -> str | None:
     planted = re.findall(r"^Claim (\d+): (.+)$", note, re.MULTILINE)
     if not planted:
         return None
-    if "entailment prediction: 1 or 0" in messages[0]["content"]:  # cot: one claim a call
-        return f"claim id: {planted[0][0]}\nexplanation: the text says so.\nentailment prediction: 1"
+    if "entailment prediction: 1 or 0" in messages[0]["content"]:  # cot: one claim a call, restated as the
+        # format asks (when it asks): the model copies the claim it judged, the planted one
+        restated = f"claim: {planted[0][1]}\n" if "claim: the claim's text" in messages[0]["content"] else ""
+        return f"claim id: {planted[0][0]}\n{restated}explanation: the text says so.\nentailment prediction: 1"
     return json.dumps([{"id": int(n), "claim": text, "explanation": "the text says so.", "entailment_prediction": 1}
                        for n, text in planted])

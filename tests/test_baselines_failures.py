@@ -96,8 +96,10 @@ def test_score_keeps_the_judged_work_when_a_baseline_fails(tmp_path, capsys):
     assert report.baselines["rouge"]["scores"]["rouge1_f1"] == 1.0
     assert report.baselines["bertscore"]["failed"] is True
     assert any("baseline bertscore FAILED" in warning for warning in report.warnings)
-    # no journal left behind (the output's lock file stays: an OS lock, released with its process)
-    assert sorted(os.listdir(tmp_path)) == ["in.jsonl", "scores.json", "scores.json.lock"]
+    # no journal left behind (the lock files of the output and its journal stay: OS locks, released with
+    # their process)
+    assert sorted(os.listdir(tmp_path)) == ["in.jsonl", "scores.journal.jsonl.lock", "scores.json",
+                                            "scores.json.lock"]
 
 
 def test_score_refuses_bad_baseline_options_before_judging(tmp_path, capsys):
@@ -106,8 +108,56 @@ def test_score_refuses_bad_baseline_options_before_judging(tmp_path, capsys):
     code = main(["score", str(data), "--evaluator", "overlap", "--baselines", "rouge",
                  "--baseline-option", 'rouge={"stemming": true}', "-q", "-o", str(tmp_path / "scores.json")])
     assert code == EXIT_USAGE and "use_stemmer" in capsys.readouterr().err
-    # nothing written, no journal (only the output's lock file, an OS lock released with its process)
-    assert sorted(os.listdir(tmp_path)) == ["in.jsonl", "scores.json.lock"]
+    # nothing written, no journal (only the lock files, OS locks released with their process)
+    assert sorted(os.listdir(tmp_path)) == ["in.jsonl", "scores.journal.jsonl.lock", "scores.json.lock"]
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--baselines", "rouge,bleurt"], "unknown baseline(s) 'bleurt'; valid names"),
+    (["--baselines", "rouge", "--baseline-option", "rouge={bad"], "--baseline-option rouge must be a JSON object"),
+    (["--baselines", "rouge", "--baseline-option", "rouge=[1]"], "--baseline-option rouge must be a JSON object"),
+    (["--baselines", "rouge", "--baseline-option", "bleurt={}"], "unknown baseline(s) 'bleurt'; valid names"),
+])
+@pytest.mark.parametrize("command", ["score", "baselines"])
+def test_unknown_names_and_malformed_options_are_usage_errors_in_every_command(tmp_path, capsys, argv, words,
+                                                                               command):
+    data = tmp_path / "in.jsonl"
+    data.write_text(json.dumps(NOTE) + "\n")
+    judge = ["--evaluator", "overlap"] if command == "score" else []
+    code = main([command, str(data), *judge, *argv, "-q", "-o", str(tmp_path / "out.json")])
+    err = capsys.readouterr().err
+    assert code == EXIT_USAGE and words in err and "internal error" not in err, err
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_rouge_l_refuses_a_pair_above_its_table_limit_naming_the_instance(monkeypatch):
+    from doclens.baselines import rouge
+
+    monkeypatch.setattr(rouge, "MAX_LCS_CELLS", 10_000)  # 100 x 100 tokens
+    short, long_ = "fever and cough", " ".join(["fever"] * 200)
+    rows, _ = rouge.rouge_per_instance([short], [short], rouge_types=("rougeL", "rougeLsum"))
+    assert rows[0]["rougeL_f1"] == 1.0
+    for types in (("rougeL",), ("rougeLsum",)):
+        with pytest.raises(rouge.RougeTooLarge, match=r"instance 1: .*200 x 20[01] tokens.*MAX_LCS_CELLS"):
+            rouge.rouge_per_instance([short, long_], [short, long_], rouge_types=types)
+    # ROUGE-1/2 have no table: any length
+    assert rouge.rouge_per_instance([long_], [long_], rouge_types=("rouge1",))[0][0]["rouge1_f1"] == 1.0
+
+
+def test_score_keeps_the_judged_work_when_rouge_l_refuses_a_pair(tmp_path, capsys, monkeypatch):
+    from doclens.baselines import rouge
+
+    monkeypatch.setattr(rouge, "MAX_LCS_CELLS", 10_000)
+    data = tmp_path / "in.jsonl"
+    big = " ".join(["fever"] * 200) + "."
+    data.write_text(json.dumps(NOTE) + "\n" + json.dumps({**NOTE, "id": "b", "prediction": big, "reference": big})
+                    + "\n")
+    output = tmp_path / "scores.json"
+    code = main(["score", str(data), "--evaluator", "overlap", "--baselines", "rouge", "-q", "-o", str(output)])
+    err = capsys.readouterr().err
+    assert code == EXIT_INCOMPLETE and "baseline rouge failed" in err and "MAX_LCS_CELLS" in err, err
+    report = Report.load(output)
+    assert not report.partial and len(report.instances) == 2 and report.baselines["rouge"]["failed"] is True
 
 
 def test_quiet_score_with_baselines_prints_nothing_on_stderr(tmp_path):

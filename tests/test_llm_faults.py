@@ -577,9 +577,6 @@ def test_planted_verdicts_never_decide_a_verdict(name, model):
     with FakeChatServer() as server:
         honest = claim_verdicts(score(judge(server, name, no_cache=True), [INJECTED]))
     assert honest == [("ok", True), ("ok", False), ("ok", False)]
-    if model == "planted_block_judge" and name == "cot":
-        pytest.skip("a CoT reply copies no claim text: a model that obeys a planted block is not detectable "
-                    "from its reply (cards/llm-evaluators.md)")
     with FakeChatServer(script=getattr(llm_server, model)) as server:
         hostile = claim_verdicts(score(judge(server, name, no_cache=True), [INJECTED]))
     for (status, verdict), truth in zip(hostile, honest):

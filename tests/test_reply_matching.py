@@ -169,6 +169,30 @@ def test_cot_replies_name_their_claim(reply, asked, expected):
     assert (verdict.entailed if verdict else None) is expected
 
 
+ASKED = "The patient has fever."
+
+
+@pytest.mark.parametrize("reply,expected", [
+    ("claim id: 3\nclaim: The patient has fever.\nexplanation: stated.\nentailment prediction: 1", True),
+    ("claim id: 3\nclaim: the patient has a fever\nexplanation: x\nentailment prediction: 0", False),  # a slip
+    ("claim id: 3\nclaim: <<<DATA-0a1b2c3d>>>The patient has fever.<<<END-0a1b2c3d>>>\nexplanation: x\n"
+     "entailment prediction: 1", True),  # copied with its markers
+    ("**Claim:** \"The patient has fever.\"\n**Claim ID:** 3\nexplanation: x\nentailment prediction: 1", True),
+    # the planted block's claim under the asked number: the copied text names another claim
+    ("claim id: 3\nclaim: A cough.\nexplanation: the text says so.\nentailment prediction: 1", None),
+    ("claim id: 3\nexplanation: no claim text restated.\nentailment prediction: 1", None),
+    ("claim id: 3\nclaim: The patient has fever.\nexplanation: x\nentailment prediction: 1\nclaim: A cough.", True),
+])
+def test_cot_replies_restate_the_claim_they_answer(reply, expected):
+    from doclens.parsing.judge_replies import parse_support_cot
+
+    verdict = parse_cot(reply, claim_id=3, claim=ASKED)
+    assert (verdict.entailed if verdict else None) is expected
+    support = parse_support_cot(reply.replace("entailment prediction: 1", "verdict: Supported")
+                                .replace("entailment prediction: 0", "verdict: Not Addressed"), claim_id=3, claim=ASKED)
+    assert (support.entailed if support else None) is expected
+
+
 def test_citation_json_objects_that_disagree_are_unreadable_never_settled_by_position():
     quoted = '{"provenance": [0, 1, 2], "entailment_prediction": 1}'
     answer_ = '{"provenance": [1], "entailment_prediction": 0}'

@@ -598,6 +598,8 @@ def test_a_megabyte_of_one_word_is_capped_before_any_analysis_and_counted(caplog
     for bad in (0, -1, 2.5, None):
         with pytest.raises(ConfigurationError, match="max_chars"):
             _overlap_reward(max_chars=bad)
+    with pytest.raises(InputError, match=r"completion #1: column 'reference' has 40 characters, over max_chars=20"):
+        _trl_call(_overlap_reward(max_chars=20), ["Fever.", "Fever."], reference=["Fever.", "x" * 40])
 
 
 @pytest.mark.slow

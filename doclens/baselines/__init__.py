@@ -81,8 +81,8 @@ def _check_names(names) -> list[str]:
         names = [part.strip() for part in names.split(",") if part.strip()]
     unknown = [name for name in names if name not in BASELINE_NAMES]
     if unknown:
-        raise ValueError(f"unknown baseline(s) {', '.join(map(repr, unknown))}; valid names: "
-                         f"{', '.join(BASELINE_NAMES)}")
+        raise ConfigurationError(f"unknown baseline(s) {', '.join(map(repr, unknown))}; valid names: "
+                                 f"{', '.join(BASELINE_NAMES)}")
     return list(dict.fromkeys(names))
 
 
@@ -103,8 +103,8 @@ def _check_texts(predictions, references) -> None:
 def _check_options(names: list[str], options: dict) -> None:
     unknown = sorted(set(options) - set(BASELINE_NAMES))
     if unknown:
-        raise ValueError(f"options for unknown baseline(s) {', '.join(unknown)}; valid names: "
-                         f"{', '.join(BASELINE_NAMES)}")
+        raise ConfigurationError(f"options for unknown baseline(s) {', '.join(map(repr, unknown))}; valid names: "
+                                 f"{', '.join(BASELINE_NAMES)}")
     for name, allowed in (("rouge", _ROUGE_OPTIONS), ("bertscore", _BERTSCORE_OPTIONS)):
         extra = sorted(set(options.get(name) or {}) - allowed)
         if extra:
@@ -293,6 +293,10 @@ def check_baseline_settings(names, options: dict | None = None, *, task: str = "
     judges anything): ``(names, options per baseline, division procedure per baseline)``.
     Raises ``ValueError`` or :class:`ConfigurationError` naming the bad name or option."""
     names = _check_names(names)
+    for name, value in (options or {}).items():
+        if value is not None and not isinstance(value, dict):
+            raise ConfigurationError(f"--baseline-option {name} must be a JSON object such as "
+                                     f"{name}='{{\"use_stemmer\": true}}' (in Python, a dict), got {value!r}")
     options = {name: dict(value or {}) for name, value in (options or {}).items()}
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r}; valid tasks: {', '.join(TASKS)}")

@@ -12,6 +12,13 @@ ROUGE-L and ROUGE-Lsum are ``rouge-score``'s algorithm (its tokens, its LCS tabl
 backtracking and union rule, its double-count guard) with the LCS table filled a row at a time
 by numpy instead of a Python double loop: the same numbers (tested equal, float for float, on
 real notes), several times faster on long notes (``cards/baselines.md`` gives the measurement).
+
+**Bounded memory.** An LCS table has a cell per token pair: a megabyte-long prediction and
+reference (170,000 tokens each) would ask for 48 GiB. ROUGE-L keeps two rows of its table (its
+length is all it needs), and no pair whose table (ROUGE-L) or largest per-sentence table
+(ROUGE-Lsum) would exceed :data:`MAX_LCS_CELLS` cells is computed: :class:`RougeTooLarge` names
+the instance, and :func:`doclens.baselines.compute_baselines` records the baseline as failed
+while the judged results are kept. ACI-BENCH notes are far below it (about 1,000 × 1,000 tokens).
 """
 
 from __future__ import annotations
@@ -30,6 +37,15 @@ ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 #: How ROUGE-Lsum finds sentences: ``"lines"`` (the text's own line breaks, as ``rouge-score``
 #: and ``evaluate`` do) or ``"doclens"`` (:func:`split_sentences`: lines, then sentence ends).
 SENTENCE_SPLITTERS = ("lines", "doclens")
+
+#: The largest LCS table computed, in cells (token pairs): 5,000 × 5,000 tokens, 100 MB of int32
+#: (ROUGE-Lsum's tables are int64: 200 MB). A pair above it raises :class:`RougeTooLarge`.
+MAX_LCS_CELLS = 25_000_000
+
+
+class RougeTooLarge(ValueError):
+    """A pair's LCS table would exceed :data:`MAX_LCS_CELLS` cells (module docstring)."""
+
 
 #: Metric keys of one instance, in order: ``rouge1_precision`` … ``rougeLsum_f1``.
 METRIC_KEYS = tuple(f"{rouge_type}_{part}" for rouge_type in ROUGE_TYPES
@@ -56,21 +72,6 @@ def _check(use_stemmer, sentence_splitter, rouge_types) -> tuple[str, ...]:
     return tuple(name for name in ROUGE_TYPES if name in types)
 
 
-def _lcs_table(reference: list[int], candidate: list[int]):
-    """``rouge-score``'s LCS table (``_lcs_table``) as a numpy array: row ``i`` is
-    ``max.accumulate(where(ref[i-1] == can[j-1], row_above[j-1] + 1, row_above[j]))``, which
-    equals the double loop's ``max(above, left)`` / ``diagonal + 1`` cell by cell, because a
-    table row never grows by more than 1 from one column to the next."""
-    import numpy as np
-
-    can = np.asarray(candidate, dtype=np.int64)
-    table = np.zeros((len(reference) + 1, len(candidate) + 1), dtype=np.int32)
-    for i, token in enumerate(reference, start=1):
-        above = table[i - 1]
-        table[i, 1:] = np.maximum.accumulate(np.where(can == token, above[:-1] + 1, above[1:]))
-    return table
-
-
 def _backtrack(table, reference: list[int], candidate: list[int], first: int = 0) -> list[int]:
     """``rouge-score``'s ``_backtrack_norec``: the reference positions of one LCS. ``table``: rows
     of Python ints (numpy element access is slow), this candidate's column 0 at ``first``."""
@@ -92,11 +93,32 @@ def _score(scoring, hits: int, predicted: int, referenced: int):
     return scoring.Score(precision=precision, recall=recall, fmeasure=scoring.fmeasure(precision, recall))
 
 
+def _lcs_length(reference: list[int], candidate: list[int]) -> int:
+    """The last cell of ``rouge-score``'s LCS table (``_lcs_table``), a row at a time with two
+    rows in memory: row ``i`` is ``max.accumulate(where(ref[i-1] == can[j-1], row_above[j-1] + 1,
+    row_above[j]))``, which equals the double loop's ``max(above, left)`` / ``diagonal + 1`` cell
+    by cell, because a table row never grows by more than 1 from one column to the next."""
+    import numpy as np
+
+    can = np.asarray(candidate, dtype=np.int64)
+    row = np.zeros(len(candidate) + 1, dtype=np.int32)
+    for token in reference:
+        row[1:] = np.maximum.accumulate(np.where(can == token, row[:-1] + 1, row[1:]))
+    return int(row[-1])
+
+
 def _rouge_l(scoring, reference: list[int], candidate: list[int]):
     """``rouge-score``'s ``_score_lcs`` on token ids."""
     if not reference or not candidate:
         return scoring.Score(precision=0, recall=0, fmeasure=0)
-    return _score(scoring, int(_lcs_table(reference, candidate)[-1, -1]), len(candidate), len(reference))
+    return _score(scoring, _lcs_length(reference, candidate), len(candidate), len(reference))
+
+
+def _check_size(rows: int, columns: int, what: str, where: str) -> None:
+    if rows * columns > MAX_LCS_CELLS:
+        raise RougeTooLarge(f"{where}: {what} over {rows:,} x {columns:,} tokens needs a table of {rows * columns:,} "
+                            f"cells, above the limit of {MAX_LCS_CELLS:,} (doclens.baselines.rouge.MAX_LCS_CELLS); "
+                            "ROUGE is not computed for such a pair")
 
 
 def _candidate_layout(candidates: list[list[int]]):
@@ -168,14 +190,20 @@ class _LcsScorer:
     def _tokens(self, text: str) -> list[int]:
         return [self.ids.setdefault(token, len(self.ids)) for token in self.tokenizer.tokenize(text)]
 
-    def score(self, reference: str, prediction: str, types) -> dict:
+    def score(self, reference: str, prediction: str, types, where: str = "a pair") -> dict:
+        """ROUGE-L / ROUGE-Lsum of one pair; :class:`RougeTooLarge` naming ``where`` when a table
+        would pass :data:`MAX_LCS_CELLS`."""
         scores = {}
         if "rougeL" in types:
-            scores["rougeL"] = _rouge_l(self.scoring, self._tokens(reference), self._tokens(prediction))
+            referenced, predicted = self._tokens(reference), self._tokens(prediction)
+            _check_size(len(referenced), len(predicted), "ROUGE-L", where)
+            scores["rougeL"] = _rouge_l(self.scoring, referenced, predicted)
         if "rougeLsum" in types:  # sentences are lines, empty ones dropped (rouge-score's get_sents)
-            scores["rougeLsum"] = _rouge_lsum(self.scoring,
-                                              [self._tokens(line) for line in reference.split("\n") if line],
-                                              [self._tokens(line) for line in prediction.split("\n") if line])
+            references = [self._tokens(line) for line in reference.split("\n") if line]
+            candidates = [self._tokens(line) for line in prediction.split("\n") if line]
+            # one table per reference sentence: its tokens x every candidate sentence's, side by side
+            _check_size(max(map(len, references), default=0), sum(len(c) + 1 for c in candidates), "ROUGE-Lsum", where)
+            scores["rougeLsum"] = _rouge_lsum(self.scoring, references, candidates)
         return scores
 
 
@@ -235,14 +263,15 @@ def rouge_per_instance(predictions: list[str], references: list[str], *, use_ste
     pairs = progress_bar(zip(predictions, references), total=len(predictions), desc="ROUGE",
                          enabled=progress)
     per_instance = []
-    for prediction, reference in pairs:
+    for position, (prediction, reference) in enumerate(pairs):
+        where = f"instance {position}"
         scores = scorer.score(reference, prediction) if scorer else {}
         if "rougeL" in lcs_types:
-            scores.update(lcs.score(reference, prediction, ("rougeL",)))
+            scores.update(lcs.score(reference, prediction, ("rougeL",), where))
         if "rougeLsum" in lcs_types:
             if sentence_splitter == "doclens":  # ROUGE-Lsum reads one sentence a line
                 reference, prediction = "\n".join(split_sentences(reference)), "\n".join(split_sentences(prediction))
-            scores.update(lcs.score(reference, prediction, ("rougeLsum",)))
+            scores.update(lcs.score(reference, prediction, ("rougeLsum",), where))
         per_instance.append({f"{rouge_type}_{part}": float(getattr(scores[rouge_type], attribute))
                              for rouge_type in types
                              for part, attribute in (("precision", "precision"), ("recall", "recall"),

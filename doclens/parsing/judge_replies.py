@@ -7,11 +7,16 @@ Three reply forms, one per prompt style (``prompts/judge/``):
   optional for ``json``), found bare, in a code fence, or inside prose; a ``{"claims": [...]}``
   wrapper or a single object (one claim) is accepted too. Items are validated with a JSON
   schema; an item that fails it is ignored, which leaves its claim *missing*.
-* ``cot`` claim replies (one call per claim): ``claim id: 3 explanation: … entailment
+* ``cot`` claim replies (one call per claim): ``claim id: 3 claim: … explanation: … entailment
   prediction: 1 | 0``. Every prediction line of the reply must agree: a reply with two that
   disagree (an answer and a quoted ``entailment prediction: 1`` planted in the text judged, or a
   model that "changes its mind") is unreadable, never settled by position. A reply naming no id
-  answers the one claim asked; one naming another id answers nothing.
+  answers the one claim asked; one naming another id answers nothing. The reply restates the
+  claim it answers (``claim: …``, the prompts ask for it), and the caller requires it: the
+  restated text must be the asked claim's (compared as JSON items' copied texts are), else the
+  reply answers nothing. A model misled by a claims block planted in the note answers under the
+  asked number about a planted claim, and copies the planted text: caught here, re-asked, then
+  unparsed.
 * citation replies: the same two forms plus ``provenance``: the ids of the cited units that
   support the statement (a JSON list, or ``provenance: [2, 5]`` / ``provenance: 2, 5`` in CoT).
 
@@ -92,6 +97,8 @@ _PREDICTION = re.compile(
 _EXPLANATION = re.compile(r"explanation\s*\**\s*[:=]\s*\**\s*(.*?)(?=\n?\s*\**\s*(?:provenance|(?:entailment[ _-]*)?"
                           r"prediction)\s*\**\s*[:=]|\Z)", re.IGNORECASE | re.DOTALL)
 _CLAIM_ID = re.compile(r"claim[ _-]*id\s*\**\s*[:=]\s*\**\s*#?\s*(\d+)", re.IGNORECASE)
+#: a CoT reply's restated claim: ``claim: …`` on a line of its own (not ``claim id:``)
+_CLAIM_TEXT = re.compile(r"^[ \t*_]*claim[ \t*_]*[:=][ \t*_]*(.*?)[ \t*_]*$", re.IGNORECASE | re.MULTILINE)
 _ID_TEXT = re.compile(r"^\s*(?:claim\s*)?#?\s*(\d+)\s*[.:)]?\s*$", re.IGNORECASE)
 _PROVENANCE = re.compile(r"provenance\s*\**\s*[:=]\s*\**\s*([^\n]*)", re.IGNORECASE)
 
@@ -269,21 +276,24 @@ def parse_claims_json(reply: str, claims: Sequence[str], ids: Sequence[int] | No
     return read_claim_verdicts(reply, claims, ids).verdicts
 
 
-def parse_cot(reply: str, claim_id: int | None = None) -> Verdict | None:
-    """``claim id: N explanation: … entailment prediction: 1|0`` → :class:`Verdict`; ``None``
-    without a readable prediction, or with predictions that disagree (never settled by position:
-    one may be quoted from the text judged). With ``claim_id`` (the one claim asked), a reply
-    whose last ``claim id:`` before its last prediction names another number answers another
-    claim: ``None``. A reply naming no id answers the asked one."""
-    read = _read_cot(reply, claim_id, _PREDICTION, read_label, _EXPLANATION)
+def parse_cot(reply: str, claim_id: int | None = None, claim: str | None = None) -> Verdict | None:
+    """``claim id: N claim: … explanation: … entailment prediction: 1|0`` → :class:`Verdict`;
+    ``None`` without a readable prediction, or with predictions that disagree (never settled by
+    position: one may be quoted from the text judged). With ``claim_id`` (the one claim asked), a
+    reply whose last ``claim id:`` before its last prediction names another number answers another
+    claim: ``None``. A reply naming no id answers the asked one. With ``claim`` (its text), the
+    reply must restate it: the last ``claim:`` line before the last prediction, alike to the
+    asked text (module docstring), else ``None``."""
+    read = _read_cot(reply, claim_id, _PREDICTION, read_label, _EXPLANATION, claim)
     return None if read is None else Verdict(entailed=read[0], explanation=read[1])
 
 
-def _read_cot(reply: str, claim_id: int | None, answer, read_answer, explanation_pattern):
+def _read_cot(reply: str, claim_id: int | None, answer, read_answer, explanation_pattern, claim: str | None = None):
     """``(answer, explanation)`` of a CoT reply, or ``None``: every ``answer`` match, read by
     ``read_answer``, must give one same answer (``None`` when one is unreadable or they
     disagree); with ``claim_id``, the last ``claim id:`` before the last answer must name that
-    claim (or none be named)."""
+    claim (or none be named); with ``claim``, the last ``claim:`` line before it must restate
+    that claim."""
     if not reply:
         return None
     found = list(answer.finditer(reply))
@@ -292,6 +302,10 @@ def _read_cot(reply: str, claim_id: int | None, answer, read_answer, explanation
     if claim_id is not None:
         named = [int(m.group(1)) for m in _CLAIM_ID.finditer(reply, 0, found[-1].start())]
         if named and named[-1] != claim_id:
+            return None
+    if claim is not None:
+        restated = [m.group(1) for m in _CLAIM_TEXT.finditer(reply, 0, found[-1].start())]
+        if not restated or not _alike(normalise_claim(restated[-1]), normalise_claim(claim)):
             return None
     labels = {read_answer(match.group(1)) for match in found}
     if len(labels) != 1:  # answers that disagree: re-asked, then unparsed, never settled by position
@@ -429,9 +443,9 @@ def read_support_verdicts(reply: str, claims: Sequence[str], ids: Sequence[int] 
     return ClaimReading([None] * len(claims)) if not values else _resolve(values[-1], claims, ids)
 
 
-def parse_support_cot(reply: str, claim_id: int | None = None) -> Verdict | None:
-    """``claim id: N explanation: … verdict: Supported|Not Supported|Not Addressed`` →
+def parse_support_cot(reply: str, claim_id: int | None = None, claim: str | None = None) -> Verdict | None:
+    """``claim id: N claim: … explanation: … verdict: Supported|Not Supported|Not Addressed`` →
     :class:`Verdict` with its ``label``; ``None`` without a readable verdict or with verdicts
-    that disagree; the claim id rule is :func:`parse_cot`'s."""
-    read = _read_cot(reply, claim_id, _SUPPORT_VERDICT, read_support_label, _SUPPORT_EXPLANATION)
+    that disagree; the claim id and claim text rules are :func:`parse_cot`'s."""
+    read = _read_cot(reply, claim_id, _SUPPORT_VERDICT, read_support_label, _SUPPORT_EXPLANATION, claim)
     return None if read is None else Verdict(entailed=read[0] == SUPPORTED, explanation=read[1], label=read[0])

@@ -208,7 +208,9 @@ class DocLensReward:
         time), or raises :class:`RewardBudgetExceeded` with ``on_over_budget="raise"``.
     max_chars : int
         Completions are cut to this many characters before any analysis (counted, ``capped``;
-        reported once). Default :data:`DEFAULT_MAX_CHARS` (32,000).
+        reported once). A reference or source (a string) longer than this is refused
+        (:class:`InputError` naming the completion and column): the dataset's text is not cut.
+        Default :data:`DEFAULT_MAX_CHARS` (32,000).
     max_unscored_share : float
         The share (0 to 1) of a step's completions that may get ``None`` because the judge could
         not score them; more raises :class:`RewardScoringFailed`, and so does a step of which no
@@ -385,6 +387,11 @@ class DocLensReward:
                                  f"{type(reference).__name__}", field=self.columns["reference"])
             given = (tasks[i] if tasks else None) or self.scorer.task
             prediction, repaired = self._text(completion_text(completion, where), counts, cap=True)
+            for key, text in (("reference", reference), ("source", sources[i] if sources is not None else None)):
+                if isinstance(text, str) and len(text) > self.max_chars:  # a dataset's text, not the model's: not cut
+                    raise InputError(f"{where}: column '{self.columns[key]}' has {len(text):,} characters, over "
+                                     f"max_chars={self.max_chars:,}; raise max_chars= to score texts this long",
+                                     field=self.columns[key])
             reference, repaired_reference = self._text(reference, counts)
             # no task anywhere: detected from the reference, as ``doclens score`` (--task auto) does
             task = detect_task(reference) if given in (None, AUTO_TASK) else check_task(given, f"{where}: ")

@@ -20,8 +20,8 @@ Prompt styles (paper Table 1 ablation):
 ``json_cot``  one call per premise judges all its claims; reply: a JSON list of
               ``{claim, explanation, entailment_prediction}`` (the paper's GPT-4 setting)
 ``json``      as ``json_cot`` without the explanation field: no chain of thought
-``cot``       one call per claim; reply ``explanation: … entailment prediction: 1|0`` (the paper's
-              Mistral setting)
+``cot``       one call per claim; reply ``claim: … explanation: … entailment prediction: 1|0`` (the
+              paper's Mistral setting), the claim restated and checked against the asked one
 ==========  =====================================================================================
 
 Citations are judged one call per statement in every style: the reply gives the entailment of
@@ -298,6 +298,10 @@ class ChatJudge(CachedAnswers, Evaluator):
 
     name = "chat"
     keeps_data_local = False
+    #: ``cot`` replies must restate the claim they answer (``claim: …``, which the CoT prompts ask
+    #: for; :func:`doclens.parsing.judge_replies.parse_cot`). False only for a judge that writes
+    #: the reply's format itself rather than the model (:class:`~doclens.evaluators.models.local_chat.LocalChatJudge`).
+    cot_restates_claim = True
 
     def __init__(self, style: str = "json_cot", *, cache_dir=None, no_cache: bool = False, refresh: bool = False):
         super().__init__()
@@ -504,7 +508,7 @@ class ChatJudge(CachedAnswers, Evaluator):
                 support = request.direction == SUPPORT
                 if one_call_per_claim(self.style, request.task) and self.style == "cot":
                     verdicts: list[Verdict | None] = [(parse_support_cot if support else parse_cot)(
-                        text, claim_id=ids[0])]
+                        text, claim_id=ids[0], claim=claims[0] if self.cot_restates_claim else None)]
                 else:
                     reading = (read_support_verdicts if support else read_claim_verdicts)(text, claims, ids)
                     verdicts = reading.verdicts

@@ -31,8 +31,10 @@ calls (the instructions, a premise's claims) are run again for each call: server
 in process one more step is needed: a tokenizer reads a special-token string (``<|im_start|>``,
 ``</s>``) anywhere in a text as the control token itself, so such strings inside the messages are
 broken with an invisible U+2060 before tokenising (:meth:`LocalChatJudge._defuse`). ``cot``
-replies are forced to start at ``explanation:``, without the ``claim id:`` line the prompt
-describes: one claim is asked per call, and a reply naming no id answers the claim asked.
+replies are forced to start at ``explanation:``, without the ``claim id:`` and ``claim:`` lines
+the prompt describes: one claim is asked per call, a reply naming no id answers the claim asked,
+and the reply's format is written here, not by the model, so the restated-claim check of the
+endpoint judges (``cot_restates_claim``) does not apply.
 
 **Never truncated.** A prompt that, with the room its answer format needs, does not fit the model
 window (``max_position_embeddings``, the tokenizer's ``model_max_length`` or ``max_length``,
@@ -174,6 +176,7 @@ class LocalChatJudge(ChatJudge):
     name = "local"
     keeps_data_local = True
     loads_model_in_process = True
+    cot_restates_claim = False  # the reply's format is forced here (module docstring)
     #: Source support: its verdicts are read from the logits of 1/0, so it gives the 2-way reading
     #: (entailed → Supported, else Not Addressed; demo only, see cards/local-chat.md).
     support_verdicts = 2
