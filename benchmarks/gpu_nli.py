@@ -28,7 +28,8 @@ Plans: batch sizes 1, 32, 64, 128, 256 requested (``batch_size=N``: on CUDA the 
 free memory still caps a batch, so none can run out of memory) and the token-budget plan alone
 (no ``batch_size``). Each plan gets a fresh judge whose first batch is the memory probe; a short
 warm-up call (the probe included) precedes the timed call. ``tokens/s`` counts real input tokens
-(not padding); batch 1 is timed on the first ``--single-inputs`` inputs only.
+(not padding); batch 1 is timed on the first ``--single-inputs`` inputs only. ``judged_alone``
+counts the inputs ``TrueNLIEvaluator`` judged again alone (bf16 gaps under ``alone_margin``).
 
 Also measured: bf16 against float32 verdicts (and the float32 margin of every flipped one) for
 the T5-11B-shaped model (float32 first, then cast in place to bf16), the tests' tiny TRUE-format
@@ -250,7 +251,8 @@ def time_plan(make_judge, plan, inputs: list[dict], single_inputs: int, device: 
     result = {"batch_requested": plan if plan else "token budget", "inputs": len(timed),
               "seconds": round(seconds, 3), "inputs_per_s": round(len(timed) / seconds, 1),
               "tokens_per_s": round(tokens / seconds), "peak_memory_gb": peak_gb(device),
-              "out_of_memory_halvings": judge.oom_halvings, "error": error, **log.summary()}
+              "out_of_memory_halvings": judge.oom_halvings, "judged_alone": getattr(judge, "judged_alone", None),
+              "error": error, **log.summary()}
     if judge.token_cost is not None:
         result["probe_bytes_per_token"] = round(judge.token_cost[0])
         result["probe_length"] = judge.token_cost[1]
@@ -282,15 +284,7 @@ def flipped_summary(margins: list[float]) -> dict:
 
 
 def t5_margins(judge, inputs: list[dict]) -> list[float]:
-    one, zero = judge.answer_ids
-
-    def step(batch):
-        size = batch["input_ids"].shape[0]
-        start = torch.full((size, 1), judge.decoder_start, dtype=torch.long, device=judge.device)
-        logits = judge.network(**batch, decoder_input_ids=start, use_cache=False).logits[:, 0].float()
-        return (logits[:, one] - logits[:, zero]).tolist()
-
-    return judge.map_batches(inputs, step)
+    return judge.map_batches(inputs, lambda batch: judge._logit_gaps(batch).tolist())
 
 
 def classifier_margins(judge, inputs: list[dict]) -> list[float]:

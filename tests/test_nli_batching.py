@@ -187,3 +187,21 @@ def test_max_batch_tokens_reaches_the_judge_from_the_cli(classifier_dir, tmp_pat
                  "--max-batch-tokens", "300", "-o", str(output), "-q", "--no-cache"])
     assert code == 0, capsys.readouterr().err
     assert Report.load(output).config["evaluator"]["max_batch_tokens"] == 300
+
+
+def test_reduced_precision_verdicts_near_the_boundary_are_judged_alone(t5_dir):
+    pairs = pairs_for_tests()
+    alone = make("t5", t5_dir, dtype="bfloat16", batch_size=1).entail_batch(pairs)
+    for plan in ({"batch_size": 4}, {"batch_size": 32}, {"max_batch_tokens": 400}):
+        # every gap under the margin: every input of a batch of several is judged again alone
+        judge = make("t5", t5_dir, dtype="bfloat16", alone_margin=1e9, **plan)
+        assert judge.entail_batch(pairs) == alone
+        assert 0 < judge.judged_alone <= judge.usage.model_inputs
+    off = make("t5", t5_dir, dtype="bfloat16", alone_margin=None, batch_size=32)
+    off.entail_batch(pairs)
+    exact = make("t5", t5_dir, alone_margin=1e9, batch_size=32)  # float32: batching changes no verdict
+    exact.entail_batch(pairs)
+    assert off.judged_alone == 0 and exact.judged_alone == 0
+    assert make("t5", t5_dir).alone_margin == TrueNLIEvaluator.ALONE_MARGIN
+    with pytest.raises(ConfigurationError, match="alone_margin"):
+        make("t5", t5_dir, alone_margin=-1)
