@@ -396,7 +396,10 @@ def attention_experiment(model, make, inputs: list[dict], device: str, save, res
                 judge.sdpa_backends = backends
                 return judge
 
-            timed = time_plan(padded_judge, plan, inputs, 48, device)
+            with warnings.catch_warnings(record=True) as caught:  # SDPA says why it refuses a kernel
+                warnings.simplefilter("always")
+                timed = time_plan(padded_judge, plan, inputs, 48, device)
+            timed["result"]["warnings"] = list(dict.fromkeys(str(w.message)[:300] for w in caught))[:6]
             if reference is None and timed["verdicts"] is not None:
                 reference = timed["verdicts"]
             timed["result"]["verdicts_differing_from_first"] = (
