@@ -153,15 +153,17 @@ def test_the_reward_detects_the_task_as_the_command_line_does(tmp_path, capsys):
     completion = ("HISTORY OF PRESENT ILLNESS\nKnee pain.\n\nPHYSICAL EXAM\nKnee pain for two weeks.\n\n"
                   "ASSESSMENT AND PLAN\nRest and ice.")
     source = write_jsonl(tmp_path / "in.jsonl", [{"id": "0", "prediction": completion, "reference": note}])
+    # the paper's per-section premise, where the task changes what a claim is judged against (under
+    # the whole-note default this note's claims score alike either way)
     code, _, err = run(["score", source, "--evaluator", "overlap", "--extractor", "sentences", "-q",
-                        "-o", tmp_path / "s.json"], capsys)
+                        "--premise-scope", "section", "-o", tmp_path / "s.json"], capsys)
     assert code == EXIT_OK, err
     cli = json.loads((tmp_path / "s.json").read_text())["instances"][0]
     assert cli["task"] == "note_generation"
-    reward = DocLensReward("overlap", "sentences", score="claim_recall")
+    reward = DocLensReward("overlap", "sentences", score="claim_recall", premise_scope="section")
     components = reward.score_components([completion], reference=[note])[0]
     assert components["claim_recall"] == cli["scores"]["claim_recall"]
-    assert DocLensReward("overlap", "sentences", task="general").score_components(
+    assert DocLensReward("overlap", "sentences", task="general", premise_scope="section").score_components(
         [completion], reference=[note])[0]["claim_recall"] != cli["scores"]["claim_recall"]  # the task matters here
 
 

@@ -493,8 +493,13 @@ def add_judge_options(parser) -> tuple[tuple[str, ...], tuple[str, ...]]:
     model.add_argument("--price-table", help="JSON file of per-model prices (USD per 1M tokens)")
     model.add_argument("--device", help="torch device for in-process models (default: auto)")
     model.add_argument("--dtype", choices=DTYPES,
-                       help="in-process model precision (default: bf16 on a GPU that has it, else float32)")
-    model.add_argument("--batch-size", type=POSITIVE_INT, help="inputs per forward pass for in-process models")
+                       help="in-process model precision (default: bf16 on a GPU that has it for true-nli and local, "
+                            "float32 elsewhere and for nli, whose bf16 verdicts were measured to differ)")
+    model.add_argument("--batch-size", type=POSITIVE_INT, help="inputs per forward pass for in-process models "
+                       "(NLI judges: at most this many; default 8 on a CPU, on a GPU the token budget decides)")
+    model.add_argument("--max-batch-tokens", type=POSITIVE_INT,
+                       help="in-process NLI judges: at most this many padded tokens per forward pass (on CUDA it "
+                            "caps the budget taken from free memory)")
     model.add_argument("--threshold", type=PROBABILITY, help="entailment probability threshold")
     model.add_argument("--max-length", type=POSITIVE_INT, help="model window in tokens")
     model.add_argument("--dry-run", action="store_true", help="count calls and tokens; spend nothing")

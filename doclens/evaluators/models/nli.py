@@ -19,7 +19,15 @@ What :class:`InProcessNLI` adds, for speed and for honesty:
   padded only to the longest of their batch; on a CPU a batch also ends where the next input is
   more than ``padding_tolerance`` (10%) shorter than the batch's longest, because there a padded
   token costs as much as a real one (:func:`plan_batches`); ``torch.inference_mode``; the device
-  is chosen automatically (CUDA, MPS, CPU) and bf16 is used on a GPU that supports it.
+  is chosen automatically (CUDA, MPS, CPU);
+* **batches sized by a token budget on a GPU** — a batch holds as many inputs as fit
+  ``padded length × inputs ≤ budget``; on CUDA the budget is the free device memory divided by
+  what one padded token costs, measured on the judge's first (small, probe) batch, and capped by
+  ``max_batch_tokens``. A batch that still runs out of memory is halved and retried, and the
+  budget lowered, so no requested batch size crashes and no input is lost
+  (:meth:`InProcessNLI.batch_token_limit`);
+* **precision by agreement** — bf16 is the default on a GPU only for a judge whose bf16 verdicts
+  were measured to agree with float32's (``gpu_dtype``; ``cards/in-process-evaluators.md``).
 
 Data stays on this machine. A model name that is not a local folder is loaded by ``transformers``
 from its cache, or from the Hub for online users; tests and the offline default use folders.
@@ -60,10 +68,15 @@ class InProcessNLI(CachedAnswers, Evaluator):
     device : str, optional
         ``cuda``, ``cuda:1``, ``mps``, ``cpu``; default: the best available.
     dtype : str, optional
-        ``float32``, ``bfloat16``, ``float16``; default bf16 on a GPU that has it, else float32.
+        ``float32``, ``bfloat16``, ``float16``; default :attr:`gpu_dtype` on a CUDA GPU, else float32.
     batch_size : int, optional
-        Inputs per forward pass (length-sorted, padded to the longest in the batch). Default 8 on
-        a CPU (measured best on 2 cores: larger batches were slower) and 32 on a GPU.
+        At most this many inputs per forward pass (length-sorted, padded to the longest in the
+        batch). Default 8 on a CPU (measured best on 2 cores: larger batches were slower); on a
+        GPU no count limit: the token budget sizes batches.
+    max_batch_tokens : int, optional
+        At most this many padded tokens (inputs × the batch's longest) per forward pass. On CUDA
+        the budget otherwise comes from the free device memory (:meth:`batch_token_limit`) and
+        this caps it; on a CPU or MPS only this (default: none) and ``batch_size`` limit batches.
     max_length : int, optional
         The model window in tokens; default the tokenizer's / model's own limit.
     padding_tolerance : float, optional
@@ -85,17 +98,24 @@ class InProcessNLI(CachedAnswers, Evaluator):
 
     keeps_data_local = True
     loads_model_in_process = True
+    #: The default dtype on a CUDA GPU: ``bfloat16`` only for a judge whose bf16 verdicts were
+    #: measured to agree with float32's on ≥ 99 % of the NLI benchmark's pairs, else ``float32``
+    #: (``cards/in-process-evaluators.md``, "On a GPU").
+    gpu_dtype: str = "float32"
+    auto_batch_size = "auto (8 on CPU; on a GPU as many as the token budget allows)"
     #: Describes the input format and how the answer is read; part of cache keys and config.
     input_format: str = ""
 
     def __init__(self, model: str, *, device: str | None = None, dtype: str | None = None,
-                 batch_size: int | None = None, max_length: int | None = None, window_overlap: float = 0.25,
-                 padding_tolerance: float | None = None,
+                 batch_size: int | None = None, max_batch_tokens: int | None = None,
+                 max_length: int | None = None, window_overlap: float = 0.25, padding_tolerance: float | None = None,
                  cache_dir=None, no_cache: bool = False, refresh: bool = False, runtime: str = "torch"):
         super().__init__()
         self.runtime = check_runtime(runtime)
         if batch_size is not None and batch_size < 1:
             raise ConfigurationError("batch_size must be at least 1")
+        if max_batch_tokens is not None and max_batch_tokens < 1:
+            raise ConfigurationError("max_batch_tokens must be at least 1")
         if not 0 <= window_overlap < 1:
             raise ConfigurationError("window_overlap must be in [0, 1)")
         if max_length is not None and max_length < 8:
@@ -110,6 +130,16 @@ class InProcessNLI(CachedAnswers, Evaluator):
         self.exact_network = None
         self.rechecked_inputs = 0
         self.batch_size = batch_size
+        self.max_batch_tokens = max_batch_tokens
+        #: CUDA: device bytes one padded token of a batch needed at the probe batch, and the padded
+        #: length it was measured at (:meth:`batch_token_limit`)
+        self.token_cost: tuple[float, int] | None = None
+        #: padded tokens per batch at most, after a batch ran out of memory (halved each time)
+        self.oom_token_limit: int | None = None
+        #: batches halved after running out of device memory
+        self.oom_halvings = 0
+        #: a batch's padded length is rounded up to a multiple of this (``None``: to its longest)
+        self.pad_multiple: int | None = None
         self.requested_max_length = max_length
         self.window_overlap = window_overlap
         self.padding_tolerance = padding_tolerance
@@ -148,14 +178,15 @@ class InProcessNLI(CachedAnswers, Evaluator):
         torch, transformers = import_torch(f"the {self.name!r} evaluator")
         self.torch = torch
         self.device = choose_device(torch, self.requested_device)
-        self.dtype = choose_dtype(torch, self.device, self.requested_dtype)
-        self.batch_size = self.batch_size or (8 if self.device == "cpu" else 32)
+        self.dtype = choose_dtype(torch, self.device, self.requested_dtype, self.gpu_dtype)
+        if self.batch_size is None and self.device == "cpu":
+            self.batch_size = 8
         if self.padding_tolerance is None:
             self.padding_tolerance = 0.1 if self.device == "cpu" else 1.0
         logger.info("loading %s on %s (%s)", self.model, self.device, str(self.dtype).replace("torch.", ""))
         try:
             self.tokenizer = transformers.AutoTokenizer.from_pretrained(self.model)
-            self.network = getattr(transformers, self.auto_class).from_pretrained(self.model, dtype=self.dtype)
+            self.network = self.load_network(transformers)
         except OSError as exc:
             raise ConfigurationError(f"cannot load model {self.model!r}: {exc}") from exc
         if not getattr(self.tokenizer, "is_fast", False):
@@ -173,6 +204,11 @@ class InProcessNLI(CachedAnswers, Evaluator):
             getattr(self.tokenizer, "deprecation_warnings", {})[warning] = True
         self._loaded = True
         return self
+
+    def load_network(self, transformers):
+        """The model, read from :attr:`model` in :attr:`dtype` by the judge's ``auto_class`` (a
+        benchmark may hand over a model it built instead)."""
+        return getattr(transformers, self.auto_class).from_pretrained(self.model, dtype=self.dtype)
 
     def _sample_batch(self) -> dict:
         """A padded batch of two inputs, named as the model is called (traced by an ONNX export)."""
@@ -208,7 +244,7 @@ class InProcessNLI(CachedAnswers, Evaluator):
         """The device kind and dtype the model runs with (:func:`doclens.evaluators.models.torch_utils.placement`)."""
         if self._placement is None:
             torch, _ = import_torch(f"evaluator {self.name!r}")
-            self._placement = placement(torch, self.requested_device, self.requested_dtype)
+            self._placement = placement(torch, self.requested_device, self.requested_dtype, self.gpu_dtype)
         return self._placement
 
     def _key(self, premise: str, hypothesis: str) -> str:
@@ -235,20 +271,102 @@ class InProcessNLI(CachedAnswers, Evaluator):
         return entailed
 
     def batches(self, inputs: list[dict]) -> list[list[int]]:
-        """Positions of ``inputs`` per forward pass (:func:`plan_batches` with this judge's settings)."""
-        return plan_batches([len(i["input_ids"]) for i in inputs], self.batch_size, self.padding_tolerance)
+        """Positions of ``inputs`` per forward pass as planned now (:func:`plan_batches` with this
+        judge's settings and its current token limit; on CUDA before the probe batch has been
+        measured, by ``batch_size`` and ``max_batch_tokens`` alone)."""
+        lengths = [len(i["input_ids"]) for i in inputs]
+        return plan_batches(lengths, self.batch_size, self.padding_tolerance,
+                            self.batch_token_limit(max(lengths, default=0)))
+
+    def progress_pairs(self) -> int:
+        """With progress reporting, the fewest pairs sent at once: four CPU batches, or on a GPU
+        enough for token-budget batches to fill (:meth:`Evaluator.progress_pairs`)."""
+        return 4 * (self.batch_size or (8 if self.placement["device"] == "cpu" else 256))
 
     def run_inputs(self, inputs: list[dict]) -> list[bool]:
         """Verdicts for encoded inputs, in order: sorted by length, batched, dynamically padded."""
-        verdicts: list[bool | None] = [None] * len(inputs)
-        with self.torch.inference_mode():
-            for chunk in self.batches(inputs):
-                batch = self.tokenizer.pad([inputs[i] for i in chunk], padding="longest", return_tensors="pt")
-                batch = {name: tensor.to(self.device) for name, tensor in batch.items()}
-                for i, verdict in zip(chunk, self._forward(batch)):
-                    verdicts[i] = bool(verdict)
+        verdicts = self.map_batches(inputs, self._forward)
         self.usage.add(model_inputs=len(inputs))
-        return verdicts  # type: ignore[return-value]
+        return [bool(verdict) for verdict in verdicts]
+
+    # ---- batch planning by a token budget ----------------------------------------------------
+    def batch_token_limit(self, longest: int) -> int | None:
+        """Padded tokens a batch may hold whose longest input has ``longest`` tokens: the least of
+        ``max_batch_tokens``, the limit left by an out-of-memory batch, and on CUDA, once the
+        probe batch has measured what a token costs, ``MEMORY_SHARE`` of the free device memory
+        (driver-free plus what torch holds unused) over that cost. The cost was measured at one
+        padded length; a longer batch is charged in proportion to its length (attention grows
+        with it; the rest does not, so this errs on the safe side). ``None``: no token limit."""
+        limits = [self.max_batch_tokens, self.oom_token_limit]
+        if self.token_cost is not None:
+            cost, measured_at = self.token_cost
+            limits.append(int(MEMORY_SHARE * free_device_bytes(self.torch, self.device)
+                              / (cost * max(1.0, longest / measured_at))))
+        return min((limit for limit in limits if limit is not None), default=None)
+
+    def map_batches(self, inputs: list[dict], step) -> list:
+        """``step(batch)`` (one result per row of a padded batch on :attr:`device`) over
+        ``inputs``, results in input order. Inputs go longest first; each batch is planned when
+        it runs (:func:`next_batch`), so the token limit can change between batches: on CUDA
+        the first batch is a probe of at most ``PROBE_INPUTS`` inputs whose peak memory sets
+        :attr:`token_cost`; a batch that runs out of device memory lowers the limit to half its
+        padded tokens and is planned again (an input that alone does not fit is an error)."""
+        lengths = [len(i["input_ids"]) for i in inputs]
+        order = sorted(range(len(inputs)), key=lambda i: lengths[i], reverse=True)
+        results: list = [None] * len(inputs)
+        start = 0
+        with self.torch.inference_mode():
+            while start < len(order):
+                longest = lengths[order[start]]
+                probe = self.token_cost is None and str(self.device).startswith("cuda")
+                limit = PROBE_INPUTS * longest if probe else self.batch_token_limit(longest)
+                end = next_batch(lengths, order, start, self.batch_size, self.padding_tolerance, limit)
+                chunk = order[start:end]
+                out_of_memory = False
+                try:
+                    rows = self._run_batch(step, [inputs[i] for i in chunk], probe)
+                except Exception as exc:
+                    if not is_out_of_memory(self.torch, exc):
+                        raise
+                    # handled below, outside this handler: its traceback still holds the batch's tensors
+                    out_of_memory = True
+                if out_of_memory:
+                    self._after_out_of_memory(len(chunk) * longest)
+                    if len(chunk) == 1:
+                        raise ConfigurationError(
+                            f"one input of {longest} tokens does not fit the free memory of {self.device} for "
+                            f"{self.model!r}: use a smaller max_length (premises are then judged in windows), "
+                            "another dtype or device") from None
+                    continue
+                for i, row in zip(chunk, rows):
+                    results[i] = row
+                start = end
+        return results
+
+    def _run_batch(self, step, rows: list[dict], probe: bool) -> list:
+        """``step`` on ``rows`` padded to their longest; a probe also measures, on CUDA, the peak
+        memory the batch needed above what was allocated before it, per padded token."""
+        batch = self.tokenizer.pad(rows, padding="longest", pad_to_multiple_of=self.pad_multiple, return_tensors="pt")
+        batch = {name: tensor.to(self.device) for name, tensor in batch.items()}
+        if not probe:
+            return step(batch)
+        cuda = self.torch.cuda
+        cuda.reset_peak_memory_stats(self.device)
+        before = cuda.memory_allocated(self.device)
+        result = step(batch)
+        padded = batch["input_ids"].shape
+        self.token_cost = (max(1, cuda.max_memory_allocated(self.device) - before) / (padded[0] * padded[1]),
+                           int(padded[1]))
+        logger.debug("token budget: %.0f bytes per padded token at length %d", *self.token_cost)
+        return result
+
+    def _after_out_of_memory(self, padded_tokens: int) -> None:
+        self.oom_halvings += 1
+        self.oom_token_limit = max(1, padded_tokens // 2)
+        logger.warning("%s ran out of memory on a batch of %d padded tokens; retrying in smaller batches "
+                       "(at most %d tokens)", self.device, padded_tokens, self.oom_token_limit)
+        if str(self.device).startswith("cuda"):
+            self.torch.cuda.empty_cache()
 
     def premise_windows(self, premise: str, hypothesis: str) -> list[dict]:
         """The encoded input for the pair, or for each overlapping premise window when the pair is
@@ -309,24 +427,64 @@ class InProcessNLI(CachedAnswers, Evaluator):
     def config(self) -> dict:
         return {**super().config(), "fingerprint": self.fingerprint, "input_format": self.input_format,
                 "max_length": self.requested_max_length, "window_overlap": self.window_overlap,
-                "batch_size": self.batch_size, "padding_tolerance": self.padding_tolerance, "runtime": self.runtime}
+                "batch_size": self.batch_size, "max_batch_tokens": self.max_batch_tokens,
+                "padding_tolerance": self.padding_tolerance, "runtime": self.runtime}
 
 
-def plan_batches(lengths: list[int], batch_size: int, padding_tolerance: float = 1.0) -> list[list[int]]:
-    """Positions grouped into forward passes: longest first, at most ``batch_size`` per batch, and a
-    new batch wherever the next input is more than ``padding_tolerance`` shorter than the longest
-    of the current one (so each input is padded by at most that share of the batch's length).
-    ``padding_tolerance=1`` gives plain length-sorted batches of ``batch_size``."""
+#: On CUDA, the share of the free device memory a batch's activations may take (the rest is
+#: headroom for the allocator's fragmentation and for what the probe's peak did not show).
+MEMORY_SHARE = 0.65
+#: On CUDA, the most inputs of a judge's first batch, whose peak memory is measured.
+PROBE_INPUTS = 4
+
+
+def plan_batches(lengths: list[int], batch_size: int | None, padding_tolerance: float = 1.0,
+                 max_tokens: int | None = None) -> list[list[int]]:
+    """Positions grouped into forward passes: longest first, at most ``batch_size`` per batch
+    (``None``: no count limit), at most ``max_tokens`` padded tokens (inputs × the batch's longest;
+    an input longer than that runs alone), and a new batch wherever the next input is more than
+    ``padding_tolerance`` shorter than the longest of the current one (so each input is padded by
+    at most that share of the batch's length). ``padding_tolerance=1`` and no ``max_tokens`` give
+    plain length-sorted batches of ``batch_size``."""
     order = sorted(range(len(lengths)), key=lambda i: lengths[i], reverse=True)
     batches: list[list[int]] = []
-    for i in order:
-        current = batches[-1] if batches else None
-        if (current is None or len(current) >= batch_size
-                or lengths[i] < (1 - padding_tolerance) * lengths[current[0]]):
-            batches.append([i])
-        else:
-            current.append(i)
+    start = 0
+    while start < len(order):
+        end = next_batch(lengths, order, start, batch_size, padding_tolerance, max_tokens)
+        batches.append(order[start:end])
+        start = end
     return batches
+
+
+def next_batch(lengths: list[int], order: list[int], start: int, batch_size: int | None,
+               padding_tolerance: float, max_tokens: int | None) -> int:
+    """The end of the batch that begins at ``order[start]`` (``order``: positions, longest first),
+    by the rules of :func:`plan_batches`; a batch holds at least one input."""
+    longest = lengths[order[start]]
+    end = start + 1
+    while end < len(order):
+        if batch_size is not None and end - start >= batch_size:
+            break
+        if lengths[order[end]] < (1 - padding_tolerance) * longest:
+            break
+        if max_tokens is not None and (end - start + 1) * longest > max_tokens:
+            break
+        end += 1
+    return end
+
+
+def free_device_bytes(torch, device: str) -> int:
+    """Bytes a new batch can use on a CUDA device: what the driver has free plus what torch's
+    caching allocator holds without using it."""
+    free, _ = torch.cuda.mem_get_info(device)
+    return int(free + torch.cuda.memory_reserved(device) - torch.cuda.memory_allocated(device))
+
+
+def is_out_of_memory(torch, exc: BaseException) -> bool:
+    """Whether ``exc`` is a device running out of memory (CUDA's ``OutOfMemoryError``, or MPS's
+    ``RuntimeError`` saying so)."""
+    return isinstance(exc, torch.cuda.OutOfMemoryError) or (
+        isinstance(exc, RuntimeError) and "out of memory" in str(exc).lower())
 
 
 def single_token_id(tokenizer, text: str) -> int:
@@ -348,17 +506,34 @@ class TrueNLIEvaluator(InProcessNLI):
 
     Default model ``google/t5_xxl_true_nli_mixture`` (11B parameters: a GPU with ~24 GB in bf16);
     any T5 checkpoint in the same format works with ``model=``.
+
+    ``alone_margin``: in a reduced precision (bf16, fp16), a GEMM's rounding depends on the shape
+    of the batch, so an input within rounding error of the boundary could get another verdict
+    under another batch plan (measured at the T5-11B shape in bf16: up to 5 of 1,024). Every
+    input of a larger batch whose logit gap is under ``alone_margin`` is therefore judged again
+    alone, as batch size 1 would judge it, and that verdict stands: verdicts then do not depend
+    on the batch plan unless batching moves a gap by more than the margin (bf16 moved it by at
+    most 0.078 against float32 there). ``None`` or 0: off. Ignored in float32.
     """
+
+    #: default ``alone_margin`` (logits): about three times the largest bf16 change measured
+    ALONE_MARGIN = 0.25
 
     name = "true-nli"
     auto_class = "AutoModelForSeq2SeqLM"
+    gpu_dtype = "bfloat16"
     input_format = "premise: {p} hypothesis: {h} -> logits('1') > logits('0') at decoder step 1"
 
     def answer_rule(self) -> str:
         return "logit1>0"
 
-    def __init__(self, model: str | None = None, **options):
+    def __init__(self, model: str | None = None, *, alone_margin: float | None = ALONE_MARGIN, **options):
+        if alone_margin is not None and alone_margin < 0:
+            raise ConfigurationError("alone_margin must be at least 0 (logits)")
         super().__init__(model or TRUE_MODEL, **options)
+        self.alone_margin = alone_margin
+        #: inputs judged again alone because their reduced-precision logit gap was under alone_margin
+        self.judged_alone = 0
         #: set on load: the token ids of "1" and "0", and the decoder's start token
         self.answer_ids: tuple[int, int] | None = None
         self.decoder_start: int | None = None
@@ -377,12 +552,31 @@ class TrueNLIEvaluator(InProcessNLI):
         return batch
 
     def _forward(self, batch: dict) -> list[bool]:
+        gaps = self._logit_gaps(batch)
+        verdicts = (gaps > 0).tolist()
+        if self.alone_margin and len(verdicts) > 1 and self.dtype != self.torch.float32:
+            mask = batch["attention_mask"].bool()
+            for row in (gaps.abs() < self.alone_margin).nonzero().flatten().tolist():
+                alone = {"input_ids": batch["input_ids"][row][mask[row]][None],
+                         "attention_mask": batch["attention_mask"][row][mask[row]][None]}
+                verdicts[row] = bool(self._logit_gaps(alone)[0] > 0)
+                self.judged_alone += 1
+        return verdicts
+
+    def _logit_gaps(self, batch: dict):
+        """Per row, the logit of ``1`` less that of ``0`` (float32; entailed iff positive)."""
         size = batch["input_ids"].shape[0]
         decoder = self.torch.full((size, 1), self.decoder_start, dtype=self.torch.long, device=self.device)
+        # One decoder step answers, so no key/value cache: with it, every decoder layer would keep
+        # the cross-attention keys and values of the whole batch (most of the memory of a large
+        # batch of the 11B model) for a second step that never comes.
         logits = self.network(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
-                              decoder_input_ids=decoder).logits[:, 0, :]
+                              decoder_input_ids=decoder, use_cache=False).logits[:, 0, :].float()
         one, zero = self.answer_ids
-        return (logits[:, one] > logits[:, zero]).tolist()
+        return logits[:, one] - logits[:, zero]
+
+    def config(self) -> dict:
+        return {**super().config(), "alone_margin": self.alone_margin}
 
 
 class NLIClassifierEvaluator(InProcessNLI):
@@ -488,15 +682,8 @@ class NLIClassifierEvaluator(InProcessNLI):
 
     def _class_probabilities(self, inputs: list[dict]) -> list[list[float]]:
         """Softmax class probabilities for encoded inputs, in order (length-sorted batches)."""
-        result: list = [None] * len(inputs)
-        with self.torch.inference_mode():
-            for chunk in self.batches(inputs):
-                batch = self.tokenizer.pad([inputs[i] for i in chunk], padding="longest", return_tensors="pt")
-                batch = {name: tensor.to(self.device) for name, tensor in batch.items()}
-                network = self.network if self.exact_network is None else self.exact_network  # bf16-checked: float32
-                probs = network(**batch).logits.float().softmax(dim=-1).tolist()
-                for i, row in zip(chunk, probs):
-                    result[i] = row
+        network = self.network if self.exact_network is None else self.exact_network  # bf16-checked: float32
+        result = self.map_batches(inputs, lambda batch: network(**batch).logits.float().softmax(dim=-1).tolist())
         self.usage.add(model_inputs=len(inputs))
         return result
 
@@ -565,4 +752,5 @@ def support_label(window_probabilities: list[list[float]], labels: dict[int, str
 
 
 __all__ = ["support_label", "support_labels", "InProcessNLI", "NLIClassifierEvaluator", "TRUE_MODEL",
-           "TrueNLIEvaluator", "entailment_index", "model_fingerprint", "plan_batches", "single_token_id"]
+           "TrueNLIEvaluator", "entailment_index", "model_fingerprint", "next_batch", "plan_batches",
+           "single_token_id"]

@@ -131,7 +131,9 @@ class OnnxNetwork:
             options.inter_op_num_threads = 1
             self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
-    def __call__(self, **batch):
+    def __call__(self, use_cache: bool = False, **batch):
+        """``.logits`` for a batch named as at export; ``use_cache`` is accepted and ignored (the
+        exported graph returns logits alone and builds no key/value cache)."""
         import torch
 
         unknown = set(batch) - set(self.names)

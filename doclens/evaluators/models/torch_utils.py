@@ -49,20 +49,22 @@ def set_threads(torch, threads: int | None) -> None:
 DTYPES = ("float32", "bfloat16", "float16")
 
 
-def choose_dtype(torch, device: str, requested: str | None = None):
-    """``requested`` (``float32``, ``bfloat16``, ``float16``) or: bf16 on a GPU that supports it,
-    float32 elsewhere (CPU bf16 is slower than float32 on most CPUs)."""
+def choose_dtype(torch, device: str, requested: str | None = None, gpu_dtype: str = "bfloat16"):
+    """``requested`` (``float32``, ``bfloat16``, ``float16``) or: ``gpu_dtype`` on a CUDA GPU
+    (bf16 only where the GPU supports it), float32 elsewhere (CPU bf16 is slower than float32 on
+    most CPUs). A judge whose verdicts bf16 moves passes ``gpu_dtype="float32"``."""
     if requested:
         dtype = getattr(torch, requested, None)
         if not isinstance(dtype, torch.dtype):
             raise ConfigurationError(f"unknown dtype {requested!r}; use {', '.join(DTYPES)}")
         return dtype
-    if device.startswith("cuda") and torch.cuda.is_bf16_supported():
+    if device.startswith("cuda") and gpu_dtype == "bfloat16" and torch.cuda.is_bf16_supported():
         return torch.bfloat16
     return torch.float32
 
 
-def placement(torch, requested_device: str | None = None, requested_dtype: str | None = None) -> dict:
+def placement(torch, requested_device: str | None = None, requested_dtype: str | None = None,
+              gpu_dtype: str = "bfloat16") -> dict:
     """``{"device": kind, "dtype": name}`` a model will run with (``cpu``/``cuda``/``mps`` and
     ``float32``/``bfloat16``/``float16``), resolved as loading resolves them but without loading:
     what cache keys and signatures name, since a bf16 GPU verdict can differ from a float32 CPU one
@@ -74,7 +76,7 @@ def placement(torch, requested_device: str | None = None, requested_dtype: str |
         dtype = requested_dtype
     else:
         try:
-            dtype = str(choose_dtype(torch, device)).replace("torch.", "")
+            dtype = str(choose_dtype(torch, device, gpu_dtype=gpu_dtype)).replace("torch.", "")
         except (RuntimeError, AssertionError):  # a CUDA device this torch cannot query
             dtype = "auto"
     return {"device": device.split(":", 1)[0], "dtype": dtype}
@@ -103,8 +105,11 @@ def describe_in_process(component, model: str, demo: bool = False) -> dict:
         described["device"] = requested or "cpu (torch is not installed: the [local] extra)"
     except ConfigurationError as exc:
         described["device"] = f"not usable: {exc}"
-    described["dtype"] = component.requested_dtype or "auto (bf16 on a GPU that has it, else float32)"
-    described["batch_size"] = component.batch_size or "auto (8 on CPU, 32 on GPU)"
+    gpu_dtype = getattr(component, "gpu_dtype", "bfloat16")
+    described["dtype"] = component.requested_dtype or (
+        "auto (bf16 on a GPU that has it, else float32)" if gpu_dtype == "bfloat16" else "auto (float32)")
+    described["batch_size"] = component.batch_size or getattr(
+        component, "auto_batch_size", "auto (8 on CPU, 32 on GPU)")
     return described
 
 
