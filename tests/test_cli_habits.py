@@ -6,6 +6,7 @@ never silently ignored, and a dry run that describes an in-process judge."""
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -195,12 +196,13 @@ def test_section_rows_have_their_own_table_with_honest_headings(capsys):
     err = capsys.readouterr().err  # with -o -, the summary goes to stderr
     assert code == 0
     lines = err.splitlines()
-    start = lines.index("per note section (pooled over the section's items):")
+    start = lines.index("per note section (pooled over the section's items; n = items):")
     header = lines[start + 1].split()
     assert header[0] == "section" and header[1:3] == ["claim_recall", "claim_precision"]
-    rows = {line.split()[0]: line.split()[1:] for line in lines[start + 2:start + 6]}
-    assert set(rows) == {"subjective", "objective_exam", "objective_results", "assessment_and_plan"}
-    assert all(len(values) == len(header) - 1 for values in rows.values())
+    rows = {line[2:26].strip(): line[26:] for line in lines[start + 2:start + 6]}  # human names, then cells
+    assert set(rows) == {"Subjective", "Objective: exam", "Objective: results", "Assessment and plan"}
+    # every cell is a score with the items behind it, flagged below the threshold (20)
+    assert all(len(re.findall(r"\d+\.\d\d \(n=\d+\)\*", cells)) == len(header) - 1 for cells in rows.values())
     assert "(claim recall, claim precision)" not in err
 
 

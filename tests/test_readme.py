@@ -95,3 +95,26 @@ def test_the_matcher_fails_on_a_changed_number():
         assert_output_matches(["a 1.00"], ["a 1.01"])
     with pytest.raises(AssertionError):
         assert_output_matches(["a", "b"], ["a"])
+
+
+#: a time figure in prose: "6.9 s", "4.8 min", "10–12 s", "22 ms"
+_TIME_FIGURE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:–\d+(?:\.\d+)?)?\s?(?:ms|s|min|minutes|seconds)\b(?!\w)")
+#: words that make a time figure a measurement (not a default such as "timeout 60 s")
+_MEASURED = re.compile(r"\b(?:took|takes|take|median|wall|CPU|load average|throughput|latency)\b", re.IGNORECASE)
+
+
+def _timed_paragraphs() -> list[str]:
+    prose = _BLOCK.sub("", README.read_text(encoding="utf-8"))
+    return [p for p in re.split(r"\n\s*\n", prose) if _TIME_FIGURE.search(p) and _MEASURED.search(p)]
+
+
+def test_every_timed_figure_names_a_benchmark_that_exists():
+    """A timing the README prints is measured by a named script in benchmarks/ that prints JSON
+    (the project's rule: speed is checked by benchmarks, never by timed asserts)."""
+    paragraphs = _timed_paragraphs()
+    assert paragraphs, "the README prints no timing at all? the pattern is wrong"
+    for paragraph in paragraphs:
+        named = re.findall(r"benchmarks/\w+\.py", paragraph)
+        assert named, f"a timing with no benchmark named beside it: {' '.join(paragraph.split())[:200]}"
+        for path in named:
+            assert (ROOT / path).is_file(), f"{path} is named by the README but does not exist"

@@ -43,7 +43,7 @@ from doclens.parsing.source_units import SOURCE_UNITS
 from doclens.reports.files import OutputLocked, output_lock, partial_path, save_report
 from doclens.reports.results_files import OUTPUT_FORMATS, journal_path
 from doclens.scoring.scorer import QUESTION_STATEMENTS, UNCITED
-from doclens.views.text import summary_text
+from doclens.views.text import MIN_SECTION_ITEMS, summary_text
 
 logger = logging.getLogger("doclens")
 
@@ -257,7 +257,7 @@ def _scored(args: argparse.Namespace, instances, output: str) -> int:
         return code or EXIT_ERROR
     if args.system:
         report.config["system"] = args.system
-    return _save_and_tell(report, code, output)
+    return _save_and_tell(report, code, output, getattr(args, "min_section_items", MIN_SECTION_ITEMS))
 
 
 def _dry_run(scorer, instances) -> int:
@@ -419,7 +419,7 @@ def _runtime_env(args: argparse.Namespace):
     return runtime_env
 
 
-def _save_and_tell(report, code: int, output: str) -> int:
+def _save_and_tell(report, code: int, output: str, min_section_items: int = MIN_SECTION_ITEMS) -> int:
     """Save the report (unless the streamed run wrote it already), print its summary and where
     it went; the final exit code."""
     if output != "-":
@@ -427,7 +427,7 @@ def _save_and_tell(report, code: int, output: str) -> int:
     else:
         written, problem = save_report(report, output)
     summary = sys.stderr if output == "-" else sys.stdout
-    print(summary_text(report), file=summary)
+    print(summary_text(report, min_section_items), file=summary)
     if problem:
         print(f"doclens: error: {problem}", file=sys.stderr)
         if written is None:
@@ -602,6 +602,9 @@ def add_parser(sub) -> None:
                             "tags at line starts), sentences, or auto (lines, or sentences for one line; counted in "
                             "a warning); a numbered source keeps its numbers. "
                             "In the signature (units:)")
+    score.add_argument("--min-section-items", type=POSITIVE_INT, default=MIN_SECTION_ITEMS, metavar="N",
+                       help="the summary flags a per-section score resting on fewer than N items with '*' "
+                            f"(default {MIN_SECTION_ITEMS})")
     score.add_argument("--max-citations", type=NON_NEGATIVE_INT,
                        help="keep at most N citations per statement (default: all)")
     score.add_argument("--on-unparsed", choices=ON_UNPARSED, default="zero",

@@ -12,6 +12,9 @@ AUTO_TASK = "auto"
 
 #: the four ACI-BENCH divisions a ``note_generation`` text is scored in
 SECTION_NAMES = ("subjective", "objective_exam", "objective_results", "assessment_and_plan")
+#: how the four divisions are named to people (tables, pages, figures)
+SECTION_LABELS = {"subjective": "Subjective", "objective_exam": "Objective: exam",
+                  "objective_results": "Objective: results", "assessment_and_plan": "Assessment and plan"}
 
 
 def check_task(task: str | None, where: str = "") -> str:

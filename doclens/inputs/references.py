@@ -86,8 +86,14 @@ def _side_mapping(columns, allowed: tuple[str, ...], option: str, other: str) ->
 
 
 def _first_row(table: Rows) -> dict | None:
-    row = next((row for _, row in table._rows()), None)
-    return row if isinstance(row, dict) else None
+    rows = table._rows()
+    try:
+        first = next(rows, None)
+    finally:
+        close = getattr(rows, "close", None)
+        if close is not None:
+            close()  # a CSV reader's file is closed now, not when the generator is collected
+    return first[1] if first is not None and isinstance(first[1], dict) else None
 
 
 def _check_side(table: Rows, mapping: dict[str, str], wanted: str, other: str, option: str) -> None:
@@ -105,7 +111,8 @@ def _check_side(table: Rows, mapping: dict[str, str], wanted: str, other: str, o
         role, given = (("references", "outputs") if wanted == "prediction" else ("outputs", "references"))
         raise InputError(f"{table.name}: no column for field {wanted!r} (looked for {column!r}) but a column "
                          f"{other!r}: a table of {role} where the {given} belong (the tables look swapped); "
-                         f"{SWAPPED}", field=wanted)
+                         f"{SWAPPED}; if this is the {given} table, map its {wanted} column with {option} "
+                         f"{wanted}=COLUMN", field=wanted)
     raise InputError(f"{table.name}: no column for field {wanted!r} (looked for {column!r}); the table's columns "
                      f"are {shown}; map one with {option} {wanted}=COLUMN", field=wanted)
 

@@ -140,14 +140,18 @@ class Aggregator:
         return scores, counts
 
     def section_scores(self) -> dict:
-        """Scores per note section over the ``note_generation`` instances (``{}`` without any)."""
+        """Scores per note section over the ``note_generation`` instances (``{}`` without any),
+        each metric with ``<metric>_items``, the items its pooled score rests on (a score of 8
+        claims is shown as such, never as tall as one of 800)."""
         if not self.notes:
             return {}
         found: dict = {}
         for section in SECTION_NAMES:
             found[section] = {}
             for sums in self.sums:
-                found[section].update(sums.sections[section].result()[0])
+                scores, counts = sums.sections[section].result()
+                found[section].update(scores)
+                found[section].update({f"{metric}_items": counted["items"] for metric, counted in counts.items()})
         return found
 
     def instance_counts(self) -> list[dict]:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from doclens.core.metrics import CLAIM_F1
+from doclens.core.tasks import SECTION_LABELS
 from doclens.families import CLAIMS, FAMILIES, family_metrics
 from doclens.families.claims import OTHER_SECTION_BY_SECTION, OTHER_SECTION_COUNT
 from doclens.views.labels import demo_banner
 from doclens.views.visible import visible
+
+#: a per-section score resting on fewer items than this is flagged ``*`` (``--min-section-items``)
+MIN_SECTION_ITEMS = 20
 
 
 def reported_metrics(scores: dict) -> list[str]:
@@ -15,10 +19,11 @@ def reported_metrics(scores: dict) -> list[str]:
     return [m for family in FAMILIES for m in family.metrics if family.selector == "doclens" or m in scores]
 
 
-def summary_text(report) -> str:
+def summary_text(report, min_section_items: int = MIN_SECTION_ITEMS) -> str:
     """A plain-text table of a :class:`doclens.Report`: a banner first when a demo-quality or
     smoke-test judge made it (:func:`doclens.views.labels.demo_banner`), each metric pooled and
-    macro with the counts behind it, per-section scores in their own table, usage, the baselines
+    macro with the counts behind it, per-section scores in their own table (each with its item
+    count, those under ``min_section_items`` flagged), usage, the baselines
     side by side, the signature and the warnings."""
 
     def fmt(value):
@@ -36,7 +41,7 @@ def summary_text(report) -> str:
             lines.append(f"{CLAIM_F1:<20}{fmt(report.scores.get(CLAIM_F1)):>8}"
                          f"{fmt(report.scores.get(CLAIM_F1 + '_macro')):>8}")
     lines += not_applicable_lines(report.counts)
-    lines += section_table(report.sections, fmt)
+    lines += section_table(report.sections, fmt, min_section_items)
     lines += placement_lines(report.counts)
     citations = report.counts.get("citations") or {}
     if citations.get("statements"):
@@ -78,7 +83,8 @@ def placement_lines(counts: dict) -> list[str]:
         for m in metrics:
             by_section = {s: n for s, n in (counts[m].get(OTHER_SECTION_BY_SECTION) or {}).items() if n}
             if by_section:
-                lines.append(f"  {m} by section: " + ", ".join(f"{s}={n}" for s, n in by_section.items()))
+                lines.append(f"  {m} by section: "
+                             + ", ".join(f"{SECTION_LABELS.get(s, s)}={n}" for s, n in by_section.items()))
     fallbacks = {m: counts[m].get("section_fallbacks") for m in metrics}
     if any(fallbacks.values()):  # note claims judged against the whole note, which lacked their section
         lines.append("section fallbacks (claims judged against the whole note, which lacks their section): "
@@ -98,20 +104,35 @@ def not_applicable_lines(counts: dict) -> list[str]:
     return lines
 
 
-def section_table(sections: dict, fmt) -> list[str]:
-    """Per-section scores (``note_generation``) in a table of their own: one row per section, one
-    column per metric that has a score in some section, each pooled over that section's items."""
+def section_table(sections: dict, fmt, min_section_items: int = MIN_SECTION_ITEMS) -> list[str]:
+    """Per-section scores (``note_generation``) in a table of their own: one row per section (its
+    human name), one column per metric that has a score in some section, each pooled over that
+    section's items and shown with their count, ``(n=8)``; a score resting on fewer than
+    ``min_section_items`` items is flagged ``*`` and the table says so below."""
     if not sections:
         return []
     shown = [m for m in family_metrics()
              if any((scores or {}).get(m) is not None for scores in sections.values())]
     if not shown:
         return []
-    widths = [max(20, len(m) + 2) for m in shown]  # a metric name never runs into the next one
-    lines = ["per note section (pooled over the section's items):",
+
+    def cell(scores: dict, metric: str) -> str:
+        items = scores.get(f"{metric}_items")
+        if scores.get(metric) is None or items is None:
+            return fmt(scores.get(metric)).strip()
+        return f"{fmt(scores[metric]).strip()} (n={items})" + ("*" if items < min_section_items else "")
+
+    widths = [max(22, len(m) + 2) for m in shown]  # a metric name never runs into the next one
+    lines = ["per note section (pooled over the section's items; n = items):",
              f"  {'section':<24}" + "".join(f"{m:>{w}}" for m, w in zip(shown, widths))]
+    flagged = False
     for section, scores in sections.items():
-        lines.append(f"  {section:<24}" + "".join(f"{fmt((scores or {}).get(m)):>{w}}" for m, w in zip(shown, widths)))
+        cells = [cell(scores or {}, m) for m in shown]
+        flagged = flagged or any(c.endswith("*") for c in cells)
+        lines.append(f"  {SECTION_LABELS.get(section, section):<24}" + "".join(f"{c:>{w}}" for c, w in zip(cells, widths)))
+    if flagged:
+        lines.append(f"  * fewer than {min_section_items} items: too few to read much into "
+                     "(--min-section-items sets the threshold)")
     return lines
 
 
