@@ -53,9 +53,18 @@ v4) a finding that contradicts the premise rejects the claim and a logistic mode
    features :meth:`ClinicalRulesJudge.assess` measures (how much of the claim the note holds, word
    for word and by MiniLM's word similarity) and the claim is entailed at its threshold.
 
-Drug names (a hand-written lexicon of common generic and brand names, :data:`DRUGS`) are content
-words like any other; the lexicon names them in explanations ("note does not mention warfarin
-(drug); note mentions lisinopril"), and a missing one decides (rule 6).
+7. **near misses** (v6, :meth:`ClinicalRulesJudge._near_miss_problems`): where the note speaks of
+   the claim's concept, another direction of change or state, body site, person, or another dose
+   or daily frequency of the same drug, and two sides compared the other way round, decide "not
+   supported" (typed findings ``direction``, ``site``, ``person``, ``dose``, ``frequency``,
+   ``side``); body sites, people and directions are never forgiven as rewording.
+
+Drug names (:func:`is_drug`: the maintained ``drug-named-entity-recognition`` lexicon and the
+hand-written :data:`DRUGS`) are keyed by their generic name ("Norvasc" is "amlodipine"); the lexicon
+names them in explanations ("note does not mention warfarin (drug); note mentions lisinopril"), and
+a missing one decides (rule 6). Synonyms, anatomical part-of and findings a normal one says are
+absent come from ``clinical_equivalents.json`` (:mod:`doclens.evaluators.rules.lexicons`, each entry
+with its source); a preamble ("Possible summary:") is no hedge.
 
 Every verdict comes with an explanation of what matched or what was missing or contradicted
 ("note says right shoulder, claim says left"), and the judge is deterministic: the same pair
@@ -76,11 +85,22 @@ from doclens.core.types import ClaimJudgement
 from doclens.evaluators.base import ClaimRequest, Evaluator
 from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE, ConText, ContextRule, default_rules
 from doclens.evaluators.rules.decision import DECISIVE, load_model
+from doclens.evaluators.rules.lexicons import (
+    RELATIVE_COVERS,
+    RELATIVES,
+    contradicts,
+    covers,
+    directions_of,
+    drug_names,
+    equivalents,
+    frequencies_in,
+    site_at,
+)
 from doclens.extraction.extractors import OPENING_HEADER, split_clauses, split_enumeration, split_keyed
 from doclens.parsing.statements import parse_statements, strip_citations
 
 #: Bumped whenever a rule changes a verdict: it is part of the signature.
-RULES_VERSION = "5"
+RULES_VERSION = "6"
 
 _STOP = frozenset("""a an the and or of to in on at for with by from as is are was were be been being this that these
 those it its he she they his her their him them we our you your i me my has have had do does did will would shall
@@ -139,6 +159,18 @@ keppra topiramate topamax sumatriptan imitrex methotrexate hydroxychloroquine pl
 enbrel etanercept tamsulosin flomax finasteride sildenafil viagra tadalafil cialis oxybutynin allopurinol
 colchicine iron vitamin""".split())
 
+
+def is_drug(word: str) -> bool:
+    """A drug name (lower case): :data:`DRUGS` or the maintained lexicon's
+    (:func:`~doclens.evaluators.rules.lexicons.drug_names`)."""
+    return word in DRUGS or word in drug_names(DRUGS)
+
+
+#: A claim or note that opens by saying what it is ("Possible clinical note:", "Possible summary:")
+#: is no hedge: ConText would read "possible" as making all of it only possible.
+_PREAMBLE = re.compile(r"^\s*(?:(?:possible|sample|example|draft|suggested|generated)\s+)+(?:(?:clinical|medical|"
+                       r"visit|patient)\s+)?(?:note|summary|documentation|answer|response|text)\s*:\s*", re.IGNORECASE)
+
 #: Words whose presence flips a finding; never forgiven as paraphrase (nor their prefixed forms:
 #: normal/abnormal, regular/irregular, remarkable/unremarkable, tender/nontender …).
 _POLAR = frozenset("""normal abnormal regular irregular remarkable unremarkable tender nontender negative positive
@@ -146,7 +178,7 @@ increase increased decrease decreased high low elevated reduced worse better imp
 present absent controlled uncontrolled febrile afebrile symmetric asymmetric intact able unable""".split()) | frozenset(
     # qualifiers a near miss differs by (docs/design.md §4, Judging real notes): never forgiven as rewording
     """slight mild moderate severe acute chronic new newly repeat recurrent minimal marked trace small large
-worsening first second third""".split())
+worsening first second third extra additional""".split())
 _POLAR_PREFIXES = ("ab", "ir", "un", "non", "in", "a", "dis")
 #: Qualifiers of one scale: a claim's qualifier the note does not say, where the sentence the claim
 #: is about says another of the same scale, is a contradiction ("note says trace, claim says
@@ -212,6 +244,13 @@ class _Side(NamedTuple):
     head: str | None  # the stem of the word it names ("knee" of "left knee pain"; "hand" of "right-hand")
 
 
+class _Regimen(NamedTuple):
+    drug: str  # the drug's key (its generic name's: "Norvasc" and "amlodipine" are one)
+    name: str  # as written
+    doses: frozenset  # "40 mg"
+    frequencies: frozenset  # doses a day
+
+
 @dataclass
 class _Sentence:
     text: str
@@ -224,6 +263,14 @@ class _Sentence:
     #: note, but another count there contradicts it
     implied: set[int] = field(default_factory=set)
     sides: list[_Side] = field(default_factory=list)
+    #: v6's near-miss facts (:meth:`ClinicalRulesJudge._near_miss_problems`): the directions it
+    #: states (axis, sign, word: :func:`~doclens.evaluators.rules.lexicons.directions_of`), the body
+    #: sites it names (lemmas), the people other than the patient it names, and each drug with the
+    #: doses and daily frequencies written after it (before the next drug)
+    directions: list[tuple[str, int, str]] = field(default_factory=list)
+    sites: set[str] = field(default_factory=set)
+    relatives: set[str] = field(default_factory=set)
+    regimens: list[_Regimen] = field(default_factory=list)
     #: the stems with the keys of their abbreviations' expansions ("BP": blood, pressure), which a
     #: number's context (read the same way) is matched against
     keys: frozenset = frozenset()
@@ -259,9 +306,13 @@ class Finding:
 #: synonym, where the claim's word would stand ("knee swelling" for "knee pain"); ``assertion``:
 #: the word with another status (negated, a relative's …); ``number`` / ``side``: a number or side
 #: not found or another one found; ``together``: numbers and sides no one sentence holds together;
-#: ``empty``: a claim with nothing to check.
+#: ``empty``: a claim with nothing to check. v6's near misses, each stated otherwise where the note
+#: speaks of the claim's concept (:meth:`ClinicalRulesJudge._near_miss_problems`): ``site``
+#: another body site (or, not conflicting, a site the note never names), ``direction`` the
+#: opposite direction of change or state, ``person`` the fact said of someone else, ``dose`` /
+#: ``frequency`` another dose or daily frequency of the same drug.
 FINDING_KINDS = ("missing", "drug", "polar", "qualifier", "opposite", "substitution", "assertion", "number", "side",
-                 "together", "empty")
+                 "together", "empty", "site", "direction", "person", "dose", "frequency")
 
 
 @dataclass
@@ -306,6 +357,13 @@ class _Analyser:
         #: every step; its references recur and stay)
         self._memo: OrderedDict[str, list[_Sentence]] = OrderedDict()
         self._stems: dict[str, str] = {}
+        self._nouns: dict[str, str] = {}
+        self._drugs = drug_names(DRUGS)
+        self._equivalents = equivalents()
+        self.site_wholes = self._equivalents.wholes
+        #: the stems of the findings a normal one says are absent, with the stems it is written with
+        self.absent_when = [(frozenset(map(self.normal, when)), frozenset(map(self.normal, absent)))
+                            for when, absent in self._equivalents.implies_absent]
 
     def sentences(self, text: str) -> list[_Sentence]:
         cached = self._memo.get(text)
@@ -317,7 +375,8 @@ class _Analyser:
             # and their key-value parts, independent clauses and list items (doclens.extraction.extractors),
             # so the premise is read in the same units as the clauses extractor's claims (an assertion
             # cue of one list item, "smoking history", does not reach the others)
-            parts = [e for s in parse_statements(strip_citations(text)) for p in _LOWER_SENTENCE.split(s.text)
+            parts = [e for s in parse_statements(_PREAMBLE.sub("", strip_citations(text)))
+                     for p in _LOWER_SENTENCE.split(_PREAMBLE.sub("", s.text))
                      for i in _INLINE_ITEM.split(p)
                      for k in split_keyed(_without_opening_header(i)) for c in split_clauses(k)
                      for e in split_enumeration(c)]
@@ -337,8 +396,28 @@ class _Analyser:
             spelled = _SPELLINGS.get(word, word)
             lemmas = self._lemmas(spelled) if spelled.isalpha() else {}
             lemma = (lemmas.get("NOUN") or lemmas.get("VERB") or (spelled,))[0]
-            stem = self._stems[word] = _WORD_NUMBERS.get(word) or self._stem(lemma)
+            generic = self._drugs.get(word)
+            # a brand and its generic name are one drug: "Norvasc" is "amlodipine"
+            stem = self._stems[word] = (_WORD_NUMBERS.get(word) or (f"rx_{re.sub(r'[^a-z0-9]+', '_', generic)}" if generic
+                                                                    else self._stem(lemma)))
         return stem
+
+    def noun(self, word: str) -> str:
+        """A word's noun lemma, lower case ("knees" → knee, "feet" → foot; itself when none)."""
+        lower = word.lower()
+        found = self._nouns.get(lower)
+        if found is None:
+            nouns = self._lemmas(lower).get("NOUN") if lower.isalpha() else None
+            found = self._nouns[lower] = nouns[0] if nouns else lower
+        return found
+
+    def names_near_miss(self, word: str) -> bool:
+        """A body site, a person other than the patient, or a direction of change: never forgiven
+        as rewording (a missing one is what a near miss differs by)."""
+        from doclens.evaluators.rules.lexicons import BODY_SITES, DIRECTIONS
+
+        lower = word.lower()
+        return self.noun(lower) in BODY_SITES or self.noun(lower) in RELATIVES or lower in RELATIVES or lower in DIRECTIONS
 
     def is_plural(self, word: str) -> bool:
         """A noun written in the plural: its noun lemma (lemminflect) is another word ("lungs")."""
@@ -362,7 +441,9 @@ class _Analyser:
     def _sentence(self, text: str) -> _Sentence:
         sentence = _Sentence(text)
         # "150 over 95" (spoken) and "150/95" (written) are one reading
-        doc = self._nlp.make_doc(_NON.sub("non", _FOLLOW_UP.sub(r"\1 up", _OVER.sub(_reading, text))))
+        # one fact, one spelling (clinical_equivalents.json): "radiographs" are "xrays", "upper extremity" an "arm"
+        doc = self._nlp.make_doc(_NON.sub("non", _FOLLOW_UP.sub(r"\1 up", _OVER.sub(
+            _reading, self._equivalents.written_one_way(text)))))
         if not len(doc):
             return sentence
         texts = [t.text for t in doc]
@@ -383,6 +464,8 @@ class _Analyser:
                 continue  # "as it used to be", "he used to run": a habit of the past, not the verb use
             if lower == "needed" and i and lowers[i - 1] in ("as", "when", "if"):
                 continue  # "when needed", "as needed": how often a drug is taken, no fact of its own
+            if lower in _DOSING_ABBREVIATIONS:
+                continue  # "BID", "PRN", "PO": how a drug is taken (its frequency: :class:`_Regimen`), no fact of its own
             if lower == "plus" and i and _is_number(lowers[i - 1]):
                 continue  # "one plus" is the grade "1+" ("reflexes 1+ and symmetric")
             sentence.words.append(_Word(self.normal(lower), texts[i], statuses.get(i, "affirmed"), i, i in dependents))
@@ -400,7 +483,31 @@ class _Analyser:
         keys_at = {w.position: frozenset({w.stem}.union(*self.expansions(w))) for w in sentence.words}
         sentence.keys = frozenset().union(*keys_at.values())
         _numbers_and_sides(sentence, texts, lowers, content_positions, keys_at)
+        self._near_miss_facts(sentence, texts, lowers, statuses)
         return sentence
+
+    def _near_miss_facts(self, sentence: _Sentence, texts: list[str], lowers: list[str], statuses: dict[int, str]) -> None:
+        """The sentence's directions, body sites, people and drug regimens (:class:`_Sentence`)."""
+        negated = {i for i, status in statuses.items() if status == "negated"}
+        unsure = {i for i, status in statuses.items() if status in ("possible", "hypothetical")}
+        sentence.directions = directions_of(lowers, negated, unsure)
+        drugs = []
+        for i, lower in enumerate(lowers):
+            noun = self.noun(lower) if lower.isalpha() else lower
+            if site_at(lowers, i, noun):
+                sentence.sites.add(noun)
+            if lower in RELATIVES or noun in RELATIVES:
+                sentence.relatives.add(RELATIVES.get(lower) or RELATIVES[noun])
+            if is_drug(lower):
+                drugs.append(i)
+        for k, i in enumerate(drugs):
+            end = drugs[k + 1] if k + 1 < len(drugs) else len(lowers)
+            # the doses after it, and one written before it ("400 mg of ibuprofen")
+            before = [i - 3] if i >= 3 and lowers[i - 1] == "of" else []
+            doses = frozenset(f"{_number_value(lowers[j])} {_unit_after(lowers, j)}" for j in [*before, *range(i + 1, end)]
+                              if _is_number(lowers[j]) and _unit_after(lowers, j) in _DOSE_UNITS)
+            sentence.regimens.append(_Regimen(self.normal(lowers[i]), texts[i], doses,
+                                              frozenset(frequencies_in(" ".join(lowers[i + 1: end])))))
 
 
 #: Verbs that plan a test, whose result is not known yet: "we will obtain an MRI" does not say
@@ -561,7 +668,7 @@ def _name_words(claim: str) -> set[str]:
     subject = _SUBJECT_NAME.match(claim[_SECTION_KEY.match(claim).end():] if _SECTION_KEY.match(claim) else claim)
     if subject:
         found.append(subject.group(1))
-    return {w.lower() for name in found for w in name.split() if w.lower() not in DRUGS}
+    return {w.lower() for name in found for w in name.split() if not is_drug(w.lower())}
 
 
 def _other_qualifier(word: str, sentence: _Sentence | None) -> str | None:
@@ -599,6 +706,12 @@ _FREQUENCY = frozenset("a an per daily weekly monthly nightly every each or more
 #: before them ("three times daily", "2x daily").
 _ONCE_PER = frozenset("daily nightly weekly monthly yearly annually".split())
 _COUNTED = frozenset("times time x once twice".split())
+#: Latin dosing abbreviations: how often and how a drug is taken, read by frequencies_in.
+_DOSING_ABBREVIATIONS = frozenset("qd bid tid qid qhs prn po q.d. b.i.d. t.i.d. q.i.d.".split())
+#: A comparison, whose order of sides matters (:meth:`ClinicalRulesJudge._comparison_problems`).
+_COMPARING = re.compile(r"\b(?:more|less|worse|better|greater|than|compared)\b", re.IGNORECASE)
+#: Units of a drug's dose (:class:`_Regimen`).
+_DOSE_UNITS = frozenset("mg mcg g unit ml meq".split())
 _FOLLOW_UP = re.compile(r"\b(follow)(?:up|-up)\b", re.IGNORECASE)
 #: "non-tender" and "non tender" are the word "nontender", the opposite of "tender" (a hyphen
 #: would make them "non" and an affirmed "tender")
@@ -713,6 +826,10 @@ def _negates(sentence: _Sentence, negated: list[_Word], claim_stems: set[str]) -
     there = {w.stem for w in sentence.words if _covers(w, claim_stems)}
     stems = list(dict.fromkeys(w.stem for w in negated))
     return stems[0] in there or 2 * len(there.intersection(stems)) >= len(stems)
+
+
+def _per_day(frequencies) -> str:
+    return " or ".join(f"{n} a day" for n in sorted(frequencies))
 
 
 def _describe(status: str) -> str:
@@ -920,6 +1037,10 @@ class ClinicalRulesJudge(Evaluator):
                                              _reports_result(claim))
         for claim_sentence in claim_sentences:
             findings += self._number_and_side_problems(claim_sentence, premise_sentences)
+        numbers_differ = any(f.kind == "number" and f.conflict for f in findings)
+        # (a dose the number check already found stated otherwise is said once: "note says 20 mg, claim says 40 mg")
+        findings += [f for f in self._near_miss_problems([w for w in words if w.text.lower() not in key], claim_sentences,
+                                                         premise_sentences) if not (f.kind == "dose" and numbers_differ)]
         features = self._features(claim, words, key, missing, findings, forgiven, premise_sentences, claim_sentences)
         return Assessment(findings, forgiven, None if best is None else best.text, features)
 
@@ -1020,7 +1141,7 @@ class ClinicalRulesJudge(Evaluator):
         ``key`` words (:func:`_section_key_words`) are never missing."""
         missing = [w for w in dict.fromkeys(w.text.lower() for w in words)
                    if self.analyser.normal(w) not in index and not self._abbreviation_found(w, words, index)
-                   and w not in key]
+                   and w not in key and not self._said_absent(w, words, premise_sentences)]
         problems: list[Finding] = []
         kept = []
         absent = []
@@ -1047,15 +1168,25 @@ class ClinicalRulesJudge(Evaluator):
             for m, used in self._substitutions(kept, words, best):
                 problems.append(Finding("substitution", f"note says {used}, claim says {m}", conflict=True))
                 kept.remove(m)
-        drugs = [m for m in kept if m in DRUGS]
-        others = [m for m in kept if m not in DRUGS]
+        drugs = [m for m in kept if is_drug(m)]
+        others = [m for m in kept if not is_drug(m)]
         if drugs:
-            present = sorted({w.text.lower() for s in premise_sentences for w in s.words if w.text.lower() in DRUGS})
+            present = sorted({w.text.lower() for s in premise_sentences for w in s.words if is_drug(w.text.lower())})
             said = f"; note mentions {', '.join(present[:4])}" if present else ""
             problems.append(Finding("drug", f"note does not mention {', '.join(drugs)} (drug){said}"))
         if others:
             problems.append(Finding("missing", f"note does not mention: {', '.join(others[:6])}"))
         return problems, forgiven, best, absent
+
+    def _said_absent(self, text: str, words: list[_Word], premise_sentences: list[_Sentence]) -> bool:
+        """A finding the claim negates that a normal finding of the note says is absent
+        (clinical_equivalents.json's ``implies_absent``): "no wheezes" is the note's "lungs are clear"."""
+        stem = self.analyser.normal(text)
+        if not any(w.text.lower() == text and w.status == "negated" for w in words):
+            return False
+        return any(stem in absent and any(when <= {w.stem for w in s.words if w.status == "affirmed"}
+                                          for s in premise_sentences)
+                   for when, absent in self.analyser.absent_when)
 
     def _abbreviation_found(self, text: str, words: list[_Word], index: dict) -> bool:
         """A claim abbreviation whose expansion the premise writes out ("SOB": shortness of breath)."""
@@ -1084,6 +1215,8 @@ class ClinicalRulesJudge(Evaluator):
         for word in words:
             if word.dependent:
                 continue  # "no problems with the knee" says nothing of the knee's status
+            if word.text.lower() in ("controlled", "control"):
+                continue  # its negation is a direction ("not well controlled" = "poorly controlled"): _direction_problems
             found = index.get(word.stem)
             if not found:
                 continue
@@ -1098,7 +1231,10 @@ class ClinicalRulesJudge(Evaluator):
                 # supports the claim nor contradicts it; a stated finding does
                 if any(_covers(w, claim_stems) for w, _ in closest):
                     continue
-                closest = [(w, sentence) for w, sentence in closest if w.status != "negated"]
+                # a stated finding contradicts the claim's negation only when it is the claim's whole
+                # negated concept: "heart sounds are regular" says nothing of "no extra heart sounds"
+                closest = [(w, sentence) for w, sentence in closest
+                           if w.status != "negated" and (word.phrase or {word.stem}) <= sentence.stems]
                 if not closest:
                     continue
             elif any(_compatible(word.status, w.status, reports_result) for w, _ in closest):
@@ -1113,6 +1249,151 @@ class ClinicalRulesJudge(Evaluator):
         return [Finding("assertion", f"note says \"{_short(text)}\" ({_describe(premise_status)}), claim states "
                         f"{', '.join(dict.fromkeys(conflicting))} {_describe(claim_status)}", conflict=True)
                 for (text, premise_status, claim_status), conflicting in conflicts.items()]
+
+    def _near_miss_problems(self, words: list[_Word], claim_sentences: list[_Sentence],
+                            premise_sentences: list[_Sentence]) -> list[Finding]:
+        """v6: a near miss decides "not supported" (docs/design.md §4). Read where the note speaks
+        of the claim's concept — the note sentences holding the most of the claim's other content
+        words (:meth:`_about`) — a claim is not supported when there the note gives
+
+        * another **direction** of change or state and not the claim's ("decrease" for "increase",
+          "worsened" for "improved", "elevated" or "poorly controlled" for "well controlled");
+        * another **body site** and not the claim's, nor a part or whole of it ("ankle pain" for
+          "knee pain"; "elbow" is part of "arm", clinical_equivalents.json); a site the note names
+          nowhere is not supported either ("knees were tired" against "feeling tired");
+        * the fact **of another person** ("his mother" for "his father", a relative for the
+          patient);
+        * the same drug with **other doses** or **other daily frequencies** only ("Crestor 40 mg
+          once a day" for "twice a day"; a brand is its generic name).
+        """
+        key_stems = {w.stem for w in words}
+        problems: list[Finding] = []
+        for sentence in claim_sentences:  # each clause of the claim with its own concept
+            claim_stems = sentence.stems & key_stems
+            problems += self._direction_problems(sentence, claim_stems, premise_sentences)
+            problems += self._site_problems(sentence, claim_stems, premise_sentences)
+            problems += self._person_problems(sentence, claim_stems, premise_sentences)
+            problems += self._regimen_problems(sentence, premise_sentences)
+            problems += self._comparison_problems(sentence, premise_sentences)
+        return list(dict.fromkeys(problems))
+
+    @staticmethod
+    def _comparison_problems(sentence: _Sentence, premise_sentences: list[_Sentence]) -> list[Finding]:
+        """Two sides compared ("her right elbow bothers her more than her left") the note compares
+        the other way round: the note's sentences naming the same sides of the same body part,
+        none in the claim's order."""
+        order = [(side.side, side.head) for side in sentence.sides]
+        if len({side for side, _ in order}) < 2 or not _COMPARING.search(sentence.text):
+            return []
+        same = [[(side.side, side.head) for side in s.sides] for s in premise_sentences]
+        same = [o for o in same if sorted(o) == sorted(order)]
+        if same and order not in same:
+            return [Finding("side", f"note compares {' and '.join(s for s, _ in same[0])} the other way round, claim "
+                                    f"says {' then '.join(s for s, _ in order)}", conflict=True)]
+        return []
+
+    def _direction_problems(self, sentence: _Sentence, claim_stems: set[str],
+                            premise_sentences: list[_Sentence]) -> list[Finding]:
+        if not sentence.directions:
+            return []
+        concept = claim_stems - {self.analyser.normal(w) for _, _, word in sentence.directions for w in word.split()}
+        stated = [d for s in self._about(concept, premise_sentences) for d in s.directions]
+        problems = []
+        for axis, sign, word in dict.fromkeys(sentence.directions):
+            if any((a, g) == (axis, sign) for a, g, _ in stated):
+                continue
+            other = next((w for a, g, w in stated if contradicts((axis, sign), (a, g))), None)
+            if other is not None:
+                problems.append(Finding("direction", f"note says {other}, claim says {word}", conflict=True))
+            elif axis == "use" and not any(self.analyser.normal(word) in s.stems for s in premise_sentences):
+                # stopping a habit or a drug the note never says is stopped ("smoking cessation"
+                # against "a bar that allows smoking")
+                problems.append(Finding("direction", f"note does not say {word}"))
+        return problems
+
+    def _site_problems(self, sentence: _Sentence, claim_stems: set[str],
+                       premise_sentences: list[_Sentence]) -> list[Finding]:
+        """Another site where the note speaks of the claim's concept, unless a note sentence that
+        names the claim's site shares half as much of the concept."""
+        if not sentence.sites:
+            return []
+        concept = claim_stems - {self.analyser.normal(site) for site in sentence.sites}
+        named = {site for s in premise_sentences for site in s.sites}
+        problems = []
+        for site in sorted(sentence.sites):
+            if not any(self._same_site(site, other) for other in named):
+                problems.append(Finding("site", f"note does not name the {site}"))
+                continue
+            about = self._about(concept, premise_sentences, least=1)
+            there = {other for s in about for other in s.sites}
+            if not there or any(self._same_site(site, other) for other in there):
+                continue
+            best = max(len(s.stems & concept) for s in about)
+            if any(len(s.stems & concept) >= max(1, best // 2) and any(self._same_site(site, o) for o in s.sites)
+                   for s in premise_sentences):
+                continue
+            problems.append(Finding("site", f"note says {', '.join(sorted(there)[:3])}, claim says {site}", conflict=True))
+        return problems
+
+    def _person_problems(self, sentence: _Sentence, claim_stems: set[str],
+                         premise_sentences: list[_Sentence]) -> list[Finding]:
+        if not sentence.relatives:
+            return []
+        concept = claim_stems - {self.analyser.normal(p) for p in sentence.relatives}
+        there = {person for s in self._about(concept, premise_sentences) for person in s.relatives}
+        problems = []
+        for person in sorted(sentence.relatives - RELATIVE_COVERS.keys()):  # "family history of …" names no one
+            if not any(covers(other, person) for other in there):
+                said = f"of the {', '.join(sorted(there))}" if there else "of the patient"
+                problems.append(Finding("person", f"note says it {said}, claim says of the {person}", conflict=True))
+        return problems
+
+    @staticmethod
+    def _regimen_problems(sentence: _Sentence, premise_sentences: list[_Sentence]) -> list[Finding]:
+        """A drug the note gives other doses or daily frequencies only; or a dose the note gives
+        another drug where it gives this one none ("400 mg of acetaminophen" for "ibuprofen 400 mg")."""
+        problems = []
+        regimens = [r for s in premise_sentences for r in s.regimens]
+        for regimen in sentence.regimens:
+            noted = [r for r in regimens if r.drug == regimen.drug]
+            doses = frozenset().union(*(r.doses for r in noted))
+            if regimen.doses and doses and not regimen.doses & doses:
+                problems.append(Finding("dose", f"note gives {regimen.name} {', '.join(sorted(doses))}, claim says "
+                                        f"{', '.join(sorted(regimen.doses))}", conflict=True))
+            elif regimen.doses and noted and not doses:
+                others = sorted({r.name for r in regimens if r.drug != regimen.drug and r.doses & regimen.doses})
+                if others:
+                    problems.append(Finding("dose", f"note gives {', '.join(sorted(regimen.doses))} of {others[0]}, "
+                                            f"claim of {regimen.name}", conflict=True))
+            frequencies = frozenset().union(*(r.frequencies for r in noted))
+            if regimen.frequencies and frequencies and not regimen.frequencies & frequencies:
+                problems.append(Finding("frequency", f"note gives {regimen.name} {_per_day(frequencies)}, claim says "
+                                        f"{_per_day(regimen.frequencies)}", conflict=True))
+        return problems
+
+    def _same_site(self, site: str, other: str) -> bool:
+        """One site, or one part of the other (clinical_equivalents.json's ``part_of``)."""
+        wholes = self.analyser.site_wholes
+        return site == other or other in wholes.get(site, ()) or site in wholes.get(other, ())
+
+    @staticmethod
+    def _about(concept: set[str], premise_sentences: list[_Sentence], least: int = 2) -> list[_Sentence]:
+        """The note sentences that speak of ``concept`` (stems): those with the most of it in common
+        (at least ``least``, or all of a smaller concept), with the sentence after a short one (a
+        problem's heading, "Chronic back pain.", is followed by what the note says of it)."""
+        if not concept:
+            return []
+        common = [len(s.stems & concept) for s in premise_sentences]
+        best = max(common, default=0)
+        if best < min(least, len(concept)):
+            return []
+        found = []
+        for k, (sentence, n) in enumerate(zip(premise_sentences, common)):
+            if n == best:
+                found.append(sentence)
+                if len(sentence.text.split()) <= 4 and k + 1 < len(premise_sentences):
+                    found.append(premise_sentences[k + 1])
+        return found
 
     def _plural_in_both(self, claim_sentence: _Sentence, premise_sentences: list[_Sentence]) -> bool:
         """A plural word of the claim that a note sentence writes in the plural and with no side:
@@ -1164,7 +1445,8 @@ class ClinicalRulesJudge(Evaluator):
     def _forgivable(self, missing: list[str], words: list[_Word]) -> bool:
         """Whether the missing words could be forgiven at all, before any encoding: tolerance on,
         no drug, few enough (:data:`PARAPHRASE_MAX_MISSING`, :data:`PARAPHRASE_SHARE`)."""
-        if self.paraphrase == "none" or any(m in DRUGS for m in missing):
+        # a drug, a body site, a person or a direction is never rewording (:meth:`_near_miss_problems`)
+        if self.paraphrase == "none" or any(is_drug(m) or self.analyser.names_near_miss(m) for m in missing):
             return False
         content = len({w.stem for w in words})
         return not (len(missing) > PARAPHRASE_MAX_MISSING or len(missing) > PARAPHRASE_SHARE * content)
@@ -1180,7 +1462,12 @@ class ClinicalRulesJudge(Evaluator):
         unused = list(dict.fromkeys(w.text.lower() for w in sentence.words if w.stem not in claim_stems))
         if len(missing) != 1 or not unused or not others or not others <= sentence.stems:
             return []
-        candidates = [m for m in missing if m not in DRUGS]
+        # a negated claim's missing qualifier is no swap: "no extra heart sounds" against "heart
+        # sounds are regular" (the note does not address extra sounds)
+        negated = {w.text.lower() for w in words if w.status == "negated"}
+        candidates = [m for m in missing if not is_drug(m) and m not in negated]
+        if not candidates:
+            return []
         self._embed(candidates + unused)
         found = []
         for m in candidates:

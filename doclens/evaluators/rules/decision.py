@@ -56,7 +56,10 @@ FEATURES = (
 #: Findings that reject a claim whatever the model says: (kind, conflict). See the module docstring.
 DECISIVE = frozenset({("number", True), ("side", True), ("drug", False), ("opposite", True), ("qualifier", True),
                       ("substitution", True), ("assertion", True), ("together", False), ("empty", False),
-                      ("number", False), ("side", False)})
+                      ("number", False), ("side", False),
+                      # v6: near misses (clinical_rules.ClinicalRulesJudge._near_miss_problems)
+                      ("site", True), ("site", False), ("direction", True), ("direction", False), ("person", True),
+                      ("dose", True), ("frequency", True)})
 
 MODEL_FILE = "decision_model.json"
 

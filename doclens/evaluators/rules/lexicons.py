@@ -1,0 +1,302 @@
+"""The vocabularies ``clinical-rules`` reads a near miss with (v6).
+
+* **Drug names** (:func:`drug_names`): brand and generic names from the maintained
+  ``drug-named-entity-recognition`` lexicon (Fast Data Science, MIT licence; DrugBank, MeSH,
+  MedlinePlus and Wikipedia names, 1.7 MB), each mapped to its generic name, so "Norvasc" and
+  "amlodipine" are one drug and "lisinopril" another. Only single-word names that are drugs (the
+  lexicon's entry has a DrugBank or MedlinePlus id: no drug classes such as "antibiotics") and no
+  English word (lemminflect knows none of them: "sits" is not a drug), plus the judge's own
+  hand-written list (:data:`~doclens.evaluators.rules.clinical_rules.DRUGS`, which keeps
+  "aspirin" and "insulin"). Unpacking the lexicon takes about 3.5 s, so the names are derived once
+  and kept in DocLens's cache folder (a JSON file named by the lexicon's version); later runs read
+  that file.
+* **Equivalences** (:func:`equivalents`, ``clinical_equivalents.json``, each entry with its source):
+  synonyms written one way before any rule reads them ("radiograph" = "x-ray", "upper extremity" =
+  "arm"), anatomical part-of ("elbow" ⊂ "arm") and findings a normal one says are absent ("lungs
+  clear": no wheezes, rales, rhonchi).
+* **Body sites, directions of change, relatives**: the words the judge's near-miss findings are
+  about (:data:`BODY_SITES`, :data:`DIRECTIONS`, :data:`RELATIVES`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+DRUG_LEXICON = "drug-named-entity-recognition"
+
+
+@lru_cache(maxsize=1)
+def drug_names(extra: frozenset[str] = frozenset()) -> dict[str, str]:
+    """Lower-case single-word drug name → its generic name (lower case), from :data:`DRUG_LEXICON`
+    (see the module docstring for which names are kept); ``extra``: names kept even where they are
+    English words (the judge's own list). Derived once and cached on disk (:func:`_cache_path`)."""
+    path = _cache_path()
+    if path is not None and path.exists():
+        try:
+            cached = json.loads(path.read_text(encoding="utf-8"))
+            if cached.get("extra") == sorted(extra):
+                return cached["names"]
+        except (OSError, ValueError, KeyError):
+            pass  # a damaged cache is derived again
+    names = _derive_drug_names(extra)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = path.with_suffix(".tmp")
+            temporary.write_text(json.dumps({"extra": sorted(extra), "names": names}), encoding="utf-8")
+            temporary.replace(path)
+        except OSError:
+            pass  # a read-only cache folder costs the derivation at every start, nothing else
+    return names
+
+
+def _cache_path():
+    from importlib.metadata import PackageNotFoundError, version
+
+    from doclens.evaluators.cache import default_cache_dir
+
+    try:
+        found = version(DRUG_LEXICON)
+    except PackageNotFoundError:
+        return None
+    return default_cache_dir() / "lexicons" / f"drug-names-{found}-v1.json"
+
+
+def _derive_drug_names(extra: frozenset[str]) -> dict[str, str]:
+    import bz2
+    import pickle  # noqa: S403 - the lexicon package's own data file, as it reads it itself
+
+    from doclens.core.errors import ConfigurationError
+
+    try:
+        data_file = resources.files("drug_named_entity_recognition").joinpath("drug_ner_dictionary.pkl.bz2")
+        with bz2.open(str(data_file), "rb") as handle:
+            lexicon = pickle.load(handle)  # noqa: S301
+        from lemminflect import getAllLemmas
+    except (ImportError, ModuleNotFoundError, OSError) as exc:
+        raise ConfigurationError(f"the clinical-rules judge needs the [clinical] extra ({DRUG_LEXICON}, lemminflect): "
+                                 f"pip install \".[clinical]\" ({exc})") from exc
+    canonical = lexicon["drug_variant_to_canonical"]
+    about = lexicon["drug_canonical_to_data"]
+    names = {}
+    for variant, generics in canonical.items():
+        if not re.fullmatch(r"[a-z][a-z0-9\-]{3,}", variant) or not generics:
+            continue
+        generic = generics[0]
+        info = about.get(generic, {})
+        if variant in extra or ((info.get("drugbank_id") or info.get("medline_plus_id")) and not getAllLemmas(variant)):
+            names[variant] = generic
+    return names
+
+
+@dataclass(frozen=True)
+class Equivalents:
+    """``clinical_equivalents.json`` read: ``rewrite`` writes each synonym as its first term (one
+    compiled pattern); ``wholes``: each site's wholes, transitively; ``implies_absent``: (the words
+    a normal finding is written with, the findings it says are absent)."""
+
+    rewrite: re.Pattern
+    spelled: dict[str, str]
+    wholes: dict[str, frozenset[str]]
+    implies_absent: tuple[tuple[frozenset[str], frozenset[str]], ...]
+    sources: dict[str, str]
+
+    def written_one_way(self, text: str) -> str:
+        """``text`` with every synonym written as its first term ("radiographs" → "xrays")."""
+        return self.rewrite.sub(lambda m: self.spelled[m.group(0).lower()], text)
+
+
+@lru_cache(maxsize=1)
+def equivalents() -> Equivalents:
+    table = json.loads(resources.files("doclens.evaluators.rules").joinpath("clinical_equivalents.json")
+                       .read_text(encoding="utf-8"))
+    sources = table["sources"]
+    for entry in table["synonyms"] + table["part_of"] + table["implies_absent"]:
+        if entry.get("source") not in sources:  # every entry names where it comes from
+            raise ValueError(f"clinical_equivalents.json: entry {entry} names no known source")
+    spelled = {term: entry["terms"][0] for entry in table["synonyms"] for term in entry["terms"][1:]}
+    rewrite = re.compile(r"\b(?:" + "|".join(re.escape(t) for t in sorted(spelled, key=len, reverse=True)) + r")\b",
+                         re.IGNORECASE)
+    parents: dict[str, set[str]] = {}
+    for entry in table["part_of"]:
+        parents.setdefault(entry["part"], set()).add(entry["whole"])
+    wholes = {}
+    for part in parents:
+        seen: set[str] = set()
+        todo = list(parents[part])
+        while todo:
+            whole = todo.pop()
+            if whole not in seen:
+                seen.add(whole)
+                todo.extend(parents.get(whole, ()))
+        wholes[part] = frozenset(seen)
+    absent = tuple((frozenset(e["when"]), frozenset(e["absent"])) for e in table["implies_absent"])
+    return Equivalents(rewrite, spelled, wholes, absent, sources)
+
+
+#: Body sites a near miss differs by (another site decides "not supported"): the part-of table's
+#: sites and the regions and organs notes name. "back" and "hand" are read as sites only where a
+#: note uses them so (:func:`site_at`).
+BODY_SITES = frozenset("""head scalp forehead face eye ear nose mouth lip tongue jaw throat neck shoulder axilla arm
+elbow olecranon forearm wrist hand finger thumb digit palm chest breast rib sternum abdomen flank groin quadrant
+pelvis hip buttock thigh knee patella leg calf shin ankle foot heel toe back lumbar thoracic cervical spine kidney
+lung liver bladder""".split())
+#: Words after which "back" is the body part ("low back pain", "her back"), and before which.
+_BACK_BEFORE = frozenset("low lower upper mid middle his her my the your".split())
+_BACK_AFTER = frozenset("pain pains ache aches spasm spasms injury surgery tenderness stiffness".split())
+
+
+def site_at(lowers: list[str], i: int, lemma: str) -> bool:
+    """Whether the word at ``i`` (its lemma ``lemma``) names a body site here: "back" only as the body
+    part ("low back pain", not "came back"), "hand" not in "right-hand-dominant" or "on the other
+    hand", "face" not in "face-to-face"."""
+    if lemma not in BODY_SITES:
+        return False
+    before = lowers[i - 1] if i else ""
+    after = next((w for w in lowers[i + 1:] if w not in ("-", "–")), "")
+    if lemma == "back":
+        return before in _BACK_BEFORE or after in _BACK_AFTER
+    if lemma == "hand":
+        return after not in ("dominant", "dominance") and before != "other"
+    if lemma == "face":
+        return after != "to" and before != "to"
+    if lemma == "eye":
+        return before not in ("watchful", "an", "close")  # "keep a watchful eye on her sugars"
+    return True
+
+
+#: Directions of change or state, by axis: (axis, +1 / -1 / 0). Opposite signs on one axis
+#: contradict; "controlled" is read with the words before it (:func:`directions_of`).
+DIRECTIONS: dict[str, tuple[str, int]] = {
+    **{w: ("change", 1) for w in "increase increased increases increasing raise raised raising uptitrate".split()},
+    **{w: ("change", -1) for w in """decrease decreased decreases decreasing reduce reduced reduces reducing lowered
+lowering taper tapered tapering wean weaned weaning""".split()},
+    **{w: ("level", 1) for w in "elevated high hypertensive".split()},
+    **{w: ("level", -1) for w in "low hypotensive".split()},
+    **{w: ("course", 1) for w in "improve improved improves improving improvement better resolved resolving".split()},
+    **{w: ("course", -1) for w in """worse worsen worsened worsening worsens deteriorate deteriorated deteriorating
+progressed progressing""".split()},
+    **{w: ("course", 0) for w in "stable unchanged".split()},
+    **{w: ("control", -1) for w in "uncontrolled".split()},
+    # stopping a habit or a drug; its opposite is rarely written, so a stop the note never states
+    # is itself the finding (clinical_rules' _direction_problems)
+    **{w: ("use", -1) for w in "cessation quit quitting quits stopped discontinue discontinued discontinuing".split()},
+}
+#: Words before "controlled" / "control" that say how well (a ConText negation, "not well
+#: controlled", flips what they say).
+_CONTROL_GOOD = frozenset("well under good adequately fairly reasonably nicely".split())
+_CONTROL_BAD = frozenset("poorly poor inadequately suboptimally badly sub-optimally".split())
+#: Verbs after which "up" is a direction ("goes up when stressed").
+_GOES = frozenset("go goes going went gone rise rises rising rose shoot shoots spike spikes spiked".split())
+
+
+def directions_of(lowers: list[str], negated: set[int], unsure: set[int]) -> list[tuple[str, int, str]]:
+    """The directions a text states: ``(axis, sign, word as written)``. ``negated`` and ``unsure``
+    (possible, hypothetical: "if his symptoms worsen") are ConText's token positions. A negated
+    control is its opposite ("not well controlled"); another negated or unsure direction states
+    none ("has not improved" is not "worsened"). A raised level with no word of control in the text
+    ("BP goes up when stressed", "blood pressure is elevated") says the thing is not controlled."""
+    found: list[tuple[str, int, str]] = []
+    for i, lower in enumerate(lowers):
+        if i in unsure:
+            continue
+        if lower in ("controlled", "control"):
+            words = [w for w in lowers[max(0, i - 3): i] if w not in ("-", "–")]
+            if lower == "control" and not (words[-1:] and (words[-1] in _CONTROL_GOOD | _CONTROL_BAD
+                                                          or words[-2:] == ["out", "of"])):
+                continue  # "blood pressure control", "bladder control issues": no direction
+            sign = -1 if (set(words[-2:]) & _CONTROL_BAD or words[-2:] == ["out", "of"]) else 1
+            shown = " ".join(lowers[max(0, i - 2): i + 1]) if lower == "control" else lower
+            found.append(("control", -sign if i in negated else sign, shown))
+        elif lower == "up" and i and lowers[i - 1] in _GOES:
+            if i - 1 not in negated:
+                found.append(("level", 1, f"{lowers[i - 1]} up"))
+        elif lower in DIRECTIONS and not _names_a_thing(lowers, i):
+            axis, sign = DIRECTIONS[lower]
+            if i in negated:
+                if axis == "control":
+                    found.append((axis, -sign, f"not {lower}"))
+                continue
+            found.append((axis, sign, lower))
+    if not any(axis == "control" for axis, _, _ in found):
+        found += [("control", -1, word) for axis, sign, word in found if axis == "level" and sign == 1]
+    return found
+
+
+#: Words after "high" / "low" that make a name, not a level: "high blood pressure" is hypertension
+#: (which may be well controlled), "low back pain" a site, "low-dose aspirin" a dose.
+_NAMED_AFTER = frozenset("blood cholesterol back dose grade salt sodium fat carb carbohydrate -".split())
+
+
+def _names_a_thing(lowers: list[str], i: int) -> bool:
+    return lowers[i] in ("high", "low") and lowers[i + 1: i + 2] != [] and lowers[i + 1] in _NAMED_AFTER
+
+
+#: How often a dose is taken, as doses a day (a dose "every 6 hours" is 4 a day); "as needed" and
+#: "at night" give no count. The longest phrase is read first ("twice a day" before "a day").
+_TIMES = {"once": 1, "one": 1, "1": 1, "twice": 2, "two": 2, "2": 2, "three": 3, "3": 3, "thrice": 3, "four": 4,
+          "4": 4, "five": 5, "5": 5, "six": 6, "6": 6}
+_FREQUENCY_PHRASE = re.compile(
+    r"\b(?P<count>once|twice|thrice|one|two|three|four|five|six|[1-6])\s*(?:times?|x)?\s*(?:a|per|each|every)?\s*"
+    r"(?:day|daily)\b|\b(?P<abbrev>qd|bid|tid|qid|q\.d\.|b\.i\.d\.|t\.i\.d\.|q\.i\.d\.)(?!\w)"
+    r"|\bevery\s+(?P<hours>\d+|four|six|eight|twelve)\s+hours\b|\b(?P<once>daily|a day|per day|every day|nightly|"
+    r"at bedtime|every morning|every night)\b")
+_ABBREVIATED = {"qd": 1, "q.d.": 1, "bid": 2, "b.i.d.": 2, "tid": 3, "t.i.d.": 3, "qid": 4, "q.i.d.": 4}
+_HOURS = {"four": 4, "six": 6, "eight": 8, "twelve": 12}
+
+
+def frequencies_in(text: str) -> list[int]:
+    """The doses a day each frequency of ``text`` gives ("twice daily" 2, "BID" 2, "every 8 hours" 3,
+    "daily" 1), in order."""
+    found = []
+    for match in _FREQUENCY_PHRASE.finditer(text.lower()):
+        if match.group("count"):
+            found.append(_TIMES[match.group("count")])
+        elif match.group("abbrev"):
+            found.append(_ABBREVIATED[match.group("abbrev")])
+        elif match.group("hours"):
+            hours = _HOURS.get(match.group("hours")) or int(match.group("hours"))
+            if hours and 24 % hours == 0:
+                found.append(24 // hours)
+        else:
+            found.append(1)
+    return found
+
+
+def contradicts(claimed: tuple[str, int], stated: tuple[str, int]) -> bool:
+    """Whether a stated direction contradicts a claimed one: one axis, opposite signs ("stable"
+    contradicts "worsening", not "improving")."""
+    (axis, sign), (other_axis, other_sign) = claimed, stated
+    if axis != other_axis or sign == other_sign:
+        return False
+    return not (axis == "course" and {sign, other_sign} == {0, 1})
+
+
+#: People a fact can be about other than the patient, each with the group it belongs to (a note's
+#: "parent" or "family" covers a claim's mother; its "mother" does not cover a claim's father).
+RELATIVES: dict[str, str] = {
+    "mother": "mother", "mom": "mother", "mum": "mother", "father": "father", "dad": "father",
+    "sister": "sister", "brother": "brother", "son": "son", "daughter": "daughter", "wife": "wife",
+    "husband": "husband", "boyfriend": "boyfriend", "girlfriend": "girlfriend", "fiance": "fiance",
+    "fiancee": "fiance", "grandmother": "grandmother", "grandma": "grandmother", "grandfather": "grandfather",
+    "grandpa": "grandfather", "aunt": "aunt", "uncle": "uncle", "cousin": "cousin", "niece": "niece",
+    "nephew": "nephew", "coworker": "coworker", "co-worker": "coworker", "colleague": "coworker",
+    "friend": "friend", "roommate": "roommate", "parent": "parent", "sibling": "sibling", "child": "child",
+    "kid": "child", "spouse": "spouse", "partner": "spouse", "family": "family", "grandparent": "grandparent",
+}
+#: A general word of the note covers these of the claim.
+RELATIVE_COVERS: dict[str, frozenset[str]] = {
+    "parent": frozenset({"mother", "father"}), "sibling": frozenset({"sister", "brother"}),
+    "child": frozenset({"son", "daughter"}),
+    "spouse": frozenset({"wife", "husband", "boyfriend", "girlfriend", "fiance"}),
+    "grandparent": frozenset({"grandmother", "grandfather"}),
+    "family": frozenset(RELATIVES.values()),
+}
+
+
+def covers(note_person: str, claim_person: str) -> bool:
+    return note_person == claim_person or claim_person in RELATIVE_COVERS.get(note_person, ())
