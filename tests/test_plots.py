@@ -466,3 +466,25 @@ def test_a_page_over_its_size_budget_drops_instances_and_says_so(tmp_path, capsy
     assert 0 < shown < 40 and len(html.encode()) < whole / 2
     assert f"{40 - shown} more instances are not shown" in html and "--max-page-mb" in html
     assert "size budget" in out + err
+
+
+def test_section_bars_show_their_items_hatch_thin_sections_and_carry_titles():
+    """Issue 38 item 4: a section score on 8 claims is drawn with its count and hatched, a score
+    on 40 is not; sections under their human names; every figure has a title."""
+    from doclens.reports.plots import distribution_figure, section_figure, verdict_figure
+
+    series = {"report": {"subjective": {"claim_recall": 0.75, "claim_recall_items": 8,
+                                        "claim_precision": 0.5, "claim_precision_items": 40},
+                         "assessment_and_plan": {"claim_recall": 0.5, "claim_recall_items": 40,
+                                                 "claim_precision": None}}}
+    figure = section_figure(series)
+    recall, precision = figure.axes[:2]
+    assert [t.get_text() for t in recall.get_xticklabels()] == ["Subjective", "Assessment and plan"]
+    thin, thick = (next(p for p in recall.patches if p.get_gid() == f"bar-0-0-{x}") for x in (0, 1))
+    assert thin.get_hatch() == "////" and not thick.get_hatch()
+    assert {"n=8", "n=40"} <= {t.get_text() for t in recall.texts}
+    assert "n/a" in {t.get_text() for t in precision.texts}  # no score: no bar, no count
+    assert recall.get_title() and precision.get_title() and "fewer than 20" in figure.get_suptitle()
+    assert "fewer than" not in section_figure(series, min_items=5).get_suptitle()  # nothing thin at 5
+    assert distribution_figure({"claim_recall": [0.5, 1.0]}).axes[0].get_title()
+    assert verdict_figure({"reference claims": {"supported": 3, "not supported": 1}}).axes[0].get_title()

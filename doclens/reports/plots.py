@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from doclens.core.errors import require
 from doclens.core.metrics import METRICS
+from doclens.core.tasks import SECTION_LABELS
 
 #: the metrics the section bars show by default (issue 30: recall and precision per SOAP section)
 SECTION_METRICS = ("claim_recall", "claim_precision")
@@ -30,6 +31,9 @@ VERDICT_COLOURS = {"supported": "#009E73", "not supported": "#D55E00", "contradi
 MAX_DOTS = 1000
 #: ``Report.plot(kind=…)``
 REPORT_KINDS = ("sections", "distribution", "verdicts")
+#: a per-section score on fewer items than this is drawn hatched (``--min-section-items``; the
+#: text summary flags the same scores with ``*``)
+MIN_SECTION_ITEMS = 20
 #: the figures' resolution: SVG user units are points, so at 72 dpi a display pixel is one unit
 #: of the SVG's viewBox (what :mod:`doclens.views.plots` relies on for links and tests)
 DPI = 72
@@ -67,36 +71,52 @@ def plain_label(text: str, limit: int = LABEL_CHARS) -> str:
 
 
 def section_figure(series: dict[str, dict[str, dict]], metrics: Sequence[str] = SECTION_METRICS,
-                   what: str = "section bars"):
-    """Grouped bars, one panel per metric: x = note section, one bar per series (a system, or
-    the one report), height = the section's score (×100). ``series``: ``{name: {section:
-    {metric: score or None}}}``. Bars have ``gid`` ``bar-<panel>-<series>-<section>`` (positions)."""
+                   what: str = "section bars", min_items: int = MIN_SECTION_ITEMS):
+    """Grouped bars, one panel per metric: x = note section (its human name), one bar per series
+    (a system, or the one report), height = the section's score (×100), the items it rests on
+    written above it (``n=8``; from the section's ``<metric>_items``) and the bar hatched when
+    they are fewer than ``min_items``: a precision of 75 on 8 claims is not the tallest finding
+    on the page. ``series``: ``{name: {section: {metric: score or None, metric_items: n}}}``.
+    Bars have ``gid`` ``bar-<panel>-<series>-<section>`` (positions)."""
     sections = list(dict.fromkeys(s for per in series.values() for s in per))
     names = list(series)
     # at most 10 inches (960 CSS pixels, legend included): the pages are 1100 pixels wide
     figure = new_figure(min(10.0, max(6.0, 1.1 * len(sections) * max(1, len(names)) ** 0.5 + 2)),
-                        2.6 * len(metrics) + 0.4, what)
+                        2.8 * len(metrics) + 0.6, what)
     axes = figure.subplots(len(metrics), 1, squeeze=False)[:, 0]
     width = 0.8 / max(1, len(names))
     colours = _series_colours(len(names))
+    few = False
     for p, (ax, metric) in enumerate(zip(axes, metrics)):
         labelled = set()
+        top = _upper_limit(series, metric)
         for s, name in enumerate(names):
             for x, section in enumerate(sections):
-                value = (series[name].get(section) or {}).get(metric)
+                scores = series[name].get(section) or {}
+                value, items = scores.get(metric), scores.get(f"{metric}_items")
+                centre = x - 0.4 + width * (s + 0.5)
                 if value is None:  # nothing to score: no bar, and "n/a" where it would stand (0 is a bar of 0)
-                    ax.text(x - 0.4 + width * (s + 0.5), 0, "n/a", rotation=90, fontsize=6, ha="center",
-                            va="bottom", color="#777777")
+                    ax.text(centre, 0, "n/a", rotation=90, fontsize=6, ha="center", va="bottom", color="#777777")
                     continue
-                bar = ax.bar(x - 0.4 + width * (s + 0.5), 100 * value, width, color=colours[s],
+                thin = isinstance(items, int) and items < min_items
+                few = few or thin
+                bar = ax.bar(centre, 100 * value, width, color=colours[s], hatch="////" if thin else None,
+                             edgecolor="#ffffff" if thin else None, alpha=0.55 if thin else 1.0,
                              label=None if name in labelled else plain_label(name))
                 labelled.add(name)
                 bar.patches[0].set_gid(f"bar-{p}-{s}-{x}")
-        ax.set_xticks(range(len(sections)), [_label(s) for s in sections])
-        ax.set_ylim(0, _upper_limit(series, metric))
+                if isinstance(items, int):
+                    ax.text(centre, min(100 * value, top) + top * 0.01, f"n={items}", fontsize=6, ha="center",
+                            va="bottom", rotation=90 if len(names) > 2 else 0, color="#333333")
+        ax.set_xticks(range(len(sections)), [plain_label(SECTION_LABELS.get(s, s.replace("_", " "))) for s in sections])
+        ax.set_ylim(0, top)
         ax.set_ylabel(f"{_label(metric)} ×100")
+        ax.set_title(f"{_label(metric)} per note section", fontsize=9)
         ax.grid(axis="y", color="#dddddd", linewidth=0.6)
         ax.set_axisbelow(True)
+    figure.suptitle("Scores per note section (n = items behind each bar"
+                    + (f"; hatched: fewer than {min_items} items, too few to read much into)" if few else ")"),
+                    fontsize=9)
     if len(names) > 1:
         handles, labels = axes[0].get_legend_handles_labels()
         unique = dict(zip(labels, handles))
@@ -108,8 +128,8 @@ def _upper_limit(series: dict[str, dict[str, dict]], metric: str) -> float:
     """The y axis's top (×100): the highest bar plus a margin, rounded up to ten, at most 100 —
     bars still start at 0, but low scores are not flattened against a 0–100 axis."""
     values = [v.get(metric) for per in series.values() for v in per.values() if v and v.get(metric) is not None]
-    top = 100 * max(values, default=1.0) * 1.15
-    return float(min(100, max(10, 10 * -(-top // 10))))
+    top = 100 * max(values, default=1.0) * 1.2  # room for the item counts above the bars
+    return float(min(110, max(10, 10 * -(-top // 10))))
 
 
 def _series_colours(count: int) -> list[str]:
@@ -152,6 +172,7 @@ def distribution_figure(scores: dict[str, Sequence[float | None]], means: dict |
     ax.set_ylim(len(metrics) - 0.5, -0.5)
     ax.set_xlim(-2, 102)
     ax.set_xlabel("per-instance score ×100 (dot = instance, bar = pooled score)")
+    ax.set_title("Per-instance scores", fontsize=9)
     ax.grid(axis="x", color="#dddddd", linewidth=0.6)
     return figure
 
@@ -202,6 +223,7 @@ def verdict_figure(breakdown: dict[str, dict[str, int]], what: str = "verdict br
     ax.set_yticks(range(len(kinds)), [plain_label(k) for k in kinds])
     ax.set_ylim(len(kinds) - 0.5, -0.5)
     ax.set_xlabel("items")
+    ax.set_title("Verdicts by item kind", fontsize=9)
     figure.legend(loc="outside lower center", ncols=5, fontsize=8, frameon=False)
     return figure
 

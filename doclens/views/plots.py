@@ -98,6 +98,7 @@ def forest_figure(entries: Sequence, metric: str = "claim_recall"):
     ax.set_ylim(len(shown) - 0.5, -0.5)
     ax.set_xlabel(plain_label(f"{metric.replace('_', ' ')} ×100 (dot: pooled score; line: bootstrap interval; "
                               "band: #1's interval)", limit=200))
+    ax.set_title(plain_label(f"{metric.replace('_', ' ')} by system", limit=200), fontsize=9)
     ax.grid(axis="x", color="#dddddd", linewidth=0.6)
     return figure
 
