@@ -507,6 +507,23 @@ def test_a_lone_surrogate_in_one_row_is_repaired_naming_line_and_instance_and_th
     assert report.instances[3].prediction_claims[0].text == "Fever \ufffd today."
 
 
+def test_the_api_repairs_a_lone_surrogate_in_a_dict_or_an_instance_and_scores_the_rest():
+    """Issue 41 item 6 through the API: DocLens.score given dicts or Instance objects (no file
+    reader between) repairs the text per instance, naming it, instead of stopping in the judge."""
+    from doclens import DocLens, Instance
+    from doclens.evaluators import load_evaluator
+
+    rows = [dict(ROWS[0], id=f"i{k}", prediction=f"The patient has fever {k} [0]. He coughs [1].",
+                 prediction_claims=[f"The patient has fever {k}."]) for k in range(4)]
+    rows[1] = dict(rows[1], prediction="Fever \ud800 [0].", prediction_claims=["Fever \udc00 today."])
+    items = [rows[0], Instance.from_dict(rows[1]), *rows[2:]]
+    scorer = DocLens(load_evaluator("tests.test_hostile_inputs:EncodingEvaluator"))
+    with pytest.warns(UserWarning, match=r"instance 'i1': 2 lone surrogate\(s\) in prediction, prediction_claims"):
+        report = scorer.score(items, progress=False)
+    assert [r.id for r in report.instances] == ["i0", "i1", "i2", "i3"]
+    assert report.instances[1].prediction_claims[0].text == "Fever \ufffd today."
+
+
 def test_resume_goes_past_a_row_with_a_lone_surrogate(tmp_path, capsys, monkeypatch):
     path = _rows_with_a_surrogate(tmp_path, 7)
     output = tmp_path / "s.json"

@@ -20,6 +20,7 @@ reduction) and :mod:`doclens.scoring.build` (the report).
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Iterable
 
 from doclens.core.errors import ConfigurationError, InputError, UnparsedJudgementError
@@ -31,6 +32,8 @@ from doclens.engines.sink import FileSink, ResultSink
 from doclens.evaluators.base import Evaluator
 from doclens.extraction.extractors import ExtractionRequest, Extractor, FailedExtraction
 from doclens.families import SOURCE_SUPPORT, UNCITED_OUTPUTS, CountingRule, selected
+from doclens.inputs.tables import UnicodeRepairWarning
+from doclens.inputs.unicode import replace_lone_surrogates
 from doclens.parsing.sections import detect_task, looks_like_note, note_section_spans, segments
 from doclens.parsing.source_units import SOURCE_UNITS, number_source, parse_source_units
 from doclens.parsing.statements import inherit_citations, parse_statements, strip_citations, whole_statement
@@ -79,6 +82,20 @@ def incomplete_reasons(report: Report) -> list[str]:
                        f"'unparsed' ({100 * unparsed / judged:.0f} %); the scores say little about the texts. "
                        "Check the model, the prompt style (--evaluator) and the endpoint")
     return reasons
+
+
+def _repaired(instance: Instance) -> Instance:
+    """``instance`` with lone surrogates replaced by U+FFFD in every field, named in a warning
+    (:mod:`doclens.inputs.unicode`): the file readers repair their rows, and an instance given
+    to :meth:`DocLens.score` as a dict or an :class:`Instance` gets the same, so one row of text
+    no encoder can write never stops a run in the judge."""
+    fields, repaired = replace_lone_surrogates(dict(vars(instance)))
+    if not repaired:
+        return instance
+    warnings.warn(f"instance {instance.id!r}: {repaired} lone surrogate(s) in "
+                  f"{', '.join(k for k, v in vars(instance).items() if v is not fields[k])} replaced with U+FFFD",
+                  UnicodeRepairWarning, stacklevel=4)
+    return Instance(**fields)
 
 
 class DocLens:
@@ -300,7 +317,7 @@ class DocLens:
             while read < self.chunk_size:
                 item = next(iterator)
                 position = len(run.seen)
-                instance = item if isinstance(item, Instance) else Instance.from_dict(item, position)
+                instance = _repaired(item if isinstance(item, Instance) else Instance.from_dict(item, position))
                 if instance.id in run.seen:
                     raise InputError(f"instance {instance.id!r}: id seen twice", field="id")
                 run.seen.add(instance.id)
