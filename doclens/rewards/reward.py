@@ -222,9 +222,11 @@ class DocLensReward:
     evaluator_options : dict, optional
         Constructor options for a preset judge.
     scorer_options
-        Other :class:`doclens.DocLens` options (``uncited``, ``max_citations``, ``on_unparsed``,
-        ``question_statements``, ``source_support``, ``chunk_size``). A source-support component
-        in ``score`` turns source support on.
+        Other :class:`doclens.DocLens` options (``premise_scope``: ``"note"``, the default, judges a
+        note claim against the whole premise note, ``"section"`` against its own section only, as
+        ``doclens score --premise-scope`` does; ``section_fallback``, ``uncited``,
+        ``max_citations``, ``on_unparsed``, ``question_statements``, ``source_support``,
+        ``chunk_size``). A source-support component in ``score`` turns source support on.
 
     Each call scores its completions as :meth:`doclens.DocLens.score` does (one judge batch when
     they fit in ``chunk_size``, 1024 by default, or ``budget_chunk_size`` with a budget) and, when
