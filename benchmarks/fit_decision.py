@@ -21,8 +21,8 @@ Printed: judge-fit's JSON (the grouped cross-validation at the threshold it chos
 the items judged wrongly in cross-validation). ``--write`` saves the model as
 ``doclens/evaluators/rules/decision_model.json``; ``--guard-out FILE`` keeps the guard items.
 
-    python benchmarks/fit_decision.py                 # cross-validate, print, write nothing
-    python benchmarks/fit_decision.py --write         # and ship the fitted model
+    python -m benchmarks.fit_decision                 # cross-validate, print, write nothing
+    python -m benchmarks.fit_decision --write         # and ship the fitted model
 """
 
 from __future__ import annotations
@@ -36,11 +36,8 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import judge_quality  # noqa: E402
-
+from benchmarks import judge_quality  # noqa: E402
 from doclens.cli import main as doclens_main  # noqa: E402
 from doclens.evaluators.rules.decision import MODEL_FILE  # noqa: E402
 

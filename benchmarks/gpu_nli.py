@@ -54,7 +54,6 @@ import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 import transformers  # noqa: E402
@@ -102,12 +101,10 @@ def dialogue_windows(tokenizer, texts: list[tuple[list[str], list[str]]], count:
 
 
 def aci_bench_pairs(tokenizer, count: int) -> dict:
+    from benchmarks.nli_throughput import build_instances
     from doclens.parsing.sections import split_note_sections
     from doclens.parsing.source_units import parse_source_units
     from doclens.parsing.statements import strip_citations
-
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from nli_throughput import build_instances
 
     instances = build_instances(40)
     agreement = list(dict.fromkeys((split_note_sections(strip_citations(i["prediction"]))[section].strip(), claim)

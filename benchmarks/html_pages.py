@@ -4,7 +4,7 @@ note-sized instances in memory (20 claims a side, 12 cited statements each, as
 written to a file, and print JSON: median and best wall seconds over the repeats, the median CPU
 seconds of this process (steadier than wall on a shared machine), the page's size.
 
-    python benchmarks/html_pages.py [--instances 1000] [--repeats 3]
+    python -m benchmarks.html_pages [--instances 1000] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import argparse
 import json
 import random
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -52,7 +51,6 @@ def main() -> None:
     parser.add_argument("--instances", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    sys.path.insert(0, str(REPO))
     from doclens.views.html import write_report_html
 
     results = instances(args.instances)

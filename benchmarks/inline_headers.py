@@ -10,7 +10,7 @@ characters each side; system outputs are public data). ``opens`` says whether
 notes have a division written more than once (read as the union of its spans), and, for the
 reference notes, whether the scorer's division equals ACI-BENCH's tagger on every one.
 
-    python benchmarks/inline_headers.py
+    python -m benchmarks.inline_headers
 
 Reads ``../shared/data/aci_bench_systems`` in place (test split 1's system outputs are held out
 and never read).

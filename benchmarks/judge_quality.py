@@ -33,10 +33,10 @@ tuned) and ``held_out`` (never looked at while writing rules); figures are repor
 For each judge: balanced accuracy (mean of the supported and the unsupported accuracy), the
 accuracy of every kind (the share of its pairs judged correctly), and wall time per pair.
 
-    python benchmarks/judge_quality.py                      # overlap, overlap:t1, clinical-rules
-    python benchmarks/judge_quality.py --local-pairs 24     # + SmolLM2 on a balanced subset, with
+    python -m benchmarks.judge_quality                      # overlap, overlap:t1, clinical-rules
+    python -m benchmarks.judge_quality --local-pairs 24     # + SmolLM2 on a balanced subset, with
                                                             #   its logit margins and calibrations
-    python benchmarks/judge_quality.py --dump pairs.jsonl   # write the labelled set to look at it
+    python -m benchmarks.judge_quality --dump pairs.jsonl   # write the labelled set to look at it
 
 ``local`` costs ~19 s a pair on a 2-core CPU, hence the small subset. Its study reads the margin
 ``logit('1') - logit('0')`` at the verdict position and reports three readings: raw (margin > 0,
@@ -58,7 +58,6 @@ from collections import defaultdict
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from doclens.parsing.statements import parse_statements  # noqa: E402
 

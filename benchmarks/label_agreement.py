@@ -11,22 +11,17 @@ was drawn and labelled: that folder's README). This prints, per half and over bo
   the second, and on the items where the two agree — the share of the judge's errors that lie where
   readers themselves differ.
 
-    python benchmarks/label_agreement.py
-    python benchmarks/label_agreement.py --no-judge
+    python -m benchmarks.label_agreement
+    python -m benchmarks.label_agreement --no-judge
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from real_outputs import DEFAULT_LABELS, premises, read_labels  # noqa: E402
-
+from benchmarks.real_outputs import DEFAULT_LABELS, premises, read_labels  # noqa: E402
 from doclens.core.verdict_rates import rates  # noqa: E402
 
 SECOND = DEFAULT_LABELS / "second_labels.jsonl"

@@ -27,18 +27,14 @@ import argparse
 import json
 import platform
 import socket
-import sys
 import tempfile
 import time
 import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from llm_throughput import build_instances  # noqa: E402
-
+from benchmarks.llm_throughput import build_instances  # noqa: E402
 from doclens import DocLens, load_evaluator  # noqa: E402
 from doclens.core.errors import RunStoppedError  # noqa: E402
 from tests.llm_server import FAULT_KINDS, FakeChatServer, Reply, faults  # noqa: E402

@@ -23,17 +23,13 @@ import argparse
 import json
 import platform
 import statistics
-import sys
 import time
 import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from llm_throughput import build_instances  # noqa: E402
-
+from benchmarks.llm_throughput import build_instances  # noqa: E402
 from doclens import DocLens, load_evaluator  # noqa: E402
 from doclens.evaluators.usage import estimate_tokens  # noqa: E402
 from tests.llm_server import FakeChatServer  # noqa: E402

@@ -29,7 +29,6 @@ import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 import openai  # noqa: E402,F401  (imported up front: its import time is not part of any run)
 

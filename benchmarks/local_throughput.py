@@ -42,11 +42,8 @@ import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from llm_throughput import DATA, build_instances  # noqa: E402  (the same claims, derived the same way)
-
+from benchmarks.llm_throughput import DATA, build_instances  # noqa: E402  (the same claims, derived the same way)
 from doclens import DocLens  # noqa: E402
 from doclens.evaluators.models.local_chat import LocalChatJudge  # noqa: E402
 

@@ -12,7 +12,7 @@ Runs the CLI in a fresh interpreter (imports, model loading and all) on:
 
 There are no system outputs in the shared data, hence these two stand-ins.
 
-    python benchmarks/main_job_aci.py [--runs aci-reference-copy,aci-transcript-copy,examples]
+    python -m benchmarks.main_job_aci [--runs aci-reference-copy,aci-transcript-copy,examples]
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ extracted by the default ``clauses`` extractor), then runs
 Scores files already in ``--work`` are reused (``--rescore`` redoes them), so a second run only
 redraws. The SVG has text as paths and no date: the same scores give the same file.
 
-    python benchmarks/readme_picture.py [--work /tmp/doclens-readme] [--systems GPT-4,ChatGPT,...]
+    python -m benchmarks.readme_picture [--work /tmp/doclens-readme] [--systems GPT-4,ChatGPT,...]
 """
 
 from __future__ import annotations

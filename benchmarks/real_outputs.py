@@ -19,9 +19,9 @@ Two parts:
   systems' F1 (and recall, precision) and each column the ACI-BENCH paper published
   (``published_scores.csv``, its ``ALL`` block).
 
-    python benchmarks/real_outputs.py                          # both parts, defaults below
-    python benchmarks/real_outputs.py --half dev --no-table    # the dev loop
-    python benchmarks/real_outputs.py --no-labelled --systems all --encounters 40   # the full table (long)
+    python -m benchmarks.real_outputs                          # both parts, defaults below
+    python -m benchmarks.real_outputs --half dev --no-table    # the dev loop
+    python -m benchmarks.real_outputs --no-labelled --systems all --encounters 40   # the full table (long)
 
 Reads ``../shared/data/aci_bench_systems`` in place (test split 1's system outputs are held out and
 never read).
@@ -34,18 +34,14 @@ import csv
 import json
 import os
 import re
-import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from real_outputs_sample import DATA, SPLITS, draw, read_jsonl  # noqa: E402
-
+from benchmarks.real_outputs_sample import DATA, SPLITS, draw, read_jsonl  # noqa: E402
 from doclens import DocLens  # noqa: E402
 from doclens.core.verdict_rates import rates  # noqa: E402
 from doclens.evaluators import load_evaluator  # noqa: E402

@@ -16,7 +16,7 @@ writes the unlabelled items; ``doclens/datasets/real_outputs/labels_*.jsonl`` ho
 line with its draw's split, encounter, system, side, half and round
 (``doclens/datasets/real_outputs/DATASHEET.md``).
 
-    python benchmarks/real_outputs_sample.py --out /tmp/items.jsonl
+    python -m benchmarks.real_outputs_sample --out /tmp/items.jsonl
 """
 from __future__ import annotations
 

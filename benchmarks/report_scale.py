@@ -4,7 +4,7 @@
 systems, and print JSON: wall and CPU seconds, peak RSS (VmHWM) per step, the peak of traced Python
 allocations (tracemalloc, in a second run), output sizes.
 
-    python benchmarks/report_scale.py [--instances 10000] [--resamples 1000] [--shape note|small]
+    python -m benchmarks.report_scale [--instances 10000] [--resamples 1000] [--shape note|small]
         [--max-instances N] [--systems 3] [--no-trace] [--keep DIR]
 
 Each step runs in a fresh subprocess so the peak RSS of one does not hide another's.
@@ -128,7 +128,6 @@ def main() -> None:
                              "2, 1 and 4 (how a 1,000,000-instance file fits a test machine's disk and time)")
     parser.add_argument("--max-instances", type=int, help="doclens report --max-instances (default: the command's)")
     args = parser.parse_args()
-    sys.path.insert(0, str(REPO))
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.keep or tmp)
         folder.mkdir(parents=True, exist_ok=True)

@@ -20,7 +20,7 @@ system's notes), so a warm step measures scoring, not a memo:
   (a megabyte of one repeated word on one line; a megabyte of one sentence repeated), cut to the
   reward's ``max_chars`` before any analysis (``--long-only`` times these alone).
 
-    python benchmarks/reward_latency.py [--data ../shared/data/aci_bench_systems/test2] [--evaluator clinical-rules]
+    python -m benchmarks.reward_latency [--data ../shared/data/aci_bench_systems/test2] [--evaluator clinical-rules]
         [--evaluator-arg paraphrase=none] [--long-only]
 """
 

@@ -2,7 +2,7 @@
 instances with the ``overlap`` judge (claims from the ``sentences`` extractor), results streamed
 (``--output-format jsonl`` by default), and print JSON::
 
-    python benchmarks/scale.py [--sizes 10000 100000] [--format jsonl] [--in-memory 10000] [--big-prediction]
+    python -m benchmarks.scale [--sizes 10000 100000] [--format jsonl] [--in-memory 10000] [--big-prediction]
                                [--keep DIR] [--metrics doclens,source_support]
 
 Keys: ``rss_mb_<n>`` (peak RSS, VmHWM, of the scoring process), ``wall_s_<n>``,

@@ -23,13 +23,11 @@ import argparse
 import json
 import os
 import platform
-import sys
 import time
 import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from doclens import DocLens, load_evaluator  # noqa: E402
 from doclens.engines.ray import require_ray, score_on_ray  # noqa: E402

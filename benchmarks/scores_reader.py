@@ -4,7 +4,7 @@ instance) on a synthesised note-sized scores file (:func:`report_scale.synthesis
 JSON: the median CPU and wall seconds of one read pass, and the schema check alone per 1,000
 instances.
 
-    python benchmarks/scores_reader.py [--instances 3000] [--repeat 5] [--keep DIR]
+    python -m benchmarks.scores_reader [--instances 3000] [--repeat 5] [--keep DIR]
 
 CPU seconds (``time.process_time``) are the figure to compare on a shared machine; the load
 average is printed beside them. ``--keep DIR`` reuses ``DIR/system0.json`` when it is there.
@@ -49,9 +49,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--keep", help="write the file here and keep it (default: a temporary folder)")
     args = parser.parse_args()
-    sys.path.insert(0, str(REPO))
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    from report_scale import synthesise
+    from benchmarks.report_scale import synthesise
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.keep or tmp)

@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from doclens import DocLens, load_evaluator  # noqa: E402
 from doclens.scoring.dry_run import dry_run_estimate  # noqa: E402

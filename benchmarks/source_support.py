@@ -49,8 +49,6 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from doclens.retrieval import RetrievalConfig, Retriever, source_facts  # noqa: E402
 from doclens.retrieval.store import VectorStore  # noqa: E402
 from tests.planted_facts import PLANTED  # noqa: E402

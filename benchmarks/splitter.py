@@ -13,7 +13,7 @@ dialogue turn of their transcripts (lower-case ASR text), is split by
 disagreement. ``--sample N`` prints N disagreements (chosen with a fixed seed) to classify by
 hand. pysbd is needed only here (``pip install pysbd==0.3.4``).
 
-    python benchmarks/splitter.py [--data ../shared/data/aci_bench_test1.jsonl] [--sample 40]
+    python -m benchmarks.splitter [--data ../shared/data/aci_bench_test1.jsonl] [--sample 40]
 """
 
 from __future__ import annotations

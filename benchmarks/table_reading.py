@@ -13,22 +13,17 @@ Printed per system and side: the supported rate by reading and by the judge, and
 balanced accuracy; then each system's claim F1 (from the two rates) by reading and by the judge,
 and train_UMLS's F1 as a share of GPT-4's.
 
-    python benchmarks/table_reading.py
+    python -m benchmarks.table_reading
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from real_outputs import DEFAULT_LABELS, _f1, premises  # noqa: E402
-
+from benchmarks.real_outputs import DEFAULT_LABELS, _f1, premises  # noqa: E402
 from doclens.core.verdict_rates import rates  # noqa: E402
 
 SAMPLE = DEFAULT_LABELS / "table_claims.jsonl"

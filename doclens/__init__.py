@@ -15,6 +15,16 @@ Evaluation for Medical Text Generation".
     (0.5, 1.0)
 """
 
+from doclens.core.errors import (
+    CostWarning,
+    DocLensWarning,
+    InputWarning,
+    JudgeWarning,
+    NotApplicableWarning,
+    RewardBudgetWarning,
+    UncitedOutputsWarning,
+    UnicodeRepairWarning,
+)
 from doclens.core.types import (
     CitationJudgement,
     CitationVerdict,
@@ -53,13 +63,21 @@ __all__ = [
     "CitationVerdict",
     "ClaimJudgement",
     "ClaimVerdict",
+    "CostWarning",
     "DocLens",
+    "DocLensWarning",
     "Evaluator",
     "Extractor",
     "Instance",
+    "InputWarning",
     "InstanceResult",
+    "JudgeWarning",
+    "NotApplicableWarning",
     "Report",
+    "RewardBudgetWarning",
     "SourceUnit",
     "Statement",
+    "UncitedOutputsWarning",
+    "UnicodeRepairWarning",
     "load_evaluator",
 ]

@@ -3,7 +3,6 @@ real-output set (its fields still the sampler's draw, its premises the notes ben
 user's CSV / JSONL, every bad input an error naming the line and the field."""
 
 import json
-import sys
 
 import pytest
 
@@ -16,7 +15,6 @@ from doclens.datasets.labelled import (
     read_labelled,
     shipped_set,
 )
-from tests.conftest import REPO
 
 
 def test_halves_are_disjoint_by_encounter_and_counted(shared_data):
@@ -35,12 +33,8 @@ def test_shipped_items_are_the_samplers_draw_and_the_benchmarks_premises(shared_
     """Each line's split, encounter, system, side, half and round are still what
     benchmarks/real_outputs_sample.py draws for its id, and each premise is the note
     benchmarks/real_outputs.py judges the item against."""
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        from real_outputs import DEFAULT_LABELS, premises, read_labels
-        from real_outputs_sample import draw
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
+    from benchmarks.real_outputs import DEFAULT_LABELS, premises, read_labels
+    from benchmarks.real_outputs_sample import draw
     drawn = {d["item"]: d for d in draw()}
     lines = [json.loads(line) for path in sorted(DEFAULT_LABELS.glob("labels_*.jsonl"))
              for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

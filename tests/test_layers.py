@@ -192,30 +192,5 @@ def test_the_circle_finder_sees_a_circle():
     assert import_circles({"a": {"b"}, "b": set()}) == []
 
 
-#: declarative argparse builders: long lists of options, no logic (issue 28 exempts them)
-ARGPARSE_BUILDERS = {"add_parser", "build_parser"}
-
-
-def function_lengths(path: Path) -> list[tuple[str, int]]:
-    """``(name, lines)`` of every function in ``path``, its docstring not counted."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            first = node.body[0]
-            docstring = isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant) \
-                and isinstance(first.value.value, str)
-            start = first.end_lineno + 1 if docstring else node.lineno
-            found.append((node.name, node.end_lineno - start + 1))
-    return found
-
-
-def test_no_function_over_seventy_lines():
-    long = [(module, name, lines) for module, path in MODULES for name, lines in function_lengths(path)
-            if lines > 70 and name not in ARGPARSE_BUILDERS]
-    assert not long, long
-
-
-def test_the_length_check_sees_a_long_function(tmp_path):
-    source = tmp_path / "m.py"
-    source.write_text("def f():\n    '''doc'''\n" + "    x = 1\n" * 71, encoding="utf-8")
-    assert function_lengths(source) == [("f", 71)]
+# Function length (at most 70 lines from def to end) and complexity are measured by .ci/baselines.py
+# (radon, against .ci/complexity-baseline.txt) and tests/test_ci_baselines.py.

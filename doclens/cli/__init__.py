@@ -44,7 +44,7 @@ from doclens.cli import (
     validate,
 )
 from doclens.cli.common import Terminated
-from doclens.core.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, DocLensError
+from doclens.core.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, DocLensError, DocLensWarning
 from doclens.version import __version__
 
 logger = logging.getLogger("doclens")
@@ -232,7 +232,8 @@ def _log_to_stderr(verbosity: int):
     shown = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):
-        kind = "" if category is UserWarning else f" ({category.__name__})"
+        # DocLens's own categories are for code that filters them; people read the message alone
+        kind = "" if category is UserWarning or issubclass(category, DocLensWarning) else f" ({category.__name__})"
         if _is_library_advice(category, filename):  # a library's note to its own users, not about the data
             (logger.info if verbosity >= 1 else logger.debug)("%s%s [%s:%s]", message, kind, filename, lineno)
             return

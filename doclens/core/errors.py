@@ -77,3 +77,40 @@ def require(module: str, feature: str, extra: str):
         return importlib.import_module(module)
     except ImportError as exc:  # pragma: no cover - exercised where the extra is absent
         raise MissingExtraError(feature, extra, module) from exc
+
+
+# Warning categories. Each is a UserWarning, so a filter on UserWarning still catches them; filter
+# by category (``warnings.filterwarnings("ignore", category=NotApplicableWarning)``), never by text.
+class DocLensWarning(UserWarning):
+    """Base class of every warning DocLens issues."""
+
+
+class JudgeWarning(DocLensWarning):
+    """About the verdicts a run got: items left without one (unparsed replies, calls failed for
+    good), or a judge that cannot tell two verdicts apart."""
+
+
+class NotApplicableWarning(DocLensWarning):
+    """A metric is not applicable to some instances (n/a, counted as ``not_applicable`` and left
+    out of its score), e.g. a source with no citable units."""
+
+
+class UncitedOutputsWarning(NotApplicableWarning):
+    """Outputs that cite nothing: their citation recall and precision are not applicable."""
+
+
+class InputWarning(DocLensWarning):
+    """The input was read with an assumption or repaired: sources numbered by DocLens, citations
+    beyond ``max_citations`` dropped, notes without a task scored as one block, text repaired."""
+
+
+class UnicodeRepairWarning(InputWarning):
+    """A row's text held lone surrogates, replaced with U+FFFD (:mod:`doclens.inputs.tables`)."""
+
+
+class CostWarning(DocLensWarning):
+    """A cost could not be counted (no price known for a model): it is counted as 0."""
+
+
+class RewardBudgetWarning(DocLensWarning):
+    """Scoring one step took longer than the reward's ``budget_s`` (issued once per reward)."""

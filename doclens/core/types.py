@@ -91,7 +91,8 @@ def instance_id(value, where: str = "instance") -> str:
     elif isinstance(value, float):
         shown = "NaN" if value != value else repr(value)
     else:
-        shown = {dict: "a JSON object", list: "a JSON array"}.get(type(value), type(value).__name__)
+        json_kinds: dict[type, str] = {dict: "a JSON object", list: "a JSON array"}
+        shown = json_kinds.get(type(value), type(value).__name__)
     raise InputError(f"{where}: field 'id' must be a non-empty string or an integer, got {shown}", field="id")
 
 

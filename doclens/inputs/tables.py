@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from doclens.core.errors import InputError, cannot_read, require
+from doclens.core.errors import InputError, UnicodeRepairWarning, cannot_read, require
 from doclens.core.types import Instance
 from doclens.inputs.unicode import replace_lone_surrogates
 
@@ -205,10 +205,6 @@ def row_to_instance(row, mapping: dict[str, str], where: str, *, decode: bool, r
         return Instance.from_dict(data, None if require_id else position, require_id=require_id)
     except InputError as exc:
         raise InputError(f"{where}: {exc}", field=exc.field) from None
-
-
-class UnicodeRepairWarning(UserWarning):
-    """A row's text held lone surrogates, replaced with U+FFFD (the module docstring)."""
 
 
 def _repair_row(row: dict) -> tuple[dict, dict[str, int]]:

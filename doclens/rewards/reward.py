@@ -48,7 +48,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from doclens.core.errors import ConfigurationError, InputError, RunStoppedError
+from doclens.core.errors import (
+    ConfigurationError,
+    InputError,
+    RewardBudgetWarning,
+    RunStoppedError,
+)
 from doclens.core.tasks import AUTO_TASK, check_task
 from doclens.core.types import NO_VERDICT, Instance, InstanceResult
 from doclens.evaluators import load_evaluator, load_extractor
@@ -78,10 +83,6 @@ class RewardScoringFailed(RuntimeError):
 
 class RewardBudgetExceeded(RuntimeError):
     """Scoring one step took longer than the reward's ``budget_s`` (with ``on_over_budget="raise"``)."""
-
-
-class RewardBudgetWarning(UserWarning):
-    """Scoring one step took longer than the reward's ``budget_s`` (issued once per reward)."""
 
 
 @dataclass
@@ -316,23 +317,21 @@ class DocLensReward:
         instances = self._instances(completions, columns, counts)
         size = self.budget_chunk_size if self.budget_s is not None else self.scorer.chunk_size
         values: list[dict[str, float | None] | None] = []
-        with warnings.catch_warnings():
-            # completions rarely cite: their citation scores are n/a (a documented component value),
-            # which the scorer would otherwise warn about at every training step
-            warnings.filterwarnings("ignore", message=r".*cite no source unit", category=UserWarning)
-            for start in range(0, len(instances), size):
-                if start and self.budget_s is not None and time.perf_counter() - started > self.budget_s:
-                    counts.over_budget = len(instances) - start
-                    values += [None] * counts.over_budget
-                    break
-                chunk = instances[start:start + size]
-                try:
-                    results, _ = self.scorer.score_chunk(chunk)
-                except RunStoppedError as exc:
-                    raise RewardScoringFailed(f"DocLensReward: the judge stopped the step: {exc}") from exc
-                if len(results) != len(chunk):
-                    raise RuntimeError(f"DocLens scored {len(results)} of {len(chunk)} completions")
-                values += [self._components(result, counts) for result in results]
+        # score_chunk builds no report, so it issues none of the report's warnings (the n/a of
+        # completions that cite nothing among them): a step is quiet with no filter here
+        for start in range(0, len(instances), size):
+            if start and self.budget_s is not None and time.perf_counter() - started > self.budget_s:
+                counts.over_budget = len(instances) - start
+                values += [None] * counts.over_budget
+                break
+            chunk = instances[start:start + size]
+            try:
+                results, _ = self.scorer.score_chunk(chunk)
+            except RunStoppedError as exc:
+                raise RewardScoringFailed(f"DocLensReward: the judge stopped the step: {exc}") from exc
+            if len(results) != len(chunk):
+                raise RuntimeError(f"DocLens scored {len(results)} of {len(chunk)} completions")
+            values += [self._components(result, counts) for result in results]
         return values
 
     def _components(self, result: InstanceResult, counts: StepCounts) -> dict[str, float | None] | None:

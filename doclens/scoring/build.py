@@ -8,6 +8,13 @@ import os
 import sys
 import warnings
 
+from doclens.core.errors import (
+    DocLensWarning,
+    InputWarning,
+    JudgeWarning,
+    NotApplicableWarning,
+    UncitedOutputsWarning,
+)
 from doclens.core.tasks import SECTION_NAMES
 from doclens.families import CLAIMS, SOURCE_SUPPORT
 from doclens.reports.report import Report
@@ -15,6 +22,9 @@ from doclens.scoring.aggregate import Aggregator
 from doclens.scoring.run import RunMeta
 from doclens.scoring.signature import component_signature, make_signature
 from doclens.version import __version__
+
+#: warnings of a run: each with its category (filter by category, never by text) and its message
+Warned = list[tuple[type[DocLensWarning], str]]
 
 
 def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = False,
@@ -52,12 +62,13 @@ def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = F
     if support_on:  # the source-support family's block (doclens/scoring/source_support.py)
         block = scorer.source_support.report_block(aggregator.tallies[SOURCE_SUPPORT.name], scorer.evaluator)
         report_warnings += _support_warnings(scorer, run, block, unparsed, failed)
-    for message in report_warnings:
-        warnings.warn(message, stacklevel=_outside_doclens())
+    for category, message in report_warnings:
+        warnings.warn(message, category, stacklevel=_outside_doclens())
     report = Report(scores=scores, counts=counts, instances=list(aggregator.results), signature=signature,
                     config=_config(scorer, prompt_tags), usage=usage_of(scorer, run),
                     sections=aggregator.section_scores(), unparsed=unparsed, failed=failed,
-                    warnings=report_warnings, partial=partial, error=error, version=__version__)
+                    warnings=[message for _, message in report_warnings], partial=partial, error=error,
+                    version=__version__)
     report.judged = aggregator.judged
     if not aggregator.keep_results:
         report.instance_counts = aggregator.counts_document()
@@ -78,29 +89,33 @@ def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = F
     return report
 
 
-def _not_applicable_warnings(counts: dict) -> list[str]:
+def _not_applicable_warnings(counts: dict) -> Warned:
     """One warning per run for the instances whose output cites nothing (the citation family's
     ``not_applicable`` count)."""
     found = (counts.get("citation_recall") or {}).get("not_applicable", 0)
     if not found:
         return []
-    return [f"{found} instance(s) cite no source unit in any statement: their citation recall and precision are "
-            "not applicable (n/a, counted as not_applicable, left out of the citation scores); "
-            "uncited_outputs='strict' (--uncited-outputs strict) scores each of their statements 0 instead"]
+    return [(UncitedOutputsWarning,
+             f"{found} instance(s) cite no source unit in any statement: their citation recall and precision are "
+             "not applicable (n/a, counted as not_applicable, left out of the citation scores); "
+             "uncited_outputs='strict' (--uncited-outputs strict) scores each of their statements 0 instead")]
 
 
-def _support_warnings(scorer, run: RunMeta, block: dict, unparsed: dict, failed: dict) -> list[str]:
-    found = []
+def _support_warnings(scorer, run: RunMeta, block: dict, unparsed: dict, failed: dict) -> Warned:
+    found: Warned = []
     if unparsed["source_support"] or failed["source_support"]:
-        found.append(f"source support: {unparsed['source_support']} claim(s) unparsed and "
-                     f"{failed['source_support']} failed; they have no verdict and count per "
-                     f"on_unparsed={scorer.on_unparsed!r}")
+        found.append((JudgeWarning,
+                      f"source support: {unparsed['source_support']} claim(s) unparsed and "
+                      f"{failed['source_support']} failed; they have no verdict and count per "
+                      f"on_unparsed={scorer.on_unparsed!r}"))
     if block.get("note"):
-        found.append(f"source support: {block['note']}")
+        found.append((JudgeWarning,
+                      f"source support: {block['note']}"))
     if run.uncitable:
-        found.append(f"{len(run.uncitable)} instance(s) have a source that is a plain text without "
-                     f"numbered units ([0] …), e.g. {run.uncitable[0]!r}: it has no citable units, so "
-                     "citation recall and precision are skipped for them (source support uses it)")
+        found.append((NotApplicableWarning,
+                      f"{len(run.uncitable)} instance(s) have a source that is a plain text without "
+                      f"numbered units ([0] …), e.g. {run.uncitable[0]!r}: it has no citable units, so "
+                      "citation recall and precision are skipped for them (source support uses it)"))
     return found
 
 
@@ -128,27 +143,32 @@ def _family_fields(scorer) -> list:
     return [field for family in scorer.families for field in family.signature_fields(scorer)]
 
 
-def _warnings(scorer, run: RunMeta, unparsed: int, failed: int) -> list[str]:
+def _warnings(scorer, run: RunMeta, unparsed: int, failed: int) -> Warned:
     how = "scored as not entailed" if scorer.on_unparsed == "zero" else "left out of the scores"
-    found = []
+    found: Warned = []
     if unparsed:
-        found.append(f"{unparsed} judgement(s) could not be parsed from the judge's replies and were {how} "
-                     f"(on_unparsed={scorer.on_unparsed!r})")
+        found.append((JudgeWarning,
+                      f"{unparsed} judgement(s) could not be parsed from the judge's replies and were {how} "
+                      f"(on_unparsed={scorer.on_unparsed!r})"))
     if failed:
-        found.append(f"{failed} item(s) have no verdict because the model call failed for good; they were {how} "
-                     f"(on_unparsed={scorer.on_unparsed!r}). Failed calls are not cached: rerun to ask exactly "
-                     "those again")
+        found.append((JudgeWarning,
+                      f"{failed} item(s) have no verdict because the model call failed for good; they were {how} "
+                      f"(on_unparsed={scorer.on_unparsed!r}). Failed calls are not cached: rerun to ask exactly "
+                      "those again"))
     if run.untasked_notes:
-        found.append(f"{run.untasked_notes} instance(s) have no task and a reference with SOAP section headers: "
-                     "they were scored as one 'general' block. task='auto' (the command line's default, --task "
-                     "auto) or 'note_generation' scores them per section")
+        found.append((InputWarning,
+                      f"{run.untasked_notes} instance(s) have no task and a reference with SOAP section headers: "
+                      "they were scored as one 'general' block. task='auto' (the command line's default, --task "
+                      "auto) or 'note_generation' scores them per section"))
     if run.numbered_sources:
         ways = ", ".join(f"{n} as {how}" for how, n in sorted(run.numbered_sources.items()))
-        found.append(f"{sum(run.numbered_sources.values())} source(s) without '[0]' markers were numbered by DocLens "
-                     f"(source_units={scorer.source_units!r}): {ways}; citations to them count by that numbering")
+        found.append((InputWarning,
+                      f"{sum(run.numbered_sources.values())} source(s) without '[0]' markers were numbered by DocLens "
+                      f"(source_units={scorer.source_units!r}): {ways}; citations to them count by that numbering"))
     if run.capped_statements:
-        found.append(f"{run.capped_statements} statement(s) had more than max_citations={scorer.max_citations} "
-                     "citations; only the first were kept")
+        found.append((InputWarning,
+                      f"{run.capped_statements} statement(s) had more than max_citations={scorer.max_citations} "
+                      "citations; only the first were kept"))
     return found
 
 

@@ -49,7 +49,7 @@ from urllib.parse import parse_qsl, urlparse
 from aiolimiter import AsyncLimiter
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random_exponential
 
-from doclens.core.errors import ConfigurationError, RunStoppedError
+from doclens.core.errors import ConfigurationError, CostWarning, RunStoppedError
 from doclens.evaluators.llm.chat import ChatJudge, Completion, check_style
 from doclens.evaluators.usage import estimate_tokens
 
@@ -607,7 +607,7 @@ class OpenAIChatJudge(ChatJudge):
             if not self._warned_price:
                 self._warned_price = True
                 warnings.warn(f"no price known for model {self.model!r}: its cost is counted as 0 "
-                              "(give --price-table to count it)", stacklevel=2)
+                              "(give --price-table to count it)", CostWarning, stacklevel=2)
             return 0.0
         return completion_cost(completion.prompt_tokens, completion.cached_tokens, completion.completion_tokens,
                                self._price)
