@@ -23,19 +23,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from real_outputs_sample import DATA, read_jsonl  # noqa: E402
-
-from doclens.evaluators import load_evaluator  # noqa: E402
+from benchmarks.real_outputs_sample import DATA, read_jsonl
+from doclens.evaluators import load_evaluator
 
 PROBE = Path(__file__).resolve().parents[1] / "doclens" / "datasets" / "near_miss_probe" / "items.jsonl"
 #: Kinds whose items the note supports; every other kind is a near miss it does not.

@@ -26,32 +26,28 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from real_outputs import (  # noqa: E402
+from benchmarks.real_outputs import (
     DEFAULT_LABELS,
     _f1,
-    _rates,
     chosen_systems,
     premises,
     read_labels,
     system_notes,
     table_arguments,
 )
-from real_outputs_sample import DATA, read_jsonl  # noqa: E402
-
-from doclens import DocLens  # noqa: E402
-from doclens.evaluators import load_evaluator  # noqa: E402
-from doclens.extraction.extractors import ClauseExtractor  # noqa: E402
-from doclens.parsing.sections import note_section_spans  # noqa: E402
-from doclens.parsing.statements import strip_citations  # noqa: E402
+from benchmarks.real_outputs_sample import DATA, read_jsonl
+from doclens import DocLens
+from doclens.core.verdict_rates import rates
+from doclens.evaluators import load_evaluator
+from doclens.extraction.extractors import ClauseExtractor
+from doclens.parsing.sections import note_section_spans
+from doclens.parsing.statements import strip_citations
 
 SCOPES = ("note", "section")
 #: six systems of both splits: the labelled ones (each kind: GPT-4 family, fine-tuned, retrieval)
@@ -122,7 +118,7 @@ def labelled_part(judge, labels: Path) -> dict:
     out: dict = {"items": len(kept), "left_out_no_section": lost, "stated_in_other_section": placed}
     for half in ("dev", "held_out"):
         chosen = [k for k, item in enumerate(kept) if item["half"] == half]
-        out[half] = {name: _rates([(bool(kept[k]["label"]), bool(verdicts[k])) for k in chosen])
+        out[half] = {name: rates([(bool(kept[k]["label"]), bool(verdicts[k])) for k in chosen])
                      for name, verdicts in judged.items()}
     return out
 
