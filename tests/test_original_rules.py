@@ -316,7 +316,7 @@ def test_claim_verdicts_equal_the_original_division_on_notes_with_an_inline_key(
                                      for section, listed in given.items() for c in listed]
                          for direction, given in (("recall", claims), ("precision", keyed_claims))})
     assert len(instances) >= 35  # nearly every note has a prose line in its subjective division
-    report = DocLens(TokenSubsetEvaluator(), section_fallback="section").score(instances, progress=False)
+    report = DocLens(TokenSubsetEvaluator(), section_fallback="section", premise_scope="section").score(instances, progress=False)
     mismatched = [result.id for result, oracle in zip(report.instances, expected)
                   if [v.entailed for v in result.reference_claims] != oracle["recall"]
                   or [v.entailed for v in result.prediction_claims] != oracle["precision"]]
