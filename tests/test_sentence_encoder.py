@@ -124,3 +124,17 @@ def test_vector_cache_answers_a_later_encoder_by_content(tmp_path):
     outside = Encoder(device="cpu", cache_size=100)
     outside.encode(["a text no cache holds"])
     assert len(cache) == 2 * len(TEXTS) + 1  # the first five, "swelling", the max_length=8 five
+
+
+def test_token_batches_keep_padding_near_the_real_tokens():
+    """Longest first; at most batch_size texts and batch_tokens padded tokens a batch (a longer
+    text alone); every text once."""
+    from doclens.evaluators.models.sentence_encoder import token_batches
+
+    tokens = [128, 3, 40, 3, 127, 9, 600, 3]
+    batches = token_batches(tokens, batch_size=4, batch_tokens=256)
+    assert sorted(i for b in batches for i in b) == list(range(len(tokens)))
+    assert batches[0] == [6]  # over the budget: alone
+    assert [tokens[i] for b in batches for i in b] == sorted(tokens, reverse=True)
+    assert all(len(b) <= 4 and (len(b) == 1 or tokens[b[0]] * len(b) <= 256) for b in batches)
+    assert token_batches([], 4) == []
