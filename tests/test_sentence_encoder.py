@@ -98,3 +98,43 @@ def test_clinical_rules_reuses_vectors_across_calls(monkeypatch):
     assert encoded > 0 and "forgiven as paraphrase" in first[0][0].explanation
     assert judge.judge_claims_many([ClaimRequest(premise, [claim])]) == first  # a later step: from the cache
     assert judge._load_encoder().texts_encoded == encoded
+
+
+def test_vector_cache_answers_a_later_encoder_by_content(tmp_path):
+    """Vectors kept on disk (VectorCache): a second encoder, as in a later run, reads them instead
+    of encoding, gets the same vectors, and encodes only the texts it has not met; another token
+    limit is another namespace (never answered from the first's vectors); without the cache in
+    use nothing is read or written."""
+    from doclens.evaluators.models.sentence_encoder import VectorCache, use_vector_cache
+
+    cache = VectorCache(tmp_path)
+    first = Encoder(device="cpu", cache_size=100)
+    with use_vector_cache(cache):
+        vectors = first.encode(TEXTS)
+    assert first.texts_encoded == len(TEXTS) and len(cache) == len(TEXTS)
+    later = Encoder(device="cpu", cache_size=100)
+    with use_vector_cache(VectorCache(tmp_path)):
+        again = later.encode(TEXTS + ["swelling"])
+    assert later.texts_encoded == 1  # only the new text went through the model
+    assert np.array_equal(again[:len(TEXTS)], vectors)
+    other = Encoder(device="cpu", cache_size=100, max_length=8)
+    with use_vector_cache(VectorCache(tmp_path)):
+        other.encode(TEXTS)
+    assert other.texts_encoded == len(TEXTS)
+    outside = Encoder(device="cpu", cache_size=100)
+    outside.encode(["a text no cache holds"])
+    assert len(cache) == 2 * len(TEXTS) + 1  # the first five, "swelling", the max_length=8 five
+
+
+def test_token_batches_keep_padding_near_the_real_tokens():
+    """Longest first; at most batch_size texts and batch_tokens padded tokens a batch (a longer
+    text alone); every text once."""
+    from doclens.evaluators.models.sentence_encoder import token_batches
+
+    tokens = [128, 3, 40, 3, 127, 9, 600, 3]
+    batches = token_batches(tokens, batch_size=4, batch_tokens=256)
+    assert sorted(i for b in batches for i in b) == list(range(len(tokens)))
+    assert batches[0] == [6]  # over the budget: alone
+    assert [tokens[i] for b in batches for i in b] == sorted(tokens, reverse=True)
+    assert all(len(b) <= 4 and (len(b) == 1 or tokens[b[0]] * len(b) <= 256) for b in batches)
+    assert token_batches([], 4) == []

@@ -200,7 +200,27 @@ def _located(message: str, path: str, lines: dict[str, str]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Score the input; save the report (a partial one when the run stopped) and say where."""
+    """Score the input; save the report (a partial one when the run stopped) and say where.
+    Several inputs (``doclens score A.jsonl B.jsonl … -o DIR/``): :func:`run_many`."""
+    with _vector_cache(args):
+        if isinstance(args.input, list):
+            if len(args.input) > 1:
+                return run_many(args)
+            args.input = args.input[0]
+        return _run_one(args)
+
+
+def _vector_cache(args: argparse.Namespace):
+    """The sentence-vector cache (clinical-rules' MiniLM vectors, by content, in the cache folder:
+    :class:`~doclens.evaluators.models.sentence_encoder.VectorCache`) for this run; none with
+    ``--no-cache`` or ``--refresh``."""
+    from doclens.evaluators.models.sentence_encoder import VectorCache, use_vector_cache
+
+    unused = getattr(args, "no_cache", False) or getattr(args, "refresh", False)
+    return use_vector_cache(None if unused else VectorCache(getattr(args, "cache_dir", None)))
+
+
+def _run_one(args: argparse.Namespace) -> int:
     instances = open_input(args)  # a missing column or split is refused before anything loads
     if hasattr(instances, "__len__") and not len(instances):  # every format alike: an error, no report
         raise InputError(f"{args.input}: no instances to score (the input has no rows); nothing was scored and no "
@@ -217,10 +237,86 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
 
 
-def _scored(args: argparse.Namespace, instances, output: str) -> int:
-    """:func:`run` once the output is this run's: build the scorer, score, save and tell."""
-    # a submission names its system: recorded in the report (a streamed one is written as it goes)
-    args.system = args.system or getattr(instances, "system", None)
+def run_many(args: argparse.Namespace) -> int:
+    """Several prediction files scored by one scorer in one process (``doclens score A.jsonl
+    B.jsonl … --references refs.jsonl -o DIR/``): the judge loads once, each reference's claims
+    are extracted once (the scorer keeps them by content, :class:`doclens.DocLens`), and the judge's
+    memory of texts it has analysed carries from one file to the next. Each input gets its own
+    report, ``DIR/INPUT-stem.doclens.json``, with its own usage and signature, exactly the report
+    a run on that input alone writes. The exit code is the worst of the inputs'."""
+    inputs: list[str] = args.input
+    folder = _output_folder(args.output, len(inputs))
+    for flag, given in (("-", "-" in inputs), ("--system", bool(args.system)), ("--dry-run", args.dry_run),
+                        ("--engine ray", getattr(args, "engine", "local") == "ray")):
+        if given:
+            what = "stdin ('-')" if flag == "-" else flag
+            print(f"doclens: error: {what} takes one input; {len(inputs)} were given", file=sys.stderr)
+            return EXIT_USAGE
+    outputs = [str(folder / Path(_default_output(path)).name) for path in inputs]
+    repeated = sorted({o for o in outputs if outputs.count(o) > 1})
+    if repeated:
+        print(f"doclens: error: several inputs would write the same report {repeated[0]} (inputs of the same file "
+              "name): score them into different folders", file=sys.stderr)
+        return EXIT_USAGE
+    opened = []
+    for path in inputs:  # every input's columns and ids are checked before anything loads
+        args.input = path
+        instances = open_input(args)
+        if hasattr(instances, "__len__") and not len(instances):
+            raise InputError(f"{path}: no instances to score (the input has no rows); nothing was scored and no "
+                             "report written")
+        opened.append(instances)
+    folder.mkdir(exist_ok=True)
+    scorer = _built(args)
+    if scorer is None:
+        return EXIT_USAGE
+    codes = []
+    try:
+        for path, output, instances in zip(inputs, outputs, opened):
+            args.input, args.system = path, getattr(instances, "system", None)
+            for holder in (scorer.evaluator, scorer.extractor):  # each report counts its own input's work
+                if holder is not None:
+                    holder.usage.reset()
+            print(f"doclens: scoring {path} → {output}", file=sys.stderr)
+            try:
+                with output_lock(output, args.output_format):
+                    codes.append(_score_and_save(scorer, args, instances, output, close=False))
+            except OutputLocked as exc:
+                print(f"doclens: error: {exc}", file=sys.stderr)
+                codes.append(EXIT_USAGE)
+    finally:
+        scorer.evaluator.close()
+    return max(codes, key=_severity)
+
+
+def _severity(code: int) -> int:
+    """How bad an exit code is, to report the worst of several runs."""
+    return {EXIT_OK: 0, EXIT_INCOMPLETE: 1, EXIT_USAGE: 2, EXIT_ERROR: 3, EXIT_INTERRUPTED: 4}.get(code, 3)
+
+
+def _output_folder(output: str | None, count: int) -> Path:
+    """The folder ``-o`` names for ``count`` inputs: an existing folder, or a path ending in ``/``
+    (to create; its parent must exist); anything else is refused before any work starts."""
+    if not output or output == "-":
+        raise InputError(f"{count} inputs were given: -o/--output must name a folder (DIR/) for their reports, one "
+                         "per input", field="--output")
+    folder = Path(output)
+    if folder.is_dir():
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise InputError(f"--output {output}: the folder is not writable", field="--output")
+        return folder
+    if not output.endswith(("/", os.sep)):
+        raise InputError(f"--output {output}: {count} inputs were given, so --output must be a folder (one report "
+                         "per input); give an existing folder, or end the path with '/' to create it",
+                         field="--output")
+    if not folder.parent.is_dir():
+        raise InputError(f"--output {output}: the folder {str(folder.parent)!r} does not exist", field="--output")
+    return folder  # created once every input has been read
+
+
+def _built(args: argparse.Namespace):
+    """The scorer the options describe, checked against the engine options; ``None`` (the error
+    said on stderr) when it cannot be built."""
     defaulted = args.evaluator is None
     if defaulted:
         args.evaluator = DEFAULT_EVALUATOR
@@ -242,6 +338,16 @@ def _scored(args: argparse.Namespace, instances, output: str) -> int:
         hint = (" (the default judge needs the [clinical] extra: see the README's Install section, or pass "
                 "--evaluator)" if defaulted and isinstance(exc, ImportError) else "")
         print(f"doclens: error: {exc}{hint}", file=sys.stderr)
+        return None
+    return scorer
+
+
+def _scored(args: argparse.Namespace, instances, output: str) -> int:
+    """:func:`run` once the output is this run's: build the scorer, score, save and tell."""
+    # a submission names its system: recorded in the report (a streamed one is written as it goes)
+    args.system = args.system or getattr(instances, "system", None)
+    scorer = _built(args)
+    if scorer is None:
         return EXIT_USAGE
     if getattr(args, "dry_run", False):
         return _dry_run(scorer, _instances(args, instances))
@@ -249,7 +355,13 @@ def _scored(args: argparse.Namespace, instances, output: str) -> int:
         print("doclens: error: --resume and --output-format jsonl/parquet need a file (--output PATH), not '-'",
               file=sys.stderr)
         return EXIT_USAGE
-    report, code = _score(scorer, args, output, instances)
+    return _score_and_save(scorer, args, instances, output)
+
+
+def _score_and_save(scorer, args: argparse.Namespace, instances, output: str, close: bool = True) -> int:
+    """Score ``instances`` into ``output``, save, tell, and return the exit code; ``close``: close
+    the judge afterwards (not while other inputs wait for it)."""
+    report, code = _score(scorer, args, output, instances, close=close)
     if report is None:
         return code or EXIT_ERROR
     if report.partial and not report.size:
@@ -350,7 +462,7 @@ def _instances(args: argparse.Namespace, instances):
     return _Sized(instances, size) if size is not None and not hasattr(instances, "__len__") else instances
 
 
-def _score(scorer, args: argparse.Namespace, output: str, instances):
+def _score(scorer, args: argparse.Namespace, output: str, instances, close: bool = True):
     """``(report, exit code)``: the report, or the partial report an error carried (``None`` when
     it carried none), and the code the error calls for (``EXIT_OK`` when there was none). A file
     output is written as the run goes (:meth:`doclens.DocLens.score_to`); ``-`` (stdout) keeps
@@ -390,7 +502,8 @@ def _score(scorer, args: argparse.Namespace, output: str, instances):
         redact = getattr(scorer.evaluator, "redact", lambda text: text)  # an endpoint may echo the key
         print(f"doclens: error: {redact(f'{type(exc).__name__}: {exc}')}", file=sys.stderr)
     finally:
-        scorer.evaluator.close()
+        if close:
+            scorer.evaluator.close()
     return report, code
 
 
@@ -523,14 +636,17 @@ def add_parser(sub) -> None:
         doclens score notes.parquet --columns prediction=generated_note,reference=note
         doclens score submission.json --references refs.jsonl --evaluator true-nli
         doclens score systems/GPT-4.jsonl --references references.jsonl   # outputs {id, prediction} + references
+        doclens score systems/*.jsonl --references references.jsonl -o scores/   # several systems, one process
         doclens score test2GPT-4_.csv --columns id=encounter_id,prediction=note --references clinicalnlp_taskC_test2.csv \
             --reference-columns id=encounter_id,reference=note,source=dialogue --source-units lines   # ACI-BENCH as published
         """)
-    score.add_argument("input", help="instances {id, prediction, reference, source?, reference_claims?, "
+    score.add_argument("input", nargs="+", help="instances {id, prediction, reference, source?, reference_claims?, "
                                      "prediction_claims?, task?}: a JSONL file ('-' for stdin), a JSON array, CSV/TSV, "
                                      "Parquet, a folder written by datasets' save_to_disk, or an owner/name Hub "
                                      "dataset id read from the local cache (never downloaded); with --references, "
-                                     "a submission JSON or a table of outputs (id, prediction)")
+                                     "a submission JSON or a table of outputs (id, prediction). Several inputs (e.g. "
+                                     "systems' outputs against one --references) are scored in one process, the "
+                                     "judge loaded once, one report each in the folder -o DIR/ names")
     score.add_argument("--input-format", choices=INPUT_FORMATS,
                        help="read INPUT (or REFS) as this format (default: from the extension, folder or id)")
     score.add_argument("--split", help="split of a saved DatasetDict or Hub dataset (required when it has several)")
@@ -549,7 +665,9 @@ def add_parser(sub) -> None:
                             "on either side is an error")
     score.add_argument("-o", "--output", help="report JSON (default: INPUT.doclens.json beside the input); results are "
                                               "written as each chunk finishes, to OUTPUT's journal "
-                                              "(scores.journal.jsonl beside scores.json) until the run ends")
+                                              "(scores.journal.jsonl beside scores.json) until the run ends); with "
+                                              "several inputs, a folder (an existing one, or DIR/ to create it): "
+                                              "DIR/INPUT-stem.doclens.json each")
     score.add_argument("--output-format", choices=OUTPUT_FORMATS, default="json",
                        help="json (default): one scores file with the instances inside; jsonl / parquet: OUTPUT is a "
                             "summary (scores, counts, signature) and the per-instance results go beside it, "

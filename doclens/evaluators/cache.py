@@ -31,6 +31,26 @@ def cache_key(parts: dict[str, Any]) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+def open_sqlite(path: os.PathLike) -> sqlite3.Connection:
+    """A connection to the SQLite file ``path`` as every DocLens cache opens it: WAL mode (several
+    writer threads and processes), autocommit, any thread."""
+    conn = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return conn
+
+
+def write_rows(conn: sqlite3.Connection, statement: str, rows: list[tuple]) -> None:
+    """``statement`` for each row, in one transaction (all rows or none)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.executemany(statement, rows)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
 @runtime_checkable
 class AnswerCache(Protocol):
     """What a judge reads and writes its answers through: the contract :class:`Cache` (SQLite),
@@ -67,10 +87,7 @@ class Cache:
     def _connect(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            self._local.conn = conn
+            conn = self._local.conn = open_sqlite(self.path)
         return conn
 
     def get(self, key: str) -> Any | None:
@@ -97,29 +114,15 @@ class Cache:
     def put_many(self, items: dict[str, Any]) -> None:
         if not items:
             return
-        conn = self._connect()
         rows = [(k, json.dumps(v, ensure_ascii=False)) for k, v in items.items()]
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            conn.executemany("INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)", rows)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+        write_rows(self._connect(), "INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)", rows)
 
     def put_raw_many(self, items: dict[str, str]) -> None:
         """Store answers already encoded as JSON text (a worker's shard merged back in); a key
         already present is replaced, as :meth:`put_many` does, so a key is never stored twice."""
         if not items:
             return
-        conn = self._connect()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            conn.executemany("INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)", list(items.items()))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+        write_rows(self._connect(), "INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)", list(items.items()))
 
     def forget(self, keys) -> None:
         """Remove the answers stored under ``keys`` (replies that left items unparsed: a rerun

@@ -29,6 +29,14 @@ class Usage:
             for key, value in counts.items():
                 setattr(self, key, getattr(self, key) + value)
 
+    def reset(self) -> None:
+        """Every counter back to zero, in place (a component that shares this counter keeps sharing
+        it): ``doclens score`` with several inputs counts each input's work in its own report."""
+        with self._lock:
+            for f in fields(self):
+                if not f.name.startswith("_"):
+                    setattr(self, f.name, f.default)
+
     def to_dict(self) -> dict:
         data = {f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_")}
         data["cost_usd"] = round(data["cost_usd"], 6)

@@ -57,6 +57,9 @@ UNCITED = ("zero", "inherit", "inherit-across-sections")
 QUESTION_STATEMENTS = ("whole", "sentences")
 #: A run whose unparsed share of judged items is above this is reported as incomplete.
 UNPARSED_SHARE_LIMIT = 0.5
+#: Reference texts (a note's sections count one each) whose extracted claims a scorer keeps
+#: (:meth:`DocLens._extract`): a leaderboard's reference set, many times over.
+REFERENCE_CLAIMS_KEPT = 20_000
 
 
 def incomplete_reasons(report: Report) -> list[str]:
@@ -228,6 +231,10 @@ class DocLens:
         #: the metric families this scorer computes (:mod:`doclens.families`) and how they count
         self.families = selected(self.metrics)
         self.counting_rule = CountingRule(on_unparsed, uncited_outputs)
+        #: reference claims extracted by this scorer, by (task, section, text): a reference scored
+        #: again (the next system's outputs against the same references, ``doclens score A B … -o
+        #: DIR/``) is not extracted again; failed extractions are not kept
+        self._reference_claims: dict[tuple[str, str | None, str], list[str]] = {}
 
     # ------------------------------------------------------------------------------------------
     def score(self, instances: Iterable[dict | Instance], progress: bool = True, *,
@@ -476,7 +483,11 @@ class DocLens:
                 run.used_extractor = True
                 for section, segment in segments(work.task, text).items():
                     claims[section] = []
-                    if segment.strip():
+                    kept = self._reference_claims.get((work.task, section, segment)) \
+                        if field_name == "reference_claims" else None
+                    if kept is not None:
+                        claims[section] = list(kept)
+                    elif segment.strip():
                         requests.append(ExtractionRequest(segment, work.task, section))
                         targets.append((work, field_name, claims, section))
         if requests:
@@ -484,10 +495,17 @@ class DocLens:
             if len(extracted) != len(requests):
                 raise RuntimeError(f"{type(self.extractor).__name__} returned {len(extracted)} claim lists for "
                                    f"{len(requests)} texts")
-            for (work, field_name, claims, section), found in zip(targets, extracted):
+            for request, (work, field_name, claims, section), found in zip(requests, targets, extracted):
                 claims[section] = list(found)
                 if isinstance(found, FailedExtraction):
                     work.failed_extractions[(field_name, section)] = found.error
+                elif field_name == "reference_claims":
+                    self._keep_reference_claims((request.task, section, request.text), claims[section])
+
+    def _keep_reference_claims(self, key: tuple[str, str | None, str], claims: list[str]) -> None:
+        self._reference_claims[key] = list(claims)
+        while len(self._reference_claims) > REFERENCE_CLAIMS_KEPT:  # oldest out first
+            self._reference_claims.pop(next(iter(self._reference_claims)))
 
 
 def _given_claims(given, task: str, field_name: str, where: str) -> dict[str | None, list[str]]:

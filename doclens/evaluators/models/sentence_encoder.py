@@ -13,9 +13,14 @@ not set ``HF_HUB_OFFLINE=1``; with it set, a model already in the hub cache load
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import os
+import sqlite3
+import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 
@@ -60,9 +65,125 @@ def length_order(texts: Sequence[str]) -> list[int]:
     return sorted(range(len(texts)), key=lambda i: -len(texts[i]))
 
 
+#: Padded tokens a batch holds at most (:func:`token_batches`): long texts go a few at a time,
+#: words many. On ACI-BENCH's encoded texts (words, claims and note sentences mixed) batches of
+#: 64 by character length ran 1.9 tokens for each real one; by tokens within 512 a batch, 1.24.
+BATCH_TOKENS = 512
+
+
+def token_batches(tokens: Sequence[int], batch_size: int, batch_tokens: int = BATCH_TOKENS) -> list[list[int]]:
+    """Indices of texts of ``tokens`` tokens each, longest first, cut into batches of at most
+    ``batch_size`` texts whose padded size (the batch's longest times its count) stays within
+    ``batch_tokens`` (a text longer than that goes alone): padding, which costs as much as real
+    tokens, is what the batch's longest text needs of texts of about its length."""
+    order = sorted(range(len(tokens)), key=lambda i: -tokens[i])
+    batches, start = [], 0
+    while start < len(order):
+        count = max(1, min(batch_size, batch_tokens // max(1, tokens[order[start]])))
+        batches.append(order[start:start + count])
+        start += count
+    return batches
+
+
+class VectorCache:
+    """Sentence vectors kept on disk by content, across runs and processes: ``vectors.sqlite`` in
+    the DocLens cache folder (:func:`doclens.evaluators.cache.default_cache_dir`). A vector is
+    keyed by a hash of its text and of its encoder's *namespace* (:attr:`Encoder.namespace`: the
+    model's content fingerprint, pooling, token limit and the torch / transformers versions), so a
+    changed model or library never answers from an older one's vectors. Scoring twenty systems
+    against one reference set (or the same system again) encodes each reference sentence and each
+    word of the shared vocabulary once. SQLite in WAL mode: several processes may share it."""
+
+    #: variables per SQL statement (SQLite's smallest build allows 999)
+    _BATCH = 500
+
+    def __init__(self, directory: os.PathLike | str | None = None):
+        from doclens.evaluators.cache import default_cache_dir
+
+        self.directory = Path(directory) if directory else default_cache_dir()
+        self.path = self.directory / "vectors.sqlite"
+        self._local = threading.local()
+        self.hits = 0
+        self.stored = 0
+
+    def _connect(self) -> sqlite3.Connection:
+        """This thread's connection, opened (and the file made) on first use: a run whose judge
+        encodes nothing leaves no file."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            from doclens.evaluators.cache import open_sqlite
+
+            self.directory.mkdir(parents=True, exist_ok=True)
+            conn = open_sqlite(self.path)
+            conn.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)")
+            self._local.conn = conn
+        return conn
+
+    @staticmethod
+    def _key(namespace: str, text: str) -> bytes:
+        return hashlib.sha256(f"{namespace}\n{text}".encode("utf-8", "surrogatepass")).digest()
+
+    def get_many(self, namespace: str, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of those of ``texts`` that have one."""
+        keys = {self._key(namespace, text): text for text in texts}
+        found: dict[str, np.ndarray] = {}
+        listed = list(keys)
+        for start in range(0, len(listed), self._BATCH):
+            part = listed[start:start + self._BATCH]
+            rows = self._connect().execute(
+                f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(part))})", part).fetchall()
+            for key, blob in rows:
+                found[keys[key]] = np.frombuffer(blob, dtype=np.float32).copy()
+        self.hits += len(found)
+        return found
+
+    def put_many(self, namespace: str, vectors: dict[str, np.ndarray]) -> None:
+        rows = [(self._key(namespace, text), np.asarray(vector, dtype=np.float32).tobytes())
+                for text, vector in vectors.items()]
+        if not rows:
+            return
+        from doclens.evaluators.cache import write_rows
+
+        write_rows(self._connect(), "INSERT OR REPLACE INTO vectors (key, vector) VALUES (?, ?)", rows)
+        self.stored += len(rows)
+
+    def __len__(self) -> int:
+        return int(self._connect().execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+
+#: The vector cache that encoders keeping vectors in memory (``cache_size`` > 0) also read and
+#: write, when one is in use (:func:`use_vector_cache`); ``None``: vectors live for the process only.
+_SHARED_CACHE: list[VectorCache] = []
+
+
+@contextlib.contextmanager
+def use_vector_cache(cache: VectorCache | None) -> Iterator[VectorCache | None]:
+    """While inside, every :class:`Encoder` with ``cache_size`` > 0 (clinical-rules' MiniLM) looks
+    texts up in ``cache`` before encoding them and stores what it encodes there (``None``: no
+    cache, as ``--no-cache``). ``doclens score`` uses the cache folder's unless ``--no-cache``."""
+    _SHARED_CACHE.append(cache) if cache is not None else None
+    try:
+        yield cache
+    finally:
+        if cache is not None:
+            _SHARED_CACHE.remove(cache)
+
+
+def shared_vector_cache() -> VectorCache | None:
+    """The vector cache in use (:func:`use_vector_cache`), or ``None``."""
+    return _SHARED_CACHE[-1] if _SHARED_CACHE else None
+
+
 class Encoder:
     """A sentence encoder: ``encode(texts)`` → float32 array ``(len(texts), dim)``, rows of unit
-    length, encoded longest first in batches of ``batch_size``. ``texts_encoded`` counts every
+    length, encoded longest first (in tokens) in batches of at most ``batch_size`` texts and
+    ``batch_tokens`` padded tokens (:func:`token_batches`). ``texts_encoded`` counts every
     text passed through the model (the vector store's cache is checked with it); ``texts_truncated``
     those longer than ``max_length`` tokens, of which only the first ``max_length`` tokens were
     encoded (BM25 still reads the whole fact).
@@ -73,8 +194,10 @@ class Encoder:
     torch or transformers is missing. Loads lazily, on first use."""
 
     def __init__(self, model: str | None = None, *, device: str | None = None, batch_size: int = 32,
-                 max_length: int = 256, extra: str = "retrieval", cache_size: int = 0):
+                 max_length: int = 256, extra: str = "retrieval", cache_size: int = 0,
+                 batch_tokens: int = BATCH_TOKENS):
         self.extra = extra
+        self.batch_tokens = batch_tokens
         self.model = model if model is not None else shipped_minilm_path("the default sentence encoder", extra)
         self.path = resolve_model(self.model, extra)
         self.pooling = pooling_mode(self.path)
@@ -118,11 +241,26 @@ class Encoder:
             self._kept.move_to_end(text)
         return vector
 
+    @cached_property
+    def namespace(self) -> str:
+        """Everything besides the text that decides a vector (:class:`VectorCache`'s keys)."""
+        torch, _tokenizer, _model, _device = self._load()
+        transformers = require("transformers", "sentence encoding", self.extra)
+        return (f"{self.fingerprint}|{self.pooling}|max_length={self.max_length}|torch={torch.__version__}|"
+                f"transformers={transformers.__version__}")
+
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not self.cache_size:
             return self._encode(texts)
         new = [t for t in dict.fromkeys(texts) if self.cached(t) is None]
-        found = dict(zip(new, self._encode(new))) if new else {}
+        store = shared_vector_cache()
+        found = store.get_many(self.namespace, new) if store is not None and new else {}
+        if found:
+            new = [t for t in new if t not in found]
+        encoded = dict(zip(new, self._encode(new))) if new else {}
+        if store is not None and encoded:
+            store.put_many(self.namespace, encoded)
+        found.update(encoded)
         out = np.stack([found[t] if t in found else self._kept[t] for t in texts]) if len(texts) else \
             np.zeros((0, self.dimension), dtype=np.float32)
         for text, vector in found.items():
@@ -134,12 +272,14 @@ class Encoder:
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
         torch, tokenizer, model, device = self._load()
         out = np.zeros((len(texts), model.config.hidden_size), dtype=np.float32)
-        order = length_order(texts)
+        if not len(texts):
+            return out
+        # batches of texts of about the same length in tokens (:func:`token_batches`)
+        whole = tokenizer(list(texts), truncation=False)["input_ids"]
+        self.texts_truncated += sum(len(ids) > self.max_length for ids in whole)
+        tokens = [min(len(ids), self.max_length) for ids in whole]
         with torch.inference_mode():
-            for start in range(0, len(order), self.batch_size):
-                batch = order[start:start + self.batch_size]
-                whole = tokenizer([texts[i] for i in batch], truncation=False)["input_ids"]
-                self.texts_truncated += sum(len(ids) > self.max_length for ids in whole)
+            for batch in token_batches(tokens, self.batch_size, self.batch_tokens):
                 inputs = tokenizer([texts[i] for i in batch], padding=True, truncation=True,
                                    max_length=self.max_length, return_tensors="pt").to(device)
                 hidden = model(**inputs).last_hidden_state.float()
