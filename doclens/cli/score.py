@@ -731,6 +731,17 @@ def add_parser(sub) -> None:
     score.add_argument("--baselines", help=f"comma-separated: {','.join(BASELINE_NAMES)}")
     score.add_argument("--baseline-option", action="append", metavar="NAME=JSON",
                        help='per-baseline options, e.g. bertscore=\'{"model_type": "/models/x", "num_layers": 6}\'')
+    _add_support_options(score)
+    model_dests, cache_dests = add_judge_options(score)
+    _add_engine_options(score)
+    score.add_argument("-q", "--quiet", action="store_true",
+                       help="no progress bar and no warnings on stderr (errors still show; the report keeps its "
+                            "warnings)")
+    score.set_defaults(func=run, model_options=model_dests, run_options=cache_dests)
+
+
+def _add_support_options(score) -> None:
+    """The "source support" option group of ``doclens score``."""
     support = score.add_argument_group("source support (--metrics doclens,source_support; cards/source-support.md)")
     support.add_argument("--metrics", default="doclens",
                          help="metric families: 'doclens' (default) or 'doclens,source_support' (each prediction "
@@ -750,7 +761,10 @@ def add_parser(sub) -> None:
     support.add_argument("--vector-store", metavar="DIR",
                          help="source support: folder of the on-disk vector store (default: retrieval/ in the "
                               "DocLens cache folder)")
-    model_dests, cache_dests = add_judge_options(score)
+
+
+def _add_engine_options(score) -> None:
+    """The "engine" option group of ``doclens score`` (local or Ray)."""
     engine = score.add_argument_group("engine (cards/scale-ray.md)")
     engine.add_argument("--engine", choices=("local", "ray"), default="local",
                         help="local: this process (default); ray: an actor pool on a Ray cluster, one judge per actor "
@@ -763,7 +777,3 @@ def add_parser(sub) -> None:
                              "GPUs, else 0)")
     engine.add_argument("--runtime-env", metavar="JSON",
                         help='--engine ray: Ray runtime environment for the workers, e.g. \'{"pip": ["doclens"]}\'')
-    score.add_argument("-q", "--quiet", action="store_true",
-                       help="no progress bar and no warnings on stderr (errors still show; the report keeps its "
-                            "warnings)")
-    score.set_defaults(func=run, model_options=model_dests, run_options=cache_dests)
