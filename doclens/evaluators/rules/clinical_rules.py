@@ -218,6 +218,26 @@ EMBEDDINGS_KEPT = 20_000
 TEXTS_KEPT = 20_000
 #: Premises whose word-vector matrix is kept (:meth:`ClinicalRulesJudge._closest_words`), oldest out first.
 WORD_MATRICES_KEPT = 64
+#: Premises whose :class:`_PremiseView` is kept (:meth:`ClinicalRulesJudge._view`), least recently
+#: used out first: a note's claims come together, so a few suffice.
+PREMISE_VIEWS_KEPT = 64
+
+
+@dataclass
+class _PremiseView:
+    """What every claim judged against one premise reads of it, built once a premise
+    (:meth:`ClinicalRulesJudge._view`): without it each (premise, claim) pair rebuilt the index and
+    scanned every premise word for each missing claim word (issue 39)."""
+
+    #: premise key → its occurrences (:meth:`ClinicalRulesJudge._index`)
+    index: dict[str, list[tuple[_Word, _Sentence]]]
+    #: each lower-cased premise word → its first occurrence: (rank in reading order, word, sentence)
+    first: dict[str, tuple[int, _Word, _Sentence]]
+
+    @property
+    def words(self) -> list[str]:
+        """The premise's lower-cased words, once each, in reading order."""
+        return list(self.first)
 
 
 class _Unencoded(Exception):
@@ -886,6 +906,8 @@ class ClinicalRulesJudge(Evaluator):
         self._wanted: set[str] | None = None
         self._round_vectors: dict[str, object] = {}
         self._word_matrices: dict[tuple[str, ...], object] = {}
+        #: id of a premise's sentence list → (that list, its view); the list is held so its id stays its own
+        self._premise_views: OrderedDict[int, tuple[list[_Sentence], _PremiseView]] = OrderedDict()
 
     def _load_encoder(self):
         """The package's sentence encoder (:mod:`doclens.evaluators.models.sentence_encoder`) on the
@@ -1104,7 +1126,7 @@ class ClinicalRulesJudge(Evaluator):
         (words are encoded alone and kept: a note's vocabulary recurs); 0 without the encoder."""
         if not missing or self.paraphrase == "none":
             return [0.0] * len(missing)
-        premise_words = list(dict.fromkeys(w.text.lower() for s in premise_sentences for w in s.words))
+        premise_words = self._view(premise_sentences).words
         if not premise_words:
             return [0.0] * len(missing)
         self._embed(missing + premise_words)
@@ -1121,14 +1143,29 @@ class ClinicalRulesJudge(Evaluator):
     def _index(self, premise_sentences: list[_Sentence]) -> dict[str, list[tuple[_Word, _Sentence]]]:
         """Premise key → its occurrences; an abbreviation also stands for the words of its
         expansions ("HTN" for hypertension), and an expansion written out for its abbreviation."""
+        return self._view(premise_sentences).index
+
+    def _view(self, premise_sentences: list[_Sentence]) -> _PremiseView:
+        """The premise's :class:`_PremiseView`, built on its first claim and kept for the others
+        (the analyser returns one list a premise text, so the list's identity names the premise)."""
+        kept = self._premise_views.get(id(premise_sentences))
+        if kept is not None and kept[0] is premise_sentences:
+            self._premise_views.move_to_end(id(premise_sentences))
+            return kept[1]
         index: dict[str, list[tuple[_Word, _Sentence]]] = {}
+        first: dict[str, tuple[int, _Word, _Sentence]] = {}
         for sentence in premise_sentences:
             for word in sentence.words:
+                first.setdefault(word.text.lower(), (len(first), word, sentence))
                 index.setdefault(word.stem, []).append((word, sentence))
                 for keys in self.analyser.expansions(word):
                     for key in keys:
                         index.setdefault(key, []).append((word, sentence))
-        return index
+        view = _PremiseView(index, first)
+        self._premise_views[id(premise_sentences)] = (premise_sentences, view)
+        while len(self._premise_views) > PREMISE_VIEWS_KEPT:
+            self._premise_views.popitem(last=False)
+        return view
 
     def _aligned(self, claim: str, words: list[_Word], premise_sentences: list[_Sentence],
                  encoder: bool = False) -> _Sentence | None:
@@ -1160,7 +1197,7 @@ class ClinicalRulesJudge(Evaluator):
         kept = []
         absent = []
         for m in missing:
-            verdict = self._opposite(m, words, premise_sentences)
+            verdict = self._opposite(m, words, self._view(premise_sentences).first)
             if verdict == "same":  # "not controlled" = "uncontrolled"
                 continue
             absent.append(m)
@@ -1441,20 +1478,22 @@ class ClinicalRulesJudge(Evaluator):
         return problems
 
     @staticmethod
-    def _opposite(word: str, words: list[_Word], premise_sentences: list[_Sentence]) -> str | None:
+    def _opposite(word: str, words: list[_Word], first: dict[str, tuple[int, _Word, _Sentence]]) -> str | None:
         """A missing claim ``word`` whose prefixed opposite the note uses (normal/abnormal,
         controlled/uncontrolled): ``"same"`` when one of the two is negated ("not controlled" =
-        "uncontrolled"), else the contradiction to report; ``None`` when the note has no opposite."""
+        "uncontrolled"), else the contradiction to report; ``None`` when the note has no opposite.
+        ``first``: the note's words' first occurrences (:class:`_PremiseView`); the opposite read
+        is the one the note uses first."""
+        candidates = [p + word for p in _POLAR_PREFIXES] + [word[len(p):] for p in _POLAR_PREFIXES if word.startswith(p)]
+        found = [first[o] for o in candidates if o in first]
+        if not found:
+            return None
+        _, other, sentence = min(found, key=lambda occurrence: occurrence[0])
         claim_negated = any(w.text.lower() == word and w.status == "negated" for w in words)
-        for sentence in premise_sentences:
-            for other in sentence.words:
-                o = other.text.lower()
-                if any(word == p + o or o == p + word for p in _POLAR_PREFIXES):
-                    if claim_negated != (other.status == "negated"):
-                        return "same"
-                    shown = f"not {word}" if claim_negated else word
-                    return f"note says \"{_short(sentence.text)}\", claim says {shown}"
-        return None
+        if claim_negated != (other.status == "negated"):
+            return "same"
+        shown = f"not {word}" if claim_negated else word
+        return f"note says \"{_short(sentence.text)}\", claim says {shown}"
 
     def _forgivable(self, missing: list[str], words: list[_Word]) -> bool:
         """Whether the missing words could be forgiven at all, before any encoding: tolerance on,
