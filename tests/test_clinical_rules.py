@@ -481,6 +481,7 @@ def test_memory_is_bounded_across_many_texts(monkeypatch):
 
     monkeypatch.setattr(rules, "TEXTS_KEPT", 5)
     monkeypatch.setattr(rules, "WORD_MATRICES_KEPT", 2)
+    monkeypatch.setattr(rules, "PREMISE_VIEWS_KEPT", 3)
     judge = ClinicalRulesJudge()
     reference = "Left knee pain for two weeks. She denies fever."
     for n in range(12):
@@ -489,9 +490,20 @@ def test_memory_is_bounded_across_many_texts(monkeypatch):
     analysed = judge.analyser._memo
     assert len(analysed) == 5 and reference in analysed  # used at every step, never the oldest
     assert len(judge._word_matrices) <= 2
+    assert len(judge._premise_views) <= 3
     # what is forgotten is read again the same way
     first = ClinicalRulesJudge().explain("Note 0: the knee is swollen and tender.", "The knee is warm.")
     assert judge.explain("Note 0: the knee is swollen and tender.", "The knee is warm.") == first
+
+
+def test_an_opposite_is_the_one_the_note_uses_first(judge):
+    """The opposite reported is where the note first uses it, for every claim judged against the
+    note (the note's words are read once for all its claims, issue 39)."""
+    note = "Blood pressure is controlled today. Sugars are controlled. Gait is normal."
+    for claim in ("Blood pressure is uncontrolled.", "Sugars are uncontrolled and gait is abnormal."):
+        entailed, why = judge.explain(note, claim)
+        assert not entailed
+        assert 'note says "Blood pressure is controlled today."' in why, why
 
 
 def test_decisive_findings_are_kinds_the_rules_make():
