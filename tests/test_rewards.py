@@ -626,8 +626,11 @@ def test_a_megabyte_completion_reaches_the_default_judge_capped(clinical_judge):
 def test_the_budget_bounds_the_step_completions_past_it_are_none_and_counted():
     import time
 
+    calls = []
+
     class SlowExtractor(SentenceExtractor):
         def extract(self, text, task="general", section=None):
+            calls.append(text)
             time.sleep(0.05)
             return super().extract(text, task, section)
 
@@ -638,7 +641,8 @@ def test_the_budget_bounds_the_step_completions_past_it_are_none_and_counted():
     scored = [v for v in values if v is not None]
     assert 2 <= len(scored) < 40 and all(v == 1.0 for v in scored)
     assert values[:len(scored)] == scored and logged["doclens/over_budget"] == 40 - len(scored)
-    assert reward.last_step.over_budget == 40 - len(scored) and reward.last_step_s < 40 * 0.1
+    # the completions past the budget were never analysed (counted, not timed: no wall-clock assert)
+    assert reward.last_step.over_budget == 40 - len(scored) and len(calls) < 40
 
 
 def test_empty_value_must_be_finite():
