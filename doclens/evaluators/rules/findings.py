@@ -1,0 +1,53 @@
+"""What the rules of ``clinical-rules`` return: :class:`Finding` (one thing the premise does not
+support, typed by its kind) and :class:`Assessment` (everything read of one pair)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the premise does not support, said in the premise's words. ``kind`` is one of
+    :data:`FINDING_KINDS`; ``conflict`` is true when the premise states something else (a side, a
+    number, an opposite, another assertion status), false when it only does not state the claim's."""
+
+    kind: str
+    text: str
+    conflict: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in FINDING_KINDS:  # decision.DECISIVE matches on kinds: a typo would never decide
+            raise ValueError(f"unknown finding kind {self.kind!r}")
+
+
+#: ``missing``: content words the note does not use; ``drug``: a drug it does not name; ``polar``:
+#: a polar word or qualifier it does not say; ``qualifier``: another of the same scale it says
+#: (trace / severe); ``opposite``: its prefixed opposite; ``substitution``: a related word, no
+#: synonym, where the claim's word would stand ("knee swelling" for "knee pain"); ``assertion``:
+#: the word with another status (negated, a relative's …); ``number`` / ``side``: a number or side
+#: not found or another one found; ``together``: numbers and sides no one sentence holds together;
+#: ``empty``: a claim with nothing to check. v6's near misses, each stated otherwise where the note
+#: speaks of the claim's concept (:func:`~doclens.evaluators.rules.near_misses.near_miss_problems`): ``site``
+#: another body site (or, not conflicting, a site the note never names), ``direction`` the
+#: opposite direction of change or state, ``person`` the fact said of someone else, ``dose`` /
+#: ``frequency`` another dose or daily frequency of the same drug.
+FINDING_KINDS = ("missing", "drug", "polar", "qualifier", "opposite", "substitution", "assertion", "number", "side",
+                 "together", "empty", "site", "direction", "person", "dose", "frequency")
+
+
+@dataclass
+class Assessment:
+    """Everything :meth:`ClinicalRulesJudge.assess` read of one (premise, claim) pair: the rules'
+    findings, the words forgiven as rewording, the closest premise sentence, and the features the
+    decision model reads (:mod:`doclens.evaluators.rules.decision`)."""
+
+    findings: list[Finding]
+    forgiven: list[str]
+    closest: str | None
+    features: dict[str, float]
+
+
+def short(text: str, limit: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

@@ -1,0 +1,169 @@
+"""Rule 7 of ``clinical-rules`` (v6), **near misses**: where the note speaks of the claim's concept,
+another direction of change or state, body site, person, dose or daily frequency of the same drug,
+or two sides compared the other way round, decide "not supported" (docs/design.md §4)."""
+
+from __future__ import annotations
+
+import re
+
+from doclens.evaluators.rules.analysis import Analyser
+from doclens.evaluators.rules.findings import Finding
+from doclens.evaluators.rules.lexicons import RELATIVE_COVERS, contradicts, covers
+from doclens.evaluators.rules.sentences import Sentence, Word
+
+#: A comparison, whose order of sides matters (:func:`_comparison_problems`).
+_COMPARING = re.compile(r"\b(?:more|less|worse|better|greater|than|compared)\b", re.IGNORECASE)
+
+
+def _per_day(frequencies) -> str:
+    return " or ".join(f"{n} a day" for n in sorted(frequencies))
+
+
+def near_miss_problems(analyser: Analyser, words: list[Word], claim_sentences: list[Sentence],
+                       premise_sentences: list[Sentence]) -> list[Finding]:
+    """v6: a near miss decides "not supported" (docs/design.md §4). Read where the note speaks
+    of the claim's concept — the note sentences holding the most of the claim's other content
+    words (:func:`_about`) — a claim is not supported when there the note gives
+
+    * another **direction** of change or state and not the claim's ("decrease" for "increase",
+      "worsened" for "improved", "elevated" or "poorly controlled" for "well controlled");
+    * another **body site** and not the claim's, nor a part or whole of it ("ankle pain" for
+      "knee pain"; "elbow" is part of "arm", clinical_equivalents.json); a site the note names
+      nowhere is not supported either ("knees were tired" against "feeling tired");
+    * the fact **of another person** ("his mother" for "his father", a relative for the
+      patient);
+    * the same drug with **other doses** or **other daily frequencies** only ("Crestor 40 mg
+      once a day" for "twice a day"; a brand is its generic name).
+    """
+    key_stems = {w.stem for w in words}
+    problems: list[Finding] = []
+    for sentence in claim_sentences:  # each clause of the claim with its own concept
+        claim_stems = sentence.stems & key_stems
+        problems += _direction_problems(analyser, sentence, claim_stems, premise_sentences)
+        problems += _site_problems(analyser, sentence, claim_stems, premise_sentences)
+        problems += _person_problems(analyser, sentence, claim_stems, premise_sentences)
+        problems += _regimen_problems(sentence, premise_sentences)
+        problems += _comparison_problems(sentence, premise_sentences)
+    return list(dict.fromkeys(problems))
+
+
+def _comparison_problems(sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
+    """Two sides compared ("her right elbow bothers her more than her left") the note compares
+    the other way round: the note's sentences naming the same sides of the same body part,
+    none in the claim's order."""
+    order = [(side.side, side.head) for side in sentence.sides]
+    if len({side for side, _ in order}) < 2 or not _COMPARING.search(sentence.text):
+        return []
+    same = [[(side.side, side.head) for side in s.sides] for s in premise_sentences]
+    same = [o for o in same if sorted(o) == sorted(order)]
+    if same and order not in same:
+        return [Finding("side", f"note compares {' and '.join(s for s, _ in same[0])} the other way round, claim "
+                                f"says {' then '.join(s for s, _ in order)}", conflict=True)]
+    return []
+
+
+def _direction_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str],
+                        premise_sentences: list[Sentence]) -> list[Finding]:
+    if not sentence.directions:
+        return []
+    concept = claim_stems - {analyser.normal(w) for _, _, word in sentence.directions for w in word.split()}
+    stated = [d for s in _about(concept, premise_sentences) for d in s.directions]
+    problems = []
+    for axis, sign, word in dict.fromkeys(sentence.directions):
+        if any((a, g) == (axis, sign) for a, g, _ in stated):
+            continue
+        other = next((w for a, g, w in stated if contradicts((axis, sign), (a, g))), None)
+        if other is not None:
+            problems.append(Finding("direction", f"note says {other}, claim says {word}", conflict=True))
+        elif axis == "use" and not any(analyser.normal(word) in s.stems for s in premise_sentences):
+            # stopping a habit or a drug the note never says is stopped ("smoking cessation"
+            # against "a bar that allows smoking")
+            problems.append(Finding("direction", f"note does not say {word}"))
+    return problems
+
+
+def _site_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str],
+                   premise_sentences: list[Sentence]) -> list[Finding]:
+    """Another site where the note speaks of the claim's concept, unless a note sentence that
+    names the claim's site shares half as much of the concept."""
+    if not sentence.sites:
+        return []
+    concept = claim_stems - {analyser.normal(site) for site in sentence.sites}
+    named = {site for s in premise_sentences for site in s.sites}
+    problems = []
+    for site in sorted(sentence.sites):
+        if not any(_same_site(analyser, site, other) for other in named):
+            problems.append(Finding("site", f"note does not name the {site}"))
+            continue
+        about = _about(concept, premise_sentences, least=1)
+        there = {other for s in about for other in s.sites}
+        if not there or any(_same_site(analyser, site, other) for other in there):
+            continue
+        best = max(len(s.stems & concept) for s in about)
+        if any(len(s.stems & concept) >= max(1, best // 2) and any(_same_site(analyser, site, o) for o in s.sites)
+               for s in premise_sentences):
+            continue
+        problems.append(Finding("site", f"note says {', '.join(sorted(there)[:3])}, claim says {site}", conflict=True))
+    return problems
+
+
+def _person_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str],
+                     premise_sentences: list[Sentence]) -> list[Finding]:
+    if not sentence.relatives:
+        return []
+    concept = claim_stems - {analyser.normal(p) for p in sentence.relatives}
+    there = {person for s in _about(concept, premise_sentences) for person in s.relatives}
+    problems = []
+    for person in sorted(sentence.relatives - RELATIVE_COVERS.keys()):  # "family history of …" names no one
+        if not any(covers(other, person) for other in there):
+            said = f"of the {', '.join(sorted(there))}" if there else "of the patient"
+            problems.append(Finding("person", f"note says it {said}, claim says of the {person}", conflict=True))
+    return problems
+
+
+def _regimen_problems(sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
+    """A drug the note gives other doses or daily frequencies only; or a dose the note gives
+    another drug where it gives this one none ("400 mg of acetaminophen" for "ibuprofen 400 mg")."""
+    problems = []
+    regimens = [r for s in premise_sentences for r in s.regimens]
+    for regimen in sentence.regimens:
+        noted = [r for r in regimens if r.drug == regimen.drug]
+        doses = frozenset().union(*(r.doses for r in noted))
+        if regimen.doses and doses and not regimen.doses & doses:
+            problems.append(Finding("dose", f"note gives {regimen.name} {', '.join(sorted(doses))}, claim says "
+                                    f"{', '.join(sorted(regimen.doses))}", conflict=True))
+        elif regimen.doses and noted and not doses:
+            others = sorted({r.name for r in regimens if r.drug != regimen.drug and r.doses & regimen.doses})
+            if others:
+                problems.append(Finding("dose", f"note gives {', '.join(sorted(regimen.doses))} of {others[0]}, "
+                                        f"claim of {regimen.name}", conflict=True))
+        frequencies = frozenset().union(*(r.frequencies for r in noted))
+        if regimen.frequencies and frequencies and not regimen.frequencies & frequencies:
+            problems.append(Finding("frequency", f"note gives {regimen.name} {_per_day(frequencies)}, claim says "
+                                    f"{_per_day(regimen.frequencies)}", conflict=True))
+    return problems
+
+
+def _same_site(analyser: Analyser, site: str, other: str) -> bool:
+    """One site, or one part of the other (clinical_equivalents.json's ``part_of``)."""
+    wholes = analyser.site_wholes
+    return site == other or other in wholes.get(site, ()) or site in wholes.get(other, ())
+
+
+def _about(concept: set[str], premise_sentences: list[Sentence], least: int = 2) -> list[Sentence]:
+    """The note sentences that speak of ``concept`` (stems): those with the most of it in common
+    (at least ``least``, or all of a smaller concept), with the sentence after a short one (a
+    problem's heading, "Chronic back pain.", is followed by what the note says of it)."""
+    if not concept:
+        return []
+    common = [len(s.stems & concept) for s in premise_sentences]
+    best = max(common, default=0)
+    if best < min(least, len(concept)):
+        return []
+    found = []
+    for k, (sentence, n) in enumerate(zip(premise_sentences, common)):
+        if n == best:
+            found.append(sentence)
+            if len(sentence.text.split()) <= 4 and k + 1 < len(premise_sentences):
+                found.append(premise_sentences[k + 1])
+    return found

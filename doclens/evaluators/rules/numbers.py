@@ -1,0 +1,107 @@
+"""Rules 2 and 3 of ``clinical-rules``, **numbers with their units** and **laterality**: each
+number and side of the claim is found in the premise where it speaks of the same concept or body
+part, and several of one claim sentence are found together in one premise sentence."""
+
+from __future__ import annotations
+
+from doclens.evaluators.rules.analysis import Analyser
+from doclens.evaluators.rules.findings import Finding
+from doclens.evaluators.rules.sentences import Sentence, Side
+
+
+def _number_for_concept(value, unit, context, premise_sentences) -> str | None:
+    """The note's number for the claim's concept when it differs: among the note's numbers with
+    the claim's unit, those with the most context words in common (at least two, or all of the
+    claim's one) give the value; ``None`` when one of them is the claim's value or none is that
+    close ("follow up in 3 months" against "follow up in 1 month", whatever else lasts 3 months)."""
+    if unit is None or not context:
+        return None
+    scored = [(len(context & c), v) for s in premise_sentences for v, u, c in s.numbers if u == unit]
+    best = max((n for n, _ in scored), default=0)
+    if best < min(2, len(context)):
+        return None
+    values = {v for n, v in scored if n == best}
+    return None if value in values else ", ".join(f"{v} {unit}" for v in sorted(values)[:3])
+
+
+def check_number(value, unit, context, premise_sentences) -> Finding | None:
+    shown = f"{value} {unit}" if unit else value
+    differs = _number_for_concept(value, unit, context, premise_sentences)
+    if differs:
+        return Finding("number", f"note says {differs}, claim says {shown}", conflict=True)
+    near = []
+    for sentence in premise_sentences:
+        for v, u, _ in sentence.numbers:
+            # near the same words, or with the same unit ("four days" needs no context)
+            local = not context or bool(context & sentence.keys) or (unit is not None and u == unit)
+            if v == value and (unit is None or u is None or u == unit) and local:
+                return None
+            # what the note says instead: a number of the same kind (the same unit or the same
+            # value; a reading such as 7/10 for a reading), never "42 year" for a pain score
+            if local and (u == unit or v == value) and ("/" in v) == ("/" in value):
+                near.append(f"{v} {u}" if u else v)
+    if near:
+        return Finding("number", f"note says {', '.join(dict.fromkeys(near[:3]))}, claim says {shown}", conflict=True)
+    return Finding("number", f"note does not state {shown} there")
+
+
+def check_side(claimed: Side, premise_sentences) -> Finding | None:
+    """The side the note gives the claim's body part, read where the note speaks of it most
+    closely: among the note's sides with the same head word ("knee" of "left knee pain") or two
+    context words in common (one when either has only one), those with the most context in
+    common (and the same negation) decide; a side named there elsewhere in the note does not support the claim
+    ("denies left sided facial pain … reports right sided facial pain" is the right side)."""
+    side, body, phrase, negated, head = claimed
+    scored = []
+    for sentence in premise_sentences:
+        for s, b, p, n, h in sentence.sides:
+            same_head = head is not None and h == head
+            common = len(body & b) if body else 0
+            if body and common < min(2, len(body), len(b)) and not same_head:
+                continue
+            scored.append((common + same_head + (n == negated), s, p))
+    if not scored:
+        # a note that names one side only speaks of that side where it gives none: "She denies
+        # any tingling in her toes" in a note about a right ankle is about the right toes
+        if {other.side for sentence in premise_sentences for other in sentence.sides} == {side}:
+            return None
+        return Finding("side", f"note does not give the side of {phrase}")
+    best = max(score for score, _, _ in scored)
+    closest = [(s, p) for score, s, p in scored if score == best]
+    if any(s == side or (s == "bilateral" and side in ("left", "right")) for s, _ in closest):
+        return None
+    return Finding("side", f"note says {', '.join(dict.fromkeys(p for _, p in closest[:2]))}, claim says {phrase}",
+                   conflict=True)
+
+
+def _plural_in_both(analyser: Analyser, claim_sentence: Sentence, premise_sentences: list[Sentence]) -> bool:
+    """A plural word of the claim that a note sentence writes in the plural and with no side:
+    "lungs clear to auscultation bilaterally" is the note's "her lungs are clear" (both lungs)."""
+    plural = {w.stem for w in claim_sentence.words if analyser.is_plural(w.text)}
+    return any(not sentence.sides and any(w.stem in plural and analyser.is_plural(w.text) for w in sentence.words)
+               for sentence in premise_sentences)
+
+
+def number_and_side_problems(analyser: Analyser, claim_sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
+    """Numbers with their units and sides with their body part; several of one claim sentence
+    must stand together in one premise sentence."""
+    found = [check_number(v, u, c, premise_sentences) for _, (v, u, c) in claim_sentence.stated]
+    # a count the claim only implies ("2 mg daily": once) is not required of the note, but
+    # another count for the same concept contradicts it ("2 mg twice daily")
+    found += [p for p in (check_number(*claim_sentence.numbers[k], premise_sentences)
+                          for k in sorted(claim_sentence.implied)) if p and p.conflict]
+    found += [None if side.side == "bilateral" and _plural_in_both(analyser, claim_sentence, premise_sentences)
+              else check_side(side, premise_sentences) for side in claim_sentence.sides]
+    problems = [p for p in found if p]
+    # a range's two ends are found apart: "range of motion 0 to 120 degrees" is "Extension: 0
+    # degrees. Flexion: 120 degrees."; its first end is checked on its own only
+    together = [n for k, n in claim_sentence.stated if k not in claim_sentence.range_starts]
+    if len(together) + len(claim_sentence.sides) > 1 and not problems:
+        # "left kidney 10 cm" is not supported by "right kidney 10 cm … left kidney 12 cm"
+        if not any(all(check_number(v, u, c, [s]) is None for v, u, c in together)
+                   and all(check_side(side, [s]) is None for side in claim_sentence.sides)
+                   for s in premise_sentences):
+            problems.append(Finding("together", "no note sentence holds " + ", ".join(
+                [f"{v} {u}" if u else v for v, u, _ in together]
+                + [side.phrase for side in claim_sentence.sides]) + " together"))
+    return problems

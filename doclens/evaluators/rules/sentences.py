@@ -1,0 +1,71 @@
+"""What ``clinical-rules``' analysis makes of a text (:mod:`doclens.evaluators.rules.analysis`): its
+sentences, each with its content words and their assertion status, its numbers with their units,
+its sides with their body parts, and the near-miss facts (directions, sites, people, drug regimens)
+the rules compare."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+
+@dataclass
+class Word:
+    stem: str
+    text: str
+    status: str
+    position: int
+    #: a negated word that only qualifies the negated concept before it: the knee of "no problems
+    #: with the knee", the palpation of "no tenderness to palpation" (:func:`~doclens.evaluators.rules.analysis._negated_items`)
+    dependent: bool = False
+    #: a negated word's list item: the stems negated with it ("denies left knee pain": knee, pain)
+    phrase: frozenset = frozenset()
+
+
+class Side(NamedTuple):
+    side: str  # left, right or bilateral
+    body: frozenset  # the content stems around it (two before, three after: the body part)
+    phrase: str  # as written, "left sided", "both hands"
+    negated: bool  # its body part is negated ("denies left sided facial pain")
+    head: str | None  # the stem of the word it names ("knee" of "left knee pain"; "hand" of "right-hand")
+
+
+class Regimen(NamedTuple):
+    drug: str  # the drug's key (its generic name's: "Norvasc" and "amlodipine" are one)
+    name: str  # as written
+    doses: frozenset  # "40 mg"
+    frequencies: frozenset  # doses a day
+
+
+@dataclass
+class Sentence:
+    text: str
+    words: list[Word] = field(default_factory=list)
+    numbers: list[tuple[str, str | None, frozenset]] = field(default_factory=list)  # value, unit, context
+    #: the numbers (their indices in ``numbers``) that open a range: the 0 of "0 to 120 degrees"
+    range_starts: set[int] = field(default_factory=set)
+    #: the numbers a frequency implies, not written: the 1 of "2 mg daily" (analysis._numbers_and_sides);
+    #: a note's implied count supports or contradicts a claim's; a claim's own need not be in the
+    #: note, but another count there contradicts it
+    implied: set[int] = field(default_factory=set)
+    sides: list[Side] = field(default_factory=list)
+    #: v6's near-miss facts (:func:`~doclens.evaluators.rules.near_misses.near_miss_problems`): the directions it
+    #: states (axis, sign, word: :func:`~doclens.evaluators.rules.lexicons.directions_of`), the body
+    #: sites it names (lemmas), the people other than the patient it names, and each drug with the
+    #: doses and daily frequencies written after it (before the next drug)
+    directions: list[tuple[str, int, str]] = field(default_factory=list)
+    sites: set[str] = field(default_factory=set)
+    relatives: set[str] = field(default_factory=set)
+    regimens: list[Regimen] = field(default_factory=list)
+    #: the stems with the keys of their abbreviations' expansions ("BP": blood, pressure), which a
+    #: number's context (read the same way) is matched against
+    keys: frozenset = frozenset()
+
+    @property
+    def stems(self) -> set[str]:
+        return {w.stem for w in self.words}
+
+    @property
+    def stated(self) -> list[tuple[int, tuple[str, str | None, frozenset]]]:
+        """The numbers the text writes (an implied count left out), with their indices."""
+        return [(k, n) for k, n in enumerate(self.numbers) if k not in self.implied]

@@ -1,0 +1,160 @@
+"""The word lists ``clinical-rules`` reads text with, and what a word is to its rules.
+
+Hand-written lists (stop words, sides, number words, units, drug names, polar words and qualifier
+scales, dosing words, section names …) and the predicates over single words built on them
+(:func:`is_content`, :func:`is_number`, :func:`is_drug` …). The maintained vocabularies (the drug
+lexicon, clinical_equivalents.json, body sites, directions, relatives) are
+:mod:`doclens.evaluators.rules.lexicons`'.
+"""
+
+from __future__ import annotations
+
+import re
+
+from doclens.evaluators.rules.lexicons import drug_names
+
+STOP_WORDS = frozenset("""a an the and or of to in on at for with by from as is are was were be been being this that these
+those it its he she they his her their him them we our you your i me my has have had do does did will would shall
+should can could may might must also than then there here which who whom whose what when where while about into
+over under after before during per very more most some any each other such only same so just up out off again
+further once both all few own too s t don now any anything something someone one's upon via 's 'm 're 've 'll 'd
+n't going gonna
+patient patients pt mr mrs ms miss dr mr. mrs. ms. dr. doctor today currently current presently
+report reports reported reporting state states stated notes noted note says said say tell tells told endorse
+endorses endorsed according describes described mention mentions mentioned complain complains complained
+present presents presented presenting""".split()) | frozenset(
+    # reporting, procedural and filler words: how a fact was found, said or written down, not the
+    # fact ("I do appreciate faint wheezing" = "faint wheezes"; "on exam", "was performed")
+    """appreciate appreciated appreciates notice noticed notices experience experienced experiences experiencing
+start started starts starting begin began began see seen saw sees show shows showed shown reveal reveals revealed
+demonstrate demonstrates demonstrated demonstrating perform performed performs review reviewed reviews obtain
+obtained take takes taking taken took get gets got getting seem seems seemed appear appears appeared look looks
+looked overall additionally really quite bit pretty somewhat actually basically exam examination physical
+evaluation evaluated evaluate focused visit clinic discuss discussed discussion explain explained advise advised
+recommend recommended recommends encourage encouraged provide provided schedule scheduled order ordered sent send
+note noted notes find found finds describe described describes done let us mention also well add adds added""".split())
+SIDES = {"left": "left", "right": "right", "bilateral": "bilateral", "bilaterally": "bilateral"}
+WORD_NUMBERS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+                 "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+                 "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100",
+                 "once": "1", "twice": "2"}
+UNITS = {"mg": "mg", "milligram": "mg", "milligrams": "mg", "mcg": "mcg", "microgram": "mcg", "g": "g",
+          "gram": "g", "grams": "g", "kg": "kg", "kilogram": "kg", "kilograms": "kg", "lb": "lb", "lbs": "lb",
+          "pound": "lb", "pounds": "lb", "ml": "ml", "cc": "ml", "l": "l", "liter": "l", "liters": "l", "%": "%",
+          "percent": "%", "cm": "cm", "mm": "mm", "inch": "inch", "inches": "inch", "unit": "unit",
+          "units": "unit", "mmhg": "mmhg", "bpm": "bpm", "degree": "degree", "degrees": "degree", "day": "day",
+          "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month", "year": "year",
+          "years": "year", "hour": "hour", "hours": "hour", "minute": "minute", "minutes": "minute",
+          "time": "time", "times": "time", "puff": "puff", "puffs": "puff", "tablet": "tablet",
+          "tablets": "tablet", "pill": "pill", "pills": "pill", "meq": "meq", "iu": "unit"}
+#: Common drug names (generic and brand), lower case. Used to name drugs in explanations.
+DRUGS = frozenset("""acetaminophen tylenol ibuprofen motrin advil naproxen aleve aspirin meloxicam mobic celecoxib
+celebrex diclofenac voltaren ketorolac toradol tramadol oxycodone percocet hydrocodone norco morphine codeine
+gabapentin neurontin pregabalin lyrica cyclobenzaprine flexeril methocarbamol robaxin tizanidine baclofen
+prednisone prednisolone methylprednisolone medrol dexamethasone cortisone kenalog triamcinolone hydrocortisone
+lisinopril enalapril losartan valsartan amlodipine norvasc metoprolol atenolol carvedilol coreg propranolol
+hydrochlorothiazide chlorthalidone furosemide lasix spironolactone hydralazine diltiazem verapamil digoxin
+amiodarone entresto nitroglycerin clonidine atorvastatin lipitor simvastatin zocor rosuvastatin crestor
+pravastatin warfarin coumadin apixaban eliquis rivaroxaban xarelto clopidogrel plavix heparin enoxaparin
+lovenox metformin glucophage glipizide glyburide insulin lantus humalog novolog januvia sitagliptin jardiance
+empagliflozin farxiga ozempic semaglutide trulicity victoza levothyroxine synthroid omeprazole prilosec
+pantoprazole protonix esomeprazole nexium famotidine pepcid ranitidine zantac ondansetron zofran miralax
+docusate colace senna albuterol proair ventolin fluticasone flonase flovent advair symbicort montelukast
+singulair cetirizine zyrtec loratadine claritin fexofenadine allegra diphenhydramine benadryl amoxicillin
+augmentin azithromycin zithromax doxycycline cephalexin keflex ciprofloxacin cipro levofloxacin bactrim
+nitrofurantoin macrobid clindamycin penicillin metronidazole flagyl fluconazole diflucan acyclovir valacyclovir
+valtrex sertraline zoloft fluoxetine prozac escitalopram lexapro citalopram celexa bupropion wellbutrin
+venlafaxine effexor duloxetine cymbalta trazodone mirtazapine alprazolam xanax lorazepam ativan clonazepam
+klonopin zolpidem ambien quetiapine seroquel aripiprazole abilify lithium lamotrigine lamictal levetiracetam
+keppra topiramate topamax sumatriptan imitrex methotrexate hydroxychloroquine plaquenil humira adalimumab
+enbrel etanercept tamsulosin flomax finasteride sildenafil viagra tadalafil cialis oxybutynin allopurinol
+colchicine iron vitamin""".split())
+
+
+def is_drug(word: str) -> bool:
+    """A drug name (lower case): :data:`DRUGS` or the maintained lexicon's
+    (:func:`~doclens.evaluators.rules.lexicons.drug_names`)."""
+    return word in DRUGS or word in drug_names(DRUGS)
+
+
+#: Words whose presence flips a finding; never forgiven as paraphrase (nor their prefixed forms:
+#: normal/abnormal, regular/irregular, remarkable/unremarkable, tender/nontender …).
+POLAR = frozenset("""normal abnormal regular irregular remarkable unremarkable tender nontender negative positive
+increase increased decrease decreased high low elevated reduced worse better improved worsened stable unstable
+present absent controlled uncontrolled febrile afebrile symmetric asymmetric intact able unable""".split()) | frozenset(
+    # qualifiers a near miss differs by (docs/design.md §4, Judging real notes): never forgiven as rewording
+    """slight mild moderate severe acute chronic new newly repeat recurrent minimal marked trace small large
+worsening first second third extra additional""".split())
+POLAR_PREFIXES = ("ab", "ir", "un", "non", "in", "a", "dis")
+#: Qualifiers of one scale: a claim's qualifier the note does not say, where the sentence the claim
+#: is about says another of the same scale, is a contradiction ("note says trace, claim says
+#: severe"), not a rewording.
+QUALIFIER_SCALES = tuple(frozenset(scale.split()) for scale in (
+    "trace slight minimal mild moderate severe marked significant",
+    "small large", "acute chronic subacute", "increase increased decrease decreased reduced elevated",
+    "high low elevated", "worse better improved worsened worsening", "negative positive",
+    "first second third"))
+
+#: Verbs that plan a test, whose result is not known yet: "we will obtain an MRI" does not say
+#: what the MRI showed.
+PLANNED_VERBS = ["obtain", "schedule", "repeat"]
+#: One word spelled two ways in notes, read as one ("disk herniation" / "disc herniation": else the
+#: closest note sentence to a claim's "acute disc herniation" is another one with "acute" in it).
+SPELLINGS = {"disk": "disc", "disks": "discs"}
+#: Subjects of a habitual "used to" ("as it used to be"); "it is used to treat" is the verb use.
+PRONOUNS = frozenset("i you he she it we they".split())
+#: Words that attach what follows them to the phrase before: "no tenderness *to* palpation".
+ATTACHING = frozenset("with on in of at to for from about over during without within along".split())
+#: Words that start another item of a list: "no fever*,* chills *or* cough".
+LIST_BREAKS = frozenset(", ; and or nor".split())
+#: Words after which "once" / "twice" is a frequency ("once a day"), not a conjunction ("once the labs …").
+FREQUENCY = frozenset("a an per daily weekly monthly nightly every each or more yearly".split())
+#: Frequencies that say "once" by themselves ("daily" is once a day), and words that give a count
+#: before them ("three times daily", "2x daily").
+ONCE_PER = frozenset("daily nightly weekly monthly yearly annually".split())
+COUNTED = frozenset("times time x once twice".split())
+#: Latin dosing abbreviations: how often and how a drug is taken, read by frequencies_in.
+DOSING_ABBREVIATIONS = frozenset("qd bid tid qid qhs prn po q.d. b.i.d. t.i.d. q.i.d.".split())
+#: Units of a drug's dose (:class:`Regimen`).
+DOSE_UNITS = frozenset("mg mcg g unit ml meq".split())
+#: The words of a claim's leading "Key:" that name a note section or body system
+#: (:func:`~doclens.evaluators.rules.analysis.section_key_words`).
+SECTION_WORDS = frozenset("""medical reasoning treatment assessment plan neuro neurological neurologic musculoskeletal
+msk gastrointestinal gi cardiovascular cv respiratory resp pulmonary hent heent skin integumentary psychiatric psych
+constitutional genitourinary gu lymphatic hematologic endocrine allergic immunologic review of systems ros vitals
+vital signs general history present illness hpi physical exam examination results impression patient education
+and counseling instructions agreements orders social family surgical past""".split())
+#: Words with which a claim reports what a test found, which a test the note only plans does not
+#: support: "the MRI was reviewed today", "x-ray of the elbow is unremarkable".
+RESULT_WORDS = frozenset("""show shows showed shown showing reveal reveals revealed revealing demonstrate
+demonstrates demonstrated demonstrating review reviews reviewed reviewing unremarkable normal abnormal
+negative positive confirm confirms confirmed found finding findings result results""".split())
+
+
+def is_content(lower: str) -> bool:
+    """A word the claim's content is checked on (sides, numbers and units have their own rules)."""
+    if lower in SIDES or is_number(lower) or lower in UNITS or lower in STOP_WORDS:
+        return False
+    return bool(re.search(r"[a-z]", lower)) and (len(lower) >= 2 or lower == "x")
+
+
+def is_number(word: str) -> bool:
+    """``20``, ``2.5``, ``1,000``, ``150/95`` (a reading), or a number word."""
+    return bool(re.fullmatch(r"\d+(?:[.,]\d+)?(?:/\d+(?:\.\d+)?)?", word)) or word in WORD_NUMBERS
+
+
+def number_value(word: str) -> str:
+    word = WORD_NUMBERS.get(word, word).replace(",", "")
+    if "." in word and "/" not in word:
+        word = word.rstrip("0").rstrip(".") or "0"
+    return word
+
+
+def unit_after(lowers: list[str], i: int) -> str | None:
+    """The unit that follows the number at ``i`` ("20 mg", "20-mg")."""
+    for follower in lowers[i + 1: i + 3]:
+        if follower in UNITS:
+            return UNITS[follower]
+        if follower not in {"-", "/"}:
+            return None
+    return None
