@@ -3,7 +3,7 @@ BM25's terms, each with its own pattern, stop words and plural folding (docs/des
 "Maintained libraries and what stays hand-written")."""
 
 from doclens.evaluators.rules import overlap
-from doclens.parsing.tokens import DECIMAL_WORD, OVERLAP_STOPWORDS, content_tokens, fold_plural, s_stem
+from doclens.parsing.tokens import DECIMAL_WORD, FUNCTION_WORDS, content_tokens, fold_plural, s_stem
 
 
 def test_overlap_content_words():
@@ -12,7 +12,7 @@ def test_overlap_content_words():
         "patient", "s", "cough", "worsened", "temp", "38.5", "glass", "shard", "chill"}  # "she" is a stop word
     # the judge reads words through the shared tokeniser: stop words and negation cues dropped
     assert overlap.content_words(text) == set(content_tokens(text, overlap._IGNORED, fold_plural, DECIMAL_WORD))
-    assert "the" in OVERLAP_STOPWORDS and "no" in overlap._IGNORED and "no" not in OVERLAP_STOPWORDS
+    assert "the" in FUNCTION_WORDS and "no" in overlap._IGNORED and "no" not in FUNCTION_WORDS
 
 
 def test_bm25_terms():

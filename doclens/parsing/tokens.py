@@ -16,8 +16,13 @@ DECIMAL_WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
 #: BM25's tokens: runs of word characters
 WORD = re.compile(r"\w+")
 
-#: overlap's stop words (function words; negation cues are dropped beside them, see overlap.py)
-OVERLAP_STOPWORDS = frozenset("""a an the and or of to in on at for with by from as is are was were be been being
+#: The package's one list of English function words (articles, pronouns, auxiliaries, prepositions,
+#: conjunctions, quantifiers), which its hand-written word matching leaves out: ``overlap``'s stop
+#: words (negation cues are dropped beside them, see overlap.py) and the core of ``clinical-rules``'
+#: (:data:`doclens.evaluators.rules.words.STOP_WORDS`, which adds 31 more function words, written
+#: there with why overlap keeps without them). BM25 keeps bm25s's own 33 (retrieval/sparse.py;
+#: docs/design.md, "Lexical tokens", says why).
+FUNCTION_WORDS = frozenset("""a an the and or of to in on at for with by from as is are was were be been being
 this that these those it its he she they his her their him them we our you your i me my has have had do does did
 will would shall should can could may might must also than then there here which who whom whose what when where
 while about into over under after before during per very more most some any each other such only same so""".split())

@@ -17,10 +17,10 @@ import re
 
 from doclens.core.support import NOT_ADDRESSED, NOT_SUPPORTED, SUPPORTED, SupportJudgement
 from doclens.evaluators.base import ClaimRequest, Evaluator
-from doclens.parsing.tokens import DECIMAL_WORD, OVERLAP_STOPWORDS, content_tokens, fold_plural
+from doclens.parsing.tokens import DECIMAL_WORD, FUNCTION_WORDS, content_tokens, fold_plural
 
 _NEGATION = {"no", "not", "denies", "denied", "deny", "without", "negative", "never", "none", "nor"}
-_IGNORED = OVERLAP_STOPWORDS | _NEGATION
+_IGNORED = FUNCTION_WORDS | _NEGATION
 
 
 def content_words(text: str) -> set[str]:
