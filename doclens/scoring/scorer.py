@@ -114,7 +114,7 @@ class DocLens:
     **options
         The same settings as keywords (``DocLens(judge, uncited="inherit", premise_scope=
         "section")``), read by :meth:`ScoringSettings.from_kwargs`: a name it lacks is refused.
-        With ``settings`` too, they change it (``settings.replace(**options)``). What each means:
+        With ``settings`` too, those not ``None`` change it (``settings.replace``). What each means:
         ``task`` (``"auto"`` picks ``note_generation`` for a reference with SOAP section headers,
         else ``general``, per instance; each result's ``task`` says which), ``uncited``,
         ``max_citations`` (validity checked before the cap, every capped statement counted and
@@ -141,7 +141,10 @@ class DocLens:
             raise ConfigurationError(f"extractor must be a doclens.Extractor, got {type(extractor).__name__}")
         if settings is not None and not isinstance(settings, ScoringSettings):
             raise ConfigurationError(f"settings must be a doclens.ScoringSettings, got {type(settings).__name__}")
-        settings = ScoringSettings.from_kwargs(**options) if settings is None else settings.replace(**options)
+        if settings is None:
+            settings = ScoringSettings.from_kwargs(**options)
+        else:  # a keyword given as None is not given: the settings' value stays
+            settings = settings.replace(**{name: value for name, value in options.items() if value is not None})
         if source_support is not None and "source_support" not in settings.metrics:
             settings = settings.replace(metrics=(*settings.metrics, "source_support"))
         check_metrics(settings.metrics)  # which families exist is the registry's to say
