@@ -24,6 +24,7 @@ values that the command line offers as choices.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import re
 from dataclasses import dataclass
@@ -69,7 +70,7 @@ def _whole(name: str, value: Any, low: int, optional: bool = False, what: str = 
     if value is None and optional:
         return
     if not isinstance(value, int) or isinstance(value, bool) or value < low:
-        raise ConfigurationError(f"{name} must be {what or f'an integer of at least {low}'}"
+        raise ConfigurationError(f"{name} must be {what or f'at least {low} (a whole number)'}"
                                  f"{' or None' if optional else ''}, got {value!r}")
 
 
@@ -140,6 +141,20 @@ class _Settings:
         defaults = {f.name: f.default for f in dataclasses.fields(self)}  # type: ignore[arg-type]
         kept = self._keywords(changes)  # a None that means "the default" is left out of it
         return dataclasses.replace(self, **{name: kept.get(name, defaults[name]) for name in changes})  # type: ignore
+
+    @classmethod
+    def keyword_signature(cls, function) -> inspect.Signature:
+        """The parameters of ``function`` (a constructor that takes ``settings=`` and the same
+        options as ``**keywords``) as callers see them: its own, then each option of this class
+        as a keyword. Set as a class's ``__signature__``, it lets ``inspect.signature`` (and with
+        it :func:`doclens.evaluators.accepted_options`, help and IDEs) read the settings' list
+        of options instead of a copy of it."""
+        own = [p for p in inspect.signature(function).parameters.values()
+               if p.name != "self" and p.kind is not inspect.Parameter.VAR_KEYWORD]
+        taken = {p.name for p in own}
+        options = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default)
+                   for f in dataclasses.fields(cls) if f.name not in taken]  # type: ignore[arg-type]
+        return inspect.Signature([*own, *options])
 
     def as_dict(self) -> dict[str, Any]:
         """The options as plain data (tuples as lists)."""

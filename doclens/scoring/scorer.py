@@ -454,6 +454,11 @@ class DocLens:
             self._reference_claims.pop(next(iter(self._reference_claims)))
 
 
+
+#: what ``DocLens(...)`` takes, for inspect.signature, help and IDEs: its own parameters and each
+#: ScoringSettings option as a keyword (read from the settings, not a copy of their list)
+DocLens.__signature__ = ScoringSettings.keyword_signature(DocLens.__init__)  # type: ignore[attr-defined]
+
 def _given_claims(given, task: str, field_name: str, where: str) -> dict[str | None, list[str]]:
     """Claims given in the input: a list (the whole text) or, for notes, a section mapping."""
     if not isinstance(given, dict):
