@@ -137,7 +137,10 @@ class _Settings:
         return cls(**cls._keywords(options))
 
     def replace(self, **changes: Any):
-        """A copy with ``changes``, read as :meth:`from_kwargs` reads keywords and checked again."""
+        """A copy with ``changes``, read as :meth:`from_kwargs` reads keywords and checked again
+        (no changes: this object itself)."""
+        if not changes:
+            return self
         defaults = {f.name: f.default for f in dataclasses.fields(self)}  # type: ignore[arg-type]
         kept = self._keywords(changes)  # a None that means "the default" is left out of it
         return dataclasses.replace(self, **{name: kept.get(name, defaults[name]) for name in changes})  # type: ignore
