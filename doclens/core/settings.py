@@ -159,11 +159,6 @@ class _Settings:
                    for f in dataclasses.fields(cls) if f.name not in taken]  # type: ignore[arg-type]
         return inspect.Signature([*own, *options])
 
-    def as_dict(self) -> dict[str, Any]:
-        """The options as plain data (tuples as lists)."""
-        return {name: list(value) if isinstance(value := getattr(self, name), tuple) else value
-                for name in self.names()}
-
 
 @dataclass(frozen=True)
 class ScoringSettings(_Settings):
