@@ -101,6 +101,10 @@ def test_the_judges_take_their_settings_and_list_their_options_from_them():
     from doclens.evaluators.models.nli import NLIClassifierEvaluator
 
     assert set(EndpointSettings.names()) <= set(inspect.signature(OpenAIChatJudge).parameters)
+    # a subclass with an __init__ of its own is read as written (its own options reach it)
+    crash = load_evaluator("tests.ray_crash_judge:CrashOnceChatJudge", marker="m", trigger="t",
+                           base_url="http://127.0.0.1:9/v1", concurrency=2)
+    assert crash.marker == "m" and crash.settings.concurrency == 2
     nli = NLIClassifierEvaluator(settings=ModelSettings(model="some/folder", batch_size=4), no_cache=True)
     assert nli.model == "some/folder" and nli.batch_size == 4  # nothing loads before the first pair
     with pytest.raises(ConfigurationError, match="max_length"):

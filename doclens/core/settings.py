@@ -27,8 +27,9 @@ import dataclasses
 import inspect
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 from doclens.core.errors import ConfigurationError
 from doclens.core.tasks import AUTO_TASK, TASKS
@@ -130,11 +131,17 @@ class _Settings:
         return {name: value for name, value in options.items() if value is not None or name in takes_none}
 
     @classmethod
-    def from_kwargs(cls, **options: Any):
+    def from_kwargs(cls, base=None, /, **options: Any):
         """Settings from keyword options, the one path from loose keywords to settings: a name the
         class does not have is refused, naming it and the names it has; ``None`` for an option
-        that takes no ``None`` means its default."""
-        return cls(**cls._keywords(options))
+        that takes no ``None`` means its default. ``base``: settings already made (a
+        constructor's ``settings=``), which the options not ``None`` change (none: ``base``
+        itself)."""
+        if base is None:
+            return cls(**cls._keywords(options))
+        if not isinstance(base, cls):
+            raise ConfigurationError(f"settings must be a doclens.{cls.__name__}, got {type(base).__name__}")
+        return base.replace(**{name: value for name, value in options.items() if value is not None})
 
     def replace(self, **changes: Any):
         """A copy with ``changes``, read as :meth:`from_kwargs` reads keywords and checked again
@@ -145,18 +152,31 @@ class _Settings:
         kept = self._keywords(changes)  # a None that means "the default" is left out of it
         return dataclasses.replace(self, **{name: kept.get(name, defaults[name]) for name in changes})  # type: ignore
 
-    @classmethod
-    def keyword_signature(cls, function) -> inspect.Signature:
-        """The parameters of ``function`` (a constructor that takes ``settings=`` and the same
-        options as ``**keywords``) as callers see them: its own, then each option of this class
-        as a keyword. Set as a class's ``__signature__``, it lets ``inspect.signature`` (and with
-        it :func:`doclens.evaluators.accepted_options`, help and IDEs) read the settings' list
-        of options instead of a copy of it."""
-        own = [p for p in inspect.signature(function).parameters.values()
+
+class KeywordSignature:
+    """A class's ``__signature__`` (set in its body: ``__signature__ = KeywordSignature(Settings)``)
+    for a constructor that takes ``settings=`` and the same options as ``**keywords``: its own
+    parameters, then each option of ``Settings`` as a keyword. ``inspect.signature`` (and with it
+    :func:`doclens.evaluators.accepted_options`, the preset loader's option check, help and IDEs)
+    then reads the settings' list of options instead of a copy of it. A subclass with an
+    ``__init__`` of its own gets ``None``, so ``inspect`` reads that ``__init__`` as usual."""
+
+    def __init__(self, settings: type[_Settings]):
+        self.settings = settings
+        self.owner: type | None = None
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.owner = owner
+
+    def __get__(self, instance: Any, owner: type | None = None) -> inspect.Signature | None:
+        init = vars(self.owner).get("__init__") if self.owner is not None else None
+        if not callable(init) or instance is not None or owner is None or getattr(owner, "__init__", None) is not init:
+            return None
+        own = [p for p in inspect.signature(cast(Callable[..., Any], init)).parameters.values()
                if p.name != "self" and p.kind is not inspect.Parameter.VAR_KEYWORD]
         taken = {p.name for p in own}
         options = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default)
-                   for f in dataclasses.fields(cls) if f.name not in taken]  # type: ignore[arg-type]
+                   for f in dataclasses.fields(self.settings) if f.name not in taken]  # type: ignore[arg-type]
         return inspect.Signature([*own, *options])
 
 
@@ -166,32 +186,58 @@ class ScoringSettings(_Settings):
     ``doclens score`` option (``--premise-scope`` for ``premise_scope``).
 
     task : str, optional
-        The task of instances without one: one of :data:`doclens.core.tasks.TASKS`, ``"auto"``
-        (per instance, ``note_generation`` for a reference with SOAP headers, else ``general``),
-        or ``None`` (``general``; a SOAP-shaped reference is scored as one block, with a warning).
+        Default task for instances without a ``task`` field: one of
+        :data:`doclens.core.tasks.TASKS`, ``None`` (``general``; a SOAP-shaped reference is then
+        scored as one block, with a warning) or ``"auto"``, which picks ``note_generation`` for a
+        reference with SOAP section headers, else ``general``, per instance (each result's
+        ``task`` says which; the report counts them).
     uncited : {"zero", "inherit", "inherit-across-sections"}
-        An uncited statement scores citation recall 0 (the paper), or borrows the next cited
-        statement's citations within its note section (the original scripts) or across sections.
+        ``zero``: an uncited statement has citation recall 0 (the paper). ``inherit``: it borrows
+        the citations of the next cited statement of the same note section (the original DocLens
+        scripts, which split each section on its own; outside ``note_generation`` the whole
+        prediction is one section). ``inherit-across-sections``: it borrows from the next cited
+        statement wherever it is — not what the original scripts did, kept as an explicit option.
     max_citations : int, optional
-        Keep at most this many citations per statement (validity is checked first); ``None``: all.
+        Keep at most this many citations per statement (the first ones, in order of appearance).
+        ``None``: no cap. As in the original scripts, ids are checked for validity *before* the
+        cap: a statement citing any id the source does not have is a miss with all its ids
+        counted (none capped away). Every capped statement is counted and warned about.
     on_unparsed : {"zero", "exclude", "raise"}
-        How an item without a verdict (unparsed reply, failed call) counts.
+        How an item the judge never gave a readable verdict for counts (unparsed reply, failed
+        call; :mod:`doclens.core.metrics`).
     question_statements : {"whole", "sentences"}
-        ``question_summarization``: the output judged as one statement, or sentence by sentence.
+        For ``question_summarization``: ``whole`` (the original scripts) judges the whole
+        prediction as one statement citing every id in it; ``sentences`` splits it into
+        sentences like any other prediction.
     uncited_outputs : {"not-applicable", "strict"}
-        The citation metrics of an output that cites nothing: n/a, or each statement 0.
+        An output in which no statement cites anything: ``not-applicable`` leaves it out of the
+        citation metrics (counted as ``not_applicable``, one warning per run); ``strict`` scores
+        each of its statements 0, the paper's reading. Outputs that cite something follow the
+        paper either way.
     premise_scope : {"note", "section"}
-        ``note_generation``: a claim judged against the whole premise note, or its own section.
+        ``note_generation``: what a claim is judged against. ``"note"``: the whole premise note —
+        each claim is judged against its own section first, and a claim its section does not
+        entail is asked again against the whole note; entailed there, it is entailed and *stated
+        in another section* (``ClaimVerdict.placement``, counted per metric and section), and
+        still counted under its own section. ``"section"``: the paper's per-section premise
+        (claim verdicts equal the original DocLens scripts'). Signature ``premise:``;
+        ``docs/design.md`` §4.
     section_fallback : {"note", "section"}
         Under ``premise_scope="section"``: a claim whose section the premise note lacks is judged
-        against the whole note, or not entailed. ``"section"`` contradicts ``premise_scope="note"``
-        and is refused with it.
+        against the whole note (``"note"``, counted in ``counts[...]["section_fallbacks"]``) or,
+        as the original scripts did, not entailed (``"section"``). Signature ``sections:``.
+        ``"section"`` contradicts ``premise_scope="note"`` and is refused with it.
     source_units : {"given", "lines", "turns", "sentences", "auto"}
-        How a source string without ``[0]`` markers is numbered (``given``: it is not).
+        How a source string without ``[0]`` markers is numbered (:mod:`doclens.parsing.source_units`):
+        ``given`` refuses it; the others cut it into units, ``auto`` detecting how. Each numbered
+        source is counted in a warning; signature ``units:``.
     metrics : tuple of str
-        The metric families' selectors (``"doclens"``, always on, and e.g. ``"source_support"``);
-        a comma-separated string is split. Which selectors exist is the families' registry's to
-        say: :func:`doclens.scoring.source_support.check_metrics` refuses an unknown one.
+        The metric families' selectors: ``"doclens"`` (the four DocLens metrics, always on) and,
+        opt-in, ``"source_support"`` (each prediction claim judged against evidence from the
+        instance's own source, :mod:`doclens.scoring.source_support`); a comma-separated string
+        is split. Which selectors exist is the families' registry's to say:
+        :func:`doclens.scoring.source_support.check_metrics` refuses an unknown one when a scorer
+        is built (the registry sits above this module).
     chunk_size : int
         Instances per batch sent to the extractor and the judge.
     """

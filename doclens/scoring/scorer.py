@@ -24,7 +24,7 @@ import warnings
 from collections.abc import Iterable
 
 from doclens.core.errors import ConfigurationError, InputError, UnparsedJudgementError
-from doclens.core.settings import QUESTION_STATEMENTS, UNCITED, ScoringSettings  # noqa: F401  (re-exported)
+from doclens.core.settings import QUESTION_STATEMENTS, UNCITED, KeywordSignature, ScoringSettings  # noqa: F401
 from doclens.core.tasks import AUTO_TASK, SECTION_NAMES, check_task
 from doclens.core.types import NO_VERDICT, Instance, InstanceResult, Statement
 from doclens.engines.progress import InstanceSteps, ProgressBar, judge_batch
@@ -114,16 +114,8 @@ class DocLens:
     **options
         The same settings as keywords (``DocLens(judge, uncited="inherit", premise_scope=
         "section")``), read by :meth:`ScoringSettings.from_kwargs`: a name it lacks is refused.
-        With ``settings`` too, those not ``None`` change it (``settings.replace``). What each means:
-        ``task`` (``"auto"`` picks ``note_generation`` for a reference with SOAP section headers,
-        else ``general``, per instance; each result's ``task`` says which), ``uncited``,
-        ``max_citations`` (validity checked before the cap, every capped statement counted and
-        warned about), ``question_statements``, ``on_unparsed`` (:mod:`doclens.core.metrics`),
-        ``uncited_outputs``, ``metrics`` (``"doclens"``, always on, and opt-in
-        ``"source_support"``: :mod:`doclens.scoring.source_support`, ``cards/source-support.md``),
-        ``premise_scope`` and ``section_fallback`` (docs/design.md §4, "Premise scope"),
-        ``source_units`` (:mod:`doclens.parsing.source_units`), ``chunk_size`` (instances per
-        batch sent to the extractor and the evaluator).
+        With ``settings`` too, those not ``None`` change it (``settings.replace``). What each
+        means: :class:`~doclens.core.settings.ScoringSettings`.
     baselines : list of str, optional
         Also compute these baselines (``rouge``, ``bertscore``, ``medcon``) on the same instances.
     baseline_options : dict, optional
@@ -132,6 +124,9 @@ class DocLens:
         Its settings (retrieval, ``top_n``, the whole-source budget); giving it turns the metric on.
     """
 
+    #: what ``DocLens(...)`` takes: its own parameters and each ScoringSettings option as a keyword
+    __signature__ = KeywordSignature(ScoringSettings)
+
     def __init__(self, evaluator: Evaluator, extractor: Extractor | None = None, *,
                  settings: ScoringSettings | None = None, baselines: list[str] | None = None,
                  baseline_options: dict | None = None, source_support: SourceSupport | None = None, **options):
@@ -139,12 +134,7 @@ class DocLens:
             raise ConfigurationError(f"evaluator must be a doclens.Evaluator, got {type(evaluator).__name__}")
         if extractor is not None and not isinstance(extractor, Extractor):
             raise ConfigurationError(f"extractor must be a doclens.Extractor, got {type(extractor).__name__}")
-        if settings is not None and not isinstance(settings, ScoringSettings):
-            raise ConfigurationError(f"settings must be a doclens.ScoringSettings, got {type(settings).__name__}")
-        if settings is None:
-            settings = ScoringSettings.from_kwargs(**options)
-        else:  # a keyword given as None is not given: the settings' value stays
-            settings = settings.replace(**{name: value for name, value in options.items() if value is not None})
+        settings = ScoringSettings.from_kwargs(settings, **options)  # checked there, once
         if source_support is not None and "source_support" not in settings.metrics:
             settings = settings.replace(metrics=(*settings.metrics, "source_support"))
         check_metrics(settings.metrics)  # which families exist is the registry's to say
@@ -453,11 +443,6 @@ class DocLens:
         while len(self._reference_claims) > REFERENCE_CLAIMS_KEPT:  # oldest out first
             self._reference_claims.pop(next(iter(self._reference_claims)))
 
-
-
-#: what ``DocLens(...)`` takes, for inspect.signature, help and IDEs: its own parameters and each
-#: ScoringSettings option as a keyword (read from the settings, not a copy of their list)
-DocLens.__signature__ = ScoringSettings.keyword_signature(DocLens.__init__)  # type: ignore[attr-defined]
 
 def _given_claims(given, task: str, field_name: str, where: str) -> dict[str | None, list[str]]:
     """Claims given in the input: a list (the whole text) or, for notes, a section mapping."""

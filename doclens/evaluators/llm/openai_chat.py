@@ -50,7 +50,7 @@ from aiolimiter import AsyncLimiter
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random_exponential
 
 from doclens.core.errors import ConfigurationError, CostWarning, RunStoppedError
-from doclens.core.settings import EndpointSettings, parse_duration  # noqa: F401  (parse_duration: re-exported)
+from doclens.core.settings import EndpointSettings, KeywordSignature, parse_duration  # noqa: F401  (parse_duration: re-exported)
 from doclens.evaluators.llm.chat import ChatJudge, Completion, check_style
 from doclens.evaluators.usage import estimate_tokens
 
@@ -445,6 +445,8 @@ class OpenAIChatJudge(ChatJudge):
     """
 
     name = "openai-chat"
+    #: what ``OpenAIChatJudge(...)`` takes: its own parameters and the EndpointSettings options
+    __signature__ = KeywordSignature(EndpointSettings)
     default_style = "json_cot"
     default_model: str | None = "gpt-4o"
     needs_base_url = False
@@ -457,11 +459,7 @@ class OpenAIChatJudge(ChatJudge):
         # failed call. Keywords build the settings (EndpointSettings.from_kwargs), or change given ones.
         super().__init__(check_style(style or self.default_style), cache_dir=cache_dir, no_cache=no_cache,
                          refresh=refresh)
-        endpoint_options["model"] = model
-        if settings is None:
-            settings = EndpointSettings.from_kwargs(**endpoint_options)
-        else:
-            settings = settings.replace(**{k: v for k, v in endpoint_options.items() if v is not None})
+        settings = EndpointSettings.from_kwargs(settings, model=model, **endpoint_options)
         #: the endpoint, decoding, retries, timeouts and concurrency, as checked (frozen)
         self.settings = settings
         self._set_endpoint(settings)
@@ -865,8 +863,3 @@ class CoTJudge(OpenAIChatJudge):
 
     name = "cot"
     default_style = "cot"
-
-
-
-#: what ``OpenAIChatJudge(...)`` takes, for inspect.signature, help and the preset loader's option check
-OpenAIChatJudge.__signature__ = EndpointSettings.keyword_signature(OpenAIChatJudge.__init__)  # type: ignore[attr-defined]

@@ -115,11 +115,7 @@ class InProcessNLI(CachedAnswers, Evaluator):
                  no_cache: bool = False, refresh: bool = False, **model_options):
         # every option is checked once, by ModelSettings (keywords build it, or change given ones)
         super().__init__()
-        model_options["model"] = model
-        if settings is None:
-            settings = ModelSettings.from_kwargs(**model_options)
-        else:
-            settings = settings.replace(**{k: v for k, v in model_options.items() if v is not None})
+        settings = ModelSettings.from_kwargs(settings, model=model, **model_options)
         if not settings.model:
             raise ConfigurationError(f"the {self.name!r} evaluator needs a model (--model: a hub id or local folder)")
         #: the model and how it runs, as checked (frozen)
