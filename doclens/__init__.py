@@ -25,6 +25,7 @@ from doclens.core.errors import (
     UncitedOutputsWarning,
     UnicodeRepairWarning,
 )
+from doclens.core.settings import EndpointSettings, ModelSettings, ScoringSettings
 from doclens.core.types import (
     CitationJudgement,
     CitationVerdict,
@@ -40,6 +41,7 @@ from doclens.evaluators.base import Evaluator
 from doclens.extraction.extractors import Extractor
 from doclens.reports.report import Report
 from doclens.scoring.scorer import DocLens
+from doclens.scoring.signature import Signature
 from doclens.version import __version__
 
 
@@ -66,15 +68,19 @@ __all__ = [
     "CostWarning",
     "DocLens",
     "DocLensWarning",
+    "EndpointSettings",
     "Evaluator",
     "Extractor",
     "Instance",
     "InputWarning",
     "InstanceResult",
     "JudgeWarning",
+    "ModelSettings",
     "NotApplicableWarning",
     "Report",
     "RewardBudgetWarning",
+    "ScoringSettings",
+    "Signature",
     "SourceUnit",
     "Statement",
     "UncitedOutputsWarning",

@@ -270,35 +270,103 @@ SCOPED_NOTES = [
                           "assessment_and_plan": ["Rest.", "Drinks fluids."]},
      "prediction_claims": {"subjective": ["Fever for two days.", "Drinks fluids."], "assessment_and_plan": ["Rest."]}},
 ]
-#: scoring options whose report blocks and signature fields Ray must give exactly as a local run
-RAY_OPTION_SETS = {
-    "defaults+source-support": ["--metrics", "doclens,source_support"],
-    "section-scope+empty-premise+inherit+strict": ["--premise-scope", "section", "--section-fallback", "section",
-                                                   "--uncited", "inherit", "--uncited-outputs", "strict"],
-    "section-scope+fallback+sentences+exclude": ["--premise-scope", "section", "--question-statements", "sentences",
-                                                 "--on-unparsed", "exclude", "--max-citations", "1"],
-}
+#: every value of every scoring option (doclens.ScoringSettings), in five runs: each row takes one
+#: value of each option, so that every value is met once at least (a covering table, not every
+#: combination); section_fallback="section" goes with premise_scope="section" only (the settings
+#: refuse it under "note"), and both fallbacks are met under "section"
+COVERING_RUNS = [
+    {"--task": "auto", "--uncited": "zero", "--uncited-outputs": "not-applicable", "--question-statements": "whole",
+     "--premise-scope": "note", "--section-fallback": "note", "--source-units": "given", "--on-unparsed": "zero",
+     "--metrics": "doclens", "--chunk-size": "3"},
+    {"--task": "general", "--uncited": "inherit", "--uncited-outputs": "strict", "--question-statements": "sentences",
+     "--premise-scope": "section", "--section-fallback": "section", "--source-units": "lines", "--max-citations": "1",
+     "--on-unparsed": "exclude", "--metrics": "doclens,source_support", "--chunk-size": "2"},
+    {"--task": "note_generation", "--uncited": "inherit-across-sections", "--uncited-outputs": "not-applicable",
+     "--question-statements": "whole", "--premise-scope": "section", "--section-fallback": "note",
+     "--source-units": "turns", "--on-unparsed": "raise", "--metrics": "doclens", "--chunk-size": "3"},
+    {"--task": "report_summarization", "--uncited": "zero", "--uncited-outputs": "strict",
+     "--question-statements": "sentences", "--premise-scope": "note", "--section-fallback": "note",
+     "--source-units": "sentences", "--max-citations": "1", "--on-unparsed": "zero",
+     "--metrics": "doclens,source_support", "--chunk-size": "3"},
+    {"--task": "question_summarization", "--uncited": "inherit", "--uncited-outputs": "not-applicable",
+     "--question-statements": "whole", "--premise-scope": "note", "--section-fallback": "note",
+     "--source-units": "auto", "--on-unparsed": "exclude", "--metrics": "doclens", "--chunk-size": "3"},
+]
+#: a source without [0] markers, in dialogue turns (for every --source-units but "given")
+TURNS = {"id": "turns", "prediction": "Fever for two days [1]. A cough [3].", "reference": "Fever for two days. Cough.",
+         "source": "[doctor] any fever?\n[patient] fever for two days.\n[doctor] a cough?\n[patient] yes, a cough.",
+         "reference_claims": ["Fever for two days.", "Cough."], "prediction_claims": ["Fever for two days.", "A cough."]}
+
+
+def test_the_covering_runs_meet_every_value_of_every_scoring_option():
+    """The table below is complete: each ScoringSettings option (but metrics, whose selectors are
+    the families') has a flag, and each of its values is in a run; none is a combination the
+    settings refuse. (Runs without Ray: it checks the table, not the engine.)"""
+    from doclens.core import settings as vocabularies
+    from doclens.core.settings import ScoringSettings
+    from doclens.core.tasks import AUTO_TASK, TASKS
+
+    values = {"task": (AUTO_TASK, *TASKS), "uncited": vocabularies.UNCITED,
+              "uncited_outputs": vocabularies.UNCITED_OUTPUTS, "question_statements": vocabularies.QUESTION_STATEMENTS,
+              "premise_scope": vocabularies.PREMISE_SCOPES, "section_fallback": vocabularies.SECTION_FALLBACKS,
+              "source_units": vocabularies.SOURCE_UNITS, "on_unparsed": vocabularies.ON_UNPARSED,
+              "max_citations": (None, 1), "metrics": ("doclens", "doclens,source_support"), "chunk_size": (2, 3)}
+    assert sorted(values) == sorted(ScoringSettings.names())
+    met = {name: set() for name in values}
+    for run in COVERING_RUNS:
+        options = {flag[2:].replace("-", "_"): value for flag, value in run.items()}
+        options["max_citations"] = int(options["max_citations"]) if "max_citations" in options else None
+        options["chunk_size"] = int(options["chunk_size"])
+        ScoringSettings.from_kwargs(**options)  # a combination the settings accept
+        for name, value in options.items():
+            met[name].add(value)
+    assert {name: sorted(map(str, met[name])) for name in values} == \
+        {name: sorted(map(str, found)) for name, found in values.items()}
+    assert ("section", "note") in {(r["--premise-scope"], r["--section-fallback"]) for r in COVERING_RUNS}
 
 
 @needs_ray
-@pytest.mark.parametrize("options", list(RAY_OPTION_SETS.values()), ids=list(RAY_OPTION_SETS))
-def test_every_scoring_option_gives_the_local_report_and_signature_on_ray(local_ray, tmp_path, options):
-    """Ray builds no signature of its own: the report, its blocks (source support's included) and
-    its signature are the local run's under every option (issue 40: it used to drop the support
-    fields and block, and sign ``sections:note`` whatever the fallback)."""
-    data = write_jsonl(tmp_path / "in.jsonl", INSTANCES + SCOPED_NOTES)
-    local, on_ray = both(tmp_path, [str(data), "--evaluator", "overlap", "--chunk-size", "3", *options])
+@pytest.mark.parametrize("run", COVERING_RUNS, ids=[f"run{i}" for i in range(len(COVERING_RUNS))])
+def test_every_scoring_option_gives_the_local_report_and_signature_on_ray(local_ray, tmp_path, run):
+    """Every value of every scoring option, scored locally and on Ray: equal signatures, equal
+    reports (source support's block included). Ray builds no signature of its own and its
+    workers score under the driver's own settings object (issue 40: it used to rebuild the
+    settings from getattr defaults, dropping the support fields and signing ``sections:note``
+    whatever the fallback)."""
+    from doclens.core.signature import Signature
+
+    rows = INSTANCES + SCOPED_NOTES + ([TURNS] if run["--source-units"] != "given" else [])
+    data = write_jsonl(tmp_path / "in.jsonl", rows)
+    argv = [str(data), "--evaluator", "overlap", *[part for flag_value in run.items() for part in flag_value]]
+    local, on_ray = both(tmp_path, argv)
     assert on_ray["signature"] == local["signature"]
     assert on_ray == local
-    signature = local["signature"]
-    if "--metrics" in options:
-        assert "|premise:note|" in signature and "support:" in signature and "|sections:" not in signature
-        assert local["source_support"] and local["scores"]["source_supported"] is not None
-        assert local["counts"]["claim_recall"]["stated_in_other_section"] >= 1
-    else:
-        fallback = options[options.index("--section-fallback") + 1] if "--section-fallback" in options else "note"
-        assert f"|premise:section|sections:{fallback}|" in signature
-        assert local["counts"]["claim_recall"]["stated_in_other_section"] == 0
+    signature = Signature.read(local["signature"])
+    assert signature.get("uncited") == run["--uncited"] and signature.get("unparsed") == run["--on-unparsed"]
+    assert signature.get("maxcit") == run.get("--max-citations", "none")
+    assert signature.get("units") == (None if run["--source-units"] == "given" else run["--source-units"])
+    assert signature.get("uncited-outputs") == ("na" if run["--uncited-outputs"] == "not-applicable" else "strict")
+    assert signature.get("premise") == run["--premise-scope"]  # every run meets a note
+    assert signature.get("sections") == (run["--section-fallback"] if run["--premise-scope"] == "section" else None)
+    assert signature.get("qstatements") == ("sentences" if run["--question-statements"] == "sentences" else None)
+    support = "source_support" in run["--metrics"]
+    assert (signature.get("metrics") == "doclens+source_support") == support
+    assert bool(local.get("source_support")) == support and (signature.get("support") is not None) == support
+    if run["--task"] not in ("auto", "general"):  # the default task of rows without one
+        assert run["--task"] in signature.get("task").split("+")
+
+
+@needs_ray
+def test_a_worker_built_with_other_settings_is_refused():
+    """An actor scores under the driver's settings: a ``make_scorer`` that builds its scorer with
+    other settings is refused before it scores anything, naming what differs."""
+    from doclens import DocLens, ScoringSettings
+    from doclens.core.errors import ConfigurationError
+    from doclens.engines.ray import ScoreWorker
+    from doclens.evaluators.rules.overlap import OverlapEvaluator
+
+    with pytest.raises(ConfigurationError, match="uncited: 'inherit' != 'zero'"):
+        ScoreWorker(lambda: DocLens(OverlapEvaluator()), "run", [], ScoringSettings(uncited="inherit"))
 
 
 @needs_ray

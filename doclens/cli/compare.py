@@ -11,13 +11,12 @@ from doclens.cli.common import bootstrap_options, command_parser
 
 def run(args: argparse.Namespace) -> int:
     from doclens.reports.scores_files import scan_report
-    from doclens.scoring.signature import signature_differences
     from doclens.stats.bootstrap import MIN_INSTANCES, STATISTICS, align_by_id, bootstrap_description, paired_bootstrap
 
     scanned = [scan_report(path) for path in (args.a, args.b)]
     (header_a, ids_a, counts_a), (header_b, ids_b, counts_b) = scanned
-    signature_a, signature_b = str(header_a.get("signature")), str(header_b.get("signature"))
-    differences = signature_differences(signature_a, signature_b)
+    signature_a, signature_b = header_a["signature"], header_b["signature"]  # Signatures: scan_report read them
+    differences = signature_a.differences(signature_b)
     if differences and not args.allow_different_signatures:
         print("doclens: error: the two results have different signatures, so their scores are not comparable:\n  "
               + "\n  ".join(differences) + "\n(--allow-different-signatures compares them anyway)", file=sys.stderr)

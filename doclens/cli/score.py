@@ -34,15 +34,22 @@ from doclens.core.errors import (
     MissingExtraError,
     RunStoppedError,
 )
-from doclens.core.metrics import ON_UNPARSED
+from doclens.core.settings import (
+    ON_UNPARSED,
+    PREMISE_SCOPES,
+    QUESTION_STATEMENTS,
+    SECTION_FALLBACKS,
+    SOURCE_UNITS,
+    UNCITED,
+    UNCITED_OUTPUTS,
+    ScoringSettings,
+)
 from doclens.core.tasks import AUTO_TASK, TASKS
 from doclens.engines.sink import FileSink
 from doclens.evaluators.models.torch_utils import DTYPES
 from doclens.inputs.tables import INPUT_FORMATS
-from doclens.parsing.source_units import SOURCE_UNITS
 from doclens.reports.files import OutputLocked, output_lock, partial_path, save_report
 from doclens.reports.results_files import OUTPUT_FORMATS, journal_path
-from doclens.scoring.scorer import QUESTION_STATEMENTS, UNCITED
 from doclens.views.text import MIN_SECTION_ITEMS, summary_text
 
 logger = logging.getLogger("doclens")
@@ -110,8 +117,19 @@ def evaluator_options(args: argparse.Namespace, name: str, pairs: list[str] | No
             **_parse_pairs(pairs, flag)}
 
 
-def build_scorer(args: argparse.Namespace):
-    """The :class:`doclens.DocLens` a ``score`` command line describes."""
+def scoring_settings(args: argparse.Namespace) -> ScoringSettings:
+    """The :class:`~doclens.core.settings.ScoringSettings` a ``score`` command line describes: each
+    setting from the option of its name (``--premise-scope`` → ``premise_scope``), checked there.
+    The options keep no default of their own (but ``--task``, whose command-line default is
+    ``auto``): unset, the settings' default applies."""
+    return ScoringSettings.from_kwargs(**{name: getattr(args, name) for name in ScoringSettings.names()
+                                          if hasattr(args, name)})
+
+
+def build_scorer(args: argparse.Namespace, settings: ScoringSettings | None = None):
+    """The :class:`doclens.DocLens` a ``score`` command line describes. ``settings``: scoring
+    settings already built from it (the Ray engine's workers get the driver's own,
+    :func:`_score_on_ray`); default: :func:`scoring_settings`."""
     from doclens.evaluators import EXTRACTOR_PRESETS, accepted_options, load_evaluator, load_extractor
     from doclens.scoring.scorer import DocLens
 
@@ -128,26 +146,22 @@ def build_scorer(args: argparse.Namespace):
                              **_parse_pairs(args.extractor_arg, "--extractor-arg")}
         extractor = load_extractor(args.extractor, **extractor_options)
     baselines = [b.strip() for b in args.baselines.split(",") if b.strip()] if args.baselines else None
-    return DocLens(evaluator, extractor, task=args.task, uncited=args.uncited, max_citations=args.max_citations,
-                   on_unparsed=args.on_unparsed, chunk_size=args.chunk_size, baselines=baselines,
-                   question_statements=args.question_statements,
+    settings = settings if settings is not None else scoring_settings(args)
+    return DocLens(evaluator, extractor, settings=settings, baselines=baselines,
                    baseline_options=_parse_pairs(args.baseline_option, "--baseline-option") or None,
-                   metrics=args.metrics, source_support=_source_support(args), uncited_outputs=args.uncited_outputs,
-                   section_fallback=getattr(args, "section_fallback", "note"),
-                   premise_scope=getattr(args, "premise_scope", "note"),
-                   source_units=getattr(args, "source_units", "given"))
+                   source_support=_source_support(args, settings))
 
 
-def _source_support(args: argparse.Namespace):
+def _source_support(args: argparse.Namespace, settings: ScoringSettings):
     """The source-support settings of ``--metrics …,source_support`` (``None`` without it); its
     options without it are a usage error, never silently ignored."""
-    from doclens.scoring.source_support import SourceSupport, check_metrics
+    from doclens.scoring.source_support import SourceSupport
 
     given = [flag for flag, dest in (("--top-n", "top_n"), ("--retrieval-encoder", "retrieval_encoder"),
                                      ("--reranker", "reranker"), ("--always-retrieve", "always_retrieve"),
                                      ("--support-budget", "support_budget"), ("--vector-store", "vector_store"))
              if getattr(args, dest, None) not in (None, False)]
-    if "source_support" not in check_metrics(args.metrics):
+    if "source_support" not in settings.metrics:
         if given:
             raise ConfigurationError(f"{', '.join(given)} only apply with --metrics doclens,source_support")
         return None
@@ -477,8 +491,8 @@ def _score(scorer, args: argparse.Namespace, output: str, instances, close: bool
                   f"doclens: --resume: no journal {journal_path(output)} (the run finished, or never started): "
                   "scoring from the beginning; cached answers are reused", file=sys.stderr)
         progress = not args.quiet and stderr_is_terminal()
-        sink = None if output == "-" else FileSink(output, args.output_format, scorer.on_unparsed, resume=args.resume,
-                                                    system=args.system)
+        sink = None if output == "-" else FileSink(output, args.output_format, scorer.settings.on_unparsed,
+                                                    resume=args.resume, system=args.system)
         with _logs_above_the_bar(progress):
             if getattr(args, "engine", "local") == "ray":
                 report = _score_on_ray(scorer, args, instances, sink, progress)
@@ -515,7 +529,9 @@ def _score_on_ray(scorer, args: argparse.Namespace, instances, sink, progress: b
 
     from doclens.engines.ray import score_on_ray
 
-    return score_on_ray(functools.partial(build_scorer, args), instances, scorer=scorer, workers=args.workers or 2,
+    # every actor builds its judge from this command line, and scores under the driver's own settings
+    return score_on_ray(functools.partial(build_scorer, args, settings=scorer.settings), instances, scorer=scorer,
+                        workers=args.workers or 2,
                         address=args.address, runtime_env=_runtime_env(args), gpus_per_worker=args.gpus_per_worker,
                         progress=progress, sink=sink)
 
@@ -697,24 +713,24 @@ def add_parser(sub) -> None:
                        help="task for lines without a 'task' field; auto (the default) scores a line whose "
                             "reference has SOAP section headers as note_generation, per section, and others as "
                             "general (each result records its task)")
-    score.add_argument("--uncited", choices=UNCITED, default="zero",
+    score.add_argument("--uncited", choices=UNCITED,
                        help="uncited statements score 0 (paper), inherit the next citation within their note section "
                             "(original scripts) or across sections (not the original)")
-    score.add_argument("--uncited-outputs", choices=("not-applicable", "strict"), default="not-applicable",
+    score.add_argument("--uncited-outputs", choices=UNCITED_OUTPUTS,
                        help="an output that cites nothing at all: its citation metrics are n/a (default, counted and "
                             "warned about) or, strict, each statement scores 0 (the paper's reading)")
-    score.add_argument("--question-statements", choices=QUESTION_STATEMENTS, default="whole",
+    score.add_argument("--question-statements", choices=QUESTION_STATEMENTS,
                        help="question_summarization: judge the whole prediction as one statement (default, original "
                             "scripts) or each sentence")
-    score.add_argument("--premise-scope", choices=("note", "section"), default="note",
+    score.add_argument("--premise-scope", choices=PREMISE_SCOPES,
                        help="note_generation: judge a claim against the whole premise note (default; a claim its "
                             "own section does not entail but another does is counted as stated_in_other_section) "
                             "or against its own section only (the paper's rule, the original scripts)")
-    score.add_argument("--section-fallback", choices=("note", "section"), default="note",
+    score.add_argument("--section-fallback", choices=SECTION_FALLBACKS,
                        help="with --premise-scope section: judge a claim whose section the premise note lacks "
                             "against the whole note (default, counted as section_fallbacks) or as not entailed "
                             "(original scripts)")
-    score.add_argument("--source-units", choices=SOURCE_UNITS, default="given",
+    score.add_argument("--source-units", choices=SOURCE_UNITS,
                        help="a source without '[0]' unit markers (ACI-BENCH's dialogue column): refused (given, the "
                             "default), or numbered by lines (ACI-BENCH's dialogues: a turn a line), turns ('[doctor] …' "
                             "tags at line starts), sentences, or auto (lines, or sentences for one line; counted in "
@@ -725,9 +741,9 @@ def add_parser(sub) -> None:
                             f"(default {MIN_SECTION_ITEMS})")
     score.add_argument("--max-citations", type=NON_NEGATIVE_INT,
                        help="keep at most N citations per statement (default: all)")
-    score.add_argument("--on-unparsed", choices=ON_UNPARSED, default="zero",
+    score.add_argument("--on-unparsed", choices=ON_UNPARSED,
                        help="how judge replies that stay unparseable count (default zero, with a warning)")
-    score.add_argument("--chunk-size", type=POSITIVE_INT, default=32, help="instances per batch (default 32)")
+    score.add_argument("--chunk-size", type=POSITIVE_INT, help="instances per batch (default 32)")
     score.add_argument("--baselines", help=f"comma-separated: {','.join(BASELINE_NAMES)}")
     score.add_argument("--baseline-option", action="append", metavar="NAME=JSON",
                        help='per-baseline options, e.g. bertscore=\'{"model_type": "/models/x", "num_layers": 6}\'')
@@ -743,7 +759,7 @@ def add_parser(sub) -> None:
 def _add_support_options(score) -> None:
     """The "source support" option group of ``doclens score``."""
     support = score.add_argument_group("source support (--metrics doclens,source_support; cards/source-support.md)")
-    support.add_argument("--metrics", default="doclens",
+    support.add_argument("--metrics",
                          help="metric families: 'doclens' (default) or 'doclens,source_support' (each prediction "
                               "claim judged against the instance's own source: supported / not supported / not "
                               "addressed)")

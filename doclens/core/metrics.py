@@ -28,10 +28,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from doclens.core.settings import ON_UNPARSED  # noqa: F401  (the vocabulary lives with the settings)
 from doclens.core.types import NO_VERDICT, CitationVerdict, ClaimVerdict
 
 METRICS = ("claim_recall", "claim_precision", "citation_recall", "citation_precision")
-ON_UNPARSED = ("zero", "exclude", "raise")
 #: the derived F1 statistic, from its recall and precision metrics
 CLAIM_F1 = "claim_f1"
 F1_OF = {CLAIM_F1: ("claim_recall", "claim_precision")}

@@ -47,6 +47,7 @@ from pathlib import Path
 
 from doclens.core import errors as errors_module
 from doclens.core.errors import ConfigurationError, InputError, MissingExtraError
+from doclens.core.settings import ScoringSettings
 from doclens.core.types import Instance, InstanceResult
 from doclens.engines.sink import ResultSink
 from doclens.evaluators.cache import Cache, CachedAnswers, ShardCache, default_cache_dir
@@ -134,13 +135,22 @@ def _directory_tag(directory: str) -> str:
 
 class ScoreWorker:
     """One actor of the pool: one scorer (judge and extractor) built on the worker, scoring one
-    chunk per row. Each cached judge gets a :class:`ShardCache`: the node's copy of the user's
-    cache, read-only, under the actor's own shard."""
+    chunk per row under the driver's own settings (``settings``, the driver scorer's
+    :class:`~doclens.core.settings.ScoringSettings`, pickled to the worker: a scorer built with
+    others is refused before it scores). Each cached judge gets a :class:`ShardCache`: the node's
+    copy of the user's cache, read-only, under the actor's own shard."""
 
-    def __init__(self, make_scorer: Callable, run_id: str, cache_plan: list):
+    def __init__(self, make_scorer: Callable, run_id: str, cache_plan: list, settings: ScoringSettings):
         import ray
 
         self.scorer = make_scorer()
+        if self.scorer.settings != settings:  # the report is signed with the driver's settings: score under them
+            raise ConfigurationError("the Ray worker's scorer was built with other settings than the driver's: "
+                                     + "; ".join(f"{name}: {getattr(settings, name)!r} != "
+                                                 f"{getattr(self.scorer.settings, name)!r}"
+                                                 for name in settings.names()
+                                                 if getattr(settings, name) != getattr(self.scorer.settings, name))
+                                     + " (make_scorer must build the scorer with the driver's settings)")
         self.shards: dict[str, list[ShardCache]] = {}
         actor = ray.get_runtime_context().get_actor_id() or uuid.uuid4().hex  # kept across restarts
         folder = _node_folder(run_id)
@@ -275,7 +285,10 @@ class RayScoring:
         Builds a :class:`doclens.DocLens` (no arguments); called once here, for the settings and
         to check the options, and once in every actor. It is pickled to the workers: a function
         their Python can import (``doclens`` and any custom judge module installed or in the
-        runtime environment's ``working_dir``).
+        runtime environment's ``working_dir``). Each actor is sent the driver scorer's
+        :attr:`~doclens.DocLens.settings` too, and refuses a scorer built with other settings
+        (``doclens score --engine ray`` builds the actors' scorers from the driver's settings
+        object, so they cannot differ).
     instances : iterable of dict or :class:`Instance`
         Read and checked whole before any work is sent (an id seen twice is an
         :class:`InputError`).
@@ -322,7 +335,7 @@ class RayScoring:
         :meth:`doclens.DocLens.score` makes while reading. Instances in ``run.done`` (scored by the
         run a ``--resume`` continues) are read and checked but not sent."""
         rows, chunk, ids = [], [], []
-        size = self.scorer.chunk_size
+        size = self.scorer.settings.chunk_size
         for position, item in enumerate(instances):
             instance = item if isinstance(item, Instance) else Instance.from_dict(item, position)
             if instance.id in self.run.seen:
@@ -431,7 +444,7 @@ class RayScoring:
             dataset = ray.data.from_items(self._rows).map_batches(
                 ScoreWorker, batch_size=1, compute=ray.data.ActorPoolStrategy(size=self.workers),
                 fn_constructor_kwargs={"make_scorer": self.make_scorer, "run_id": self.run_id,
-                                       "cache_plan": self._cache_plan(ray)},
+                                       "cache_plan": self._cache_plan(ray), "settings": self.scorer.settings},
                 num_cpus=1, num_gpus=self._gpus(ray), max_restarts=MAX_RETRIES, max_task_retries=MAX_RETRIES)
         expected = 0
         for row in dataset.iter_rows():
@@ -482,7 +495,8 @@ class RayScoring:
     def reported_scorer(self):
         """What :func:`build_report` reads of a scorer: the driver's own scorer — the same settings
         object, so the report, its blocks and its signature are built exactly as a local run's
-        (:func:`doclens.scoring.build.run_signature`, the one place a signature is built) — with
+        (:func:`doclens.scoring.signature.get_signature` of its ``settings``, the one place a run
+        is signed; the actors scored under the same settings, :class:`ScoreWorker`) — with
         the judge and extractor as the workers reported them (the driver's own copies never
         loaded a model). Before any chunk came back: the driver's scorer."""
         if self.facts is None:
@@ -504,7 +518,7 @@ def score_on_ray(make_scorer: Callable, instances: Iterable[dict | Instance], *,
     files and honours ``resume``, as :meth:`doclens.DocLens.score_to` does). An error raised
     mid-run carries ``partial_report``: every chunk before the one that failed, in input order."""
     scoring = RayScoring(make_scorer, instances, **options)
-    sink = sink if sink is not None else ResultSink(scoring.scorer.on_unparsed)
+    sink = sink if sink is not None else ResultSink(scoring.scorer.settings.on_unparsed)
     sink.start(scoring.scorer, scoring.run)  # a refused --resume stops here; a resumed one fills run.done
     try:
         for results, chunk_meta in scoring.chunks():

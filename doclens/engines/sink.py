@@ -34,6 +34,7 @@ import logging
 import os
 
 from doclens.core.errors import ConfigurationError, InputError
+from doclens.core.signature import Signature
 from doclens.core.types import InstanceResult
 from doclens.reports.files import fallback_path, is_complete_report, partial_path, write_atomically
 from doclens.reports.report import Report
@@ -50,7 +51,6 @@ from doclens.reports.results_files import (
 from doclens.scoring.aggregate import Aggregator
 from doclens.scoring.build import build_report, settings_signature, usage_of
 from doclens.scoring.run import Run, RunMeta
-from doclens.scoring.signature import signature_differences
 
 logger = logging.getLogger("doclens")
 
@@ -171,12 +171,12 @@ class FileSink(ResultSink):
             logger.warning("%s", stopped_run_note(self.journal_path))
         self.journal = Journal.create(self.journal_path, settings, self.output)
 
-    def _check_settings(self, header: dict, settings: str) -> None:
-        found = str(header.get("settings"))
+    def _check_settings(self, header: dict, settings: Signature) -> None:
+        found = Signature.read(header.get("settings"))  # read_journal made it a Signature
         if found != settings:
             raise ConfigurationError(
                 f"--resume: {self.journal_path} was written with other settings, so its results cannot be "
-                "continued with these:\n  " + "\n  ".join(signature_differences(found, settings))
+                "continued with these:\n  " + "\n  ".join(found.differences(settings))
                 + "\nrerun with the same options, or without --resume to start over")
 
     def add_chunk(self, results: list[InstanceResult], meta: RunMeta) -> None:

@@ -14,13 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from doclens.core.metrics import ON_UNPARSED, counting_rule, ratio
+from doclens.core.settings import UNCITED_OUTPUTS  # the vocabulary lives with the settings
 
 #: :meth:`MetricFamily.applicability` answers
 APPLIES = "applies"
 SKIPPED = "skipped"  # the instance lacks what the family reads (no source): counted as skipped
 NOT_APPLICABLE = "not_applicable"  # the family's own rule says it does not apply: counted as such
-#: ``uncited_outputs``: how the citation family counts an output in which no statement cites anything
-UNCITED_OUTPUTS = ("not-applicable", "strict")
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from doclens.core.errors import InputError
+from doclens.core.settings import SOURCE_UNITS  # the vocabulary lives with the settings
 from doclens.core.types import SourceUnit
 
 _MARKER = re.compile(r"\[(\d+)\]")
@@ -38,7 +39,6 @@ _TURN = re.compile(r"^[ \t]*\[[A-Za-z][A-Za-z _\-]{0,30}\]", re.MULTILINE)
 
 #: how an unnumbered source string is cut into units: ``given`` refuses it (the default)
 SourceUnits = Literal["given", "lines", "turns", "sentences", "auto"]
-SOURCE_UNITS: tuple[str, ...] = ("given", "lines", "turns", "sentences", "auto")
 NUMBER_HINT = ("number its citable units '[0] … [1] …', pass a list of strings, or have DocLens number them: "
                "--source-units lines|turns|sentences|auto (DocLens(source_units=...))")
 

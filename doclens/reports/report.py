@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from doclens.core.signature import Signature
 from doclens.core.types import InstanceResult
 from doclens.families.claims import OTHER_SECTION_COUNT
 from doclens.reports.files import write_atomically
@@ -21,7 +22,7 @@ class Report:
     scores: dict[str, float | None]
     counts: dict[str, dict]
     instances: list[InstanceResult]
-    signature: str
+    signature: Signature
     config: dict = field(default_factory=dict)
     usage: dict = field(default_factory=dict)
     sections: dict[str, dict] = field(default_factory=dict)  # note_generation: per-division scores
@@ -126,7 +127,9 @@ class Report:
 
     @classmethod
     def _from_parts(cls, header: dict, instances: list[InstanceResult]) -> Report:
-        return cls(scores=header["scores"], counts=header["counts"], signature=header["signature"],
+        signature = header["signature"]  # the file's text, read as data here
+        return cls(scores=header["scores"], counts=header["counts"],
+                   signature=Signature.read(signature) if isinstance(signature, str) else signature,
                    instances=instances, config=header.get("config", {}), usage=header.get("usage", {}),
                    sections=header.get("sections", {}), baselines=header.get("baselines", {}),
                    unparsed=header.get("unparsed", {}), failed=header.get("failed", {}),

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from doclens.core.errors import InputError, MissingExtraError, cannot_read
 from doclens.core.metrics import METRICS
+from doclens.core.signature import Signature
 from doclens.core.types import OPTIONAL_VERDICT_FIELDS
 from doclens.families import family_metrics
 
@@ -171,6 +172,8 @@ def read_journal(path: str, state: JournalState = None) -> Iterator[tuple[list[s
         if not first.endswith(b"\n") or not isinstance(header, dict) or header.get("journal") != JOURNAL_FORMAT:
             raise InputError(f"{path} line 1: not a DocLens journal (expected a {JOURNAL_FORMAT!r} header line)",
                              line=1)
+        if isinstance(header.get("settings"), str):  # the settings signature, read as data once, here
+            header["settings"] = Signature.read(header["settings"])
         if state is not None:
             state.header = header
             state.committed_bytes = len(first)

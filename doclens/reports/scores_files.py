@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 
 from doclens.core.errors import InputError, cannot_read
+from doclens.core.signature import Signature
 from doclens.core.types import InstanceResult
 from doclens.families import CountingRule, result_counts
 
@@ -541,7 +542,8 @@ def scan_report(path: str, each: Callable[[InstanceResult], None] | None = None
     """One bounded-memory pass: ``(header, ids, per-instance {metric: (hits, items)})``, counted
     with the report's own counting rule (:meth:`doclens.families.CountingRule.from_config`), the
     counts kept compact (:class:`CountColumns`). ``each(result)``, when given, sees every
-    instance of that pass. Reports that :meth:`doclens.Report.save` writes put ``config`` before
+    instance of that pass; the header's ``signature`` is a :class:`~doclens.core.signature.Signature`.
+    Reports that :meth:`doclens.Report.save` writes put ``config`` before
     ``instances``; a file that puts it after is counted in a second pass."""
     header: dict = {}
     ids, counts = [], CountColumns()
@@ -557,4 +559,6 @@ def scan_report(path: str, each: Callable[[InstanceResult], None] | None = None
         counts = CountColumns()
         for result in iter_instance_results(path):
             counts.append(result_counts(result, rule))
+    if isinstance(header.get("signature"), str):  # read as data once, here: commands and views never parse it
+        header["signature"] = Signature.read(header["signature"])
     return header, ids, counts

@@ -54,6 +54,7 @@ from doclens.core.errors import (
     RewardBudgetWarning,
     RunStoppedError,
 )
+from doclens.core.settings import ScoringSettings
 from doclens.core.tasks import AUTO_TASK, check_task
 from doclens.core.types import NO_VERDICT, Instance, InstanceResult
 from doclens.evaluators import load_evaluator, load_extractor
@@ -155,11 +156,15 @@ def _is_number(value: Any) -> bool:
 
 
 def make_scorer(evaluator: str | Evaluator = "clinical-rules", extractor: str | Extractor | None = "auto", *,
-                task: str | None = None, evaluator_options: dict | None = None, **scorer_options) -> DocLens:
+                task: str | None = None, evaluator_options: dict | None = None,
+                settings: ScoringSettings | None = None, **scorer_options) -> DocLens:
     """The :class:`doclens.DocLens` that a reward or a Trainer metric keeps for a whole run: the
     judge loaded once (a preset name with ``evaluator_options``, or an object), an extractor
     (``"auto"``: the judge's own ``make_extractor()``; completions always need one), and every
-    instance of a step in one chunk (``chunk_size`` 1024 unless given)."""
+    instance of a step in one chunk. ``settings`` (a :class:`~doclens.core.settings.ScoringSettings`)
+    and ``task`` and the scoring keywords of ``scorer_options`` go to :class:`doclens.DocLens`,
+    which builds or changes the settings and checks them; without ``settings`` the chunk size is
+    1024 unless given."""
     judge = load_evaluator(evaluator, **(evaluator_options or {})) if isinstance(evaluator, str) else evaluator
     if extractor == "auto":
         make = getattr(judge, "make_extractor", None)
@@ -172,8 +177,9 @@ def make_scorer(evaluator: str | Evaluator = "clinical-rules", extractor: str | 
     elif not isinstance(extractor, Extractor):
         raise ConfigurationError(f"extractor must be 'auto', a preset name or a doclens.Extractor, "
                                  f"got {type(extractor).__name__}")
-    scorer_options.setdefault("chunk_size", 1024)
-    return DocLens(judge, extractor, task=task, **scorer_options)
+    if settings is None:
+        scorer_options.setdefault("chunk_size", 1024)
+    return DocLens(judge, extractor, settings=settings, task=task, **scorer_options)
 
 
 class DocLensReward:
@@ -222,12 +228,16 @@ class DocLensReward:
         The name TRL logs the reward under (``rewards/<name>/mean``); default ``doclens_<score>``.
     evaluator_options : dict, optional
         Constructor options for a preset judge.
+    settings : ScoringSettings, optional
+        The scoring settings (:class:`doclens.core.settings.ScoringSettings`), as
+        :class:`doclens.DocLens` takes them; ``task`` and ``scorer_options`` change them.
     scorer_options
-        Other :class:`doclens.DocLens` options (``premise_scope``: ``"note"``, the default, judges a
-        note claim against the whole premise note, ``"section"`` against its own section only, as
-        ``doclens score --premise-scope`` does; ``section_fallback``, ``uncited``,
-        ``max_citations``, ``on_unparsed``, ``question_statements``, ``source_support``,
-        ``chunk_size``). A source-support component in ``score`` turns source support on.
+        Other :class:`doclens.DocLens` keywords: the scoring settings one by one (``premise_scope``:
+        ``"note"``, the default, judges a note claim against the whole premise note, ``"section"``
+        against its own section only, as ``doclens score --premise-scope`` does;
+        ``section_fallback``, ``uncited``, ``max_citations``, ``on_unparsed``,
+        ``question_statements``, ``chunk_size`` …) and ``source_support``. A source-support
+        component in ``score`` turns source support on.
 
     Each call scores its completions as :meth:`doclens.DocLens.score` does (one judge batch when
     they fit in ``chunk_size``, 1024 by default, or ``budget_chunk_size`` with a budget) and, when
@@ -244,7 +254,7 @@ class DocLensReward:
                  max_unscored_share: float = DEFAULT_MAX_UNSCORED_SHARE, reference_column: str = "reference",
                  source_column: str = "source", reference_claims_column: str = "reference_claims",
                  task_column: str = "task", name: str | None = None, evaluator_options: dict | None = None,
-                 **scorer_options):
+                 settings: ScoringSettings | None = None, **scorer_options):
         try:
             self.weights = check_weights(score)
         except ValueError as exc:
@@ -263,7 +273,7 @@ class DocLensReward:
         if any(name_ in SUPPORT_SCORES for name_ in self.weights):
             scorer_options.setdefault("metrics", ["doclens", "source_support"])
         self.scorer = make_scorer(evaluator, extractor, task=task, evaluator_options=evaluator_options,
-                                  **scorer_options)
+                                  settings=settings, **scorer_options)
         self.claims = ReferenceClaimsCache(self.scorer.extractor)
         self.empty_value = float(empty_value)
         self.budget_s, self.on_over_budget, self.budget_chunk_size = budget_s, on_over_budget, budget_chunk_size
@@ -386,7 +396,7 @@ class DocLensReward:
             if not isinstance(reference, str):
                 raise InputError(f"{where}: column '{self.columns['reference']}' must be a string, got "
                                  f"{type(reference).__name__}", field=self.columns["reference"])
-            given = (tasks[i] if tasks else None) or self.scorer.task
+            given = (tasks[i] if tasks else None) or self.scorer.settings.task
             prediction, repaired = self._text(completion_text(completion, where), counts, cap=True)
             for key, text in (("reference", reference), ("source", sources[i] if sources is not None else None)):
                 if isinstance(text, str) and len(text) > self.max_chars:  # a dataset's text, not the model's: not cut

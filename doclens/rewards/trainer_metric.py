@@ -21,9 +21,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from doclens.core.errors import InputError
-from doclens.core.tasks import check_task
+from doclens.core.settings import ScoringSettings
+from doclens.core.tasks import AUTO_TASK
 from doclens.evaluators.base import Evaluator
 from doclens.extraction.extractors import Extractor
+from doclens.parsing.sections import detect_task
 from doclens.rewards.claims_cache import ReferenceClaimsCache
 from doclens.rewards.reward import make_scorer
 from doclens.rewards.values import f1
@@ -43,8 +45,9 @@ class DocLensMetric:
         sources). Reference claims not given are extracted once per reference and kept.
     prefix : str
         Put before every key (the Trainer adds its own ``eval_``). Default ``"doclens_"``.
-    evaluator, extractor, task, evaluator_options, scorer_options
-        As for :class:`doclens.rewards.DocLensReward` (default: the offline ``clinical-rules`` judge).
+    evaluator, extractor, task, evaluator_options, settings, scorer_options
+        As for :class:`doclens.rewards.DocLensReward` (default: the offline ``clinical-rules`` judge);
+        a row's task is ``task`` (unset: ``general``; ``"auto"``: detected from its reference).
 
     Returned keys: every corpus score of the report that has a value (``claim_recall``,
     ``claim_precision``, their ``_macro`` means, the citation scores when there are sources …)
@@ -57,16 +60,17 @@ class DocLensMetric:
                  evaluator: str | Evaluator = "clinical-rules", extractor: str | Extractor | None = "auto",
                  sources: Sequence | None = None, reference_claims: Sequence | None = None,
                  task: str | None = None, prefix: str = "doclens_", evaluator_options: dict | None = None,
-                 **scorer_options):
+                 settings: ScoringSettings | None = None, **scorer_options):
         # one judge, kept warm across evaluations
         self.scorer = make_scorer(evaluator, extractor, task=task, evaluator_options=evaluator_options,
-                                  **scorer_options)
+                                  settings=settings, **scorer_options)
         self.claims = ReferenceClaimsCache(self.scorer.extractor)
         self.tokenizer = tokenizer
         self.references = None if references is None else list(references)
         self.sources = None if sources is None else list(sources)
         self.reference_claims = None if reference_claims is None else list(reference_claims)
-        self.task = check_task(task)
+        #: every evaluation row's task: the settings' (checked there); ``auto`` detects it per reference
+        self.task = self.scorer.settings.task or "general"
         self.prefix = prefix
         self.last_report = None
 
@@ -95,14 +99,15 @@ class DocLensMetric:
                                  "per evaluation row, in the evaluation set's order", field=name)
         rows = []
         for i, (prediction, reference) in enumerate(zip(predictions, references)):
-            row = {"id": str(i), "prediction": prediction, "reference": reference, "task": self.task}
+            task = detect_task(reference) if self.task == AUTO_TASK else self.task
+            row = {"id": str(i), "prediction": prediction, "reference": reference, "task": task}
             if self.sources is not None and self.sources[i] is not None:
                 row["source"] = self.sources[i]
             if self.reference_claims is not None and self.reference_claims[i] is not None:
                 row["reference_claims"] = self.reference_claims[i]
             rows.append(row)
         todo = [i for i, row in enumerate(rows) if "reference_claims" not in row]
-        for i, claims in zip(todo, self.claims.claims_for([(self.task, rows[i]["reference"]) for i in todo])):
+        for i, claims in zip(todo, self.claims.claims_for([(rows[i]["task"], rows[i]["reference"]) for i in todo])):
             if claims is not None:
                 rows[i]["reference_claims"] = claims
         report = self.scorer.score(rows, progress=False)

@@ -20,9 +20,13 @@ from doclens.families import CLAIMS, SOURCE_SUPPORT
 from doclens.reports.report import Report
 from doclens.scoring.aggregate import Aggregator
 from doclens.scoring.run import RunMeta
-from doclens.scoring.signature import component_signature, make_signature
+from doclens.scoring.signature import Signature, get_signature
 from doclens.version import __version__
 
+#: the scoring settings a report's ``config`` records, in the order it writes them (what it has
+#: always recorded: ``source_units`` is in the signature, and the chunk size changes no score)
+CONFIG_SETTINGS = ("task", "uncited", "uncited_outputs", "max_citations", "question_statements", "premise_scope",
+                   "section_fallback", "on_unparsed")
 #: warnings of a run: each with its category (filter by category, never by text) and its message
 Warned = list[tuple[type[DocLensWarning], str]]
 
@@ -107,7 +111,7 @@ def _support_warnings(scorer, run: RunMeta, block: dict, unparsed: dict, failed:
         found.append((JudgeWarning,
                       f"source support: {unparsed['source_support']} claim(s) unparsed and "
                       f"{failed['source_support']} failed; they have no verdict and count per "
-                      f"on_unparsed={scorer.on_unparsed!r}"))
+                      f"on_unparsed={scorer.settings.on_unparsed!r}"))
     if block.get("note"):
         found.append((JudgeWarning,
                       f"source support: {block['note']}"))
@@ -129,7 +133,7 @@ def _outside_doclens() -> int:
     return level
 
 
-def settings_signature(scorer) -> str:
+def settings_signature(scorer) -> Signature:
     """The signature of ``scorer``'s settings alone, before any input is read: judge, style,
     extractor (whether or not it will be used), prompts, decoding, citation, premise and counting
     options, the families' fields. A streamed output records it, and ``--resume`` refuses to
@@ -144,16 +148,16 @@ def _family_fields(scorer) -> list:
 
 
 def _warnings(scorer, run: RunMeta, unparsed: int, failed: int) -> Warned:
-    how = "scored as not entailed" if scorer.on_unparsed == "zero" else "left out of the scores"
+    how = "scored as not entailed" if scorer.settings.on_unparsed == "zero" else "left out of the scores"
     found: Warned = []
     if unparsed:
         found.append((JudgeWarning,
                       f"{unparsed} judgement(s) could not be parsed from the judge's replies and were {how} "
-                      f"(on_unparsed={scorer.on_unparsed!r})"))
+                      f"(on_unparsed={scorer.settings.on_unparsed!r})"))
     if failed:
         found.append((JudgeWarning,
                       f"{failed} item(s) have no verdict because the model call failed for good; they were {how} "
-                      f"(on_unparsed={scorer.on_unparsed!r}). Failed calls are not cached: rerun to ask exactly "
+                      f"(on_unparsed={scorer.settings.on_unparsed!r}). Failed calls are not cached: rerun to ask exactly "
                       "those again"))
     if run.untasked_notes:
         found.append((InputWarning,
@@ -164,44 +168,21 @@ def _warnings(scorer, run: RunMeta, unparsed: int, failed: int) -> Warned:
         ways = ", ".join(f"{n} as {how}" for how, n in sorted(run.numbered_sources.items()))
         found.append((InputWarning,
                       f"{sum(run.numbered_sources.values())} source(s) without '[0]' markers were numbered by DocLens "
-                      f"(source_units={scorer.source_units!r}): {ways}; citations to them count by that numbering"))
+                      f"(source_units={scorer.settings.source_units!r}): {ways}; citations to them count by that numbering"))
     if run.capped_statements:
         found.append((InputWarning,
-                      f"{run.capped_statements} statement(s) had more than max_citations={scorer.max_citations} "
+                      f"{run.capped_statements} statement(s) had more than max_citations={scorer.settings.max_citations} "
                       "citations; only the first were kept"))
     return found
 
 
-def run_signature(scorer, run: RunMeta | None = None) -> str:
-    """The signature of a run scored by ``scorer`` (its settings, and the judge and extractor
-    that scored: on Ray, as the workers reported them), built here and nowhere else
-    (:mod:`doclens.scoring.signature` says what each field means). ``run``: what the run met
-    (tasks, given or extracted claims); ``None``: the settings alone (:func:`settings_signature`),
-    every task's fields named, the extractor named whether or not it will be used."""
-    evaluator, extractor = scorer.evaluator, scorer.extractor
-    tasks = sorted(run.tasks) if run is not None else ["*"]
-    used_extractor = extractor is not None and (run is None or run.used_extractor)
-    if run is None:
-        extract = component_signature(extractor) if extractor is not None else "none"
-    else:
-        extract = "+".join((["given"] if run.used_given else [])
-                           + ([component_signature(extractor)] if used_extractor else [])) or "none"
-    prompt_tags = list(evaluator.prompt_tags()) + (list(extractor.prompt_tags()) if used_extractor else [])
-    decoding = evaluator.decoding() or {}
-    extract_decoding = {}
-    if used_extractor and callable(extractor.decoding):
-        extract_decoding = {k: v for k, v in extractor.decoding().items() if decoding.get(k) != v}
-    met = (lambda task: True) if run is None else (lambda task: task in run.tasks)
-    notes = met("note_generation")
-    return make_signature(version=__version__, tasks=tasks, judge=component_signature(evaluator),
-                          style=getattr(evaluator, "style", None), extract=extract,
-                          prompt_tags=prompt_tags, decoding=decoding, uncited=scorer.uncited,
-                          max_citations=scorer.max_citations, on_unparsed=scorer.on_unparsed,
-                          extract_decoding=extract_decoding,
-                          question_statements=scorer.question_statements if met("question_summarization") else "whole",
-                          family_fields=_family_fields(scorer), source_units=scorer.source_units,
-                          premise_scope=scorer.premise_scope if notes else None,
-                          section_fallback=scorer.section_fallback if notes else None)
+def run_signature(scorer, run: RunMeta | None = None) -> Signature:
+    """The signature of a run scored by ``scorer``: :func:`doclens.scoring.signature.get_signature`
+    of its settings (``scorer.settings``, the one :class:`~doclens.core.settings.ScoringSettings`
+    it scored under), its judge and extractor (those that scored: on Ray, as the workers reported
+    them) and its metric families' fields. ``run``: what the run met (tasks, given or extracted
+    claims); ``None``: the settings alone (:func:`settings_signature`)."""
+    return get_signature(scorer.settings, scorer.evaluator, scorer.extractor, run, _family_fields(scorer))
 
 
 def usage_of(scorer, run: RunMeta) -> dict:
@@ -219,14 +200,7 @@ def _config(scorer, prompt_tags: list[str]) -> dict:
         "evaluator": scorer.evaluator.config(),
         "extractor": scorer.extractor.config() if scorer.extractor else None,
         "evaluator_keeps_data_local": scorer.evaluator.keeps_data_local,
-        "task": scorer.task,
-        "uncited": scorer.uncited,
-        "uncited_outputs": scorer.uncited_outputs,
-        "max_citations": scorer.max_citations,
-        "question_statements": scorer.question_statements,
-        "premise_scope": scorer.premise_scope,
-        "section_fallback": scorer.section_fallback,
-        "on_unparsed": scorer.on_unparsed,
+        **{name: getattr(scorer.settings, name) for name in CONFIG_SETTINGS},
         "prompts": sorted(set(prompt_tags)),
-        **({"metrics": list(scorer.metrics)} if SOURCE_SUPPORT in scorer.families else {}),
+        **({"metrics": list(scorer.settings.metrics)} if SOURCE_SUPPORT in scorer.families else {}),
     }

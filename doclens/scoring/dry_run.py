@@ -24,6 +24,7 @@ import bisect
 import warnings
 from collections.abc import Iterable
 
+from doclens.core.settings import ScoringSettings
 from doclens.core.types import CitationJudgement, ClaimJudgement
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
 from doclens.evaluators.llm.chat import (
@@ -161,9 +162,10 @@ WHOLE_NOTE_CALLS = ("premise_scope='note': a note claim its own section does not
                     "more, not in the other counts, the tokens or the cost")
 
 
-def _premise_options(scorer) -> dict:
-    """The scorer's premise settings, for a planning scorer that asks what it would ask."""
-    return {"premise_scope": scorer.premise_scope, "section_fallback": scorer.section_fallback}
+def _planning_settings(scorer) -> ScoringSettings:
+    """The settings of a planning scorer that asks what ``scorer`` would ask: ``scorer``'s own,
+    but that an unanswered item never raises and source support is planned apart (below)."""
+    return scorer.settings.replace(on_unparsed="zero", metrics=("doclens",))
 
 
 def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dict:
@@ -182,9 +184,7 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
     extractor: Extractor | None = scorer.extractor
     if isinstance(extractor, PromptedExtractor):
         extractor = _PlanningExtractor(extractor, tally)
-    planner = DocLens(_PlanningJudge(judge, tally), extractor, task=scorer.task, uncited=scorer.uncited,
-                      max_citations=scorer.max_citations, on_unparsed="zero", chunk_size=scorer.chunk_size,
-                      question_statements=scorer.question_statements, **_premise_options(scorer))
+    planner = DocLens(_PlanningJudge(judge, tally), extractor, settings=_planning_settings(scorer))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = planner.score(instances, progress=progress)
@@ -296,9 +296,7 @@ def in_process_plan(scorer, instances: Iterable, progress: bool = False) -> dict
     extractor = scorer.extractor
     if isinstance(extractor, PromptedExtractor):  # a model-based extractor: count its texts, run nothing
         extractor = _CountingExtractor()
-    planner = DocLens(counter, extractor, task=scorer.task, uncited=scorer.uncited,
-                      max_citations=scorer.max_citations, on_unparsed="zero", chunk_size=scorer.chunk_size,
-                      question_statements=scorer.question_statements, **_premise_options(scorer))
+    planner = DocLens(counter, extractor, settings=_planning_settings(scorer))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = planner.score(instances, progress=progress)
@@ -318,7 +316,7 @@ def in_process_plan(scorer, instances: Iterable, progress: bool = False) -> dict
         "notes": ["nothing was loaded or judged; pairs: claims exact, leave-one-out citation pairs counted at "
                   "their most (asked only for entailed groups of several citations)"],
     }
-    if scorer.premise_scope == "note" and any(r.task == "note_generation" for r in report.instances):
+    if scorer.settings.premise_scope == "note" and any(r.task == "note_generation" for r in report.instances):
         result["notes"].append(WHOLE_NOTE_NOTE)
     if isinstance(scorer.extractor, PromptedExtractor):
         result["extraction_texts"] = extractor.texts

@@ -24,26 +24,24 @@ import warnings
 from collections.abc import Iterable
 
 from doclens.core.errors import ConfigurationError, InputError, UnparsedJudgementError
-from doclens.core.metrics import ON_UNPARSED
+from doclens.core.settings import QUESTION_STATEMENTS, UNCITED, KeywordSignature, ScoringSettings  # noqa: F401
 from doclens.core.tasks import AUTO_TASK, SECTION_NAMES, check_task
 from doclens.core.types import NO_VERDICT, Instance, InstanceResult, Statement
 from doclens.engines.progress import InstanceSteps, ProgressBar, judge_batch
 from doclens.engines.sink import FileSink, ResultSink
 from doclens.evaluators.base import Evaluator
 from doclens.extraction.extractors import ExtractionRequest, Extractor, FailedExtraction
-from doclens.families import SOURCE_SUPPORT, UNCITED_OUTPUTS, CountingRule, selected
+from doclens.families import SOURCE_SUPPORT, CountingRule, selected
 from doclens.inputs.tables import UnicodeRepairWarning
 from doclens.inputs.unicode import replace_lone_surrogates
 from doclens.parsing.sections import detect_task, looks_like_note, note_section_spans, segments
-from doclens.parsing.source_units import SOURCE_UNITS, number_source, parse_source_units
+from doclens.parsing.source_units import number_source, parse_source_units
 from doclens.parsing.statements import inherit_citations, parse_statements, strip_citations, whole_statement
 from doclens.reports.files import output_lock
 from doclens.reports.report import Report
 from doclens.scoring.run import Run, RunMeta, Work
 from doclens.scoring.source_support import SourceSupport, check_metrics
 from doclens.scoring.verdicts import (
-    PREMISE_SCOPES,
-    SECTION_FALLBACKS,
     citation_requests,
     claim_requests,
     instance_result,
@@ -53,8 +51,6 @@ from doclens.scoring.verdicts import (
 
 logger = logging.getLogger("doclens")
 
-UNCITED = ("zero", "inherit", "inherit-across-sections")
-QUESTION_STATEMENTS = ("whole", "sentences")
 #: A run whose unparsed share of judged items is above this is reported as incomplete.
 UNPARSED_SHARE_LIMIT = 0.5
 #: Reference texts (a note's sections count one each) whose extracted claims a scorer keeps
@@ -111,130 +107,70 @@ class DocLens:
     extractor : Extractor, optional
         Produces claims for instances without ``reference_claims`` / ``prediction_claims``.
         Without one, such an instance raises :class:`InputError` naming it.
-    task : str, optional
-        Default task for instances without a ``task`` field (``general`` if unset). ``"auto"``
-        picks ``note_generation`` for a reference with SOAP section headers, else ``general``,
-        per instance (each result's ``task`` says which; the report counts them).
-    uncited : {"zero", "inherit", "inherit-across-sections"}
-        ``zero``: an uncited statement has citation recall 0 (the paper). ``inherit``: it borrows
-        the citations of the next cited statement of the same note section (the original DocLens
-        scripts, which split each section on its own; outside ``note_generation`` the whole
-        prediction is one section). ``inherit-across-sections``: it borrows from the next cited
-        statement wherever it is — not what the original scripts did, kept as an explicit option.
-    max_citations : int, optional
-        Keep at most this many citations per statement (the first ones, in order of appearance).
-        ``None``: no cap. As in the original scripts, ids are checked for validity *before* the
-        cap: a statement citing any id the source does not have is a miss with all its ids
-        counted (none capped away). Every capped statement is counted and warned about — never
-        silent.
-    question_statements : {"whole", "sentences"}
-        For ``question_summarization``: ``whole`` (default, the original scripts) judges the whole
-        prediction as one statement citing every id in it; ``sentences`` splits it into
-        sentences like any other prediction.
-    on_unparsed : {"zero", "exclude", "raise"}
-        How a judgement the judge never gave in readable form counts (see :mod:`doclens.core.metrics`).
-    chunk_size : int
-        Instances per batch sent to the extractor and the evaluator.
+    settings : ScoringSettings, optional
+        How to score (:class:`doclens.core.settings.ScoringSettings`: task, citation rules,
+        premise scope, how unparsed verdicts count, source numbering, metric families, chunk
+        size), checked once when it was made. Default: ``ScoringSettings()``.
+    **options
+        The same settings as keywords (``DocLens(judge, uncited="inherit", premise_scope=
+        "section")``), read by :meth:`ScoringSettings.from_kwargs`: a name it lacks is refused.
+        With ``settings`` too, those not ``None`` change it (``settings.replace``). What each
+        means: :class:`~doclens.core.settings.ScoringSettings`.
     baselines : list of str, optional
         Also compute these baselines (``rouge``, ``bertscore``, ``medcon``) on the same instances.
     baseline_options : dict, optional
         Per-baseline settings passed to :func:`doclens.baselines.compute_baselines`.
-    uncited_outputs : {"not-applicable", "strict"}
-        An output in which no statement cites anything: ``not-applicable`` (default) leaves it out
-        of the citation metrics (counted as ``not_applicable``, one warning per run); ``strict``
-        scores each of its statements 0, the paper's reading. Outputs that cite something follow
-        the paper either way (an uncited statement among cited ones scores 0).
-    metrics : str or list of str, optional
-        Metric families: ``"doclens"`` (the four DocLens metrics, always on) and, opt-in,
-        ``"source_support"``: each prediction claim judged against evidence from the instance's
-        own source, 3 verdicts (:mod:`doclens.scoring.source_support`, ``cards/source-support.md``).
     source_support : SourceSupport, optional
         Its settings (retrieval, ``top_n``, the whole-source budget); giving it turns the metric on.
-    section_fallback : {"note", "section"}
-        ``note_generation``: a claim whose section the premise note lacks is judged against the
-        whole note (``"note"``, default; counted in ``counts[...]["section_fallbacks"]``) or, as the
-        original scripts did, not entailed (``"section"``). In the signature (``sections:``) under
-        ``premise_scope="section"``; under ``"note"`` such claims are always judged against the whole
-        note (still counted), and ``"section"`` is refused as a contradiction.
-    premise_scope : {"note", "section"}
-        ``note_generation``: what a claim is judged against. ``"note"`` (default): the whole premise
-        note — each claim is judged against its own section first, and a claim its section does
-        not entail is asked again against the whole note; entailed there, it is entailed and
-        *stated in another section* (``ClaimVerdict.placement``, counted in
-        ``counts[...]["stated_in_other_section"]``, per section too), and still counted under its
-        own section. ``"section"``: the paper's per-section premise (claim verdicts equal the
-        original DocLens scripts'). In the signature (``premise:``). See docs/design.md §4.
-    source_units : {"given", "lines", "turns", "sentences", "auto"}
-        How a source string without ``[0]`` markers is numbered (:mod:`doclens.parsing.source_units`):
-        ``given`` (default) refuses it; the others cut it into units, ``auto`` detecting how. Each
-        numbered source is counted in a warning, and the signature records the setting (``units:``).
     """
 
-    def __init__(self, evaluator: Evaluator, extractor: Extractor | None = None, *, task: str | None = None,
-                 uncited: str = "zero", max_citations: int | None = None, on_unparsed: str = "zero",
-                 chunk_size: int = 32, baselines: list[str] | None = None,
-                 baseline_options: dict | None = None, question_statements: str = "whole",
-                 metrics=None, source_support: SourceSupport | None = None,
-                 uncited_outputs: str = "not-applicable", section_fallback: str = "note",
-                 premise_scope: str = "note", source_units: str = "given"):
+    #: what ``DocLens(...)`` takes: its own parameters and each ScoringSettings option as a keyword
+    __signature__ = KeywordSignature(ScoringSettings)
+
+    def __init__(self, evaluator: Evaluator, extractor: Extractor | None = None, *,
+                 settings: ScoringSettings | None = None, baselines: list[str] | None = None,
+                 baseline_options: dict | None = None, source_support: SourceSupport | None = None, **options):
         if not isinstance(evaluator, Evaluator):
             raise ConfigurationError(f"evaluator must be a doclens.Evaluator, got {type(evaluator).__name__}")
         if extractor is not None and not isinstance(extractor, Extractor):
             raise ConfigurationError(f"extractor must be a doclens.Extractor, got {type(extractor).__name__}")
-        if uncited not in UNCITED:
-            raise ConfigurationError(f"uncited must be one of {UNCITED}, got {uncited!r}")
-        if question_statements not in QUESTION_STATEMENTS:
-            raise ConfigurationError(f"question_statements must be one of {QUESTION_STATEMENTS}, "
-                                     f"got {question_statements!r}")
-        if uncited_outputs not in UNCITED_OUTPUTS:
-            raise ConfigurationError(f"uncited_outputs must be one of {UNCITED_OUTPUTS}, got {uncited_outputs!r}")
-        if on_unparsed not in ON_UNPARSED:
-            raise ConfigurationError(f"on_unparsed must be one of {ON_UNPARSED}, got {on_unparsed!r}")
-        if max_citations is not None and (not isinstance(max_citations, int) or max_citations < 1):
-            raise ConfigurationError(f"max_citations must be a positive integer or None, got {max_citations!r}")
-        if chunk_size < 1:
-            raise ConfigurationError("chunk_size must be at least 1")
-        if section_fallback not in SECTION_FALLBACKS:
-            raise ConfigurationError(f"section_fallback must be one of {SECTION_FALLBACKS}, got {section_fallback!r}")
-        if premise_scope not in PREMISE_SCOPES:
-            raise ConfigurationError(f"premise_scope must be one of {PREMISE_SCOPES}, got {premise_scope!r}")
-        if premise_scope == "note" and section_fallback == "section":
-            raise ConfigurationError("section_fallback='section' (a claim whose section the premise note lacks is not "
-                                     "entailed) is the paper's per-section rule: it needs premise_scope='section' "
-                                     "(--premise-scope section); under premise_scope='note' every claim is judged "
-                                     "against the whole note")
-        self.section_fallback = section_fallback
-        self.premise_scope = premise_scope
-        if source_units not in SOURCE_UNITS:
-            raise ConfigurationError(f"source_units must be one of {SOURCE_UNITS}, got {source_units!r}")
-        self.source_units = source_units
+        settings = ScoringSettings.from_kwargs(settings, **options)  # checked there, once
+        if source_support is not None and "source_support" not in settings.metrics:
+            settings = settings.replace(metrics=(*settings.metrics, "source_support"))
+        check_metrics(settings.metrics)  # which families exist is the registry's to say
+        #: how this scorer scores (frozen; read by the steps, the report and its signature)
+        self.__dict__["settings"] = settings
         self.evaluator = evaluator
         self.extractor = extractor
-        self.task = task if task == AUTO_TASK else check_task(task) if task else None
-        self.uncited = uncited
-        self.max_citations = max_citations
-        self.question_statements = question_statements
-        self.on_unparsed = on_unparsed
-        self.chunk_size = chunk_size
         self.baselines = list(baselines or [])
         self.baseline_options = dict(baseline_options or {})
         if self.baselines:  # bad baseline names or options are refused before anything is judged
             from doclens.baselines import check_baseline_settings
 
             check_baseline_settings(self.baselines, self.baseline_options,  # auto: the tasks met decide, later
-                                    task=self.task if self.task not in (None, AUTO_TASK) else "general")
-        self.metrics = check_metrics(metrics)
-        if source_support is not None and "source_support" not in self.metrics:
-            self.metrics += ("source_support",)
-        self.source_support = (source_support or SourceSupport()) if "source_support" in self.metrics else None
-        self.uncited_outputs = uncited_outputs
+                                    task=settings.task if settings.task not in (None, AUTO_TASK) else "general")
+        self.source_support = (source_support or SourceSupport()) if "source_support" in settings.metrics else None
         #: the metric families this scorer computes (:mod:`doclens.families`) and how they count
-        self.families = selected(self.metrics)
-        self.counting_rule = CountingRule(on_unparsed, uncited_outputs)
+        self.families = selected(settings.metrics)
+        self.counting_rule = CountingRule(settings.on_unparsed, settings.uncited_outputs)
         #: reference claims extracted by this scorer, by (task, section, text): a reference scored
         #: again (the next system's outputs against the same references, ``doclens score A B … -o
         #: DIR/``) is not extracted again; failed extractions are not kept
         self._reference_claims: dict[tuple[str, str | None, str], list[str]] = {}
+
+    def __getattr__(self, name: str):
+        """``scorer.uncited`` … : each setting read from :attr:`settings` (for code written when
+        they were attributes of their own); nothing else is looked up here."""
+        settings = self.__dict__.get("settings")
+        if settings is not None and name in ScoringSettings.names():
+            return getattr(settings, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __setattr__(self, name: str, value) -> None:
+        if name == "settings" or name in ScoringSettings.names():
+            raise AttributeError(f"a DocLens's settings are frozen ({name}): build a new DocLens, e.g. "
+                                 f"DocLens(evaluator, extractor, settings=scorer.settings.replace({name}=…))")
+        super().__setattr__(name, value)
 
     # ------------------------------------------------------------------------------------------
     def score(self, instances: Iterable[dict | Instance], progress: bool = True, *,
@@ -257,7 +193,7 @@ class DocLens:
         instances = as_instances(instances, columns)
         total = len(instances) if hasattr(instances, "__len__") else None
         run = Run()
-        sink = sink if sink is not None else ResultSink(self.on_unparsed)
+        sink = sink if sink is not None else ResultSink(self.settings.on_unparsed)
         sink.start(self, run)  # a refused --resume stops here, before anything is written
         iterator = iter(instances)
         bar = ProgressBar(total, progress, self.evaluator, self.extractor)
@@ -274,7 +210,7 @@ class DocLens:
                 bar.step(read - len(chunk))
                 if pending is not None:
                     raise pending
-                if read < self.chunk_size:
+                if read < self.settings.chunk_size:
                     break
         except BaseException as exc:
             error = f"{type(exc).__name__}: {exc}"
@@ -303,7 +239,7 @@ class DocLens:
         one writer: :class:`doclens.reports.files.OutputLocked` at once when another run writes it."""
         with output_lock(output, output_format):
             return self.score(instances, progress=progress, columns=columns,
-                              sink=FileSink(output, output_format, self.on_unparsed, resume=resume, system=system))
+                              sink=FileSink(output, output_format, self.settings.on_unparsed, resume=resume, system=system))
 
     def score_chunk(self, chunk: list[Instance]) -> tuple[list[InstanceResult], RunMeta]:
         """Score one chunk of instances already read and checked (ids unique): its results in
@@ -321,7 +257,7 @@ class DocLens:
         chunk: list[Instance] = []
         read = 0
         try:
-            while read < self.chunk_size:
+            while read < self.settings.chunk_size:
                 item = next(iterator)
                 position = len(run.seen)
                 instance = _repaired(item if isinstance(item, Instance) else Instance.from_dict(item, position))
@@ -346,7 +282,7 @@ class DocLens:
         ``bar`` steps once per instance, when its last judgement is in."""
         works = [self._prepare(instance, run) for instance in chunk]
         self._extract(works, run)
-        claim_asked, claim_slots = claim_requests(works, self.section_fallback)
+        claim_asked, claim_slots = claim_requests(works, self.settings.section_fallback)
         for work in works:
             for direction, section in work.section_fallbacks:
                 n = len((work.ref_claims if direction == "recall" else work.pred_claims)[section])
@@ -361,7 +297,7 @@ class DocLens:
         if len(citation_answers) != len(citation_asked):
             raise RuntimeError(f"{type(self.evaluator).__name__} returned the wrong number of citation judgements")
         note_lookup: dict = {}
-        if self.premise_scope == "note":  # the claims their section did not entail, against the whole note
+        if self.settings.premise_scope == "note":  # the claims their section did not entail, against the whole note
             note_asked, note_slots = whole_note_requests(works, claim_slots, claim_answers)
             if note_asked:
                 note_answers = judge_batch(self.evaluator.judge_claims_many, note_asked,
@@ -380,7 +316,7 @@ class DocLens:
                 results[i].source_support = verdicts
                 results[i].scores.update(SOURCE_SUPPORT.instance_scores(
                     SOURCE_SUPPORT.counts(results[i], self.counting_rule)))
-        if self.on_unparsed == "raise":
+        if self.settings.on_unparsed == "raise":
             bad = [r.id for r in results if any(v.status in NO_VERDICT for v in
                                                  r.reference_claims + r.prediction_claims + r.statements
                                                  + (r.source_support or []))]
@@ -395,7 +331,7 @@ class DocLens:
 
     def _prepare(self, instance: Instance, run: RunMeta) -> Work:
         where = f"instance {instance.id!r}: "
-        task = instance.task or self.task
+        task = instance.task or self.settings.task
         if task == AUTO_TASK:  # picked from the reference's shape, recorded per instance (result.task)
             task = detect_task(instance.reference)
             run.auto_tasks[task] = run.auto_tasks.get(task, 0) + 1
@@ -434,8 +370,8 @@ class DocLens:
                 from doclens.retrieval.facts import record_units
 
                 return [SourceUnit(unit.index, unit.text, unit.speaker) for unit, _ in record_units(source)]
-            if isinstance(source, str) and self.source_units != "given":
-                texts, how = number_source(source, self.source_units)
+            if isinstance(source, str) and self.settings.source_units != "given":
+                texts, how = number_source(source, self.settings.source_units)
                 if texts is not None:
                     run.numbered_sources[how] = run.numbered_sources.get(how, 0) + 1
                     return parse_source_units(texts)
@@ -452,18 +388,18 @@ class DocLens:
             statements: list[Statement] = []
             for section, start, end in note_section_spans(prediction):
                 statements += parse_statements(prediction[start:end], section=section, start_index=len(statements))
-        elif task == "question_summarization" and self.question_statements == "whole":
+        elif task == "question_summarization" and self.settings.question_statements == "whole":
             statements = whole_statement(prediction)
         else:
             statements = parse_statements(prediction)
-        if self.uncited != "zero":
-            statements = inherit_citations(statements, within_section=self.uncited == "inherit")
-        if self.max_citations:
+        if self.settings.uncited != "zero":
+            statements = inherit_citations(statements, within_section=self.settings.uncited == "inherit")
+        if self.settings.max_citations:
             for statement in statements:
                 # validity first (the original scripts' order): a statement citing an id the
                 # source lacks is a miss with every id it cites counted, so nothing is capped away
-                if len(statement.citations) > self.max_citations and all(c in units for c in statement.citations):
-                    statement.citations = statement.citations[: self.max_citations]
+                if len(statement.citations) > self.settings.max_citations and all(c in units for c in statement.citations):
+                    statement.citations = statement.citations[: self.settings.max_citations]
                     run.capped_statements += 1
         return statements
 

@@ -21,22 +21,26 @@ lacks is judged against (``sections:note``, the whole note; ``sections:section``
 empty premise); then the
 fields each metric family of the run declares (:meth:`doclens.families.MetricFamily.signature_fields`):
 the citation family's ``uncited-outputs`` (``na`` or ``strict``), source support's settings.
+
+A signature is a :class:`Signature`: its fields are data, built once by :func:`get_signature` from
+the run's :class:`~doclens.core.settings.ScoringSettings` and the judge and extractor that
+actually scored, and rendered to text once, when it is made. It *is* that text (a ``str``
+subclass), so a report's signature prints, compares and is written to files as the text always
+was; code that needs a field reads :meth:`Signature.get`, never the text. Text is parsed in one
+place only, :meth:`Signature.read`, for signatures read back from files.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from doclens.core.settings import ScoringSettings
+from doclens.core.signature import Signature, SignatureField, parse_signature, render_signature
 from doclens.evaluators.llm.prompting import prompts_fingerprint
+from doclens.version import __version__
 
-#: one signature field, ``(key, value)``: signatures are built and compared as lists of these and
-#: rendered to text once, by :func:`render_signature`
-SignatureField = tuple[str, str]
-
-
-def render_signature(fields: Sequence[SignatureField]) -> str:
-    """``[("a", "1"), ("b", "x")]`` → ``"a:1|b:x"``: the one place a signature becomes text."""
-    return "|".join(f"{key}:{value}" for key, value in fields)
+__all__ = ["Signature", "SignatureField", "render_signature", "parse_signature", "signature_fields", "make_signature",
+           "get_signature", "component_signature", "signature_differences"]
 
 
 def signature_fields(*, version: str, tasks: list[str], judge: str, extract: str, prompt_tags: list[str],
@@ -65,15 +69,44 @@ def signature_fields(*, version: str, tasks: list[str], judge: str, extract: str
     return fields
 
 
-def make_signature(*, family_fields: Sequence[SignatureField] = (), **settings) -> str:
-    """The signature string of one run: :func:`signature_fields` of ``settings`` then the metric
-    families' ``family_fields``, rendered."""
-    return render_signature([*signature_fields(**settings), *family_fields])
+def make_signature(*, family_fields: Sequence[SignatureField] = (), **settings) -> Signature:
+    """The signature of one run from loose fields: :func:`signature_fields` of ``settings`` then
+    the metric families' ``family_fields``. Runs are signed by :func:`get_signature`."""
+    return Signature([*signature_fields(**settings), *family_fields])
 
 
-def parse_signature(signature: str) -> dict[str, str]:
-    """``"a:1|b:x:y"`` → ``{"a": "1", "b": "x:y"}``."""
-    return dict(part.split(":", 1) if ":" in part else (part, "") for part in signature.split("|"))
+def get_signature(settings: ScoringSettings, judge, extractor=None, run=None,
+                  family_fields: Sequence[SignatureField] = ()) -> Signature:
+    """The signature of a run scored under ``settings`` by ``judge`` and ``extractor`` (the ones
+    that actually scored: on Ray, as the workers reported them), the one place a run is signed
+    (sacreBLEU's ``get_signature``). ``run``: what the run met (``tasks``, ``used_given``,
+    ``used_extractor``: a :class:`doclens.scoring.run.RunMeta`); ``None``: the settings alone,
+    before any input is read: every task's fields named, the extractor named whether or not it
+    will be used. ``family_fields``: the fields the run's metric families declare, in order."""
+    tasks = sorted(run.tasks) if run is not None else ["*"]
+    used_extractor = extractor is not None and (run is None or run.used_extractor)
+    if run is None:
+        extract = component_signature(extractor) if extractor is not None else "none"
+    else:
+        extract = "+".join((["given"] if run.used_given else [])
+                           + ([component_signature(extractor)] if used_extractor else [])) or "none"
+    prompt_tags = list(judge.prompt_tags()) + (list(extractor.prompt_tags()) if used_extractor else [])
+    decoding = judge.decoding() or {}
+    extract_decoding = {}
+    if used_extractor and callable(extractor.decoding):
+        extract_decoding = {k: v for k, v in extractor.decoding().items() if decoding.get(k) != v}
+    met = (lambda task: True) if run is None else (lambda task: task in run.tasks)
+    notes = met("note_generation")
+    return make_signature(version=__version__, tasks=tasks, judge=component_signature(judge),
+                          style=getattr(judge, "style", None), extract=extract,
+                          prompt_tags=prompt_tags, decoding=decoding, uncited=settings.uncited,
+                          max_citations=settings.max_citations, on_unparsed=settings.on_unparsed,
+                          extract_decoding=extract_decoding,
+                          question_statements=settings.question_statements if met("question_summarization")
+                          else "whole",
+                          family_fields=family_fields, source_units=settings.source_units,
+                          premise_scope=settings.premise_scope if notes else None,
+                          section_fallback=settings.section_fallback if notes else None)
 
 
 def component_signature(component) -> str:
@@ -88,7 +121,6 @@ def component_signature(component) -> str:
 
 
 def signature_differences(signature_a: str, signature_b: str) -> list[str]:
-    """Human-readable ``field: a != b`` lines for the fields where two signatures differ."""
-    a, b = parse_signature(signature_a), parse_signature(signature_b)
-    return [f"{key}: {a.get(key, '(absent)')} != {b.get(key, '(absent)')}"
-            for key in list(dict.fromkeys([*a, *b])) if a.get(key) != b.get(key)]
+    """Human-readable ``field: a != b`` lines for the fields where two signatures differ
+    (:meth:`Signature.differences`)."""
+    return Signature.read(signature_a).differences(signature_b)

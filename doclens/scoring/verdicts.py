@@ -6,6 +6,7 @@ direction and section, or which statement) each answer belongs to.
 
 from __future__ import annotations
 
+from doclens.core.settings import PREMISE_SCOPES, SECTION_FALLBACKS  # noqa: F401  (re-exported)
 from doclens.core.types import (
     EMPTY_PREMISE,
     EXTRACTION_FAILED,
@@ -33,23 +34,10 @@ from doclens.scoring.run import Work
 __all__ = ["EMPTY_PREMISE", "NO_CITATION", "INVALID_IDS", "EXTRACTION_FAILED", "claim_requests",
            "whole_note_requests", "citation_requests", "instance_result", "SECTION_FALLBACKS", "PREMISE_SCOPES"]
 
-#: ``premise_scope`` values (docs/design.md §4, Premise scope): ``"note"`` (default) — a note
-#: claim is supported when the whole premise note states it, and still counted under its own
-#: section; a claim its section does not entail is asked again against the whole note
-#: (:func:`whole_note_requests`), and one entailed there is *stated in another section*
-#: (``ClaimVerdict.placement``, counted per run). ``"section"`` — the paper's rule: a claim is
-#: judged against its own section of the premise note only (the original DocLens scripts).
-PREMISE_SCOPES = ("note", "section")
 #: the explanation's opening for a claim entailed by the whole note but not by its own section
 OTHER_SECTION_NOTE = "[stated in another section of the note]"
 #: ... and for one that neither its section nor the whole note entails
 NOWHERE_NOTE = "[not in its section; judged against the whole note]"
-
-#: ``section_fallback`` values: ``"note"`` (default) judges a claim whose section the premise note
-#: lacks against the whole note (docs/design.md §4, Judging real notes: a missing section is no evidence against a
-#: claim; counted per run); ``"section"`` is the original per-section rule (such claims are not
-#: entailed, :data:`EMPTY_PREMISE`).
-SECTION_FALLBACKS = ("note", "section")
 
 
 def _directions(work: Work):

@@ -32,6 +32,7 @@ import jinja2
 from markupsafe import Markup
 
 from doclens.core.metrics import METRICS
+from doclens.core.signature import Signature
 from doclens.core.types import NO_VERDICT, CitationVerdict, ClaimVerdict, InstanceResult
 from doclens.families import APPLIES, CITATIONS, CountingRule
 from doclens.inputs.jsonl import SourceIndex
@@ -305,7 +306,7 @@ def write_report_html(header: dict, instances: Iterable[InstanceResult], handle:
 
 # ---- the leaderboard ---------------------------------------------------------------------------
 def write_leaderboard_html(groups: dict, handle: IO[str], metric: str, bootstrap: str,
-                           title: str = "DocLens leaderboard", plots: dict[str, str] | None = None) -> None:
+                           title: str = "DocLens leaderboard", plots: dict[Signature, str] | None = None) -> None:
     """One sortable table per signature (``groups``: ``{signature: ranked entries}`` from
     :func:`doclens.views.leaderboard.rank_group`), each followed by its plots' markup when
     ``plots`` (``{signature: markup}``, :func:`doclens.views.plots.leaderboard_plots_html`) has it."""

@@ -11,16 +11,16 @@ only — ``doclens presets``).
 
 from __future__ import annotations
 
-from doclens.scoring.signature import parse_signature
+from doclens.core.signature import Signature
 
 #: judges whose scores are never fit to compare systems, and why
 SMOKE_TEST_JUDGES = {"overlap": "a lexical containment heuristic for smoke tests (not a publishable judge; "
                                 "'doclens presets')"}
 
 
-def _judge_parts(signature: str) -> tuple[str, str | None, bool]:
+def _judge_parts(signature: Signature | str | None) -> tuple[str, str | None, bool]:
     """``(judge name, model, demo marker)`` read from a signature's ``judge`` field."""
-    judge = parse_signature(signature or "").get("judge", "")
+    judge = Signature.read(signature).get("judge") or ""  # read returns a Signature as it is
     demo = judge.endswith(":demo")
     if demo:
         judge = judge[: -len(":demo")]
@@ -28,12 +28,12 @@ def _judge_parts(signature: str) -> tuple[str, str | None, bool]:
     return name or "unknown judge", model or None, demo
 
 
-def judge_label(signature: str) -> str:
+def judge_label(signature: Signature | str) -> str:
     """A few words for the judge of ``signature``: ``gpt4-json-cot · gpt-4o``, ``local ·
     SmolLM2-135M-Instruct.Q4_1.gguf (demo)``, ``clinical-rules``; the claims' origin
     (``claims given`` / ``claims: sentences``) and the task when the signature names them."""
     name, model, demo = _judge_parts(signature)
-    fields = parse_signature(signature or "")
+    fields = Signature.read(signature).as_dict()
     parts = [name]
     if model and not name.startswith("clinical-rules") and not name.startswith("overlap"):
         parts.append(model.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1])  # a path: its last part
@@ -46,10 +46,10 @@ def judge_label(signature: str) -> str:
     return label
 
 
-def demo_banner(signature: str | None, config: dict | None = None) -> str | None:
+def demo_banner(signature: Signature | str | None, config: dict | None = None) -> str | None:
     """The banner text for results made with a demo-quality or smoke-test judge; ``None`` for any
     other judge. ``config`` (a report's) is read too: ``evaluator.demo_quality``."""
-    name, model, demo = _judge_parts(signature or "")
+    name, model, demo = _judge_parts(signature)
     evaluator = (config or {}).get("evaluator") or {}
     if demo or (isinstance(evaluator, dict) and evaluator.get("demo_quality")):
         return (f"DEMO-QUALITY JUDGE ({name}{' · ' + model if model else ''}): these verdicts are for trying "

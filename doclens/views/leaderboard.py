@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from doclens.core.metrics import CLAIM_F1
+from doclens.core.signature import Signature
 from doclens.stats.bootstrap import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
@@ -39,7 +40,7 @@ class Entry:
 
     system: str
     path: str
-    signature: str
+    signature: Signature
     partial: bool
     intervals: dict[str, Interval]
     ids: list[str] = field(repr=False)
@@ -82,9 +83,9 @@ def load_entry(path: str, n_resamples: int = DEFAULT_RESAMPLES, seed: int | None
                  ids=ids, counts=counts, sections=header.get("sections") or {})
 
 
-def group_by_signature(entries: Sequence[Entry]) -> dict[str, list[Entry]]:
+def group_by_signature(entries: Sequence[Entry]) -> dict[Signature, list[Entry]]:
     """``{signature: entries}`` in first-seen order; entries keep their order within a group."""
-    groups: dict[str, list[Entry]] = {}
+    groups: dict[Signature, list[Entry]] = {}
     for entry in entries:
         groups.setdefault(entry.signature, []).append(entry)
     return groups
@@ -151,7 +152,7 @@ def format_interval(interval: Interval) -> str:
     return f"{100 * interval.point:.2f} [{100 * interval.low:.2f}, {100 * interval.high:.2f}]"
 
 
-def leaderboard_text(groups: dict[str, list[Entry]], metric: str, bootstrap: str) -> str:
+def leaderboard_text(groups: dict[Signature, list[Entry]], metric: str, bootstrap: str) -> str:
     """Plain-text tables, one per signature (entries already ranked)."""
     lines = []
     for number, (signature, entries) in enumerate(groups.items(), start=1):

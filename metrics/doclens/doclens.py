@@ -48,13 +48,18 @@ Args:
     evaluator (doclens.Evaluator, optional): a judge object; overrides the config name.
     evaluator_options (dict, optional): constructor options for the config's preset.
     extractor (doclens.Extractor or preset name, optional): claim extractor for rows without claims.
-    task (str, optional): general, note_generation, report_summarization, question_summarization.
+    settings (doclens.ScoringSettings, optional): every scoring setting at once, checked when made.
+    The scoring settings one by one (doclens.ScoringSettings checks them and holds the defaults):
+    task (str, optional): general, note_generation, report_summarization, question_summarization
+        or auto.
     uncited ("zero", "inherit" or "inherit-across-sections"), max_citations (int or None),
     on_unparsed ("zero", "exclude", "raise"), question_statements ("whole", "sentences"),
     uncited_outputs ("not-applicable" or "strict": citation scores of outputs that cite nothing).
     premise_scope ("note": a note claim is judged against the whole premise note, counted under its
         own section; "section": against its own section only, the paper's rule), section_fallback
-        ("note" or "section": with premise_scope="section", a claim whose section the note lacks).
+        ("note" or "section": with premise_scope="section", a claim whose section the note lacks),
+        source_units ("given", "lines", "turns", "sentences", "auto"), metrics ("doclens" or
+        "doclens,source_support"), chunk_size (int).
     baselines (list of str, optional): also compute rouge / bertscore / medcon; baseline_options.
     return_report (bool, compute() only): add the full report as a JSON-ready dict under "report".
     return_instance_scores (bool, compute() only): add "instance_scores", one dict per instance in
@@ -85,10 +90,11 @@ CONFIG_NAMES = ("default", *EVALUATOR_PRESETS)
 #: per-instance inputs besides predictions/references: stored columns when declared at load
 #: (`inputs=`), else compute() keywords
 OPTIONAL_INPUTS = ("sources", "reference_claims", "prediction_claims", "tasks")
-#: scoring options, given at load (init keywords, the only way inside `evaluate.combine`) or to compute()
-OPTIONS = ("evaluator", "evaluator_options", "extractor", "task", "uncited", "max_citations", "on_unparsed",
-           "question_statements", "baselines", "baseline_options", "uncited_outputs", "premise_scope",
-           "section_fallback")
+#: options, given at load (init keywords, the only way inside `evaluate.combine`) or to compute(): the
+#: judge, the extractor, the baselines, and every scoring setting (doclens.ScoringSettings, which
+#: checks them and holds their defaults)
+OPTIONS = ("evaluator", "evaluator_options", "extractor", "baselines", "baseline_options", "settings",
+           *doclens.ScoringSettings.names())
 
 _STRINGS = datasets.Sequence(datasets.Value("string"))
 # One stored shape for both claim forms (evaluate picks one Features per module, so a column can't
@@ -222,7 +228,7 @@ class Doclens(evaluate.Metric):
             raise ValueError(f"doclens: unknown compute() keyword(s) {unknown}; per-instance inputs are "
                              f"{', '.join(OPTIONAL_INPUTS)}, options are {', '.join(OPTIONS)}, return_report "
                              "and return_instance_scores")
-        settings = {"uncited": "zero", "on_unparsed": "zero", **self.scoring_options, **options}
+        settings = {**self.scoring_options, **options}
         columns = {"sources": sources, "reference_claims": reference_claims, "prediction_claims": prediction_claims,
                    "tasks": tasks}
         for name, column in columns.items():
@@ -248,13 +254,9 @@ class Doclens(evaluate.Metric):
         if extractor is None and callable(getattr(judge, "make_extractor", None)) and any(
                 "reference_claims" not in row or "prediction_claims" not in row for row in rows):
             extractor = judge.make_extractor()
-        scorer = doclens.DocLens(judge, extractor, task=settings.get("task"), uncited=settings["uncited"],
-                                 max_citations=settings.get("max_citations"), on_unparsed=settings["on_unparsed"],
-                                 question_statements=settings.get("question_statements") or "whole",
-                                 uncited_outputs=settings.get("uncited_outputs") or "not-applicable",
-                                 premise_scope=settings.get("premise_scope") or "note",
-                                 section_fallback=settings.get("section_fallback") or "note",
-                                 baselines=settings.get("baselines"), baseline_options=settings.get("baseline_options"))
+        scorer = doclens.DocLens(judge, extractor, settings=settings.get("settings"),
+                                 baselines=settings.get("baselines"), baseline_options=settings.get("baseline_options"),
+                                 **{name: settings[name] for name in doclens.ScoringSettings.names() if name in settings})
         report = scorer.score(rows, progress=False)
         result = dict(report.scores)
         result["signature"] = report.signature

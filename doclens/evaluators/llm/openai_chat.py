@@ -50,6 +50,7 @@ from aiolimiter import AsyncLimiter
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random_exponential
 
 from doclens.core.errors import ConfigurationError, CostWarning, RunStoppedError
+from doclens.core.settings import EndpointSettings, KeywordSignature, parse_duration  # noqa: F401  (parse_duration: re-exported)
 from doclens.evaluators.llm.chat import ChatJudge, Completion, check_style
 from doclens.evaluators.usage import estimate_tokens
 
@@ -331,28 +332,6 @@ def _port(parsed) -> int | None:
         return None
 
 
-def parse_duration(value) -> float | None:
-    """Seconds from a number or a duration such as ``90``, ``90s``, ``15m``, ``1h30m``, ``2h``."""
-    if value is None:
-        return None
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        seconds = float(value)
-    else:
-        text = str(value).strip().lower()
-        try:
-            seconds = float(text)
-        except ValueError:
-            parts = re.fullmatch(r"(?:(\d+(?:\.\d+)?)h)?\s*(?:(\d+(?:\.\d+)?)m(?:in)?)?\s*(?:(\d+(?:\.\d+)?)s)?", text)
-            if not text or not parts or not any(parts.groups()):
-                raise ConfigurationError(f"deadline must be seconds or a duration like 90s, 15m, 1h30m; got "
-                                         f"{value!r}") from None
-            hours, minutes, secs = (float(g) if g else 0.0 for g in parts.groups())
-            seconds = hours * 3600 + minutes * 60 + secs
-    if not math.isfinite(seconds) or seconds <= 0:
-        raise ConfigurationError(f"deadline must be positive, got {value!r}")
-    return seconds
-
-
 class _LoopThread:
     """An asyncio event loop running in a daemon thread, owned by one judge: its client (and the
     client's connection pool) lives on this loop, so it is reused across batches whatever event
@@ -399,30 +378,13 @@ class _RateLimiter:
             await self.requests.acquire()
 
 
-def _check_numbers(*, concurrency, max_retries, timeout, max_retry_after, rpm, tpm, max_consecutive_failures,
-                   max_tokens) -> None:
-    """Refuse an HTTP judge's numeric option out of its range, naming it."""
-    if concurrency is None or int(concurrency) < 1:
-        raise ConfigurationError(f"concurrency must be at least 1, got {concurrency!r}")
-    if max_retries is None or int(max_retries) < 0:
-        raise ConfigurationError(f"max_retries must be 0 or more, got {max_retries!r}")
-    if timeout is not None and float(timeout) <= 0:
-        raise ConfigurationError(f"timeout must be positive, got {timeout!r}")
-    if max_retry_after is None or not 0 <= float(max_retry_after) < float("inf"):
-        raise ConfigurationError(f"max_retry_after must be 0 or more seconds, got {max_retry_after!r}")
-    for label, value in (("rpm", rpm), ("tpm", tpm)):
-        if value is not None and float(value) <= 0:
-            raise ConfigurationError(f"{label} must be positive, got {value!r}")
-    if max_consecutive_failures is None or int(max_consecutive_failures) < 0:
-        raise ConfigurationError(f"max_consecutive_failures must be 0 (off) or more, got {max_consecutive_failures!r}")
-    if max_tokens is not None and int(max_tokens) < 1:
-        raise ConfigurationError(f"max_tokens must be at least 1, got {max_tokens!r}")
-
-
 class OpenAIChatJudge(ChatJudge):
     """A :class:`ChatJudge` on an OpenAI-compatible chat endpoint.
 
-    Parameters (the CLI flags of the same names)
+    Parameters (the CLI flags of the same names): ``settings``, an
+    :class:`~doclens.core.settings.EndpointSettings`, holds every endpoint option below, checked
+    once when made; the same options as keywords build it (or change the given one), through
+    ``EndpointSettings.from_kwargs``. ``style``, ``dry_run`` and the cache options are the judge's.
     ------------------------------------------------
     model : str
         Model name sent to the endpoint (Azure: defaults to the deployment name).
@@ -483,44 +445,37 @@ class OpenAIChatJudge(ChatJudge):
     """
 
     name = "openai-chat"
+    #: what ``OpenAIChatJudge(...)`` takes: its own parameters and the EndpointSettings options
+    __signature__ = KeywordSignature(EndpointSettings)
     default_style = "json_cot"
     default_model: str | None = "gpt-4o"
     needs_base_url = False
 
-    def __init__(self, model: str | None = None, base_url: str | None = None,
-                 api_key_env: str | None = None, azure_endpoint: str | None = None,
-                 azure_deployment: str | None = None, azure_api_version: str | None = None,
-                 concurrency: int = 8, rpm: float | None = None, tpm: float | None = None,
-                 timeout: float = 60.0, max_retries: int = 5, local_only: bool = False, seed: int | None = 0,
-                 temperature: float = 0.0, price_table: str | None = None, dry_run: bool = False,
-                 cache_dir: str | None = None, no_cache: bool = False, refresh: bool = False,
-                 style: str | None = None, json_response: bool | None = None,
-                 backoff_base: float = 1.0, backoff_max: float = 60.0, max_consecutive_failures: int = 20,
-                 deadline=None, max_retry_after: float = 60.0, max_tokens: int | None = None):
-        # every option is checked (the class docstring says what they mean) before any client
-        # exists, so a bad value is a ConfigurationError naming it, never a failed call
+    def __init__(self, model: str | None = None, *, settings: EndpointSettings | None = None,
+                 style: str | None = None, dry_run: bool = False, cache_dir: str | None = None,
+                 no_cache: bool = False, refresh: bool = False, **endpoint_options):
+        # every option is checked once, by EndpointSettings (the class docstring says what they
+        # mean), before any client exists: a bad value is a ConfigurationError naming it, never a
+        # failed call. Keywords build the settings (EndpointSettings.from_kwargs), or change given ones.
         super().__init__(check_style(style or self.default_style), cache_dir=cache_dir, no_cache=no_cache,
                          refresh=refresh)
-        _check_numbers(concurrency=concurrency, max_retries=max_retries, timeout=timeout,
-                       max_retry_after=max_retry_after, rpm=rpm, tpm=tpm,
-                       max_consecutive_failures=max_consecutive_failures, max_tokens=max_tokens)
-        self._set_endpoint(base_url, azure_endpoint, azure_deployment, azure_api_version, local_only)
-        self.model = model or azure_deployment or self.default_model
+        settings = EndpointSettings.from_kwargs(settings, model=model, **endpoint_options)
+        #: the endpoint, decoding, retries, timeouts and concurrency, as checked (frozen)
+        self.settings = settings
+        self._set_endpoint(settings)
+        self.model = settings.model or settings.azure_deployment or self.default_model
         if not self.model:
             raise ConfigurationError(f"evaluator {self.name!r} needs a model name (--model)")
-        self.concurrency = int(concurrency)
-        self.rpm, self.tpm = rpm, tpm
-        self.timeout = float(timeout) if timeout is not None else 60.0
-        self.max_retries = int(max_retries)
-        self.seed = seed
-        self.temperature = float(temperature if temperature is not None else 0.0)
+        self.concurrency, self.rpm, self.tpm = settings.concurrency, settings.rpm, settings.tpm
+        self.timeout, self.max_retries = float(settings.timeout), settings.max_retries
+        self.seed, self.temperature, self.max_tokens = settings.seed, float(settings.temperature), settings.max_tokens
         self.dry_run = bool(dry_run)
-        self.json_response = (self.endpoint_kind != "compatible") if json_response is None else bool(json_response)
-        self.backoff_base, self.backoff_max = float(backoff_base), float(backoff_max)
-        self.max_consecutive_failures = int(max_consecutive_failures)
-        self.deadline = parse_duration(deadline)
-        self.max_retry_after = float(max_retry_after)
-        self.max_tokens = int(max_tokens) if max_tokens is not None else None
+        self.json_response = (self.endpoint_kind != "compatible") if settings.json_response is None \
+            else settings.json_response
+        self.backoff_base, self.backoff_max = float(settings.backoff_base), float(settings.backoff_max)
+        self.max_consecutive_failures = settings.max_consecutive_failures
+        self.deadline = settings.deadline_s
+        self.max_retry_after = float(settings.max_retry_after)
         self._loop: _LoopThread | None = None
         self._client = None
         self._limiter = None
@@ -534,26 +489,24 @@ class OpenAIChatJudge(ChatJudge):
         self._deadline_at: float | None = None
         self._stopped: tuple[str, str] | None = None
         self._stop_event: asyncio.Event | None = None
-        self.api_key_env = api_key_env or "OPENAI_API_KEY"
-        self.prices = load_price_table(price_table)
-        self.price_table = price_table
+        self.api_key_env = settings.api_key_env
+        self.prices = load_price_table(settings.price_table)
+        self.price_table = settings.price_table
         self._price = price_for(self.model, self.prices)
         self._warned_price = False
         if not self.dry_run and self.endpoint_kind != "compatible" and not os.environ.get(self.api_key_env):
             raise ConfigurationError(f"no API key: set the environment variable {self.api_key_env} "
                                      "(or name another one with --api-key-env)")
 
-    def _set_endpoint(self, base_url: str | None, azure_endpoint: str | None, azure_deployment: str | None,
-                      azure_api_version: str | None, local_only: bool) -> None:
-        """Which endpoint this judge talks to, checked: its kind (``openai``, ``azure``,
-        ``compatible``), host, and whether instance text stays on site (``keeps_data_local``)."""
-        if azure_endpoint and base_url:
-            raise ConfigurationError("give either base_url (OpenAI-compatible server) or azure_endpoint, not both")
-        if (azure_deployment or azure_api_version) and not azure_endpoint:
-            raise ConfigurationError("azure_deployment / azure_api_version need azure_endpoint")
+    def _set_endpoint(self, settings: EndpointSettings) -> None:
+        """Which endpoint this judge talks to: its kind (``openai``, ``azure``, ``compatible``), its
+        host, and whether instance text stays on site (``keeps_data_local``, which ``local_only``
+        requires; resolving the host is this judge's, not the settings' check). URLs carrying
+        credentials are refused (:func:`check_endpoint_url`)."""
+        base_url, azure_endpoint = settings.base_url, settings.azure_endpoint
         self.azure_endpoint = azure_endpoint
-        self.azure_deployment = azure_deployment
-        self.azure_api_version = azure_api_version or ("2024-10-21" if azure_endpoint else None)
+        self.azure_deployment = settings.azure_deployment
+        self.azure_api_version = settings.azure_api_version or ("2024-10-21" if azure_endpoint else None)
         for label, url in (("base_url", base_url), ("azure_endpoint", azure_endpoint)):
             if url:
                 check_endpoint_url(url, label)
@@ -574,7 +527,7 @@ class OpenAIChatJudge(ChatJudge):
                                      "vLLM at http://gpu-box:8000/v1) or an Azure endpoint")
         self.host = host
         self.keeps_data_local = self.endpoint_kind == "compatible" and host_is_local(host)
-        self.local_only = bool(local_only)
+        self.local_only = settings.local_only
         if self.local_only and not self.keeps_data_local:
             where = {"azure": "an Azure OpenAI endpoint", "openai": "the OpenAI API"}.get(
                 self.endpoint_kind, f"host {host!r}, which does not resolve to loopback or private addresses only")
@@ -910,4 +863,3 @@ class CoTJudge(OpenAIChatJudge):
 
     name = "cot"
     default_style = "cot"
-

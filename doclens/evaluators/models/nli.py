@@ -40,6 +40,7 @@ import math
 from pathlib import Path
 
 from doclens.core.errors import ConfigurationError, InputError
+from doclens.core.settings import ModelSettings
 from doclens.evaluators.base import Evaluator
 from doclens.evaluators.cache import CachedAnswers, cache_key
 from doclens.evaluators.models.nli_runtimes import RECHECK_MARGIN, apply_runtime, check_runtime
@@ -65,6 +66,10 @@ class InProcessNLI(CachedAnswers, Evaluator):
     ----------
     model : str
         Hub id or local folder.
+    settings : ModelSettings, optional
+        The model and how it runs (:class:`doclens.core.settings.ModelSettings`: every option
+        below but the cache's), checked once when made; the options as keywords build it (or
+        change the given one) through ``ModelSettings.from_kwargs``.
     device : str, optional
         ``cuda``, ``cuda:1``, ``mps``, ``cpu``; default: the best available.
     dtype : str, optional
@@ -106,25 +111,20 @@ class InProcessNLI(CachedAnswers, Evaluator):
     #: Describes the input format and how the answer is read; part of cache keys and config.
     input_format: str = ""
 
-    def __init__(self, model: str, *, device: str | None = None, dtype: str | None = None,
-                 batch_size: int | None = None, max_batch_tokens: int | None = None,
-                 max_length: int | None = None, window_overlap: float = 0.25, padding_tolerance: float | None = None,
-                 cache_dir=None, no_cache: bool = False, refresh: bool = False, runtime: str = "torch"):
+    def __init__(self, model: str | None = None, *, settings: ModelSettings | None = None, cache_dir=None,
+                 no_cache: bool = False, refresh: bool = False, **model_options):
+        # every option is checked once, by ModelSettings (keywords build it, or change given ones)
         super().__init__()
-        self.runtime = check_runtime(runtime)
-        if batch_size is not None and batch_size < 1:
-            raise ConfigurationError("batch_size must be at least 1")
-        if max_batch_tokens is not None and max_batch_tokens < 1:
-            raise ConfigurationError("max_batch_tokens must be at least 1")
-        if not 0 <= window_overlap < 1:
-            raise ConfigurationError("window_overlap must be in [0, 1)")
-        if max_length is not None and max_length < 8:
-            raise ConfigurationError("max_length must be at least 8 tokens")
-        if padding_tolerance is not None and not 0 <= padding_tolerance <= 1:
-            raise ConfigurationError("padding_tolerance must be in [0, 1]")
-        self.model = str(model)
-        self.requested_device = device
-        self.requested_dtype = dtype
+        settings = ModelSettings.from_kwargs(settings, model=model, **model_options)
+        if not settings.model:
+            raise ConfigurationError(f"the {self.name!r} evaluator needs a model (--model: a hub id or local folder)")
+        #: the model and how it runs, as checked (frozen)
+        self.settings = settings
+        self.runtime = check_runtime(settings.runtime)
+        self.model = settings.model
+        self.requested_device = settings.device
+        self.requested_dtype = settings.dtype
+        batch_size, max_batch_tokens = settings.batch_size, settings.max_batch_tokens
         self._placement: dict | None = None
         #: runtime bf16-checked: the float32 model that re-judges near-boundary inputs, and their count
         self.exact_network = None
@@ -140,9 +140,9 @@ class InProcessNLI(CachedAnswers, Evaluator):
         self.oom_halvings = 0
         #: a batch's padded length is rounded up to a multiple of this (``None``: to its longest)
         self.pad_multiple: int | None = None
-        self.requested_max_length = max_length
-        self.window_overlap = window_overlap
-        self.padding_tolerance = padding_tolerance
+        self.requested_max_length = settings.max_length
+        self.window_overlap = settings.window_overlap
+        self.padding_tolerance = settings.padding_tolerance
         self.use_cache(cache_dir, no_cache, refresh)
         self._fingerprint: str | None = None
         self._loaded = False
@@ -530,7 +530,8 @@ class TrueNLIEvaluator(InProcessNLI):
     def __init__(self, model: str | None = None, *, alone_margin: float | None = ALONE_MARGIN, **options):
         if alone_margin is not None and alone_margin < 0:
             raise ConfigurationError("alone_margin must be at least 0 (logits)")
-        super().__init__(model or TRUE_MODEL, **options)
+        settings = options.get("settings")
+        super().__init__(model or (settings.model if settings is not None else None) or TRUE_MODEL, **options)
         self.alone_margin = alone_margin
         #: inputs judged again alone because their reduced-precision logit gap was under alone_margin
         self.judged_alone = 0
@@ -591,7 +592,8 @@ class NLIClassifierEvaluator(InProcessNLI):
 
     def __init__(self, model: str | None = None, *, threshold: float | None = None,
                  entailment_label: str | None = None, **options):
-        if not model:
+        settings = options.get("settings")
+        if not model and (settings is None or not settings.model):
             raise ConfigurationError("the 'nli' evaluator needs --model: a sequence-classification NLI model "
                                      "(hub id or local folder)")
         if threshold is not None and not 0 < threshold < 1:

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from doclens.core.errors import ConfigurationError, require
+from doclens.core.settings import DTYPES  # noqa: F401  (the vocabulary lives with the settings)
 
 
 def import_torch(feature: str):
@@ -45,8 +46,6 @@ def set_threads(torch, threads: int | None) -> None:
         torch.set_num_threads(int(threads))
 
 
-#: the precisions an in-process model can be asked to run in
-DTYPES = ("float32", "bfloat16", "float16")
 
 
 def choose_dtype(torch, device: str, requested: str | None = None, gpu_dtype: str = "bfloat16"):
