@@ -9,7 +9,6 @@ import warnings
 
 import pytest
 
-import doclens.families as families_module
 from doclens import DocLens
 from doclens.cli import main
 from doclens.core.errors import ConfigurationError
@@ -20,8 +19,11 @@ from doclens.families import (
     SKIPPED,
     CountingRule,
     MetricFamily,
+    register,
+    registered,
     result_counts,
     selected,
+    selectors,
 )
 from doclens.reports.report import Report
 from doclens.views.html import instance_failures
@@ -135,15 +137,19 @@ class UncitedShare(MetricFamily):
         return {"uncited_statement_rate": (sum(not s.cited for s in statements), len(statements))}
 
 
-def test_a_new_family_is_one_class_and_one_registration(monkeypatch, tmp_path):
-    """Registered, a family's metric is reduced (streamed too), written, resampled and shown
-    without any other change."""
-    family = UncitedShare()
-    monkeypatch.setattr(families_module, "FAMILIES", (*families_module.FAMILIES, family))
-    monkeypatch.setattr("doclens.scoring.source_support.METRIC_FAMILIES",
-                        ("doclens", "source_support", "uncited_share"))
-    monkeypatch.setattr("doclens.views.text.FAMILIES", families_module.FAMILIES)
-    assert selected(("doclens", "uncited_share"))[-1] is family
+def test_a_new_family_is_one_class_and_one_registration(tmp_path):
+    """Registered (the public API; ``tests/test_toy_family.py`` has a family with a judging step
+    of its own), a family counted from the scorer's own verdicts is reduced (streamed too),
+    written and shown without any other change."""
+    with registered(UncitedShare()) as family:
+        assert selected(("doclens", "uncited_share"))[-1] is family
+        _score_uncited_share(tmp_path)
+    assert "uncited_share" not in selectors()
+    with pytest.raises(ValueError, match="registered already"):
+        register(CITATIONS.__class__())
+
+
+def _score_uncited_share(tmp_path):
     rows = [row(str(k), "Alpha [0]. Beta." if k % 2 else "Alpha [0].") for k in range(12)]
     scorer = DocLens(TokenSubsetEvaluator(), metrics="doclens,uncited_share")
     report = scorer.score(rows, progress=False)

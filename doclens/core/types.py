@@ -6,8 +6,9 @@ Everything here is a dataclass that serialises to JSON with ``to_dict`` and back
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from doclens.core.errors import InputError
 
@@ -393,7 +394,12 @@ class SupportVerdict:
 
 @dataclass
 class InstanceResult:
-    """Everything DocLens found for one instance."""
+    """Everything DocLens found for one instance.
+
+    ``family_items``: the items of each metric family judged in a step of its own
+    (:mod:`doclens.families`), by family name, in its JSON under that name (source support's
+    :class:`SupportVerdict` list under ``"source_support"``); a family absent from it was not
+    judged for this instance (not asked for, or no source)."""
 
     id: str
     task: str
@@ -402,9 +408,28 @@ class InstanceResult:
     statements: list[CitationVerdict] = field(default_factory=list)
     has_source: bool = False
     scores: dict[str, float | None] = field(default_factory=dict)
-    #: source support verdicts (:class:`SupportVerdict`) of the prediction claims; ``None`` when
-    #: the metric was not asked for or the instance has no source
-    source_support: list | None = None
+    family_items: dict[str, list] = field(default_factory=dict)
+
+    #: the verdict lists every instance has (judged by the scorer's claim and citation pass)
+    VERDICT_LISTS: ClassVar[tuple[str, ...]] = ("reference_claims", "prediction_claims", "statements")
+
+    def items_of(self, name: str) -> list | None:
+        """A verdict list by name (:attr:`VERDICT_LISTS`) or a family's own items (``None``
+        where that family was not judged): what a family's ``item_fields`` name."""
+        return getattr(self, name) if name in self.VERDICT_LISTS else self.family_items.get(name)
+
+    @property
+    def source_support(self) -> list | None:
+        """Source support's verdicts (``family_items["source_support"]``), kept as an attribute
+        for the code written before families kept their own items."""
+        return self.family_items.get("source_support")
+
+    @source_support.setter
+    def source_support(self, verdicts: list | None) -> None:
+        if verdicts is None:
+            self.family_items.pop("source_support", None)
+        else:
+            self.family_items["source_support"] = verdicts
 
     def to_dict(self) -> dict:
         return {
@@ -415,15 +440,19 @@ class InstanceResult:
             "reference_claims": [c.to_dict() for c in self.reference_claims],
             "prediction_claims": [c.to_dict() for c in self.prediction_claims],
             "statements": [s.to_dict() for s in self.statements],
-            **({"source_support": [v.to_dict() for v in self.source_support]}
-               if self.source_support is not None else {}),
+            **{name: [item.to_dict() for item in items] for name, items in self.family_items.items()},
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> InstanceResult:
-        support = data.get("source_support")
+    def from_dict(cls, data: dict, item_readers: Mapping[str, Callable[[dict], Any]] | None = None) -> InstanceResult:
+        """A result from :meth:`to_dict`; ``item_readers``: family name → the reader of one of
+        its items (:func:`doclens.families.result_from_dict` passes every registered family's;
+        without it the default families' are used)."""
+        if item_readers is None:
+            item_readers = {"source_support": SupportVerdict.from_dict}
         return cls(
-            source_support=None if support is None else [SupportVerdict.from_dict(v) for v in support],
+            family_items={name: [read(v) for v in data[name]] for name, read in item_readers.items()
+                          if data.get(name) is not None},
             id=data["id"], task=data["task"], has_source=data.get("has_source", False),
             scores=dict(data.get("scores", {})),
             reference_claims=[ClaimVerdict.from_dict(c) for c in data.get("reference_claims", [])],

@@ -31,7 +31,7 @@ from doclens.engines.progress import InstanceSteps, ProgressBar, judge_batch
 from doclens.engines.sink import FileSink, ResultSink
 from doclens.evaluators.base import Evaluator
 from doclens.extraction.extractors import ExtractionRequest, Extractor, FailedExtraction
-from doclens.families import SOURCE_SUPPORT, UNCITED_OUTPUTS, CountingRule, selected
+from doclens.families import UNCITED_OUTPUTS, CountingRule, own_item_families, selected
 from doclens.inputs.tables import UnicodeRepairWarning
 from doclens.inputs.unicode import replace_lone_surrogates
 from doclens.parsing.sections import detect_task, looks_like_note, note_section_spans, segments
@@ -372,22 +372,26 @@ class DocLens:
             steps.finish()
         claim_lookup = dict(zip(claim_slots, claim_answers))
         citation_lookup = dict(zip(citation_slots, citation_answers))
-        judged_here = [family for family in self.families if family is not SOURCE_SUPPORT]
+        judged_here = [family for family in self.families if not family.judges_itself]
         results = [instance_result(i, work, claim_lookup, citation_lookup, self.counting_rule, judged_here,
                                    note_lookup) for i, work in enumerate(works)]
-        if self.source_support is not None:
-            for i, verdicts in self.source_support.judge(works, self.evaluator).items():
-                results[i].source_support = verdicts
-                results[i].scores.update(SOURCE_SUPPORT.instance_scores(
-                    SOURCE_SUPPORT.counts(results[i], self.counting_rule)))
+        self._judge_families(works, results)
         if self.on_unparsed == "raise":
             bad = [r.id for r in results if any(v.status in NO_VERDICT for v in
                                                  r.reference_claims + r.prediction_claims + r.statements
-                                                 + (r.source_support or []))]
+                                                 + [item for items in r.family_items.values() for item in items])]
             if bad:
                 raise UnparsedJudgementError(f"judge replies could not be parsed, or the call failed, for instance(s) "
                                              f"{', '.join(bad)} (on_unparsed='raise')")
         return results
+
+    def _judge_families(self, works: list[Work], results: list[InstanceResult]) -> None:
+        """Each family's own judging step (:meth:`doclens.families.MetricFamily.judge`): its items
+        kept in the results, its per-instance scores added."""
+        for family in own_item_families(self.families):
+            for i, items in family.judge(works, self).items():
+                results[i].family_items[family.name] = items
+                results[i].scores.update(family.instance_scores(family.counts(results[i], self.counting_rule)))
 
     def _check_claim_answers(self, asked: list, answers: list) -> None:
         if len(answers) != len(asked) or any(len(a) != len(r.claims) for a, r in zip(answers, asked)):
@@ -439,8 +443,8 @@ class DocLens:
                 if texts is not None:
                     run.numbered_sources[how] = run.numbered_sources.get(how, 0) + 1
                     return parse_source_units(texts)
-            if (self.source_support is not None and isinstance(source, str) and source.strip()
-                    and not source.lstrip().startswith("[0]")):
+            if (any(family.reads_plain_source for family in self.families) and isinstance(source, str)
+                    and source.strip() and not source.lstrip().startswith("[0]")):
                 run.uncitable.append(instance.id)
                 return None
             return parse_source_units(source)

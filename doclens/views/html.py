@@ -31,9 +31,8 @@ from typing import IO
 import jinja2
 from markupsafe import Markup
 
-from doclens.core.metrics import METRICS
 from doclens.core.types import NO_VERDICT, CitationVerdict, ClaimVerdict, InstanceResult
-from doclens.families import APPLIES, CITATIONS, CountingRule
+from doclens.families import APPLIES, CITATIONS, FAMILIES, CountingRule, family_metrics
 from doclens.inputs.jsonl import SourceIndex
 from doclens.reports.files import write_atomically
 from doclens.stats.bootstrap import Interval
@@ -196,7 +195,8 @@ def _sectioned(items: Sequence) -> Iterator[tuple[str | None, object]]:
 
 
 def _score_line(result: InstanceResult) -> str:
-    return " ".join(f"{m.replace('_', ' ')} {_percent(result.scores.get(m))}" for m in METRICS if m in result.scores)
+    shown = family_metrics([family for family in FAMILIES if family.on_instance_line])
+    return " ".join(f"{m.replace('_', ' ')} {_percent(result.scores.get(m))}" for m in shown if m in result.scores)
 
 
 def _source_units(source: dict | None):
@@ -231,7 +231,7 @@ def _environment() -> jinja2.Environment:
         placement_lines=placement_lines,
         counted=lambda counts: ", ".join(f"{k} {v}" for k, v in counts.items()),
         citations_apply=lambda result, rule: CITATIONS.applicability(result, CountingRule.of(rule)) == APPLIES,
-        evidence_shown=SUPPORT_EVIDENCE_SHOWN, metrics=METRICS, demo_banner=demo_banner, judge_label=judge_label,
+        evidence_shown=SUPPORT_EVIDENCE_SHOWN, demo_banner=demo_banner, judge_label=judge_label,
         shown_columns=shown_columns,
         precise=Markup("precise"), imprecise=Markup("imprecise"), nocheck=Markup("nocheck"))
     return environment
