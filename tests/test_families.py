@@ -177,3 +177,22 @@ def test_every_cache_class_keeps_the_cache_protocol(tmp_path):
 def test_the_component_contract_has_defaults_a_minimal_judge_inherits():
     judge = TokenSubsetEvaluator()
     assert judge.prompt_tags() == [] and judge.decoding() == {} and judge.redact("key sk-1") == "key sk-1"
+
+
+# ---- vocabularies (issue 40 item 4) ----------------------------------------------------------------
+def test_vocabularies_are_string_enums_that_read_as_the_strings_they_were():
+    from doclens.core.tasks import TASKS, Task, check_task
+    from doclens.core.types import ClaimVerdict, Direction, Reason, Status
+    from doclens.families import Applicability, UncitedOutputs
+
+    verdict = ClaimVerdict("x", None, status=Status.UNPARSED, reason=Reason.EMPTY_PREMISE)
+    assert json.dumps(verdict.to_dict()) == ('{"text": "x", "entailed": null, "explanation": "", "status": "unparsed", '
+                                             '"section": null, "raw": null, "reason": "empty_premise"}')
+    assert ClaimVerdict.from_dict(json.loads(json.dumps(verdict.to_dict()))) == verdict  # read back: equal
+    assert {"unparsed": 1}[Status.UNPARSED] == 1 and f"{Direction.SUPPORT}" == "support" == str(Direction.SUPPORT)
+    assert repr(TASKS) == "('general', 'note_generation', 'report_summarization', 'question_summarization')"
+    assert check_task("note_generation") == Task.NOTE_GENERATION
+    with pytest.raises(Exception, match="choose one of general, note_generation, report_summarization"):
+        check_task("notes")
+    assert [a.value for a in Applicability] == ["applies", "skipped", "not_applicable"]
+    assert UncitedOutputs("not-applicable") is UncitedOutputs.NOT_APPLICABLE

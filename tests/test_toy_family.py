@@ -22,7 +22,7 @@ import pytest
 
 from doclens import DocLens, Report
 from doclens.evaluators.base import ClaimRequest
-from doclens.families import FAMILIES, MetricFamily, register, registered
+from doclens.families import APPLIES, FAMILIES, SKIPPED, MetricFamily, register, registered
 from doclens.views.text import summary_text
 
 from .helpers import TokenSubsetEvaluator
@@ -68,7 +68,7 @@ class GroundingFamily(MetricFamily):
         return Grounding(**data)
 
     def applicability(self, result, rule):
-        return "skipped" if self.items(result) is None else "applies"
+        return SKIPPED if self.items(result) is None else APPLIES
 
     def count(self, result, rule, section):
         items = [item for item in self.items(result) if section is None or item.section == section]

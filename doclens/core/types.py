@@ -8,27 +8,76 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
+from enum import Enum
 from typing import Any, ClassVar, Literal
 
 from doclens.core.errors import InputError
 
-#: Verdict statuses. ``ok``: the judge gave a verdict. ``unparsed``: the judge's reply could not
-#: be read after retries; the raw reply is kept and the item is scored per ``on_unparsed``.
-#: ``failed``: no reply at all — the call to the model failed for good (retries spent, or an error
-#: such as 401 that retrying cannot fix); the explanation names the error, the item is scored per
-#: ``on_unparsed`` like an unparsed one, and nothing is cached, so a rerun asks exactly these again.
-STATUS_OK = "ok"
-STATUS_UNPARSED = "unparsed"
-STATUS_FAILED = "failed"
+
+class TextEnum(str, Enum):
+    """A vocabulary that steers code: each member is a string equal to its value (hashed, compared,
+    formatted, printed — ``repr`` too — and JSON-encoded as that value), so files and messages
+    read exactly as they did when these were plain strings."""
+
+    __hash__ = str.__hash__
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+class Status(TextEnum):
+    """Verdict statuses. ``ok``: the judge gave a verdict. ``unparsed``: the judge's reply could not
+    be read after retries; the raw reply is kept and the item is scored per ``on_unparsed``.
+    ``failed``: no reply at all — the call to the model failed for good (retries spent, or an
+    error such as 401 that retrying cannot fix); the explanation names the error, the item is
+    scored per ``on_unparsed`` like an unparsed one, and nothing is cached, so a rerun asks exactly
+    these again."""
+
+    OK = "ok"
+    UNPARSED = "unparsed"
+    FAILED = "failed"
+
+
+STATUS_OK = Status.OK
+STATUS_UNPARSED = Status.UNPARSED
+STATUS_FAILED = Status.FAILED
 #: Statuses of an item without a verdict (``entailed is None``).
 NO_VERDICT = (STATUS_UNPARSED, STATUS_FAILED)
 
-#: Why an item was decided without asking the judge (``reason`` of a verdict; ``None``: the judge
-#: decided it, or was due to). Code reads these, never the explanation text.
-REASON_EMPTY_PREMISE = "empty_premise"  # a claim judged against an empty text: not entailed
-REASON_NO_CITATION = "no_citation"  # a statement that cites nothing: citation recall 0
-REASON_INVALID_IDS = "invalid_ids"  # a statement citing an id the source lacks: recall 0
-UNJUDGED_REASONS = (REASON_EMPTY_PREMISE, REASON_NO_CITATION, REASON_INVALID_IDS)
+
+class Reason(TextEnum):
+    """Why an item was decided without asking the judge (``reason`` of a verdict; ``None``: the
+    judge decided it, or was due to). Code reads these, never the explanation text."""
+
+    EMPTY_PREMISE = "empty_premise"  # a claim judged against an empty text: not entailed
+    NO_CITATION = "no_citation"  # a statement that cites nothing: citation recall 0
+    INVALID_IDS = "invalid_ids"  # a statement citing an id the source lacks: recall 0
+
+
+REASON_EMPTY_PREMISE = Reason.EMPTY_PREMISE
+REASON_NO_CITATION = Reason.NO_CITATION
+REASON_INVALID_IDS = Reason.INVALID_IDS
+UNJUDGED_REASONS = tuple(Reason)
+
+
+class Direction(TextEnum):
+    """What a claim request asks (``ClaimRequest.direction``): ``recall``, a reference claim against
+    the prediction; ``precision``, a prediction claim against the reference; ``support``, a
+    prediction claim against evidence from the instance's source, answered in three verdicts
+    (source support, :mod:`doclens.scoring.source_support`; the ``support`` prompts). Prompt
+    families that are not symmetric (question summarisation) read it."""
+
+    RECALL = "recall"
+    PRECISION = "precision"
+    SUPPORT = "support"
+
+
 #: The explanations shown for those items (text for people; code reads ``reason``).
 EMPTY_PREMISE = "empty premise: nothing to entail the claim"
 NO_CITATION = "no citation"

@@ -14,12 +14,22 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
 from doclens.core.types import InstanceResult
-from doclens.families.base import APPLIES, NOT_APPLICABLE, SKIPPED, UNCITED_OUTPUTS, CountingRule, MetricFamily
+from doclens.families.base import (
+    APPLIES,
+    NOT_APPLICABLE,
+    SKIPPED,
+    UNCITED_OUTPUTS,
+    Applicability,
+    CountingRule,
+    MetricFamily,
+    UncitedOutputs,
+)
 from doclens.families.citations import CITATIONS, cites_nothing
 from doclens.families.claims import CLAIMS
 from doclens.families.source_support import SOURCE_SUPPORT
 
-__all__ = ["APPLIES", "NOT_APPLICABLE", "SKIPPED", "UNCITED_OUTPUTS", "CountingRule", "MetricFamily", "FAMILIES",
+__all__ = ["APPLIES", "NOT_APPLICABLE", "SKIPPED", "UNCITED_OUTPUTS", "Applicability", "UncitedOutputs",
+           "CountingRule", "MetricFamily", "FAMILIES",
            "CLAIMS", "CITATIONS", "SOURCE_SUPPORT", "cites_nothing", "selected", "family_metrics", "result_counts",
            "instance_scores", "metric_family", "register", "unregister", "registered", "selectors",
            "DOCLENS_METRICS", "result_from_dict", "own_item_families", "reported", "DEFAULT_SELECTOR", "derived_scores"]

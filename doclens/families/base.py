@@ -17,13 +17,35 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from doclens.core.metrics import ON_UNPARSED, counting_rule, ratio
+from doclens.core.types import TextEnum
 
-#: :meth:`MetricFamily.applicability` answers
-APPLIES = "applies"
-SKIPPED = "skipped"  # the instance lacks what the family reads (no source): counted as skipped
-NOT_APPLICABLE = "not_applicable"  # the family's own rule says it does not apply: counted as such
-#: ``uncited_outputs``: how the citation family counts an output in which no statement cites anything
-UNCITED_OUTPUTS = ("not-applicable", "strict")
+
+class Applicability(TextEnum):
+    """:meth:`MetricFamily.applicability`'s answers: the family ``applies``; the instance is
+    ``skipped`` (it lacks what the family reads: no source), or ``not_applicable`` (the family's own
+    rule says it does not apply, as the citation family's for an output citing nothing): counted
+    under that name in the report's ``counts``."""
+
+    APPLIES = "applies"
+    SKIPPED = "skipped"
+    NOT_APPLICABLE = "not_applicable"
+
+
+APPLIES = Applicability.APPLIES
+SKIPPED = Applicability.SKIPPED
+NOT_APPLICABLE = Applicability.NOT_APPLICABLE
+class UncitedOutputs(TextEnum):
+    """``uncited_outputs``: how the citation family counts an output in which no statement cites
+    anything: ``not-applicable`` (its citation metrics do not apply: :data:`NOT_APPLICABLE`, the
+    count's name, spelled with an underscore as every count is) or ``strict`` (the paper's
+    reading: each of its statements scores 0). The option's spelling is the one files record
+    (``config.uncited_outputs``)."""
+
+    NOT_APPLICABLE = "not-applicable"
+    STRICT = "strict"
+
+
+UNCITED_OUTPUTS = tuple(UncitedOutputs)
 
 
 @dataclass(frozen=True)
@@ -101,7 +123,7 @@ class MetricFamily:
     reads_plain_source: bool = False
 
     # ---- counting -----------------------------------------------------------------------------
-    def applicability(self, result, rule: CountingRule) -> str:
+    def applicability(self, result, rule: CountingRule) -> Applicability:
         """:data:`APPLIES`, :data:`SKIPPED` or :data:`NOT_APPLICABLE` for one instance."""
         return APPLIES
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from doclens.core.errors import UncitedOutputsWarning
 from doclens.core.metrics import citation_precision_counts, citation_recall_counts, f1
-from doclens.families.base import APPLIES, NOT_APPLICABLE, SKIPPED, CountingRule, MetricFamily
+from doclens.families.base import APPLIES, NOT_APPLICABLE, SKIPPED, Applicability, CountingRule, MetricFamily, UncitedOutputs
 from doclens.families.claims import _in_section
 
 #: the statement counts of ``counts["citations"]``, in order
@@ -35,10 +35,10 @@ class CitationFamily(MetricFamily):
     not_applicable_reason = ("whose output cites no source unit (not applicable; --uncited-outputs strict scores "
                              "each of their statements 0)")
 
-    def applicability(self, result, rule: CountingRule) -> str:
+    def applicability(self, result, rule: CountingRule) -> Applicability:
         if not result.has_source:
             return SKIPPED
-        if rule.uncited_outputs == "not-applicable" and cites_nothing(result):
+        if rule.uncited_outputs == UncitedOutputs.NOT_APPLICABLE and cites_nothing(result):
             return NOT_APPLICABLE
         return APPLIES
 
@@ -80,7 +80,7 @@ class CitationFamily(MetricFamily):
                  "uncited_outputs='strict' (--uncited-outputs strict) scores each of their statements 0 instead")]
 
     def signature_fields(self, scorer) -> list[tuple[str, str]]:
-        return [("uncited-outputs", "na" if scorer.uncited_outputs == "not-applicable" else "strict")]
+        return [("uncited-outputs", "na" if scorer.uncited_outputs == UncitedOutputs.NOT_APPLICABLE else "strict")]
 
 
 CITATIONS = CitationFamily()

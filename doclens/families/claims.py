@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from doclens.core.metrics import CLAIM_F1, claim_counts, f1
 from doclens.core.tasks import SECTION_NAMES
-from doclens.core.types import PLACEMENT_OTHER_SECTION
+from doclens.core.types import PLACEMENT_OTHER_SECTION, Direction
 from doclens.families.base import CountingRule, MetricFamily
 
 #: the count of note claims entailed by the whole premise note but not by their own section
@@ -16,7 +16,7 @@ OTHER_SECTION_BY_SECTION = "stated_in_other_section_by_section"
 NOTE_TASK = "note_generation"
 #: how the scorer names each claim metric's side (``recall``: reference claims against the
 #: prediction; ``precision``: prediction claims against the reference), in :attr:`ClaimFamily.metrics` order
-DIRECTIONS = ("recall", "precision")
+DIRECTIONS = (Direction.RECALL, Direction.PRECISION)
 
 
 def _in_section(items, section: str | None) -> list:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from doclens.core.errors import JudgeWarning, NotApplicableWarning
 from doclens.core.support import SUPPORT_LABELS, SUPPORT_METRICS, SupportVerdict, support_counts
 from doclens.core.types import NO_VERDICT
-from doclens.families.base import APPLIES, SKIPPED, CountingRule, MetricFamily
+from doclens.families.base import APPLIES, SKIPPED, Applicability, CountingRule, MetricFamily
 
 
 class SourceSupportFamily(MetricFamily):
@@ -26,7 +26,7 @@ class SourceSupportFamily(MetricFamily):
     #: a source without numbered units (a long text) is read whole or retrieved from
     reads_plain_source = True
 
-    def applicability(self, result, rule: CountingRule) -> str:
+    def applicability(self, result, rule: CountingRule) -> Applicability:
         return SKIPPED if self.items(result) is None else APPLIES
 
     def count(self, result, rule: CountingRule, section: str | None) -> dict:

@@ -22,7 +22,7 @@ from array import array
 from collections.abc import Sequence
 
 from doclens.core.metrics import RunningCounts
-from doclens.core.tasks import SECTION_NAMES
+from doclens.core.tasks import SECTION_NAMES, Task
 from doclens.core.types import STATUS_FAILED, STATUS_UNPARSED, InstanceResult
 from doclens.families import APPLIES, CITATIONS, CLAIMS, NOT_APPLICABLE, CountingRule, MetricFamily, family_metrics
 
@@ -91,7 +91,7 @@ class Aggregator:
     def add(self, results: list[InstanceResult]) -> None:
         """Reduce one chunk of results (in input order)."""
         for result in results:
-            note = result.task == "note_generation"
+            note = result.task == Task.NOTE_GENERATION
             self.notes += note
             counts: dict = {}
             for sums in self.sums:

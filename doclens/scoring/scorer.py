@@ -25,8 +25,8 @@ from collections.abc import Iterable
 
 from doclens.core.errors import ConfigurationError, InputError, UnparsedJudgementError
 from doclens.core.metrics import ON_UNPARSED
-from doclens.core.tasks import AUTO_TASK, SECTION_NAMES, check_task
-from doclens.core.types import NO_VERDICT, Instance, InstanceResult, Statement
+from doclens.core.tasks import AUTO_TASK, SECTION_NAMES, Task, check_task
+from doclens.core.types import NO_VERDICT, Direction, Instance, InstanceResult, Statement
 from doclens.engines.progress import InstanceSteps, ProgressBar, judge_batch
 from doclens.engines.sink import FileSink, ResultSink
 from doclens.evaluators.base import Evaluator
@@ -77,8 +77,9 @@ def incomplete_reasons(report: Report) -> list[str]:
             reasons.append(f"baseline {name} failed, the judged scores and the other baselines are in the report: "
                            f"{result.get('error')}")
     judged = report.judged if report.judged is not None else sum(
-        getattr(v, "judged", True) for r in report.instances  # source support's verdicts: all judged
-        for v in r.reference_claims + r.prediction_claims + r.statements + (r.source_support or []))
+        getattr(v, "judged", True) for r in report.instances  # a family's own items: all judged
+        for v in r.reference_claims + r.prediction_claims + r.statements
+        + [item for items in r.family_items.values() for item in items])
     unparsed = sum((report.unparsed or {}).values())
     if judged and unparsed / judged > UNPARSED_SHARE_LIMIT:
         reasons.append(f"most judge replies could not be read: {unparsed} of {judged} judged item(s) are "
@@ -349,7 +350,7 @@ class DocLens:
         claim_asked, claim_slots = claim_requests(works, self.section_fallback)
         for work in works:
             for direction, section in work.section_fallbacks:
-                n = len((work.ref_claims if direction == "recall" else work.pred_claims)[section])
+                n = len((work.ref_claims if direction == Direction.RECALL else work.pred_claims)[section])
                 run.section_fallbacks[direction] = run.section_fallbacks.get(direction, 0) + n
         citation_asked, citation_slots = citation_requests(works)
         steps = InstanceSteps(len(works), claim_slots, citation_slots, bar.step, bar.touch) if bar else None
@@ -408,7 +409,7 @@ class DocLens:
         task = check_task(task, where)
         run.tasks.add(task)
         work = Work(instance, task)
-        if task == "question_summarization":
+        if task == Task.QUESTION_SUMMARIZATION:
             # The whole question is one claim (docs/design.md §4).
             work.ref_claims = {None: [instance.reference.strip()] if instance.reference.strip() else []}
             prediction = strip_citations(instance.prediction)
@@ -452,11 +453,11 @@ class DocLens:
             raise InputError(f"{where}field 'source': {exc}", field="source") from exc
 
     def _statements(self, prediction: str, task: str, units: set[int], run: RunMeta) -> list[Statement]:
-        if task == "note_generation":
+        if task == Task.NOTE_GENERATION:
             statements: list[Statement] = []
             for section, start, end in note_section_spans(prediction):
                 statements += parse_statements(prediction[start:end], section=section, start_index=len(statements))
-        elif task == "question_summarization" and self.question_statements == "whole":
+        elif task == Task.QUESTION_SUMMARIZATION and self.question_statements == "whole":
             statements = whole_statement(prediction)
         else:
             statements = parse_statements(prediction)
@@ -478,7 +479,7 @@ class DocLens:
             for claims, text, field_name in ((work.ref_claims, work.instance.reference, "reference_claims"),
                                              (work.pred_claims, strip_citations(work.instance.prediction),
                                               "prediction_claims")):
-                if claims or work.task == "question_summarization":
+                if claims or work.task == Task.QUESTION_SUMMARIZATION:
                     continue
                 if self.extractor is None:
                     raise InputError(f"instance {work.instance.id!r}: no '{field_name}' given and no extractor "
@@ -516,7 +517,7 @@ def _given_claims(given, task: str, field_name: str, where: str) -> dict[str | N
     """Claims given in the input: a list (the whole text) or, for notes, a section mapping."""
     if not isinstance(given, dict):
         return {None: list(given)}
-    if task != "note_generation":
+    if task != Task.NOTE_GENERATION:
         raise InputError(f"{where}field '{field_name}' is a section mapping, which only the "
                          f"note_generation task takes (task is {task!r})", field=field_name)
     unknown = sorted(set(given) - set(SECTION_NAMES))

@@ -30,7 +30,7 @@ from collections.abc import Iterable
 
 from doclens.core.errors import ConfigurationError, InputError
 from doclens.core.support import SUPPORT_LABELS, SupportJudgement, SupportVerdict
-from doclens.core.types import EXTRACTION_FAILED, NO_VERDICT, STATUS_FAILED
+from doclens.core.types import EXTRACTION_FAILED, NO_VERDICT, STATUS_FAILED, Direction
 from doclens.evaluators.base import ClaimRequest, Evaluator
 from doclens.families import selectors
 from doclens.retrieval.config import RetrievalConfig
@@ -125,7 +125,7 @@ class SourceSupport:
                                            evidence=[evidence_record(hit) for hit in hits])
                 premise = "\n".join(hit.fact.premise_text for hit in hits)
                 groups.setdefault((work.task, premise), []).append((i, slot, claim))
-        requests = [ClaimRequest(premise, [claim for _, _, claim in members], task, "support")
+        requests = [ClaimRequest(premise, [claim for _, _, claim in members], task, Direction.SUPPORT)
                     for (task, premise), members in groups.items()]
         answers = evaluator.judge_support_many(requests) if requests else []
         if len(answers) != len(requests) or any(len(a) != len(r.claims) for a, r in zip(answers, requests)):
