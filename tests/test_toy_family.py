@@ -182,6 +182,7 @@ def test_the_toy_family_in_the_views_rows_and_reward(toy, tmp_path):
                      "--resamples", "50"]) == 0
     page = (tmp_path / "page.html").read_text(encoding="utf-8")
     assert f'<tr><td>{METRIC}</td><td data-value="0.5">50.00' in page  # the metric table's row
+    assert '<p class="muted"><bdi>grounding</bdi>: judged_claims 8</p>' in page  # the family's block
 
     assert METRIC in component_names()
     assert components(report.instance("r0").scores)[METRIC] == 0.5

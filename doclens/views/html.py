@@ -199,6 +199,13 @@ def _score_line(result: InstanceResult) -> str:
     return " ".join(f"{m.replace('_', ' ')} {_percent(result.scores.get(m))}" for m in shown if m in result.scores)
 
 
+def _family_blocks(header: dict) -> list[tuple[str, dict]]:
+    """``(family name, block)`` of each registered family whose block the report holds, in table
+    order (:attr:`doclens.Report.blocks`)."""
+    return [(family.name, header[family.name]) for family in FAMILIES
+            if isinstance(header.get(family.name), dict) and header[family.name]]
+
+
 def _source_units(source: dict | None):
     """The source units of an input row (``None`` when it has no source or one that does not parse)."""
     from doclens.parsing.source_units import parse_source_units
@@ -232,7 +239,7 @@ def _environment() -> jinja2.Environment:
         counted=lambda counts: ", ".join(f"{k} {v}" for k, v in counts.items()),
         citations_apply=lambda result, rule: CITATIONS.applicability(result, CountingRule.of(rule)) == APPLIES,
         evidence_shown=SUPPORT_EVIDENCE_SHOWN, demo_banner=demo_banner, judge_label=judge_label,
-        shown_columns=shown_columns,
+        shown_columns=shown_columns, family_blocks=_family_blocks,
         precise=Markup("precise"), imprecise=Markup("imprecise"), nocheck=Markup("nocheck"))
     return environment
 
