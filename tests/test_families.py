@@ -9,7 +9,6 @@ import warnings
 
 import pytest
 
-import doclens.families as families_module
 from doclens import DocLens
 from doclens.cli import main
 from doclens.core.errors import ConfigurationError
@@ -20,8 +19,11 @@ from doclens.families import (
     SKIPPED,
     CountingRule,
     MetricFamily,
+    register,
+    registered,
     result_counts,
     selected,
+    selectors,
 )
 from doclens.reports.report import Report
 from doclens.views.html import instance_failures
@@ -135,15 +137,19 @@ class UncitedShare(MetricFamily):
         return {"uncited_statement_rate": (sum(not s.cited for s in statements), len(statements))}
 
 
-def test_a_new_family_is_one_class_and_one_registration(monkeypatch, tmp_path):
-    """Registered, a family's metric is reduced (streamed too), written, resampled and shown
-    without any other change."""
-    family = UncitedShare()
-    monkeypatch.setattr(families_module, "FAMILIES", (*families_module.FAMILIES, family))
-    monkeypatch.setattr("doclens.scoring.source_support.METRIC_FAMILIES",
-                        ("doclens", "source_support", "uncited_share"))
-    monkeypatch.setattr("doclens.views.text.FAMILIES", families_module.FAMILIES)
-    assert selected(("doclens", "uncited_share"))[-1] is family
+def test_a_new_family_is_one_class_and_one_registration(tmp_path):
+    """Registered (the public API; ``tests/test_toy_family.py`` has a family with a judging step
+    of its own), a family counted from the scorer's own verdicts is reduced (streamed too),
+    written and shown without any other change."""
+    with registered(UncitedShare()) as family:
+        assert selected(("doclens", "uncited_share"))[-1] is family
+        _score_uncited_share(tmp_path)
+    assert "uncited_share" not in selectors()
+    with pytest.raises(ValueError, match="registered already"):
+        register(CITATIONS.__class__())
+
+
+def _score_uncited_share(tmp_path):
     rows = [row(str(k), "Alpha [0]. Beta." if k % 2 else "Alpha [0].") for k in range(12)]
     scorer = DocLens(TokenSubsetEvaluator(), metrics="doclens,uncited_share")
     report = scorer.score(rows, progress=False)
@@ -171,3 +177,22 @@ def test_every_cache_class_keeps_the_cache_protocol(tmp_path):
 def test_the_component_contract_has_defaults_a_minimal_judge_inherits():
     judge = TokenSubsetEvaluator()
     assert judge.prompt_tags() == [] and judge.decoding() == {} and judge.redact("key sk-1") == "key sk-1"
+
+
+# ---- vocabularies (issue 40 item 4) ----------------------------------------------------------------
+def test_vocabularies_are_string_enums_that_read_as_the_strings_they_were():
+    from doclens.core.tasks import TASKS, Task, check_task
+    from doclens.core.types import ClaimVerdict, Direction, Reason, Status
+    from doclens.families import Applicability, UncitedOutputs
+
+    verdict = ClaimVerdict("x", None, status=Status.UNPARSED, reason=Reason.EMPTY_PREMISE)
+    assert json.dumps(verdict.to_dict()) == ('{"text": "x", "entailed": null, "explanation": "", "status": "unparsed", '
+                                             '"section": null, "raw": null, "reason": "empty_premise"}')
+    assert ClaimVerdict.from_dict(json.loads(json.dumps(verdict.to_dict()))) == verdict  # read back: equal
+    assert {"unparsed": 1}[Status.UNPARSED] == 1 and f"{Direction.SUPPORT}" == "support" == str(Direction.SUPPORT)
+    assert repr(TASKS) == "('general', 'note_generation', 'report_summarization', 'question_summarization')"
+    assert check_task("note_generation") == Task.NOTE_GENERATION
+    with pytest.raises(Exception, match="choose one of general, note_generation, report_summarization"):
+        check_task("notes")
+    assert [a.value for a in Applicability] == ["applies", "skipped", "not_applicable"]
+    assert UncitedOutputs("not-applicable") is UncitedOutputs.NOT_APPLICABLE

@@ -278,6 +278,25 @@ def test_counting_rules_and_skips():
     assert report.source_support["instances_without_source"] == 1 and report.counts["source_supported"]["skipped"] == 1
 
 
+def test_to_rows_keeps_the_support_rates_it_computed():
+    """Issue 40: ``Report.to_rows`` dropped source_supported & co. although the report had them."""
+    report = score(load_evaluator("overlap"), [instance("a"), instance("b", source=None)])
+    rows = report.to_rows()
+    assert [rows[0][f"source_{name}"] for name in ("supported", "supported_hits", "supported_items")] == [
+        0.5, 2, 4]
+    assert rows[0]["source_not_addressed_items"] == 4 and rows[0]["source_not_supported"] is not None
+    assert rows[1]["source_supported"] is None and rows[1]["source_supported_items"] is None  # no source
+    columns = list(rows[0])
+    assert columns.index("citation_precision_items") < columns.index("source_supported") < columns.index(
+        "claim_recall_stated_in_other_section")
+    assert sum(r["source_supported_hits"] or 0 for r in rows) / sum(r["source_supported_items"] or 0
+                                                                    for r in rows) == report["source_supported"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the output cites nothing: citation metrics n/a, said once
+        plain = DocLens(load_evaluator("overlap")).score([instance("a")], progress=False)
+    assert "source_supported" not in plain.to_rows()[0]  # only where the report has the family's scores
+
+
 # ---------------------------------------------------------------- retrieval from a long source
 
 @torch_needed

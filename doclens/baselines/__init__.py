@@ -20,7 +20,7 @@ import logging
 
 from doclens.baselines._util import BaselineUnavailableError
 from doclens.core.errors import ConfigurationError, DocLensError, InputError, MissingExtraError
-from doclens.core.tasks import TASKS
+from doclens.core.tasks import TASKS, Task
 from doclens.parsing.sections import LINE_BREAK_TOKEN, SECTION_NAMES, note_section_spans, split_note_sections
 from doclens.parsing.statements import CITATION_GROUP, strip_citations
 
@@ -273,7 +273,7 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
               "citation_markers_removed": "predictions" if remove_citations else "none"}
     results = {}
     for name in names:
-        divided = {"divisions": procedures[name]} if task == "note_generation" else {}
+        divided = {"divisions": procedures[name]} if task == Task.NOTE_GENERATION else {}
         try:
             results[name] = _score_one(name, texts[procedures[name]], dict(options.get(name) or {}), progress,
                                        {**common, **divided})
@@ -332,7 +332,7 @@ def _texts_to_score(predictions: list[str], references: list[str], procedure: st
     if procedure != "aci-bench":
         predictions = [text.replace(LINE_BREAK_TOKEN, "\n") for text in predictions]
         references = [text.replace(LINE_BREAK_TOKEN, "\n") for text in references]
-    if task != "note_generation":
+    if task != Task.NOTE_GENERATION:
         return predictions, references, {}
     pairs, section_rows = _division_rows(predictions, references, procedure)
     count = len(predictions)

@@ -8,7 +8,7 @@ import sys
 
 from doclens.cli.common import command_parser, load_report
 from doclens.core.errors import EXIT_ERROR, DocLensError, InputError
-from doclens.core.metrics import METRICS
+from doclens.families import DOCLENS_METRICS
 from doclens.views.text import agreement_text
 
 
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         header = next(csv.reader(read_csv_text(args.human).splitlines()[:1]), [])
     except csv.Error as exc:
         raise InputError(f"{args.human} line 1: not a readable CSV header ({exc})", line=1) from None
-    metrics = args.metric or list(METRICS)
+    metrics = args.metric or list(DOCLENS_METRICS)
     results = []
     if "preferred" in header:
         if args.plot:
@@ -111,7 +111,7 @@ def add_parser(sub) -> None:
     agreement.add_argument("human", help="CSV of human judgements (per-instance or pairwise, see above)")
     agreement.add_argument("--human-column", help="per-instance CSV: the column holding the human score")
     agreement.add_argument("--id-column", default="id", help="per-instance CSV: the id column (default id)")
-    agreement.add_argument("--metric", action="append", choices=METRICS,
+    agreement.add_argument("--metric", action="append", choices=DOCLENS_METRICS,
                            help="metric(s) to compare (repeatable; default all four)")
     agreement.add_argument("--allow-different-signatures", action="store_true",
                            help="pairwise: compare scores files whose signatures differ (the output says so)")

@@ -28,10 +28,10 @@ def run(args: argparse.Namespace) -> int:
     header, ids, counts = scan_report(args.scores, each=lambda result: failures.append(instance_failures(result)))
     intervals = bootstrap_intervals(counts, args.resamples, args.seed, args.confidence) if args.resamples else None
     if intervals is not None:  # every other family the report has, resampled alike
-        from doclens.families import FAMILIES
+        from doclens.families import DEFAULT_SELECTOR, FAMILIES
 
         for family in FAMILIES:
-            if family.selector != "doclens" and all(m in header.get("scores", {}) for m in family.metrics):
+            if family.selector != DEFAULT_SELECTOR and all(m in header.get("scores", {}) for m in family.metrics):
                 intervals.update(bootstrap_intervals(counts, args.resamples, args.seed, args.confidence,
                                                      metrics=family.metrics))
     plots = ""

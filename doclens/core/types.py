@@ -6,28 +6,78 @@ Everything here is a dataclass that serialises to JSON with ``to_dict`` and back
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal
+from enum import Enum
+from typing import Any, ClassVar, Literal
 
 from doclens.core.errors import InputError
 
-#: Verdict statuses. ``ok``: the judge gave a verdict. ``unparsed``: the judge's reply could not
-#: be read after retries; the raw reply is kept and the item is scored per ``on_unparsed``.
-#: ``failed``: no reply at all — the call to the model failed for good (retries spent, or an error
-#: such as 401 that retrying cannot fix); the explanation names the error, the item is scored per
-#: ``on_unparsed`` like an unparsed one, and nothing is cached, so a rerun asks exactly these again.
-STATUS_OK = "ok"
-STATUS_UNPARSED = "unparsed"
-STATUS_FAILED = "failed"
+
+class TextEnum(str, Enum):
+    """A vocabulary that steers code: each member is a string equal to its value (hashed, compared,
+    formatted, printed — ``repr`` too — and JSON-encoded as that value), so files and messages
+    read exactly as they did when these were plain strings."""
+
+    __hash__ = str.__hash__
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+class Status(TextEnum):
+    """Verdict statuses. ``ok``: the judge gave a verdict. ``unparsed``: the judge's reply could not
+    be read after retries; the raw reply is kept and the item is scored per ``on_unparsed``.
+    ``failed``: no reply at all — the call to the model failed for good (retries spent, or an
+    error such as 401 that retrying cannot fix); the explanation names the error, the item is
+    scored per ``on_unparsed`` like an unparsed one, and nothing is cached, so a rerun asks exactly
+    these again."""
+
+    OK = "ok"
+    UNPARSED = "unparsed"
+    FAILED = "failed"
+
+
+STATUS_OK = Status.OK
+STATUS_UNPARSED = Status.UNPARSED
+STATUS_FAILED = Status.FAILED
 #: Statuses of an item without a verdict (``entailed is None``).
 NO_VERDICT = (STATUS_UNPARSED, STATUS_FAILED)
 
-#: Why an item was decided without asking the judge (``reason`` of a verdict; ``None``: the judge
-#: decided it, or was due to). Code reads these, never the explanation text.
-REASON_EMPTY_PREMISE = "empty_premise"  # a claim judged against an empty text: not entailed
-REASON_NO_CITATION = "no_citation"  # a statement that cites nothing: citation recall 0
-REASON_INVALID_IDS = "invalid_ids"  # a statement citing an id the source lacks: recall 0
-UNJUDGED_REASONS = (REASON_EMPTY_PREMISE, REASON_NO_CITATION, REASON_INVALID_IDS)
+
+class Reason(TextEnum):
+    """Why an item was decided without asking the judge (``reason`` of a verdict; ``None``: the
+    judge decided it, or was due to). Code reads these, never the explanation text."""
+
+    EMPTY_PREMISE = "empty_premise"  # a claim judged against an empty text: not entailed
+    NO_CITATION = "no_citation"  # a statement that cites nothing: citation recall 0
+    INVALID_IDS = "invalid_ids"  # a statement citing an id the source lacks: recall 0
+
+
+REASON_EMPTY_PREMISE = Reason.EMPTY_PREMISE
+REASON_NO_CITATION = Reason.NO_CITATION
+REASON_INVALID_IDS = Reason.INVALID_IDS
+UNJUDGED_REASONS = tuple(Reason)
+
+
+class Direction(TextEnum):
+    """What a claim request asks (``ClaimRequest.direction``): ``recall``, a reference claim against
+    the prediction; ``precision``, a prediction claim against the reference; ``support``, a
+    prediction claim against evidence from the instance's source, answered in three verdicts
+    (source support, :mod:`doclens.scoring.source_support`; the ``support`` prompts). Prompt
+    families that are not symmetric (question summarisation) read it."""
+
+    RECALL = "recall"
+    PRECISION = "precision"
+    SUPPORT = "support"
+
+
 #: The explanations shown for those items (text for people; code reads ``reason``).
 EMPTY_PREMISE = "empty premise: nothing to entail the claim"
 NO_CITATION = "no citation"
@@ -393,7 +443,12 @@ class SupportVerdict:
 
 @dataclass
 class InstanceResult:
-    """Everything DocLens found for one instance."""
+    """Everything DocLens found for one instance.
+
+    ``family_items``: the items of each metric family judged in a step of its own
+    (:mod:`doclens.families`), by family name, in its JSON under that name (source support's
+    :class:`SupportVerdict` list under ``"source_support"``); a family absent from it was not
+    judged for this instance (not asked for, or no source)."""
 
     id: str
     task: str
@@ -402,9 +457,28 @@ class InstanceResult:
     statements: list[CitationVerdict] = field(default_factory=list)
     has_source: bool = False
     scores: dict[str, float | None] = field(default_factory=dict)
-    #: source support verdicts (:class:`SupportVerdict`) of the prediction claims; ``None`` when
-    #: the metric was not asked for or the instance has no source
-    source_support: list | None = None
+    family_items: dict[str, list] = field(default_factory=dict)
+
+    #: the verdict lists every instance has (judged by the scorer's claim and citation pass)
+    VERDICT_LISTS: ClassVar[tuple[str, ...]] = ("reference_claims", "prediction_claims", "statements")
+
+    def items_of(self, name: str) -> list | None:
+        """A verdict list by name (:attr:`VERDICT_LISTS`) or a family's own items (``None``
+        where that family was not judged): what a family's ``item_fields`` name."""
+        return getattr(self, name) if name in self.VERDICT_LISTS else self.family_items.get(name)
+
+    @property
+    def source_support(self) -> list | None:
+        """Source support's verdicts (``family_items["source_support"]``), kept as an attribute
+        for the code written before families kept their own items."""
+        return self.family_items.get("source_support")
+
+    @source_support.setter
+    def source_support(self, verdicts: list | None) -> None:
+        if verdicts is None:
+            self.family_items.pop("source_support", None)
+        else:
+            self.family_items["source_support"] = verdicts
 
     def to_dict(self) -> dict:
         return {
@@ -415,15 +489,19 @@ class InstanceResult:
             "reference_claims": [c.to_dict() for c in self.reference_claims],
             "prediction_claims": [c.to_dict() for c in self.prediction_claims],
             "statements": [s.to_dict() for s in self.statements],
-            **({"source_support": [v.to_dict() for v in self.source_support]}
-               if self.source_support is not None else {}),
+            **{name: [item.to_dict() for item in items] for name, items in self.family_items.items()},
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> InstanceResult:
-        support = data.get("source_support")
+    def from_dict(cls, data: dict, item_readers: Mapping[str, Callable[[dict], Any]] | None = None) -> InstanceResult:
+        """A result from :meth:`to_dict`; ``item_readers``: family name → the reader of one of
+        its items (:func:`doclens.families.result_from_dict` passes every registered family's;
+        without it the default families' are used)."""
+        if item_readers is None:
+            item_readers = {"source_support": SupportVerdict.from_dict}
         return cls(
-            source_support=None if support is None else [SupportVerdict.from_dict(v) for v in support],
+            family_items={name: [read(v) for v in data[name]] for name, read in item_readers.items()
+                          if data.get(name) is not None},
             id=data["id"], task=data["task"], has_source=data.get("has_source", False),
             scores=dict(data.get("scores", {})),
             reference_claims=[ClaimVerdict.from_dict(c) for c in data.get("reference_claims", [])],

@@ -52,6 +52,7 @@ from doclens.core.types import Instance, InstanceResult
 from doclens.engines.sink import ResultSink
 from doclens.evaluators.cache import Cache, CachedAnswers, ShardCache, default_cache_dir
 from doclens.evaluators.usage import Usage
+from doclens.families import result_from_dict
 from doclens.parsing.statements import strip_citations
 from doclens.reports.report import Report
 from doclens.scoring.run import Run, RunMeta
@@ -89,10 +90,11 @@ def _usage_fields(usage: Usage) -> dict:
     return {f.name: getattr(usage, f.name) for f in dataclasses.fields(usage) if not f.name.startswith("_")}
 
 
-def _facts(component, default_decoding) -> dict | None:
+def _facts(component, default_decoding, families=()) -> dict | None:
     """What :func:`build_report` reads of a judge or extractor, as plain data: its signature,
-    config, prompts, decoding, and, for a judge, what the source-support family's signature
-    fields and report block read of it."""
+    config, prompts, decoding, and what the run's metric ``families`` read of it for their
+    signature fields and report blocks (:attr:`doclens.families.MetricFamily.reads_judge`: each
+    attribute's value, or a method's answer)."""
     if component is None:
         return None
     decoding = getattr(component, "decoding", None)
@@ -101,9 +103,12 @@ def _facts(component, default_decoding) -> dict | None:
              "decoding": decoding() if callable(decoding) else default_decoding,
              "style": getattr(component, "style", None), "keeps_data_local": component.keeps_data_local,
              "class_name": type(component).__name__}
-    if hasattr(component, "support_prompt_tags"):  # a judge (an extractor has no support verdicts)
-        facts["support"] = {"verdicts": component.support_verdicts, "window_words": component.support_window_words,
-                            "prompt_tags": list(component.support_prompt_tags())}
+    read: dict[str, dict] = {}
+    for name in dict.fromkeys(name for family in families for name in family.reads_judge):
+        if hasattr(component, name):  # a judge has what the families read; an extractor may not
+            value = getattr(component, name)
+            read[name] = {"called": callable(value), "value": value() if callable(value) else value}
+    facts["read_by_families"] = read
     return facts
 
 
@@ -193,7 +198,8 @@ class ScoreWorker:
             deltas.append(None if usage is None else {k: v - start[k] for k, v in _usage_fields(usage).items()})
         meta = {"run": run.to_dict(), "usage": deltas[0], "extractor_usage": deltas[1],
                 "shared_usage": shared, "error": error,
-                "facts": {"evaluator": _facts(scorer.evaluator, {}), "extractor": _facts(scorer.extractor, None)},
+                "facts": {"evaluator": _facts(scorer.evaluator, {}, scorer.families),
+                          "extractor": _facts(scorer.extractor, None)},
                 "cache": {directory: {k: v for shard in shards for k, v in shard.drain().items()}
                           for directory, shards in self.shards.items()}}
         return results, meta
@@ -242,6 +248,11 @@ def _remove_node_folder(run_id: str) -> None:
 
 
 # ---- the driver ---------------------------------------------------------------------------------------
+def _answer(value):
+    """A method without arguments that answers ``value`` (a copy: the caller may change it)."""
+    return lambda: json.loads(json.dumps(value))
+
+
 class _Reported:
     """A judge or extractor as the workers reported it after scoring: what the report reads
     (its signature, config, prompts, decoding), with the usage summed over every chunk."""
@@ -256,12 +267,8 @@ class _Reported:
         self.class_name = facts["class_name"]
         self.decoding = (lambda: dict(facts["decoding"])) if facts["decoding"] is not None else None
         self.redact = redact
-        support = facts.get("support") or {}
-        self.support_verdicts = support.get("verdicts")
-        self.support_window_words = support.get("window_words")
-
-    def support_prompt_tags(self) -> list[str]:
-        return list(self._facts["support"]["prompt_tags"])
+        for name, read in facts.get("read_by_families", {}).items():  # as the families read them
+            setattr(self, name, _answer(read["value"]) if read["called"] else read["value"])
 
     def signature(self) -> str:
         return self._facts["signature"]
@@ -452,7 +459,7 @@ class RayScoring:
             self._merge_cache(meta["cache"])
             if meta["error"] is not None:
                 raise _rebuild_error(meta["error"])
-            results = [InstanceResult.from_dict(r) for r in json.loads(row["results"])]
+            results = [result_from_dict(r) for r in json.loads(row["results"])]
             ids = [r.id for r in results]
             if int(row["first"]) != expected or ids != self._ids[expected:expected + len(results)] or not results:
                 raise RuntimeError(f"Ray returned the chunk starting at instance {int(row['first'])} where the one "

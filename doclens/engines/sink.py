@@ -36,6 +36,7 @@ import os
 from doclens.core.errors import ConfigurationError, InputError
 from doclens.core.signature import Signature
 from doclens.core.types import InstanceResult
+from doclens.families import result_from_dict
 from doclens.reports.files import fallback_path, is_complete_report, partial_path, write_atomically
 from doclens.reports.report import Report
 from doclens.reports.results_files import (
@@ -147,7 +148,7 @@ class FileSink(ResultSink):
                     self._check_settings(state.header, settings)
                     first = False
                 try:
-                    results = [InstanceResult.from_dict(json.loads(line)) for line in lines]
+                    results = [result_from_dict(json.loads(line)) for line in lines]
                 except (ValueError, KeyError, TypeError) as exc:
                     raise InputError(f"{self.journal_path}: a committed result cannot be read ({exc}); the journal "
                                      "is damaged: rerun without --resume") from None

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from doclens.core.support import NOT_ADDRESSED, SUPPORTED, SupportJudgement
-from doclens.core.types import NO_VERDICT, CitationJudgement, ClaimJudgement
+from doclens.core.types import NO_VERDICT, CitationJudgement, ClaimJudgement, Direction
 from doclens.evaluators.usage import Component
 
 
@@ -23,15 +23,17 @@ from doclens.evaluators.usage import Component
 class ClaimRequest:
     """Judge each of ``claims`` against ``premise``.
 
-    ``direction`` is ``"recall"`` (reference claims against the prediction) or ``"precision"``
-    (prediction claims against the reference); prompt families that are not symmetric
-    (question summarisation: "is one question a specification of the other") use it.
+    ``direction`` (:class:`~doclens.core.types.Direction`) is ``"recall"`` (reference claims
+    against the prediction), ``"precision"`` (prediction claims against the reference) or
+    ``"support"`` (source support: a prediction claim against evidence from the source, three
+    verdicts); prompt families that are not symmetric (question summarisation: "is one question a
+    specification of the other") use it.
     """
 
     premise: str
     claims: list[str]
     task: str = "general"
-    direction: str = "recall"
+    direction: str = Direction.RECALL
     section: str | None = None
     #: ``premise_scope="note"``'s second step: these claims of ``section``, which that section did
     #: not entail, asked again against the whole premise note (docs/design.md §4, Premise scope)
@@ -113,7 +115,7 @@ class Evaluator(Component):
 
     # ---- higher-level judgements -------------------------------------------------------------
     def judge_claims(self, premise: str, claims: list[str], task: str = "general",
-                     direction: str = "recall") -> list[ClaimJudgement]:
+                     direction: str = Direction.RECALL) -> list[ClaimJudgement]:
         """One :class:`ClaimJudgement` per claim, in order."""
         return self.judge_claims_many([ClaimRequest(premise, list(claims), task, direction)])[0]
 
@@ -253,7 +255,7 @@ class Evaluator(Component):
         entailed → ``not_addressed``: an entailment-only judge cannot tell a contradiction from
         silence (:attr:`support_verdicts` is 2, and the report says so). Judges that can
         (NLI classifiers, LLM judges, ``overlap``, ``clinical-rules``) override this."""
-        answers = self.judge_claims_many([ClaimRequest(r.premise, list(r.claims), r.task, "recall", r.section)
+        answers = self.judge_claims_many([ClaimRequest(r.premise, list(r.claims), r.task, Direction.RECALL, r.section)
                                           for r in requests])
         return [[support_from_entailment(j) for j in row] for row in answers]
 

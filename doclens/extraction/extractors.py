@@ -301,7 +301,7 @@ class PromptedExtractor(Extractor):
         return results
 
     def prompt_tags(self) -> list[str]:
-        from doclens.core.tasks import TASKS, section_names
+        from doclens.core.tasks import TASKS, Task, section_names
 
-        return sorted({load_prompt(extraction_prompt_name(t, s)).tag for t in TASKS if t != "question_summarization"
+        return sorted({load_prompt(extraction_prompt_name(t, s)).tag for t in TASKS if t != Task.QUESTION_SUMMARIZATION
                        for s in section_names(t)})

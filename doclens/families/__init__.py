@@ -1,6 +1,8 @@
 """The registered metric families (:mod:`doclens.families.base` says what a family is).
 
-:data:`FAMILIES` lists them in table order; :func:`selected` picks those a run turned on
+:data:`FAMILIES` lists them in table order; :func:`register` adds one (a family is one module
+and one call: every reduction, file, view, ``Report.to_rows``, the ``evaluate`` module and the
+reward iterate this registry); :func:`selected` picks those a run turned on
 (``metrics="doclens"`` → claims and citations; ``"doclens,source_support"`` adds source support);
 :func:`result_counts` is the one counting rule the scorer, the reduction, the bootstrap and the
 file readers use.
@@ -8,22 +10,122 @@ file readers use.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 
-from doclens.families.base import APPLIES, NOT_APPLICABLE, SKIPPED, UNCITED_OUTPUTS, CountingRule, MetricFamily
+from doclens.core.types import InstanceResult
+from doclens.families.base import (
+    APPLIES,
+    NOT_APPLICABLE,
+    SKIPPED,
+    UNCITED_OUTPUTS,
+    Applicability,
+    CountingRule,
+    MetricFamily,
+    UncitedOutputs,
+)
 from doclens.families.citations import CITATIONS, cites_nothing
 from doclens.families.claims import CLAIMS
 from doclens.families.source_support import SOURCE_SUPPORT
 
-__all__ = ["APPLIES", "NOT_APPLICABLE", "SKIPPED", "UNCITED_OUTPUTS", "CountingRule", "MetricFamily", "FAMILIES",
+__all__ = ["APPLIES", "NOT_APPLICABLE", "SKIPPED", "UNCITED_OUTPUTS", "Applicability", "UncitedOutputs",
+           "CountingRule", "MetricFamily", "FAMILIES",
            "CLAIMS", "CITATIONS", "SOURCE_SUPPORT", "cites_nothing", "selected", "family_metrics", "result_counts",
-           "instance_scores", "metric_family"]
+           "instance_scores", "metric_family", "register", "unregister", "registered", "selectors",
+           "DOCLENS_METRICS", "result_from_dict", "own_item_families", "reported", "DEFAULT_SELECTOR", "derived_scores"]
+
+
+class FamilyRegistry(Sequence):
+    """The registered families, in table order: a sequence that :func:`register` extends in
+    place, so every module that imported :data:`FAMILIES` sees a family registered later."""
+
+    def __init__(self, families: Iterable[MetricFamily]):
+        self._families: list[MetricFamily] = list(families)
+
+    def __getitem__(self, index):
+        return self._families[index]
+
+    def __len__(self) -> int:
+        return len(self._families)
+
+    def __repr__(self) -> str:
+        return f"FamilyRegistry({[family.name for family in self._families]})"
+
 
 #: every registered family, in the order tables list them
-FAMILIES: tuple[MetricFamily, ...] = (CLAIMS, CITATIONS, SOURCE_SUPPORT)
+FAMILIES = FamilyRegistry((CLAIMS, CITATIONS, SOURCE_SUPPORT))
+#: the metrics ``metrics="doclens"`` turns on (claim and citation recall and precision)
+DOCLENS_METRICS: tuple[str, ...] = (*CLAIMS.metrics, *CITATIONS.metrics)
 
 
-def selected(selectors: Iterable[str] = ("doclens",)) -> tuple[MetricFamily, ...]:
+def register(family: MetricFamily) -> MetricFamily:
+    """Add ``family`` to :data:`FAMILIES` (after those registered before it) and return it.
+    Its name and metric names must be new; ``metrics=`` then accepts its ``selector``."""
+    if not isinstance(family, MetricFamily):
+        raise TypeError(f"a metric family must be a doclens.families.MetricFamily, got {type(family).__name__}")
+    if not family.name or not family.selector or not family.metrics:
+        raise ValueError("a metric family needs a name, a selector and at least one metric")
+    taken = {metric for known in FAMILIES for metric in known.metrics}
+    clash = sorted(set(family.metrics) & taken)
+    if any(known.name == family.name for known in FAMILIES) or clash:
+        raise ValueError(f"metric family {family.name!r}: the name or metric(s) {clash} are registered already")
+    FAMILIES._families.append(family)
+    return family
+
+
+def unregister(family: MetricFamily) -> None:
+    """Remove a family :func:`register` added (the three built in stay)."""
+    if family in (CLAIMS, CITATIONS, SOURCE_SUPPORT):
+        raise ValueError(f"the built-in metric family {family.name!r} cannot be unregistered")
+    FAMILIES._families.remove(family)
+
+
+@contextmanager
+def registered(family: MetricFamily) -> Iterator[MetricFamily]:
+    """``with registered(family):`` — :func:`register` for the block only (tests, notebooks)."""
+    register(family)
+    try:
+        yield family
+    finally:
+        unregister(family)
+
+
+#: the ``metrics=`` name of the families every run computes
+DEFAULT_SELECTOR = "doclens"
+
+
+def reported(scores) -> tuple[MetricFamily, ...]:
+    """The families a report with ``scores`` shows, in table order: those every run computes,
+    and an opt-in family where the report has its scores."""
+    return tuple(family for family in FAMILIES
+                 if family.selector == DEFAULT_SELECTOR or any(m in scores for m in family.metrics))
+
+
+def derived_scores(scores: dict, families: Sequence[MetricFamily] = FAMILIES) -> dict:
+    """The scores ``families`` derive from an instance's ``scores`` (claim F1), in table order."""
+    derived: dict = {}
+    for family in families:
+        derived.update(family.derived_scores(scores))
+    return derived
+
+
+def selectors() -> tuple[str, ...]:
+    """The ``metrics=`` names of the registered families, in table order (``doclens`` first)."""
+    return tuple(dict.fromkeys(family.selector for family in FAMILIES))
+
+
+def own_item_families(families: Sequence[MetricFamily] = FAMILIES) -> tuple[MetricFamily, ...]:
+    """The families of ``families`` that judge in a step of their own and keep their own items."""
+    return tuple(family for family in families if family.judges_itself)
+
+
+def result_from_dict(data: dict):
+    """An :class:`~doclens.core.types.InstanceResult` from its ``to_dict``, each registered
+    family's own items read by that family."""
+    return InstanceResult.from_dict(data, {family.name: family.item_from_dict for family in own_item_families()})
+
+
+def selected(selectors: Iterable[str] = (DEFAULT_SELECTOR,)) -> tuple[MetricFamily, ...]:
     """The families turned on by ``selectors`` (the checked ``metrics=`` names), in table order."""
     names = set(selectors)
     return tuple(family for family in FAMILIES if family.selector in names)

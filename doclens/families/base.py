@@ -1,12 +1,15 @@
 """What a metric family is (``docs/design.md`` §1, "Metric families").
 
-A family is sacreBLEU's ``Metric`` for this package: it names its metrics, counts
-``(hits, items)`` for each from one :class:`doclens.core.types.InstanceResult`, says when it does
-not apply to an instance, and declares the signature fields its settings add. Everything else —
-the running reduction (streamed or in memory), per-section scores, bootstrap intervals, the
-scores and results files, the text and HTML tables, the ``evaluate`` module's flat scores —
-iterates over the registered families (:data:`doclens.families.FAMILIES`) and reads only these
-declarations. A new family is one module (see ``docs/design.md`` for a worked example).
+A family is sacreBLEU's ``Metric`` for this package: it names its metrics, asks the judge what it
+counts (its judging step, called by the scorer; the claim and citation families count the
+scorer's own claim and citation pass), counts ``(hits, items)`` for each metric from one
+:class:`doclens.core.types.InstanceResult`, says when it does not apply to an instance, and
+declares its signature fields, its report block and its ``Report.to_rows`` columns. Everything
+else — the scorer, Ray, the running reduction (streamed or in memory), per-section scores,
+bootstrap intervals, the scores and results files, the text and HTML tables, ``Report.to_rows``,
+the ``evaluate`` module and the reward — iterates over the registered families
+(:data:`doclens.families.FAMILIES`, :func:`doclens.families.register`) and reads only these
+declarations. A new family is one module (``tests/test_toy_family.py`` is one).
 """
 
 from __future__ import annotations
@@ -15,11 +18,34 @@ from dataclasses import dataclass
 
 from doclens.core.metrics import ON_UNPARSED, counting_rule, ratio
 from doclens.core.settings import UNCITED_OUTPUTS  # the vocabulary lives with the settings
+from doclens.core.types import TextEnum
 
-#: :meth:`MetricFamily.applicability` answers
-APPLIES = "applies"
-SKIPPED = "skipped"  # the instance lacks what the family reads (no source): counted as skipped
-NOT_APPLICABLE = "not_applicable"  # the family's own rule says it does not apply: counted as such
+
+class Applicability(TextEnum):
+    """:meth:`MetricFamily.applicability`'s answers: the family ``applies``; the instance is
+    ``skipped`` (it lacks what the family reads: no source), or ``not_applicable`` (the family's own
+    rule says it does not apply, as the citation family's for an output citing nothing): counted
+    under that name in the report's ``counts``."""
+
+    APPLIES = "applies"
+    SKIPPED = "skipped"
+    NOT_APPLICABLE = "not_applicable"
+
+
+APPLIES = Applicability.APPLIES
+SKIPPED = Applicability.SKIPPED
+NOT_APPLICABLE = Applicability.NOT_APPLICABLE
+
+
+class UncitedOutputs(TextEnum):
+    """``uncited_outputs``: how the citation family counts an output in which no statement cites
+    anything: ``not-applicable`` (its citation metrics do not apply: :data:`NOT_APPLICABLE`, the
+    count's name, spelled with an underscore as every count is) or ``strict`` (the paper's
+    reading: each of its statements scores 0). The option's spelling is the one files record
+    (``config.uncited_outputs``)."""
+
+    NOT_APPLICABLE = "not-applicable"
+    STRICT = "strict"
 
 
 @dataclass(frozen=True)
@@ -56,15 +82,31 @@ class CountingRule:
 
 
 class MetricFamily:
-    """The base of every metric family; a subclass sets the class attributes and :meth:`count`.
+    """The base of every metric family; a subclass sets the class attributes and :meth:`count`,
+    and, when it asks the judge something of its own, :meth:`judge` (see ``docs/design.md`` §1,
+    "Metric families", for the whole protocol).
 
-    ``name``: the family's name; ``selector``: the ``metrics=`` name that turns it on (the claim
-    and citation families are both ``"doclens"``); ``metrics``: its metric names, in table order;
-    ``item_fields``: metric → the :class:`~doclens.core.types.InstanceResult` field holding the
-    items it counts (whose ``unparsed`` and ``failed`` statuses the report counts per metric);
-    ``none_when_absent``: an instance's ``scores`` name every metric of the family, ``None`` where
-    it does not apply (else only the metrics counted); ``can_be_not_applicable``: its
-    reduction counts ``not_applicable`` instances, ``not_applicable_reason`` says why.
+    ``name``: the family's name (also the key of its items in
+    :attr:`~doclens.core.types.InstanceResult.family_items`, in a result's JSON and of its block
+    in a report); ``selector``: the ``metrics=`` name that turns it on (the claim and citation
+    families are both ``"doclens"``); ``metrics``: its metric names, in table order;
+    ``item_fields``: metric → the :class:`~doclens.core.types.InstanceResult` field (or the
+    family's own items, by its ``name``) holding the items it counts (whose ``unparsed`` and
+    ``failed`` statuses the report counts per metric); ``none_when_absent``: an instance's
+    ``scores`` name every metric of the family, ``None`` where it does not apply (else only the
+    metrics counted); ``can_be_not_applicable``: its reduction counts ``not_applicable``
+    instances, ``not_applicable_reason`` says why.
+
+    The judging step: a family that defines :meth:`judge` (:attr:`judges_itself`) asks the
+    judge what it counts: the scorer calls it once per chunk, and its items are kept in
+    ``InstanceResult.family_items[name]`` (each item has ``to_dict``; :meth:`item_from_dict`
+    reads one back). A family without one counts the verdicts of the scorer's claim and citation
+    pass (:mod:`doclens.scoring.verdicts`: one batch per chunk, the premise-scope second pass,
+    the progress bar's per-instance steps): the claim and citation families. ``reads_judge``:
+    names of judge attributes (or methods without arguments)
+    that :meth:`signature_fields` and :meth:`report_block` read; an engine that scores elsewhere
+    (Ray) reports their values. ``reads_plain_source``: the family reads a source that has no
+    numbered units (a long text), which is then no input error.
     """
 
     name: str = ""
@@ -75,8 +117,13 @@ class MetricFamily:
     can_be_not_applicable: bool = False
     #: why an instance is ``not_applicable`` (the summary's ``n/a:`` line)
     not_applicable_reason: str = ""
+    #: its scores are on each instance's score line of the HTML report
+    on_instance_line: bool = True
+    reads_judge: tuple[str, ...] = ()
+    reads_plain_source: bool = False
 
-    def applicability(self, result, rule: CountingRule) -> str:
+    # ---- counting -----------------------------------------------------------------------------
+    def applicability(self, result, rule: CountingRule) -> Applicability:
         """:data:`APPLIES`, :data:`SKIPPED` or :data:`NOT_APPLICABLE` for one instance."""
         return APPLIES
 
@@ -94,12 +141,88 @@ class MetricFamily:
         return {m: ratio(*counts[m]) if m in counts else None for m in self.metrics
                 if m in counts or self.none_when_absent}
 
+    def derived_scores(self, scores: dict) -> dict:
+        """Scores derived from this family's metrics (claim F1), ``None`` where they have no
+        value: shown after its metrics in ``Report.to_rows``, the ``evaluate`` module's
+        instance scores and a reward's components."""
+        return {}
+
+    def reward_components(self, scores: dict) -> dict:
+        """The per-instance values a training reward may be made of besides this family's metrics
+        (:mod:`doclens.rewards.values`): its derived scores, unless the family adds more."""
+        return self.derived_scores(scores)
+
     def tally(self, result) -> dict[str, int]:
         """Counters this family's report block adds up over the run, one instance at a time
         (what a family reports beyond its metrics, kept as running sums, never as rows)."""
         return {}
 
+    # ---- its judging step ------------------------------------------------------------------------
+    @property
+    def judges_itself(self) -> bool:
+        """Whether the family has a judging step of its own (defines :meth:`judge`)."""
+        return type(self).judge is not MetricFamily.judge
+
+    def judge(self, works: list, scorer) -> dict[int, list]:
+        """``{position in works: items}`` for one chunk: what the family asks ``scorer.evaluator``
+        (``works``: :class:`doclens.scoring.run.Work`, the chunk's instances prepared, claims
+        extracted). Instances absent from the answer have no items (``None``)."""
+        raise NotImplementedError(f"the metric family {self.name!r} is not judged by the scorer and has no judge()")
+
+    def items(self, result) -> list | None:
+        """The family's own items of ``result`` (``None``: not judged for it)."""
+        return result.family_items.get(self.name)
+
+    def item_from_dict(self, data: dict):
+        """One of the family's items from its ``to_dict`` (results files, Ray)."""
+        raise NotImplementedError(f"the metric family {self.name!r} keeps no items of its own")
+
+    # ---- what the report says of it --------------------------------------------------------------
+    def add_counts(self, counts: dict, tally: dict[str, int], run) -> None:
+        """Add what the family counts besides its metrics to the report's ``counts`` (in place),
+        from the run's sums of :meth:`tally` and ``run`` (:class:`doclens.scoring.run.RunMeta`)."""
+
     def signature_fields(self, scorer) -> list[tuple[str, str]]:
         """``(key, value)`` signature fields the family's settings add, as data (rendered once by
         :func:`doclens.scoring.signature.render_signature`)."""
+        return []
+
+    def report_block(self, tally: dict[str, int], scorer, run) -> dict:
+        """The family's block in the report (``Report.blocks[name]``, a key of the scores file;
+        ``{}``: none) from the run's sums of :meth:`tally`, ``scorer``'s settings and ``run``
+        (:class:`doclens.scoring.run.RunMeta`)."""
+        return {}
+
+    def run_warnings(self, counts: dict, block: dict, unparsed: int, failed: int, scorer,
+                     run) -> list[tuple[type, str]]:
+        """``(category, message)`` warnings of the run about this family, from the report's
+        ``counts``, the family's ``block``, its items without a verdict (``unparsed``,
+        ``failed``; the scorer's own warning names those of the families it judges), ``scorer``'s
+        settings and ``run``."""
+        return []
+
+    def row(self, result, counts: dict) -> dict:
+        """The family's columns in ``Report.to_rows``: per metric its score, ``_hits`` and
+        ``_items`` (``None`` where it does not apply), then its derived scores."""
+        row: dict = {}
+        for metric in self.metrics:
+            hits, items = counts.get(metric, (None, None))
+            row[metric] = result.scores.get(metric)
+            row[f"{metric}_hits"] = hits
+            row[f"{metric}_items"] = items
+        row.update(self.derived_scores(result.scores))
+        return row
+
+    def row_columns(self) -> list[str]:
+        """The names :meth:`row` gives, in order."""
+        columns = [f"{metric}{suffix}" for metric in self.metrics for suffix in ("", "_hits", "_items")]
+        return columns + list(self.derived_scores({}))
+
+    def trailing_row(self, result) -> dict:
+        """Columns ``Report.to_rows`` gives after every family's metrics (claims stated in
+        another section)."""
+        return {}
+
+    def trailing_columns(self) -> list[str]:
+        """The names :meth:`trailing_row` gives, in order."""
         return []

@@ -11,9 +11,14 @@ applies the paper's rule to uncited outputs too. An output with no statement at 
 
 from __future__ import annotations
 
-from doclens.core.metrics import citation_precision_counts, citation_recall_counts
-from doclens.families.base import APPLIES, NOT_APPLICABLE, SKIPPED, CountingRule, MetricFamily
+from doclens.core.errors import UncitedOutputsWarning
+from doclens.core.metrics import citation_precision_counts, citation_recall_counts, f1
+from doclens.families.base import APPLIES, NOT_APPLICABLE, SKIPPED, Applicability, CountingRule, MetricFamily, UncitedOutputs
 from doclens.families.claims import _in_section
+
+#: the statement counts of ``counts["citations"]``, in order
+STATEMENT_COUNTS = ("statements", "uncited_statements", "inherited_statements", "statements_with_invalid_ids",
+                    "invalid_ids")
 
 
 def cites_nothing(result) -> bool:
@@ -30,10 +35,10 @@ class CitationFamily(MetricFamily):
     not_applicable_reason = ("whose output cites no source unit (not applicable; --uncited-outputs strict scores "
                              "each of their statements 0)")
 
-    def applicability(self, result, rule: CountingRule) -> str:
+    def applicability(self, result, rule: CountingRule) -> Applicability:
         if not result.has_source:
             return SKIPPED
-        if rule.uncited_outputs == "not-applicable" and cites_nothing(result):
+        if rule.uncited_outputs == UncitedOutputs.NOT_APPLICABLE and cites_nothing(result):
             return NOT_APPLICABLE
         return APPLIES
 
@@ -42,8 +47,40 @@ class CitationFamily(MetricFamily):
         return {"citation_recall": citation_recall_counts(statements, rule.on_unparsed),
                 "citation_precision": citation_precision_counts(statements, rule.on_unparsed)}
 
+    def reward_components(self, scores: dict) -> dict:
+        """Citation F1 (the harmonic mean of citation recall and precision), a reward component
+        only: no report column holds it."""
+        return {"citation_f1": f1(scores.get("citation_recall"), scores.get("citation_precision"))}
+
+    def tally(self, result) -> dict[str, int]:
+        """The statements of an instance with a source: uncited, inherited, with invalid ids."""
+        if not result.has_source:
+            return {}
+        statements = result.statements
+        return {"statements": len(statements), "uncited_statements": sum(not s.cited for s in statements),
+                "inherited_statements": sum(bool(s.inherited) for s in statements),
+                "statements_with_invalid_ids": sum(bool(s.invalid) for s in statements),
+                "invalid_ids": sum(len(s.invalid) for s in statements)}
+
+    def add_counts(self, counts: dict, tally: dict[str, int], run) -> None:
+        """``counts["citations"]``: the statements of the run (:meth:`tally`) and those whose
+        citations ``max_citations`` capped."""
+        counts["citations"] = {**{key: tally.get(key, 0) for key in STATEMENT_COUNTS},
+                               "capped_statements": run.capped_statements}
+
+    def run_warnings(self, counts: dict, block: dict, unparsed: int, failed: int, scorer,
+                     run) -> list[tuple[type, str]]:
+        """One warning per run for the instances whose output cites nothing."""
+        found = (counts.get("citation_recall") or {}).get("not_applicable", 0)
+        if not found:
+            return []
+        return [(UncitedOutputsWarning,
+                 f"{found} instance(s) cite no source unit in any statement: their citation recall and precision "
+                 "are not applicable (n/a, counted as not_applicable, left out of the citation scores); "
+                 "uncited_outputs='strict' (--uncited-outputs strict) scores each of their statements 0 instead")]
+
     def signature_fields(self, scorer) -> list[tuple[str, str]]:
-        return [("uncited-outputs", "na" if scorer.uncited_outputs == "not-applicable" else "strict")]
+        return [("uncited-outputs", "na" if scorer.uncited_outputs == UncitedOutputs.NOT_APPLICABLE else "strict")]
 
 
 CITATIONS = CitationFamily()

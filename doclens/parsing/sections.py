@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 
-from doclens.core.tasks import SECTION_NAMES
+from doclens.core.tasks import SECTION_NAMES, Task
 
 __all__ = ["LINE_BREAK_TOKEN", "SECTION_NAMES", "detect_task", "looks_like_note", "note_section_spans", "segments",
            "split_note_sections"]
@@ -216,6 +216,6 @@ def detect_task(reference: str) -> str:
 def segments(task: str, text: str) -> dict[str | None, str]:
     """The parts of ``text`` scored separately: the four SOAP divisions for
     ``note_generation``, else the whole text under the key ``None``."""
-    if task == "note_generation":
+    if task == Task.NOTE_GENERATION:
         return {name: part for name, part in split_note_sections(text, real_headers=True).items()}
     return {None: text}

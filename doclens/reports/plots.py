@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from doclens.core.errors import require
-from doclens.core.metrics import METRICS
 from doclens.core.tasks import SECTION_LABELS
+from doclens.families import CLAIMS, DOCLENS_METRICS
 
 #: the metrics the section bars show by default (issue 30: recall and precision per SOAP section)
-SECTION_METRICS = ("claim_recall", "claim_precision")
+SECTION_METRICS = CLAIMS.metrics
 #: one colour per metric / verdict, colour-blind safe (Okabe–Ito)
 METRIC_COLOURS = {"claim_recall": "#0072B2", "claim_precision": "#E69F00", "citation_recall": "#009E73",
                   "citation_precision": "#CC79A7"}
@@ -267,7 +267,7 @@ def report_figure(report, kind: str = "sections", metrics: Sequence[str] | None 
         if not report.instances:
             raise ValueError("this report holds no instances (a streamed summary): load its scores file "
                              "with Report.load to plot the distribution")
-        chosen = metrics or METRICS
+        chosen = metrics or DOCLENS_METRICS
         return distribution_figure({m: [r.scores.get(m) for r in report.instances] for m in chosen},
                                    {m: report.scores.get(m) for m in chosen})
     if kind == "verdicts":

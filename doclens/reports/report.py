@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doclens.core.signature import Signature
-from doclens.core.types import InstanceResult
+from doclens.core.types import STATUS_FAILED, STATUS_UNPARSED, InstanceResult
+from doclens.families import FAMILIES, CountingRule, reported, result_counts, result_from_dict
 from doclens.families.claims import OTHER_SECTION_COUNT
 from doclens.reports.files import write_atomically
 from doclens.reports.scores_files import REPORT_FORMAT, iter_instance_results, wrong_format_message
@@ -46,9 +47,19 @@ class Report:
     written: str | None = field(default=None, repr=False, compare=False)
     #: why it was not written where asked (``written`` then names the fallback file, or is ``None``)
     write_problem: str | None = field(default=None, repr=False, compare=False)
-    #: source support (``metrics=["doclens", "source_support"]``): the judge's kind, the
-    #: retrieval signature, verdict counts (:mod:`doclens.scoring.source_support`); ``{}`` otherwise
-    source_support: dict = field(default_factory=dict)
+    #: family name → the family's block (:meth:`doclens.families.MetricFamily.report_block`), a
+    #: key of the scores file each: source support's judge kind, retrieval signature and verdict
+    #: counts under ``"source_support"`` (:mod:`doclens.scoring.source_support`)
+    blocks: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def source_support(self) -> dict:
+        """Source support's block (``blocks["source_support"]``; ``{}`` when it was not on)."""
+        return self.blocks.get("source_support", {})
+
+    @source_support.setter
+    def source_support(self, block: dict) -> None:
+        self.blocks["source_support"] = block
 
     # ---- access ---------------------------------------------------------------------------
     def __getitem__(self, key: str):
@@ -101,7 +112,7 @@ class Report:
             "config": self.config,
             "baselines": self.baselines,
             "warnings": self.warnings,
-            **({"source_support": self.source_support} if self.source_support else {}),
+            **{name: block for name, block in self.blocks.items() if block},
         }
 
     def to_json(self, indent: int | None = 2, ensure_ascii: bool = False) -> str:
@@ -123,7 +134,7 @@ class Report:
         """A report from a parsed dict, trusted as is (:meth:`load` checks a file first)."""
         if data.get("format") != REPORT_FORMAT:
             raise ValueError(wrong_format_message(data.get("format")))
-        return cls._from_parts(data, [InstanceResult.from_dict(r) for r in data.get("instances", [])])
+        return cls._from_parts(data, [result_from_dict(r) for r in data.get("instances", [])])
 
     @classmethod
     def _from_parts(cls, header: dict, instances: list[InstanceResult]) -> Report:
@@ -135,7 +146,8 @@ class Report:
                    unparsed=header.get("unparsed", {}), failed=header.get("failed", {}),
                    warnings=header.get("warnings", []),
                    partial=header.get("partial", False), error=header.get("error"),
-                   version=header.get("version", ""), source_support=header.get("source_support") or {})
+                   version=header.get("version", ""),
+                   blocks={family.name: header[family.name] for family in FAMILIES if header.get(family.name)})
 
     @classmethod
     def from_json(cls, text: str) -> Report:
@@ -168,42 +180,36 @@ class Report:
     # ---- per-instance rows ------------------------------------------------------------------
     def to_rows(self) -> list[dict]:
         """One plain dict per instance, in report order: what :meth:`to_pandas` and
-        :meth:`to_dataset` hold. Columns:
+        :meth:`to_dataset` hold. Columns, family by family (:mod:`doclens.families`; an opt-in
+        family's where the report has its scores):
 
         * ``id``, ``task``, ``has_source`` (whether citation metrics apply);
         * per metric (``claim_recall``, ``claim_precision``, ``citation_recall``,
-          ``citation_precision``): ``<metric>`` the instance's score (``None`` when it has nothing
-          to score, or no source for a citation metric), ``<metric>_hits`` and
-          ``<metric>_items`` its counts under the report's ``on_unparsed`` rule (``None`` when the
-          metric does not apply);
+          ``citation_precision``, with source support ``source_supported``,
+          ``source_not_supported``, ``source_not_addressed``): ``<metric>`` the instance's score
+          (``None`` when it has nothing to score, or no source for a citation metric),
+          ``<metric>_hits`` and ``<metric>_items`` its counts under the report's ``on_unparsed``
+          rule (``None`` when the metric does not apply);
+        * ``claim_f1``: the instance's claim F1 (:func:`doclens.core.metrics.f1`), after
+          ``claim_precision``'s columns; the mean of this column is the report's ``claim_f1_macro``;
         * ``claim_recall_stated_in_other_section``, ``claim_precision_stated_in_other_section``:
           the instance's note claims entailed by the whole premise note but not by their own
           section (``premise_scope="note"``; 0 otherwise);
-        * ``claim_f1``: the instance's claim F1 (:func:`doclens.core.metrics.f1`), after
-          ``claim_precision``'s columns; the mean of this column is the report's ``claim_f1_macro``;
         * ``unparsed`` and ``failed``: the instance's claims and statements whose judge reply
           could not be read, or whose model call failed for good.
 
         The pooled corpus score of a metric is ``sum(hits) / sum(items)`` over these rows."""
-        from doclens.core.metrics import CLAIM_F1, METRICS, f1
-        from doclens.core.types import STATUS_FAILED, STATUS_UNPARSED
-        from doclens.families import CLAIMS, CountingRule, result_counts
-
         rule = CountingRule.from_config(self.config)
+        families = reported(self.scores)
         rows = []
         for result in self.instances:
-            counts = result_counts(result, rule)
+            counts = result_counts(result, rule, families=families)
             row = {"id": result.id, "task": result.task, "has_source": result.has_source}
-            for metric in METRICS:
-                hits, items = counts.get(metric, (None, None))
-                row[metric] = result.scores.get(metric)
-                row[f"{metric}_hits"] = hits
-                row[f"{metric}_items"] = items
-                if metric == "claim_precision":  # claim F1 beside its two sides (core.metrics.f1)
-                    row[CLAIM_F1] = f1(result.scores.get("claim_recall"), result.scores.get("claim_precision"))
-            for metric, n in CLAIMS.instance_placements(result).items():
-                row[f"{metric}_{OTHER_SECTION_COUNT}"] = n
-            verdicts = result.reference_claims + result.prediction_claims + result.statements
+            for family in families:
+                row.update(family.row(result, counts))
+            for family in families:
+                row.update(family.trailing_row(result))
+            verdicts = [item for name in InstanceResult.VERDICT_LISTS for item in getattr(result, name)]
             row["unparsed"] = sum(v.status == STATUS_UNPARSED for v in verdicts)
             row["failed"] = sum(v.status == STATUS_FAILED for v in verdicts)
             rows.append(row)
@@ -238,17 +244,10 @@ class Report:
             or name in ("unparsed", "failed") else datasets.Value("float64") for name in columns})
         return datasets.Dataset.from_dict({name: [row[name] for row in rows] for name in columns}, features=features)
 
-    @staticmethod
-    def _row_columns() -> list[str]:
-        from doclens.core.metrics import CLAIM_F1, METRICS
-        from doclens.families import CLAIMS
-
-        columns = ["id", "task", "has_source"]
-        for metric in METRICS:
-            columns += [f"{metric}{suffix}" for suffix in ("", "_hits", "_items")]
-            if metric == "claim_precision":
-                columns.append(CLAIM_F1)
-        return [*columns, *(f"{m}_{OTHER_SECTION_COUNT}" for m in CLAIMS.metrics), "unparsed", "failed"]
+    def _row_columns(self) -> list[str]:
+        families = reported(self.scores)
+        return ["id", "task", "has_source", *(c for family in families for c in family.row_columns()),
+                *(c for family in families for c in family.trailing_columns()), "unparsed", "failed"]
 
     # ---- display --------------------------------------------------------------------------
     def plot(self, kind: str = "sections", metrics: list[str] | None = None):

@@ -33,10 +33,9 @@ from dataclasses import fields
 from pathlib import Path
 
 from doclens.core.errors import InputError, MissingExtraError, cannot_read
-from doclens.core.metrics import METRICS
 from doclens.core.signature import Signature
-from doclens.core.types import OPTIONAL_VERDICT_FIELDS
-from doclens.families import family_metrics
+from doclens.core.types import OPTIONAL_VERDICT_FIELDS, InstanceResult
+from doclens.families import DOCLENS_METRICS, family_metrics, own_item_families
 
 OUTPUT_FORMATS = ("json", "jsonl", "parquet")
 JOURNAL_FORMAT = "doclens-journal/1"
@@ -75,7 +74,6 @@ def result_line(data: dict) -> str:
     return _dumps(data) + "\n"
 
 
-_LISTS = ("reference_claims", "prediction_claims", "statements")
 #: items above which a result is written piece by piece (one verdict at a time) instead of as
 #: one dict and one string: a 10 MB prediction has hundreds of thousands of statements
 _PIECEWISE_ITEMS = 2000
@@ -88,22 +86,25 @@ def _fields(item) -> dict:
             if not (f.name in OPTIONAL_VERDICT_FIELDS and getattr(item, f.name) is None)}
 
 
+def _to_dict(item) -> dict:
+    return item.to_dict()
+
+
 def write_result(handle, result) -> None:
     """Write one :class:`doclens.core.types.InstanceResult` as a line, exactly
     ``result_line(result.to_dict())``, without building that dict and string for a large result."""
-    parts = {name: getattr(result, name) for name in _LISTS}
-    if result.source_support is not None:  # source support's verdicts, when it was asked for
-        parts["source_support"] = result.source_support
+    # the verdict lists (encoded field by field), then each family's own items (by their to_dict)
+    parts = [(name, getattr(result, name), _fields) for name in InstanceResult.VERDICT_LISTS]
+    parts += [(name, items, _to_dict) for name, items in result.family_items.items()]
     head = {"id": result.id, "task": result.task, "has_source": result.has_source, "scores": dict(result.scores)}
-    if sum(len(v) for v in parts.values()) <= _PIECEWISE_ITEMS:
-        handle.write(result_line({**head, **{k: [i.to_dict() if k == "source_support" else _fields(i) for i in v]
-                                             for k, v in parts.items()}}))
+    if sum(len(items) for _, items, _ in parts) <= _PIECEWISE_ITEMS:
+        handle.write(result_line({**head, **{name: [encode(i) for i in items] for name, items, encode in parts}}))
         return
     handle.write(_dumps(head)[:-1])
-    for name, items in parts.items():
+    for name, items, encode in parts:
         handle.write(f',"{name}":[')
         for i, item in enumerate(items):
-            handle.write(("," if i else "") + _dumps(item.to_dict() if name == "source_support" else _fields(item)))
+            handle.write(("," if i else "") + _dumps(encode(item)))
         handle.write("]")
     handle.write("}\n")
 
@@ -214,7 +215,7 @@ def counts_from_document(document: dict) -> tuple[list[str], list[dict]]:
         raise ValueError("'instance_counts.ids' must be a list of strings")
     columns = []
     # the DocLens metrics' columns are always there; an opt-in family's only when the run had it on
-    metrics = list(METRICS) + [m for m in family_metrics() if m not in METRICS and m in document]
+    metrics = [m for m in family_metrics() if m in DOCLENS_METRICS or m in document]
     for metric in metrics:
         column = document.get(metric)
         if not isinstance(column, dict) or not all(
@@ -259,9 +260,15 @@ def _parquet_schema(pa):
     return pa.schema([("id", pa.string()), ("task", pa.string()), ("has_source", pa.bool_()),
                       ("scores", pa.map_(pa.string(), pa.float64())), ("reference_claims", pa.list_(claim)),
                       ("prediction_claims", pa.list_(claim)), ("statements", pa.list_(statement)),
-                      # source support's verdicts and evidence (free-form retrieval records), as the
-                      # JSON of InstanceResult.to_dict's "source_support"; null when not asked for
-                      ("source_support_json", pa.string())])
+                      # each registered family's own items (source support's verdicts and their
+                      # free-form retrieval records), as the JSON of InstanceResult.to_dict's
+                      # "<family>"; null when not asked for
+                      *((_json_column(family.name), pa.string()) for family in own_item_families())])
+
+
+def _json_column(name: str) -> str:
+    """The Parquet column holding a family's own items as JSON (``source_support_json``)."""
+    return f"{name}_json"
 
 
 def _check_schema_covers(pa, schema) -> None:
@@ -294,8 +301,9 @@ class ParquetResults:
             rows = [json.loads(line) for line in lines]
             for row in rows:
                 row["scores"] = list(row.get("scores", {}).items())
-                support = row.pop("source_support", None)
-                row["source_support_json"] = None if support is None else json.dumps(support, ensure_ascii=False)
+                for family in own_item_families():
+                    items = row.pop(family.name, None)
+                    row[_json_column(family.name)] = None if items is None else json.dumps(items, ensure_ascii=False)
             self.writer.write_table(self.pa.Table.from_pylist(rows, schema=self.schema))
 
     def close(self) -> None:
@@ -325,13 +333,15 @@ def iter_parquet_results(path: str, batch_size: int = 256) -> Iterator[dict]:
                 raise InputError(f"{path}: not DocLens Parquet results (column 'scores' is not a map)",
                                  field="scores")
             row["scores"] = dict(row.get("scores") or [])
-            support = row.pop("source_support_json", None)
-            if support is not None:
-                try:
-                    row["source_support"] = json.loads(support)
-                except ValueError:
-                    raise InputError(f"{path}: column 'source_support_json' of instance {row.get('id')!r} is not "
-                                     "JSON", field="source_support_json") from None
+            for family in own_item_families():
+                column = _json_column(family.name)
+                items = row.pop(column, None)
+                if items is not None:
+                    try:
+                        row[family.name] = json.loads(items)
+                    except ValueError:
+                        raise InputError(f"{path}: column {column!r} of instance {row.get('id')!r} is not JSON",
+                                         field=column) from None
             yield row
 
 

@@ -44,7 +44,7 @@ from functools import cache
 from doclens.core.errors import InputError, cannot_read
 from doclens.core.signature import Signature
 from doclens.core.types import InstanceResult
-from doclens.families import CountingRule, result_counts
+from doclens.families import CountingRule, result_counts, result_from_dict
 
 #: the ``format`` field of every scores file :meth:`doclens.Report.save` writes
 REPORT_FORMAT = "doclens-report/1"
@@ -431,7 +431,7 @@ def _iter_results_file(path: str, header: dict, instance_validator, refuse) -> I
                 refuse(("instances", index, *parts), message, label, ident)
             continue
         if expected is not None:
-            counts = result_counts(InstanceResult.from_dict(data), rule)
+            counts = result_counts(result_from_dict(data), rule)
             if index >= len(expected[0]) or expected[0][index] != data["id"] or expected[1][index] != counts:
                 refuse(("instance_counts",), f"disagrees with {label} in {results_path} (the summary's "
                        "per-instance counts must be those of its results, in the same order)")
@@ -493,7 +493,7 @@ def iter_instance_results(path: str, header: dict | None = None) -> Iterator[Ins
                              f"#{seen[ident]} (one entry per id); 'doclens validate {path}' lists every problem",
                              field="id")
         seen[ident] = position
-        yield InstanceResult.from_dict(data)
+        yield result_from_dict(data)
 
 
 class CountColumns(Sequence):

@@ -11,6 +11,7 @@ the claims, and the scores, are the ones :meth:`doclens.DocLens.score` gets by e
 
 from __future__ import annotations
 
+from doclens.core.tasks import Task
 from doclens.extraction.extractors import ExtractionRequest, Extractor, FailedExtraction
 from doclens.parsing.sections import segments
 
@@ -38,8 +39,8 @@ class ReferenceClaimsCache:
         whose reference is one claim, or an extraction that failed: the scorer then extracts it
         again and records the failure in its report)."""
         missing = list(dict.fromkeys(pair for pair in pairs if pair not in self._claims
-                                     and pair[0] != "question_summarization"))
-        self.hits += sum(1 for pair in pairs if pair[0] != "question_summarization") - len(missing)
+                                     and pair[0] != Task.QUESTION_SUMMARIZATION))
+        self.hits += sum(1 for pair in pairs if pair[0] != Task.QUESTION_SUMMARIZATION) - len(missing)
         if missing:
             self._extract(missing)
         return [self._claims.get(pair) for pair in pairs]
@@ -67,4 +68,4 @@ class ReferenceClaimsCache:
             if pair in failed:
                 continue
             self.extracted += 1
-            self._claims[pair] = sections if pair[0] == "note_generation" else sections.get(None, [])
+            self._claims[pair] = sections if pair[0] == Task.NOTE_GENERATION else sections.get(None, [])

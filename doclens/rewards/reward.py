@@ -63,7 +63,7 @@ from doclens.extraction.extractors import Extractor
 from doclens.inputs.unicode import replace_lone_surrogates
 from doclens.parsing.sections import detect_task
 from doclens.rewards.claims_cache import ReferenceClaimsCache
-from doclens.rewards.values import SUPPORT_SCORES, VERDICTS_OF, check_weights, combine, components
+from doclens.rewards.values import check_weights, combine, components, selectors_for, verdicts_of
 from doclens.scoring.scorer import DocLens
 
 logger = logging.getLogger("doclens")
@@ -270,8 +270,8 @@ class DocLensReward:
             raise ConfigurationError(f"max_unscored_share must be a share from 0 to 1, got {max_unscored_share!r}")
         if not _is_number(empty_value) or not math.isfinite(empty_value):
             raise ConfigurationError(f"empty_value must be a finite number (a reward), got {empty_value!r}")
-        if any(name_ in SUPPORT_SCORES for name_ in self.weights):
-            scorer_options.setdefault("metrics", ["doclens", "source_support"])
+        if selectors_for(self.weights):  # a component of an opt-in family turns that family on
+            scorer_options.setdefault("metrics", selectors_for(self.weights))
         self.scorer = make_scorer(evaluator, extractor, task=task, evaluator_options=evaluator_options,
                                   settings=settings, **scorer_options)
         self.claims = ReferenceClaimsCache(self.scorer.extractor)
@@ -286,7 +286,7 @@ class DocLensReward:
         #: the verdict lists a completion's reward depends on: an item of one without a verdict
         #: leaves the completion unscored
         self.verdict_lists = tuple(dict.fromkeys(field for name_, weight in self.weights.items() if weight
-                                                 for field in VERDICTS_OF[name_]))
+                                                 for field in verdicts_of(name_)))
         self.steps = 0
         self.last_step_s: float | None = None
         self.last_step = StepCounts()
@@ -346,7 +346,7 @@ class DocLensReward:
 
     def _components(self, result: InstanceResult, counts: StepCounts) -> dict[str, float | None] | None:
         """The completion's components, or ``None`` when an item they depend on has no verdict."""
-        statuses = [item.status for field in self.verdict_lists for item in (getattr(result, field) or [])]
+        statuses = [item.status for field in self.verdict_lists for item in (result.items_of(field) or [])]
         unparsed, failed = statuses.count("unparsed"), statuses.count("failed")
         counts.unparsed += unparsed
         counts.failed += failed

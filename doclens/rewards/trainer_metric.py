@@ -25,10 +25,10 @@ from doclens.core.settings import ScoringSettings
 from doclens.core.tasks import AUTO_TASK
 from doclens.evaluators.base import Evaluator
 from doclens.extraction.extractors import Extractor
+from doclens.families import derived_scores, reported
 from doclens.parsing.sections import detect_task
 from doclens.rewards.claims_cache import ReferenceClaimsCache
 from doclens.rewards.reward import make_scorer
-from doclens.rewards.values import f1
 
 
 class DocLensMetric:
@@ -113,7 +113,7 @@ class DocLensMetric:
         report = self.scorer.score(rows, progress=False)
         self.last_report = report
         scores = {name: value for name, value in report.scores.items() if isinstance(value, (int, float))}
-        claim_f1 = f1(report.scores.get("claim_recall"), report.scores.get("claim_precision"))
-        if claim_f1 is not None:
-            scores["claim_f1"] = claim_f1
+        for name, value in derived_scores(report.scores, reported(report.scores)).items():  # claim F1
+            if value is not None:  # the F1 of the pooled sides: the report's own pooled F1
+                scores[name] = value
         return {f"{self.prefix}{name}": float(value) for name, value in scores.items()}

@@ -15,7 +15,9 @@ of several (``{"claim_f1": 0.7, "citation_recall": 0.3}``) over those that have 
 weights of the others left out and the rest renormalised); a completion for which none has a
 value gets ``empty_value``. The result is always a float, never ``None`` or NaN; the reward
 (:class:`doclens.rewards.DocLensReward`) gives ``None`` instead for a completion the judge could
-not score (:data:`VERDICTS_OF`).
+not score (:func:`verdicts_of`). The components come from the registered metric families
+(:meth:`doclens.families.MetricFamily.reward_components`): a registered family's metrics are
+components too.
 """
 
 from __future__ import annotations
@@ -23,32 +25,52 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from doclens.core.metrics import f1  # the one definition (the reports' claim_f1 uses it too)
-
-#: the derived scores: name → (recall metric, precision metric)
-F1_SCORES = {"claim_f1": ("claim_recall", "claim_precision"),
-             "citation_f1": ("citation_recall", "citation_precision")}
-BASE_METRICS = ("claim_recall", "claim_precision", "citation_recall", "citation_precision")
-SUPPORT_SCORES = ("source_supported", "source_not_supported", "source_not_addressed")
-#: every component a reward can be made of
-COMPONENTS = (*F1_SCORES, *BASE_METRICS, *SUPPORT_SCORES)
-#: the verdict lists of :class:`doclens.InstanceResult` each component is computed from: an item of
-#: one without a verdict (unparsed, failed) leaves the component, and the reward, without a value
-VERDICTS_OF: dict[str, tuple[str, ...]] = {
-    "claim_recall": ("reference_claims",), "claim_precision": ("prediction_claims",),
-    "claim_f1": ("reference_claims", "prediction_claims"), "citation_recall": ("statements",),
-    "citation_precision": ("statements",), "citation_f1": ("statements",),
-    **{name: ("source_support",) for name in SUPPORT_SCORES}}
+from doclens.core.metrics import f1 as f1  # re-exported: the one definition, which claim F1 uses
+from doclens.families import DEFAULT_SELECTOR, FAMILIES
 
 
+def component_names() -> tuple[str, ...]:
+    """Every component a reward can be made of, over the registered families
+    (:mod:`doclens.families`): the derived scores first (claim F1, citation F1), then every metric."""
+    derived = [name for family in FAMILIES for name in family.reward_components({})]
+    return (*derived, *(metric for family in FAMILIES for metric in family.metrics))
+
+
+#: every component a reward can be made of with the built-in families (:func:`component_names`
+#: adds a registered family's)
+COMPONENTS = component_names()
+
+
+def verdicts_of(name: str) -> tuple[str, ...]:
+    """The verdict lists of :class:`doclens.InstanceResult` (or a family's own items) component
+    ``name`` is computed from: an item of one without a verdict (unparsed, failed) leaves the
+    component, and the reward, without a value. A derived score depends on all its family's."""
+    for family in FAMILIES:
+        if name in family.metrics:
+            return (family.item_fields[name],)
+        if name in family.reward_components({}):
+            return tuple(dict.fromkeys(family.item_fields.values()))
+    raise KeyError(name)
+
+
+def selectors_for(weights: Mapping[str, float]) -> list[str]:
+    """The ``metrics=`` a scorer needs for a reward of ``weights``: the DocLens metrics and every
+    opt-in family a component belongs to (``[]``: the default will do)."""
+    needed = {family.selector for family in FAMILIES for name in weights
+              if name in family.metrics or name in family.reward_components({})}
+    if needed <= {DEFAULT_SELECTOR}:
+        return []
+    return list(dict.fromkeys([DEFAULT_SELECTOR, *(family.selector for family in FAMILIES
+                                                   if family.selector in needed)]))
 
 
 def components(scores: Mapping[str, float | None]) -> dict[str, float | None]:
-    """An instance's scores with the two F1 scores added (``None`` where a score has no value)."""
-    values = {name: scores.get(name) for name in (*BASE_METRICS, *SUPPORT_SCORES) if name in scores
-              or name in BASE_METRICS}
-    for name, (recall, precision) in F1_SCORES.items():
-        values[name] = f1(values.get(recall), values.get(precision))
+    """An instance's scores with the derived scores added (``None`` where a score has no value):
+    every metric of the families every run computes, an opt-in family's where it was scored."""
+    values = {metric: scores.get(metric) for family in FAMILIES for metric in family.metrics
+              if family.selector == DEFAULT_SELECTOR or metric in scores}
+    for family in FAMILIES:
+        values.update(family.reward_components(values))
     return values
 
 
@@ -56,9 +78,10 @@ def check_weights(score: str | Mapping[str, float]) -> dict[str, float]:
     """``score`` as ``{component: weight}``: a name is a weight of 1 on it. Raises ``ValueError``
     naming an unknown component, or weights that cannot make a mean (negative, or all zero)."""
     weights = {score: 1.0} if isinstance(score, str) else dict(score)
-    unknown = sorted(name for name in weights if name not in COMPONENTS)
+    known = component_names()
+    unknown = sorted(name for name in weights if name not in known)
     if unknown or not weights:
-        raise ValueError(f"score must be one of {', '.join(COMPONENTS)} or a mapping of them to weights, "
+        raise ValueError(f"score must be one of {', '.join(known)} or a mapping of them to weights, "
                          f"got {score!r}" + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
     for name, weight in weights.items():
         if not isinstance(weight, (int, float)) or isinstance(weight, bool) or not math.isfinite(weight) \

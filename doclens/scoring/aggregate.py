@@ -22,7 +22,7 @@ from array import array
 from collections.abc import Sequence
 
 from doclens.core.metrics import RunningCounts
-from doclens.core.tasks import SECTION_NAMES
+from doclens.core.tasks import SECTION_NAMES, Task
 from doclens.core.types import STATUS_FAILED, STATUS_UNPARSED, InstanceResult
 from doclens.families import APPLIES, CITATIONS, CLAIMS, NOT_APPLICABLE, CountingRule, MetricFamily, family_metrics
 
@@ -60,8 +60,6 @@ class Aggregator:
         self.ids: list[str] = []
         self.use(families, rule or CountingRule.of(on_unparsed))
         self.notes = 0  # note_generation instances (sections are scored over them)
-        self.citations = {"statements": 0, "uncited_statements": 0, "inherited_statements": 0,
-                          "statements_with_invalid_ids": 0, "invalid_ids": 0}
         #: items whose verdict came from the judge (or was due from it): the denominator of the
         #: "most replies unreadable" check of :func:`doclens.scoring.scorer.incomplete_reasons`
         self.judged = 0
@@ -93,7 +91,7 @@ class Aggregator:
     def add(self, results: list[InstanceResult]) -> None:
         """Reduce one chunk of results (in input order)."""
         for result in results:
-            note = result.task == "note_generation"
+            note = result.task == Task.NOTE_GENERATION
             self.notes += note
             counts: dict = {}
             for sums in self.sums:
@@ -113,20 +111,13 @@ class Aggregator:
 
     def _count_items(self, result: InstanceResult) -> None:
         for name in self.item_fields:
-            for item in getattr(result, name) or ():
+            for item in result.items_of(name) or ():
                 if item.status == STATUS_UNPARSED:
                     self.unparsed[name] += 1
                 elif item.status == STATUS_FAILED:
                     self.failed[name] += 1
-                # source support's verdicts carry no reason: every one of them counts as judged
+                # a family's own items carry no reason: every one of them counts as judged
                 self.judged += getattr(item, "judged", True)
-        if result.has_source:
-            for statement in result.statements:
-                self.citations["statements"] += 1
-                self.citations["uncited_statements"] += not statement.cited
-                self.citations["inherited_statements"] += bool(statement.inherited)
-                self.citations["statements_with_invalid_ids"] += bool(statement.invalid)
-                self.citations["invalid_ids"] += len(statement.invalid)
 
     # ---- what the report and the bootstrap read --------------------------------------------
     def scores_and_counts(self) -> tuple[dict, dict]:

@@ -8,15 +8,8 @@ import os
 import sys
 import warnings
 
-from doclens.core.errors import (
-    DocLensWarning,
-    InputWarning,
-    JudgeWarning,
-    NotApplicableWarning,
-    UncitedOutputsWarning,
-)
-from doclens.core.tasks import SECTION_NAMES
-from doclens.families import CLAIMS, SOURCE_SUPPORT
+from doclens.core.errors import DocLensWarning, InputWarning, JudgeWarning
+from doclens.families import own_item_families
 from doclens.reports.report import Report
 from doclens.scoring.aggregate import Aggregator
 from doclens.scoring.run import RunMeta
@@ -45,39 +38,28 @@ def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = F
         for metric, field_name in family.item_fields.items():
             counts[metric]["unparsed"] = unparsed[field_name]  # items without a verdict, per metric
             counts[metric]["failed"] = failed[field_name]
-    counts["citations"] = {**aggregator.citations, "capped_statements": run.capped_statements}
+    for family in aggregator.families:  # what each family counts besides its metrics
+        family.add_counts(counts, aggregator.tallies[family.name], run)
     if run.auto_tasks:  # task="auto": how many instances it scored as each task
         counts["auto_tasks"] = dict(sorted(run.auto_tasks.items()))
-    if "note_generation" in run.tasks:
-        placements = CLAIMS.placement_counts(aggregator.tallies.get(CLAIMS.name, {}), SECTION_NAMES)
-        for metric, direction in (("claim_recall", "recall"), ("claim_precision", "precision")):
-            if metric in counts:  # claims judged against the whole note, which lacked their section
-                counts[metric]["section_fallbacks"] = run.section_fallbacks.get(direction, 0)
-                counts[metric].update(placements[metric])  # entailed by the note, not by their own section
-    support_on = SOURCE_SUPPORT in scorer.families
-    report_warnings = _warnings(scorer, run, sum(v for k, v in unparsed.items() if k != "source_support"),
-                                sum(v for k, v in failed.items() if k != "source_support"))
-    report_warnings += _not_applicable_warnings(counts)
+    own_fields = {name for family in own_item_families(scorer.families) for name in family.item_fields.values()}
+    report_warnings = _warnings(scorer, run, sum(v for k, v in unparsed.items() if k not in own_fields),
+                                sum(v for k, v in failed.items() if k not in own_fields))
     prompt_tags = list(scorer.evaluator.prompt_tags())
     if run.used_extractor:
         prompt_tags += scorer.extractor.prompt_tags()
     signature = run_signature(scorer, run)
-    block = None
-    if support_on:  # the source-support family's block (doclens/scoring/source_support.py)
-        block = scorer.source_support.report_block(aggregator.tallies[SOURCE_SUPPORT.name], scorer.evaluator)
-        report_warnings += _support_warnings(scorer, run, block, unparsed, failed)
+    blocks = _family_blocks(scorer, run, aggregator, counts, report_warnings)
     for category, message in report_warnings:
         warnings.warn(message, category, stacklevel=_outside_doclens())
     report = Report(scores=scores, counts=counts, instances=list(aggregator.results), signature=signature,
                     config=_config(scorer, prompt_tags), usage=usage_of(scorer, run),
                     sections=aggregator.section_scores(), unparsed=unparsed, failed=failed,
                     warnings=[message for _, message in report_warnings], partial=partial, error=error,
-                    version=__version__)
+                    version=__version__, blocks=blocks)
     report.judged = aggregator.judged
     if not aggregator.keep_results:
         report.instance_counts = aggregator.counts_document()
-    if block is not None:
-        report.source_support = {**block, "uncitable_instances": len(run.uncitable)}
     if scorer.baselines and len(aggregator) and not partial:
         from doclens.baselines import compute_baselines
 
@@ -93,34 +75,17 @@ def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = F
     return report
 
 
-def _not_applicable_warnings(counts: dict) -> Warned:
-    """One warning per run for the instances whose output cites nothing (the citation family's
-    ``not_applicable`` count)."""
-    found = (counts.get("citation_recall") or {}).get("not_applicable", 0)
-    if not found:
-        return []
-    return [(UncitedOutputsWarning,
-             f"{found} instance(s) cite no source unit in any statement: their citation recall and precision are "
-             "not applicable (n/a, counted as not_applicable, left out of the citation scores); "
-             "uncited_outputs='strict' (--uncited-outputs strict) scores each of their statements 0 instead")]
-
-
-def _support_warnings(scorer, run: RunMeta, block: dict, unparsed: dict, failed: dict) -> Warned:
-    found: Warned = []
-    if unparsed["source_support"] or failed["source_support"]:
-        found.append((JudgeWarning,
-                      f"source support: {unparsed['source_support']} claim(s) unparsed and "
-                      f"{failed['source_support']} failed; they have no verdict and count per "
-                      f"on_unparsed={scorer.settings.on_unparsed!r}"))
-    if block.get("note"):
-        found.append((JudgeWarning,
-                      f"source support: {block['note']}"))
-    if run.uncitable:
-        found.append((NotApplicableWarning,
-                      f"{len(run.uncitable)} instance(s) have a source that is a plain text without "
-                      f"numbered units ([0] …), e.g. {run.uncitable[0]!r}: it has no citable units, so "
-                      "citation recall and precision are skipped for them (source support uses it)"))
-    return found
+def _family_blocks(scorer, run: RunMeta, aggregator: Aggregator, counts: dict, found: Warned) -> dict[str, dict]:
+    """Each family's report block (those it gives), in table order; its warnings go to ``found``."""
+    blocks = {}
+    for family in scorer.families:
+        block = family.report_block(aggregator.tallies[family.name], scorer, run)
+        if block:
+            blocks[family.name] = block
+        fields = dict.fromkeys(family.item_fields.values())
+        found += family.run_warnings(counts, block, sum(aggregator.unparsed[f] for f in fields),
+                                     sum(aggregator.failed[f] for f in fields), scorer, run)
+    return blocks
 
 
 def _outside_doclens() -> int:
@@ -202,5 +167,5 @@ def _config(scorer, prompt_tags: list[str]) -> dict:
         "evaluator_keeps_data_local": scorer.evaluator.keeps_data_local,
         **{name: getattr(scorer.settings, name) for name in CONFIG_SETTINGS},
         "prompts": sorted(set(prompt_tags)),
-        **({"metrics": list(scorer.settings.metrics)} if SOURCE_SUPPORT in scorer.families else {}),
+        **({"metrics": list(scorer.settings.metrics)} if len(scorer.settings.metrics) > 1 else {}),  # an opt-in family on
     }

@@ -25,13 +25,13 @@ from collections.abc import Iterable
 
 from doclens.core.errors import ConfigurationError, InputError, UnparsedJudgementError
 from doclens.core.settings import QUESTION_STATEMENTS, UNCITED, KeywordSignature, ScoringSettings  # noqa: F401
-from doclens.core.tasks import AUTO_TASK, SECTION_NAMES, check_task
-from doclens.core.types import NO_VERDICT, Instance, InstanceResult, Statement
+from doclens.core.tasks import AUTO_TASK, SECTION_NAMES, Task, check_task
+from doclens.core.types import NO_VERDICT, Direction, Instance, InstanceResult, Statement
 from doclens.engines.progress import InstanceSteps, ProgressBar, judge_batch
 from doclens.engines.sink import FileSink, ResultSink
 from doclens.evaluators.base import Evaluator
 from doclens.extraction.extractors import ExtractionRequest, Extractor, FailedExtraction
-from doclens.families import SOURCE_SUPPORT, CountingRule, selected
+from doclens.families import CountingRule, own_item_families, selected
 from doclens.inputs.tables import UnicodeRepairWarning
 from doclens.inputs.unicode import replace_lone_surrogates
 from doclens.parsing.sections import detect_task, looks_like_note, note_section_spans, segments
@@ -73,8 +73,9 @@ def incomplete_reasons(report: Report) -> list[str]:
             reasons.append(f"baseline {name} failed, the judged scores and the other baselines are in the report: "
                            f"{result.get('error')}")
     judged = report.judged if report.judged is not None else sum(
-        getattr(v, "judged", True) for r in report.instances  # source support's verdicts: all judged
-        for v in r.reference_claims + r.prediction_claims + r.statements + (r.source_support or []))
+        getattr(v, "judged", True) for r in report.instances  # a family's own items: all judged
+        for v in r.reference_claims + r.prediction_claims + r.statements
+        + [item for items in r.family_items.values() for item in items])
     unparsed = sum((report.unparsed or {}).values())
     if judged and unparsed / judged > UNPARSED_SHARE_LIMIT:
         reasons.append(f"most judge replies could not be read: {unparsed} of {judged} judged item(s) are "
@@ -285,7 +286,7 @@ class DocLens:
         claim_asked, claim_slots = claim_requests(works, self.settings.section_fallback)
         for work in works:
             for direction, section in work.section_fallbacks:
-                n = len((work.ref_claims if direction == "recall" else work.pred_claims)[section])
+                n = len((work.ref_claims if direction == Direction.RECALL else work.pred_claims)[section])
                 run.section_fallbacks[direction] = run.section_fallbacks.get(direction, 0) + n
         citation_asked, citation_slots = citation_requests(works)
         steps = InstanceSteps(len(works), claim_slots, citation_slots, bar.step, bar.touch) if bar else None
@@ -308,22 +309,26 @@ class DocLens:
             steps.finish()
         claim_lookup = dict(zip(claim_slots, claim_answers))
         citation_lookup = dict(zip(citation_slots, citation_answers))
-        judged_here = [family for family in self.families if family is not SOURCE_SUPPORT]
+        judged_here = [family for family in self.families if not family.judges_itself]
         results = [instance_result(i, work, claim_lookup, citation_lookup, self.counting_rule, judged_here,
                                    note_lookup) for i, work in enumerate(works)]
-        if self.source_support is not None:
-            for i, verdicts in self.source_support.judge(works, self.evaluator).items():
-                results[i].source_support = verdicts
-                results[i].scores.update(SOURCE_SUPPORT.instance_scores(
-                    SOURCE_SUPPORT.counts(results[i], self.counting_rule)))
+        self._judge_families(works, results)
         if self.settings.on_unparsed == "raise":
             bad = [r.id for r in results if any(v.status in NO_VERDICT for v in
                                                  r.reference_claims + r.prediction_claims + r.statements
-                                                 + (r.source_support or []))]
+                                                 + [item for items in r.family_items.values() for item in items])]
             if bad:
                 raise UnparsedJudgementError(f"judge replies could not be parsed, or the call failed, for instance(s) "
                                              f"{', '.join(bad)} (on_unparsed='raise')")
         return results
+
+    def _judge_families(self, works: list[Work], results: list[InstanceResult]) -> None:
+        """Each family's own judging step (:meth:`doclens.families.MetricFamily.judge`): its items
+        kept in the results, its per-instance scores added."""
+        for family in own_item_families(self.families):
+            for i, items in family.judge(works, self).items():
+                results[i].family_items[family.name] = items
+                results[i].scores.update(family.instance_scores(family.counts(results[i], self.counting_rule)))
 
     def _check_claim_answers(self, asked: list, answers: list) -> None:
         if len(answers) != len(asked) or any(len(a) != len(r.claims) for a, r in zip(answers, asked)):
@@ -340,7 +345,7 @@ class DocLens:
         task = check_task(task, where)
         run.tasks.add(task)
         work = Work(instance, task)
-        if task == "question_summarization":
+        if task == Task.QUESTION_SUMMARIZATION:
             # The whole question is one claim (docs/design.md §4).
             work.ref_claims = {None: [instance.reference.strip()] if instance.reference.strip() else []}
             prediction = strip_citations(instance.prediction)
@@ -375,8 +380,8 @@ class DocLens:
                 if texts is not None:
                     run.numbered_sources[how] = run.numbered_sources.get(how, 0) + 1
                     return parse_source_units(texts)
-            if (self.source_support is not None and isinstance(source, str) and source.strip()
-                    and not source.lstrip().startswith("[0]")):
+            if (any(family.reads_plain_source for family in self.families) and isinstance(source, str)
+                    and source.strip() and not source.lstrip().startswith("[0]")):
                 run.uncitable.append(instance.id)
                 return None
             return parse_source_units(source)
@@ -384,11 +389,11 @@ class DocLens:
             raise InputError(f"{where}field 'source': {exc}", field="source") from exc
 
     def _statements(self, prediction: str, task: str, units: set[int], run: RunMeta) -> list[Statement]:
-        if task == "note_generation":
+        if task == Task.NOTE_GENERATION:
             statements: list[Statement] = []
             for section, start, end in note_section_spans(prediction):
                 statements += parse_statements(prediction[start:end], section=section, start_index=len(statements))
-        elif task == "question_summarization" and self.settings.question_statements == "whole":
+        elif task == Task.QUESTION_SUMMARIZATION and self.settings.question_statements == "whole":
             statements = whole_statement(prediction)
         else:
             statements = parse_statements(prediction)
@@ -410,7 +415,7 @@ class DocLens:
             for claims, text, field_name in ((work.ref_claims, work.instance.reference, "reference_claims"),
                                              (work.pred_claims, strip_citations(work.instance.prediction),
                                               "prediction_claims")):
-                if claims or work.task == "question_summarization":
+                if claims or work.task == Task.QUESTION_SUMMARIZATION:
                     continue
                 if self.extractor is None:
                     raise InputError(f"instance {work.instance.id!r}: no '{field_name}' given and no extractor "
@@ -448,7 +453,7 @@ def _given_claims(given, task: str, field_name: str, where: str) -> dict[str | N
     """Claims given in the input: a list (the whole text) or, for notes, a section mapping."""
     if not isinstance(given, dict):
         return {None: list(given)}
-    if task != "note_generation":
+    if task != Task.NOTE_GENERATION:
         raise InputError(f"{where}field '{field_name}' is a section mapping, which only the "
                          f"note_generation task takes (task is {task!r})", field=field_name)
     unknown = sorted(set(given) - set(SECTION_NAMES))

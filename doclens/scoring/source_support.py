@@ -30,15 +30,12 @@ from collections.abc import Iterable
 
 from doclens.core.errors import ConfigurationError, InputError
 from doclens.core.support import SUPPORT_LABELS, SupportJudgement, SupportVerdict
-from doclens.core.types import EXTRACTION_FAILED, NO_VERDICT, STATUS_FAILED
+from doclens.core.types import EXTRACTION_FAILED, NO_VERDICT, STATUS_FAILED, Direction
 from doclens.evaluators.base import ClaimRequest, Evaluator
-from doclens.families import FAMILIES
+from doclens.families import selectors
 from doclens.retrieval.config import RetrievalConfig
 from doclens.scoring.signature import SignatureField, render_signature
 
-#: The metric families ``metrics=`` names (each turns on the registered families of that selector,
-#: :func:`doclens.families.selected`).
-METRIC_FAMILIES = tuple(dict.fromkeys(family.selector for family in FAMILIES))
 NO_FACTS = "the source has no facts (no sentence or row with a letter or digit): nothing addresses the claim"
 
 
@@ -49,10 +46,11 @@ def check_metrics(metrics: None | str | Iterable[str]) -> tuple[str, ...]:
         return ("doclens",)
     names = [m.strip() for m in (metrics.split(",") if isinstance(metrics, str) else metrics)]
     names = [m for m in names if m]
-    unknown = [m for m in names if m not in METRIC_FAMILIES]
+    known = selectors()  # the registered families' (doclens.families.register adds one)
+    unknown = [m for m in names if m not in known]
     if unknown:
         raise ConfigurationError(f"unknown metric family {', '.join(map(repr, unknown))}; choose from "
-                                 f"{', '.join(METRIC_FAMILIES)}")
+                                 f"{', '.join(known)}")
     if "doclens" not in names:
         raise ConfigurationError("metrics must include 'doclens' (source_support judges the claims that the DocLens "
                                  "metrics extract): use 'doclens,source_support'")
@@ -127,7 +125,7 @@ class SourceSupport:
                                            evidence=[evidence_record(hit) for hit in hits])
                 premise = "\n".join(hit.fact.premise_text for hit in hits)
                 groups.setdefault((work.task, premise), []).append((i, slot, claim))
-        requests = [ClaimRequest(premise, [claim for _, _, claim in members], task, "support")
+        requests = [ClaimRequest(premise, [claim for _, _, claim in members], task, Direction.SUPPORT)
                     for (task, premise), members in groups.items()]
         answers = evaluator.judge_support_many(requests) if requests else []
         if len(answers) != len(requests) or any(len(a) != len(r.claims) for a, r in zip(answers, requests)):

@@ -23,6 +23,7 @@ from doclens.core.types import (
     CitationVerdict,
     ClaimJudgement,
     ClaimVerdict,
+    Direction,
     InstanceResult,
 )
 from doclens.evaluators.base import CitationRequest, ClaimRequest
@@ -43,8 +44,8 @@ NOWHERE_NOTE = "[not in its section; judged against the whole note]"
 def _directions(work: Work):
     """``(direction, claims by section, premise text, field)``: reference claims are judged
     against the prediction (recall), prediction claims against the reference (precision)."""
-    return (("recall", work.ref_claims, strip_citations(work.instance.prediction), "reference_claims"),
-            ("precision", work.pred_claims, work.instance.reference, "prediction_claims"))
+    return ((Direction.RECALL, work.ref_claims, strip_citations(work.instance.prediction), "reference_claims"),
+            (Direction.PRECISION, work.pred_claims, work.instance.reference, "prediction_claims"))
 
 
 def claim_requests(works: list[Work], section_fallback: str = "note") -> tuple[list[ClaimRequest], list[tuple]]:

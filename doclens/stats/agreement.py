@@ -269,8 +269,8 @@ def pairwise_agreement(system_scores: dict[str, dict[str, float | None]], prefer
 
 def report_metric_scores(report, metric: str) -> dict[str, float | None]:
     """``{id: per-instance score}`` of one metric (``claim_recall`` …) from a :class:`doclens.Report`."""
-    from doclens.core.metrics import METRICS
+    from doclens.families import DOCLENS_METRICS
 
-    if metric not in METRICS:
-        raise InputError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}", field="metric")
+    if metric not in DOCLENS_METRICS:
+        raise InputError(f"unknown metric {metric!r}; choose one of {', '.join(DOCLENS_METRICS)}", field="metric")
     return {r.id: r.scores.get(metric) for r in report.instances}

@@ -42,7 +42,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from doclens.core.metrics import F1_OF, METRICS, aggregate, f1, ratio
+from doclens.core.metrics import F1_OF, aggregate, f1, ratio
+from doclens.families import DOCLENS_METRICS
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 12345
@@ -61,7 +62,7 @@ def not_informative(n: int, minimum: int = MIN_INSTANCES) -> str:
 
 #: every statistic an interval is computed for: each metric pooled, then each ``<metric>_macro``,
 #: then claim F1 pooled and macro (:func:`doclens.core.metrics.f1`)
-STATISTICS = tuple(METRICS) + tuple(f"{m}_macro" for m in METRICS) + tuple(
+STATISTICS = DOCLENS_METRICS + tuple(f"{m}_macro" for m in DOCLENS_METRICS) + tuple(
     name + suffix for name in F1_OF for suffix in ("", "_macro"))
 
 
@@ -163,7 +164,7 @@ class CountTable:
     recall and precision; its macro F1 the mean of its instances' F1.
     """
 
-    def __init__(self, per_instance: Sequence[dict], metrics: Sequence[str] = METRICS):
+    def __init__(self, per_instance: Sequence[dict], metrics: Sequence[str] = DOCLENS_METRICS):
         self.size = len(per_instance)
         self.per_instance = per_instance
         self.metrics = tuple(metrics)
@@ -201,8 +202,8 @@ class CountTable:
 
     def point_estimates(self) -> dict[str, float | None]:
         """The statistics on the instances as given: :func:`doclens.core.metrics.aggregate`'s scores."""
-        if self.metrics == tuple(METRICS):
-            scores = aggregate(self.per_instance)[0]
+        if self.metrics == DOCLENS_METRICS:
+            scores = aggregate(self.per_instance, DOCLENS_METRICS)[0]
             return {k: scores[k] for k in self.statistic_names}
         values = self.statistics(np.ones((1, self.size)))[0] if self.size else [np.nan] * len(self.statistic_names)
         return {k: None if np.isnan(v) else float(v) for k, v in zip(self.statistic_names, values)}
@@ -276,7 +277,7 @@ def _check(n_resamples: int, confidence: float) -> None:
 
 def bootstrap_intervals(per_instance: Sequence[dict], n_resamples: int = DEFAULT_RESAMPLES,
                         seed: int | None = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE,
-                        min_instances: int = MIN_INSTANCES, metrics: Sequence[str] = METRICS) -> dict[str, Interval]:
+                        min_instances: int = MIN_INSTANCES, metrics: Sequence[str] = DOCLENS_METRICS) -> dict[str, Interval]:
     """``{statistic: Interval}`` for every metric of ``metrics``, pooled and ``_macro`` (see the
     module docstring).
 
@@ -345,7 +346,7 @@ def align_by_id(ids_a: Sequence[str], counts_a: Sequence[dict], ids_b: Sequence[
 
 def paired_bootstrap(counts_a: Sequence[dict], counts_b: Sequence[dict], n_resamples: int = DEFAULT_RESAMPLES,
                      seed: int | None = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE,
-                     min_instances: int = MIN_INSTANCES, metrics: Sequence[str] = METRICS) -> dict[str, Difference]:
+                     min_instances: int = MIN_INSTANCES, metrics: Sequence[str] = DOCLENS_METRICS) -> dict[str, Difference]:
     """``{statistic: Difference}``: ``B − A`` and its paired-bootstrap percentile interval.
 
     ``counts_a[i]`` and ``counts_b[i]`` must describe the same instance (see :func:`align_by_id`).

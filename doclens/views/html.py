@@ -31,10 +31,9 @@ from typing import IO
 import jinja2
 from markupsafe import Markup
 
-from doclens.core.metrics import METRICS
 from doclens.core.signature import Signature
 from doclens.core.types import NO_VERDICT, CitationVerdict, ClaimVerdict, InstanceResult
-from doclens.families import APPLIES, CITATIONS, CountingRule
+from doclens.families import APPLIES, CITATIONS, FAMILIES, CountingRule, family_metrics
 from doclens.inputs.jsonl import SourceIndex
 from doclens.reports.files import write_atomically
 from doclens.stats.bootstrap import Interval
@@ -197,7 +196,15 @@ def _sectioned(items: Sequence) -> Iterator[tuple[str | None, object]]:
 
 
 def _score_line(result: InstanceResult) -> str:
-    return " ".join(f"{m.replace('_', ' ')} {_percent(result.scores.get(m))}" for m in METRICS if m in result.scores)
+    shown = family_metrics([family for family in FAMILIES if family.on_instance_line])
+    return " ".join(f"{m.replace('_', ' ')} {_percent(result.scores.get(m))}" for m in shown if m in result.scores)
+
+
+def _family_blocks(header: dict) -> list[tuple[str, dict]]:
+    """``(family name, block)`` of each registered family whose block the report holds, in table
+    order (:attr:`doclens.Report.blocks`)."""
+    return [(family.name, header[family.name]) for family in FAMILIES
+            if isinstance(header.get(family.name), dict) and header[family.name]]
 
 
 def _source_units(source: dict | None):
@@ -232,8 +239,8 @@ def _environment() -> jinja2.Environment:
         placement_lines=placement_lines,
         counted=lambda counts: ", ".join(f"{k} {v}" for k, v in counts.items()),
         citations_apply=lambda result, rule: CITATIONS.applicability(result, CountingRule.of(rule)) == APPLIES,
-        evidence_shown=SUPPORT_EVIDENCE_SHOWN, metrics=METRICS, demo_banner=demo_banner, judge_label=judge_label,
-        shown_columns=shown_columns,
+        evidence_shown=SUPPORT_EVIDENCE_SHOWN, demo_banner=demo_banner, judge_label=judge_label,
+        shown_columns=shown_columns, family_blocks=_family_blocks,
         precise=Markup("precise"), imprecise=Markup("imprecise"), nocheck=Markup("nocheck"))
     return environment
 

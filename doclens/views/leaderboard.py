@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from doclens.core.metrics import CLAIM_F1
 from doclens.core.signature import Signature
+from doclens.families import selected
 from doclens.stats.bootstrap import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
@@ -130,7 +130,7 @@ def rank_group(entries: Sequence[Entry], metric: str = "claim_recall", n_resampl
 
 
 #: the leaderboard's columns, pooled with intervals: claim F1 beside its two sides
-COLUMNS = ("claim_recall", "claim_precision", CLAIM_F1, "citation_recall", "citation_precision")
+COLUMNS = tuple(name for family in selected() for name in (*family.metrics, *family.derived_scores({})))
 
 
 def shown_columns(entries: Sequence[Entry], metric: str) -> tuple[list[str], list[str]]:

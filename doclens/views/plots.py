@@ -36,7 +36,7 @@ import re
 from collections.abc import Callable, Sequence
 from html import escape
 
-from doclens.core.metrics import METRICS
+from doclens.families import DOCLENS_METRICS
 from doclens.reports.plots import (
     DPI,
     SECTION_METRICS,
@@ -378,7 +378,7 @@ def _interval_text(interval) -> str:
     return f"{100 * interval.point:.2f} [{100 * interval.low:.2f}, {100 * interval.high:.2f}]"
 
 
-def instance_scores(counts: Sequence[dict], metrics: Sequence[str] = METRICS) -> dict[str, list[float | None]]:
+def instance_scores(counts: Sequence[dict], metrics: Sequence[str] = DOCLENS_METRICS) -> dict[str, list[float | None]]:
     """``{metric: per-instance score or None}`` from per-instance ``{metric: (hits, items)}``
     (what :func:`doclens.reports.scores_files.scan_report` returns): a report page's distribution."""
     return {m: [c[m][0] / c[m][1] if m in c and c[m][1] else None for c in counts] for m in metrics}
@@ -392,13 +392,13 @@ def report_plots_html(header: dict, ids: Sequence[str], scores: dict[str, Sequen
     parts = ["<h2>Plots</h2>"]
     sections = header.get("sections") or {}
     if sections:
-        rows = [[cut(section, NAME_CHARS)] + [_percent(values.get(m)) for m in METRICS]
+        rows = [[cut(section, NAME_CHARS)] + [_percent(values.get(m)) for m in DOCLENS_METRICS]
                 for section, values in sections.items()]
         parts.append(drawn("the section bars", lambda: figure_html(
             section_figure({"report": sections}, SECTION_METRICS, "the section bars"),
             "report-sections", "sections", "Claim recall and precision per note section (×100)",
             "; ".join(f"{r[0]}: recall {r[1]}, precision {r[2]}" for r in rows),
-            _table(["section", *METRICS], rows))))
+            _table(["section", *DOCLENS_METRICS], rows))))
     if ids and any(v is not None for values in scores.values() for v in values):
         parts.append(drawn("the score distribution", lambda: _distribution_html(header, ids, scores)))
     breakdown = verdict_breakdown(header.get("counts") or {}, header.get("unparsed") or {},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from doclens.core.metrics import CLAIM_F1
 from doclens.core.tasks import SECTION_LABELS
-from doclens.families import CLAIMS, FAMILIES, family_metrics
+from doclens.families import CLAIMS, FAMILIES, family_metrics, reported
 from doclens.families.claims import OTHER_SECTION_BY_SECTION, OTHER_SECTION_COUNT
 from doclens.views.labels import demo_banner
 from doclens.views.visible import visible
@@ -15,8 +15,8 @@ MIN_SECTION_ITEMS = 20
 
 def reported_metrics(scores: dict) -> list[str]:
     """The metrics a report's tables show, family by family: the DocLens metrics always, an
-    opt-in family's where the report has its scores."""
-    return [m for family in FAMILIES for m in family.metrics if family.selector == "doclens" or m in scores]
+    opt-in family's where the report has its scores (:func:`doclens.families.reported`)."""
+    return list(family_metrics(reported(scores)))
 
 
 def summary_text(report, min_section_items: int = MIN_SECTION_ITEMS) -> str:

@@ -8,9 +8,9 @@ import datasets
 import evaluate
 
 import doclens
-from doclens.core.metrics import f1
 from doclens.core.tasks import SECTION_NAMES
 from doclens.evaluators import EVALUATOR_PRESETS, load_evaluator, load_extractor
+from doclens.families import derived_scores, reported
 
 _CITATION = """\
 @inproceedings{xie-etal-2024-doclens,
@@ -267,8 +267,8 @@ class Doclens(evaluate.Metric):
             result["baselines"] = {name: value["scores"] for name, value in report.baselines.items()}
         if return_report:
             result["report"] = report.to_dict()
-        if return_instance_scores:
+        if return_instance_scores:  # each instance's scores, and those its families derive (claim F1)
+            families = reported(report.scores)
             result["instance_scores"] = [
-                {"id": r.id, **r.scores, "claim_f1": f1(r.scores.get("claim_recall"), r.scores.get("claim_precision"))}
-                for r in report.instances]
+                {"id": r.id, **r.scores, **derived_scores(r.scores, families)} for r in report.instances]
         return result

@@ -51,7 +51,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from doclens.core.support import SupportJudgement
-from doclens.core.types import NO_VERDICT, CitationJudgement, ClaimJudgement
+from doclens.core.tasks import Task
+from doclens.core.types import NO_VERDICT, CitationJudgement, ClaimJudgement, Direction
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
 from doclens.evaluators.cache import CachedAnswers, cache_key
 from doclens.evaluators.llm.prompting import Fence, load_prompt, make_fence
@@ -68,9 +69,9 @@ from doclens.parsing.judge_replies import (
 logger = logging.getLogger("doclens")
 
 STYLES = ("json_cot", "cot", "json")
-DIRECTIONS = ("recall", "precision")
+DIRECTIONS = (Direction.RECALL, Direction.PRECISION)
 #: The direction of a source-support request: claims of the prediction against source evidence.
-SUPPORT = "support"
+SUPPORT = Direction.SUPPORT
 
 #: Explanation recorded when the endpoint refuses a prompt as longer than the model's window
 #: and it cannot be split further (one claim, or one statement): never truncated, never silent.
@@ -118,7 +119,7 @@ def check_style(style: str) -> str:
 
 def claims_prompt_name(style: str, task: str) -> str:
     """``judge/claims.<style>``, or ``judge/question.<style>`` for question summarisation."""
-    family = "question" if task == "question_summarization" else "claims"
+    family = "question" if task == Task.QUESTION_SUMMARIZATION else "claims"
     return f"judge/{family}.{check_style(style)}"
 
 
@@ -183,7 +184,7 @@ def citation_fence(statement: str, cited: dict[int, str]) -> Fence:
 def one_call_per_claim(style: str, task: str) -> bool:
     """Whether the style judges each claim in its own call (``cot``, and question
     summarisation, whose one claim is the whole question)."""
-    return check_style(style) == "cot" or task == "question_summarization"
+    return check_style(style) == "cot" or task == Task.QUESTION_SUMMARIZATION
 
 
 def render_claims(style: str, task: str, direction: str, premise: str, claims: Sequence[str],
@@ -207,7 +208,7 @@ def render_claims(style: str, task: str, direction: str, premise: str, claims: S
     numbers = claim_ids(claims, ids)
     if fence is None:
         fence = claims_fence(premise, claims)
-    if task == "question_summarization":
+    if task == Task.QUESTION_SUMMARIZATION:
         return template.render(question_a=fence.wrap(premise), question_b=fence.wrap(claims[0]),
                                claim_id=numbers[0], **fence.values())
     if style == "cot":
