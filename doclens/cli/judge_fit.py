@@ -135,7 +135,7 @@ def add_parser(sub) -> None:
                      help=f"cross-validation folds (default {defaults.folds}; fewer when there are fewer groups)")
     fit.add_argument("--alignment", action="store_true",
                      help="also weigh MiniLM's token alignment of the claim with its closest note sentences "
-                          "(slower to judge; no better on the shipped set: cards/clinical-rules.md)")
+                          "(more MiniLM passes a claim; no better on the shipped set: cards/clinical-rules.md)")
     fit.add_argument("--json", action="store_true", help="print the model's provenance, weights and CV errors as JSON")
     fit.add_argument("--show-wrong", type=number(int, 0, what="an integer of at least 0"), default=10, metavar="N",
                      help="items judged wrongly in cross-validation to print (default 10)")
