@@ -57,11 +57,12 @@ def write_items(path: Path, items: list[dict]) -> None:
     path.write_text("".join(json.dumps(item) + "\n" for item in items), encoding="utf-8")
 
 
-def judge_fit_arguments(guard: Path, output: Path, l2: float, jq_weight: float) -> list[str]:
-    """The ``doclens judge-fit`` command line of the shipped model."""
+def judge_fit_arguments(guard: Path, output: Path, l2: float, jq_weight: float, alignment: bool = False) -> list[str]:
+    """The ``doclens judge-fit`` command line of the shipped model (``alignment``: the measured,
+    unshipped variant that also weighs MiniLM's token alignment)."""
     return ["judge-fit", "--set", "real-outputs", "--half", "dev", "--guard", str(guard), "--guard-group-column",
             "group", "--l2", f"{l2:g}", "--guard-weight", f"{jq_weight:g}", "--kind-floor", "0.9", "--folds", "10",
-            "--json", "-o", str(output)]
+            "--json", "-o", str(output)] + ["--alignment"] * alignment
 
 
 def main() -> int:
@@ -72,6 +73,10 @@ def main() -> int:
     parser.add_argument("--errors", action="store_true",
                         help="kept for older command lines: judge-fit's JSON always lists the items judged wrongly")
     parser.add_argument("--guard-out", help="also keep the guard items (judge_quality's dev pairs) in this JSONL file")
+    parser.add_argument("--alignment", action="store_true",
+                        help="also weigh MiniLM's token alignment (the variant measured in cards/clinical-rules.md, "
+                             "not shipped)")
+    parser.add_argument("-o", "--output", help="write the model to this file (with --alignment, say where)")
     parser.add_argument("--write", action="store_true", help=f"save the model as doclens/evaluators/rules/{MODEL_FILE}")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
@@ -80,8 +85,9 @@ def main() -> int:
         write_items(guard, items)
         if args.guard_out:
             write_items(Path(args.guard_out), items)
-        output = REPO / "doclens" / "evaluators" / "rules" / MODEL_FILE if args.write else Path(folder) / MODEL_FILE
-        return doclens_main(judge_fit_arguments(guard, output, args.l2, args.jq_weight))
+        output = (REPO / "doclens" / "evaluators" / "rules" / MODEL_FILE if args.write
+                  else Path(args.output) if args.output else Path(folder) / MODEL_FILE)
+        return doclens_main(judge_fit_arguments(guard, output, args.l2, args.jq_weight, args.alignment))
 
 
 if __name__ == "__main__":

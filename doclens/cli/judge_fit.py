@@ -25,6 +25,8 @@ def _command(args: argparse.Namespace) -> str:
         parts.append(f"--guard-group-column {args.guard_group_column}")
     parts.append(f"--l2 {args.l2:g} --guard-weight {args.guard_weight:g} --kind-floor {args.kind_floor:g} "
                  f"--folds {args.folds}")
+    if args.alignment:
+        parts.append("--alignment")
     return " ".join(parts)
 
 
@@ -78,8 +80,10 @@ def run(args: argparse.Namespace) -> int:
         if unkinded:
             raise InputError(f"{args.guard}: guard items need a 'kind' (the floor applies per kind); "
                              f"{unkinded[0]} has none", field="kind")
-    settings = FitSettings(l2=args.l2, guard_weight=args.guard_weight, kind_floor=args.kind_floor, folds=args.folds)
+    settings = FitSettings(l2=args.l2, guard_weight=args.guard_weight, kind_floor=args.kind_floor, folds=args.folds,
+                           alignment=args.alignment)
     judge = ClinicalRulesJudge(decision="rules")  # the features; its decision is what is being fitted
+    judge.token_alignment = args.alignment  # measured only when the model is to weigh it (slower)
     rows = assess_rows(judge, labelled.items) + (assess_rows(judge, guard.items, guard=True) if guard else [])
     sources = {"items": labelled.name, "undecided_left_out": labelled.undecided,
                **({"guard": guard.name} if guard else {})}
@@ -129,6 +133,9 @@ def add_parser(sub) -> None:
                      help=f"L2 penalty on the standardised weights (default {defaults.l2:g})")
     fit.add_argument("--folds", type=number(int, 2, what="an integer of at least 2"), default=defaults.folds,
                      help=f"cross-validation folds (default {defaults.folds}; fewer when there are fewer groups)")
+    fit.add_argument("--alignment", action="store_true",
+                     help="also weigh MiniLM's token alignment of the claim with its closest note sentences "
+                          "(more MiniLM passes a claim; no better on the shipped set: cards/clinical-rules.md)")
     fit.add_argument("--json", action="store_true", help="print the model's provenance, weights and CV errors as JSON")
     fit.add_argument("--show-wrong", type=number(int, 0, what="an integer of at least 0"), default=10, metavar="N",
                      help="items judged wrongly in cross-validation to print (default 10)")

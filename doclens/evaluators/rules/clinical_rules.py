@@ -83,6 +83,7 @@ from dataclasses import dataclass
 from doclens.core.errors import ConfigurationError
 from doclens.core.types import ClaimJudgement
 from doclens.evaluators.base import ClaimRequest, Evaluator
+from doclens.evaluators.rules.alignment import NotYetEncoded, TokenAligner
 from doclens.evaluators.rules.analysis import Analyser, context_rules, section_key_words
 from doclens.evaluators.rules.assertion import assertion_problems, reports_result
 from doclens.evaluators.rules.content import abbreviation_found, opposite, other_qualifier, said_absent
@@ -92,7 +93,7 @@ from doclens.evaluators.rules.findings import FINDING_KINDS, Assessment, Finding
 from doclens.evaluators.rules.near_misses import near_miss_problems
 from doclens.evaluators.rules.numbers import number_and_side_problems
 from doclens.evaluators.rules.sentences import Sentence, Word
-from doclens.evaluators.rules.words import DRUGS, POLAR, is_content, is_drug
+from doclens.evaluators.rules.words import DRUGS, POLAR, STOP_WORDS, is_content, is_drug
 
 #: What this module gave before the rules were split by kind (issue 40): the judge, and the names
 #: callers import from here (the rest lives in the modules above).
@@ -205,6 +206,9 @@ class ClinicalRulesJudge(Evaluator):
         self._word_matrices: dict[tuple[str, ...], object] = {}
         #: id of a premise's sentence list → (that list, its view); the list is held so its id stays its own
         self._premise_views: OrderedDict[int, tuple[list[Sentence], _PremiseView]] = OrderedDict()
+        #: token alignment (:mod:`~doclens.evaluators.rules.alignment`): measured when the decision model reads it
+        self._aligner = TokenAligner(self._load_encoder, STOP_WORDS)
+        self.token_alignment = self._decision_model is not None and self._decision_model.reads_alignment
 
     def _load_encoder(self):
         """The package's sentence encoder (:mod:`doclens.evaluators.models.sentence_encoder`) on the
@@ -259,21 +263,24 @@ class ClinicalRulesJudge(Evaluator):
         if self.paraphrase == "none":
             return {pair: self._judge(*pair) for pair in todo}
         self._wanted = set()
+        self._aligner.start_rounds()
         try:
             while todo:
                 deferred = []
                 for pair in todo:
                     try:
                         results[pair] = self._judge(*pair)
-                    except _Unencoded:
+                    except (_Unencoded, NotYetEncoded):
                         deferred.append(pair)
                 if deferred:
                     texts = list(self._wanted)
                     self._round_vectors.update(zip(texts, self._load_encoder().encode(texts)))
                     self._wanted.clear()
+                    self._aligner.encode_wanted()
                 todo = deferred
         finally:
             self._wanted, self._round_vectors = None, {}
+            self._aligner.end_rounds()
         return results
 
     @property
@@ -374,7 +381,19 @@ class ClinicalRulesJudge(Evaluator):
         findings += [f for f in near_miss_problems(analyser, [w for w in words if w.text.lower() not in key], claim_sentences,
                                                    premise_sentences) if not (f.kind == "dose" and numbers_differ)]
         features = self._features(claim, words, key, missing, findings, forgiven, premise_sentences, claim_sentences)
+        features.update(self._alignment(claim, words, findings, premise_sentences))
         return Assessment(findings, forgiven, None if best is None else best.text, features)
+
+    def _alignment(self, claim: str, words: list[Word], findings: list[Finding],
+                   premise_sentences: list[Sentence]) -> dict[str, float]:
+        """The token alignment (:mod:`~doclens.evaluators.rules.alignment`) when the decision model
+        weighs it and no contradiction has decided; its candidates are the sentences with the most
+        claim keys in common, ties in note order."""
+        if not self.token_alignment or any((f.kind, f.conflict) in DECISIVE for f in findings):
+            return {}
+        stems = {w.stem for w in words}
+        ranked = sorted(premise_sentences, key=lambda s: -len(s.stems & stems))
+        return self._aligner.features(claim, [s.text for s in ranked])
 
     def _features(self, claim: str, words: list[Word], key: set[str], missing: list[str], findings: list[Finding],
                   forgiven: list[str], premise_sentences: list[Sentence],

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from doclens.evaluators.rules.alignment import FEATURES as ALIGNMENT_FEATURES
+
 #: What the model reads, as :meth:`ClinicalRulesJudge.assess` measures it. Shares are in [0, 1],
 #: flags 0 or 1, counts as they are.
 FEATURES = (
@@ -52,6 +54,10 @@ FEATURES = (
     "claim_negated",       # the claim negates something
     "claim_has_number",    # the claim states a number
 )
+#: Optional (``doclens judge-fit --alignment``): MiniLM's token alignment of the claim with its
+#: closest note sentences (:mod:`doclens.evaluators.rules.alignment`). Measured, it does not improve
+#: the shipped model (``cards/clinical-rules.md``), so the shipped model does not read it.
+OPTIONAL_FEATURES = ALIGNMENT_FEATURES
 
 #: Findings that reject a claim whatever the model says: (kind, conflict). See the module docstring.
 DECISIVE = frozenset({("number", True), ("side", True), ("drug", False), ("opposite", True), ("qualifier", True),
@@ -74,7 +80,7 @@ class DecisionModel:
     provenance: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
-        unknown = set(self.weights) - set(FEATURES)
+        unknown = set(self.weights) - set(FEATURES) - set(OPTIONAL_FEATURES)
         if unknown:
             raise ValueError(f"decision model: unknown features {sorted(unknown)}")
 
@@ -84,13 +90,19 @@ class DecisionModel:
         return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
     @property
+    def reads_alignment(self) -> bool:
+        """Whether the model weighs the token alignment (:mod:`doclens.evaluators.rules.alignment`)."""
+        return any(self.weights.get(name, 0.0) for name in ALIGNMENT_FEATURES)
+
+    @property
     def fingerprint(self) -> str:
         """Eight hex digits of the weights, bias and threshold (part of the judge's signature)."""
         text = json.dumps([sorted(self.weights.items()), self.bias, self.threshold])
         return hashlib.sha256(text.encode()).hexdigest()[:8]
 
     def to_json(self) -> dict:
-        return {"features": list(FEATURES), "weights": {f: self.weights.get(f, 0.0) for f in FEATURES},
+        names = [*FEATURES, *(f for f in OPTIONAL_FEATURES if f in self.weights)]
+        return {"features": names, "weights": {f: self.weights.get(f, 0.0) for f in names},
                 "bias": self.bias, "threshold": self.threshold, "provenance": self.provenance}
 
     @classmethod
@@ -124,8 +136,10 @@ def load_model(path: str | os.PathLike | None = None) -> DecisionModel:
 
 
 def fit(rows: list[dict[str, float]], labels: list[bool], weights: list[float] | None = None, *,
-        l2: float = 1.0, threshold: float = 0.5, provenance: dict | None = None) -> DecisionModel:
-    """Fit :class:`DecisionModel` on ``rows`` (features) and ``labels`` (supported or not).
+        l2: float = 1.0, threshold: float = 0.5, provenance: dict | None = None,
+        alignment: bool = False) -> DecisionModel:
+    """Fit :class:`DecisionModel` on ``rows`` (features) and ``labels`` (supported or not), over
+    :data:`FEATURES` and, with ``alignment``, :data:`OPTIONAL_FEATURES` too.
 
     Features are standardised for the fit (so ``l2`` weighs them alike) and the weights returned on
     their raw scale. Each class's total weight is made equal (``class_weight='balanced'``), then
@@ -141,7 +155,8 @@ def fit(rows: list[dict[str, float]], labels: list[bool], weights: list[float] |
 
     if not rows or len(rows) != len(labels):
         raise ValueError("fit needs as many labels as rows, and at least one")
-    x = np.array([[row.get(f, 0.0) for f in FEATURES] for row in rows], dtype=float)
+    names = (*FEATURES, *OPTIONAL_FEATURES) if alignment else FEATURES
+    x = np.array([[row.get(f, 0.0) for f in names] for row in rows], dtype=float)
     y = np.array(labels, dtype=float)
     if y.min() == y.max():
         raise ValueError("fit needs both supported and unsupported rows")
@@ -162,8 +177,8 @@ def fit(rows: list[dict[str, float]], labels: list[bool], weights: list[float] |
         grad[1:] += l2 / n * theta[1:]
         return value, grad
 
-    theta = minimize(loss, np.zeros(len(FEATURES) + 1), jac=True, method="L-BFGS-B").x
+    theta = minimize(loss, np.zeros(len(names) + 1), jac=True, method="L-BFGS-B").x
     raw = theta[1:] / scale
     bias = float(theta[0] - (raw * mean).sum())
-    return DecisionModel({f: round(float(v), 6) for f, v in zip(FEATURES, raw)}, round(bias, 6), threshold,
+    return DecisionModel({f: round(float(v), 6) for f, v in zip(names, raw)}, round(bias, 6), threshold,
                          provenance or {})

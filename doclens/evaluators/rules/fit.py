@@ -16,7 +16,9 @@ finding already rejects (:data:`~doclens.evaluators.rules.decision.DECISIVE`) ar
 but they count in every figure. Cross-validation is grouped: each item's ``fold_key`` (the
 encounter for the shipped set; the group column for a user's file; else the item) lands in one of
 ``folds`` folds, assigned in sorted order, so no note is in a fold's training and test rows at once.
-The threshold is the one of :data:`THRESHOLDS` with the best cross-validated balanced accuracy
+With ``alignment`` (``--alignment``) the model also weighs MiniLM's token alignment
+(:mod:`doclens.evaluators.rules.alignment`), measured for the rows it fits on. The threshold is
+the one of :data:`THRESHOLDS` with the best cross-validated balanced accuracy
 (compared at 3 decimals, as printed; the smallest on a tie) among those that keep every guard kind
 at ``kind_floor``. The final model is fitted on every row (not decided) at that threshold.
 
@@ -52,6 +54,8 @@ class FitSettings:
     guard_weight: float = 0.3
     kind_floor: float = 0.9
     folds: int = 10
+    #: also weigh MiniLM's token alignment (``decision.OPTIONAL_FEATURES``; ``--alignment``)
+    alignment: bool = False
 
     def __post_init__(self) -> None:
         if self.l2 < 0 or self.guard_weight <= 0 or not 0 <= self.kind_floor <= 1 or self.folds < 2:
@@ -101,7 +105,8 @@ def fit_rows(rows: Sequence[Row], settings: FitSettings) -> DecisionModel:
     """The model fitted on ``rows`` that no decisive finding rejects (threshold 0.5)."""
     chosen = [r for r in rows if not r.decided]
     return fit([r.features for r in chosen], [r.label for r in chosen],
-               [settings.guard_weight if r.guard else 1.0 for r in chosen], l2=settings.l2)
+               [settings.guard_weight if r.guard else 1.0 for r in chosen], l2=settings.l2,
+               alignment=settings.alignment)
 
 
 def fold_of(rows: Sequence[Row], folds: int) -> dict[str, int]:
