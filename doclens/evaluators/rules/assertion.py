@@ -63,50 +63,68 @@ def assertion_problems(words: list[Word], index: dict, reports_result: bool = Fa
     are not negated there); it holds when one note sentence negates the first negated word, or
     half the negated words, of the claim."""
     claim_stems = {w.stem for w in words}
-    negated = [w for w in words if w.status == "negated"]
-    if negated:
-        # the negation holds where the note speaks of the negated concept most closely: "denies
-        # numbness in his right foot" is not supported by "no numbness in the hands" when the
-        # note says "reports numbness … in his right foot"
-        about = [sentence for found in map(index.get, {w.stem for w in negated}) for _, sentence in (found or [])]
-        best = max((len(sentence.stems & claim_stems) for sentence in about), default=0)
-        if any(_negates(sentence, negated, claim_stems) for sentence in about if len(sentence.stems & claim_stems) == best):
-            words = [w for w in words if w.status != "negated"]
+    if _negation_holds(words, index, claim_stems):
+        words = [w for w in words if w.status != "negated"]
     conflicts: dict[tuple[str, str, str], list[str]] = {}
     for word in words:
-        if word.dependent:
-            continue  # "no problems with the knee" says nothing of the knee's status
-        if word.text.lower() in ("controlled", "control"):
-            continue  # its negation is a direction ("not well controlled" = "poorly controlled"): _direction_problems
-        found = index.get(word.stem)
-        if not found:
-            continue
-        # the word's status where the note speaks of the claim's concept: the occurrences in
-        # the sentences with the most claim keys ("reports numbness in his right foot" against
-        # "denies numbness … in his right foot", whatever numbness the note affirms elsewhere)
-        common = [len(sentence.stems & claim_stems) for _, sentence in found]
-        best = max(common)
-        closest = [(w, sentence) for (w, sentence), n in zip(found, common) if n == best]
-        if word.status == "negated":
-            # a narrower negation ("denies left knee pain" for "denies any pain") neither
-            # supports the claim nor contradicts it; a stated finding does
-            if any(_covers(w, claim_stems) for w, _ in closest):
-                continue
-            # a stated finding contradicts the claim's negation only when it is the claim's whole
-            # negated concept: "heart sounds are regular" says nothing of "no extra heart sounds"
-            closest = [(w, sentence) for w, sentence in closest
-                       if w.status != "negated" and (word.phrase or {word.stem}) <= sentence.stems]
-            if not closest:
-                continue
-        elif any(_compatible(word.status, w.status, reports_result) for w, _ in closest):
-            continue
-        about_claim = best >= min(2, len(claim_stems))
-        if not about_claim and (word.status == "negated" or any(_compatible(word.status, w.status, reports_result)
-                                                                 for w, _ in found)):
-            continue  # a negated word the note gives only about something else ("right lower quadrant")
-        premise_word, sentence = closest[0]
-        key = (sentence.text, premise_word.status, word.status)
-        conflicts.setdefault(key, []).append(word.text.lower())
+        occurrence = _conflicting_occurrence(word, index, claim_stems, reports_result)
+        if occurrence is not None:
+            premise_word, sentence = occurrence
+            conflicts.setdefault((sentence.text, premise_word.status, word.status), []).append(word.text.lower())
     return [Finding("assertion", f"note says \"{short(text)}\" ({_describe(premise_status)}), claim states "
                     f"{', '.join(dict.fromkeys(conflicting))} {_describe(claim_status)}", conflict=True)
             for (text, premise_status, claim_status), conflicting in conflicts.items()]
+
+
+def _negation_holds(words: list[Word], index: dict, claim_stems: set[str]) -> bool:
+    """Whether the claim's negation holds where the note speaks of the negated concept most closely:
+    "denies numbness in his right foot" is not supported by "no numbness in the hands" when the
+    note says "reports numbness … in his right foot"."""
+    negated = [w for w in words if w.status == "negated"]
+    if not negated:
+        return False
+    about = [sentence for found in map(index.get, {w.stem for w in negated}) for _, sentence in (found or [])]
+    best = max((len(sentence.stems & claim_stems) for sentence in about), default=0)
+    return any(_negates(sentence, negated, claim_stems) for sentence in about if len(sentence.stems & claim_stems) == best)
+
+
+def _conflicting_occurrence(word: Word, index: dict, claim_stems: set[str],
+                            reports_result: bool) -> tuple[Word, Sentence] | None:
+    """The premise occurrence whose status conflicts with ``word``'s, read where the note speaks of
+    the claim's concept; ``None`` when none does."""
+    if word.dependent:
+        return None  # "no problems with the knee" says nothing of the knee's status
+    if word.text.lower() in ("controlled", "control"):
+        return None  # its negation is a direction ("not well controlled" = "poorly controlled"): near_misses
+    found = index.get(word.stem)
+    if not found:
+        return None
+    # the word's status where the note speaks of the claim's concept: the occurrences in
+    # the sentences with the most claim keys ("reports numbness in his right foot" against
+    # "denies numbness … in his right foot", whatever numbness the note affirms elsewhere)
+    common = [len(sentence.stems & claim_stems) for _, sentence in found]
+    best = max(common)
+    closest = [(w, sentence) for (w, sentence), n in zip(found, common) if n == best]
+    if word.status == "negated":
+        closest = _stated_against_negation(word, closest, claim_stems)
+        if not closest:
+            return None
+    elif any(_compatible(word.status, w.status, reports_result) for w, _ in closest):
+        return None
+    about_claim = best >= min(2, len(claim_stems))
+    if not about_claim and (word.status == "negated" or any(_compatible(word.status, w.status, reports_result)
+                                                             for w, _ in found)):
+        return None  # a negated word the note gives only about something else ("right lower quadrant")
+    return closest[0]
+
+
+def _stated_against_negation(word: Word, closest: list[tuple[Word, Sentence]],
+                             claim_stems: set[str]) -> list[tuple[Word, Sentence]]:
+    """The occurrences that contradict a negated claim word. A narrower negation ("denies left knee
+    pain" for "denies any pain") neither supports the claim nor contradicts it (none); a stated
+    finding contradicts the claim's negation only when it is the claim's whole negated concept:
+    "heart sounds are regular" says nothing of "no extra heart sounds"."""
+    if any(_covers(w, claim_stems) for w, _ in closest):
+        return []
+    return [(w, sentence) for w, sentence in closest
+            if w.status != "negated" and (word.phrase or {word.stem}) <= sentence.stems]

@@ -85,14 +85,14 @@ from doclens.core.types import ClaimJudgement
 from doclens.evaluators.base import ClaimRequest, Evaluator
 from doclens.evaluators.rules.analysis import Analyser, context_rules, section_key_words
 from doclens.evaluators.rules.assertion import assertion_problems, reports_result
-from doclens.evaluators.rules.content import abbreviation_found, opposite, other_qualifier, said_absent
+from doclens.evaluators.rules.content import missing_words, not_mentioned, said_otherwise
 from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE
 from doclens.evaluators.rules.decision import DECISIVE, DecisionModel, load_model
 from doclens.evaluators.rules.findings import FINDING_KINDS, Assessment, Finding, short
 from doclens.evaluators.rules.near_misses import near_miss_problems
 from doclens.evaluators.rules.numbers import number_and_side_problems
 from doclens.evaluators.rules.sentences import Sentence, Word
-from doclens.evaluators.rules.words import DRUGS, POLAR, is_content, is_drug
+from doclens.evaluators.rules.words import DRUGS, is_content, is_drug
 
 #: What this module gave before the rules were split by kind (issue 40): the judge, and the names
 #: callers import from here (the rest lives in the modules above).
@@ -488,25 +488,8 @@ class ClinicalRulesJudge(Evaluator):
         judged against the sentence MiniLM aligns the claim with (returned), and the missing words
         (an opposite that says the same, "not controlled" for "uncontrolled", is not missing); the
         ``key`` words (:func:`section_key_words`) are never missing."""
-        missing = [w for w in dict.fromkeys(w.text.lower() for w in words)
-                   if self.analyser.normal(w) not in index and not abbreviation_found(self.analyser, w, words, index)
-                   and w not in key and not said_absent(self.analyser, w, words, premise_sentences)]
-        problems: list[Finding] = []
-        kept = []
-        absent = []
-        for m in missing:
-            verdict = opposite(m, words, self._view(premise_sentences).first)
-            if verdict == "same":  # "not controlled" = "uncontrolled"
-                continue
-            absent.append(m)
-            if verdict is not None:
-                problems.append(Finding("opposite", verdict, conflict=True))
-            elif m in POLAR:
-                other = other_qualifier(m, best)
-                problems.append(Finding("qualifier", f"note says {other}, claim says {m}", conflict=True) if other
-                                else Finding("polar", f"note does not say {m}"))
-            else:
-                kept.append(m)
+        missing = missing_words(self.analyser, words, key, index, premise_sentences)
+        problems, kept, absent = said_otherwise(missing, words, self._view(premise_sentences).first, best)
         forgiven: list[str] = []
         # MiniLM aligns only a claim whose missing words could be forgiven (a drug or too many never are)
         if kept and not problems and best is not None and self._forgivable(kept, words):
@@ -517,15 +500,7 @@ class ClinicalRulesJudge(Evaluator):
             for m, used in self._substitutions(kept, words, best):
                 problems.append(Finding("substitution", f"note says {used}, claim says {m}", conflict=True))
                 kept.remove(m)
-        drugs = [m for m in kept if is_drug(m)]
-        others = [m for m in kept if not is_drug(m)]
-        if drugs:
-            present = sorted({w.text.lower() for s in premise_sentences for w in s.words if is_drug(w.text.lower())})
-            said = f"; note mentions {', '.join(present[:4])}" if present else ""
-            problems.append(Finding("drug", f"note does not mention {', '.join(drugs)} (drug){said}"))
-        if others:
-            problems.append(Finding("missing", f"note does not mention: {', '.join(others[:6])}"))
-        return problems, forgiven, best, absent
+        return problems + not_mentioned(kept, premise_sentences), forgiven, best, absent
 
     def _forgivable(self, missing: list[str], words: list[Word]) -> bool:
         """Whether the missing words could be forgiven at all, before any encoding: tolerance on,

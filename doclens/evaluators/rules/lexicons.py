@@ -200,31 +200,40 @@ def directions_of(lowers: list[str], negated: set[int], unsure: set[int]) -> lis
     control is its opposite ("not well controlled"); another negated or unsure direction states
     none ("has not improved" is not "worsened"). A raised level with no word of control in the text
     ("BP goes up when stressed", "blood pressure is elevated") says the thing is not controlled."""
-    found: list[tuple[str, int, str]] = []
-    for i, lower in enumerate(lowers):
-        if i in unsure:
-            continue
-        if lower in ("controlled", "control"):
-            words = [w for w in lowers[max(0, i - 3): i] if w not in ("-", "–")]
-            if lower == "control" and not (words[-1:] and (words[-1] in _CONTROL_GOOD | _CONTROL_BAD
-                                                          or words[-2:] == ["out", "of"])):
-                continue  # "blood pressure control", "bladder control issues": no direction
-            sign = -1 if (set(words[-2:]) & _CONTROL_BAD or words[-2:] == ["out", "of"]) else 1
-            shown = " ".join(lowers[max(0, i - 2): i + 1]) if lower == "control" else lower
-            found.append(("control", -sign if i in negated else sign, shown))
-        elif lower == "up" and i and lowers[i - 1] in _GOES:
-            if i - 1 not in negated:
-                found.append(("level", 1, f"{lowers[i - 1]} up"))
-        elif lower in DIRECTIONS and not _names_a_thing(lowers, i):
-            axis, sign = DIRECTIONS[lower]
-            if i in negated:
-                if axis == "control":
-                    found.append((axis, -sign, f"not {lower}"))
-                continue
-            found.append((axis, sign, lower))
+    found = [direction for i in range(len(lowers)) if i not in unsure
+             for direction in [_direction_at(lowers, i, negated)] if direction is not None]
     if not any(axis == "control" for axis, _, _ in found):
         found += [("control", -1, word) for axis, sign, word in found if axis == "level" and sign == 1]
     return found
+
+
+def _direction_at(lowers: list[str], i: int, negated: set[int]) -> tuple[str, int, str] | None:
+    """The direction the word at ``i`` states, if any (:func:`directions_of`)."""
+    lower = lowers[i]
+    if lower in ("controlled", "control"):
+        return _control_at(lowers, i, negated)
+    if lower == "up" and i and lowers[i - 1] in _GOES:
+        return None if i - 1 in negated else ("level", 1, f"{lowers[i - 1]} up")
+    if lower in DIRECTIONS and not _names_a_thing(lowers, i):
+        axis, sign = DIRECTIONS[lower]
+        if i in negated:
+            return (axis, -sign, f"not {lower}") if axis == "control" else None
+        return axis, sign, lower
+    return None
+
+
+def _control_at(lowers: list[str], i: int, negated: set[int]) -> tuple[str, int, str] | None:
+    """How well controlled "controlled" / "control" at ``i`` says a thing is: "well controlled" (1),
+    "poorly controlled", "out of control" (-1), turned by a negation; none for a bare "control"
+    ("blood pressure control", "bladder control issues")."""
+    lower = lowers[i]
+    words = [w for w in lowers[max(0, i - 3): i] if w not in ("-", "–")]
+    if lower == "control" and not (words[-1:] and (words[-1] in _CONTROL_GOOD | _CONTROL_BAD
+                                                  or words[-2:] == ["out", "of"])):
+        return None  # "blood pressure control", "bladder control issues": no direction
+    sign = -1 if (set(words[-2:]) & _CONTROL_BAD or words[-2:] == ["out", "of"]) else 1
+    shown = " ".join(lowers[max(0, i - 2): i + 1]) if lower == "control" else lower
+    return "control", -sign if i in negated else sign, shown
 
 
 #: Words after "high" / "low" that make a name, not a level: "high blood pressure" is hypertension

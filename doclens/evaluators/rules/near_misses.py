@@ -9,7 +9,7 @@ import re
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding
 from doclens.evaluators.rules.lexicons import RELATIVE_COVERS, contradicts, covers
-from doclens.evaluators.rules.sentences import Sentence, Word
+from doclens.evaluators.rules.sentences import Regimen, Sentence, Word
 
 #: A comparison, whose order of sides matters (:func:`_comparison_problems`).
 _COMPARING = re.compile(r"\b(?:more|less|worse|better|greater|than|compared)\b", re.IGNORECASE)
@@ -124,24 +124,30 @@ def _person_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[st
 def _regimen_problems(sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
     """A drug the note gives other doses or daily frequencies only; or a dose the note gives
     another drug where it gives this one none ("400 mg of acetaminophen" for "ibuprofen 400 mg")."""
-    problems = []
+    problems: list[Finding] = []
     regimens = [r for s in premise_sentences for r in s.regimens]
     for regimen in sentence.regimens:
         noted = [r for r in regimens if r.drug == regimen.drug]
-        doses = frozenset().union(*(r.doses for r in noted))
-        if regimen.doses and doses and not regimen.doses & doses:
-            problems.append(Finding("dose", f"note gives {regimen.name} {', '.join(sorted(doses))}, claim says "
-                                    f"{', '.join(sorted(regimen.doses))}", conflict=True))
-        elif regimen.doses and noted and not doses:
-            others = sorted({r.name for r in regimens if r.drug != regimen.drug and r.doses & regimen.doses})
-            if others:
-                problems.append(Finding("dose", f"note gives {', '.join(sorted(regimen.doses))} of {others[0]}, "
-                                        f"claim of {regimen.name}", conflict=True))
+        problems += _dose_problems(regimen, noted, regimens)
         frequencies = frozenset().union(*(r.frequencies for r in noted))
         if regimen.frequencies and frequencies and not regimen.frequencies & frequencies:
             problems.append(Finding("frequency", f"note gives {regimen.name} {_per_day(frequencies)}, claim says "
                                     f"{_per_day(regimen.frequencies)}", conflict=True))
     return problems
+
+
+def _dose_problems(regimen: Regimen, noted: list[Regimen], regimens: list[Regimen]) -> list[Finding]:
+    """``regimen``'s doses against the note's: ``noted`` gives the same drug, ``regimens`` every drug."""
+    doses = frozenset().union(*(r.doses for r in noted))
+    if regimen.doses and doses and not regimen.doses & doses:
+        return [Finding("dose", f"note gives {regimen.name} {', '.join(sorted(doses))}, claim says "
+                                f"{', '.join(sorted(regimen.doses))}", conflict=True)]
+    if regimen.doses and noted and not doses:
+        others = sorted({r.name for r in regimens if r.drug != regimen.drug and r.doses & regimen.doses})
+        if others:
+            return [Finding("dose", f"note gives {', '.join(sorted(regimen.doses))} of {others[0]}, "
+                                    f"claim of {regimen.name}", conflict=True)]
+    return []
 
 
 def _same_site(analyser: Analyser, site: str, other: str) -> bool:

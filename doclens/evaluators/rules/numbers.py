@@ -93,15 +93,22 @@ def number_and_side_problems(analyser: Analyser, claim_sentence: Sentence, premi
     found += [None if side.side == "bilateral" and _plural_in_both(analyser, claim_sentence, premise_sentences)
               else check_side(side, premise_sentences) for side in claim_sentence.sides]
     problems = [p for p in found if p]
+    if not problems:
+        problems += _apart(claim_sentence, premise_sentences)
+    return problems
+
+
+def _apart(claim_sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
+    """Several numbers and sides of one claim sentence that no premise sentence holds together
+    ("left kidney 10 cm" is not supported by "right kidney 10 cm … left kidney 12 cm")."""
     # a range's two ends are found apart: "range of motion 0 to 120 degrees" is "Extension: 0
     # degrees. Flexion: 120 degrees."; its first end is checked on its own only
     together = [n for k, n in claim_sentence.stated if k not in claim_sentence.range_starts]
-    if len(together) + len(claim_sentence.sides) > 1 and not problems:
-        # "left kidney 10 cm" is not supported by "right kidney 10 cm … left kidney 12 cm"
-        if not any(all(check_number(v, u, c, [s]) is None for v, u, c in together)
-                   and all(check_side(side, [s]) is None for side in claim_sentence.sides)
-                   for s in premise_sentences):
-            problems.append(Finding("together", "no note sentence holds " + ", ".join(
-                [f"{v} {u}" if u else v for v, u, _ in together]
-                + [side.phrase for side in claim_sentence.sides]) + " together"))
-    return problems
+    if len(together) + len(claim_sentence.sides) <= 1:
+        return []
+    if any(all(check_number(v, u, c, [s]) is None for v, u, c in together)
+           and all(check_side(side, [s]) is None for side in claim_sentence.sides)
+           for s in premise_sentences):
+        return []
+    return [Finding("together", "no note sentence holds " + ", ".join(
+        [f"{v} {u}" if u else v for v, u, _ in together] + [side.phrase for side in claim_sentence.sides]) + " together")]
