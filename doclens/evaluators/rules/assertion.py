@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from doclens.evaluators.rules.findings import Finding, short
-from doclens.evaluators.rules.sentences import Sentence, Word
+from doclens.evaluators.rules.findings import Finding, FindingKind, short
+from doclens.evaluators.rules.sentences import Sentence, Status, Word
 from doclens.evaluators.rules.words import RESULT_WORDS
 
 
@@ -15,22 +15,22 @@ def reports_result(claim: str) -> bool:
     return any(w in RESULT_WORDS for w in re.findall(r"[a-z]+", claim.lower()))
 
 
-def _compatible(claim_status: str, premise_status: str, reports_result: bool = False) -> bool:
+def _compatible(claim_status: Status, premise_status: Status, reports_result: bool = False) -> bool:
     """Whether a claim word's status is supported by the premise word's. ``reports_result``: the
     claim says what a test found (:func:`reports_result`), which a planned test does not support."""
     if claim_status == premise_status:
         return True
-    if "negated" in (claim_status, premise_status) or "family" in (claim_status, premise_status):
+    if Status.NEGATED in (claim_status, premise_status) or Status.FAMILY in (claim_status, premise_status):
         return False
-    if "planned" in (claim_status, premise_status):
+    if Status.PLANNED in (claim_status, premise_status):
         # "MRI of the lumbar spine" in a plan is the note's "will order an MRI"; "the MRI showed a
         # tear" is not
-        return claim_status == "planned" or not (reports_result and claim_status in ("affirmed", "historical"))
-    if claim_status in ("possible", "hypothetical"):
-        return premise_status in ("affirmed", "possible", "hypothetical")
+        return claim_status == Status.PLANNED or not (reports_result and claim_status in (Status.AFFIRMED, Status.HISTORICAL))
+    if claim_status in (Status.POSSIBLE, Status.HYPOTHETICAL):
+        return premise_status in (Status.AFFIRMED, Status.POSSIBLE, Status.HYPOTHETICAL)
     # history and the present are one fact in a note ("history of hypertension" / "has
     # hypertension"; a header or "past medical history" elsewhere in a sentence marks all of it)
-    return {claim_status, premise_status} == {"historical", "affirmed"}
+    return {claim_status, premise_status} == {Status.HISTORICAL, Status.AFFIRMED}
     # claim affirmed: a possible or hypothetical premise does not assert it
 
 
@@ -38,7 +38,7 @@ def _covers(premise_word: Word, claim_stems: set[str]) -> bool:
     """Whether a negated premise word negates as much as the claim: every word of its item is the
     claim's ("no pain" says more than "no pain with dorsiflexion": the latter does not support
     "denies any pain")."""
-    return premise_word.status == "negated" and premise_word.phrase <= claim_stems
+    return premise_word.status == Status.NEGATED and premise_word.phrase <= claim_stems
 
 
 def _negates(sentence: Sentence, negated: list[Word], claim_stems: set[str]) -> bool:
@@ -49,10 +49,10 @@ def _negates(sentence: Sentence, negated: list[Word], claim_stems: set[str]) -> 
     return stems[0] in there or 2 * len(there.intersection(stems)) >= len(stems)
 
 
-def _describe(status: str) -> str:
-    return {"negated": "negated", "family": "about a family member", "hypothetical": "hypothetical",
-            "planned": "only planned", "possible": "only possible", "historical": "as history",
-            "affirmed": "affirmed"}[status]
+def _describe(status: Status) -> str:
+    return {Status.NEGATED: "negated", Status.FAMILY: "about a family member", Status.HYPOTHETICAL: "hypothetical",
+            Status.PLANNED: "only planned", Status.POSSIBLE: "only possible", Status.HISTORICAL: "as history",
+            Status.AFFIRMED: "affirmed"}[status]
 
 
 def assertion_problems(words: list[Word], index: dict, reports_result: bool = False) -> list[Finding]:
@@ -64,14 +64,14 @@ def assertion_problems(words: list[Word], index: dict, reports_result: bool = Fa
     half the negated words, of the claim."""
     claim_stems = {w.stem for w in words}
     if _negation_holds(words, index, claim_stems):
-        words = [w for w in words if w.status != "negated"]
-    conflicts: dict[tuple[str, str, str], list[str]] = {}
+        words = [w for w in words if w.status != Status.NEGATED]
+    conflicts: dict[tuple[str, Status, Status], list[str]] = {}
     for word in words:
         occurrence = _conflicting_occurrence(word, index, claim_stems, reports_result)
         if occurrence is not None:
             premise_word, sentence = occurrence
             conflicts.setdefault((sentence.text, premise_word.status, word.status), []).append(word.text.lower())
-    return [Finding("assertion", f"note says \"{short(text)}\" ({_describe(premise_status)}), claim states "
+    return [Finding(FindingKind.ASSERTION, f"note says \"{short(text)}\" ({_describe(premise_status)}), claim states "
                     f"{', '.join(dict.fromkeys(conflicting))} {_describe(claim_status)}", conflict=True)
             for (text, premise_status, claim_status), conflicting in conflicts.items()]
 
@@ -80,7 +80,7 @@ def _negation_holds(words: list[Word], index: dict, claim_stems: set[str]) -> bo
     """Whether the claim's negation holds where the note speaks of the negated concept most closely:
     "denies numbness in his right foot" is not supported by "no numbness in the hands" when the
     note says "reports numbness … in his right foot"."""
-    negated = [w for w in words if w.status == "negated"]
+    negated = [w for w in words if w.status == Status.NEGATED]
     if not negated:
         return False
     about = [sentence for found in map(index.get, {w.stem for w in negated}) for _, sentence in (found or [])]
@@ -105,14 +105,14 @@ def _conflicting_occurrence(word: Word, index: dict, claim_stems: set[str],
     common = [len(sentence.stems & claim_stems) for _, sentence in found]
     best = max(common)
     closest = [(w, sentence) for (w, sentence), n in zip(found, common) if n == best]
-    if word.status == "negated":
+    if word.status == Status.NEGATED:
         closest = _stated_against_negation(word, closest, claim_stems)
         if not closest:
             return None
     elif any(_compatible(word.status, w.status, reports_result) for w, _ in closest):
         return None
     about_claim = best >= min(2, len(claim_stems))
-    if not about_claim and (word.status == "negated" or any(_compatible(word.status, w.status, reports_result)
+    if not about_claim and (word.status == Status.NEGATED or any(_compatible(word.status, w.status, reports_result)
                                                              for w, _ in found)):
         return None  # a negated word the note gives only about something else ("right lower quadrant")
     return closest[0]
@@ -127,4 +127,4 @@ def _stated_against_negation(word: Word, closest: list[tuple[Word, Sentence]],
     if any(_covers(w, claim_stems) for w, _ in closest):
         return []
     return [(w, sentence) for w, sentence in closest
-            if w.status != "negated" and (word.phrase or {word.stem}) <= sentence.stems]
+            if w.status != Status.NEGATED and (word.phrase or {word.stem}) <= sentence.stems]

@@ -79,6 +79,7 @@ import os
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from doclens.core.errors import ConfigurationError
 from doclens.core.types import ClaimJudgement
@@ -88,11 +89,14 @@ from doclens.evaluators.rules.assertion import assertion_problems, reports_resul
 from doclens.evaluators.rules.content import missing_words, not_mentioned, said_otherwise
 from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE
 from doclens.evaluators.rules.decision import DECISIVE, DecisionModel, load_model
-from doclens.evaluators.rules.findings import FINDING_KINDS, Assessment, Finding, short
+from doclens.evaluators.rules.findings import FINDING_KINDS, Assessment, Finding, FindingKind, short
 from doclens.evaluators.rules.near_misses import near_miss_problems
 from doclens.evaluators.rules.numbers import number_and_side_problems
-from doclens.evaluators.rules.sentences import Sentence, Word
+from doclens.evaluators.rules.sentences import Sentence, Status, Word
 from doclens.evaluators.rules.words import DRUGS, is_content, is_drug
+
+if TYPE_CHECKING:
+    from doclens.evaluators.models.sentence_encoder import Encoder
 
 #: What this module gave before the rules were split by kind (issue 40): the judge, and the names
 #: callers import from here (the rest lives in the modules above).
@@ -197,7 +201,7 @@ class ClinicalRulesJudge(Evaluator):
             self._decision_model = load_model(decision_model) if decision_model is not None else load_model()
         self.model = PARAPHRASE_MODEL if paraphrase == "minilm" else None
         self._analyser: Analyser | None = None
-        self._encoder = None
+        self._encoder: Encoder | None = None
         #: while judging in rounds (:meth:`_explain_all`): the texts a deferred pair needs, and the
         #: vectors of this call's rounds (kept apart from the encoder's bounded cache, never evicted)
         self._wanted: set[str] | None = None
@@ -358,7 +362,7 @@ class ClinicalRulesJudge(Evaluator):
         claim_sentences = analyser.sentences(claim)
         words = [w for s in claim_sentences for w in s.words]
         if not words and not any(s.stated or s.sides for s in claim_sentences):
-            return Assessment([Finding("empty", "claim has no content word to check")], [], None, {})
+            return Assessment([Finding(FindingKind.EMPTY, "claim has no content word to check")], [], None, {})
         index = self._index(premise_sentences)
         best = self._aligned(claim, words, premise_sentences)
         key = section_key_words(claim)
@@ -369,10 +373,10 @@ class ClinicalRulesJudge(Evaluator):
         findings += assertion_problems([w for w in words if w.text.lower() not in key], index, reports_result(claim))
         for claim_sentence in claim_sentences:
             findings += number_and_side_problems(analyser, claim_sentence, premise_sentences)
-        numbers_differ = any(f.kind == "number" and f.conflict for f in findings)
+        numbers_differ = any(f.kind is FindingKind.NUMBER and f.conflict for f in findings)
         # (a dose the number check already found stated otherwise is said once: "note says 20 mg, claim says 40 mg")
         findings += [f for f in near_miss_problems(analyser, [w for w in words if w.text.lower() not in key], claim_sentences,
-                                                   premise_sentences) if not (f.kind == "dose" and numbers_differ)]
+                                                   premise_sentences) if not (f.kind is FindingKind.DOSE and numbers_differ)]
         features = self._features(claim, words, key, missing, findings, forgiven, premise_sentences, claim_sentences)
         return Assessment(findings, forgiven, None if best is None else best.text, features)
 
@@ -401,7 +405,7 @@ class ClinicalRulesJudge(Evaluator):
             "rules_pass": float(not findings),
             "forgiven": float(bool(forgiven)),
             "polar_missing": float(("polar", False) in kinds),
-            "claim_negated": float(any(w.status == "negated" for w in words)),
+            "claim_negated": float(any(w.status == Status.NEGATED for w in words)),
             "claim_has_number": float(any(s.stated for s in claim_sentences)),
         }
 
@@ -494,11 +498,11 @@ class ClinicalRulesJudge(Evaluator):
         # MiniLM aligns only a claim whose missing words could be forgiven (a drug or too many never are)
         if kept and not problems and best is not None and self._forgivable(kept, words):
             best = self._aligned(claim, words, premise_sentences, encoder=True)
-            if self._paraphrase_of(kept, words, best, claim):
+            if best is not None and self._paraphrase_of(kept, words, best, claim):
                 forgiven, kept = kept, []
         if kept and best is not None and self.paraphrase == "minilm":
             for m, used in self._substitutions(kept, words, best):
-                problems.append(Finding("substitution", f"note says {used}, claim says {m}", conflict=True))
+                problems.append(Finding(FindingKind.SUBSTITUTION, f"note says {used}, claim says {m}", conflict=True))
                 kept.remove(m)
         return problems + not_mentioned(kept, premise_sentences), forgiven, best, absent
 
@@ -524,7 +528,7 @@ class ClinicalRulesJudge(Evaluator):
             return []
         # a negated claim's missing qualifier is no swap: "no extra heart sounds" against "heart
         # sounds are regular" (the note does not address extra sounds)
-        negated = {w.text.lower() for w in words if w.status == "negated"}
+        negated = {w.text.lower() for w in words if w.status == Status.NEGATED}
         candidates = [m for m in missing if not is_drug(m) and m not in negated]
         if not candidates:
             return []

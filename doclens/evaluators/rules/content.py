@@ -7,8 +7,8 @@ paraphrase tolerance (rule 5) and the drug and missing-word findings are the jud
 from __future__ import annotations
 
 from doclens.evaluators.rules.analysis import Analyser
-from doclens.evaluators.rules.findings import Finding, short
-from doclens.evaluators.rules.sentences import Sentence, Word
+from doclens.evaluators.rules.findings import Finding, FindingKind, short
+from doclens.evaluators.rules.sentences import Sentence, Status, Word
 from doclens.evaluators.rules.words import POLAR, POLAR_PREFIXES, QUALIFIER_SCALES, is_drug
 
 
@@ -36,8 +36,8 @@ def opposite(word: str, words: list[Word], first: dict[str, tuple[int, Word, Sen
     if not found:
         return None
     _, other, sentence = min(found, key=lambda occurrence: occurrence[0])
-    claim_negated = any(w.text.lower() == word and w.status == "negated" for w in words)
-    if claim_negated != (other.status == "negated"):
+    claim_negated = any(w.text.lower() == word and w.status == Status.NEGATED for w in words)
+    if claim_negated != (other.status == Status.NEGATED):
         return "same"
     shown = f"not {word}" if claim_negated else word
     return f"note says \"{short(sentence.text)}\", claim says {shown}"
@@ -47,9 +47,9 @@ def said_absent(analyser: Analyser, text: str, words: list[Word], premise_senten
     """A finding the claim negates that a normal finding of the note says is absent
     (clinical_equivalents.json's ``implies_absent``): "no wheezes" is the note's "lungs are clear"."""
     stem = analyser.normal(text)
-    if not any(w.text.lower() == text and w.status == "negated" for w in words):
+    if not any(w.text.lower() == text and w.status == Status.NEGATED for w in words):
         return False
-    return any(stem in absent and any(when <= {w.stem for w in s.words if w.status == "affirmed"}
+    return any(stem in absent and any(when <= {w.stem for w in s.words if w.status == Status.AFFIRMED}
                                       for s in premise_sentences)
                for when, absent in analyser.absent_when)
 
@@ -86,11 +86,11 @@ def said_otherwise(missing: list[str], words: list[Word], first: dict[str, tuple
             continue
         absent.append(m)
         if verdict is not None:
-            problems.append(Finding("opposite", verdict, conflict=True))
+            problems.append(Finding(FindingKind.OPPOSITE, verdict, conflict=True))
         elif m in POLAR:
             other = other_qualifier(m, best)
-            problems.append(Finding("qualifier", f"note says {other}, claim says {m}", conflict=True) if other
-                            else Finding("polar", f"note does not say {m}"))
+            problems.append(Finding(FindingKind.QUALIFIER, f"note says {other}, claim says {m}", conflict=True) if other
+                            else Finding(FindingKind.POLAR, f"note does not say {m}"))
         else:
             kept.append(m)
     return problems, kept, absent
@@ -104,7 +104,7 @@ def not_mentioned(kept: list[str], premise_sentences: list[Sentence]) -> list[Fi
     if drugs:
         present = sorted({w.text.lower() for s in premise_sentences for w in s.words if is_drug(w.text.lower())})
         said = f"; note mentions {', '.join(present[:4])}" if present else ""
-        problems.append(Finding("drug", f"note does not mention {', '.join(drugs)} (drug){said}"))
+        problems.append(Finding(FindingKind.DRUG, f"note does not mention {', '.join(drugs)} (drug){said}"))
     if others:
-        problems.append(Finding("missing", f"note does not mention: {', '.join(others[:6])}"))
+        problems.append(Finding(FindingKind.MISSING, f"note does not mention: {', '.join(others[:6])}"))
     return problems

@@ -5,7 +5,7 @@ part, and several of one claim sentence are found together in one premise senten
 from __future__ import annotations
 
 from doclens.evaluators.rules.analysis import Analyser
-from doclens.evaluators.rules.findings import Finding
+from doclens.evaluators.rules.findings import Finding, FindingKind
 from doclens.evaluators.rules.sentences import Sentence, Side
 
 
@@ -28,7 +28,7 @@ def check_number(value, unit, context, premise_sentences) -> Finding | None:
     shown = f"{value} {unit}" if unit else value
     differs = _number_for_concept(value, unit, context, premise_sentences)
     if differs:
-        return Finding("number", f"note says {differs}, claim says {shown}", conflict=True)
+        return Finding(FindingKind.NUMBER, f"note says {differs}, claim says {shown}", conflict=True)
     near = []
     for sentence in premise_sentences:
         for v, u, _ in sentence.numbers:
@@ -41,8 +41,8 @@ def check_number(value, unit, context, premise_sentences) -> Finding | None:
             if local and (u == unit or v == value) and ("/" in v) == ("/" in value):
                 near.append(f"{v} {u}" if u else v)
     if near:
-        return Finding("number", f"note says {', '.join(dict.fromkeys(near[:3]))}, claim says {shown}", conflict=True)
-    return Finding("number", f"note does not state {shown} there")
+        return Finding(FindingKind.NUMBER, f"note says {', '.join(dict.fromkeys(near[:3]))}, claim says {shown}", conflict=True)
+    return Finding(FindingKind.NUMBER, f"note does not state {shown} there")
 
 
 def check_side(claimed: Side, premise_sentences) -> Finding | None:
@@ -65,12 +65,12 @@ def check_side(claimed: Side, premise_sentences) -> Finding | None:
         # any tingling in her toes" in a note about a right ankle is about the right toes
         if {other.side for sentence in premise_sentences for other in sentence.sides} == {side}:
             return None
-        return Finding("side", f"note does not give the side of {phrase}")
+        return Finding(FindingKind.SIDE, f"note does not give the side of {phrase}")
     best = max(score for score, _, _ in scored)
     closest = [(s, p) for score, s, p in scored if score == best]
     if any(s == side or (s == "bilateral" and side in ("left", "right")) for s, _ in closest):
         return None
-    return Finding("side", f"note says {', '.join(dict.fromkeys(p for _, p in closest[:2]))}, claim says {phrase}",
+    return Finding(FindingKind.SIDE, f"note says {', '.join(dict.fromkeys(p for _, p in closest[:2]))}, claim says {phrase}",
                    conflict=True)
 
 
@@ -110,5 +110,5 @@ def _apart(claim_sentence: Sentence, premise_sentences: list[Sentence]) -> list[
            and all(check_side(side, [s]) is None for side in claim_sentence.sides)
            for s in premise_sentences):
         return []
-    return [Finding("together", "no note sentence holds " + ", ".join(
+    return [Finding(FindingKind.TOGETHER, "no note sentence holds " + ", ".join(
         [f"{v} {u}" if u else v for v, u, _ in together] + [side.phrase for side in claim_sentence.sides]) + " together")]
