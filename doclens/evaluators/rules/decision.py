@@ -37,6 +37,7 @@ from importlib import resources
 from pathlib import Path
 
 from doclens.evaluators.rules.alignment import FEATURES as ALIGNMENT_FEATURES
+from doclens.evaluators.rules.findings import FindingKind
 
 #: What the model reads, as :meth:`ClinicalRulesJudge.assess` measures it. Shares are in [0, 1],
 #: flags 0 or 1, counts as they are.
@@ -60,12 +61,13 @@ FEATURES = (
 OPTIONAL_FEATURES = ALIGNMENT_FEATURES
 
 #: Findings that reject a claim whatever the model says: (kind, conflict). See the module docstring.
-DECISIVE = frozenset({("number", True), ("side", True), ("drug", False), ("opposite", True), ("qualifier", True),
-                      ("substitution", True), ("assertion", True), ("together", False), ("empty", False),
-                      ("number", False), ("side", False),
-                      # v6: near misses (near_misses.near_miss_problems)
-                      ("site", True), ("site", False), ("direction", True), ("direction", False), ("person", True),
-                      ("dose", True), ("frequency", True)})
+DECISIVE = frozenset({
+    (FindingKind.NUMBER, True), (FindingKind.SIDE, True), (FindingKind.DRUG, False), (FindingKind.OPPOSITE, True),
+    (FindingKind.QUALIFIER, True), (FindingKind.SUBSTITUTION, True), (FindingKind.ASSERTION, True),
+    (FindingKind.TOGETHER, False), (FindingKind.EMPTY, False), (FindingKind.NUMBER, False), (FindingKind.SIDE, False),
+    # v6: near misses (near_misses.near_miss_problems)
+    (FindingKind.SITE, True), (FindingKind.SITE, False), (FindingKind.DIRECTION, True), (FindingKind.DIRECTION, False),
+    (FindingKind.PERSON, True), (FindingKind.DOSE, True), (FindingKind.FREQUENCY, True)})
 
 MODEL_FILE = "decision_model.json"
 

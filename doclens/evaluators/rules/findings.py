@@ -4,36 +4,67 @@ support, typed by its kind) and :class:`Assessment` (everything read of one pair
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
+
+
+class FindingKind(str, Enum):
+    """What a :class:`Finding` is about. Its value is the name written before the kinds were typed
+    (``FindingKind.NUMBER == "number"``), so the kinds compare and hash as those strings.
+
+    ``missing``: content words the note does not use; ``drug``: a drug it does not name; ``polar``:
+    a polar word or qualifier it does not say; ``qualifier``: another of the same scale it says
+    (trace / severe); ``opposite``: its prefixed opposite; ``substitution``: a related word, no
+    synonym, where the claim's word would stand ("knee swelling" for "knee pain"); ``assertion``:
+    the word with another status (negated, a relative's …); ``number`` / ``side``: a number or side
+    not found or another one found; ``together``: numbers and sides no one sentence holds together;
+    ``empty``: a claim with nothing to check. v6's near misses, each stated otherwise where the note
+    speaks of the claim's concept (:func:`~doclens.evaluators.rules.near_misses.near_miss_problems`):
+    ``site`` another body site (or, not conflicting, a site the note never names), ``direction`` the
+    opposite direction of change or state, ``person`` the fact said of someone else, ``dose`` /
+    ``frequency`` another dose or daily frequency of the same drug."""
+
+    MISSING = "missing"
+    DRUG = "drug"
+    POLAR = "polar"
+    QUALIFIER = "qualifier"
+    OPPOSITE = "opposite"
+    SUBSTITUTION = "substitution"
+    ASSERTION = "assertion"
+    NUMBER = "number"
+    SIDE = "side"
+    TOGETHER = "together"
+    EMPTY = "empty"
+    SITE = "site"
+    DIRECTION = "direction"
+    PERSON = "person"
+    DOSE = "dose"
+    FREQUENCY = "frequency"
+
+    def __str__(self) -> str:  # the value, as the string kinds were written (Python 3.11 writes "FindingKind.NUMBER")
+        return self.value
+
+
+#: The kinds' values, in :class:`FindingKind`'s order.
+FINDING_KINDS = tuple(kind.value for kind in FindingKind)
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing the premise does not support, said in the premise's words. ``kind`` is one of
-    :data:`FINDING_KINDS`; ``conflict`` is true when the premise states something else (a side, a
-    number, an opposite, another assertion status), false when it only does not state the claim's."""
+    """One thing the premise does not support, said in the premise's words. ``kind``: a
+    :class:`FindingKind` (its value is read as one too); ``conflict`` is true when the premise states
+    something else (a side, a number, an opposite, another assertion status), false when it only
+    does not state the claim's."""
 
-    kind: str
+    kind: FindingKind
     text: str
     conflict: bool = False
 
     def __post_init__(self) -> None:
-        if self.kind not in FINDING_KINDS:  # decision.DECISIVE matches on kinds: a typo would never decide
-            raise ValueError(f"unknown finding kind {self.kind!r}")
-
-
-#: ``missing``: content words the note does not use; ``drug``: a drug it does not name; ``polar``:
-#: a polar word or qualifier it does not say; ``qualifier``: another of the same scale it says
-#: (trace / severe); ``opposite``: its prefixed opposite; ``substitution``: a related word, no
-#: synonym, where the claim's word would stand ("knee swelling" for "knee pain"); ``assertion``:
-#: the word with another status (negated, a relative's …); ``number`` / ``side``: a number or side
-#: not found or another one found; ``together``: numbers and sides no one sentence holds together;
-#: ``empty``: a claim with nothing to check. v6's near misses, each stated otherwise where the note
-#: speaks of the claim's concept (:func:`~doclens.evaluators.rules.near_misses.near_miss_problems`): ``site``
-#: another body site (or, not conflicting, a site the note never names), ``direction`` the
-#: opposite direction of change or state, ``person`` the fact said of someone else, ``dose`` /
-#: ``frequency`` another dose or daily frequency of the same drug.
-FINDING_KINDS = ("missing", "drug", "polar", "qualifier", "opposite", "substitution", "assertion", "number", "side",
-                 "together", "empty", "site", "direction", "person", "dose", "frequency")
+        try:  # decision.DECISIVE matches on kinds: a typo would never decide
+            kind = FindingKind(self.kind)
+        except ValueError:
+            raise ValueError(f"unknown finding kind {self.kind!r}") from None
+        object.__setattr__(self, "kind", kind)
 
 
 @dataclass

@@ -23,8 +23,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from enum import Enum
 from functools import lru_cache
 from importlib import resources
+from typing import NamedTuple
 
 DRUG_LEXICON = "drug-named-entity-recognition"
 
@@ -169,22 +171,45 @@ def site_at(lowers: list[str], i: int, lemma: str) -> bool:
     return True
 
 
+class Axis(str, Enum):
+    """What a direction is a change or state of: its value is the name written before the axes were
+    typed (``Axis.COURSE == "course"``)."""
+
+    CHANGE = "change"  # increased / decreased (a dose, a value)
+    LEVEL = "level"  # elevated / low
+    COURSE = "course"  # improved / worsened / stable
+    CONTROL = "control"  # well / poorly controlled
+    USE = "use"  # a habit or a drug stopped
+
+    def __str__(self) -> str:  # the value (Python 3.11 writes "Axis.COURSE")
+        return self.value
+
+
+class Direction(NamedTuple):
+    """A direction a text states: its axis, its sign (+1 up or better, -1 down or worse, 0 steady) and
+    the words that state it, as written."""
+
+    axis: Axis
+    sign: int
+    word: str
+
+
 #: Directions of change or state, by axis: (axis, +1 / -1 / 0). Opposite signs on one axis
 #: contradict; "controlled" is read with the words before it (:func:`directions_of`).
-DIRECTIONS: dict[str, tuple[str, int]] = {
-    **{w: ("change", 1) for w in "increase increased increases increasing raise raised raising uptitrate".split()},
-    **{w: ("change", -1) for w in """decrease decreased decreases decreasing reduce reduced reduces reducing lowered
+DIRECTIONS: dict[str, tuple[Axis, int]] = {
+    **{w: (Axis.CHANGE, 1) for w in "increase increased increases increasing raise raised raising uptitrate".split()},
+    **{w: (Axis.CHANGE, -1) for w in """decrease decreased decreases decreasing reduce reduced reduces reducing lowered
 lowering taper tapered tapering wean weaned weaning""".split()},
-    **{w: ("level", 1) for w in "elevated high hypertensive".split()},
-    **{w: ("level", -1) for w in "low hypotensive".split()},
-    **{w: ("course", 1) for w in "improve improved improves improving improvement better resolved resolving".split()},
-    **{w: ("course", -1) for w in """worse worsen worsened worsening worsens deteriorate deteriorated deteriorating
+    **{w: (Axis.LEVEL, 1) for w in "elevated high hypertensive".split()},
+    **{w: (Axis.LEVEL, -1) for w in "low hypotensive".split()},
+    **{w: (Axis.COURSE, 1) for w in "improve improved improves improving improvement better resolved resolving".split()},
+    **{w: (Axis.COURSE, -1) for w in """worse worsen worsened worsening worsens deteriorate deteriorated deteriorating
 progressed progressing""".split()},
-    **{w: ("course", 0) for w in "stable unchanged".split()},
-    **{w: ("control", -1) for w in "uncontrolled".split()},
+    **{w: (Axis.COURSE, 0) for w in "stable unchanged".split()},
+    **{w: (Axis.CONTROL, -1) for w in "uncontrolled".split()},
     # stopping a habit or a drug; its opposite is rarely written, so a stop the note never states
     # is itself the finding (near_misses' _direction_problems)
-    **{w: ("use", -1) for w in "cessation quit quitting quits stopped discontinue discontinued discontinuing".split()},
+    **{w: (Axis.USE, -1) for w in "cessation quit quitting quits stopped discontinue discontinued discontinuing".split()},
 }
 #: Words before "controlled" / "control" that say how well (a ConText negation, "not well
 #: controlled", flips what they say).
@@ -194,37 +219,46 @@ _CONTROL_BAD = frozenset("poorly poor inadequately suboptimally badly sub-optima
 _GOES = frozenset("go goes going went gone rise rises rising rose shoot shoots spike spikes spiked".split())
 
 
-def directions_of(lowers: list[str], negated: set[int], unsure: set[int]) -> list[tuple[str, int, str]]:
+def directions_of(lowers: list[str], negated: set[int], unsure: set[int]) -> list[Direction]:
     """The directions a text states: ``(axis, sign, word as written)``. ``negated`` and ``unsure``
     (possible, hypothetical: "if his symptoms worsen") are ConText's token positions. A negated
     control is its opposite ("not well controlled"); another negated or unsure direction states
     none ("has not improved" is not "worsened"). A raised level with no word of control in the text
     ("BP goes up when stressed", "blood pressure is elevated") says the thing is not controlled."""
-    found: list[tuple[str, int, str]] = []
-    for i, lower in enumerate(lowers):
-        if i in unsure:
-            continue
-        if lower in ("controlled", "control"):
-            words = [w for w in lowers[max(0, i - 3): i] if w not in ("-", "–")]
-            if lower == "control" and not (words[-1:] and (words[-1] in _CONTROL_GOOD | _CONTROL_BAD
-                                                          or words[-2:] == ["out", "of"])):
-                continue  # "blood pressure control", "bladder control issues": no direction
-            sign = -1 if (set(words[-2:]) & _CONTROL_BAD or words[-2:] == ["out", "of"]) else 1
-            shown = " ".join(lowers[max(0, i - 2): i + 1]) if lower == "control" else lower
-            found.append(("control", -sign if i in negated else sign, shown))
-        elif lower == "up" and i and lowers[i - 1] in _GOES:
-            if i - 1 not in negated:
-                found.append(("level", 1, f"{lowers[i - 1]} up"))
-        elif lower in DIRECTIONS and not _names_a_thing(lowers, i):
-            axis, sign = DIRECTIONS[lower]
-            if i in negated:
-                if axis == "control":
-                    found.append((axis, -sign, f"not {lower}"))
-                continue
-            found.append((axis, sign, lower))
-    if not any(axis == "control" for axis, _, _ in found):
-        found += [("control", -1, word) for axis, sign, word in found if axis == "level" and sign == 1]
+    found = [direction for i in range(len(lowers)) if i not in unsure
+             for direction in [_direction_at(lowers, i, negated)] if direction is not None]
+    if not any(axis is Axis.CONTROL for axis, _, _ in found):
+        found += [Direction(Axis.CONTROL, -1, word) for axis, sign, word in found if axis is Axis.LEVEL and sign == 1]
     return found
+
+
+def _direction_at(lowers: list[str], i: int, negated: set[int]) -> Direction | None:
+    """The direction the word at ``i`` states, if any (:func:`directions_of`)."""
+    lower = lowers[i]
+    if lower in ("controlled", "control"):
+        return _control_at(lowers, i, negated)
+    if lower == "up" and i and lowers[i - 1] in _GOES:
+        return None if i - 1 in negated else Direction(Axis.LEVEL, 1, f"{lowers[i - 1]} up")
+    if lower in DIRECTIONS and not _names_a_thing(lowers, i):
+        axis, sign = DIRECTIONS[lower]
+        if i in negated:
+            return Direction(axis, -sign, f"not {lower}") if axis is Axis.CONTROL else None
+        return Direction(axis, sign, lower)
+    return None
+
+
+def _control_at(lowers: list[str], i: int, negated: set[int]) -> Direction | None:
+    """How well controlled "controlled" / "control" at ``i`` says a thing is: "well controlled" (1),
+    "poorly controlled", "out of control" (-1), turned by a negation; none for a bare "control"
+    ("blood pressure control", "bladder control issues")."""
+    lower = lowers[i]
+    words = [w for w in lowers[max(0, i - 3): i] if w not in ("-", "–")]
+    if lower == "control" and not (words[-1:] and (words[-1] in _CONTROL_GOOD | _CONTROL_BAD
+                                                  or words[-2:] == ["out", "of"])):
+        return None  # "blood pressure control", "bladder control issues": no direction
+    sign = -1 if (set(words[-2:]) & _CONTROL_BAD or words[-2:] == ["out", "of"]) else 1
+    shown = " ".join(lowers[max(0, i - 2): i + 1]) if lower == "control" else lower
+    return Direction(Axis.CONTROL, -sign if i in negated else sign, shown)
 
 
 #: Words after "high" / "low" that make a name, not a level: "high blood pressure" is hypertension
@@ -267,13 +301,13 @@ def frequencies_in(text: str) -> list[int]:
     return found
 
 
-def contradicts(claimed: tuple[str, int], stated: tuple[str, int]) -> bool:
+def contradicts(claimed: tuple[Axis, int], stated: tuple[Axis, int]) -> bool:
     """Whether a stated direction contradicts a claimed one: one axis, opposite signs ("stable"
     contradicts "worsening", not "improving")."""
     (axis, sign), (other_axis, other_sign) = claimed, stated
     if axis != other_axis or sign == other_sign:
         return False
-    return not (axis == "course" and {sign, other_sign} == {0, 1})
+    return not (axis == Axis.COURSE and {sign, other_sign} == {0, 1})
 
 
 #: People a fact can be about other than the patient, each with the group it belongs to (a note's

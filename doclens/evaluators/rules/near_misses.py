@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 
 from doclens.evaluators.rules.analysis import Analyser
-from doclens.evaluators.rules.findings import Finding
-from doclens.evaluators.rules.lexicons import RELATIVE_COVERS, contradicts, covers
-from doclens.evaluators.rules.sentences import Sentence, Word
+from doclens.evaluators.rules.findings import Finding, FindingKind
+from doclens.evaluators.rules.lexicons import RELATIVE_COVERS, Axis, contradicts, covers
+from doclens.evaluators.rules.sentences import Regimen, Sentence, Word
 
 #: A comparison, whose order of sides matters (:func:`_comparison_problems`).
 _COMPARING = re.compile(r"\b(?:more|less|worse|better|greater|than|compared)\b", re.IGNORECASE)
@@ -57,7 +57,7 @@ def _comparison_problems(sentence: Sentence, premise_sentences: list[Sentence]) 
     same = [[(side.side, side.head) for side in s.sides] for s in premise_sentences]
     same = [o for o in same if sorted(o) == sorted(order)]
     if same and order not in same:
-        return [Finding("side", f"note compares {' and '.join(s for s, _ in same[0])} the other way round, claim "
+        return [Finding(FindingKind.SIDE, f"note compares {' and '.join(s for s, _ in same[0])} the other way round, claim "
                                 f"says {' then '.join(s for s, _ in order)}", conflict=True)]
     return []
 
@@ -74,11 +74,11 @@ def _direction_problems(analyser: Analyser, sentence: Sentence, claim_stems: set
             continue
         other = next((w for a, g, w in stated if contradicts((axis, sign), (a, g))), None)
         if other is not None:
-            problems.append(Finding("direction", f"note says {other}, claim says {word}", conflict=True))
-        elif axis == "use" and not any(analyser.normal(word) in s.stems for s in premise_sentences):
+            problems.append(Finding(FindingKind.DIRECTION, f"note says {other}, claim says {word}", conflict=True))
+        elif axis is Axis.USE and not any(analyser.normal(word) in s.stems for s in premise_sentences):
             # stopping a habit or a drug the note never says is stopped ("smoking cessation"
             # against "a bar that allows smoking")
-            problems.append(Finding("direction", f"note does not say {word}"))
+            problems.append(Finding(FindingKind.DIRECTION, f"note does not say {word}"))
     return problems
 
 
@@ -93,7 +93,7 @@ def _site_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str]
     problems = []
     for site in sorted(sentence.sites):
         if not any(_same_site(analyser, site, other) for other in named):
-            problems.append(Finding("site", f"note does not name the {site}"))
+            problems.append(Finding(FindingKind.SITE, f"note does not name the {site}"))
             continue
         about = _about(concept, premise_sentences, least=1)
         there = {other for s in about for other in s.sites}
@@ -103,7 +103,7 @@ def _site_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str]
         if any(len(s.stems & concept) >= max(1, best // 2) and any(_same_site(analyser, site, o) for o in s.sites)
                for s in premise_sentences):
             continue
-        problems.append(Finding("site", f"note says {', '.join(sorted(there)[:3])}, claim says {site}", conflict=True))
+        problems.append(Finding(FindingKind.SITE, f"note says {', '.join(sorted(there)[:3])}, claim says {site}", conflict=True))
     return problems
 
 
@@ -117,31 +117,37 @@ def _person_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[st
     for person in sorted(sentence.relatives - RELATIVE_COVERS.keys()):  # "family history of …" names no one
         if not any(covers(other, person) for other in there):
             said = f"of the {', '.join(sorted(there))}" if there else "of the patient"
-            problems.append(Finding("person", f"note says it {said}, claim says of the {person}", conflict=True))
+            problems.append(Finding(FindingKind.PERSON, f"note says it {said}, claim says of the {person}", conflict=True))
     return problems
 
 
 def _regimen_problems(sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
     """A drug the note gives other doses or daily frequencies only; or a dose the note gives
     another drug where it gives this one none ("400 mg of acetaminophen" for "ibuprofen 400 mg")."""
-    problems = []
+    problems: list[Finding] = []
     regimens = [r for s in premise_sentences for r in s.regimens]
     for regimen in sentence.regimens:
         noted = [r for r in regimens if r.drug == regimen.drug]
-        doses = frozenset().union(*(r.doses for r in noted))
-        if regimen.doses and doses and not regimen.doses & doses:
-            problems.append(Finding("dose", f"note gives {regimen.name} {', '.join(sorted(doses))}, claim says "
-                                    f"{', '.join(sorted(regimen.doses))}", conflict=True))
-        elif regimen.doses and noted and not doses:
-            others = sorted({r.name for r in regimens if r.drug != regimen.drug and r.doses & regimen.doses})
-            if others:
-                problems.append(Finding("dose", f"note gives {', '.join(sorted(regimen.doses))} of {others[0]}, "
-                                        f"claim of {regimen.name}", conflict=True))
+        problems += _dose_problems(regimen, noted, regimens)
         frequencies = frozenset().union(*(r.frequencies for r in noted))
         if regimen.frequencies and frequencies and not regimen.frequencies & frequencies:
-            problems.append(Finding("frequency", f"note gives {regimen.name} {_per_day(frequencies)}, claim says "
+            problems.append(Finding(FindingKind.FREQUENCY, f"note gives {regimen.name} {_per_day(frequencies)}, claim says "
                                     f"{_per_day(regimen.frequencies)}", conflict=True))
     return problems
+
+
+def _dose_problems(regimen: Regimen, noted: list[Regimen], regimens: list[Regimen]) -> list[Finding]:
+    """``regimen``'s doses against the note's: ``noted`` gives the same drug, ``regimens`` every drug."""
+    doses = frozenset().union(*(r.doses for r in noted))
+    if regimen.doses and doses and not regimen.doses & doses:
+        return [Finding(FindingKind.DOSE, f"note gives {regimen.name} {', '.join(sorted(doses))}, claim says "
+                                f"{', '.join(sorted(regimen.doses))}", conflict=True)]
+    if regimen.doses and noted and not doses:
+        others = sorted({r.name for r in regimens if r.drug != regimen.drug and r.doses & regimen.doses})
+        if others:
+            return [Finding(FindingKind.DOSE, f"note gives {', '.join(sorted(regimen.doses))} of {others[0]}, "
+                                    f"claim of {regimen.name}", conflict=True)]
+    return []
 
 
 def _same_site(analyser: Analyser, site: str, other: str) -> bool:

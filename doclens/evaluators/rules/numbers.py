@@ -5,7 +5,7 @@ part, and several of one claim sentence are found together in one premise senten
 from __future__ import annotations
 
 from doclens.evaluators.rules.analysis import Analyser
-from doclens.evaluators.rules.findings import Finding
+from doclens.evaluators.rules.findings import Finding, FindingKind
 from doclens.evaluators.rules.sentences import Sentence, Side
 
 
@@ -28,7 +28,7 @@ def check_number(value, unit, context, premise_sentences) -> Finding | None:
     shown = f"{value} {unit}" if unit else value
     differs = _number_for_concept(value, unit, context, premise_sentences)
     if differs:
-        return Finding("number", f"note says {differs}, claim says {shown}", conflict=True)
+        return Finding(FindingKind.NUMBER, f"note says {differs}, claim says {shown}", conflict=True)
     near = []
     for sentence in premise_sentences:
         for v, u, _ in sentence.numbers:
@@ -41,8 +41,8 @@ def check_number(value, unit, context, premise_sentences) -> Finding | None:
             if local and (u == unit or v == value) and ("/" in v) == ("/" in value):
                 near.append(f"{v} {u}" if u else v)
     if near:
-        return Finding("number", f"note says {', '.join(dict.fromkeys(near[:3]))}, claim says {shown}", conflict=True)
-    return Finding("number", f"note does not state {shown} there")
+        return Finding(FindingKind.NUMBER, f"note says {', '.join(dict.fromkeys(near[:3]))}, claim says {shown}", conflict=True)
+    return Finding(FindingKind.NUMBER, f"note does not state {shown} there")
 
 
 def check_side(claimed: Side, premise_sentences) -> Finding | None:
@@ -65,12 +65,12 @@ def check_side(claimed: Side, premise_sentences) -> Finding | None:
         # any tingling in her toes" in a note about a right ankle is about the right toes
         if {other.side for sentence in premise_sentences for other in sentence.sides} == {side}:
             return None
-        return Finding("side", f"note does not give the side of {phrase}")
+        return Finding(FindingKind.SIDE, f"note does not give the side of {phrase}")
     best = max(score for score, _, _ in scored)
     closest = [(s, p) for score, s, p in scored if score == best]
     if any(s == side or (s == "bilateral" and side in ("left", "right")) for s, _ in closest):
         return None
-    return Finding("side", f"note says {', '.join(dict.fromkeys(p for _, p in closest[:2]))}, claim says {phrase}",
+    return Finding(FindingKind.SIDE, f"note says {', '.join(dict.fromkeys(p for _, p in closest[:2]))}, claim says {phrase}",
                    conflict=True)
 
 
@@ -93,15 +93,22 @@ def number_and_side_problems(analyser: Analyser, claim_sentence: Sentence, premi
     found += [None if side.side == "bilateral" and _plural_in_both(analyser, claim_sentence, premise_sentences)
               else check_side(side, premise_sentences) for side in claim_sentence.sides]
     problems = [p for p in found if p]
+    if not problems:
+        problems += _apart(claim_sentence, premise_sentences)
+    return problems
+
+
+def _apart(claim_sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
+    """Several numbers and sides of one claim sentence that no premise sentence holds together
+    ("left kidney 10 cm" is not supported by "right kidney 10 cm … left kidney 12 cm")."""
     # a range's two ends are found apart: "range of motion 0 to 120 degrees" is "Extension: 0
     # degrees. Flexion: 120 degrees."; its first end is checked on its own only
     together = [n for k, n in claim_sentence.stated if k not in claim_sentence.range_starts]
-    if len(together) + len(claim_sentence.sides) > 1 and not problems:
-        # "left kidney 10 cm" is not supported by "right kidney 10 cm … left kidney 12 cm"
-        if not any(all(check_number(v, u, c, [s]) is None for v, u, c in together)
-                   and all(check_side(side, [s]) is None for side in claim_sentence.sides)
-                   for s in premise_sentences):
-            problems.append(Finding("together", "no note sentence holds " + ", ".join(
-                [f"{v} {u}" if u else v for v, u, _ in together]
-                + [side.phrase for side in claim_sentence.sides]) + " together"))
-    return problems
+    if len(together) + len(claim_sentence.sides) <= 1:
+        return []
+    if any(all(check_number(v, u, c, [s]) is None for v, u, c in together)
+           and all(check_side(side, [s]) is None for side in claim_sentence.sides)
+           for s in premise_sentences):
+        return []
+    return [Finding(FindingKind.TOGETHER, "no note sentence holds " + ", ".join(
+        [f"{v} {u}" if u else v for v, u, _ in together] + [side.phrase for side in claim_sentence.sides]) + " together")]

@@ -6,14 +6,33 @@ the rules compare."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import NamedTuple
+
+from doclens.evaluators.rules.lexicons import Direction
+
+
+class Status(str, Enum):
+    """A content word's assertion status, as ConText reads it (the analysis's ``_STATUS_OF``): its
+    value is the name written before the statuses were typed (``Status.NEGATED == "negated"``)."""
+
+    AFFIRMED = "affirmed"
+    NEGATED = "negated"
+    FAMILY = "family"  # about a family member
+    HYPOTHETICAL = "hypothetical"
+    POSSIBLE = "possible"
+    HISTORICAL = "historical"
+    PLANNED = "planned"  # a test ordered or to be done, whose result is not known
+
+    def __str__(self) -> str:  # the value (Python 3.11 writes "Status.NEGATED")
+        return self.value
 
 
 @dataclass
 class Word:
     stem: str
     text: str
-    status: str
+    status: Status
     position: int
     #: a negated word that only qualifies the negated concept before it: the knee of "no problems
     #: with the knee", the palpation of "no tenderness to palpation" (:func:`~doclens.evaluators.rules.analysis._negated_items`)
@@ -53,7 +72,7 @@ class Sentence:
     #: states (axis, sign, word: :func:`~doclens.evaluators.rules.lexicons.directions_of`), the body
     #: sites it names (lemmas), the people other than the patient it names, and each drug with the
     #: doses and daily frequencies written after it (before the next drug)
-    directions: list[tuple[str, int, str]] = field(default_factory=list)
+    directions: list[Direction] = field(default_factory=list)
     sites: set[str] = field(default_factory=set)
     relatives: set[str] = field(default_factory=set)
     regimens: list[Regimen] = field(default_factory=list)
