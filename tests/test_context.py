@@ -1,7 +1,7 @@
 """doclens.evaluators.rules.context: ConText over medspaCy's default rules. Each expected value
 below is what medspaCy 1.3.1's ``medspacy_context`` gave for the same sentence and rules (one
 sentence, every token a target), recorded when the port replaced it; the judge-level before/after
-comparison is in docs/design.md ("Maintained libraries and what stays hand-written")."""
+comparison is in cards/clinical-rules.md ("Installing")."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""The offline ``clauses`` extractor: claims a clinician would count (docs/design.md §7)."""
+"""The offline ``clauses`` extractor: claims a clinician would count (docs/design.md §4, "Judging real notes")."""
 
 from doclens.extraction.extractors import (
     ClauseExtractor,

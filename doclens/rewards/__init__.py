@@ -1,4 +1,4 @@
-"""DocLens in training loops (``docs/design.md``, "Training with DocLens"):
+"""DocLens in training loops (``docs/design.md`` §7, "Training loops"):
 
 * :class:`DocLensReward` — a reward function for TRL's GRPO / RLOO trainers (``reward_funcs``),
   one DocLens score per completion, reference claims extracted once per run;

@@ -15,7 +15,7 @@ TRL calls each entry of ``reward_funcs`` as ``func(prompts=…, completions=…,
 (numbered units, for the citation scores and source support), ``reference_claims``
 (precomputed, used as given) and ``task``; the column names are options.
 
-What a step can meet (``docs/design.md``, "Training with DocLens"):
+What a step can meet (``docs/design.md`` §7, "Training loops"):
 
 * **a completion the judge could not score** (a reply it could not read after retries, a call that
   failed for good, an extraction that failed: any item of the components the reward is made of
