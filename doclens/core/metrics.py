@@ -182,3 +182,7 @@ class RunningCounts:
 
 def _f1_pairs(metrics: tuple[str, ...]) -> list[tuple[str, str]]:
     return [pair for pair in F1_OF.values() if pair[0] in metrics and pair[1] in metrics]
+
+#: a per-section score resting on fewer items than this is flagged ``*`` in the text summary and
+#: drawn hatched in the figures (``--min-section-items``)
+MIN_SECTION_ITEMS = 20

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from doclens.core.errors import require
+from doclens.core.metrics import MIN_SECTION_ITEMS
 from doclens.core.tasks import SECTION_LABELS
 from doclens.families import CLAIMS, DOCLENS_METRICS
 
@@ -31,9 +32,6 @@ VERDICT_COLOURS = {"supported": "#009E73", "not supported": "#D55E00", "contradi
 MAX_DOTS = 1000
 #: ``Report.plot(kind=…)``
 REPORT_KINDS = ("sections", "distribution", "verdicts")
-#: a per-section score on fewer items than this is drawn hatched (``--min-section-items``; the
-#: text summary flags the same scores with ``*``)
-MIN_SECTION_ITEMS = 20
 #: the figures' resolution: SVG user units are points, so at 72 dpi a display pixel is one unit
 #: of the SVG's viewBox (what :mod:`doclens.views.plots` relies on for links and tests)
 DPI = 72

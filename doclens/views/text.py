@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from doclens.core.metrics import CLAIM_F1
+from doclens.core.metrics import CLAIM_F1, MIN_SECTION_ITEMS
 from doclens.core.tasks import SECTION_LABELS
 from doclens.families import CLAIMS, FAMILIES, family_metrics, reported
 from doclens.families.claims import OTHER_SECTION_BY_SECTION, OTHER_SECTION_COUNT
 from doclens.views.labels import demo_banner
 from doclens.views.visible import visible
-
-#: a per-section score resting on fewer items than this is flagged ``*`` (``--min-section-items``)
-MIN_SECTION_ITEMS = 20
 
 
 def reported_metrics(scores: dict) -> list[str]:

@@ -1,5 +1,6 @@
 """Token alignment: how much of a claim MiniLM finds, token by token, in the note's closest sentences
-(features of clinical-rules' decision model, v7).
+(optional features of clinical-rules' decision model: ``judge-fit --alignment``; the shipped model
+does not read them, see the clinical-rules card).
 
 The rules (:mod:`doclens.evaluators.rules.clinical_rules`) match a claim's words by lemma, stem,
 abbreviation and one-word MiniLM similarity. A rewording that changes several words at once ("not as
