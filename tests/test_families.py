@@ -196,3 +196,5 @@ def test_vocabularies_are_string_enums_that_read_as_the_strings_they_were():
         check_task("notes")
     assert [a.value for a in Applicability] == ["applies", "skipped", "not_applicable"]
     assert UncitedOutputs("not-applicable") is UncitedOutputs.NOT_APPLICABLE
+    from doclens.core.settings import UNCITED_OUTPUTS  # the option's vocabulary: the Enum has the same values
+    assert tuple(member.value for member in UncitedOutputs) == UNCITED_OUTPUTS
