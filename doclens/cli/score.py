@@ -112,12 +112,22 @@ def evaluator_options(args: argparse.Namespace, name: str, pairs: list[str] | No
 
 def build_scorer(args: argparse.Namespace):
     """The :class:`doclens.DocLens` a ``score`` command line describes."""
-    from doclens.evaluators import EXTRACTOR_PRESETS, accepted_options, load_evaluator, load_extractor
+    from doclens.evaluators import (
+        EVALUATOR_PRESETS,
+        EXTRACTOR_PRESETS,
+        accepted_options,
+        load_evaluator,
+        load_extractor,
+        named_options,
+    )
     from doclens.scoring.scorer import DocLens
 
     model_options = _options(args, args.model_options)
     run_options = _options(args, args.run_options)
-    evaluator = load_evaluator(args.evaluator, **evaluator_options(args, args.evaluator, args.evaluator_arg))
+    options = evaluator_options(args, args.evaluator, args.evaluator_arg)
+    if "vector_cache" in named_options(args.evaluator, EVALUATOR_PRESETS):  # clinical-rules' MiniLM
+        options["vector_cache"] = _vector_cache(args)
+    evaluator = load_evaluator(args.evaluator, **options)
     extractor = None
     if args.extractor in (None, "auto"):
         make = getattr(evaluator, "make_extractor", None)
@@ -202,22 +212,21 @@ def _located(message: str, path: str, lines: dict[str, str]) -> str:
 def run(args: argparse.Namespace) -> int:
     """Score the input; save the report (a partial one when the run stopped) and say where.
     Several inputs (``doclens score A.jsonl B.jsonl … -o DIR/``): :func:`run_many`."""
-    with _vector_cache(args):
-        if isinstance(args.input, list):
-            if len(args.input) > 1:
-                return run_many(args)
-            args.input = args.input[0]
-        return _run_one(args)
+    if isinstance(args.input, list):
+        if len(args.input) > 1:
+            return run_many(args)
+        args.input = args.input[0]
+    return _run_one(args)
 
 
 def _vector_cache(args: argparse.Namespace):
     """The sentence-vector cache (clinical-rules' MiniLM vectors, by content, in the cache folder:
-    :class:`~doclens.evaluators.models.sentence_encoder.VectorCache`) for this run; none with
-    ``--no-cache`` or ``--refresh``."""
-    from doclens.evaluators.models.sentence_encoder import VectorCache, use_vector_cache
+    :class:`~doclens.evaluators.models.sentence_encoder.VectorCache`) for a judge that takes one
+    (``vector_cache``); none with ``--no-cache`` or ``--refresh``."""
+    from doclens.evaluators.models.sentence_encoder import VectorCache
 
     unused = getattr(args, "no_cache", False) or getattr(args, "refresh", False)
-    return use_vector_cache(None if unused else VectorCache(getattr(args, "cache_dir", None)))
+    return None if unused else VectorCache(getattr(args, "cache_dir", None))
 
 
 def _run_one(args: argparse.Namespace) -> int:

