@@ -125,8 +125,10 @@ def build_scorer(args: argparse.Namespace):
     model_options = _options(args, args.model_options)
     run_options = _options(args, args.run_options)
     options = evaluator_options(args, args.evaluator, args.evaluator_arg)
-    if "vector_cache" in named_options(args.evaluator, EVALUATOR_PRESETS):  # clinical-rules' MiniLM
-        options["vector_cache"] = _vector_cache(args)
+    named = named_options(args.evaluator, EVALUATOR_PRESETS)
+    for option, store in _judge_stores(args).items():  # clinical-rules' MiniLM vectors and readings
+        if option in named:
+            options[option] = store
     evaluator = load_evaluator(args.evaluator, **options)
     extractor = None
     if args.extractor in (None, "auto"):
@@ -219,14 +221,18 @@ def run(args: argparse.Namespace) -> int:
     return _run_one(args)
 
 
-def _vector_cache(args: argparse.Namespace):
-    """The sentence-vector cache (clinical-rules' MiniLM vectors, by content, in the cache folder:
-    :class:`~doclens.evaluators.models.sentence_encoder.VectorCache`) for a judge that takes one
-    (``vector_cache``); none with ``--no-cache`` or ``--refresh``."""
+def _judge_stores(args: argparse.Namespace) -> dict:
+    """The content caches a judge may take as options (clinical-rules: ``vector_cache``, MiniLM's
+    vectors, :class:`~doclens.evaluators.models.sentence_encoder.VectorCache`; ``analysis_cache``,
+    its reading of each text, :class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`),
+    in the cache folder; none with ``--no-cache`` or ``--refresh``."""
     from doclens.evaluators.models.sentence_encoder import VectorCache
+    from doclens.evaluators.rules.analysis_cache import AnalysisCache
 
-    unused = getattr(args, "no_cache", False) or getattr(args, "refresh", False)
-    return None if unused else VectorCache(getattr(args, "cache_dir", None))
+    if getattr(args, "no_cache", False) or getattr(args, "refresh", False):
+        return {"vector_cache": None, "analysis_cache": None}
+    folder = getattr(args, "cache_dir", None)
+    return {"vector_cache": VectorCache(folder), "analysis_cache": AnalysisCache(folder)}
 
 
 def _run_one(args: argparse.Namespace) -> int:

