@@ -118,6 +118,11 @@ class AnalysisCache(BlobStore):
         if len(self._pending) >= WRITE_EVERY:
             self.flush()
 
+    def close(self) -> None:
+        """Write what is pending, then close the file (it reopens on use)."""
+        self.flush()
+        super().close()
+
     def flush(self) -> None:
         """Write the readings added since the last write; a folder that cannot be written costs
         the readings again in a later run, nothing else."""

@@ -1642,6 +1642,12 @@ class ClinicalRulesJudge(Evaluator):
             results.append(row)
         return results
 
+    def close(self) -> None:
+        """Write the readings not written yet and close the cache files (the caches reopen on use)."""
+        for store in (self.analysis_cache, self.vector_cache):
+            if store is not None:
+                store.close()
+
     # ---- identity -------------------------------------------------------------------------------
     def config(self) -> dict:
         return {**super().config(), "rules": RULES_VERSION, "assertion": "ConText (doclens.evaluators.rules.context)",
