@@ -101,29 +101,50 @@ def test_clinical_rules_reuses_vectors_across_calls(monkeypatch):
 
 
 def test_vector_cache_answers_a_later_encoder_by_content(tmp_path):
-    """Vectors kept on disk (VectorCache): a second encoder, as in a later run, reads them instead
-    of encoding, gets the same vectors, and encodes only the texts it has not met; another token
-    limit is another namespace (never answered from the first's vectors); without the cache in
-    use nothing is read or written."""
-    from doclens.evaluators.models.sentence_encoder import VectorCache, use_vector_cache
+    """Vectors kept on disk (VectorCache, given as the encoder's store): a second encoder, as in a
+    later run, reads them instead of encoding, gets the same vectors, and encodes only the texts it
+    has not met — without loading the model when it has none to encode; another token limit is
+    another namespace (never answered from the first's vectors); an encoder without a store reads
+    and writes nothing."""
+    from doclens.evaluators.models.sentence_encoder import VectorCache
 
     cache = VectorCache(tmp_path)
-    first = Encoder(device="cpu", cache_size=100)
-    with use_vector_cache(cache):
-        vectors = first.encode(TEXTS)
+    first = Encoder(device="cpu", cache_size=100, store=cache)
+    vectors = first.encode(TEXTS)
     assert first.texts_encoded == len(TEXTS) and len(cache) == len(TEXTS)
-    later = Encoder(device="cpu", cache_size=100)
-    with use_vector_cache(VectorCache(tmp_path)):
-        again = later.encode(TEXTS + ["swelling"])
+    answered = Encoder(device="cpu", cache_size=100, store=VectorCache(tmp_path))
+    assert np.array_equal(answered.encode(TEXTS), vectors)
+    assert answered.texts_encoded == 0 and answered._loaded is None  # every vector from disk: no model loaded
+    later = Encoder(device="cpu", cache_size=100, store=VectorCache(tmp_path))
+    again = later.encode(TEXTS + ["swelling"])
     assert later.texts_encoded == 1  # only the new text went through the model
     assert np.array_equal(again[:len(TEXTS)], vectors)
-    other = Encoder(device="cpu", cache_size=100, max_length=8)
-    with use_vector_cache(VectorCache(tmp_path)):
-        other.encode(TEXTS)
+    other = Encoder(device="cpu", cache_size=100, max_length=8, store=VectorCache(tmp_path))
+    other.encode(TEXTS)
     assert other.texts_encoded == len(TEXTS)
     outside = Encoder(device="cpu", cache_size=100)
     outside.encode(["a text no cache holds"])
     assert len(cache) == 2 * len(TEXTS) + 1  # the first five, "swelling", the max_length=8 five
+
+
+@needs_clinical
+def test_clinical_rules_takes_its_vector_cache_as_an_option(tmp_path):
+    """The judge's vector cache is its own option (no process-wide setting): a second judge on the
+    same cache folder judges the same pair alike without encoding; a judge without one writes nothing."""
+    from doclens.evaluators.base import ClaimRequest
+    from doclens.evaluators.models.sentence_encoder import VectorCache
+    from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge
+    from tests.test_clinical_rules import PAIRS
+
+    premise, claim, _, _ = PAIRS["paraphrase: age phrasing"]
+    first = ClinicalRulesJudge(vector_cache=VectorCache(tmp_path / "a"))
+    verdicts = first.judge_claims_many([ClaimRequest(premise, [claim])])
+    assert first._load_encoder().texts_encoded > 0
+    later = ClinicalRulesJudge(vector_cache=VectorCache(tmp_path / "a"))
+    assert later.judge_claims_many([ClaimRequest(premise, [claim])]) == verdicts
+    assert later._load_encoder().texts_encoded == 0
+    ClinicalRulesJudge().judge_claims_many([ClaimRequest(premise, [claim])])
+    assert not (tmp_path / "b").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["a"]
 
 
 def test_token_batches_keep_padding_near_the_real_tokens():

@@ -130,12 +130,24 @@ def build_scorer(args: argparse.Namespace, settings: ScoringSettings | None = No
     """The :class:`doclens.DocLens` a ``score`` command line describes. ``settings``: scoring
     settings already built from it (the Ray engine's workers get the driver's own,
     :func:`_score_on_ray`); default: :func:`scoring_settings`."""
-    from doclens.evaluators import EXTRACTOR_PRESETS, accepted_options, load_evaluator, load_extractor
+    from doclens.evaluators import (
+        EVALUATOR_PRESETS,
+        EXTRACTOR_PRESETS,
+        accepted_options,
+        load_evaluator,
+        load_extractor,
+        named_options,
+    )
     from doclens.scoring.scorer import DocLens
 
     model_options = _options(args, args.model_options)
     run_options = _options(args, args.run_options)
-    evaluator = load_evaluator(args.evaluator, **evaluator_options(args, args.evaluator, args.evaluator_arg))
+    options = evaluator_options(args, args.evaluator, args.evaluator_arg)
+    named = named_options(args.evaluator, EVALUATOR_PRESETS)
+    for option, store in _judge_stores(args).items():  # clinical-rules' MiniLM vectors and readings
+        if option in named:
+            options[option] = store
+    evaluator = load_evaluator(args.evaluator, **options)
     extractor = None
     if args.extractor in (None, "auto"):
         make = getattr(evaluator, "make_extractor", None)
@@ -216,22 +228,25 @@ def _located(message: str, path: str, lines: dict[str, str]) -> str:
 def run(args: argparse.Namespace) -> int:
     """Score the input; save the report (a partial one when the run stopped) and say where.
     Several inputs (``doclens score A.jsonl B.jsonl … -o DIR/``): :func:`run_many`."""
-    with _vector_cache(args):
-        if isinstance(args.input, list):
-            if len(args.input) > 1:
-                return run_many(args)
-            args.input = args.input[0]
-        return _run_one(args)
+    if isinstance(args.input, list):
+        if len(args.input) > 1:
+            return run_many(args)
+        args.input = args.input[0]
+    return _run_one(args)
 
 
-def _vector_cache(args: argparse.Namespace):
-    """The sentence-vector cache (clinical-rules' MiniLM vectors, by content, in the cache folder:
-    :class:`~doclens.evaluators.models.sentence_encoder.VectorCache`) for this run; none with
-    ``--no-cache`` or ``--refresh``."""
-    from doclens.evaluators.models.sentence_encoder import VectorCache, use_vector_cache
+def _judge_stores(args: argparse.Namespace) -> dict:
+    """The content caches a judge may take as options (clinical-rules: ``vector_cache``, MiniLM's
+    vectors, :class:`~doclens.evaluators.models.sentence_encoder.VectorCache`; ``analysis_cache``,
+    its reading of each text, :class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`),
+    in the cache folder; none with ``--no-cache`` or ``--refresh``."""
+    from doclens.evaluators.models.sentence_encoder import VectorCache
+    from doclens.evaluators.rules.analysis_cache import AnalysisCache
 
-    unused = getattr(args, "no_cache", False) or getattr(args, "refresh", False)
-    return use_vector_cache(None if unused else VectorCache(getattr(args, "cache_dir", None)))
+    if getattr(args, "no_cache", False) or getattr(args, "refresh", False):
+        return {"vector_cache": None, "analysis_cache": None}
+    folder = getattr(args, "cache_dir", None)
+    return {"vector_cache": VectorCache(folder), "analysis_cache": AnalysisCache(folder)}
 
 
 def _run_one(args: argparse.Namespace) -> int:

@@ -101,6 +101,17 @@ def accepted_options(name: str, options: dict, presets: dict) -> dict:
     return dict(options) if taken is None else {k: v for k, v in options.items() if k in taken}
 
 
+def named_options(name: str, presets: dict) -> set[str]:
+    """The options the constructor of preset or target ``name`` names in its signature (none for
+    one that takes only ``**options``, or cannot be imported): what may be passed to it alone."""
+    target = presets[name][0] if name in presets else name
+    try:
+        taken = _parameters(import_target(target))
+    except ConfigurationError:
+        return set()
+    return set() if taken is None else taken
+
+
 def _construct(factory, options: dict[str, Any], what: str):
     options = {k: v for k, v in options.items() if v is not None}
     taken = _parameters(factory)

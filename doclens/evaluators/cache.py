@@ -51,6 +51,58 @@ def write_rows(conn: sqlite3.Connection, statement: str, rows: list[tuple]) -> N
         raise
 
 
+class BlobStore:
+    """Blobs kept on disk by a binary key (a content hash), across runs and processes: one SQLite
+    file, :attr:`FILE`, in a cache folder (default :func:`default_cache_dir`), opened on first use
+    (a run that stores nothing leaves no file); WAL mode, so several processes may share it.
+    Subclasses name the file, the table and its value column, and turn their values into blobs."""
+
+    FILE = "blobs.sqlite"
+    TABLE = "blobs"
+    VALUE = "value"
+    #: variables per SQL statement (SQLite's smallest build allows 999)
+    _BATCH = 500
+
+    def __init__(self, directory: os.PathLike | str | None = None):
+        self.directory = Path(directory) if directory else default_cache_dir()
+        self.path = self.directory / self.FILE
+        self._local = threading.local()
+        #: entries answered from the file, and written to it
+        self.hits = 0
+        self.stored = 0
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            conn = open_sqlite(self.path)
+            conn.execute(f"CREATE TABLE IF NOT EXISTS {self.TABLE} (key BLOB PRIMARY KEY, {self.VALUE} BLOB NOT NULL)")
+            self._local.conn = conn
+        return conn
+
+    def get_blobs(self, keys: list[bytes]) -> dict[bytes, bytes]:
+        """The stored blobs of those of ``keys`` that have one."""
+        found: dict[bytes, bytes] = {}
+        for start in range(0, len(keys), self._BATCH):
+            part = keys[start:start + self._BATCH]
+            found.update(self._connect().execute(
+                f"SELECT key, {self.VALUE} FROM {self.TABLE} WHERE key IN ({','.join('?' * len(part))})", part))
+        return found
+
+    def put_blobs(self, rows: list[tuple[bytes, bytes]]) -> None:
+        if rows:
+            write_rows(self._connect(), f"INSERT OR REPLACE INTO {self.TABLE} (key, {self.VALUE}) VALUES (?, ?)", rows)
+
+    def __len__(self) -> int:
+        return int(self._connect().execute(f"SELECT COUNT(*) FROM {self.TABLE}").fetchone()[0])
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+
 @runtime_checkable
 class AnswerCache(Protocol):
     """What a judge reads and writes its answers through: the contract :class:`Cache` (SQLite),

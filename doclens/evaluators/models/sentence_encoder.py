@@ -13,20 +13,17 @@ not set ``HF_HUB_OFFLINE=1``; with it set, a model already in the hub cache load
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import sqlite3
-import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
 from doclens.core.errors import ConfigurationError, require
+from doclens.evaluators.cache import BlobStore
 
 
 def shipped_minilm_path(feature: str, extra: str) -> str:
@@ -85,7 +82,7 @@ def token_batches(tokens: Sequence[int], batch_size: int, batch_tokens: int = BA
     return batches
 
 
-class VectorCache:
+class VectorCache(BlobStore):
     """Sentence vectors kept on disk by content, across runs and processes: ``vectors.sqlite`` in
     the DocLens cache folder (:func:`doclens.evaluators.cache.default_cache_dir`). A vector is
     keyed by a hash of its text and of its encoder's *namespace* (:attr:`Encoder.namespace`: the
@@ -94,30 +91,9 @@ class VectorCache:
     against one reference set (or the same system again) encodes each reference sentence and each
     word of the shared vocabulary once. SQLite in WAL mode: several processes may share it."""
 
-    #: variables per SQL statement (SQLite's smallest build allows 999)
-    _BATCH = 500
-
-    def __init__(self, directory: os.PathLike | str | None = None):
-        from doclens.evaluators.cache import default_cache_dir
-
-        self.directory = Path(directory) if directory else default_cache_dir()
-        self.path = self.directory / "vectors.sqlite"
-        self._local = threading.local()
-        self.hits = 0
-        self.stored = 0
-
-    def _connect(self) -> sqlite3.Connection:
-        """This thread's connection, opened (and the file made) on first use: a run whose judge
-        encodes nothing leaves no file."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            from doclens.evaluators.cache import open_sqlite
-
-            self.directory.mkdir(parents=True, exist_ok=True)
-            conn = open_sqlite(self.path)
-            conn.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)")
-            self._local.conn = conn
-        return conn
+    FILE = "vectors.sqlite"
+    TABLE = "vectors"
+    VALUE = "vector"
 
     @staticmethod
     def _key(namespace: str, text: str) -> bytes:
@@ -126,58 +102,15 @@ class VectorCache:
     def get_many(self, namespace: str, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vectors of those of ``texts`` that have one."""
         keys = {self._key(namespace, text): text for text in texts}
-        found: dict[str, np.ndarray] = {}
-        listed = list(keys)
-        for start in range(0, len(listed), self._BATCH):
-            part = listed[start:start + self._BATCH]
-            rows = self._connect().execute(
-                f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(part))})", part).fetchall()
-            for key, blob in rows:
-                found[keys[key]] = np.frombuffer(blob, dtype=np.float32).copy()
+        found = {keys[key]: np.frombuffer(blob, dtype=np.float32).copy()
+                 for key, blob in self.get_blobs(list(keys)).items()}
         self.hits += len(found)
         return found
 
     def put_many(self, namespace: str, vectors: dict[str, np.ndarray]) -> None:
-        rows = [(self._key(namespace, text), np.asarray(vector, dtype=np.float32).tobytes())
-                for text, vector in vectors.items()]
-        if not rows:
-            return
-        from doclens.evaluators.cache import write_rows
-
-        write_rows(self._connect(), "INSERT OR REPLACE INTO vectors (key, vector) VALUES (?, ?)", rows)
-        self.stored += len(rows)
-
-    def __len__(self) -> int:
-        return int(self._connect().execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
-
-    def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
-
-
-#: The vector cache that encoders keeping vectors in memory (``cache_size`` > 0) also read and
-#: write, when one is in use (:func:`use_vector_cache`); ``None``: vectors live for the process only.
-_SHARED_CACHE: list[VectorCache] = []
-
-
-@contextlib.contextmanager
-def use_vector_cache(cache: VectorCache | None) -> Iterator[VectorCache | None]:
-    """While inside, every :class:`Encoder` with ``cache_size`` > 0 (clinical-rules' MiniLM) looks
-    texts up in ``cache`` before encoding them and stores what it encodes there (``None``: no
-    cache, as ``--no-cache``). ``doclens score`` uses the cache folder's unless ``--no-cache``."""
-    _SHARED_CACHE.append(cache) if cache is not None else None
-    try:
-        yield cache
-    finally:
-        if cache is not None:
-            _SHARED_CACHE.remove(cache)
-
-
-def shared_vector_cache() -> VectorCache | None:
-    """The vector cache in use (:func:`use_vector_cache`), or ``None``."""
-    return _SHARED_CACHE[-1] if _SHARED_CACHE else None
+        self.put_blobs([(self._key(namespace, text), np.asarray(vector, dtype=np.float32).tobytes())
+                        for text, vector in vectors.items()])
+        self.stored += len(vectors)
 
 
 class Encoder:
@@ -190,12 +123,15 @@ class Encoder:
 
     ``cache_size`` > 0 keeps the vectors of that many recent texts (least recently used out first):
     :meth:`encode` passes only texts it has not kept, each once, through the model, and
-    :meth:`cached` looks a text up without encoding. ``extra`` is the extra an error names when
-    torch or transformers is missing. Loads lazily, on first use."""
+    :meth:`cached` looks a text up without encoding; with ``store`` (a :class:`VectorCache`) as
+    well, it looks texts up there before encoding them and stores what it encodes (``None``: the
+    vectors live for the process only). ``extra`` is the extra an error names when torch or
+    transformers is missing. Loads lazily, on the first text it must encode: a run whose every
+    vector is kept imports neither transformers nor the model."""
 
     def __init__(self, model: str | None = None, *, device: str | None = None, batch_size: int = 32,
                  max_length: int = 256, extra: str = "retrieval", cache_size: int = 0,
-                 batch_tokens: int = BATCH_TOKENS):
+                 batch_tokens: int = BATCH_TOKENS, store: VectorCache | None = None):
         self.extra = extra
         self.batch_tokens = batch_tokens
         self.model = model if model is not None else shipped_minilm_path("the default sentence encoder", extra)
@@ -205,6 +141,7 @@ class Encoder:
         self.max_length = max_length
         self.requested_device = device
         self.cache_size = cache_size
+        self.store = store
         self.texts_encoded = 0
         self.texts_truncated = 0
         self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -229,6 +166,17 @@ class Encoder:
             self._loaded = (torch, tokenizer, model, device)
         return self._loaded
 
+    def check_installed(self) -> None:
+        """Raise :class:`~doclens.core.errors.MissingExtraError` now when torch or transformers
+        is missing, without importing them (the model loads on first use)."""
+        from importlib.util import find_spec
+
+        from doclens.core.errors import MissingExtraError
+
+        for module in ("torch", "transformers"):
+            if find_spec(module) is None:
+                raise MissingExtraError("sentence encoding", self.extra, module)
+
     @property
     def dimension(self) -> int:
         _torch, _tokenizer, model, _device = self._load()
@@ -243,17 +191,26 @@ class Encoder:
 
     @cached_property
     def namespace(self) -> str:
-        """Everything besides the text that decides a vector (:class:`VectorCache`'s keys)."""
-        torch, _tokenizer, _model, _device = self._load()
-        transformers = require("transformers", "sentence encoding", self.extra)
-        return (f"{self.fingerprint}|{self.pooling}|max_length={self.max_length}|torch={torch.__version__}|"
-                f"transformers={transformers.__version__}")
+        """Everything besides the text that decides a vector (:class:`VectorCache`'s keys); the
+        library versions are read from the installed packages' metadata, so a run answered from
+        the store imports neither."""
+        from importlib.metadata import PackageNotFoundError, version
+
+        from doclens.core.errors import MissingExtraError
+
+        versions = []
+        for module in ("torch", "transformers"):
+            try:
+                versions.append(f"{module}={version(module)}")
+            except PackageNotFoundError as exc:
+                raise MissingExtraError("sentence encoding", self.extra, module) from exc
+        return f"{self.fingerprint}|{self.pooling}|max_length={self.max_length}|{'|'.join(versions)}"
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not self.cache_size:
             return self._encode(texts)
         new = [t for t in dict.fromkeys(texts) if self.cached(t) is None]
-        store = shared_vector_cache()
+        store = self.store
         found = store.get_many(self.namespace, new) if store is not None and new else {}
         if found:
             new = [t for t in new if t not in found]

