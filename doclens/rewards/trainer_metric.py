@@ -47,7 +47,10 @@ class DocLensMetric:
         Put before every key (the Trainer adds its own ``eval_``). Default ``"doclens_"``.
     evaluator, extractor, task, evaluator_options, settings, scorer_options
         As for :class:`doclens.rewards.DocLensReward` (default: the offline ``clinical-rules`` judge);
-        a row's task is ``task`` (unset: ``general``; ``"auto"``: detected from its reference).
+        a row's task is ``task``; unset (or ``"auto"``), it is detected per row from the
+        reference (``note_generation`` for a reference with SOAP section headers, else ``general``),
+        as the reward and ``doclens score --task auto`` do: a note scored as ``general`` would get no
+        per-section claims and no section premise.
 
     Returned keys: every corpus score of the report that has a value (``claim_recall``,
     ``claim_precision``, their ``_macro`` means, the citation scores when there are sources …)
@@ -69,8 +72,8 @@ class DocLensMetric:
         self.references = None if references is None else list(references)
         self.sources = None if sources is None else list(sources)
         self.reference_claims = None if reference_claims is None else list(reference_claims)
-        #: every evaluation row's task: the settings' (checked there); ``auto`` detects it per reference
-        self.task = self.scorer.settings.task or "general"
+        #: every evaluation row's task: the settings' (checked there); unset or ``auto``: detected per reference
+        self.task = self.scorer.settings.task or AUTO_TASK
         self.prefix = prefix
         self.last_report = None
 
