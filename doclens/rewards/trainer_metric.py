@@ -100,6 +100,16 @@ class DocLensMetric:
             if column is not None and len(column) != len(predictions):
                 raise InputError(f"DocLensMetric: {len(predictions)} predictions but {len(column)} {name}; give one "
                                  "per evaluation row, in the evaluation set's order", field=name)
+        report = self.scorer.score(self._rows(predictions, references), progress=False)
+        self.last_report = report
+        scores = {name: value for name, value in report.scores.items() if isinstance(value, (int, float))}
+        for name, value in derived_scores(report.scores, reported(report.scores)).items():  # claim F1
+            if value is not None:  # the F1 of the pooled sides: the report's own pooled F1
+                scores[name] = value
+        return {f"{self.prefix}{name}": float(value) for name, value in scores.items()}
+
+    def _rows(self, predictions: list[str], references: Sequence[str]) -> list[dict]:
+        """The scorer's rows: each row's task, source and reference claims (given, or extracted once)."""
         rows = []
         for i, (prediction, reference) in enumerate(zip(predictions, references)):
             task = detect_task(reference) if self.task == AUTO_TASK else self.task
@@ -113,10 +123,4 @@ class DocLensMetric:
         for i, claims in zip(todo, self.claims.claims_for([(rows[i]["task"], rows[i]["reference"]) for i in todo])):
             if claims is not None:
                 rows[i]["reference_claims"] = claims
-        report = self.scorer.score(rows, progress=False)
-        self.last_report = report
-        scores = {name: value for name, value in report.scores.items() if isinstance(value, (int, float))}
-        for name, value in derived_scores(report.scores, reported(report.scores)).items():  # claim F1
-            if value is not None:  # the F1 of the pooled sides: the report's own pooled F1
-                scores[name] = value
-        return {f"{self.prefix}{name}": float(value) for name, value in scores.items()}
+        return rows
