@@ -349,6 +349,34 @@ def test_cli_metrics_option_and_html(tmp_path, capsys):
     assert "--top-n only apply with --metrics doclens,source_support" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("preset", ["overlap", "gpt4-json-cot"])
+def test_dry_run_accepts_the_plain_text_source_the_real_run_scores(tmp_path, capsys, preset):
+    """The dry run plans with source support on, as the real run scores: a plain-text source
+    (no '[0]') is read as facts by both, not refused by the dry run; without source support both
+    refuse it. ``overlap``: the in-process plan; ``gpt4-json-cot``: the chat judge's plan."""
+    plain = "The patient has had a cough for four days. No fever. He takes lisinopril for his blood pressure."
+    data = tmp_path / "in.jsonl"
+    data.write_text(json.dumps(instance(source=plain)) + "\n")
+    with FakeChatServer() as server:
+        judge = ["--evaluator", preset] + ([] if preset == "overlap" else [
+            "--base-url", server.base_url, "--model", "test-model", "--local-only", "--cache-dir", str(tmp_path / "c")])
+        support = ["--metrics", "doclens,source_support"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert main(["score", str(data), *judge, *support, "-o", str(tmp_path / "s.json"), "-q"]) == 0
+        capsys.readouterr()
+        assert main(["score", str(data), *judge, *support, "--dry-run", "-q"]) == 0, capsys.readouterr().err
+        plan = json.loads(capsys.readouterr().out)
+        for dry_run in ([], ["--dry-run"]):  # without source support, a plain text is no citable source: refused
+            assert main(["score", str(data), *judge, *dry_run, "-o", str(tmp_path / "t.json"), "-q"]) == 2
+            assert "no '[0]' unit marker" in capsys.readouterr().err
+    report = Report.load(tmp_path / "s.json")
+    judged = report.instance("a").source_support
+    assert len(judged) == len(CLAIMS) and all(v.verdict is not None for v in judged)
+    assert plan["source_support"] == {"instances": 1, "prediction_claims": len(CLAIMS)}
+    assert any("source support is on" in note for note in plan["notes"])
+
+
 def test_core_install_scores_short_sources_and_names_the_extra_for_long_ones(tmp_path):
     """Without the [retrieval] extra (numpy, torch, faiss, bm25s, the encoder blocked from import),
     a source given whole is still judged; one that needs retrieval raises an error naming the extra."""

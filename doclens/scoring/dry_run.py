@@ -24,7 +24,7 @@ import bisect
 import warnings
 from collections.abc import Iterable
 
-from doclens.core.settings import ScoringSettings
+from doclens.core.errors import InputError
 from doclens.core.types import CitationJudgement, ClaimJudgement
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
 from doclens.evaluators.llm.chat import (
@@ -39,6 +39,8 @@ from doclens.evaluators.llm.chat import (
 from doclens.evaluators.llm.prompting import load_prompt
 from doclens.evaluators.usage import estimate_tokens
 from doclens.extraction.extractors import ExtractionRequest, Extractor, PromptedExtractor, SentenceExtractor
+from doclens.retrieval.facts import source_facts
+from doclens.scoring.source_support import SourceSupport
 
 #: Completion tokens allowed per call (a rough allowance; replies vary).
 COMPLETION_ALLOWANCE = {"extraction_per_claim": 15, "json_cot_per_claim": 45, "json_per_claim": 15,
@@ -162,10 +164,50 @@ WHOLE_NOTE_CALLS = ("premise_scope='note': a note claim its own section does not
                     "more, not in the other counts, the tokens or the cost")
 
 
-def _planning_settings(scorer) -> ScoringSettings:
-    """The settings of a planning scorer that asks what ``scorer`` would ask: ``scorer``'s own,
-    but that an unanswered item never raises and source support is planned apart (below)."""
-    return scorer.settings.replace(on_unparsed="zero", metrics=("doclens",))
+class _PlanningSourceSupport(SourceSupport):
+    """Source support in a planning scorer: the family stays selected, so the planner accepts and
+    refuses exactly the sources the real run does (a plain-text source without ``[0]`` is read as
+    facts, not refused as citable units), and each source is read into facts as the real step
+    reads it; nothing is retrieved (no encoder loaded) and nothing judged. The instances and
+    prediction claims it would judge are counted."""
+
+    def __init__(self, real: SourceSupport):
+        super().__init__(real.config, budget_words=real.budget_words)
+        self.instances = self.claims = 0
+
+    def judge(self, works: list, evaluator: Evaluator) -> dict:
+        for work in works:
+            if work.instance.source is None:
+                continue
+            try:
+                source_facts(work.instance.source)
+            except InputError as exc:  # as SourceSupport.judge refuses it
+                raise InputError(f"instance {work.instance.id!r}: field 'source': {exc}", field="source") from exc
+            self.instances += 1
+            self.claims += sum(len(claims) for claims in work.pred_claims.values())
+        return {}  # no verdicts: the planner's report has no source-support scores
+
+
+def _planner(scorer, judge: Evaluator, extractor: Extractor | None):
+    """A scorer that asks what ``scorer`` would ask with ``judge`` and ``extractor`` (stand-ins):
+    ``scorer``'s settings, but that an unanswered item never raises, and its source support (if
+    on) a :class:`_PlanningSourceSupport`."""
+    from doclens.scoring.scorer import DocLens
+
+    support = None if scorer.source_support is None else _PlanningSourceSupport(scorer.source_support)
+    return DocLens(judge, extractor, settings=scorer.settings.replace(on_unparsed="zero"), source_support=support)
+
+
+def _source_support_plan(planner, result: dict) -> None:
+    """What a dry run says of source support, when it is on."""
+    support = planner.source_support
+    if support is None:
+        return
+    result["source_support"] = {"instances": support.instances, "prediction_claims": support.claims}
+    result["notes"].append("source support is on: source_support counts the instances with a source and the "
+                           "prediction claims it would judge against them; its judgements (for an LLM judge one "
+                           "call per group of claims sharing evidence in json_cot, one per claim in cot) are NOT "
+                           "included in the calls, pairs or cost")
 
 
 def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dict:
@@ -175,7 +217,6 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
     in-process ``local`` chat model) the calls, tokens and cost are estimated; any other judge is
     described by :func:`in_process_plan`. Returns a JSON-ready dict (see the module docstring
     for what is estimated)."""
-    from doclens.scoring.scorer import DocLens
 
     judge = scorer.evaluator
     if not isinstance(judge, ChatJudge):
@@ -184,7 +225,7 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
     extractor: Extractor | None = scorer.extractor
     if isinstance(extractor, PromptedExtractor):
         extractor = _PlanningExtractor(extractor, tally)
-    planner = DocLens(_PlanningJudge(judge, tally), extractor, settings=_planning_settings(scorer))
+    planner = _planner(scorer, _PlanningJudge(judge, tally), extractor)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = planner.score(instances, progress=progress)
@@ -231,9 +272,7 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
     if extraction_estimated:
         result["notes"].append("claims to be extracted were stood in for by sentences: extraction calls are exact, "
                                "but the judge calls that depend on the extracted claims are estimates")
-    if scorer.source_support is not None:
-        result["notes"].append("source support is on: its judge calls (one per group of claims sharing evidence in "
-                               "json_cot, one per claim in cot) are NOT included in these counts or the cost")
+    _source_support_plan(planner, result)
     if judge.loads_model_in_process:
         result["cost_usd_estimate"] = 0.0
         result["notes"].append("the model runs in this process: 'calls' are forward passes here, nothing leaves the "
@@ -289,14 +328,13 @@ def in_process_plan(scorer, instances: Iterable, progress: bool = False) -> dict
     where it would run, and how many distinct pairs it would judge — exact for claims and for each
     statement's whole citation group; the leave-one-out pairs are an upper bound (they are asked
     only for entailed groups of several citations). No calls leave the machine; the cost is 0."""
-    from doclens.scoring.scorer import DocLens
 
     judge = scorer.evaluator
     counter = _CountingJudge()
     extractor = scorer.extractor
     if isinstance(extractor, PromptedExtractor):  # a model-based extractor: count its texts, run nothing
         extractor = _CountingExtractor()
-    planner = DocLens(counter, extractor, settings=_planning_settings(scorer))
+    planner = _planner(scorer, counter, extractor)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = planner.score(instances, progress=progress)
@@ -318,6 +356,7 @@ def in_process_plan(scorer, instances: Iterable, progress: bool = False) -> dict
     }
     if scorer.settings.premise_scope == "note" and any(r.task == "note_generation" for r in report.instances):
         result["notes"].append(WHOLE_NOTE_NOTE)
+    _source_support_plan(planner, result)
     if isinstance(scorer.extractor, PromptedExtractor):
         result["extraction_texts"] = extractor.texts
         result["notes"].append("texts to extract claims from were stood in for by their sentences: claim counts "
