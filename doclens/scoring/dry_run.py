@@ -25,13 +25,13 @@ import warnings
 from collections.abc import Iterable
 
 from doclens.core.errors import InputError
-from doclens.core.types import CitationJudgement, ClaimJudgement
+from doclens.core.support import NOT_ADDRESSED
+from doclens.core.types import CitationJudgement, ClaimJudgement, Direction
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
 from doclens.evaluators.llm.chat import (
     ChatJudge,
     citation_prompt_name,
     claims_fence,
-    claims_prompt_name,
     one_call_per_claim,
     render_citation,
     render_claims,
@@ -40,6 +40,7 @@ from doclens.evaluators.llm.prompting import load_prompt
 from doclens.evaluators.usage import estimate_tokens
 from doclens.extraction.extractors import ExtractionRequest, Extractor, PromptedExtractor, SentenceExtractor
 from doclens.retrieval.facts import source_facts
+from doclens.retrieval.retriever import word_count
 from doclens.scoring.source_support import SourceSupport
 
 #: Completion tokens allowed per call (a rough allowance; replies vary).
@@ -86,7 +87,7 @@ def cached_prefix_estimates(texts: list[str], prompt_tokens: list[int]) -> list[
 class _Tally:
     def __init__(self, judge: ChatJudge):
         self.judge = judge
-        self.calls = {"extraction": 0, "judge_claims": 0, "judge_citations": 0}
+        self.calls = {"extraction": 0, "judge_claims": 0, "judge_citations": 0, "judge_support": 0}
         self.per_key: dict[str, tuple[int, int]] = {}  # distinct calls → (prompt, completion) tokens
         self.texts: dict[str, str] = {}  # distinct calls → their prompt text, in send order
         #: premise_scope="note": calls asking claims again against the whole note, if no claim
@@ -109,7 +110,8 @@ class _PlanningJudge(ChatJudge):
 
     def judge_claims_many(self, requests: list[ClaimRequest]) -> list[list[ClaimJudgement]]:
         for r in requests:
-            tag = load_prompt(claims_prompt_name(self.style, r.task)).tag
+            tag = load_prompt(self._prompt_name(r)).tag  # the support prompt's for source support
+            kind = "judge_support" if r.direction == Direction.SUPPORT else "judge_claims"
             positions = range(len(r.claims))
             groups = [[i] for i in positions] if one_call_per_claim(self.style, r.task) else [list(positions)]
             if r.whole_note:  # asked only for the claims their section did not entail: counted apart
@@ -121,8 +123,9 @@ class _PlanningJudge(ChatJudge):
                 completion = per_claim * len(claims) if per_claim else COMPLETION_ALLOWANCE["cot_per_call"]
                 messages = render_claims(self.style, r.task, r.direction, r.premise, claims, ids,
                                          fence=claims_fence(r.premise, r.claims))
-                self.tally.add("judge_claims", messages, self.style != "cot", tag, completion)
-        return [[ClaimJudgement(entailed=False) for _ in r.claims] for r in requests]
+                self.tally.add(kind, messages, self.style != "cot", tag, completion)
+        return [[ClaimJudgement(entailed=False, label=NOT_ADDRESSED if r.direction == Direction.SUPPORT else None)
+                 for _ in r.claims] for r in requests]
 
     def judge_citations_many(self, requests: list[CitationRequest]) -> list[CitationJudgement]:
         tag = load_prompt(citation_prompt_name(self.style)).tag
@@ -167,25 +170,32 @@ WHOLE_NOTE_CALLS = ("premise_scope='note': a note claim its own section does not
 class _PlanningSourceSupport(SourceSupport):
     """Source support in a planning scorer: the family stays selected, so the planner accepts and
     refuses exactly the sources the real run does (a plain-text source without ``[0]`` is read as
-    facts, not refused as citable units), and each source is read into facts as the real step
-    reads it; nothing is retrieved (no encoder loaded) and nothing judged. The instances and
-    prediction claims it would judge are counted."""
+    facts, not refused as citable units). A source that fits the judge's window is given whole,
+    as in the real step, whose requests the planning judge then counts; a longer one (or every
+    one, with ``always_retrieve``) would need retrieval, which a dry run does not do (no encoder
+    loaded): its claims are counted apart, not planned."""
 
     def __init__(self, real: SourceSupport):
         super().__init__(real.config, budget_words=real.budget_words)
-        self.instances = self.claims = 0
+        self.instances = self.claims = self.retrieved_claims = 0
 
     def judge(self, works: list, evaluator: Evaluator) -> dict:
+        whole = []
         for work in works:
             if work.instance.source is None:
                 continue
             try:
-                source_facts(work.instance.source)
+                facts = source_facts(work.instance.source)
             except InputError as exc:  # as SourceSupport.judge refuses it
                 raise InputError(f"instance {work.instance.id!r}: field 'source': {exc}", field="source") from exc
+            claims = sum(len(items) for items in work.pred_claims.values())
             self.instances += 1
-            self.claims += sum(len(claims) for claims in work.pred_claims.values())
-        return {}  # no verdicts: the planner's report has no source-support scores
+            self.claims += claims
+            if self.config.always_retrieve or word_count(facts) > self.budget(evaluator):
+                self.retrieved_claims += claims
+            else:
+                whole.append(work)
+        return super().judge(whole, evaluator)  # nothing retrieved: each source is given whole
 
 
 def _planner(scorer, judge: Evaluator, extractor: Extractor | None):
@@ -203,11 +213,14 @@ def _source_support_plan(planner, result: dict) -> None:
     support = planner.source_support
     if support is None:
         return
-    result["source_support"] = {"instances": support.instances, "prediction_claims": support.claims}
-    result["notes"].append("source support is on: source_support counts the instances with a source and the "
-                           "prediction claims it would judge against them; its judgements (for an LLM judge one "
-                           "call per group of claims sharing evidence in json_cot, one per claim in cot) are NOT "
-                           "included in the calls, pairs or cost")
+    result["source_support"] = {"instances": support.instances, "prediction_claims": support.claims,
+                                 "claims_needing_retrieval": support.retrieved_claims}
+    result["notes"].append("source support is on: a source that fits the judge's window is given whole, and its "
+                           "judgements are counted with the others (calls.judge_support, pairs); the claims of a "
+                           "longer source need retrieval, which a dry run does not do: "
+                           "source_support.claims_needing_retrieval counts them, and their judgements (one call "
+                           "per group of claims sharing evidence in json_cot, one per claim in cot) are NOT in "
+                           "the calls, pairs or cost")
 
 
 def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dict:
