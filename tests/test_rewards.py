@@ -19,6 +19,7 @@ import pytest
 
 from doclens import DocLens, load_evaluator
 from doclens.core.errors import ConfigurationError, InputError
+from doclens.core.tasks import SECTION_NAMES
 from doclens.extraction.extractors import ClauseExtractor, SentenceExtractor
 from doclens.rewards import (
     DocLensMetric,
@@ -326,6 +327,58 @@ def test_metric_decodes_ids_ignoring_the_padding_and_checks_shapes():
     with pytest.raises(InputError, match="2 predictions but 3 references"):
         DocLensMetric(tokenizer, ["a"] * 3, evaluator="overlap", extractor="sentences")(
             EvalPrediction(predictions=padded, label_ids=padded))
+
+
+def _character_tokenizer(text: str):
+    """A character-level tokenizer over ``text``'s characters that decodes back to the text
+    itself (case and line breaks kept), so that a decoded prediction can still be a note."""
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {token: i for i, token in enumerate(["<pad>", "<unk>", *dict.fromkeys(text)])}
+    tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
+    tokenizer.decoder = decoders.Fuse()
+    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, pad_token="<pad>", unk_token="<unk>",
+                                   clean_up_tokenization_spaces=False)
+
+
+def test_metric_without_a_task_detects_a_notes_task_as_the_scorer_does(shared_data, clinical_judge):
+    """No task given: a note-shaped reference is scored as a note (per-section claims), as
+    ``DocLens(task="auto")`` and the reward do, not as ``general``."""
+    pytest.importorskip("transformers", reason="the Trainer metric decodes with a transformers tokenizer")
+    import numpy
+    from transformers import EvalPrediction
+
+    reference = json.loads((shared_data / "aci_bench_test1.jsonl").read_text().splitlines()[0])["reference"]
+    # the prediction: the note without its last paragraph, and its fifth (history) moved to the end (into
+    # another section: judged against that section as a note, against the whole note as general)
+    paragraphs = reference.split("\n\n")
+    prediction = "\n\n".join([p for i, p in enumerate(paragraphs) if i not in (4, len(paragraphs) - 1)]
+                              + [paragraphs[4]])
+    tokenizer = _character_tokenizer(reference)
+    ids = numpy.array([tokenizer(prediction)["input_ids"]])
+    metric = DocLensMetric(tokenizer, [reference], evaluator=clinical_judge)
+    assert metric.decode(ids) == [prediction.strip()]
+    scores = metric(EvalPrediction(predictions=ids, label_ids=ids))
+    expected = DocLens(clinical_judge, ClauseExtractor(), task="auto").score(
+        [{"id": "0", "prediction": prediction.strip(), "reference": reference}], progress=False)
+    assert metric.last_report.instances[0].task == expected.instances[0].task == "note_generation"
+    assert scores == {f"doclens_{name}": pytest.approx(value) for name, value in expected.scores.items()
+                      if isinstance(value, (int, float))} | {"doclens_claim_f1": pytest.approx(
+                          f1(expected.scores["claim_recall"], expected.scores["claim_precision"]))}
+    assert 0 < scores["doclens_claim_recall"] < 1  # the dropped paragraph is missed
+    sections = {claim.section for claim in metric.last_report.instances[0].reference_claims}
+    assert set(SECTION_NAMES) <= sections  # claims per section, as a note's are
+    # the same note scored as general (the metric's old default) has no sections, and under the
+    # section premise scope the moved paragraph makes its score differ too
+    general = DocLensMetric(tokenizer, [reference], evaluator=clinical_judge, task="general")
+    general(EvalPrediction(predictions=ids, label_ids=ids))
+    assert {claim.section for claim in general.last_report.instances[0].reference_claims} == {None}
+    by_section = {task: DocLensMetric(tokenizer, [reference], evaluator=clinical_judge, task=task,
+                                      premise_scope="section")(EvalPrediction(predictions=ids, label_ids=ids))
+                  for task in (None, "general")}
+    assert by_section[None]["doclens_claim_precision"] < by_section["general"]["doclens_claim_precision"]
 
 
 # ---- two real trainers, two steps each, on the CPU ----------------------------------------------

@@ -349,6 +349,47 @@ def test_cli_metrics_option_and_html(tmp_path, capsys):
     assert "--top-n only apply with --metrics doclens,source_support" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("preset", ["overlap", "gpt4-json-cot", "mistral-cot"])
+def test_dry_run_accepts_the_plain_text_source_the_real_run_scores(tmp_path, capsys, preset):
+    """The dry run plans with source support on, as the real run scores: a plain-text source
+    (no '[0]') is read as facts by both, not refused by the dry run, and the chat plan counts the
+    support call the real run makes; without source support both refuse it. ``overlap``: the
+    in-process plan; ``gpt4-json-cot`` and ``mistral-cot`` (one call per claim): the chat plan."""
+    plain = "The patient has had a cough for four days. No fever. He takes lisinopril for his blood pressure."
+    data = tmp_path / "in.jsonl"
+    data.write_text(json.dumps(instance(source=plain)) + "\n")
+    with FakeChatServer() as server:
+        judge = ["--evaluator", preset] + ([] if preset == "overlap" else [
+            "--base-url", server.base_url, "--model", "test-model", "--local-only", "--cache-dir", str(tmp_path / "c")])
+        support = ["--metrics", "doclens,source_support"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert main(["score", str(data), *judge, *support, "-o", str(tmp_path / "s.json"), "-q"]) == 0
+        capsys.readouterr()
+        real_calls = server.count
+        real_support_calls = sum("Not Addressed" in json.dumps(r["messages"]) for r in server.requests)
+        assert main(["score", str(data), *judge, *support, "--dry-run", "-q"]) == 0, capsys.readouterr().err
+        plan = json.loads(capsys.readouterr().out)
+        for dry_run in ([], ["--dry-run"]):  # without source support, a plain text is no citable source: refused
+            assert main(["score", str(data), *judge, *dry_run, "-o", str(tmp_path / "t.json"), "-q"]) == 2
+            assert "no '[0]' unit marker" in capsys.readouterr().err
+    report = Report.load(tmp_path / "s.json")
+    judged = report.instance("a").source_support
+    assert len(judged) == len(CLAIMS) and all(v.verdict is not None for v in judged)
+    # the short source is given whole: its judgements are planned, not only counted
+    assert plan["source_support"] == {"instances": 1, "prediction_claims": len(CLAIMS), "claims_needing_retrieval": 0}
+    assert any("source support is on" in note for note in plan["notes"])
+    if preset != "overlap":  # the chat plan: the calls the real run made, support's included
+        assert plan["calls"]["judge_support"] == real_support_calls == (len(CLAIMS) if preset == "mistral-cot" else 1)
+        assert plan["calls"]["total"] == real_calls
+    else:  # a source over the window would need retrieval: its claims counted apart, nothing loaded
+        from doclens.scoring.dry_run import dry_run_estimate
+
+        longer = dry_run_estimate(DocLens(load_evaluator("overlap"), source_support=SourceSupport(budget_words=3)),
+                                  [instance(source=plain)])
+        assert longer["source_support"]["claims_needing_retrieval"] == len(CLAIMS)
+
+
 def test_core_install_scores_short_sources_and_names_the_extra_for_long_ones(tmp_path):
     """Without the [retrieval] extra (numpy, torch, faiss, bm25s, the encoder blocked from import),
     a source given whole is still judged; one that needs retrieval raises an error naming the extra."""

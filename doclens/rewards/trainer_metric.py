@@ -47,7 +47,10 @@ class DocLensMetric:
         Put before every key (the Trainer adds its own ``eval_``). Default ``"doclens_"``.
     evaluator, extractor, task, evaluator_options, settings, scorer_options
         As for :class:`doclens.rewards.DocLensReward` (default: the offline ``clinical-rules`` judge);
-        a row's task is ``task`` (unset: ``general``; ``"auto"``: detected from its reference).
+        a row's task is ``task``; unset (or ``"auto"``), it is detected per row from the
+        reference (``note_generation`` for a reference with SOAP section headers, else ``general``),
+        as the reward and ``doclens score --task auto`` do: a note scored as ``general`` would get no
+        per-section claims and no section premise.
 
     Returned keys: every corpus score of the report that has a value (``claim_recall``,
     ``claim_precision``, their ``_macro`` means, the citation scores when there are sources …)
@@ -69,8 +72,8 @@ class DocLensMetric:
         self.references = None if references is None else list(references)
         self.sources = None if sources is None else list(sources)
         self.reference_claims = None if reference_claims is None else list(reference_claims)
-        #: every evaluation row's task: the settings' (checked there); ``auto`` detects it per reference
-        self.task = self.scorer.settings.task or "general"
+        #: every evaluation row's task: the settings' (checked there); unset or ``auto``: detected per reference
+        self.task = self.scorer.settings.task or AUTO_TASK
         self.prefix = prefix
         self.last_report = None
 
@@ -97,6 +100,16 @@ class DocLensMetric:
             if column is not None and len(column) != len(predictions):
                 raise InputError(f"DocLensMetric: {len(predictions)} predictions but {len(column)} {name}; give one "
                                  "per evaluation row, in the evaluation set's order", field=name)
+        report = self.scorer.score(self._rows(predictions, references), progress=False)
+        self.last_report = report
+        scores = {name: value for name, value in report.scores.items() if isinstance(value, (int, float))}
+        for name, value in derived_scores(report.scores, reported(report.scores)).items():  # claim F1
+            if value is not None:  # the F1 of the pooled sides: the report's own pooled F1
+                scores[name] = value
+        return {f"{self.prefix}{name}": float(value) for name, value in scores.items()}
+
+    def _rows(self, predictions: list[str], references: Sequence[str]) -> list[dict]:
+        """The scorer's rows: each row's task, source and reference claims (given, or extracted once)."""
         rows = []
         for i, (prediction, reference) in enumerate(zip(predictions, references)):
             task = detect_task(reference) if self.task == AUTO_TASK else self.task
@@ -110,10 +123,4 @@ class DocLensMetric:
         for i, claims in zip(todo, self.claims.claims_for([(rows[i]["task"], rows[i]["reference"]) for i in todo])):
             if claims is not None:
                 rows[i]["reference_claims"] = claims
-        report = self.scorer.score(rows, progress=False)
-        self.last_report = report
-        scores = {name: value for name, value in report.scores.items() if isinstance(value, (int, float))}
-        for name, value in derived_scores(report.scores, reported(report.scores)).items():  # claim F1
-            if value is not None:  # the F1 of the pooled sides: the report's own pooled F1
-                scores[name] = value
-        return {f"{self.prefix}{name}": float(value) for name, value in scores.items()}
+        return rows

@@ -24,14 +24,14 @@ import bisect
 import warnings
 from collections.abc import Iterable
 
-from doclens.core.settings import ScoringSettings
-from doclens.core.types import CitationJudgement, ClaimJudgement
+from doclens.core.errors import InputError
+from doclens.core.support import NOT_ADDRESSED
+from doclens.core.types import CitationJudgement, ClaimJudgement, Direction
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
 from doclens.evaluators.llm.chat import (
     ChatJudge,
     citation_prompt_name,
     claims_fence,
-    claims_prompt_name,
     one_call_per_claim,
     render_citation,
     render_claims,
@@ -39,6 +39,9 @@ from doclens.evaluators.llm.chat import (
 from doclens.evaluators.llm.prompting import load_prompt
 from doclens.evaluators.usage import estimate_tokens
 from doclens.extraction.extractors import ExtractionRequest, Extractor, PromptedExtractor, SentenceExtractor
+from doclens.retrieval.facts import source_facts
+from doclens.retrieval.retriever import word_count
+from doclens.scoring.source_support import SourceSupport
 
 #: Completion tokens allowed per call (a rough allowance; replies vary).
 COMPLETION_ALLOWANCE = {"extraction_per_claim": 15, "json_cot_per_claim": 45, "json_per_claim": 15,
@@ -84,7 +87,7 @@ def cached_prefix_estimates(texts: list[str], prompt_tokens: list[int]) -> list[
 class _Tally:
     def __init__(self, judge: ChatJudge):
         self.judge = judge
-        self.calls = {"extraction": 0, "judge_claims": 0, "judge_citations": 0}
+        self.calls = {"extraction": 0, "judge_claims": 0, "judge_citations": 0, "judge_support": 0}
         self.per_key: dict[str, tuple[int, int]] = {}  # distinct calls → (prompt, completion) tokens
         self.texts: dict[str, str] = {}  # distinct calls → their prompt text, in send order
         #: premise_scope="note": calls asking claims again against the whole note, if no claim
@@ -107,7 +110,8 @@ class _PlanningJudge(ChatJudge):
 
     def judge_claims_many(self, requests: list[ClaimRequest]) -> list[list[ClaimJudgement]]:
         for r in requests:
-            tag = load_prompt(claims_prompt_name(self.style, r.task)).tag
+            tag = load_prompt(self._prompt_name(r)).tag  # the support prompt's for source support
+            kind = "judge_support" if r.direction == Direction.SUPPORT else "judge_claims"
             positions = range(len(r.claims))
             groups = [[i] for i in positions] if one_call_per_claim(self.style, r.task) else [list(positions)]
             if r.whole_note:  # asked only for the claims their section did not entail: counted apart
@@ -119,8 +123,9 @@ class _PlanningJudge(ChatJudge):
                 completion = per_claim * len(claims) if per_claim else COMPLETION_ALLOWANCE["cot_per_call"]
                 messages = render_claims(self.style, r.task, r.direction, r.premise, claims, ids,
                                          fence=claims_fence(r.premise, r.claims))
-                self.tally.add("judge_claims", messages, self.style != "cot", tag, completion)
-        return [[ClaimJudgement(entailed=False) for _ in r.claims] for r in requests]
+                self.tally.add(kind, messages, self.style != "cot", tag, completion)
+        return [[ClaimJudgement(entailed=False, label=NOT_ADDRESSED if r.direction == Direction.SUPPORT else None)
+                 for _ in r.claims] for r in requests]
 
     def judge_citations_many(self, requests: list[CitationRequest]) -> list[CitationJudgement]:
         tag = load_prompt(citation_prompt_name(self.style)).tag
@@ -162,10 +167,60 @@ WHOLE_NOTE_CALLS = ("premise_scope='note': a note claim its own section does not
                     "more, not in the other counts, the tokens or the cost")
 
 
-def _planning_settings(scorer) -> ScoringSettings:
-    """The settings of a planning scorer that asks what ``scorer`` would ask: ``scorer``'s own,
-    but that an unanswered item never raises and source support is planned apart (below)."""
-    return scorer.settings.replace(on_unparsed="zero", metrics=("doclens",))
+class _PlanningSourceSupport(SourceSupport):
+    """Source support in a planning scorer: the family stays selected, so the planner accepts and
+    refuses exactly the sources the real run does (a plain-text source without ``[0]`` is read as
+    facts, not refused as citable units). A source that fits the judge's window is given whole,
+    as in the real step, whose requests the planning judge then counts; a longer one (or every
+    one, with ``always_retrieve``) would need retrieval, which a dry run does not do (no encoder
+    loaded): its claims are counted apart, not planned."""
+
+    def __init__(self, real: SourceSupport):
+        super().__init__(real.config, budget_words=real.budget_words)
+        self.instances = self.claims = self.retrieved_claims = 0
+
+    def judge(self, works: list, evaluator: Evaluator) -> dict:
+        whole = []
+        for work in works:
+            if work.instance.source is None:
+                continue
+            try:
+                facts = source_facts(work.instance.source)
+            except InputError as exc:  # as SourceSupport.judge refuses it
+                raise InputError(f"instance {work.instance.id!r}: field 'source': {exc}", field="source") from exc
+            claims = sum(len(items) for items in work.pred_claims.values())
+            self.instances += 1
+            self.claims += claims
+            if self.config.always_retrieve or word_count(facts) > self.budget(evaluator):
+                self.retrieved_claims += claims
+            else:
+                whole.append(work)
+        return super().judge(whole, evaluator)  # nothing retrieved: each source is given whole
+
+
+def _planner(scorer, judge: Evaluator, extractor: Extractor | None):
+    """A scorer that asks what ``scorer`` would ask with ``judge`` and ``extractor`` (stand-ins):
+    ``scorer``'s settings, but that an unanswered item never raises, and its source support (if
+    on) a :class:`_PlanningSourceSupport`."""
+    from doclens.scoring.scorer import DocLens
+
+    support = None if scorer.source_support is None else _PlanningSourceSupport(scorer.source_support)
+    return DocLens(judge, extractor, settings=scorer.settings.replace(on_unparsed="zero"), source_support=support)
+
+
+def _source_support_plan(planner, result: dict) -> None:
+    """What a dry run says of source support, when it is on."""
+    support = planner.source_support
+    if support is None:
+        return
+    result["source_support"] = {"instances": support.instances, "prediction_claims": support.claims,
+                                 "claims_needing_retrieval": support.retrieved_claims}
+    result["notes"].append("source support is on: a source that fits the judge's window is given whole, and its "
+                           "judgements are counted with the others (calls.judge_support, pairs); the claims of a "
+                           "longer source need retrieval, which a dry run does not do: "
+                           "source_support.claims_needing_retrieval counts them, and their judgements (one call "
+                           "per group of claims sharing evidence in json_cot, one per claim in cot) are NOT in "
+                           "the calls, pairs or cost")
 
 
 def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dict:
@@ -175,7 +230,6 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
     in-process ``local`` chat model) the calls, tokens and cost are estimated; any other judge is
     described by :func:`in_process_plan`. Returns a JSON-ready dict (see the module docstring
     for what is estimated)."""
-    from doclens.scoring.scorer import DocLens
 
     judge = scorer.evaluator
     if not isinstance(judge, ChatJudge):
@@ -184,7 +238,7 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
     extractor: Extractor | None = scorer.extractor
     if isinstance(extractor, PromptedExtractor):
         extractor = _PlanningExtractor(extractor, tally)
-    planner = DocLens(_PlanningJudge(judge, tally), extractor, settings=_planning_settings(scorer))
+    planner = _planner(scorer, _PlanningJudge(judge, tally), extractor)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = planner.score(instances, progress=progress)
@@ -231,9 +285,7 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
     if extraction_estimated:
         result["notes"].append("claims to be extracted were stood in for by sentences: extraction calls are exact, "
                                "but the judge calls that depend on the extracted claims are estimates")
-    if scorer.source_support is not None:
-        result["notes"].append("source support is on: its judge calls (one per group of claims sharing evidence in "
-                               "json_cot, one per claim in cot) are NOT included in these counts or the cost")
+    _source_support_plan(planner, result)
     if judge.loads_model_in_process:
         result["cost_usd_estimate"] = 0.0
         result["notes"].append("the model runs in this process: 'calls' are forward passes here, nothing leaves the "
@@ -289,14 +341,13 @@ def in_process_plan(scorer, instances: Iterable, progress: bool = False) -> dict
     where it would run, and how many distinct pairs it would judge — exact for claims and for each
     statement's whole citation group; the leave-one-out pairs are an upper bound (they are asked
     only for entailed groups of several citations). No calls leave the machine; the cost is 0."""
-    from doclens.scoring.scorer import DocLens
 
     judge = scorer.evaluator
     counter = _CountingJudge()
     extractor = scorer.extractor
     if isinstance(extractor, PromptedExtractor):  # a model-based extractor: count its texts, run nothing
         extractor = _CountingExtractor()
-    planner = DocLens(counter, extractor, settings=_planning_settings(scorer))
+    planner = _planner(scorer, counter, extractor)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = planner.score(instances, progress=progress)
@@ -318,6 +369,7 @@ def in_process_plan(scorer, instances: Iterable, progress: bool = False) -> dict
     }
     if scorer.settings.premise_scope == "note" and any(r.task == "note_generation" for r in report.instances):
         result["notes"].append(WHOLE_NOTE_NOTE)
+    _source_support_plan(planner, result)
     if isinstance(scorer.extractor, PromptedExtractor):
         result["extraction_texts"] = extractor.texts
         result["notes"].append("texts to extract claims from were stood in for by their sentences: claim counts "
