@@ -54,7 +54,7 @@ def synthesise(folder: Path, instances: int, systems: int, seed: int = 0, claims
     source of ``units`` units."""
     from doclens.core.metrics import aggregate, ratio
     from doclens.core.types import CitationVerdict, ClaimVerdict, InstanceResult
-    from doclens.families import result_counts
+    from doclens.families import DOCLENS_METRICS, result_counts
     from doclens.reports.report import Report
 
     rng = random.Random(seed)
@@ -89,7 +89,7 @@ def synthesise(folder: Path, instances: int, systems: int, seed: int = 0, claims
             counts = result_counts(result)
             result.scores = {m: ratio(*c) for m, c in counts.items()}
             results.append(result)
-        scores, counts = aggregate([result_counts(r) for r in results])
+        scores, counts = aggregate([result_counts(r) for r in results], DOCLENS_METRICS)
         path = folder / f"system{system}.json"
         Report(scores=scores, counts=counts, instances=results, signature="doclens:bench|judge:synthetic",
                config={"on_unparsed": "zero", "system": f"system-{system}"}, version="bench").save(path)

@@ -98,14 +98,14 @@ def test_hostile_text_stays_text_in_the_report(tmp_path):
 def test_hostile_names_stay_text_on_the_leaderboard(tmp_path, capsys):
     from doclens.cli import main
     from doclens.core.metrics import aggregate, ratio
-    from doclens.families import result_counts
+    from doclens.families import DOCLENS_METRICS, result_counts
     from doclens.reports.report import Report
 
     results = [InstanceResult(f"i{i}", "qa", [ClaimVerdict("c", i % 2 == 0)], [ClaimVerdict("d", True)], [])
                for i in range(12)]
     for result in results:
         result.scores = {m: ratio(*c) for m, c in result_counts(result).items()}
-    scores, counts = aggregate([result_counts(r) for r in results])
+    scores, counts = aggregate([result_counts(r) for r in results], DOCLENS_METRICS)
     path = tmp_path / "scores.json"
     Report(scores=scores, counts=counts, instances=results, signature=f"doclens:1|judge:{HOSTILE}",
            config={"system": HOSTILE}, version="t").save(path)

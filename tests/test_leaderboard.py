@@ -13,6 +13,7 @@ from doclens.cli import main
 from doclens.core.errors import InputError
 from doclens.core.metrics import aggregate
 from doclens.evaluators.rules.overlap import OverlapEvaluator
+from doclens.families import DOCLENS_METRICS
 from doclens.reports.submissions import load_schema, validate_document, validate_file
 from doclens.scoring.signature import component_signature, parse_signature, signature_differences
 from doclens.stats.agreement import (
@@ -238,7 +239,7 @@ def test_bootstrap_is_reproducible_under_a_seed_and_covers_the_point_estimate():
     again = bootstrap_intervals(counts, n_resamples=500, seed=7)
     other = bootstrap_intervals(counts, n_resamples=500, seed=8)
     assert first == again and first != other
-    points = aggregate(counts)[0]
+    points = aggregate(counts, DOCLENS_METRICS)[0]
     for key in STATISTICS:
         interval = first[key]
         assert interval.point == points[key]
@@ -255,7 +256,7 @@ def test_resampled_statistics_equal_aggregate_on_the_resampled_instances():
     stats = table.statistics(weights)
     for row, w in enumerate(weights):
         resampled = [counts[i] for i in range(len(counts)) for _ in range(int(w[i]))]
-        expected = aggregate(resampled)[0]
+        expected = aggregate(resampled, DOCLENS_METRICS)[0]
         for j, key in enumerate(STATISTICS):
             assert stats[row, j] == pytest.approx(expected[key], abs=1e-12), key
 

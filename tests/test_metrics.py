@@ -13,7 +13,7 @@ import pytest
 from doclens import DocLens
 from doclens.core.errors import ConfigurationError, InputError, UnparsedJudgementError
 from doclens.core.metrics import aggregate, ratio
-from doclens.families import result_counts
+from doclens.families import DOCLENS_METRICS, result_counts
 from doclens.reports.report import Report
 from tests.helpers import ProvenanceJudge, TokenSubsetEvaluator
 
@@ -155,7 +155,7 @@ def test_empty_claim_lists_are_counted_not_dropped():
 
 
 def test_all_empty_corpus_gives_none_not_nan():
-    scores, counts = aggregate([{"claim_recall": (0, 0)}])
+    scores, counts = aggregate([{"claim_recall": (0, 0)}], DOCLENS_METRICS)
     assert scores["claim_recall"] is None and not any(isinstance(v, float) and math.isnan(v) for v in scores.values())
     assert ratio(0, 0) is None
 
@@ -183,7 +183,7 @@ def test_counts_are_the_one_counting_rule():
     counts = result_counts(result)
     assert counts["citation_recall"] == (1, 2) and counts["citation_precision"] == (1, 2)
     assert {m: ratio(*c) for m, c in counts.items()} == {m: s for m, s in result.scores.items() if m in counts}
-    assert aggregate([counts])[1]["citation_recall"]["hits"] == report.counts["citation_recall"]["hits"]
+    assert aggregate([counts], DOCLENS_METRICS)[1]["citation_recall"]["hits"] == report.counts["citation_recall"]["hits"]
 
 
 def test_one_scorer_scores_twice_at_once():

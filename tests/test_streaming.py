@@ -26,7 +26,7 @@ from doclens.core.types import NO_VERDICT
 from doclens.engines.sink import FileSink
 from doclens.evaluators.rules.overlap import OverlapEvaluator
 from doclens.extraction.extractors import SentenceExtractor
-from doclens.families import result_counts
+from doclens.families import DOCLENS_METRICS, result_counts
 from doclens.reports.results_files import JournalState, instances_path, journal_path, read_journal, result_line, write_result
 from doclens.reports.scores_files import scan_report
 from doclens.scoring.verdicts import EMPTY_PREMISE, INVALID_IDS, NO_CITATION
@@ -92,7 +92,7 @@ def test_streamed_scores_equal_the_in_memory_path(tmp_path, shared_data, fmt):
     assert memory.sections and memory.counts["citations"]["invalid_ids"] and memory.counts["citations"][
         "capped_statements"] and memory.counts["citation_recall"]["skipped"]  # the branches are exercised
     # the whole-list aggregation the report was built with before streaming
-    assert aggregate([result_counts(r, "zero") for r in memory.instances]) == (
+    assert aggregate([result_counts(r, "zero") for r in memory.instances], DOCLENS_METRICS) == (
         memory.scores, {m: {k: v for k, v in c.items() if k not in ("unparsed", "failed", "not_applicable", "section_fallbacks",
                                                                         "stated_in_other_section",
                                                                         "stated_in_other_section_by_section")}

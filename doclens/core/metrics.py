@@ -31,7 +31,6 @@ from collections.abc import Iterable, Sequence
 from doclens.core.settings import ON_UNPARSED  # noqa: F401  (the vocabulary lives with the settings)
 from doclens.core.types import NO_VERDICT, CitationVerdict, ClaimVerdict
 
-METRICS = ("claim_recall", "claim_precision", "citation_recall", "citation_precision")
 #: the derived F1 statistic, from its recall and precision metrics
 CLAIM_F1 = "claim_f1"
 F1_OF = {CLAIM_F1: ("claim_recall", "claim_precision")}
@@ -94,9 +93,10 @@ def counting_rule(config: dict | None) -> str:
     return "zero" if rule == "raise" else rule
 
 
-def aggregate(per_instance: Sequence[dict], metrics: Sequence[str] = METRICS) -> tuple[dict, dict]:
+def aggregate(per_instance: Sequence[dict], metrics: Sequence[str]) -> tuple[dict, dict]:
     """Pool and macro-average ``{metric: (hits, items)}`` dicts, one per instance, for ``metrics``
-    (default the four DocLens metrics; :mod:`doclens.families` passes each family's own).
+    (a family's own, :mod:`doclens.families`; the four DocLens metrics are
+    ``doclens.families.DOCLENS_METRICS``: this room names no family).
 
     Returns ``(scores, counts)``: ``scores`` has each metric (pooled) and ``<metric>_macro``;
     ``counts`` has, per metric, ``instances`` (all), ``scored`` (with items), ``empty`` (no
@@ -113,14 +113,14 @@ class RunningCounts:
     """:func:`aggregate` one instance at a time, in bounded memory: pooled hits and items, the
     macro sum of per-instance ratios (added left to right from 0, as :func:`sum` does), so the
     streamed and the in-memory reductions are bit-identical. ``metrics``: the metrics summed
-    (default the four DocLens metrics). ``not_applicable``: also count, under that key, the
+    (a family's, :mod:`doclens.families`). ``not_applicable``: also count, under that key, the
     instances :meth:`add` is told a metric does not apply to (the citation family's uncited
     outputs); they leave ``skipped``."""
 
     __slots__ = ("metrics", "instances", "present", "hits", "items", "macro_sum", "scored", "not_applicable",
                  "f1_sum", "f1_scored")
 
-    def __init__(self, metrics: Sequence[str] = METRICS, not_applicable: bool = False):
+    def __init__(self, metrics: Sequence[str], not_applicable: bool = False):
         self.metrics = tuple(metrics)
         self.instances = 0
         self.present = dict.fromkeys(self.metrics, 0)

@@ -4,10 +4,11 @@ support, typed by its kind) and :class:`Assessment` (everything read of one pair
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+
+from doclens.core.types import TextEnum
 
 
-class FindingKind(str, Enum):
+class FindingKind(TextEnum):
     """What a :class:`Finding` is about. Its value is the name written before the kinds were typed
     (``FindingKind.NUMBER == "number"``), so the kinds compare and hash as those strings.
 
@@ -39,9 +40,6 @@ class FindingKind(str, Enum):
     PERSON = "person"
     DOSE = "dose"
     FREQUENCY = "frequency"
-
-    def __str__(self) -> str:  # the value, as the string kinds were written (Python 3.11 writes "FindingKind.NUMBER")
-        return self.value
 
 
 #: The kinds' values, in :class:`FindingKind`'s order.

@@ -23,10 +23,11 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from enum import Enum
 from functools import lru_cache
 from importlib import resources
 from typing import NamedTuple
+
+from doclens.core.types import TextEnum
 
 DRUG_LEXICON = "drug-named-entity-recognition"
 
@@ -171,7 +172,7 @@ def site_at(lowers: list[str], i: int, lemma: str) -> bool:
     return True
 
 
-class Axis(str, Enum):
+class Axis(TextEnum):
     """What a direction is a change or state of: its value is the name written before the axes were
     typed (``Axis.COURSE == "course"``)."""
 
@@ -180,9 +181,6 @@ class Axis(str, Enum):
     COURSE = "course"  # improved / worsened / stable
     CONTROL = "control"  # well / poorly controlled
     USE = "use"  # a habit or a drug stopped
-
-    def __str__(self) -> str:  # the value (Python 3.11 writes "Axis.COURSE")
-        return self.value
 
 
 class Direction(NamedTuple):

@@ -6,13 +6,13 @@ the rules compare."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import NamedTuple
 
+from doclens.core.types import TextEnum
 from doclens.evaluators.rules.lexicons import Direction
 
 
-class Status(str, Enum):
+class Status(TextEnum):
     """A content word's assertion status, as ConText reads it (the analysis's ``_STATUS_OF``): its
     value is the name written before the statuses were typed (``Status.NEGATED == "negated"``)."""
 
@@ -23,9 +23,6 @@ class Status(str, Enum):
     POSSIBLE = "possible"
     HISTORICAL = "historical"
     PLANNED = "planned"  # a test ordered or to be done, whose result is not known
-
-    def __str__(self) -> str:  # the value (Python 3.11 writes "Status.NEGATED")
-        return self.value
 
 
 @dataclass
