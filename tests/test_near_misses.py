@@ -207,3 +207,24 @@ def test_near_miss_probe_is_well_formed():
             assert (source["split"], source["encounter"]) == (item["split"], item["encounter"])
     for kind in ("site", "side", "direction", "drug", "dose", "frequency", "person"):
         assert kinds[kind] >= 20, kinds
+
+
+def test_a_comparison_beside_a_sentence_naming_one_side_twice_is_read_without_sorting_none():
+    """A note sentence naming the same side twice, once with no body part after it (its head is
+    None): comparing its sides sorted raised TypeError and stopped the whole run (BioBART-div's and
+    BART+FT_SAMSum's ACI-BENCH test-2 notes could not be scored at all). Read as multisets, the
+    note's same sides in the other order decide; another set of sides, or the same order, does not."""
+    from doclens.evaluators.rules.near_misses import _comparison_problems
+    from doclens.evaluators.rules.sentences import Sentence, Side
+
+    def sentence(text, *sides):
+        return Sentence(text, sides=[Side(side, frozenset(), side, False, head) for side, head in sides])
+
+    claim = sentence("left elbow worse than right elbow", ("left", "elbow"), ("right", "elbow"))
+    assert _comparison_problems(claim, [sentence("right is worse than right hand", ("right", None),
+                                                 ("right", "hand"))]) == []
+    found = _comparison_problems(claim, [sentence("right elbow worse than left elbow", ("right", "elbow"),
+                                                  ("left", "elbow"))])
+    assert [(f.kind, f.conflict) for f in found] == [("side", True)]
+    assert _comparison_problems(claim, [sentence("left elbow worse than right elbow", ("left", "elbow"),
+                                                 ("right", "elbow"))]) == []

@@ -5,6 +5,7 @@ or two sides compared the other way round, decide "not supported" (docs/design.m
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind
@@ -55,7 +56,8 @@ def _comparison_problems(sentence: Sentence, premise_sentences: list[Sentence]) 
     if len({side for side, _ in order}) < 2 or not _COMPARING.search(sentence.text):
         return []
     same = [[(side.side, side.head) for side in s.sides] for s in premise_sentences]
-    same = [o for o in same if sorted(o) == sorted(order)]
+    # the same sides of the same parts, in any order (a multiset: a head may be None, never sorted)
+    same = [o for o in same if Counter(o) == Counter(order)]
     if same and order not in same:
         return [Finding(FindingKind.SIDE, f"note compares {' and '.join(s for s, _ in same[0])} the other way round, claim "
                                 f"says {' then '.join(s for s, _ in order)}", conflict=True)]
