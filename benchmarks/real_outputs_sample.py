@@ -34,6 +34,12 @@ PER_SIDE = 3
 #: The second round of labels: the next encounters of each split's shuffled order (first half dev,
 #: second half held out), drawn after the first round's items so their ids never change.
 ROUND_2_ENCOUNTERS = 8
+#: The third round: the next 4 encounters of each split, all in the ``fresh`` half — drawn and
+#: labelled after round 2's held-out half had been read for error analysis (issue 37), so that the
+#: next reported figure comes from notes no one tuning the judge has read: it skips the encounters
+#: of the read table claims (``table_claims.jsonl``, development data) too.
+ROUND_3_ENCOUNTERS = 4
+TABLE_CLAIMS = Path(__file__).resolve().parents[1] / "doclens" / "datasets" / "real_outputs" / "table_claims.jsonl"
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 #: Round 2 does not cut after a title ("Ms. Jones"); round 1's items keep round 1's cut.
@@ -69,18 +75,29 @@ def sentences(note: str, cut: re.Pattern = _SENTENCE_END) -> list[str]:
     return found
 
 
+def _encounters(ids: list[str], first: int, count: int, split: str, round_: int) -> list[str]:
+    """The round's encounters of one split's shuffled order; round 3 skips the table claims' (read)."""
+    if round_ < 3:
+        return ids[first: first + count]
+    with TABLE_CLAIMS.open(encoding="utf-8") as handle:
+        read = {(row["split"], row["encounter"]) for row in map(json.loads, filter(str.strip, handle))}
+    return [e for e in ids[first:] if (split, e) not in read][:count]
+
+
 def draw(data: Path = DATA) -> list[dict]:
-    """Every item of both rounds, round 1 first (its ids are positions in this list)."""
+    """Every item of the three rounds, round 1 first (its ids are positions in this list)."""
     items: list[dict] = []
     for round_, first, count, cut in ((1, 0, ENCOUNTERS_PER_SPLIT, _SENTENCE_END),
-                                      (2, ENCOUNTERS_PER_SPLIT, ROUND_2_ENCOUNTERS, _SENTENCE_END_2)):
+                                      (2, ENCOUNTERS_PER_SPLIT, ROUND_2_ENCOUNTERS, _SENTENCE_END_2),
+                                      (3, ENCOUNTERS_PER_SPLIT + ROUND_2_ENCOUNTERS, ROUND_3_ENCOUNTERS,
+                                       _SENTENCE_END_2)):
         for split in SPLITS:
             refs = read_jsonl(data / split / "references.jsonl")
             outputs = {s: read_jsonl(data / split / "systems" / f"{s}.jsonl") for s in SYSTEMS}
             ids = sorted(refs)
             random.Random(f"real-outputs/{split}").shuffle(ids)
-            for rank, encounter in enumerate(ids[first: first + count]):
-                half = "dev" if rank < count // 2 else "held_out"
+            for rank, encounter in enumerate(_encounters(ids, first, count, split, round_)):
+                half = "fresh" if round_ == 3 else "dev" if rank < count // 2 else "held_out"
                 for system in SYSTEMS:
                     note = outputs[system][encounter]["prediction"]
                     rng = random.Random(f"real-outputs/{split}/{encounter}/{system}")

@@ -25,8 +25,11 @@ def test_halves_are_disjoint_by_encounter_and_counted(shared_data):
     assert {i.group for i in held_out.items} == {"GPT-4", "ChatGPT", "Text-Davinci-003", "BioBART-div", "LED",
                                                  "train_UMLS"}
     assert {i.side for i in dev.items} == {"recall", "precision"}
-    both = shipped_set("real-outputs", "all", shared_data / "aci_bench_systems")
-    assert len(both.items) == len(dev.items) + len(held_out.items)
+    fresh = shipped_set("real-outputs", "fresh", shared_data / "aci_bench_systems")
+    assert (len(fresh.items), fresh.undecided) == (272, 2)  # round 3: drawn after held-out was read
+    assert not {i.fold for i in fresh.items} & ({i.fold for i in dev.items} | {i.fold for i in held_out.items})
+    every = shipped_set("real-outputs", "all", shared_data / "aci_bench_systems")
+    assert len(every.items) == len(dev.items) + len(held_out.items) + len(fresh.items)
 
 
 def test_shipped_items_are_the_samplers_draw_and_the_benchmarks_premises(shared_data):
@@ -38,7 +41,7 @@ def test_shipped_items_are_the_samplers_draw_and_the_benchmarks_premises(shared_
     drawn = {d["item"]: d for d in draw()}
     lines = [json.loads(line) for path in sorted(DEFAULT_LABELS.glob("labels_*.jsonl"))
              for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    assert len(lines) == 1113
+    assert len(lines) == 1387  # rounds 1 and 2 (1,113), round 3 (274)
     for line in lines:
         assert {k: line[k] for k in ("split", "encounter", "system", "side", "half", "round")} == \
             {k: drawn[line["item"]][k] for k in ("split", "encounter", "system", "side", "half", "round")}

@@ -35,8 +35,10 @@ from doclens.core.errors import InputError, cannot_read
 
 Side = Literal["recall", "precision"]
 SIDES: tuple[Side, ...] = ("recall", "precision")
-Half = Literal["dev", "held-out", "all"]
-HALVES: tuple[Half, ...] = ("dev", "held-out", "all")
+#: ``fresh``: the real-output set's third round, drawn and labelled after the held-out half had been
+#: read for error analysis, for the next reported figure (its DATASHEET, "Round 3")
+Half = Literal["dev", "held-out", "fresh", "all"]
+HALVES: tuple[Half, ...] = ("dev", "held-out", "fresh", "all")
 #: the shipped sets, by the name ``--set`` takes: their folders under ``doclens/datasets``
 SHIPPED_SETS = {"real-outputs": "real_outputs", "near-miss-probe": "near_miss_probe"}
 #: ``PremiseRef.note`` naming the clinician's note (any other value names a system's note)
@@ -46,7 +48,7 @@ _FALSE = frozenset({"false", "0", "no", "n", "unsupported", "not supported", "no
 _UNDECIDED = frozenset({"", "null", "none"})
 #: the real-output set's label files, in the order their items were drawn
 _REAL_OUTPUT_FILES = ("labels_test2.jsonl", "labels_test3.jsonl", "labels_test2_round2.jsonl",
-                      "labels_test3_round2.jsonl")
+                      "labels_test3_round2.jsonl", "labels_test2_round3.jsonl", "labels_test3_round3.jsonl")
 
 
 def default_aci_bench_dir() -> Path:
@@ -296,8 +298,8 @@ def near_miss_probe(folder, half: Half, notes: AciBenchNotes) -> LabelledSet:
     """The near-miss probe (``folder/items.jsonl``: ``{"id", "system", "split", "encounter",
     "premise", "claim", "label", "kind", …}``, ``premise`` naming the note: ``reference`` or
     ``system``, the note of the item's system), grouped by kind; refused for the dev half."""
-    if half == "dev":
-        raise InputError("near-miss-probe has no dev half: it is held out from every fit (use held-out or all)",
+    if half in ("dev", "fresh"):
+        raise InputError(f"near-miss-probe has no {half} half: it is held out from every fit (use held-out or all)",
                          field="half")
     path = folder.joinpath("items.jsonl")
     try:
