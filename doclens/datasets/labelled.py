@@ -12,8 +12,8 @@ Two sources:
   folder of ACI-BENCH system outputs at run time;
 * **a shipped set** (:func:`shipped_set`): ``real-outputs``, the claims of real ACI-BENCH test-2/3
   system and clinician notes labelled by reading (``doclens/datasets/real_outputs/DATASHEET.md``),
-  by half (``dev``, ``held-out``, ``fresh`` — round 3, read by no one tuning a judge — or ``all``); ``near-miss-probe``, correct claims and their one-detail
-  variants (``doclens/datasets/near_miss_probe/DATASHEET.md``), held out from fitting as a whole
+  by half (``dev``, ``held-out``, ``fresh`` — round 3, read by no one tuning a judge — or ``all``);
+  ``near-miss-probe``, correct claims and their one-detail variants (``doclens/datasets/near_miss_probe/DATASHEET.md``), held out from fitting as a whole
   (it has no dev half), grouped by kind. Their premises are references, resolved the same way.
 
 A label is boolean-like (``true``/``false``, ``1``/``0``, ``yes``/``no``, ``supported``/
