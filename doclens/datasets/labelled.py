@@ -13,8 +13,9 @@ Two sources:
 * **a shipped set** (:func:`shipped_set`): ``real-outputs``, the claims of real ACI-BENCH test-2/3
   system and clinician notes labelled by reading (``doclens/datasets/real_outputs/DATASHEET.md``),
   by half (``dev``, ``held-out``, ``fresh`` — round 3, read by no one tuning a judge — or ``all``);
-  ``near-miss-probe``, correct claims and their one-detail variants (``doclens/datasets/near_miss_probe/DATASHEET.md``), held out from fitting as a whole
-  (it has no dev half), grouped by kind. Their premises are references, resolved the same way.
+  ``near-miss-probe``, correct claims and their one-detail variants
+  (``doclens/datasets/near_miss_probe/DATASHEET.md``), held out from fitting as a whole (it has no
+  dev half), grouped by kind. Their premises are references, resolved the same way.
 
 A label is boolean-like (``true``/``false``, ``1``/``0``, ``yes``/``no``, ``supported``/
 ``unsupported``, any case); an empty or ``null`` label means the labeller could not decide (the
