@@ -143,10 +143,8 @@ def build_scorer(args: argparse.Namespace, settings: ScoringSettings | None = No
     model_options = _options(args, args.model_options)
     run_options = _options(args, args.run_options)
     options = evaluator_options(args, args.evaluator, args.evaluator_arg)
-    named = named_options(args.evaluator, EVALUATOR_PRESETS)
-    for option, store in _judge_stores(args).items():  # clinical-rules' MiniLM vectors and readings
-        if option in named:
-            options[option] = store
+    # clinical-rules' MiniLM vectors and readings, for a judge whose constructor names them
+    options.update(_judge_stores(args, named_options(args.evaluator, EVALUATOR_PRESETS)))
     evaluator = load_evaluator(args.evaluator, **options)
     extractor = None
     if args.extractor in (None, "auto"):
@@ -235,18 +233,20 @@ def run(args: argparse.Namespace) -> int:
     return _run_one(args)
 
 
-def _judge_stores(args: argparse.Namespace) -> dict:
-    """The content caches a judge may take as options (clinical-rules: ``vector_cache``, MiniLM's
-    vectors, :class:`~doclens.evaluators.models.sentence_encoder.VectorCache`; ``analysis_cache``,
-    its reading of each text, :class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`),
-    in the cache folder; none with ``--no-cache`` or ``--refresh``."""
+def _judge_stores(args: argparse.Namespace, named: set[str]) -> dict:
+    """The content caches a judge may take as options, those of them its constructor ``named``
+    (clinical-rules: ``vector_cache``, MiniLM's vectors,
+    :class:`~doclens.evaluators.models.sentence_encoder.VectorCache`; ``analysis_cache``, its
+    reading of each text, :class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`), in the
+    cache folder; ``None`` with ``--no-cache`` or ``--refresh``. A judge that names neither gets
+    neither, and no store is made for it."""
     from doclens.evaluators.models.sentence_encoder import VectorCache
     from doclens.evaluators.rules.analysis_cache import AnalysisCache
 
-    if getattr(args, "no_cache", False) or getattr(args, "refresh", False):
-        return {"vector_cache": None, "analysis_cache": None}
+    off = getattr(args, "no_cache", False) or getattr(args, "refresh", False)
     folder = getattr(args, "cache_dir", None)
-    return {"vector_cache": VectorCache(folder), "analysis_cache": AnalysisCache(folder)}
+    return {option: None if off else store(folder)
+            for option, store in (("vector_cache", VectorCache), ("analysis_cache", AnalysisCache)) if option in named}
 
 
 def _run_one(args: argparse.Namespace) -> int:

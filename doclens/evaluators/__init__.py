@@ -90,13 +90,21 @@ def _parameters(factory):
     return set(parameters)
 
 
+def _constructor_parameters(name: str, presets: dict) -> tuple[bool, set[str] | None]:
+    """Whether preset or target ``name`` imports, and the keyword names its constructor takes
+    (:func:`_parameters`: ``None`` when it takes ``**options``)."""
+    target = presets[name][0] if name in presets else name
+    try:
+        return True, _parameters(import_target(target))
+    except ConfigurationError:
+        return False, None
+
+
 def accepted_options(name: str, options: dict, presets: dict) -> dict:
     """The subset of ``options`` that the constructor of preset or target ``name`` takes (all of
     them when it takes ``**options``; none when it cannot be imported: loading it says why)."""
-    target = presets[name][0] if name in presets else name
-    try:
-        taken = _parameters(import_target(target))
-    except ConfigurationError:
+    imports, taken = _constructor_parameters(name, presets)
+    if not imports:
         return {}
     return dict(options) if taken is None else {k: v for k, v in options.items() if k in taken}
 
@@ -104,12 +112,7 @@ def accepted_options(name: str, options: dict, presets: dict) -> dict:
 def named_options(name: str, presets: dict) -> set[str]:
     """The options the constructor of preset or target ``name`` names in its signature (none for
     one that takes only ``**options``, or cannot be imported): what may be passed to it alone."""
-    target = presets[name][0] if name in presets else name
-    try:
-        taken = _parameters(import_target(target))
-    except ConfigurationError:
-        return set()
-    return set() if taken is None else taken
+    return _constructor_parameters(name, presets)[1] or set()
 
 
 def _construct(factory, options: dict[str, Any], what: str):
