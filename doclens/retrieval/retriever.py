@@ -64,6 +64,12 @@ def word_count(facts: Sequence[Fact]) -> int:
     return sum(len(fact.premise_text.split()) for fact in facts)
 
 
+def given_whole(facts: Sequence[Fact], budget: int | None, config: RetrievalConfig) -> bool:
+    """Whether a source's facts are given to the judge whole, unranked, instead of retrieved: a
+    ``budget`` (white-space words of the judge's window) they fit, and no ``always_retrieve``."""
+    return budget is not None and not config.always_retrieve and word_count(facts) <= budget
+
+
 class FactIndex:
     """The searchable index of one source's facts."""
 
@@ -212,7 +218,7 @@ class Retriever:
         source order, unranked (``retrieved=False``) and nothing is indexed — unless the config
         says ``always_retrieve``."""
         facts = list(facts)
-        if budget is not None and not self.config.always_retrieve and word_count(facts) <= budget:
+        if given_whole(facts, budget, self.config):
             whole = [Hit(fact=fact, rank=i, score=None, retrieved=False) for i, fact in enumerate(facts, start=1)]
             return [[Hit(**vars(hit)) for hit in whole] for _ in claims]
         return self.index(facts).search_many(list(claims))

@@ -24,7 +24,6 @@ import bisect
 import warnings
 from collections.abc import Iterable
 
-from doclens.core.errors import InputError
 from doclens.core.support import NOT_ADDRESSED
 from doclens.core.types import CitationJudgement, ClaimJudgement, Direction
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
@@ -39,8 +38,7 @@ from doclens.evaluators.llm.chat import (
 from doclens.evaluators.llm.prompting import load_prompt
 from doclens.evaluators.usage import estimate_tokens
 from doclens.extraction.extractors import ExtractionRequest, Extractor, PromptedExtractor, SentenceExtractor
-from doclens.retrieval.facts import source_facts
-from doclens.retrieval.retriever import word_count
+from doclens.retrieval.retriever import given_whole
 from doclens.scoring.source_support import SourceSupport
 
 #: Completion tokens allowed per call (a rough allowance; replies vary).
@@ -184,17 +182,14 @@ class _PlanningSourceSupport(SourceSupport):
         for work in works:
             if work.instance.source is None:
                 continue
-            try:
-                facts = source_facts(work.instance.source)
-            except InputError as exc:  # as SourceSupport.judge refuses it
-                raise InputError(f"instance {work.instance.id!r}: field 'source': {exc}", field="source") from exc
+            facts = self.facts(work.instance)  # read, and refused, as the real step does
             claims = sum(len(items) for items in work.pred_claims.values())
             self.instances += 1
             self.claims += claims
-            if self.config.always_retrieve or word_count(facts) > self.budget(evaluator):
-                self.retrieved_claims += claims
-            else:
+            if given_whole(facts, self.budget(evaluator), self.config):
                 whole.append(work)
+            else:
+                self.retrieved_claims += claims
         return super().judge(whole, evaluator)  # nothing retrieved: each source is given whole
 
 

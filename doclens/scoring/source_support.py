@@ -94,11 +94,20 @@ class SourceSupport:
         return self.budget_words if self.budget_words is not None else evaluator.support_window_words
 
     # ---- judging --------------------------------------------------------------------------------------
+    @staticmethod
+    def facts(instance) -> list:
+        """The facts of ``instance``'s source (:func:`doclens.retrieval.facts.source_facts`); a
+        source that cannot be read is an :class:`InputError` naming the instance and field."""
+        from doclens.retrieval.facts import source_facts
+
+        try:
+            return source_facts(instance.source)
+        except InputError as exc:
+            raise InputError(f"instance {instance.id!r}: field 'source': {exc}", field="source") from exc
+
     def judge(self, works: list, evaluator: Evaluator) -> dict[int, list[SupportVerdict]]:
         """``{position in works: verdicts}`` for every work whose instance has a source (works
         without one are absent: the metric is skipped for them)."""
-        from doclens.retrieval.facts import source_facts
-
         budget = self.budget(evaluator)
         verdicts: dict[int, list[SupportVerdict | None]] = {}
         groups: dict[tuple[str, str], list[tuple[int, int, str]]] = {}  # (task, premise) → (work, slot, claim)
@@ -106,10 +115,7 @@ class SourceSupport:
             instance = work.instance
             if instance.source is None:
                 continue
-            try:
-                facts = source_facts(instance.source)
-            except InputError as exc:
-                raise InputError(f"instance {instance.id!r}: field 'source': {exc}", field="source") from exc
+            facts = self.facts(instance)
             claims = [(section, claim) for section, items in work.pred_claims.items() for claim in items]
             row: list[SupportVerdict | None] = [None] * len(claims)
             verdicts[i] = row
