@@ -65,15 +65,15 @@ def assertion_problems(words: list[Word], index: dict, reports_result: bool = Fa
     claim_stems = {w.stem for w in words}
     if _negation_holds(words, index, claim_stems):
         words = [w for w in words if w.status != Status.NEGATED]
-    conflicts: dict[tuple[str, Status, Status], list[str]] = {}
+    conflicts: dict[tuple[str, Status, Status, bool], list[str]] = {}
     for word in words:
         occurrence = _conflicting_occurrence(word, index, claim_stems, reports_result)
         if occurrence is not None:
-            premise_word, sentence = occurrence
-            conflicts.setdefault((sentence.text, premise_word.status, word.status), []).append(word.text.lower())
+            premise_word, sentence, about_claim = occurrence
+            conflicts.setdefault((sentence.text, premise_word.status, word.status, about_claim), []).append(word.text.lower())
     return [Finding(FindingKind.ASSERTION, f"note says \"{short(text)}\" ({_describe(premise_status)}), claim states "
-                    f"{', '.join(dict.fromkeys(conflicting))} {_describe(claim_status)}", conflict=True)
-            for (text, premise_status, claim_status), conflicting in conflicts.items()]
+                    f"{', '.join(dict.fromkeys(conflicting))} {_describe(claim_status)}", conflict=about_claim)
+            for (text, premise_status, claim_status, about_claim), conflicting in conflicts.items()]
 
 
 def _negation_holds(words: list[Word], index: dict, claim_stems: set[str]) -> bool:
@@ -89,9 +89,13 @@ def _negation_holds(words: list[Word], index: dict, claim_stems: set[str]) -> bo
 
 
 def _conflicting_occurrence(word: Word, index: dict, claim_stems: set[str],
-                            reports_result: bool) -> tuple[Word, Sentence] | None:
+                            reports_result: bool) -> tuple[Word, Sentence, bool] | None:
     """The premise occurrence whose status conflicts with ``word``'s, read where the note speaks of
-    the claim's concept; ``None`` when none does."""
+    the claim's concept, and whether that sentence is about the claim (v7: only then is the other
+    status a contradiction; a word the note gives only in a sentence about something else, "I do
+    not expect to see anything significant on x-ray" for "pressing caused significant pain", is not
+    stated as the claim states it, and the decision model weighs that); ``None`` when none
+    conflicts."""
     if word.dependent:
         return None  # "no problems with the knee" says nothing of the knee's status
     if word.text.lower() in ("controlled", "control"):
@@ -115,7 +119,7 @@ def _conflicting_occurrence(word: Word, index: dict, claim_stems: set[str],
     if not about_claim and (word.status == Status.NEGATED or any(_compatible(word.status, w.status, reports_result)
                                                              for w, _ in found)):
         return None  # a negated word the note gives only about something else ("right lower quadrant")
-    return closest[0]
+    return (*closest[0], about_claim)
 
 
 def _stated_against_negation(word: Word, closest: list[tuple[Word, Sentence]],

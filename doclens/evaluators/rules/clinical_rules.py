@@ -91,6 +91,7 @@ from doclens.evaluators.rules.content import missing_words, not_mentioned, said_
 from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE
 from doclens.evaluators.rules.decision import DECISIVE, DecisionModel, load_model
 from doclens.evaluators.rules.findings import FINDING_KINDS, Assessment, Finding, FindingKind, short
+from doclens.evaluators.rules.lexicons import same_direction
 from doclens.evaluators.rules.near_misses import near_miss_problems
 from doclens.evaluators.rules.numbers import number_and_side_problems
 from doclens.evaluators.rules.sentences import Sentence, Status, Word
@@ -106,7 +107,7 @@ __all__ = ["DRUGS", "FINDING_KINDS", "RULES_VERSION", "Assessment", "ClinicalRul
            "is_drug"]
 
 #: Bumped whenever a rule changes a verdict: it is part of the signature.
-RULES_VERSION = "6"
+RULES_VERSION = "7"
 
 #: Paraphrase tolerance: the shipped MiniLM sentence encoder aligns the claim with a premise
 #: sentence; up to three missing content words (two fifths of the claim's at most; never a drug, a polar
@@ -436,6 +437,8 @@ class ClinicalRulesJudge(Evaluator):
             "polar_missing": float(("polar", False) in kinds),
             "claim_negated": float(any(w.status == Status.NEGATED for w in words)),
             "claim_has_number": float(any(s.stated for s in claim_sentences)),
+            "status_elsewhere": float((FindingKind.ASSERTION, False) in kinds),
+            "word_swapped": float((FindingKind.SUBSTITUTION, False) in kinds),
         }
 
     def _weakest_part(self, claim: str, key: set[str], missing: set[str]) -> float:
@@ -531,7 +534,10 @@ class ClinicalRulesJudge(Evaluator):
                 forgiven, kept = kept, []
         if kept and best is not None and self.paraphrase == "minilm":
             for m, used in self._substitutions(kept, words, best):
-                problems.append(Finding(FindingKind.SUBSTITUTION, f"note says {used}, claim says {m}", conflict=True))
+                # a swapped thing ("numbness" for "injuries") contradicts; a swapped verb or modifier
+                # ("enjoy" for "go", "consistent" for "based") is weighed by the decision model (v7)
+                problems.append(Finding(FindingKind.SUBSTITUTION, f"note says {used}, claim says {m}",
+                                        conflict=self.analyser.names_a_thing(m)))
                 kept.remove(m)
         return problems + not_mentioned(kept, premise_sentences), forgiven, best, absent
 
@@ -565,7 +571,8 @@ class ClinicalRulesJudge(Evaluator):
         found = []
         for m in candidates:
             cosine, used = max((self._cosine(m, u), u) for u in unused)
-            if SUBSTITUTION_COSINE <= cosine < SYNONYM_COSINE:
+            # (two words of one direction, "elevated" and "high", say the same: v7)
+            if SUBSTITUTION_COSINE <= cosine < SYNONYM_COSINE and not same_direction(m, used):
                 found.append((m, used))
         return found
 

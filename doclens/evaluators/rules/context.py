@@ -24,7 +24,9 @@ Added for the judge (medspaCy's ``on_match`` callbacks play this part there): a 
 ``where`` condition on its match in the sentence (``where(doc, start, end)``); a match for which it
 is false is dropped before overlaps are pruned, so a shorter trigger inside it can still count (the
 judge's ``: no`` negates its key backwards only when it ends the text, "Fever: no.", and "Knees: No
-erythema." is read by the plain forward ``no``).
+erythema." is read by the plain forward ``no``); and a terminating rule may end the scopes of some
+categories only (``terminates``: a new main clause, ", I recommend …", ends a negation, not a
+hypothesis: "If her pain does not improve, I will recommend an MRI").
 
 Not kept (the judge uses none): target-type filters, ``max_targets``, ``on_modifies`` callbacks,
 regular-expression rules and medspaCy's span extensions.
@@ -48,7 +50,9 @@ DIRECTIONS = ("FORWARD", "BACKWARD", "BIDIRECTIONAL", "TERMINATE", "PSEUDO")
 class ContextRule:
     """A trigger: ``literal`` matched as a phrase, or ``pattern`` (spaCy ``Matcher`` token
     patterns) when given; ``category`` is what it asserts (``NEGATED_EXISTENCE``, ``HISTORICAL`` …);
-    ``where(doc, start, end)``, when given, must hold of a match for it to count."""
+    ``where(doc, start, end)``, when given, must hold of a match for it to count; ``terminates``,
+    for a ``TERMINATE`` rule, the categories whose scopes it ends (``None``: every category, as
+    medspaCy's terminating triggers do)."""
 
     literal: str
     category: str
@@ -56,6 +60,7 @@ class ContextRule:
     pattern: list | None = None
     max_scope: int | None = None
     where: Callable[[object, int, int], bool] | None = field(default=None, compare=False)
+    terminates: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "category", self.category.upper())
@@ -208,6 +213,8 @@ def _limit(modifier: Modifier, other: Modifier) -> None:
     if modifier.rule.direction == "TERMINATE":
         return
     if other.rule.direction != "TERMINATE" and other.rule.category != modifier.rule.category:
+        return
+    if other.rule.terminates is not None and modifier.rule.category not in other.rule.terminates:
         return
     if modifier.rule.direction in ("FORWARD", "BIDIRECTIONAL") and other.start > modifier.start:
         modifier.scope_end = min(modifier.scope_end, other.start)

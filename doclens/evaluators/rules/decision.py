@@ -54,6 +54,9 @@ FEATURES = (
     "polar_missing",       # a polar word or qualifier (normal, mild, new …) the note does not say
     "claim_negated",       # the claim negates something
     "claim_has_number",    # the claim states a number
+    # v7: what no longer decides, weighed instead
+    "status_elsewhere",    # a claim word the note gives only with another status, where it speaks of something else
+    "word_swapped",        # a verb or modifier of the claim the aligned note sentence replaces by a related word
 )
 #: Optional (``doclens judge-fit --alignment``): MiniLM's token alignment of the claim with its
 #: closest note sentences (:mod:`doclens.evaluators.rules.alignment`). Measured, it does not improve

@@ -15,8 +15,9 @@ class FindingKind(TextEnum):
     ``missing``: content words the note does not use; ``drug``: a drug it does not name; ``polar``:
     a polar word or qualifier it does not say; ``qualifier``: another of the same scale it says
     (trace / severe); ``opposite``: its prefixed opposite; ``substitution``: a related word, no
-    synonym, where the claim's word would stand ("knee swelling" for "knee pain"); ``assertion``:
-    the word with another status (negated, a relative's …); ``number`` / ``side``: a number or side
+    synonym, where the claim's word would stand ("knee swelling" for "knee pain"; a conflict only when
+    the word names a thing, v7); ``assertion``: the word with another status (negated, a relative's
+    …; a conflict only where the note speaks of the claim's concept, v7); ``number`` / ``side``: a number or side
     not found or another one found; ``together``: numbers and sides no one sentence holds together;
     ``empty``: a claim with nothing to check. v6's near misses, each stated otherwise where the note
     speaks of the claim's concept (:func:`~doclens.evaluators.rules.near_misses.near_miss_problems`):

@@ -209,6 +209,11 @@ progressed progressing""".split()},
     # is itself the finding (near_misses' _direction_problems)
     **{w: (Axis.USE, -1) for w in "cessation quit quitting quits stopped discontinue discontinued discontinuing".split()},
 }
+def same_direction(word: str, other: str) -> bool:
+    """Whether two words state one direction on one axis ("elevated" and "high")."""
+    return word in DIRECTIONS and DIRECTIONS[word] == DIRECTIONS.get(other)
+
+
 #: Words before "controlled" / "control" that say how well (a ConText negation, "not well
 #: controlled", flips what they say).
 _CONTROL_GOOD = frozenset("well under good adequately fairly reasonably nicely".split())

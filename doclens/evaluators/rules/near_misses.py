@@ -9,8 +9,9 @@ from collections import Counter
 
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind
-from doclens.evaluators.rules.lexicons import RELATIVE_COVERS, Axis, contradicts, covers
+from doclens.evaluators.rules.lexicons import DIRECTIONS, RELATIVE_COVERS, Axis, contradicts, covers
 from doclens.evaluators.rules.sentences import Regimen, Sentence, Word
+from doclens.evaluators.rules.words import QUALIFIER_SCALES
 
 #: A comparison, whose order of sides matters (:func:`_comparison_problems`).
 _COMPARING = re.compile(r"\b(?:more|less|worse|better|greater|than|compared)\b", re.IGNORECASE)
@@ -45,7 +46,43 @@ def near_miss_problems(analyser: Analyser, words: list[Word], claim_sentences: l
         problems += _person_problems(analyser, sentence, claim_stems, premise_sentences)
         problems += _regimen_problems(sentence, premise_sentences)
         problems += _comparison_problems(sentence, premise_sentences)
+        problems += _qualifier_problems(sentence, premise_sentences)
     return list(dict.fromkeys(problems))
+
+
+#: Scales of severity and course whose words qualify the finding written after them.
+SEVERITY_SCALES = tuple(scale for scale in QUALIFIER_SCALES if scale & {"mild", "small", "acute"})
+#: How far before its finding a qualifier stands ("mild joint effusion").
+QUALIFIER_REACH = 3
+
+
+def _qualifiers(sentence: Sentence, scale: frozenset) -> list[tuple[str, Word]]:
+    """``(qualifier, the finding it qualifies)`` of ``scale`` in one sentence: the next content word
+    within :data:`QUALIFIER_REACH` positions."""
+    found = []
+    words = sorted(sentence.words, key=lambda w: w.position)
+    for k, word in enumerate(words):
+        if word.text.lower() in scale:
+            head = next((w for w in words[k + 1:] if w.text.lower() not in scale), None)
+            if head is not None and head.position - word.position <= QUALIFIER_REACH:
+                found.append((word.text.lower(), head))
+    return found
+
+
+def _qualifier_problems(sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
+    """v7: a claim's qualifier where the note qualifies the same finding otherwise, and never so:
+    "mild effusion" against "significant effusion" (however mild something else in the note is)."""
+    problems = []
+    used = {w.text.lower() for s in premise_sentences for w in s.words}
+    for scale in SEVERITY_SCALES:
+        for qualifier, head in _qualifiers(sentence, scale):
+            if qualifier not in used:
+                continue  # a qualifier the note never uses is the content rule's (content.other_qualifier)
+            stated = {q for s in premise_sentences for q, h in _qualifiers(s, scale) if h.stem == head.stem}
+            if stated and qualifier not in stated:
+                problems.append(Finding(FindingKind.QUALIFIER, f"note says {' or '.join(sorted(stated))} {head.text.lower()}, "
+                                        f"claim says {qualifier} {head.text.lower()}", conflict=True))
+    return problems
 
 
 def _comparison_problems(sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
@@ -77,11 +114,26 @@ def _direction_problems(analyser: Analyser, sentence: Sentence, claim_stems: set
         other = next((w for a, g, w in stated if contradicts((axis, sign), (a, g))), None)
         if other is not None:
             problems.append(Finding(FindingKind.DIRECTION, f"note says {other}, claim says {word}", conflict=True))
-        elif axis is Axis.USE and not any(analyser.normal(word) in s.stems for s in premise_sentences):
+        elif axis is Axis.USE and not _stop_stated(analyser, word, concept, premise_sentences):
             # stopping a habit or a drug the note never says is stopped ("smoking cessation"
             # against "a bar that allows smoking")
             problems.append(Finding(FindingKind.DIRECTION, f"note does not say {word}"))
     return problems
+
+
+#: Words that state a stop without being a direction themselves ("stop by the office" is none):
+#: read only in a sentence about the claim's concept ("stop Reglan" for "discontinue Reglan", v7).
+STOPPING = frozenset("stop stops stopping stopped cease ceased hold held".split())
+
+
+def _stop_stated(analyser: Analyser, word: str, concept: set[str], premise_sentences: list[Sentence]) -> bool:
+    """Whether the note states the claim's stop: the word itself anywhere, or any stopping word
+    (:data:`STOPPING`, the other stop directions) in a sentence that names the claim's concept."""
+    if any(analyser.normal(word) in s.stems for s in premise_sentences):
+        return True
+    stops = {analyser.normal(w) for w in STOPPING} | {analyser.normal(w) for w, (axis, _) in DIRECTIONS.items()
+                                                      if axis is Axis.USE}
+    return any(s.stems & concept and s.stems & stops for s in premise_sentences)
 
 
 def _site_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str],

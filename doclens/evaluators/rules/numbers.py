@@ -8,6 +8,27 @@ from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind
 from doclens.evaluators.rules.sentences import Sentence, Side
 
+#: Durations in days, to read one length written in two units as one: "one month" is "4 weeks", "1
+#: year" is "12 months" (v7). Within :data:`DURATION_TOLERANCE` of each other they are the same.
+DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+DURATION_TOLERANCE = 0.1
+
+
+def same_duration(value: str, unit: str | None, other: str, other_unit: str | None) -> bool:
+    """Whether two numbers say one duration in two units of :data:`DAYS` ("1 month", "4 weeks")."""
+    if unit not in DAYS or other_unit not in DAYS or unit == other_unit:
+        return False
+    try:
+        days, other_days = float(value) * DAYS[unit], float(other) * DAYS[other_unit]
+    except ValueError:
+        return False
+    return abs(days - other_days) <= DURATION_TOLERANCE * max(days, other_days)
+
+
+def _comparable(unit: str | None, other_unit: str | None) -> bool:
+    """Units a number can be compared in: the same, or two of :data:`DAYS`."""
+    return unit == other_unit or (unit in DAYS and other_unit in DAYS)
+
 
 def _number_for_concept(value, unit, context, premise_sentences) -> str | None:
     """The note's number for the claim's concept when it differs: among the note's numbers with
@@ -16,12 +37,14 @@ def _number_for_concept(value, unit, context, premise_sentences) -> str | None:
     close ("follow up in 3 months" against "follow up in 1 month", whatever else lasts 3 months)."""
     if unit is None or not context:
         return None
-    scored = [(len(context & c), v) for s in premise_sentences for v, u, c in s.numbers if u == unit]
-    best = max((n for n, _ in scored), default=0)
+    scored = [(len(context & c), v, u) for s in premise_sentences for v, u, c in s.numbers if _comparable(u, unit)]
+    best = max((n for n, _, _ in scored), default=0)
     if best < min(2, len(context)):
         return None
-    values = {v for n, v in scored if n == best}
-    return None if value in values else ", ".join(f"{v} {unit}" for v in sorted(values)[:3])
+    values = {(v, u) for n, v, u in scored if n == best}
+    if any((v, u) == (value, unit) or same_duration(value, unit, v, u) for v, u in values):
+        return None
+    return ", ".join(f"{v} {u}" for v, u in sorted(values)[:3])
 
 
 def check_number(value, unit, context, premise_sentences) -> Finding | None:
@@ -36,6 +59,8 @@ def check_number(value, unit, context, premise_sentences) -> Finding | None:
             local = not context or bool(context & sentence.keys) or (unit is not None and u == unit)
             if v == value and (unit is None or u is None or u == unit) and local:
                 return None
+            if same_duration(value, unit, v, u):
+                return None  # one duration in other units ("1 month", "4 weeks"), read as a unit is
             # what the note says instead: a number of the same kind (the same unit or the same
             # value; a reading such as 7/10 for a reading), never "42 year" for a pain score
             if local and (u == unit or v == value) and ("/" in v) == ("/" in value):
@@ -61,17 +86,26 @@ def check_side(claimed: Side, premise_sentences) -> Finding | None:
                 continue
             scored.append((common + same_head + (n == negated), s, p))
     if not scored:
-        # a note that names one side only speaks of that side where it gives none: "She denies
-        # any tingling in her toes" in a note about a right ankle is about the right toes
-        if {other.side for sentence in premise_sentences for other in sentence.sides} == {side}:
-            return None
-        return Finding(FindingKind.SIDE, f"note does not give the side of {phrase}")
+        return None if _side_given_otherwise(side, body, premise_sentences) else Finding(
+            FindingKind.SIDE, f"note does not give the side of {phrase}")
     best = max(score for score, _, _ in scored)
     closest = [(s, p) for score, s, p in scored if score == best]
     if any(s == side or (s == "bilateral" and side in ("left", "right")) for s, _ in closest):
         return None
     return Finding(FindingKind.SIDE, f"note says {', '.join(dict.fromkeys(p for _, p in closest[:2]))}, claim says {phrase}",
                    conflict=True)
+
+
+def _side_given_otherwise(side: str, body: frozenset, premise_sentences: list[Sentence]) -> bool:
+    """Whether the note gives ``side`` to the claim's body part where no side of it scores
+    (:func:`check_side`): a note that names one side only speaks of that side where it gives none
+    ("She denies any tingling in her toes" in a note about a right ankle is about the right toes);
+    v7: "bilateral(ly)" in a sentence holding the whole of what the claim says it of ("Auscultation
+    of Lungs: Clear bilaterally." for "clear to auscultation bilaterally")."""
+    if {other.side for sentence in premise_sentences for other in sentence.sides} == {side}:
+        return True
+    return side == "bilateral" and bool(body) and any(
+        body <= sentence.stems and any(other.side == side for other in sentence.sides) for sentence in premise_sentences)
 
 
 def _plural_in_both(analyser: Analyser, claim_sentence: Sentence, premise_sentences: list[Sentence]) -> bool:
@@ -98,6 +132,13 @@ def number_and_side_problems(analyser: Analyser, claim_sentence: Sentence, premi
     return problems
 
 
+def _only_side(side: Side, named: set[str], sentence: Sentence) -> bool:
+    """v7: a sentence that gives no side, in a note that names only the claim's, holds the claim's
+    side where it names the same part ("Icing the knee three to four times per day" in a note
+    about a left knee holds "ice her left knee 3 to 4 times a day")."""
+    return named == {side.side} and not sentence.sides and side.head is not None and side.head in sentence.stems
+
+
 def _apart(claim_sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
     """Several numbers and sides of one claim sentence that no premise sentence holds together
     ("left kidney 10 cm" is not supported by "right kidney 10 cm … left kidney 12 cm")."""
@@ -106,8 +147,9 @@ def _apart(claim_sentence: Sentence, premise_sentences: list[Sentence]) -> list[
     together = [n for k, n in claim_sentence.stated if k not in claim_sentence.range_starts]
     if len(together) + len(claim_sentence.sides) <= 1:
         return []
+    named = {other.side for sentence in premise_sentences for other in sentence.sides}
     if any(all(check_number(v, u, c, [s]) is None for v, u, c in together)
-           and all(check_side(side, [s]) is None for side in claim_sentence.sides)
+           and all(check_side(side, [s]) is None or _only_side(side, named, s) for side in claim_sentence.sides)
            for s in premise_sentences):
         return []
     return [Finding(FindingKind.TOGETHER, "no note sentence holds " + ", ".join(
