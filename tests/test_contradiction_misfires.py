@@ -170,3 +170,48 @@ def test_stop_is_discontinue_where_the_note_names_the_drug(judge):
     entailed, text = judge.explain("She was instructed to continue Reglan. Stop by the lab on Friday.",
                                    "She was instructed to discontinue Reglan.")
     assert not entailed and "discontinue" in text
+
+
+# ---- second pass: an opposite, a list, a hedge, a site read on the claim's concept ------------------
+
+def test_an_opposite_contradicts_only_where_the_note_speaks_of_the_claim(judge):
+    premise = "A normal physical exam was conducted. An ultrasound showed an atrophic right kidney."
+    findings = judge.assess(premise, "She presents for an abnormal renal ultrasound with an atrophic right kidney.").findings
+    assert not any(f.kind is FindingKind.OPPOSITE for f in findings)
+    entailed, text = judge.explain("The renal ultrasound was normal.", "The renal ultrasound was abnormal.")
+    assert not entailed and "note says \"The renal ultrasound was normal.\", claim says abnormal" in text
+
+
+def test_a_list_item_stating_a_normal_finding_ends_a_negation(analyser):
+    read = statuses(analyser, "Exam showed no cervical lymphadenopathy, clear lungs, and tenderness in the right lower quadrant.")
+    assert read["lymphadenopathy"] == Status.NEGATED
+    assert read["clear"] == read["lungs"] == read["tenderness"] == Status.AFFIRMED
+    read = statuses(analyser, "No fever, chills, or sweats.")  # a list of findings stays denied
+    assert {read[w] for w in ("fever", "chills", "sweats")} == {Status.NEGATED}
+
+
+def test_similar_to_hedges_what_follows(analyser):
+    read = statuses(analyser, "She presents with symptoms similar to an upper respiratory infection.")
+    assert read["symptoms"] == Status.AFFIRMED and read["infection"] == Status.POSSIBLE
+
+
+def test_a_wider_denial_covers_a_site_the_note_never_names(judge):
+    assert not [f for f in decisive(judge, "Musculoskeletal: No edema.", "She has no lower extremity edema.")]
+    # a finding affirmed at a site the note never names is still not supported
+    entailed, text = judge.explain("Musculoskeletal: Mild edema.", "She has lower extremity edema.")
+    assert not entailed and "note does not name the leg" in text
+
+
+def test_a_whole_is_no_substitution_for_its_part(judge):
+    premise = "Examination of the lower extremities: 1 to 2+ pitting edema bilaterally."
+    assert not any(f.kind is FindingKind.SUBSTITUTION
+                   for f in judge.assess(premise, "Extremities: 1-2+ pitting edema bilaterally.").findings)
+
+
+def test_a_denied_list_is_not_split_across_a_normal_finding():
+    from doclens.extraction.extractors import split_enumeration
+
+    sentence = "Exam showed no cervical lymphadenopathy, clear lungs, and tenderness in the right lower quadrant."
+    assert split_enumeration(sentence) == [sentence]  # not "Exam showed no clear lungs."
+    assert split_enumeration("He denies fever, chills, or sweats.") == [
+        "He denies fever.", "He denies chills.", "He denies sweats."]

@@ -206,7 +206,7 @@ def split_enumeration(sentence: str) -> list[str]:
     if found is None:
         return [sentence]
     prefix, region, tail, keyed = found
-    items = _list_items(region, keyed)
+    items = _list_items(region, keyed, denied=bool(_DENIAL.search(prefix)))
     if items is None:
         return [sentence]
     claims = [prefix + item for item in items]
@@ -234,9 +234,17 @@ def _list_region(body: str) -> tuple[str, str, str, bool] | None:
     return " ".join(words[:cut]) + " ", region, tail, False
 
 
-def _list_items(region: str, keyed: bool) -> list[str] | None:
+#: A denial in a list's intro, which each item would inherit ("Exam showed no …").
+_DENIAL = re.compile(r"\b(?:no|not|denies|without)\b", re.IGNORECASE)
+#: An item opening with one of these states a normal finding: no denial before the list reaches it.
+_NORMAL_ITEM = re.compile(r"(?:clear|normal|intact|soft|regular|supple|unremarkable|benign)\b", re.IGNORECASE)
+
+
+def _list_items(region: str, keyed: bool, denied: bool = False) -> list[str] | None:
     """The items of a list (commas; "and" / "or" only in the last part, "A, B and C"; a keyed
-    value at commas only, so "Alert and oriented" stays whole), or ``None`` when it is no list."""
+    value at commas only, so "Alert and oriented" stays whole), or ``None`` when it is no list:
+    also when the intro denies (``denied``) and a later item states a normal finding, "no cervical
+    lymphadenopathy, clear lungs, and tenderness …" (the denial does not reach it)."""
     items = [i.strip() for i in _COMMA_SPLIT.split(region) if i.strip()]
     if not keyed and items:
         items = items[:-1] + [i.strip() for i in re.split(r"\s+(?:and|or)\s+", items[-1]) if i.strip()]
@@ -244,6 +252,8 @@ def _list_items(region: str, keyed: bool) -> list[str] | None:
         items = _carry_negation(items, region)
     elif any(re.match(r"(?:no|not|denies)\b", i, re.IGNORECASE) for i in items[1:]):
         return None  # "pulling of ears, no sore throat or hoarseness": not one list
+    elif denied and any(_NORMAL_ITEM.match(i) for i in items[1:]):
+        return None
     if len(items) < 2 or (len(items) == 2 and (not keyed or min(len(i.split()) for i in items) < 2)):
         return None
     return None if any(len(i.split()) > 6 for i in items) else items

@@ -282,7 +282,9 @@ def context_rules() -> list[ContextRule]:
       cholecystectomy"; "with previously no health problems presented with pain"); "the patient and
       (her) family" is no relative's finding ("counseled the patient and family about a healthy
       diet"), "return for / to / in" no hypothesis ("return for follow-up in 3 months"), and "not as
-      … as" no negation ("not as functional as it used to be" says less function, not none)."""
+      … as" no negation ("not as functional as it used to be" says less function, not none); a list item
+      that opens with a normal state (", clear lungs") ends a negation; "similar to" makes what follows
+      possible ("symptoms similar to an upper respiratory infection")."""
     rules = []
     for rule in default_rules():
         if rule.literal in (": no", ": none"):
@@ -309,6 +311,9 @@ def context_rules() -> list[ContextRule]:
                     [{"LOWER": ","}, {"LOWER": "the", "OP": "?"}, {"LOWER": {"IN": SUBJECTS}}],
                     terminates=frozenset({"NEGATED_EXISTENCE"})),
         ContextRule("presented", "HISTORICAL", "TERMINATE", [{"LOWER": "presented"}]),
+        ContextRule(", clear (a stated normal)", "NEGATED_EXISTENCE", "TERMINATE", [{"LOWER": ","}],
+                    where=_opens_normal_item, terminates=frozenset({"NEGATED_EXISTENCE"})),
+        ContextRule("similar to", "POSSIBLE_EXISTENCE", "FORWARD", [{"LOWER": "similar"}, {"LOWER": "to"}]),
         ContextRule("patient and family", "FAMILY", "PSEUDO",
                     [{"LOWER": {"IN": ["patient", "pt", "patients"]}}, {"LOWER": "and"},
                      {"LOWER": {"IN": ["his", "her", "their", "the"]}, "OP": "?"}, {"LOWER": {"IN": CARERS}}]),
@@ -319,6 +324,11 @@ def context_rules() -> list[ContextRule]:
                      {"LOWER": "as"}], where=_compares)]
 
 
+def _opens_normal_item(doc, start: int, end: int) -> bool:
+    """The comma opens a list item that states a normal finding (", clear lungs")."""
+    return end < len(doc) and doc[end].lower_ in NORMAL_STATES
+
+
 def _compares(doc, start: int, end: int) -> bool:
     """A second "as" follows within two words: "not as functional as" compares."""
     return "as" in [token.lower_ for token in doc[end + 1: end + 3]]
@@ -326,6 +336,9 @@ def _compares(doc, start: int, end: int) -> bool:
 
 #: Verbs too light to name a thing in any of their forms ("doing", "having", "getting").
 LIGHT_VERBS = frozenset("be do have get go make take come feel seem keep".split())
+#: A list item opening with one of these states a normal finding, which no "no" before it negates
+#: ("no cervical lymphadenopathy, clear lungs, and tenderness in the right lower quadrant").
+NORMAL_STATES = ["clear", "normal", "intact", "soft", "regular", "supple", "unremarkable", "benign"]
 #: Subjects that open a new main clause after a comma (", I recommend", ", the patient may consider").
 SUBJECTS = ["i", "we", "he", "she", "they", "patient", "pt"]
 #: What a backward "not …" says was not found ("Peritoneal signs not appreciated").

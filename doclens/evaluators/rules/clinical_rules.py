@@ -525,7 +525,7 @@ class ClinicalRulesJudge(Evaluator):
         (an opposite that says the same, "not controlled" for "uncontrolled", is not missing); the
         ``key`` words (:func:`section_key_words`) are never missing."""
         missing = missing_words(self.analyser, words, key, index, premise_sentences)
-        problems, kept, absent = said_otherwise(missing, words, self._view(premise_sentences).first, best)
+        problems, kept, absent = said_otherwise(missing, words, self._view(premise_sentences).first, best, premise_sentences)
         forgiven: list[str] = []
         # MiniLM aligns only a claim whose missing words could be forgiven (a drug or too many never are)
         if kept and not problems and best is not None and self._forgivable(kept, words):
@@ -572,9 +572,16 @@ class ClinicalRulesJudge(Evaluator):
         for m in candidates:
             cosine, used = max((self._cosine(m, u), u) for u in unused)
             # (two words of one direction, "elevated" and "high", say the same: v7)
-            if SUBSTITUTION_COSINE <= cosine < SYNONYM_COSINE and not same_direction(m, used):
+            if SUBSTITUTION_COSINE <= cosine < SYNONYM_COSINE and not same_direction(m, used) and not self._same_site(m, used):
                 found.append((m, used))
         return found
+
+    def _same_site(self, word: str, other: str) -> bool:
+        """Two words naming one body site, or one a part of the other ("legs" of "extremities", v7)."""
+        from doclens.evaluators.rules.near_misses import same_site
+
+        analyser = self.analyser
+        return same_site(analyser, analyser.noun(word), analyser.noun(other))
 
     def _paraphrase_of(self, missing: list[str], words: list[Word], best: Sentence, claim: str) -> bool:
         """Whether the missing words are rewording: few (at most :data:`PARAPHRASE_MAX_MISSING`, and

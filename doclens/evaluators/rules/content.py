@@ -25,12 +25,16 @@ def other_qualifier(word: str, sentence: Sentence | None) -> str | None:
     return None
 
 
-def opposite(word: str, words: list[Word], first: dict[str, tuple[int, Word, Sentence]]) -> str | None:
+def opposite(word: str, words: list[Word], first: dict[str, tuple[int, Word, Sentence]],
+             premise_sentences: list[Sentence] | None = None) -> str | None:
     """A missing claim ``word`` whose prefixed opposite the note uses (normal/abnormal,
     controlled/uncontrolled): ``"same"`` when one of the two is negated ("not controlled" =
     "uncontrolled"), else the contradiction to report; ``None`` when the note has no opposite.
     ``first``: the note's words' first occurrences (the judge's ``_PremiseView``); the opposite read
-    is the one the note uses first."""
+    is the one the note uses first. v7: a contradiction only where the note speaks of the claim's
+    concept, the first sentence sharing another word of the claim with the opposite: "A normal
+    physical exam was conducted" says nothing of an "abnormal renal ultrasound"
+    (``premise_sentences``: where to look; none given, the first occurrence decides, as before)."""
     candidates = [p + word for p in POLAR_PREFIXES] + [word[len(p):] for p in POLAR_PREFIXES if word.startswith(p)]
     found = [first[o] for o in candidates if o in first]
     if not found:
@@ -39,8 +43,20 @@ def opposite(word: str, words: list[Word], first: dict[str, tuple[int, Word, Sen
     claim_negated = any(w.text.lower() == word and w.status == Status.NEGATED for w in words)
     if claim_negated != (other.status == Status.NEGATED):
         return "same"
+    if premise_sentences:
+        about = _stating(candidates, claim_negated, {w.stem for w in words if w.text.lower() != word}, premise_sentences)
+        if about is None:
+            return None
+        sentence = about
     shown = f"not {word}" if claim_negated else word
     return f"note says \"{short(sentence.text)}\", claim says {shown}"
+
+
+def _stating(candidates: list[str], negated: bool, concept: set[str], premise_sentences: list[Sentence]) -> Sentence | None:
+    """The first sentence that states one of ``candidates`` (negated as ``negated``) and shares a
+    word of ``concept`` (any sentence when the concept is empty)."""
+    return next((s for s in premise_sentences if (s.stems & concept or not concept)
+                 and any(w.text.lower() in candidates and (w.status == Status.NEGATED) == negated for w in s.words)), None)
 
 
 def said_absent(analyser: Analyser, text: str, words: list[Word], premise_sentences: list[Sentence]) -> bool:
@@ -71,7 +87,8 @@ def missing_words(analyser: Analyser, words: list[Word], key: set[str], index: d
 
 
 def said_otherwise(missing: list[str], words: list[Word], first: dict[str, tuple[int, Word, Sentence]],
-                   best: Sentence | None) -> tuple[list[Finding], list[str], list[str]]:
+                   best: Sentence | None, premise_sentences: list[Sentence] | None = None,
+                   ) -> tuple[list[Finding], list[str], list[str]]:
     """``(findings, kept, absent)`` for the ``missing`` words: the note's prefixed opposite
     (:func:`opposite`; one that says the same, "not controlled" for "uncontrolled", is not
     missing), another qualifier of the scale in ``best``, the sentence the claim is about
@@ -81,7 +98,7 @@ def said_otherwise(missing: list[str], words: list[Word], first: dict[str, tuple
     kept: list[str] = []
     absent: list[str] = []
     for m in missing:
-        verdict = opposite(m, words, first)
+        verdict = opposite(m, words, first, premise_sentences)
         if verdict == "same":  # "not controlled" = "uncontrolled"
             continue
         absent.append(m)

@@ -10,7 +10,7 @@ from collections import Counter
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind
 from doclens.evaluators.rules.lexicons import DIRECTIONS, RELATIVE_COVERS, Axis, contradicts, covers
-from doclens.evaluators.rules.sentences import Regimen, Sentence, Word
+from doclens.evaluators.rules.sentences import Regimen, Sentence, Status, Word
 from doclens.evaluators.rules.words import QUALIFIER_SCALES
 
 #: A comparison, whose order of sides matters (:func:`_comparison_problems`).
@@ -146,19 +146,32 @@ def _site_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str]
     named = {site for s in premise_sentences for site in s.sites}
     problems = []
     for site in sorted(sentence.sites):
-        if not any(_same_site(analyser, site, other) for other in named):
-            problems.append(Finding(FindingKind.SITE, f"note does not name the {site}"))
+        if not any(same_site(analyser, site, other) for other in named):
+            if not _denied_everywhere(analyser, sentence, site, premise_sentences):
+                problems.append(Finding(FindingKind.SITE, f"note does not name the {site}"))
             continue
         about = _about(concept, premise_sentences, least=1)
         there = {other for s in about for other in s.sites}
-        if not there or any(_same_site(analyser, site, other) for other in there):
+        if not there or any(same_site(analyser, site, other) for other in there):
             continue
         best = max(len(s.stems & concept) for s in about)
-        if any(len(s.stems & concept) >= max(1, best // 2) and any(_same_site(analyser, site, o) for o in s.sites)
+        if any(len(s.stems & concept) >= max(1, best // 2) and any(same_site(analyser, site, o) for o in s.sites)
                for s in premise_sentences):
             continue
         problems.append(Finding(FindingKind.SITE, f"note says {', '.join(sorted(there)[:3])}, claim says {site}", conflict=True))
     return problems
+
+
+def _denied_everywhere(analyser: Analyser, sentence: Sentence, site: str, premise_sentences: list[Sentence]) -> bool:
+    """v7: the claim denies a finding at ``site`` and the note denies that finding with no site: "no
+    lower extremity edema" is the note's "No edema" (a wider negation), however the note never names
+    the legs."""
+    at_site = [w for w in sentence.words if analyser.noun(w.text.lower()) == site]
+    denied = [w for w in sentence.words if w.status == Status.NEGATED and not analyser.names_near_miss(w.text)]
+    if not at_site or any(w.status != Status.NEGATED for w in at_site) or not denied:
+        return False
+    note_denies = {w.stem for s in premise_sentences for w in s.words if w.status == Status.NEGATED}
+    return all(w.stem in note_denies for w in denied)
 
 
 def _person_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str],
@@ -204,7 +217,7 @@ def _dose_problems(regimen: Regimen, noted: list[Regimen], regimens: list[Regime
     return []
 
 
-def _same_site(analyser: Analyser, site: str, other: str) -> bool:
+def same_site(analyser: Analyser, site: str, other: str) -> bool:
     """One site, or one part of the other (clinical_equivalents.json's ``part_of``)."""
     wholes = analyser.site_wholes
     return site == other or other in wholes.get(site, ()) or site in wholes.get(other, ())
