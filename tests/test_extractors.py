@@ -67,7 +67,7 @@ def test_headers_preambles_and_bare_subheaders_are_no_claims():
         "He is here today for a follow-up.", "Depression.",
         "Patient Agreements: The patient understands and agrees with the plan."]
     assert is_bare_subheader("Vital signs") and is_bare_subheader("MSK:") and not is_bare_subheader("Hypertension.")
-    assert ClauseExtractor().signature() == "clauses:v3"
+    assert ClauseExtractor().signature() == "clauses:v4"
 
 
 def test_overlap_explains_which_words_the_note_lacks():

@@ -286,7 +286,8 @@ class ClauseExtractor(Extractor):
         return clinician_claims(text)
 
     def signature(self) -> str:
-        return "clauses:v3"
+        # v4: a denied list is not split across an item stating a normal finding (_list_items)
+        return "clauses:v4"
 
 
 class PromptedExtractor(Extractor):
