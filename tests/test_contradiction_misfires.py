@@ -170,6 +170,9 @@ def test_stop_is_discontinue_where_the_note_names_the_drug(judge):
     entailed, text = judge.explain("She was instructed to continue Reglan. Stop by the lab on Friday.",
                                    "She was instructed to discontinue Reglan.")
     assert not entailed and "discontinue" in text
+    entailed, text = judge.explain("She was instructed to stop smoking. She will continue Reglan.",
+                                   "She was instructed to discontinue Reglan.")
+    assert not entailed and "discontinue" in text
 
 
 # ---- second pass: an opposite, a list, a hedge, a site read on the claim's concept ------------------

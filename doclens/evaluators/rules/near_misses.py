@@ -128,12 +128,13 @@ STOPPING = frozenset("stop stops stopping stopped cease ceased hold held".split(
 
 def _stop_stated(analyser: Analyser, word: str, concept: set[str], premise_sentences: list[Sentence]) -> bool:
     """Whether the note states the claim's stop: the word itself anywhere, or any stopping word
-    (:data:`STOPPING`, the other stop directions) in a sentence that names the claim's concept."""
+    (:data:`STOPPING`, the other stop directions) where the note speaks of the claim's concept
+    (:func:`_about`: "instructed to stop smoking" says nothing of "instructed to discontinue Reglan")."""
     if any(analyser.normal(word) in s.stems for s in premise_sentences):
         return True
     stops = {analyser.normal(w) for w in STOPPING} | {analyser.normal(w) for w, (axis, _) in DIRECTIONS.items()
                                                       if axis is Axis.USE}
-    return any(s.stems & concept and s.stems & stops for s in premise_sentences)
+    return any(s.stems & stops for s in _about(concept, premise_sentences))
 
 
 def _site_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str],
