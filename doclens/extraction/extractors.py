@@ -236,8 +236,11 @@ def _list_region(body: str) -> tuple[str, str, str, bool] | None:
 
 #: A denial in a list's intro, which each item would inherit ("Exam showed no …").
 _DENIAL = re.compile(r"\b(?:no|not|denies|without)\b", re.IGNORECASE)
-#: An item opening with one of these states a normal finding: no denial before the list reaches it.
-_NORMAL_ITEM = re.compile(r"(?:clear|normal|intact|soft|regular|supple|unremarkable|benign)\b", re.IGNORECASE)
+#: Words of a normal finding: a list item opening with one is stated, no denial before the list
+#: reaches it ("no cervical lymphadenopathy, clear lungs, and tenderness …"; the clinical-rules
+#: judge's ConText reads it so too, doclens.evaluators.rules.analysis.context_rules).
+NORMAL_STATES = ("clear", "normal", "intact", "soft", "regular", "supple", "unremarkable", "benign")
+_NORMAL_ITEM = re.compile(r"(?:" + "|".join(NORMAL_STATES) + r")\b", re.IGNORECASE)
 
 
 def _list_items(region: str, keyed: bool, denied: bool = False) -> list[str] | None:

@@ -38,7 +38,7 @@ from doclens.evaluators.rules.words import (
     number_value,
     unit_after,
 )
-from doclens.extraction.extractors import OPENING_HEADER, split_clauses, split_enumeration, split_keyed
+from doclens.extraction.extractors import NORMAL_STATES, OPENING_HEADER, split_clauses, split_enumeration, split_keyed
 from doclens.parsing.statements import parse_statements, strip_citations
 
 if TYPE_CHECKING:
@@ -325,7 +325,8 @@ def context_rules() -> list[ContextRule]:
 
 
 def _opens_normal_item(doc, start: int, end: int) -> bool:
-    """The comma opens a list item that states a normal finding (", clear lungs")."""
+    """The comma opens a list item that states a normal finding (", clear lungs"; the words:
+    :data:`~doclens.extraction.extractors.NORMAL_STATES`), which no "no" before it negates."""
     return end < len(doc) and doc[end].lower_ in NORMAL_STATES
 
 
@@ -336,9 +337,6 @@ def _compares(doc, start: int, end: int) -> bool:
 
 #: Verbs too light to name a thing in any of their forms ("doing", "having", "getting").
 LIGHT_VERBS = frozenset("be do have get go make take come feel seem keep".split())
-#: A list item opening with one of these states a normal finding, which no "no" before it negates
-#: ("no cervical lymphadenopathy, clear lungs, and tenderness in the right lower quadrant").
-NORMAL_STATES = ["clear", "normal", "intact", "soft", "regular", "supple", "unremarkable", "benign"]
 #: Subjects that open a new main clause after a comma (", I recommend", ", the patient may consider").
 SUBJECTS = ["i", "we", "he", "she", "they", "patient", "pt"]
 #: What a backward "not …" says was not found ("Peritoneal signs not appreciated").
