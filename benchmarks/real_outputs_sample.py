@@ -39,6 +39,10 @@ ROUND_2_ENCOUNTERS = 8
 #: next reported figure comes from notes no one tuning the judge has read: it skips the encounters
 #: of the read table claims (``table_claims.jsonl``, development data) too.
 ROUND_3_ENCOUNTERS = 4
+#: The fourth round: the next 4 encounters of each split after round 3's (the table claims' skipped
+#: likewise), the half ``fresh-2`` — drawn and labelled after v7 was measured on ``fresh``, for the
+#: figure of the next change (and a second unread measure of v7).
+ROUND_4_ENCOUNTERS = 4
 TABLE_CLAIMS = Path(__file__).resolve().parents[1] / "doclens" / "datasets" / "real_outputs" / "table_claims.jsonl"
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
@@ -76,28 +80,31 @@ def sentences(note: str, cut: re.Pattern = _SENTENCE_END) -> list[str]:
 
 
 def _encounters(ids: list[str], first: int, count: int, split: str, round_: int) -> list[str]:
-    """The round's encounters of one split's shuffled order; round 3 skips the table claims' (read)."""
+    """The round's encounters of one split's shuffled order; rounds 3 and 4 skip the table claims' (read)."""
     if round_ < 3:
         return ids[first: first + count]
     with TABLE_CLAIMS.open(encoding="utf-8") as handle:
         read = {(row["split"], row["encounter"]) for row in map(json.loads, filter(str.strip, handle))}
-    return [e for e in ids[first:] if (split, e) not in read][:count]
+    unread = [e for e in ids[ENCOUNTERS_PER_SPLIT + ROUND_2_ENCOUNTERS:] if (split, e) not in read]
+    return unread[first - ENCOUNTERS_PER_SPLIT - ROUND_2_ENCOUNTERS:][:count]
 
 
 def draw(data: Path = DATA) -> list[dict]:
-    """Every item of the three rounds, round 1 first (its ids are positions in this list)."""
+    """Every item of the four rounds, round 1 first (its ids are positions in this list)."""
     items: list[dict] = []
     for round_, first, count, cut in ((1, 0, ENCOUNTERS_PER_SPLIT, _SENTENCE_END),
                                       (2, ENCOUNTERS_PER_SPLIT, ROUND_2_ENCOUNTERS, _SENTENCE_END_2),
                                       (3, ENCOUNTERS_PER_SPLIT + ROUND_2_ENCOUNTERS, ROUND_3_ENCOUNTERS,
-                                       _SENTENCE_END_2)):
+                                       _SENTENCE_END_2),
+                                      (4, ENCOUNTERS_PER_SPLIT + ROUND_2_ENCOUNTERS + ROUND_3_ENCOUNTERS,
+                                       ROUND_4_ENCOUNTERS, _SENTENCE_END_2)):
         for split in SPLITS:
             refs = read_jsonl(data / split / "references.jsonl")
             outputs = {s: read_jsonl(data / split / "systems" / f"{s}.jsonl") for s in SYSTEMS}
             ids = sorted(refs)
             random.Random(f"real-outputs/{split}").shuffle(ids)
             for rank, encounter in enumerate(_encounters(ids, first, count, split, round_)):
-                half = "fresh" if round_ == 3 else "dev" if rank < count // 2 else "held_out"
+                half = {3: "fresh", 4: "fresh_2"}.get(round_) or ("dev" if rank < count // 2 else "held_out")
                 for system in SYSTEMS:
                     note = outputs[system][encounter]["prediction"]
                     rng = random.Random(f"real-outputs/{split}/{encounter}/{system}")

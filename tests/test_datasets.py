@@ -28,8 +28,11 @@ def test_halves_are_disjoint_by_encounter_and_counted(shared_data):
     fresh = shipped_set("real-outputs", "fresh", shared_data / "aci_bench_systems")
     assert (len(fresh.items), fresh.undecided) == (272, 2)  # round 3: drawn after held-out was read
     assert not {i.fold for i in fresh.items} & ({i.fold for i in dev.items} | {i.fold for i in held_out.items})
+    fresh_2 = shipped_set("real-outputs", "fresh-2", shared_data / "aci_bench_systems")
+    assert (len(fresh_2.items), fresh_2.undecided) == (278, 0)  # round 4: drawn after v7 was measured on fresh
+    assert not {i.fold for i in fresh_2.items} & {i.fold for i in dev.items + held_out.items + fresh.items}
     every = shipped_set("real-outputs", "all", shared_data / "aci_bench_systems")
-    assert len(every.items) == len(dev.items) + len(held_out.items) + len(fresh.items)
+    assert len(every.items) == len(dev.items) + len(held_out.items) + len(fresh.items) + len(fresh_2.items)
 
 
 def test_shipped_items_are_the_samplers_draw_and_the_benchmarks_premises(shared_data):
@@ -41,7 +44,7 @@ def test_shipped_items_are_the_samplers_draw_and_the_benchmarks_premises(shared_
     drawn = {d["item"]: d for d in draw()}
     lines = [json.loads(line) for path in sorted(DEFAULT_LABELS.glob("labels_*.jsonl"))
              for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    assert len(lines) == 1387  # rounds 1 and 2 (1,113), round 3 (274)
+    assert len(lines) == 1665  # rounds 1 and 2 (1,113), round 3 (274), round 4 (278)
     for line in lines:
         assert {k: line[k] for k in ("split", "encounter", "system", "side", "half", "round")} == \
             {k: drawn[line["item"]][k] for k in ("split", "encounter", "system", "side", "half", "round")}

@@ -53,7 +53,8 @@ def add_item_options(parser: argparse.ArgumentParser, default_half: str) -> None
                              "near-miss-probe (held out from fitting: no dev half)")
     parser.add_argument("--half", choices=HALVES,
                         help=f"the shipped set's half (default {default_half}; dev is for tuning, held-out for "
-                             "figures you report; fresh: real-outputs' third round, drawn after held-out was read)")
+                             "figures you report; fresh: real-outputs' third round, drawn after held-out was read; "
+                             "fresh-2: its fourth, drawn after v7 was measured on fresh)")
     parser.add_argument("--group-column", metavar="COLUMN",
                         help="ITEMS: the column that groups items (a system, a site …): figures per group, and "
                              "what cross-validation keeps together")

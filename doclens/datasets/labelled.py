@@ -12,7 +12,8 @@ Two sources:
   folder of ACI-BENCH system outputs at run time;
 * **a shipped set** (:func:`shipped_set`): ``real-outputs``, the claims of real ACI-BENCH test-2/3
   system and clinician notes labelled by reading (``doclens/datasets/real_outputs/DATASHEET.md``),
-  by half (``dev``, ``held-out``, ``fresh`` — round 3, read by no one tuning a judge — or ``all``);
+  by half (``dev``, ``held-out``, ``fresh`` — round 3, read by no one tuning a judge —, ``fresh-2``
+  — round 4, drawn after v7 was measured on ``fresh`` — or ``all``);
   ``near-miss-probe``, correct claims and their one-detail variants
   (``doclens/datasets/near_miss_probe/DATASHEET.md``), held out from fitting as a whole (it has no
   dev half), grouped by kind. Their premises are references, resolved the same way.
@@ -37,9 +38,10 @@ from doclens.core.errors import InputError, cannot_read
 Side = Literal["recall", "precision"]
 SIDES: tuple[Side, ...] = ("recall", "precision")
 #: ``fresh``: the real-output set's third round, drawn and labelled after the held-out half had been
-#: read for error analysis, for the next reported figure (its DATASHEET, "Round 3")
-Half = Literal["dev", "held-out", "fresh", "all"]
-HALVES: tuple[Half, ...] = ("dev", "held-out", "fresh", "all")
+#: read for error analysis, for the next reported figure (its DATASHEET, "Round 3"); ``fresh-2``: the
+#: fourth, drawn and labelled after clinical-rules v7 was measured on ``fresh`` ("Round 4")
+Half = Literal["dev", "held-out", "fresh", "fresh-2", "all"]
+HALVES: tuple[Half, ...] = ("dev", "held-out", "fresh", "fresh-2", "all")
 #: the shipped sets, by the name ``--set`` takes: their folders under ``doclens/datasets``
 SHIPPED_SETS = {"real-outputs": "real_outputs", "near-miss-probe": "near_miss_probe"}
 #: ``PremiseRef.note`` naming the clinician's note (any other value names a system's note)
@@ -49,7 +51,8 @@ _FALSE = frozenset({"false", "0", "no", "n", "unsupported", "not supported", "no
 _UNDECIDED = frozenset({"", "null", "none"})
 #: the real-output set's label files, in the order their items were drawn
 _REAL_OUTPUT_FILES = ("labels_test2.jsonl", "labels_test3.jsonl", "labels_test2_round2.jsonl",
-                      "labels_test3_round2.jsonl", "labels_test2_round3.jsonl", "labels_test3_round3.jsonl")
+                      "labels_test3_round2.jsonl", "labels_test2_round3.jsonl", "labels_test3_round3.jsonl",
+                      "labels_test2_round4.jsonl", "labels_test3_round4.jsonl")
 
 
 def default_aci_bench_dir() -> Path:
