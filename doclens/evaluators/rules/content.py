@@ -26,28 +26,25 @@ def other_qualifier(word: str, sentence: Sentence | None) -> str | None:
 
 
 def opposite(word: str, words: list[Word], first: dict[str, tuple[int, Word, Sentence]],
-             premise_sentences: list[Sentence] | None = None) -> str | None:
+             premise_sentences: list[Sentence]) -> str | None:
     """A missing claim ``word`` whose prefixed opposite the note uses (normal/abnormal,
     controlled/uncontrolled): ``"same"`` when one of the two is negated ("not controlled" =
     "uncontrolled"), else the contradiction to report; ``None`` when the note has no opposite.
-    ``first``: the note's words' first occurrences (the judge's ``_PremiseView``); the opposite read
-    is the one the note uses first. v7: a contradiction only where the note speaks of the claim's
-    concept, the first sentence sharing another word of the claim with the opposite: "A normal
-    physical exam was conducted" says nothing of an "abnormal renal ultrasound"
-    (``premise_sentences``: where to look; none given, the first occurrence decides, as before)."""
+    ``first``: the note's words' first occurrences (the judge's ``_PremiseView``): the one the note
+    uses first says whether the two mean the same. v7: a contradiction only where the note speaks of
+    the claim's concept, the first of ``premise_sentences`` sharing another word of the claim with the
+    opposite: "A normal physical exam was conducted" says nothing of an "abnormal renal ultrasound"."""
     candidates = [p + word for p in POLAR_PREFIXES] + [word[len(p):] for p in POLAR_PREFIXES if word.startswith(p)]
     found = [first[o] for o in candidates if o in first]
     if not found:
         return None
-    _, other, sentence = min(found, key=lambda occurrence: occurrence[0])
+    _, other, _ = min(found, key=lambda occurrence: occurrence[0])
     claim_negated = any(w.text.lower() == word and w.status == Status.NEGATED for w in words)
     if claim_negated != (other.status == Status.NEGATED):
         return "same"
-    if premise_sentences:
-        about = _stating(candidates, claim_negated, {w.stem for w in words if w.text.lower() != word}, premise_sentences)
-        if about is None:
-            return None
-        sentence = about
+    sentence = _stating(candidates, claim_negated, {w.stem for w in words if w.text.lower() != word}, premise_sentences)
+    if sentence is None:
+        return None
     shown = f"not {word}" if claim_negated else word
     return f"note says \"{short(sentence.text)}\", claim says {shown}"
 
@@ -87,8 +84,7 @@ def missing_words(analyser: Analyser, words: list[Word], key: set[str], index: d
 
 
 def said_otherwise(missing: list[str], words: list[Word], first: dict[str, tuple[int, Word, Sentence]],
-                   best: Sentence | None, premise_sentences: list[Sentence] | None = None,
-                   ) -> tuple[list[Finding], list[str], list[str]]:
+                   best: Sentence | None, premise_sentences: list[Sentence]) -> tuple[list[Finding], list[str], list[str]]:
     """``(findings, kept, absent)`` for the ``missing`` words: the note's prefixed opposite
     (:func:`opposite`; one that says the same, "not controlled" for "uncontrolled", is not
     missing), another qualifier of the scale in ``best``, the sentence the claim is about

@@ -72,16 +72,18 @@ def _qualifiers(sentence: Sentence, scale: frozenset) -> list[tuple[str, Word]]:
 def _qualifier_problems(sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
     """v7: a claim's qualifier where the note qualifies the same finding otherwise, and never so:
     "mild effusion" against "significant effusion" (however mild something else in the note is)."""
-    problems = []
+    problems: list[Finding] = []
+    claimed = [(scale, found) for scale in SEVERITY_SCALES for found in _qualifiers(sentence, scale)]
+    if not claimed:
+        return problems  # (most claims: the note's words are not gathered for them)
     used = {w.text.lower() for s in premise_sentences for w in s.words}
-    for scale in SEVERITY_SCALES:
-        for qualifier, head in _qualifiers(sentence, scale):
-            if qualifier not in used:
-                continue  # a qualifier the note never uses is the content rule's (content.other_qualifier)
-            stated = {q for s in premise_sentences for q, h in _qualifiers(s, scale) if h.stem == head.stem}
-            if stated and qualifier not in stated:
-                problems.append(Finding(FindingKind.QUALIFIER, f"note says {' or '.join(sorted(stated))} {head.text.lower()}, "
-                                        f"claim says {qualifier} {head.text.lower()}", conflict=True))
+    for scale, (qualifier, head) in claimed:
+        if qualifier not in used:
+            continue  # a qualifier the note never uses is the content rule's (content.other_qualifier)
+        stated = {q for s in premise_sentences for q, h in _qualifiers(s, scale) if h.stem == head.stem}
+        if stated and qualifier not in stated:
+            problems.append(Finding(FindingKind.QUALIFIER, f"note says {' or '.join(sorted(stated))} {head.text.lower()}, "
+                                    f"claim says {qualifier} {head.text.lower()}", conflict=True))
     return problems
 
 
