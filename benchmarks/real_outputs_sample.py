@@ -43,6 +43,10 @@ ROUND_3_ENCOUNTERS = 4
 #: likewise), the half ``fresh-2`` — drawn and labelled after v7 was measured on ``fresh``, for the
 #: figure of the next change (and a second unread measure of v7).
 ROUND_4_ENCOUNTERS = 4
+#: The fifth round: the next 5 encounters of each split after round 4's (the table claims' skipped
+#: likewise), the half ``sealed`` — drawn and labelled before any change of issue 46 (invariants,
+#: placement, confidence, a learned step) and measured once, at the end of that work.
+ROUND_5_ENCOUNTERS = 5
 TABLE_CLAIMS = Path(__file__).resolve().parents[1] / "doclens" / "datasets" / "real_outputs" / "table_claims.jsonl"
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
@@ -80,7 +84,7 @@ def sentences(note: str, cut: re.Pattern = _SENTENCE_END) -> list[str]:
 
 
 def _encounters(ids: list[str], first: int, count: int, split: str, round_: int) -> list[str]:
-    """The round's encounters of one split's shuffled order; rounds 3 and 4 skip the table claims' (read)."""
+    """The round's encounters of one split's shuffled order; rounds 3 to 5 skip the table claims' (read)."""
     if round_ < 3:
         return ids[first: first + count]
     with TABLE_CLAIMS.open(encoding="utf-8") as handle:
@@ -90,21 +94,23 @@ def _encounters(ids: list[str], first: int, count: int, split: str, round_: int)
 
 
 def draw(data: Path = DATA) -> list[dict]:
-    """Every item of the four rounds, round 1 first (its ids are positions in this list)."""
+    """Every item of the five rounds, round 1 first (its ids are positions in this list)."""
     items: list[dict] = []
     for round_, first, count, cut in ((1, 0, ENCOUNTERS_PER_SPLIT, _SENTENCE_END),
                                       (2, ENCOUNTERS_PER_SPLIT, ROUND_2_ENCOUNTERS, _SENTENCE_END_2),
                                       (3, ENCOUNTERS_PER_SPLIT + ROUND_2_ENCOUNTERS, ROUND_3_ENCOUNTERS,
                                        _SENTENCE_END_2),
                                       (4, ENCOUNTERS_PER_SPLIT + ROUND_2_ENCOUNTERS + ROUND_3_ENCOUNTERS,
-                                       ROUND_4_ENCOUNTERS, _SENTENCE_END_2)):
+                                       ROUND_4_ENCOUNTERS, _SENTENCE_END_2),
+                                      (5, ENCOUNTERS_PER_SPLIT + ROUND_2_ENCOUNTERS + ROUND_3_ENCOUNTERS
+                                       + ROUND_4_ENCOUNTERS, ROUND_5_ENCOUNTERS, _SENTENCE_END_2)):
         for split in SPLITS:
             refs = read_jsonl(data / split / "references.jsonl")
             outputs = {s: read_jsonl(data / split / "systems" / f"{s}.jsonl") for s in SYSTEMS}
             ids = sorted(refs)
             random.Random(f"real-outputs/{split}").shuffle(ids)
             for rank, encounter in enumerate(_encounters(ids, first, count, split, round_)):
-                half = {3: "fresh", 4: "fresh_2"}.get(round_) or ("dev" if rank < count // 2 else "held_out")
+                half = {3: "fresh", 4: "fresh_2", 5: "sealed"}.get(round_) or ("dev" if rank < count // 2 else "held_out")
                 for system in SYSTEMS:
                     note = outputs[system][encounter]["prediction"]
                     rng = random.Random(f"real-outputs/{split}/{encounter}/{system}")

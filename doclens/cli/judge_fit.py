@@ -70,6 +70,9 @@ def run(args: argparse.Namespace) -> int:
     if args.set == "near-miss-probe":
         raise InputError("near-miss-probe is held out from every fit: measure with it (doclens judge-check --set "
                          "near-miss-probe), never fit on it", field="--set")
+    if args.half == "sealed":
+        raise InputError("the sealed half is measured once, never fitted on (its DATASHEET, 'Round 5'): fit on dev",
+                         field="--half")
     labelled = labelled_items(args)
     check_items(labelled.items)  # before the rules load
     guard = None

@@ -13,7 +13,8 @@ Two sources:
 * **a shipped set** (:func:`shipped_set`): ``real-outputs``, the claims of real ACI-BENCH test-2/3
   system and clinician notes labelled by reading (``doclens/datasets/real_outputs/DATASHEET.md``),
   by half (``dev``, ``held-out``, ``fresh`` — round 3, read by no one tuning a judge —, ``fresh-2``
-  — round 4, drawn after v7 was measured on ``fresh`` — or ``all``);
+  — round 4, drawn after v7 was measured on ``fresh`` —, ``sealed`` — round 5, drawn and labelled
+  before issue 46's changes and measured once at their end — or ``all``, every half but ``sealed``);
   ``near-miss-probe``, correct claims and their one-detail variants
   (``doclens/datasets/near_miss_probe/DATASHEET.md``), held out from fitting as a whole (it has no
   dev half), grouped by kind. Their premises are references, resolved the same way.
@@ -39,9 +40,11 @@ Side = Literal["recall", "precision"]
 SIDES: tuple[Side, ...] = ("recall", "precision")
 #: ``fresh``: the real-output set's third round, drawn and labelled after the held-out half had been
 #: read for error analysis, for the next reported figure (its DATASHEET, "Round 3"); ``fresh-2``: the
-#: fourth, drawn and labelled after clinical-rules v7 was measured on ``fresh`` ("Round 4")
-Half = Literal["dev", "held-out", "fresh", "fresh-2", "all"]
-HALVES: tuple[Half, ...] = ("dev", "held-out", "fresh", "fresh-2", "all")
+#: fourth, drawn and labelled after clinical-rules v7 was measured on ``fresh`` ("Round 4"); ``sealed``:
+#: the fifth, drawn and labelled before any change of issue 46 and read only by name, never in ``all``
+#: ("Round 5"), so no fit, no tuning run and no figure over ``all`` can touch it by accident
+Half = Literal["dev", "held-out", "fresh", "fresh-2", "sealed", "all"]
+HALVES: tuple[Half, ...] = ("dev", "held-out", "fresh", "fresh-2", "sealed", "all")
 #: the shipped sets, by the name ``--set`` takes: their folders under ``doclens/datasets``
 SHIPPED_SETS = {"real-outputs": "real_outputs", "near-miss-probe": "near_miss_probe"}
 #: ``PremiseRef.note`` naming the clinician's note (any other value names a system's note)
@@ -52,7 +55,8 @@ _UNDECIDED = frozenset({"", "null", "none"})
 #: the real-output set's label files, in the order their items were drawn
 _REAL_OUTPUT_FILES = ("labels_test2.jsonl", "labels_test3.jsonl", "labels_test2_round2.jsonl",
                       "labels_test3_round2.jsonl", "labels_test2_round3.jsonl", "labels_test3_round3.jsonl",
-                      "labels_test2_round4.jsonl", "labels_test3_round4.jsonl")
+                      "labels_test2_round4.jsonl", "labels_test3_round4.jsonl", "labels_test2_round5.jsonl",
+                      "labels_test3_round5.jsonl")
 
 
 def default_aci_bench_dir() -> Path:
@@ -284,7 +288,7 @@ def shipped_set(name: str = "real-outputs", half: Half = "held-out", aci_bench_d
             if not line.strip():
                 continue
             row = json.loads(line)
-            if half != "all" and row["half"] != half.replace("-", "_"):
+            if (row["half"] == "sealed" and half != "sealed") or (half != "all" and row["half"] != half.replace("-", "_")):
                 continue  # never resolved, never returned: a held-out half stays unread while tuning on dev
             if row["label"] is None:
                 undecided += 1
@@ -302,7 +306,7 @@ def near_miss_probe(folder, half: Half, notes: AciBenchNotes) -> LabelledSet:
     """The near-miss probe (``folder/items.jsonl``: ``{"id", "system", "split", "encounter",
     "premise", "claim", "label", "kind", …}``, ``premise`` naming the note: ``reference`` or
     ``system``, the note of the item's system), grouped by kind; refused for the dev half."""
-    if half in ("dev", "fresh"):
+    if half in ("dev", "fresh", "fresh-2", "sealed"):
         raise InputError(f"near-miss-probe has no {half} half: it is held out from every fit (use held-out or all)",
                          field="half")
     path = folder.joinpath("items.jsonl")
