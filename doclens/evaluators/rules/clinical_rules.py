@@ -362,9 +362,10 @@ class ClinicalRulesJudge(Evaluator):
         from doclens.evaluators.base import join_units
 
         results = super().judge_citations_many(requests)
-        for request, result in zip(requests, results):
-            if request.cited:
-                result.explanation = self.explain(join_units(request.cited, request.cited), request.statement)[1]
+        with computing_with(self._threads.threads):
+            for request, result in zip(requests, results):
+                if request.cited:
+                    result.explanation = self.explain(join_units(request.cited, request.cited), request.statement)[1]
         return results
 
     def explain(self, premise: str, claim: str) -> tuple[bool, str]:
