@@ -164,15 +164,18 @@ def run_level(args, level: int, repo: Path, folder: Path, tag: str) -> dict:
            "PYTHONPATH": os.pathsep.join(dict.fromkeys([str(repo), str(REPO)]))}
     judge = [*(["--threads", str(args.threads)] if args.threads and tag == "this" else []),
              *(["--evaluator-arg", f"runtime={args.runtime}"] if args.runtime and tag == "this" else [])]
-    system = data / "systems" / f"{args.system}.jsonl"
-    if args.notes:
+    system, references = data / "systems" / f"{args.system}.jsonl", data / "references.jsonl"
+    if args.notes:  # the first N notes, and their references (every reference needs its output)
         rows = system.read_text(encoding="utf-8").splitlines()[: args.notes]
-        system = folder / f"{args.system}-{args.notes}.jsonl"
+        ids = {json.loads(row)["id"] for row in rows}
+        system, references = folder / f"{args.system}-{args.notes}.jsonl", folder / f"references-{args.notes}.jsonl"
         system.write_text("\n".join(rows) + "\n", encoding="utf-8")
+        references.write_text("".join(line + "\n" for line in (data / "references.jsonl").read_text(encoding="utf-8")
+                                      .splitlines() if json.loads(line)["id"] in ids), encoding="utf-8")
     results: dict = {}
     machine = folder / f"machine-{tag}-{level}"  # an empty $DOCLENS_CACHE for the cold run
     cache = folder / f"cache-{tag}-{level}"
-    score = ["score", str(system), "--references", str(data / "references.jsonl"), "--cache-dir", str(cache),
+    score = ["score", str(system), "--references", str(references), "--cache-dir", str(cache),
              "-q", *judge]
     for name in ("cold", "warm"):
         if name in args.cases:
