@@ -414,11 +414,27 @@ def test_a_fact_stated_in_another_section_is_entailed_and_counted_by_default():
     assert sum(recall["stated_in_other_section_by_section"].values()) == 1
     # still counted under its own section
     assert report.sections["objective_exam"]["claim_recall"] == 0.5
-    # the judge was asked once (issue 46): every claim against the whole note; where it is stated
-    # comes from its evidence (this judge gives none: the section sharing most of its words)
-    (only,) = judge.claim_batches
-    assert sum(len(claims) for _, claims, _ in only) == 7
-    assert {premise for premise, _, _ in only} == {WHOLE_NOTE_ROW["prediction"], WHOLE_NOTE_ROW["reference"]}
+    # every claim judged once against the whole note (issue 46); where it is stated comes from its
+    # evidence (this judge gives none: the section sharing most of its words), and a claim found
+    # outside its section is asked against its own section alone, which does not support it here
+    whole, placement_check = judge.claim_batches
+    assert sum(len(claims) for _, claims, _ in whole) == 7
+    assert {premise for premise, _, _ in whole} == {WHOLE_NOTE_ROW["prediction"], WHOLE_NOTE_ROW["reference"]}
+    assert sorted((section, claim, premise) for premise, claims, section in placement_check for claim in claims) == [
+        ("assessment_and_plan", "knee swelling", "ASSESSMENT AND PLAN\nrest"),
+        ("objective_exam", "knee swelling", "PHYSICAL EXAM\nnormal gait")]
+
+
+def test_a_fact_its_own_section_states_too_is_placed_there():
+    """The evidence the judge points at lies in another section, but the claim's own section states
+    the fact too: it is stated in its own section (issue 46: 6 of 8 'other section' claims read by
+    hand had their fact in their own section)."""
+    row = {"id": "o", "task": "note_generation",
+           "reference": "HISTORY OF PRESENT ILLNESS\nknee swelling and knee pain\nPHYSICAL EXAM\nknee swelling",
+           "prediction": "HISTORY OF PRESENT ILLNESS\nknee swelling\nPHYSICAL EXAM\nknee swelling",
+           "reference_claims": {"objective_exam": ["knee swelling"]}, "prediction_claims": {"objective_exam": []}}
+    verdict = score([row]).instances[0].reference_claims[0]
+    assert verdict.entailed and verdict.placement == "own_section"
 
 
 def test_under_the_papers_section_premise_a_fact_in_another_section_is_not_entailed():

@@ -150,7 +150,9 @@ class _PlanningExtractor(Extractor):
 
 #: what a dry run says of premise_scope="note"
 WHOLE_NOTE_NOTE = ("premise_scope='note': every note claim is judged against the whole premise note (one request per "
-                   "section's claims, the whole note as premise)")
+                   "section's claims, the whole note as premise); a supported claim found outside its own section is "
+                   "asked once more against that section (placement: those calls depend on the verdicts and are not "
+                   "counted here)")
 
 
 class _PlanningSourceSupport(SourceSupport):

@@ -46,6 +46,8 @@ from doclens.scoring.verdicts import (
     claim_requests,
     instance_result,
     mark_for_review,
+    own_section_lookup,
+    own_section_requests,
 )
 
 logger = logging.getLogger("doclens")
@@ -301,8 +303,9 @@ class DocLens:
         claim_lookup = dict(zip(claim_slots, claim_answers))
         citation_lookup = dict(zip(citation_slots, citation_answers))
         judged_here = [family for family in self.families if not family.judges_itself]
+        own_lookup = self._placement_check(works, claim_slots, claim_answers, bar)
         results = [instance_result(i, work, claim_lookup, citation_lookup, self.counting_rule, judged_here,
-                                   self.settings.premise_scope) for i, work in enumerate(works)]
+                                   self.settings.premise_scope, own_lookup) for i, work in enumerate(works)]
         mark_for_review(results, self.settings.review_below, run)
         self._judge_families(works, results)
         if self.settings.on_unparsed == "raise":
@@ -313,6 +316,18 @@ class DocLens:
                 raise UnparsedJudgementError(f"judge replies could not be parsed, or the call failed, for instance(s) "
                                              f"{', '.join(bad)} (on_unparsed='raise')")
         return results
+
+    def _placement_check(self, works: list[Work], claim_slots: list[tuple], claim_answers: list,
+                         bar: ProgressBar | None) -> dict:
+        """Under ``premise_scope="note"``: the supported note claims whose evidence lies outside their
+        section, asked again against their own section (:func:`own_section_requests`)."""
+        if self.settings.premise_scope != "note":
+            return {}
+        asked, slots, held = own_section_requests(works, claim_slots, claim_answers)
+        answers = judge_batch(self.evaluator.judge_claims_many, asked,
+                              (lambda n: bar.touch()) if bar else None) if asked else []
+        self._check_claim_answers(asked, answers)
+        return own_section_lookup(slots, answers, held)
 
     def _judge_families(self, works: list[Work], results: list[InstanceResult]) -> None:
         """Each family's own judging step (:meth:`doclens.families.MetricFamily.judge`): its items

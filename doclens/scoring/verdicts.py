@@ -35,8 +35,8 @@ from doclens.parsing.statements import parse_citations, strip_citations
 from doclens.scoring.run import Work
 
 __all__ = ["EMPTY_PREMISE", "NO_CITATION", "INVALID_IDS", "EXTRACTION_FAILED", "claim_requests",
-           "located_section", "citation_requests", "instance_result", "mark_for_review", "SECTION_FALLBACKS",
-           "PREMISE_SCOPES"]
+           "located_section", "own_section_requests", "own_section_lookup", "citation_requests", "instance_result",
+           "mark_for_review", "SECTION_FALLBACKS", "PREMISE_SCOPES"]
 
 #: the explanation's opening for a claim the note states in another section than its own (by its evidence)
 OTHER_SECTION_NOTE = "[stated in another section of the note]"
@@ -96,12 +96,63 @@ def located_section(sections: dict, evidence: list[str] | None, claim: str) -> s
     return best[1] if best[0] else None
 
 
+def own_section_requests(works: list[Work], claim_slots: list[tuple], claim_answers: list[list[ClaimJudgement]]
+                         ) -> tuple[list[ClaimRequest], list[tuple], dict]:
+    """``premise_scope="note"``'s check of placement: the supported note claims whose evidence lies
+    outside their own section (:func:`located_section`) and whose own section holds no sentence as
+    close to them (:func:`_own_section_holds`), asked again against that section alone. A claim its
+    own section also supports is stated there (issue 46: "stated in another section" only when the
+    sentence that supports it lies outside the claim's section, and no sentence of its own section
+    does). Each slot is ``(i, direction, section, positions)``; ``held``: ``(i, direction, section)``
+    → ``{position: True}`` for the claims found outside whose own section holds them as closely (not
+    asked: placed in their own section)."""
+    requests, slots, held = [], [], {}
+    for (i, direction, section), answers in zip(claim_slots, claim_answers):
+        work = works[i]
+        if section is None or (direction, section) in work.section_fallbacks:
+            continue
+        claims, premise = {d: (c[section], p) for d, c, p, _ in _directions(work)}[direction]
+        sections = segments(work.task, premise)
+        own = sections.get(section, "")
+        found = [k for k, answer in enumerate(answers) if answer.entailed and answer.status == STATUS_OK
+                 and located_section(sections, answer.evidence, claims[k]) not in (None, section)]
+        held[(i, direction, section)] = {k: True for k in found if _own_section_holds(own, answers[k].evidence, claims[k])}
+        positions = tuple(k for k in found if k not in held[(i, direction, section)])
+        if positions and own.strip():
+            requests.append(ClaimRequest(own.strip(), [claims[k] for k in positions], work.task, direction, section))
+            slots.append((i, direction, section, positions))
+    return requests, slots, held
+
+
+def _own_section_holds(own: str, evidence: list[str] | None, claim: str) -> bool:
+    """Whether a sentence of the claim's own section shares as many of the claim's words as the
+    evidence found elsewhere (and some): the fact is then stated in its own section too, whatever
+    sentence the judge aligned it with ("encourage walking" in the plan for a plan's "walking is
+    encouraged", however the judge aligned it with the history)."""
+    words = _words(claim)
+    if not words:
+        return False
+    elsewhere = len(words & _words((evidence or [claim])[0]))
+    here = max((len(words & _words(sentence)) for sentence in re.split(r"(?<=[.!?])\s+|\n+", own)), default=0)
+    return here > 0 and here >= elsewhere
+
+
+def own_section_lookup(slots: list[tuple], answers: list[list[ClaimJudgement]], held: dict) -> dict:
+    """``(i, direction, section)`` → ``{position: whether its own section supports it too}``: the
+    claims :func:`own_section_requests` held, and the answers of those it asked."""
+    lookup = {key: dict(found) for key, found in held.items()}
+    for (i, direction, section, positions), found in zip(slots, answers):
+        lookup.setdefault((i, direction, section), {}).update({k: bool(a.entailed) for k, a in zip(positions, found)})
+    return lookup
+
+
 def _placed(judgement: ClaimJudgement, claim: str, section, fallback: bool,
-            premise_sections: dict | None) -> tuple[str | None, str]:
+            premise_sections: dict | None, own: bool = False) -> tuple[str | None, str]:
     """A note claim's placement and explanation: where the premise note states an entailed claim
-    (its own section, another — by the evidence, :func:`located_section` —, or the whole note when
-    the note lacks the claim's section); ``premise_sections``: the note's sections when the claim was
-    judged against the whole note, ``None`` under the paper's per-section premise."""
+    (its own section, another — by the evidence, :func:`located_section`, unless its own section
+    supports it too: ``own`` —, or the whole note when the note lacks the claim's section);
+    ``premise_sections``: the note's sections when the claim was judged against the whole note,
+    ``None`` under the paper's per-section premise."""
     explanation = judgement.explanation
     if fallback:
         explanation = f"[the note has no {section} section: judged against the whole note] {explanation or ''}"
@@ -109,7 +160,7 @@ def _placed(judgement: ClaimJudgement, claim: str, section, fallback: bool,
         return None, explanation
     if fallback:
         return PLACEMENT_WHOLE_NOTE, explanation
-    if premise_sections is not None:
+    if premise_sections is not None and not own:
         found = located_section(premise_sections, judgement.evidence, claim)
         if found is not None and found != section:
             return PLACEMENT_OTHER_SECTION, f"{OTHER_SECTION_NOTE} {explanation or ''}"
@@ -128,19 +179,21 @@ def citation_requests(works: list[Work]) -> tuple[list[CitationRequest], list[tu
     return requests, slots
 
 
-def _claim_verdicts(i: int, work: Work, claim_lookup: dict, premise_scope: str, result: InstanceResult) -> None:
+def _claim_verdicts(i: int, work: Work, claim_lookup: dict, premise_scope: str, result: InstanceResult,
+                    own_lookup: dict) -> None:
     targets = {"reference_claims": result.reference_claims, "prediction_claims": result.prediction_claims}
     for direction, claims_by_section, premise_text, field_name in _directions(work):
         target = targets[field_name]
         premise_sections = segments(work.task, premise_text) if premise_scope == "note" else None
         for section, claims in claims_by_section.items():
             answers = claim_lookup.get((i, direction, section))
+            own = own_lookup.get((i, direction, section), {})
             fallback = (direction, section) in work.section_fallbacks
             empty = EMPTY_PREMISE if section is None else f"empty premise: the note has no {section} section"
             for k, claim in enumerate(claims):
                 judgement = answers[k] if answers else ClaimJudgement(entailed=False, explanation=empty,
                                                                       reason=REASON_EMPTY_PREMISE)
-                placement, explanation = _placed(judgement, claim, section, fallback, premise_sections)
+                placement, explanation = _placed(judgement, claim, section, fallback, premise_sections, own.get(k, False))
                 target.append(ClaimVerdict(text=claim, entailed=judgement.entailed, explanation=explanation,
                                            status=judgement.status, section=section, raw=judgement.raw,
                                            reason=judgement.reason, placement=placement,
@@ -184,12 +237,14 @@ def _unjudged_reason(statement, invalid: list[int], work: Work) -> str:
 
 
 def instance_result(i: int, work: Work, claim_lookup: dict, citation_lookup: dict,
-                    rule: CountingRule, families, premise_scope: str = "note") -> InstanceResult:
+                    rule: CountingRule, families, premise_scope: str = "note", own_lookup: dict | None = None
+                    ) -> InstanceResult:
     """The verdicts of instance ``i`` of the chunk, with its per-instance scores over ``families``
     (those that judge in this step: claims and citations; source support adds its own after).
-    ``premise_scope``: what the claims were judged against (placement reads it, :func:`_placed`)."""
+    ``premise_scope``: what the claims were judged against (placement reads it, :func:`_placed`);
+    ``own_lookup``: :func:`own_section_lookup` of the placement check."""
     result = InstanceResult(id=work.instance.id, task=work.task, has_source=work.statements is not None)
-    _claim_verdicts(i, work, claim_lookup, premise_scope, result)
+    _claim_verdicts(i, work, claim_lookup, premise_scope, result, own_lookup or {})
     _citation_verdicts(i, work, citation_lookup, result)
     result.scores = instance_scores(result, rule, families)
     return result

@@ -272,17 +272,23 @@ class Analyser:
                 sentence.relatives.add(RELATIVES.get(lower) or RELATIVES[noun])
             if is_drug(lower):
                 drugs.append(i)
+        sentence.regimens.extend(self._regimens(texts, lowers, drugs))
+        treated = sorted(set(drugs) | {i for i, lower in enumerate(lowers) if lower in TREATMENTS})
+        sentence.actions = [(self.normal(lowers[i]), sign, word, texts[i])
+                            for i, sign, word in drug_actions(lowers, treated, unsure, negated)]
+
+    def _regimens(self, texts: list[str], lowers: list[str], drugs: list[int]) -> list[Regimen]:
+        """Each drug named at ``drugs`` with the doses and frequencies written up to the next drug."""
+        regimens = []
         for k, i in enumerate(drugs):
             end = drugs[k + 1] if k + 1 < len(drugs) else len(lowers)
             # the doses after it, and one written before it ("400 mg of ibuprofen")
             before = [i - 3] if i >= 3 and lowers[i - 1] == "of" else []
             doses = frozenset(f"{number_value(lowers[j])} {unit_after(lowers, j)}" for j in [*before, *range(i + 1, end)]
                               if is_number(lowers[j]) and unit_after(lowers, j) in DOSE_UNITS)
-            sentence.regimens.append(Regimen(self.normal(lowers[i]), texts[i], doses,
-                                              frozenset(frequencies_in(" ".join(lowers[i + 1: end])))))
-        treated = sorted(set(drugs) | {i for i, lower in enumerate(lowers) if lower in TREATMENTS})
-        sentence.actions = [(self.normal(lowers[i]), sign, word, texts[i])
-                            for i, sign, word in drug_actions(lowers, treated, unsure, negated)]
+            regimens.append(Regimen(self.normal(lowers[i]), texts[i], doses,
+                                    frozenset(frequencies_in(" ".join(lowers[i + 1: end])))))
+        return regimens
 
 
 def context_rules() -> list[ContextRule]:
@@ -455,9 +461,8 @@ def _group_negated_items(words: list[Word], item_of: dict[int, int], names=lambd
     for item, stem in after_light.items():
         heads.setdefault(item, stem)
     for w in sorted(words, key=lambda w: w.position):  # an item naming no thing: its first own word ("locking")
-        item = item_of.get(w.position)
-        if item is not None and not w.dependent and w.text.lower() not in TIME_WORDS | LIGHT_HEADS:
-            heads.setdefault(item, w.stem)
+        if w.position in item_of and not w.dependent and w.text.lower() not in TIME_WORDS | LIGHT_HEADS:
+            heads.setdefault(item_of[w.position], w.stem)
     for w in words:
         if w.position in item_of:
             w.phrase = frozenset(items[item_of[w.position]])

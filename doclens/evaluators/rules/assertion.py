@@ -85,7 +85,7 @@ def assertion_problems(words: list[Word], index: dict, reports_result: bool = Fa
 _GONE = frozenset("resolved resolving resolution gone cleared subsided stopped".split())
 
 
-def _holds(sentence: Sentence, item: set[str], conditions: set[str]) -> bool:
+def _holds(sentence: Sentence, item: frozenset[str], conditions: frozenset[str]) -> bool:
     """Whether a note sentence states a denied item: the item and where it is, and half its other
     conditions ("with prolonged standing")."""
     return item <= sentence.stems and 2 * len(conditions & sentence.stems) >= len(conditions)
@@ -107,11 +107,7 @@ def _denial_stated_otherwise(words: list[Word], index: dict, located: frozenset[
              if w.status == Status.NEGATED and not w.dependent and w.head}
     found = []
     for head, (phrase, conditions, qualified) in sorted(items.items()):
-        said = [(w, s) for w, s in index.get(head) or [] if w.stem == head]  # the word itself, no expansion
-        if not said or any(w.status == Status.NEGATED for w, _ in said):
-            continue
-        stated = [(w, s) for w, s in said if not {x.text.lower() for x in s.words} & _GONE
-                  and w.status not in (Status.FAMILY, Status.HYPOTHETICAL)]
+        stated = _stated_never_denied(index, head)
         if not stated:
             continue
         word, sentence = next(((w, s) for w, s in stated if _holds(s, phrase, conditions)), stated[0])
@@ -122,6 +118,16 @@ def _denial_stated_otherwise(words: list[Word], index: dict, located: frozenset[
         elif not qualified:  # it gives the finding, never denies it: the denial is the claim's alone
             found.append(Finding(FindingKind.DENIAL, f"note does not deny {word.text.lower()} (\"{short(sentence.text)}\")"))
     return found
+
+
+def _stated_never_denied(index: dict, head: str) -> list[tuple[Word, Sentence]]:
+    """Where the note gives ``head`` itself (no expansion) as present, not as gone, a relative's or a
+    hypothesis, provided it never negates it anywhere; empty otherwise."""
+    said = [(w, s) for w, s in index.get(head) or [] if w.stem == head]
+    if not said or any(w.status == Status.NEGATED for w, _ in said):
+        return []
+    return [(w, s) for w, s in said if not {x.text.lower() for x in s.words} & _GONE
+            and w.status not in (Status.FAMILY, Status.HYPOTHETICAL)]
 
 
 def _finding(text: str, premise_status: Status, claim_status: Status, words: list[str], about_claim: bool) -> Finding:

@@ -204,6 +204,21 @@ def evidence_sentences(stems: set[str], premise_sentences: list[Sentence], close
     return first + sorted(chosen[1:], key=premise_sentences.index)
 
 
+def _decision_and_calibration(decision: str, decision_model, calibration
+                              ) -> tuple[DecisionModel | None, Calibration | None]:
+    """The judge's decision model (``None`` with ``decision="rules"``) and its calibration (``None``
+    when none was fitted for that model, or none is asked for)."""
+    if decision_model is not None and decision != "model":
+        raise ConfigurationError("decision_model applies to decision='model' (the default with paraphrase='minilm')")
+    if decision != "model":
+        return None, None
+    model = decision_model if isinstance(decision_model, DecisionModel) else load_model(decision_model)
+    if calibration is None:
+        return model, None
+    found = calibration if isinstance(calibration, Calibration) else _read_calibration(calibration)
+    return model, found if found.decision_model == model.fingerprint else None
+
+
 def _read_calibration(source: str | os.PathLike) -> Calibration:
     """The shipped calibration (``"shipped"``) or the one in a file; a file that cannot be read is a
     :class:`ConfigurationError` naming it."""
@@ -290,20 +305,8 @@ class ClinicalRulesJudge(Evaluator):
             raise ConfigurationError("decision='model' reads MiniLM's word similarities: it needs paraphrase='minilm'")
         self.paraphrase = paraphrase
         self.decision = decision
-        if decision_model is not None and decision != "model":
-            raise ConfigurationError("decision_model applies to decision='model' (the default with paraphrase='minilm')")
-        if decision != "model":
-            self._decision_model = None
-        elif isinstance(decision_model, DecisionModel):
-            self._decision_model = decision_model
-        else:
-            self._decision_model = load_model(decision_model) if decision_model is not None else load_model()
-        #: the shipped calibration, for the shipped decision model only (a refitted one has none yet)
-        self._calibration: Calibration | None = None
-        if self._decision_model is not None and calibration is not None:
-            found = calibration if isinstance(calibration, Calibration) else _read_calibration(calibration)
-            if found.decision_model == self._decision_model.fingerprint:
-                self._calibration = found
+        #: the decision model, and the calibration fitted for it (a refitted model has none yet)
+        self._decision_model, self._calibration = _decision_and_calibration(decision, decision_model, calibration)
         self.model = PARAPHRASE_MODEL if paraphrase == "minilm" else None
         self._analyser: Analyser | None = None
         self._encoder: Encoder | None = None
