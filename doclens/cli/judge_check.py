@@ -14,6 +14,7 @@ from doclens.cli.common import (
     bootstrap_options,
     check_output_path,
     command_parser,
+    refuse_overwriting_inputs,
     stderr_is_terminal,
 )
 from doclens.core.errors import EXIT_OK, ConfigurationError, InputError
@@ -38,6 +39,18 @@ def labelled_items(args: argparse.Namespace):
         raise InputError("--group-column names a column of a file of labelled items; a shipped set has its own "
                          "groups (real-outputs: system, near-miss-probe: kind)", field="--group-column")
     return shipped_set(args.set or "real-outputs", args.half or args.default_half, args.aci_bench_dir)
+
+
+def item_inputs(args: argparse.Namespace) -> list[str]:
+    """The files a ``judge-check`` / ``judge-fit`` command line reads: the items, the guard items,
+    the decision models it names."""
+    from doclens.cli.score import _parse_pairs
+
+    models = [getattr(args, "decision_model", None)]
+    for flag, dest in (("--evaluator-arg", "evaluator_arg"), ("--against-arg", "against_arg")):
+        model = _parse_pairs(getattr(args, dest, None) or [], flag).get("decision_model")
+        models.append(model if isinstance(model, str) else None)
+    return [args.items, getattr(args, "guard", None), *models]
 
 
 def add_item_options(parser: argparse.ArgumentParser, default_half: str) -> None:
@@ -96,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
     for path, flag in ((args.json, "--json"), (args.html, "--html")):
         if path:
             check_output_path(path, flag)
+    refuse_overwriting_inputs([("--json", args.json), ("--html", args.html)], item_inputs(args))
     if args.decision_model and args.evaluator != "clinical-rules":
         raise ConfigurationError("--decision-model applies to --evaluator clinical-rules (for --against: "
                                  "--against-arg decision_model=PATH)")

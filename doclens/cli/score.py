@@ -21,6 +21,7 @@ from doclens.cli.common import (
     check_output_path,
     command_parser,
     deprecated_alias,
+    refuse_overwriting_inputs,
     stderr_is_terminal,
 )
 from doclens.core.errors import (
@@ -48,7 +49,7 @@ from doclens.core.tasks import AUTO_TASK, TASKS
 from doclens.engines.sink import FileSink
 from doclens.evaluators.models.torch_utils import DTYPES
 from doclens.inputs.tables import INPUT_FORMATS
-from doclens.reports.files import OutputLocked, output_lock, partial_path, save_report
+from doclens.reports.files import OutputLocked, output_lock, partial_path, save_report, written_files
 from doclens.reports.results_files import OUTPUT_FORMATS, journal_path
 from doclens.views.text import MIN_SECTION_ITEMS, summary_text
 
@@ -59,6 +60,14 @@ DEFAULT_EVALUATOR = "clinical-rules"
 DEFAULT_EVALUATOR_NOTE = ("no --evaluator given: using clinical-rules, the offline default judge (rule-based, "
                           "deterministic, explains each verdict; it misses paraphrase with new words, so for numbers "
                           "you publish use true-nli, gpt4-json-cot or mistral-cot: cards/clinical-rules.md)")
+
+REFERENCES_HELP = ("INPUT is a validated submission or a table of outputs (id, prediction, prediction_claims?): join it "
+                   "by id with this table of references (id, reference, source?, claims?; any input format); every "
+                   "id missing on either side is an error. Swapped tables: outputs that are the reference notes of "
+                   "a known public set (ACI-BENCH test 1-3, MeQSum's test set; known by fingerprints) and an outputs "
+                   "file that is REFS itself are refused; for other data only the column names are checked (a "
+                   "reference column and no prediction column in INPUT, or the other way round)")
+
 
 class _Forwarded:
     """An argument group whose options go to the evaluator and extractor constructors: it keeps
@@ -249,13 +258,20 @@ def _judge_stores(args: argparse.Namespace, named: set[str]) -> dict:
             for option, store in (("vector_cache", VectorCache), ("analysis_cache", AnalysisCache)) if option in named}
 
 
+def _inputs(args: argparse.Namespace, inputs: list[str]) -> list[str]:
+    """Every file a ``score`` command line reads: its inputs, the references, the price table."""
+    return [*inputs, args.references, getattr(args, "price_table", None)]
+
+
 def _run_one(args: argparse.Namespace) -> int:
+    output = args.output or _default_output(args.input)
+    check_output_path(output)
+    refuse_overwriting_inputs([("--output", path) for path in written_files(output, args.output_format)],
+                              _inputs(args, [args.input]))
     instances = open_input(args)  # a missing column or split is refused before anything loads
     if hasattr(instances, "__len__") and not len(instances):  # every format alike: an error, no report
         raise InputError(f"{args.input}: no instances to score (the input has no rows); nothing was scored and no "
                          "report written")
-    output = args.output or _default_output(args.input)
-    check_output_path(output)
     if getattr(args, "dry_run", False):
         return _scored(args, instances, output)  # writes no output: takes no lock
     try:  # one output, one writer: taken before anything loads, so a second run is refused at once
@@ -287,6 +303,8 @@ def run_many(args: argparse.Namespace) -> int:
         print(f"doclens: error: several inputs would write the same report {repeated[0]} (inputs of the same file "
               "name): score them into different folders", file=sys.stderr)
         return EXIT_USAGE
+    refuse_overwriting_inputs([("--output", path) for output in outputs
+                               for path in written_files(output, args.output_format)], _inputs(args, inputs))
     opened = []
     for path in inputs:  # every input's columns and ids are checked before anything loads
         args.input = path
@@ -689,11 +707,7 @@ def add_parser(sub) -> None:
                        help="with --references: map the references table's fields (id, reference, source, "
                             "reference_claims, task) to its columns, e.g. id=encounter_id,reference=note,"
                             "source=dialogue")
-    score.add_argument("--references", metavar="REFS",
-                       help="INPUT is a validated submission or a table of outputs (id, prediction, "
-                            "prediction_claims?): join it by id with this table "
-                            "of references (id, reference, source?, claims?; any input format); every id missing "
-                            "on either side is an error")
+    score.add_argument("--references", metavar="REFS", help=REFERENCES_HELP)
     score.add_argument("-o", "--output", help="report JSON (default: INPUT.doclens.json beside the input); results are "
                                               "written as each chunk finishes, to OUTPUT's journal "
                                               "(scores.journal.jsonl beside scores.json) until the run ends); with "
