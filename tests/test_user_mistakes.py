@@ -286,3 +286,163 @@ def test_the_references_file_given_as_the_outputs_is_refused(tmp_path, capsys, m
     code, _, err = run(["score", outputs, "--columns", "id=encounter_id,prediction=note", "--references", table,
                         "--reference-columns", "id=encounter_id,reference=note", *QUICK], capsys)
     assert code == EXIT_USAGE and "one file" in err and "swapped" in err, err
+
+
+# ---- labelled files as strict as inputs (deliverable 5) -------------------------------------------
+LABELLED_HEADER = "id,claim,premise,label,site\n"
+GOOD_ROWS = "".join(f"c{k},The patient has fever.,Fever and cough.,{'true' if k % 2 else 'false'},s{k % 3}\n"
+                    for k in range(40))
+
+
+@pytest.mark.parametrize("command", ["judge-check", "judge-fit"])
+@pytest.mark.parametrize("bad, line, words", [
+    ("c99,The patient has fever.,Fever and cough.\n", 42, ["3 cell(s)", "names 5 column(s)"]),  # no label cell
+    ("c99,The patient has fever.,Fever and\ncough.,true,s1\n", 42, ["cell(s)", "line break must be quoted"]),
+    ("c99,The patient has fever.,Fever and cough.,true,s1,extra\n", 42, ["6 cell(s)", "names 5 column(s)"]),
+    ("c99,The patient has fever.,Fever and cough.,null,s1\n", 42, ["'label' is not a boolean-like label"]),
+], ids=["missing-label-cell", "unquoted-line-break", "extra-cell", "null-is-not-empty"])
+def test_malformed_labelled_rows_are_errors_naming_the_line(tmp_path, capsys, command, bad, line, words):
+    """Issue 47 item 6: a row without its label cell, or a premise with an unquoted line break,
+    was counted as undecided and left out (exit 0); a row with an extra cell was read with the
+    extra dropped. judge-check and judge-fit read their CSVs with score's table reader: each is an
+    error naming the file and the line, before any judge loads."""
+    path = tmp_path / "items.csv"
+    path.write_text(LABELLED_HEADER + GOOD_ROWS + bad, encoding="utf-8")
+    extra = ["--evaluator", "overlap"] if command == "judge-check" else ["--group-column", "site", "-o",
+                                                                           tmp_path / "m.json"]
+    code, out, err = run([command, path, *extra], capsys)
+    assert code == EXIT_USAGE, (out, err)
+    assert f"{path}" in err and f"line {line}" in err and all(w in err for w in words), err
+
+
+def test_a_jsonl_item_without_a_label_is_an_error_and_null_is_undecided(tmp_path, capsys):
+    rows = [{"id": f"c{k}", "claim": "Fever.", "premise": "Fever.", "label": bool(k % 2)} for k in range(4)]
+    path = write_jsonl(tmp_path / "items.jsonl", [*rows, {"id": "c9", "claim": "Fever.", "premise": "Fever."}])
+    code, out, err = run(["judge-check", path, "--evaluator", "overlap"], capsys)
+    assert code == EXIT_USAGE and "items.jsonl line 5: no 'label'" in err, err
+    path = write_jsonl(tmp_path / "items.jsonl", [*rows, {"id": "c9", "claim": "Fever.", "premise": "Fever.",
+                                                          "label": None}])
+    code, out, err = run(["judge-check", path, "--evaluator", "overlap", "--resamples", "0"], capsys)
+    assert code == EXIT_OK and "4 items (1 undecided left out)" in out, err
+
+
+@pytest.mark.parametrize("label", ["true", "false"])
+def test_items_of_one_class_print_n_a_and_a_warning_not_a_balanced_accuracy(tmp_path, capsys, label):
+    """Issue 47 item 6: on items of one class judge-check printed a "balanced accuracy" (that class's
+    accuracy, 0.500 there) with no warning. Now n/a, for the missing class too, and said."""
+    path = tmp_path / "items.csv"
+    path.write_text(LABELLED_HEADER + "".join(f"c{k},The patient has fever.,{'The patient has fever.' if k % 2 else 'Cough.'},"
+                                              f"{label},s1\n" for k in range(10)), encoding="utf-8")
+    code, out, err = run(["judge-check", path, "--evaluator", "overlap", "--json", tmp_path / "c.json",
+                          "--html", tmp_path / "c.html"], capsys)
+    assert code == EXIT_OK, err
+    name = "supported" if label == "true" else "unsupported"
+    assert f"warning: all 10 items are labelled {name}: balanced accuracy needs both classes and is n/a" in out
+    all_row = next(line for line in out.splitlines() if line.strip().startswith("all "))
+    assert all_row.split()[2] == "n/a", all_row  # balanced accuracy; the one class's accuracy beside it
+    overall = json.loads((tmp_path / "c.json").read_text())["judges"][0]["overall"]
+    assert overall["balanced_accuracy"] is None and overall[f"{name}_accuracy"] == 0.5
+    assert overall[f"{'unsupported' if name == 'supported' else 'supported'}_accuracy"] is None
+    page = (tmp_path / "c.html").read_text()
+    assert "balanced accuracy needs both classes" in page and ">None<" not in page
+
+
+# ---- a damaged --aci-bench-dir is an input error (deliverable 6) -----------------------------------
+@pytest.mark.parametrize("damage, words", [
+    (b'{"id": "D1", "reference": "Fever."}\n{"id": "D2", "reference": \n', ["references.jsonl line 2", "not valid JSON"]),
+    (b'{"id": "D1", "reference": "Fever."}\n{"reference": "Cough."}\n', ["references.jsonl line 2", "'id'"]),
+    (b'{"id": "D1", "reference": "Fever."}\n{"id": "D2", "reference": "caf\xe9"}\n',
+     ["references.jsonl line 2", "not UTF-8"]),
+    (b'{"id": "D1", "text": "Fever."}\n', ["references.jsonl", "no text reference"]),
+], ids=["broken-json-line", "row-without-id", "not-utf8", "no-reference-field"])
+def test_a_damaged_aci_bench_dir_names_the_file_and_line(tmp_path, capsys, damage, words):
+    """Issue 47 item 7: a broken JSON line, a row without id or a file that is not UTF-8, reached
+    through premise_ref, gave "internal error … please report it". Now exit 2, naming the labelled
+    item, the notes file and its line."""
+    folder = tmp_path / "aci"
+    (folder / "test2").mkdir(parents=True)
+    (folder / "test2" / "references.jsonl").write_bytes(damage)
+    items = tmp_path / "items.jsonl"
+    write_jsonl(items, [{"id": "c1", "claim": "Fever.", "premise_ref": "test2/D1/reference", "label": True}])
+    for command in (["judge-check", items, "--evaluator", "overlap"], ["judge-fit", items, "-o", tmp_path / "m.json"]):
+        code, out, err = run([*command, "--aci-bench-dir", folder], capsys)
+        assert code == EXIT_USAGE, err
+        assert "items.jsonl line 1" in err and all(w in err for w in words), err
+
+
+# ---- check before you spend (deliverable 7) ---------------------------------------------------------
+COUNTING = "tests.test_hostile_inputs:CountingEvaluator"
+
+
+def _systems(tmp_path, repeat_in_second: bool):
+    """Two systems' outputs and one references file, 40 ids; the second system repeats an id at
+    its 35th output when asked."""
+    ids = [f"e{k}" for k in range(40)]
+    refs = write_jsonl(tmp_path / "refs.jsonl", [{"id": i, "reference": f"Fever for {k} days. Cough.",
+                                                  "reference_claims": [f"Fever for {k} days."]}
+                                                 for k, i in enumerate(ids)])
+    a = write_jsonl(tmp_path / "a.jsonl", [{"id": i, "prediction": f"Fever for {k} days."} for k, i in enumerate(ids)])
+    b_ids = list(ids)
+    if repeat_in_second:
+        b_ids[34] = b_ids[3]
+    b = write_jsonl(tmp_path / "b.jsonl", [{"id": i, "prediction": "Cough."} for i in b_ids])
+    return a, b, refs
+
+
+def test_a_repeated_id_in_any_output_file_stops_the_run_before_the_first_judge_call(tmp_path, capsys):
+    """Issue 47 item 8: with ``score a.jsonl b.jsonl --references refs.jsonl -o out/`` system a was
+    scored in full and b up to its repeated id (with an LLM judge, paid for). Every output file is
+    now checked before the first judge call: exit 2, nothing judged, nothing written."""
+    from tests.test_hostile_inputs import CountingEvaluator
+
+    a, b, refs = _systems(tmp_path, repeat_in_second=True)
+    CountingEvaluator.calls = 0
+    code, out, err = run(["score", a, b, "--references", refs, "--evaluator", COUNTING, "--extractor", "sentences",
+                          "--chunk-size", "4", "-q", "-o", f"{tmp_path}/out/"], capsys)
+    assert code == EXIT_USAGE, err
+    assert "b.jsonl" in err and "'e3'" in err and "more than once" in err and "nothing was scored" in err, err
+    assert CountingEvaluator.calls == 0
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+@pytest.mark.parametrize("several", [False, True])
+def test_a_repeated_id_in_a_table_is_found_before_anything_is_scored(tmp_path, capsys, several):
+    """The same for tables that hold their references (no --references), one input or several."""
+    from tests.test_hostile_inputs import CountingEvaluator
+
+    rows = [{**ROWS[k % 3], "id": f"i{k}"} for k in range(40)]
+    good = write_jsonl(tmp_path / "good.jsonl", rows)
+    rows[30] = {**rows[30], "id": "i2"}
+    bad = write_jsonl(tmp_path / "bad.jsonl", rows)
+    CountingEvaluator.calls = 0
+    inputs, output = ([good, bad], f"{tmp_path}/out/") if several else ([bad], tmp_path / "bad.doclens.json")
+    code, out, err = run(["score", *inputs, "--evaluator", COUNTING, "--chunk-size", "4", "-q", "-o", output], capsys)
+    assert code == EXIT_USAGE, err
+    assert "bad.jsonl line 31: instance 'i2': field 'id' repeats the id of line 3" in err, err
+    assert CountingEvaluator.calls == 0
+    assert not any(p.name.endswith((".doclens.json", ".journal.jsonl")) for p in tmp_path.rglob("*"))
+
+
+def test_resume_after_an_input_error_says_fix_the_input_and_then_continues(tmp_path, capsys):
+    """Issue 47 item 8: after an input error the message said --resume would continue, and --resume
+    stopped at the same error. Now it says to fix the input first; rerun as it is, it stops at the
+    same error, keeping what was scored; once the input is fixed, --resume continues and the report
+    equals an uninterrupted run's."""
+    rows = [{**ROWS[k % 3], "id": f"i{k}"} for k in range(12)]
+    broken = [dict(r) for r in rows]
+    del broken[9]["prediction"]  # found only when read for scoring (the ids are all fine)
+    path = write_jsonl(tmp_path / "in.jsonl", broken)
+    argv = ["score", path, "--evaluator", "overlap", "--chunk-size", "4", "-q", "-o", tmp_path / "s.json"]
+    code, out, err = run(argv, capsys)
+    assert code == EXIT_USAGE and "line 10" in err and "'prediction'" in err, err
+    assert "fix the input (the error above); then the same command with --resume continues it" in err, err
+    code, out, err = run([*argv, "--resume"], capsys)
+    assert code == EXIT_USAGE and "fix the input" in err, err  # unfixed: the same error, nothing lost
+    write_jsonl(path, rows)
+    code, out, err = run([*argv, "--resume"], capsys)
+    assert code == EXIT_OK, err
+    resumed = json.loads((tmp_path / "s.json").read_text())
+    code, out, err = run(["score", path, "--evaluator", "overlap", "--chunk-size", "4", "-q", "-o",
+                          tmp_path / "clean.json"], capsys)
+    clean = json.loads((tmp_path / "clean.json").read_text())
+    assert resumed["scores"] == clean["scores"] and resumed["instances"] == clean["instances"]

@@ -53,6 +53,16 @@ def item_inputs(args: argparse.Namespace) -> list[str]:
     return [args.items, getattr(args, "guard", None), *models]
 
 
+def one_class_warning(items) -> list[str]:
+    """The warning for items of one class only: their balanced accuracy is n/a (``[]`` otherwise)."""
+    classes = {item.label for item in items}
+    if len(classes) != 1:
+        return []
+    name, other = ("supported", "unsupported") if classes.pop() else ("unsupported", "supported")
+    return [f"all {len(items)} items are labelled {name}: balanced accuracy needs both classes and is n/a (so is "
+            f"the accuracy on {other} items); the accuracy on {name} items is shown"]
+
+
 def add_item_options(parser: argparse.ArgumentParser, default_half: str) -> None:
     """The options that choose labelled items (``judge-check`` and ``judge-fit`` share them)."""
     from doclens.datasets.labelled import HALVES, SHIPPED_SETS
@@ -124,12 +134,13 @@ def run(args: argparse.Namespace) -> int:
         items = [items[n] for n in chosen]
         labelled.name += f", a sample of {args.sample} (seed {SAMPLE_SEED})"
     bootstrap = dict(resamples=args.resamples, seed=args.bootstrap_seed, confidence=args.confidence)
+    warnings = one_class_warning(items)
     judges = [_checked(args, args.evaluator, args.evaluator_arg, "--evaluator-arg", items)]
     if args.against:
         judges.append(_checked(args, args.against, args.against_arg, "--against-arg", items))
     result = {
         "set": labelled.name, "set_description": labelled.description, "group_column": labelled.group_name,
-        "items": len(items), "undecided_left_out": labelled.undecided,
+        "items": len(items), "undecided_left_out": labelled.undecided, "warnings": warnings,
         "bootstrap": bootstrap_description(args.resamples, args.bootstrap_seed, args.confidence),
         "judges": [{"name": j["name"], "signature": j["signature"], "seconds": j["seconds"],
                     **summarise(items, j["verdicts"], **bootstrap)} for j in judges],

@@ -37,8 +37,10 @@ def fit_text(result, output: str, show_wrong: int) -> str:
     cv = result.cross_validated
     figures = cv["items"]
     fitted = result.model.provenance["fitted_on"]
+    undecided = result.model.provenance.get("sources", {}).get("undecided_left_out", 0)
     lines = [f"decision model lr-{result.model.fingerprint}: fitted on {fitted['items']} items"
              + (f" and {fitted['guard_items']} guard items" if fitted["guard_items"] else "")
+             + f" ({undecided} undecided left out)"
              + f" ({fitted['left_to_decisive_findings']} more rejected by a contradiction, not fitted on)",
              f"grouped cross-validation, threshold {cv['threshold']:g} (chosen by cross-validation): "
              f"balanced accuracy {figures['balanced_accuracy']}, supported accuracy {figures['supported_accuracy']}, "

@@ -204,18 +204,26 @@ def _default_output(input_path: str) -> str:
 
 def open_input(args: argparse.Namespace):
     """The instances ``args`` name, read lazily (``len()`` when the size is known): any table
-    :func:`doclens.inputs.tables.read_table` reads, or a submission joined with ``--references``."""
+    :func:`doclens.inputs.tables.read_table` reads, or a submission joined with ``--references``.
+    Checked before anything is scored: the columns, every id (present and unique; joined, matched
+    one to one), and that there are rows (every format alike: an error, no report)."""
     from doclens.inputs.references import join_references
     from doclens.inputs.tables import read_table
 
     options = dict(input_format=args.input_format, split=args.split, columns=args.columns)
     reference_columns = getattr(args, "reference_columns", None)
     if args.references:
-        return join_references(args.input, args.references, reference_columns=reference_columns, **options)
-    if reference_columns:
+        instances = join_references(args.input, args.references, reference_columns=reference_columns, **options)
+    elif reference_columns:
         raise InputError("--reference-columns maps the table given with --references; without --references, "
                          "map INPUT's columns with --columns")
-    return read_table(args.input, **options)
+    else:
+        instances = read_table(args.input, **options)
+        instances.check_ids()  # every id present and unique before anything is scored (stdin: as it is read)
+    if hasattr(instances, "__len__") and not len(instances):  # every format alike: an error, no report
+        raise InputError(f"{args.input}: no instances to score (the input has no rows); nothing was scored and no "
+                         "report written")
+    return instances
 
 
 def _located(message: str, path: str, lines: dict[str, str]) -> str:
@@ -268,10 +276,7 @@ def _run_one(args: argparse.Namespace) -> int:
     check_output_path(output)
     refuse_overwriting_inputs([("--output", path) for path in written_files(output, args.output_format)],
                               _inputs(args, [args.input]))
-    instances = open_input(args)  # a missing column or split is refused before anything loads
-    if hasattr(instances, "__len__") and not len(instances):  # every format alike: an error, no report
-        raise InputError(f"{args.input}: no instances to score (the input has no rows); nothing was scored and no "
-                         "report written")
+    instances = open_input(args)  # a missing column or split, and every id, checked before anything loads
     if getattr(args, "dry_run", False):
         return _scored(args, instances, output)  # writes no output: takes no lock
     try:  # one output, one writer: taken before anything loads, so a second run is refused at once
@@ -308,11 +313,7 @@ def run_many(args: argparse.Namespace) -> int:
     opened = []
     for path in inputs:  # every input's columns and ids are checked before anything loads
         args.input = path
-        instances = open_input(args)
-        if hasattr(instances, "__len__") and not len(instances):
-            raise InputError(f"{path}: no instances to score (the input has no rows); nothing was scored and no "
-                             "report written")
-        opened.append(instances)
+        opened.append(open_input(args))
     folder.mkdir(exist_ok=True)
     scorer = _built(args)
     if scorer is None:
@@ -596,12 +597,7 @@ def _save_and_tell(report, code: int, output: str, min_section_items: int = MIN_
             return EXIT_ERROR
     where = "standard output" if written == "-" else written
     if report.partial:
-        note = (f" (not {output}: that file holds a complete report)" if written == partial_path(output) else "")
-        print(f"doclens: PARTIAL report ({report.size} instances scored before the error) "
-              f"written to {where}{note}", file=sys.stderr)
-        if output != "-":
-            print(f"doclens: the same command with --resume continues it from {journal_path(output)}",
-                  file=sys.stderr)
+        _tell_partial(report, output, written, where)
     else:
         beside = f" (results in {report.instances_file})" if report.instances_file else ""
         print(f"report written to {where}{beside}", file=summary)
@@ -620,6 +616,19 @@ def _save_and_tell(report, code: int, output: str, min_section_items: int = MIN_
             print(f"doclens: note: {unparsed} item(s) unparsed (judge replies that could not be read, scored per "
                   "--on-unparsed); rerun the same command to ask them again", file=sys.stderr)
     return code
+
+
+def _tell_partial(report, output: str, written: str, where: str) -> None:
+    """Where a partial report went, and how ``--resume`` continues it (after an input error: once
+    the input is fixed; rerun as it is, it stops at the same error)."""
+    note = (f" (not {output}: that file holds a complete report)" if written == partial_path(output) else "")
+    print(f"doclens: PARTIAL report ({report.size} instances scored before the error) "
+          f"written to {where}{note}", file=sys.stderr)
+    if output != "-":
+        first = "fix the input (the error above); then " if (report.error or "").startswith("InputError") else ""
+        print(f"doclens: {first}the same command with --resume continues it from {journal_path(output)}"
+              + (", keeping what was scored (rerun as it is, it stops at the same error)" if first else ""),
+              file=sys.stderr)
 
 
 def add_judge_options(parser) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -147,6 +147,24 @@ def refuse_swapped(outputs_path: str, references_path: str, predictions: list, r
                      f"the two paths swapped and the other options as they were: {meant} …", field="prediction")
 
 
+def _refuse_repeated_outputs(path: str, outputs: list[dict]) -> None:
+    """Refuse outputs that give an id more than once, all named, before anything is scored (found
+    mid-run, a repeat cost every judge call before it)."""
+    first: dict[str, int] = {}
+    repeated: dict[str, list[int]] = {}
+    for position, output in enumerate(outputs, start=1):
+        if output["id"] in first:
+            repeated.setdefault(output["id"], [first[output["id"]]]).append(position)
+        else:
+            first[output["id"]] = position
+    if repeated:
+        listed = "; ".join(f"{ident!r} (outputs {', '.join(map(str, places))})"
+                           for ident, places in list(repeated.items())[:SHOWN])
+        more = f" … and {len(repeated) - SHOWN} more" if len(repeated) > SHOWN else ""
+        raise InputError(f"{path}: {len(repeated)} id(s) given more than once (one output per id): {listed}{more}; "
+                         "nothing was scored", field="id")
+
+
 def read_outputs(path: str, columns=None) -> dict:
     """A submission (schema-checked), or a table of outputs (``id``, ``prediction``, optional
     ``prediction_claims``; ``columns`` maps those fields to its columns) read as one:
@@ -206,6 +224,7 @@ def join_references(submission_path: str, references: str, *, input_format: str 
         else:
             rows[ident] = (location, row)
     outputs = submission["outputs"]
+    _refuse_repeated_outputs(submission_path, outputs)
     reference_column = table.mapping.get("reference", "reference")
     refuse_swapped(submission_path, references, [o["prediction"] for o in outputs],
                    [row.get(reference_column) for _, row in rows.values()])
