@@ -88,10 +88,11 @@ def add_item_options(parser: argparse.ArgumentParser, default_half: str) -> None
 
 
 def _load_judge(args: argparse.Namespace, name: str, pairs: list[str] | None, flag: str):
-    from doclens.cli.score import evaluator_options
-    from doclens.evaluators import load_evaluator
+    from doclens.cli.score import _judge_stores, evaluator_options
+    from doclens.evaluators import EVALUATOR_PRESETS, load_evaluator, named_options
 
     options = evaluator_options(args, name, pairs, flag)
+    options.update(_judge_stores(args, named_options(name, EVALUATOR_PRESETS)))  # as doclens score passes them
     if args.decision_model and flag == "--evaluator-arg":
         options["decision_model"] = args.decision_model
     started = time.perf_counter()

