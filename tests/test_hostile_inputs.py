@@ -4,6 +4,11 @@ nested files and odd option values. Each case must end in one clear error (no tr
 
 Most cases run ``main([...])`` in-process (fast); a few need a real process: SIGTERM to a running
 ``score``, and a closed standard output.
+
+The kit grows beside this file (issue 47): what users do by mistake — outputs written over inputs,
+swapped tables, malformed labelled files, a damaged ACI-BENCH folder, ids checked before anything is
+spent — in ``tests/test_user_mistakes.py``; damaged, read-only, foreign and crafted caches in
+``tests/test_hostile_caches.py``.
 """
 
 import json
