@@ -61,6 +61,15 @@ def drug_names(extra: frozenset[str] = frozenset(), folder=DEFAULT_LEXICONS) -> 
     return names
 
 
+def _forget_drug_names() -> None:
+    """Forget the tables this process derived or read (the files stay)."""
+    _DRUG_TABLES.clear()
+    _LATEST.clear()
+
+
+drug_names.cache_clear = _forget_drug_names  # type: ignore[attr-defined]  # functools.lru_cache's name, kept
+
+
 def _load_drug_names(extra: frozenset[str], path) -> dict[str, str]:
     """The names of the file at ``path`` (sealed: format, lexicon version, checksum), else derived
     and written there (``None``: derived, no file)."""
