@@ -698,6 +698,14 @@ def add_judge_options(parser) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(model.dests), tuple(cache.dests)
 
 
+def _add_batch_and_review_options(score) -> None:
+    score.add_argument("--chunk-size", type=POSITIVE_INT, help="instances per batch (default 32)")
+    score.add_argument("--review-below", type=PROBABILITY, metavar="P",
+                       help="a review queue: mark every claim verdict whose confidence (the judge's calibrated "
+                            "probability of the verdict; clinical-rules gives one) is under P, count them in the "
+                            "summary, mark them on the report page and in the JSON ('review': true); no score changes")
+
+
 def add_parser(sub) -> None:
     """The ``score`` command's options: a flat list of declarations (long, with nothing to split)."""
     score = command_parser(sub, "score",
@@ -798,7 +806,7 @@ def add_parser(sub) -> None:
                        help="keep at most N citations per statement (default: all)")
     score.add_argument("--on-unparsed", choices=ON_UNPARSED,
                        help="how judge replies that stay unparseable count (default zero, with a warning)")
-    score.add_argument("--chunk-size", type=POSITIVE_INT, help="instances per batch (default 32)")
+    _add_batch_and_review_options(score)
     score.add_argument("--baselines", help=f"comma-separated: {','.join(BASELINE_NAMES)}")
     score.add_argument("--baseline-option", action="append", metavar="NAME=JSON",
                        help='per-baseline options, e.g. bertscore=\'{"model_type": "/models/x", "num_layers": 6}\'')

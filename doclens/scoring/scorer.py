@@ -45,8 +45,7 @@ from doclens.scoring.verdicts import (
     citation_requests,
     claim_requests,
     instance_result,
-    whole_note_lookup,
-    whole_note_requests,
+    mark_for_review,
 )
 
 logger = logging.getLogger("doclens")
@@ -283,7 +282,7 @@ class DocLens:
         ``bar`` steps once per instance, when its last judgement is in."""
         works = [self._prepare(instance, run) for instance in chunk]
         self._extract(works, run)
-        claim_asked, claim_slots = claim_requests(works, self.settings.section_fallback)
+        claim_asked, claim_slots = claim_requests(works, self.settings.section_fallback, self.settings.premise_scope)
         for work in works:
             for direction, section in work.section_fallbacks:
                 n = len((work.ref_claims if direction == Direction.RECALL else work.pred_claims)[section])
@@ -297,21 +296,14 @@ class DocLens:
         self._check_claim_answers(claim_asked, claim_answers)
         if len(citation_answers) != len(citation_asked):
             raise RuntimeError(f"{type(self.evaluator).__name__} returned the wrong number of citation judgements")
-        note_lookup: dict = {}
-        if self.settings.premise_scope == "note":  # the claims their section did not entail, against the whole note
-            note_asked, note_slots = whole_note_requests(works, claim_slots, claim_answers)
-            if note_asked:
-                note_answers = judge_batch(self.evaluator.judge_claims_many, note_asked,
-                                           (lambda n: bar.touch()) if bar else None)
-                self._check_claim_answers(note_asked, note_answers)
-                note_lookup = whole_note_lookup(note_slots, note_answers)
         if steps:
             steps.finish()
         claim_lookup = dict(zip(claim_slots, claim_answers))
         citation_lookup = dict(zip(citation_slots, citation_answers))
         judged_here = [family for family in self.families if not family.judges_itself]
         results = [instance_result(i, work, claim_lookup, citation_lookup, self.counting_rule, judged_here,
-                                   note_lookup) for i, work in enumerate(works)]
+                                   self.settings.premise_scope) for i, work in enumerate(works)]
+        mark_for_review(results, self.settings.review_below, run)
         self._judge_families(works, results)
         if self.settings.on_unparsed == "raise":
             bad = [r.id for r in results if any(v.status in NO_VERDICT for v in

@@ -54,6 +54,7 @@ def judge_text(judge: dict, show_wrong: int) -> list[str]:
     lines.append("  confusion: " + "; ".join(f"labelled {label}: " + ", ".join(
         f"{column.replace('_', ' ')} {confusion[label][column]}" for column in VERDICT_COLUMNS)
         for label in ("supported", "unsupported")))
+    lines += calibration_lines(judge.get("calibration"))
     wrong = judge["wrong"]
     lines.append(f"  judged wrongly: {len(wrong)} item(s)" + (f", first {show_wrong}:" if len(wrong) > show_wrong else ":"
                                                              if wrong else ""))
@@ -62,6 +63,23 @@ def judge_text(judge: dict, show_wrong: int) -> list[str]:
         claim = visible(item["claim"])
         lines.append(f"    [{visible(item['id'])}] labelled {'supported' if item['label'] else 'unsupported'}, "
                      f"judged {verdict}: {claim[:_SHOWN_CLAIM]}{'…' if len(claim) > _SHOWN_CLAIM else ''}")
+    return lines
+
+
+def calibration_lines(found: dict | None) -> list[str]:
+    """The calibration block of :func:`judge_text`: expected calibration error, the reliability
+    diagram as rows, and accuracy by coverage; one line when the judge gives no probabilities."""
+    if found is None:
+        return ["  calibration: n/a (the judge gives no probability for every verdict)"]
+    lines = [f"  calibration: expected calibration error {found['ece']:.3f} over {found['items']} items "
+             "(|mean probability - share labelled supported| per bin, weighted)",
+             "  reliability: " + ", ".join(f"[{b['bin'][0]:.1f},{b['bin'][1]:.1f}) n={b['items']} "
+                                          f"p={b['mean_probability']:.2f} sup={b['supported_share']:.2f}"
+                                          for b in found["bins"])]
+    coverage = found["accuracy_at_coverage"]
+    lines.append("  accuracy of the most confident verdicts: " + ", ".join(
+        f"{float(c):.0%} coverage {v['accuracy']:.3f} (n={v['items']}, confidence >= {v['least_confidence']:.2f})"
+        for c, v in coverage.items()))
     return lines
 
 

@@ -79,7 +79,7 @@ import os
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from doclens.core.errors import ConfigurationError
 from doclens.core.types import ClaimJudgement
@@ -88,6 +88,7 @@ from doclens.evaluators.cache import DEFAULT_LEXICONS
 from doclens.evaluators.rules.alignment import NotYetEncoded, TokenAligner
 from doclens.evaluators.rules.analysis import Analyser, context_rules, section_key_words
 from doclens.evaluators.rules.assertion import assertion_problems, reports_result
+from doclens.evaluators.rules.calibration import Calibration, load_calibration
 from doclens.evaluators.rules.content import missing_words, not_mentioned, said_otherwise
 from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE
 from doclens.evaluators.rules.decision import DECISIVE, DecisionModel, load_model
@@ -97,6 +98,10 @@ from doclens.evaluators.rules.near_misses import near_miss_problems
 from doclens.evaluators.rules.numbers import number_and_side_problems
 from doclens.evaluators.rules.sentences import Sentence, Status, Word
 from doclens.evaluators.rules.words import DRUGS, STOP_WORDS, is_content, is_drug
+
+#: Words that place a finding on a body part ("lateral knee"): part of where a denied finding is.
+POSITIONS = frozenset("""lateral medial anterior posterior upper lower proximal distal superior inferior dorsal
+ventral plantar palmar""".split())
 
 if TYPE_CHECKING:
     from doclens.evaluators.models.sentence_encoder import Encoder, VectorCache
@@ -108,7 +113,7 @@ __all__ = ["DRUGS", "FINDING_KINDS", "RULES_VERSION", "Assessment", "ClinicalRul
            "is_drug"]
 
 #: Bumped whenever a rule changes a verdict: it is part of the signature.
-RULES_VERSION = "7"
+RULES_VERSION = "8"
 
 #: Paraphrase tolerance: the shipped MiniLM sentence encoder aligns the claim with a premise
 #: sentence; up to three missing content words (two fifths of the claim's at most; never a drug, a polar
@@ -156,6 +161,59 @@ class _PremiseView:
         return list(self.first)
 
 
+class RuleVerdict(NamedTuple):
+    """One pair judged (:meth:`ClinicalRulesJudge.verdict`): the verdict and its explanation;
+    ``conflict`` when a finding that decided it is something else the premise states (source
+    support's ``not_supported``); the typed ``findings``; ``evidence``, the premise sentences a
+    supported claim was found in (:func:`evidence_sentences`); ``score``, the decision model's
+    ``P(supported)``, ``None`` when a finding decided (or without a model); ``probability``, the
+    calibrated one (:mod:`~doclens.evaluators.rules.calibration`), ``None`` without a calibration."""
+
+    entailed: bool
+    explanation: str
+    conflict: bool
+    findings: tuple[Finding, ...] = ()
+    evidence: tuple[str, ...] = ()
+    score: float | None = None
+    probability: float | None = None
+
+    def judgement(self) -> ClaimJudgement:
+        """The verdict as the evaluator contract returns it."""
+        return ClaimJudgement(self.entailed, self.explanation, probability=self.probability,
+                              evidence=list(self.evidence) or None,
+                              findings=[f.to_json() for f in self.findings] or None)
+
+
+#: At most this many premise sentences are given as a supported claim's evidence.
+EVIDENCE_SENTENCES = 3
+
+
+def evidence_sentences(stems: set[str], premise_sentences: list[Sentence], closest: Sentence | None) -> list[Sentence]:
+    """The premise sentences a supported claim was found in: the sentence it was aligned with
+    (``closest``), then, while claim words are left, the sentence holding most of those left (at most
+    :data:`EVIDENCE_SENTENCES`, in note order). Placement reads the first (issue 46)."""
+    chosen = [closest] if closest is not None else []
+    left = stems - (closest.stems if closest is not None else set())
+    while left and len(chosen) < EVIDENCE_SENTENCES:
+        best = max(premise_sentences, key=lambda s: len(s.stems & left), default=None)
+        if best is None or not best.stems & left:
+            break
+        chosen.append(best)
+        left -= best.stems
+    first = chosen[:1]
+    return first + sorted(chosen[1:], key=premise_sentences.index)
+
+
+def _read_calibration(source: str | os.PathLike) -> Calibration:
+    """The shipped calibration (``"shipped"``) or the one in a file; a file that cannot be read is a
+    :class:`ConfigurationError` naming it."""
+    try:
+        return load_calibration(None if source == "shipped" else source)
+    except (OSError, ValueError) as exc:
+        raise ConfigurationError(f"clinical-rules' calibration {source} cannot be read: {exc}; give a file "
+                                 "benchmarks/fit_calibration.py wrote, or pass calibration=None") from exc
+
+
 class _Unencoded(Exception):
     """A pair judged in rounds needs vectors of texts not encoded yet (:meth:`ClinicalRulesJudge._explain_all`)."""
 
@@ -172,6 +230,7 @@ class ClinicalRulesJudge(Evaluator):
 
     def __init__(self, paraphrase: str = "minilm", decision: str | None = None,
                  decision_model: str | os.PathLike | DecisionModel | None = None, *,
+                 calibration: str | os.PathLike | Calibration | None = "shipped",
                  vector_cache: VectorCache | None = None, analysis_cache: AnalysisCache | None = None,
                  lexicon_dir=DEFAULT_LEXICONS) -> None:
         """``paraphrase``: ``"minilm"`` (default) reads rewording with the shipped MiniLM encoder
@@ -187,6 +246,11 @@ class ClinicalRulesJudge(Evaluator):
         used instead of the shipped one (``decision="model"`` only); the signature names the
         model it uses (``+lr-<fingerprint>``), so scores of a refitted model never mix with the
         shipped model's.
+
+        ``calibration``: what turns a verdict into a calibrated ``P(supported)``
+        (:mod:`~doclens.evaluators.rules.calibration`): ``"shipped"`` (the default) for the shipped
+        decision model, a file ``benchmarks/fit_calibration.py`` wrote or a :class:`Calibration`;
+        ``None``: no probabilities. One fitted for another decision model than the judge's is not used.
 
         ``vector_cache``: MiniLM's vectors kept on disk by content, across runs
         (:class:`~doclens.evaluators.models.sentence_encoder.VectorCache`; ``doclens score`` passes
@@ -216,6 +280,12 @@ class ClinicalRulesJudge(Evaluator):
             self._decision_model = decision_model
         else:
             self._decision_model = load_model(decision_model) if decision_model is not None else load_model()
+        #: the shipped calibration, for the shipped decision model only (a refitted one has none yet)
+        self._calibration: Calibration | None = None
+        if self._decision_model is not None and calibration is not None:
+            found = calibration if isinstance(calibration, Calibration) else _read_calibration(calibration)
+            if found.decision_model == self._decision_model.fingerprint:
+                self._calibration = found
         self.model = PARAPHRASE_MODEL if paraphrase == "minilm" else None
         self._analyser: Analyser | None = None
         self._encoder: Encoder | None = None
@@ -270,7 +340,7 @@ class ClinicalRulesJudge(Evaluator):
         self._embed([a, b])
         return float(self._vector(a) @ self._vector(b))
 
-    def _explain_all(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], tuple[bool, str, bool]]:
+    def _explain_all(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], RuleVerdict]:
         """:meth:`_judge` of each distinct pair, in rounds, so MiniLM encodes in a few large
         batches rather than a small one per claim: a pair that needs texts not yet encoded is
         deferred (its texts noted), then the round's texts are encoded together (each once,
@@ -278,7 +348,7 @@ class ClinicalRulesJudge(Evaluator):
         most two rounds of texts (the sentences it aligns with, then the words it would forgive),
         and judging again reads the analysed sentences from memory. Verdicts are those of
         :meth:`explain` one pair at a time (tests/test_clinical_rules.py)."""
-        results: dict[tuple[str, str], tuple[bool, str, bool]] = {}
+        results: dict[tuple[str, str], RuleVerdict] = {}
         todo = list(dict.fromkeys(pairs))
         if self.paraphrase == "none":
             return {pair: self._judge(*pair) for pair in todo}
@@ -321,7 +391,7 @@ class ClinicalRulesJudge(Evaluator):
     def judge_claims_many(self, requests: list[ClaimRequest], *, on_done=None) -> list[list[ClaimJudgement]]:
         """Like the base class (each distinct pair judged once), with each verdict's explanation;
         ``on_done(n)``, when given, is called as request ``n`` is judged (a progress bar's step)."""
-        memo: dict[tuple[str, str], tuple[bool, str, bool]] = {}
+        memo: dict[tuple[str, str], RuleVerdict] = {}
         results = []
         for group in self._progress_groups([len(r.claims) for r in requests], on_done):
             todo = [(requests[n].premise, claim) for n in group for claim in requests[n].claims]
@@ -329,7 +399,7 @@ class ClinicalRulesJudge(Evaluator):
             self.usage.pairs += len(judged)
             memo.update(judged)
             for n in group:
-                results.append([ClaimJudgement(*memo[(requests[n].premise, claim)][:2]) for claim in requests[n].claims])
+                results.append([memo[(requests[n].premise, claim)].judgement() for claim in requests[n].claims])
                 if on_done is not None:
                     on_done(n)
         return results
@@ -350,32 +420,51 @@ class ClinicalRulesJudge(Evaluator):
         differs, in the premise's words); the claim is entailed when none has any."""
         return self._judge(premise, claim)[:2]
 
-    def _judge(self, premise: str, claim: str) -> tuple[bool, str, bool]:
-        """``(entailed, explanation, conflict)``: ``conflict`` when a finding that decided the
-        verdict is something else the premise states (source support's ``not_supported``, not
-        ``not_addressed``)."""
+    def verdict(self, premise: str, claim: str) -> RuleVerdict:
+        """One pair's :class:`RuleVerdict`: the verdict with its findings, evidence and probability."""
+        return self._judge(premise, claim)
+
+    def _judge(self, premise: str, claim: str) -> RuleVerdict:
+        """The pair's :class:`RuleVerdict`. A finding that decides (every contradiction, and the
+        absences of ``DECISIVE``) rejects the claim; otherwise the decision model weighs the rest, and
+        a supported verdict's explanation lists only what was weighed — never a contradiction
+        (:data:`~doclens.evaluators.rules.findings.CONTRADICTION_PHRASING`, issue 46)."""
         assessment = self.assess(premise, claim)
-        findings = assessment.findings
+        findings = tuple(assessment.findings)
         said = "; ".join(dict.fromkeys(f.text for f in findings))
         closest = f"closest: \"{short(assessment.closest)}\"" if assessment.closest is not None else ""
         forgiven = f"; {', '.join(assessment.forgiven)} forgiven as paraphrase" if assessment.forgiven else ""
         matches = ("every content word, number, side and assertion of the claim matches the note"
                    + (f" ({closest}{forgiven})" if closest else ""))
+        evidence = assessment.evidence
         if self._decision_model is None or any((f.kind, f.conflict) in DECISIVE for f in findings):
+            probability = self._probability(None) if self._decision_model is not None else None
             if findings:
-                return False, "not supported: " + said, any(f.conflict for f in findings)
-            return True, "supported: " + matches, False
+                return RuleVerdict(False, "not supported: " + said, any(f.conflict for f in findings), findings,
+                                   probability=probability)
+            return RuleVerdict(True, "supported: " + matches, False, findings, evidence)
         score = self._decision_model.score(assessment.features)
+        probability = self._probability(score)
         grade = f"(score {score:.2f})"
         if score >= self._decision_model.threshold:
             if not findings:
-                return True, f"supported {grade}: {matches}", False
-            return True, f"supported {grade}, as rewording: {said}" + (f"; {closest}" if closest else ""), False
+                return RuleVerdict(True, f"supported {grade}: {matches}", False, findings, evidence, score, probability)
+            return RuleVerdict(True, f"supported {grade}, as rewording: {said}" + (f"; {closest}" if closest else ""),
+                               False, findings, evidence, score, probability)
         if findings:
-            return False, f"not supported {grade}: {said}", False
+            return RuleVerdict(False, f"not supported {grade}: {said}", False, findings, (), score, probability)
         share = assessment.features.get("one_sentence_share", 0.0)
-        return False, (f"not supported {grade}: the claim's words occur in the note, but no sentence holds more than "
-                       f"{share:.0%} of them" + (f"; {closest}" if closest else "")), False
+        return RuleVerdict(False, (f"not supported {grade}: the claim's words occur in the note, but no sentence holds "
+                                   f"more than {share:.0%} of them" + (f"; {closest}" if closest else "")), False,
+                           findings, (), score, probability)
+
+    def _probability(self, score: float | None) -> float | None:
+        """The calibrated ``P(supported)`` (:mod:`~doclens.evaluators.rules.calibration`): only with the
+        decision model the calibration was fitted for."""
+        calibration = self._calibration
+        if calibration is None or self._decision_model is None:
+            return None
+        return round(calibration.probability(score), 4)
 
     def assess(self, premise: str, claim: str) -> Assessment:
         """What the rules find in one pair (:class:`Assessment`): each check's findings, the words
@@ -393,16 +482,33 @@ class ClinicalRulesJudge(Evaluator):
         # the claim's section key ("Medical Reasoning:") says where the fact was written: it has no
         # status of its own to check ("Medical Reasoning: This is not controlled" is no claim that
         # something medical is affirmed)
-        findings += assertion_problems([w for w in words if w.text.lower() not in key], index, reports_result(claim))
-        for claim_sentence in claim_sentences:
-            findings += number_and_side_problems(analyser, claim_sentence, premise_sentences)
-        numbers_differ = any(f.kind is FindingKind.NUMBER and f.conflict for f in findings)
-        # (a dose the number check already found stated otherwise is said once: "note says 20 mg, claim says 40 mg")
-        findings += [f for f in near_miss_problems(analyser, [w for w in words if w.text.lower() not in key], claim_sentences,
-                                                   premise_sentences) if not (f.kind is FindingKind.DOSE and numbers_differ)]
+        findings += assertion_problems([w for w in words if w.text.lower() not in key], index, reports_result(claim),
+                                       self._located(claim_sentences))
+        findings += self._detail_problems([w for w in words if w.text.lower() not in key], claim_sentences,
+                                          premise_sentences)
         features = self._features(claim, words, key, missing, findings, forgiven, premise_sentences, claim_sentences)
         features.update(self._alignment(claim, words, findings, premise_sentences))
-        return Assessment(findings, forgiven, None if best is None else best.text, features)
+        evidence = evidence_sentences({w.stem for w in words if w.text.lower() not in key}, premise_sentences, best)
+        return Assessment(findings, forgiven, evidence[0].text if evidence else None, features,
+                          tuple(s.text for s in evidence))
+
+    def _located(self, claim_sentences: list[Sentence]) -> frozenset[str]:
+        """The stems that say where a claim's finding is: its sites, sides and positions ("lateral")."""
+        normal = self.analyser.normal
+        return frozenset({normal(site) for s in claim_sentences for site in s.sites}
+                         | {normal(w.text) for s in claim_sentences for w in s.words
+                            if w.text.lower() in POSITIONS or w.text.lower() in ("left", "right", "bilateral")})
+
+    def _detail_problems(self, words: list[Word], claim_sentences: list[Sentence],
+                         premise_sentences: list[Sentence]) -> list[Finding]:
+        """Rules 2, 3 and 7: numbers and sides, then the near misses (a dose the number check already
+        found stated otherwise is said once: "note says 20 mg, claim says 40 mg")."""
+        findings: list[Finding] = []
+        for claim_sentence in claim_sentences:
+            findings += number_and_side_problems(self.analyser, claim_sentence, premise_sentences)
+        numbers_differ = any(f.kind is FindingKind.NUMBER and f.conflict for f in findings)
+        return findings + [f for f in near_miss_problems(self.analyser, words, claim_sentences, premise_sentences)
+                           if not (f.kind is FindingKind.DOSE and numbers_differ)]
 
     def _alignment(self, claim: str, words: list[Word], findings: list[Finding],
                    premise_sentences: list[Sentence]) -> dict[str, float]:
@@ -541,16 +647,20 @@ class ClinicalRulesJudge(Evaluator):
             for m, used in self._substitutions(kept, words, best):
                 # a swapped thing ("numbness" for "injuries") contradicts; a swapped verb or modifier
                 # ("enjoy" for "go", "consistent" for "based") is weighed by the decision model (v7)
-                problems.append(Finding(FindingKind.SUBSTITUTION, f"note says {used}, claim says {m}",
-                                        conflict=self.analyser.names_a_thing(m)))
+                thing = self.analyser.names_a_thing(m)
+                problems.append(Finding(FindingKind.SUBSTITUTION, f"note says {used}, claim says {m}" if thing else
+                                        f"note does not mention {m} (its closest word there: {used})", conflict=thing))
                 kept.remove(m)
         return problems + not_mentioned(kept, premise_sentences), forgiven, best, absent
 
     def _forgivable(self, missing: list[str], words: list[Word]) -> bool:
         """Whether the missing words could be forgiven at all, before any encoding: tolerance on,
         no drug, few enough (:data:`PARAPHRASE_MAX_MISSING`, :data:`PARAPHRASE_SHARE`)."""
-        # a drug, a body site, a person or a direction is never rewording (near_misses.near_miss_problems)
-        if self.paraphrase == "none" or any(is_drug(m) or self.analyser.names_near_miss(m) for m in missing):
+        # a drug, a body site, a person or a direction is never rewording (near_misses.near_miss_problems),
+        # nor what a claim denies (v8: "Swabs were not obtained" is no rewording of a note without swabs)
+        denied = {w.text.lower() for w in words if w.status == Status.NEGATED}
+        if self.paraphrase == "none" or any(is_drug(m) or self.analyser.names_near_miss(m) or m in denied
+                                            for m in missing):
             return False
         content = len({w.stem for w in words})
         return not (len(missing) > PARAPHRASE_MAX_MISSING or len(missing) > PARAPHRASE_SHARE * content)
@@ -625,9 +735,9 @@ class ClinicalRulesJudge(Evaluator):
         for request in requests:
             row = []
             for claim in request.claims:
-                entailed, explanation, conflict = judged[(request.premise, claim)]
-                verdict = SUPPORTED if entailed else (NOT_SUPPORTED if conflict else NOT_ADDRESSED)
-                row.append(SupportJudgement(verdict, explanation))
+                found = judged[(request.premise, claim)]
+                verdict = SUPPORTED if found.entailed else (NOT_SUPPORTED if found.conflict else NOT_ADDRESSED)
+                row.append(SupportJudgement(verdict, found.explanation))
             results.append(row)
         return results
 
