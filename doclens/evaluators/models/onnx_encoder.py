@@ -36,11 +36,13 @@ OPSET = 17
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
-def onnx_path(fingerprint: str, torch_version: str) -> Path:
-    """Where the export of the model with content ``fingerprint`` is kept (DocLens cache folder)."""
+def onnx_path(fingerprint: str, torch_version: str, directory: Path | None = None) -> Path:
+    """Where the export of the model with content ``fingerprint`` is kept: ``directory``, else
+    ``models/`` in the DocLens cache folder."""
     from doclens.evaluators.cache import default_cache_dir
 
-    return default_cache_dir() / "models" / f"{fingerprint}-torch{torch_version}-opset{OPSET}.onnx"
+    folder = directory if directory is not None else default_cache_dir() / "models"
+    return Path(folder) / f"{fingerprint}-torch{torch_version}-opset{OPSET}.onnx"
 
 
 def export(folder: str) -> bytes:
@@ -70,11 +72,22 @@ def export(folder: str) -> bytes:
     return buffer.getvalue()
 
 
-def exported(folder: str, fingerprint: str) -> str | bytes:
-    """The kept export's path, exporting it first when absent (bytes when it cannot be written)."""
+#: ``exported``'s ``directory`` for an export never written (``doclens score --no-cache``): the
+#: cache folder's export is used where a run kept one (a model file, not an answer), else the model
+#: is exported into memory for the process
+IN_MEMORY = "in memory"
+
+
+def exported(folder: str, fingerprint: str, directory: Path | str | None = None) -> str | bytes:
+    """The kept export's path, exporting it first when absent (bytes when it cannot be written, or
+    when ``directory`` is :data:`IN_MEMORY` and none is kept); ``directory`` ``None``: the cache
+    folder's ``models/``."""
     from importlib.metadata import version
 
-    path = onnx_path(fingerprint, version("torch"))
+    if directory == IN_MEMORY:
+        kept = onnx_path(fingerprint, version("torch"))
+        return str(kept) if kept.is_file() else export(folder)
+    path = onnx_path(fingerprint, version("torch"), None if directory is None else Path(directory))
     if path.is_file():
         return str(path)
     data = export(folder)
@@ -94,12 +107,13 @@ def exported(folder: str, fingerprint: str) -> str | bytes:
 _LOADED: dict[tuple, OnnxTransformer] = {}
 
 
-def load(folder: str, fingerprint: str, max_length: int, threads: int) -> OnnxTransformer:
-    """The :class:`OnnxTransformer` of the model, loaded once a process."""
+def load(folder: str, fingerprint: str, max_length: int, threads: int,
+         directory: Path | str | None = None) -> OnnxTransformer:
+    """The :class:`OnnxTransformer` of the model, loaded once a process (``directory``: :func:`exported`'s)."""
     key = (str(folder), fingerprint, max_length, threads)
     found = _LOADED.get(key)
     if found is None:
-        found = _LOADED[key] = OnnxTransformer(folder, fingerprint, max_length, threads)
+        found = _LOADED[key] = OnnxTransformer(folder, fingerprint, max_length, threads, directory)
     return found
 
 
@@ -107,7 +121,8 @@ class OnnxTransformer:
     """``hidden(texts)`` → ``(last hidden states, attention mask)`` as numpy arrays, from ONNX
     Runtime; ``ids(texts)`` → each text's word-piece ids, cut at ``max_length``."""
 
-    def __init__(self, folder: str, fingerprint: str, max_length: int, threads: int):
+    def __init__(self, folder: str, fingerprint: str, max_length: int, threads: int,
+                 directory: Path | str | None = None):
         from tokenizers import Tokenizer
 
         ort = require("onnxruntime", "the sentence encoder's ONNX runtime", "clinical")
@@ -131,7 +146,7 @@ class OnnxTransformer:
         options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # no busy-wait (core/threads.py)
         options.log_severity_level = 3
-        self.session = ort.InferenceSession(exported(folder, fingerprint), options, providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(exported(folder, fingerprint, directory), options, providers=["CPUExecutionProvider"])
 
     def lengths(self, texts: list[str]) -> tuple[list[int], int]:
         """Each text's length in tokens (at most ``max_length``) and how many were longer."""

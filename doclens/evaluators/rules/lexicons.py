@@ -8,8 +8,9 @@
   English word (lemminflect knows none of them: "sits" is not a drug), plus the judge's own
   hand-written list (:data:`~doclens.evaluators.rules.words.DRUGS`, which keeps
   "aspirin" and "insulin"). Unpacking the lexicon takes about 3.5 s, so the names are derived once
-  and kept in DocLens's cache folder (a JSON file named by the lexicon's version); later runs read
-  that file.
+  and kept in the lexicon folder of DocLens's cache folder (a JSON file named by the lexicon's
+  version, with its format, version and checksum; ``--cache-dir`` moves it, ``--no-cache`` neither
+  reads nor writes it: issue 47); later runs read that file.
 * **Equivalences** (:func:`equivalents`, ``clinical_equivalents.json``, each entry with its source):
   synonyms written one way before any rule reads them ("radiograph" = "x-ray", "upper extremity" =
   "arm"), anatomical part-of ("elbow" ⊂ "arm") and findings a normal one says are absent ("lungs
@@ -29,45 +30,83 @@ from importlib import resources
 from typing import NamedTuple
 
 from doclens.core.types import TextEnum
+from doclens.evaluators.cache import DEFAULT_LEXICONS
 
 DRUG_LEXICON = "drug-named-entity-recognition"
 
 
-@lru_cache(maxsize=1)
-def drug_names(extra: frozenset[str] = frozenset()) -> dict[str, str]:
+#: drug-name tables by (extra names, file): one derivation or read a process
+_DRUG_TABLES: dict[tuple[frozenset[str], str | None], dict[str, str]] = {}
+#: the table last asked for, by extra names: what a call with the default folder answers with
+_LATEST: dict[frozenset[str], dict[str, str]] = {}
+#: the drug-names file's format (:func:`~doclens.evaluators.cache.read_sealed_json`)
+DRUG_NAMES_FORMAT = "doclens-drug-names/2"
+
+
+def drug_names(extra: frozenset[str] = frozenset(), folder=DEFAULT_LEXICONS) -> dict[str, str]:
     """Lower-case single-word drug name → its generic name (lower case), from :data:`DRUG_LEXICON`
     (see the module docstring for which names are kept); ``extra``: names kept even where they are
-    English words (the judge's own list). Derived once and cached on disk (:func:`_cache_path`)."""
-    path = _cache_path()
-    if path is not None and path.exists():
-        try:
-            cached = json.loads(path.read_text(encoding="utf-8"))
-            if cached.get("extra") == sorted(extra):
-                return cached["names"]
-        except (OSError, ValueError, KeyError):
-            pass  # a damaged cache is derived again
-    names = _derive_drug_names(extra)
-    if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = path.with_suffix(".tmp")
-            temporary.write_text(json.dumps({"extra": sorted(extra), "names": names}), encoding="utf-8")
-            temporary.replace(path)
-        except OSError:
-            pass  # a read-only cache folder costs the derivation at every start, nothing else
+    English words (the judge's own list). Derived once and kept in the lexicon folder ``folder``
+    (:func:`~doclens.evaluators.cache.lexicon_folder`: ``None``, no file — ``--no-cache``; a
+    folder; by default the cache folder's). With the default, the table the judge loaded last
+    (the same names whichever way it was made) is what comes back: what
+    :func:`~doclens.evaluators.rules.words.is_drug` asks for each word."""
+    if folder is DEFAULT_LEXICONS and extra in _LATEST:
+        return _LATEST[extra]
+    path = _cache_path(folder)
+    key = (extra, None if path is None else str(path))
+    names = _DRUG_TABLES.get(key)
+    if names is None:
+        names = _DRUG_TABLES[key] = _load_drug_names(extra, path)
+    _LATEST[extra] = names
     return names
 
 
-def _cache_path():
+def _forget_drug_names() -> None:
+    """Forget the tables this process derived or read (the files stay)."""
+    _DRUG_TABLES.clear()
+    _LATEST.clear()
+
+
+drug_names.cache_clear = _forget_drug_names  # type: ignore[attr-defined]  # functools.lru_cache's name, kept
+
+
+def _load_drug_names(extra: frozenset[str], path) -> dict[str, str]:
+    """The names of the file at ``path`` (sealed: format, lexicon version, checksum), else derived
+    and written there (``None``: derived, no file)."""
+    import hashlib
+
+    from doclens.evaluators.cache import read_sealed_json, write_sealed_json
+
+    version = f"{_lexicon_version()}|extra={hashlib.sha256(' '.join(sorted(extra)).encode()).hexdigest()[:16]}"
+    if path is not None:
+        found = read_sealed_json(path, DRUG_NAMES_FORMAT, version)
+        if isinstance(found, dict) and all(type(k) is str and type(v) is str for k, v in found.items()):
+            return found
+    names = _derive_drug_names(extra)
+    if path is not None:
+        write_sealed_json(path, DRUG_NAMES_FORMAT, version, names)  # a read-only folder: derived at each start
+    return names
+
+
+def _lexicon_version() -> str | None:
     from importlib.metadata import PackageNotFoundError, version
 
-    from doclens.evaluators.cache import default_cache_dir
-
     try:
-        found = version(DRUG_LEXICON)
+        return version(DRUG_LEXICON)
     except PackageNotFoundError:
         return None
-    return default_cache_dir() / "lexicons" / f"drug-names-{found}-v1.json"
+
+
+def _cache_path(folder):
+    """The drug-names file in the lexicon folder ``folder`` (``None``: none, or no lexicon
+    installed, which the derivation then says)."""
+    from doclens.evaluators.cache import lexicon_folder
+
+    found, place = _lexicon_version(), lexicon_folder(folder)
+    if found is None or place is None:
+        return None
+    return place / f"drug-names-{found}-v2.json"
 
 
 def _derive_drug_names(extra: frozenset[str]) -> dict[str, str]:
