@@ -694,7 +694,8 @@ def add_judge_options(parser) -> tuple[tuple[str, ...], tuple[str, ...]]:
     model.add_argument("--dry-run", action="store_true", help="count calls and tokens; spend nothing")
     cache = _Forwarded(parser.add_argument_group("cache"))
     cache.add_argument("--cache-dir", help="cache folder (default $DOCLENS_CACHE or ~/.cache/doclens): the answers, "
-                                           "clinical-rules' readings and vectors, the derived stems and drug names, MiniLM's ONNX export")
+                                           "clinical-rules' readings and vectors, the derived stems and drug names, "
+                                           "MiniLM's ONNX export")
     cache.add_argument("--no-cache", action="store_true",
                        help="read and write no cache of any kind (a damaged or read-only cache is set aside by "
                             "itself, with one warning); MiniLM's ONNX export, a model file, is read where a "
