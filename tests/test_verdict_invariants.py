@@ -109,3 +109,16 @@ def test_score_review_below_marks_and_counts_the_unsure_verdicts(tmp_path, capsy
     assert main(["score", str(data), "--evaluator", "clinical-rules", "-o", str(tmp_path / "plain.json")]) == 0
     plain = json.loads((tmp_path / "plain.json").read_text(encoding="utf-8"))
     assert "review" not in plain["counts"] and plain["scores"] == report["scores"]  # the queue changes no score
+
+
+def test_the_audit_finds_no_supported_verdict_carrying_a_contradiction_on_the_shipped_sets(shared_data, capsys):
+    """Issue 46's done-when: the audit (benchmarks/verdict_audit.py) runs in CI on the shipped set —
+    every item of the real-output halves but the sealed one, and the near-miss probe — and finds no
+    supported verdict that carries a contradiction, typed or phrased; it exits 1 on any."""
+    from benchmarks import verdict_audit
+
+    code = verdict_audit.main(["--shipped", "--list", "--aci-bench-dir", str(shared_data / "aci_bench_systems")])
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["verdicts"] > 1500 and printed["supported"] > 500  # every set was judged
+    assert printed["list"] == [] and printed["supported_with_contradiction"] == 0, printed["list"][:5]
+    assert code == 0
