@@ -60,11 +60,17 @@ DOCLENS_METRICS: tuple[str, ...] = (*CLAIMS.metrics, *CITATIONS.metrics)
 
 def register(family: MetricFamily) -> MetricFamily:
     """Add ``family`` to :data:`FAMILIES` (after those registered before it) and return it.
-    Its name and metric names must be new; ``metrics=`` then accepts its ``selector``."""
+    Its name and metric names must be new, and its name no field of an instance's JSON
+    (``InstanceResult.to_dict``: ``scores``, ``statements``…, beside which its items are kept);
+    ``metrics=`` then accepts its ``selector``."""
     if not isinstance(family, MetricFamily):
         raise TypeError(f"a metric family must be a doclens.families.MetricFamily, got {type(family).__name__}")
     if not family.name or not family.selector or not family.metrics:
         raise ValueError("a metric family needs a name, a selector and at least one metric")
+    fields = sorted(InstanceResult(id="", task="").to_dict())  # what a result's JSON writes beside the families
+    if family.name in fields:
+        raise ValueError(f"metric family {family.name!r}: the name is an instance field (a result's JSON keeps a "
+                         f"family's items under its name beside {', '.join(fields)}): choose another name")
     taken = {metric for known in FAMILIES for metric in known.metrics}
     clash = sorted(set(family.metrics) & taken)
     if any(known.name == family.name for known in FAMILIES) or clash:
