@@ -110,19 +110,29 @@ def parse_duration(value: Any, name: str = "deadline") -> float | None:
     return seconds
 
 
+class _Selectors:
+    """Where ``metrics=`` names are looked up: :mod:`doclens.families` (a layer above this one,
+    ``docs/design.md`` §6) hands its registry's ``selectors`` here when it is imported, which
+    ``import doclens`` does; ``None`` until then (a name is then taken as given)."""
+
+    known: Callable[[], tuple[str, ...]] | None = None
+
+
+SELECTORS = _Selectors()
+
+
 def metric_selectors(metrics: Any) -> tuple[str, ...]:
     """``metrics=`` (``"doclens,source_support"`` or a list) → the families' selectors, checked
     (the one check: :class:`ScoringSettings` makes it). Which selectors exist is the families'
-    registry's to say (:func:`doclens.families.selectors`: ``families.register`` adds one); the
+    registry's to say (:func:`doclens.families.selectors`, through :data:`SELECTORS`;
+    ``families.register`` adds one); the
     DocLens metrics are always on (source support judges their prediction claims)."""
-    from doclens.families import selectors  # the registry sits above this module
-
     parts = metrics.split(",") if isinstance(metrics, str) else metrics
     names = [m.strip() if isinstance(m, str) else m for m in parts] if isinstance(parts, (list, tuple)) else [None]
     if not all(isinstance(m, str) for m in names):
         raise ConfigurationError(f"metrics must be a string or a list of strings, got {metrics!r}")
     names = list(dict.fromkeys(m for m in names if m))
-    known = selectors()
+    known = SELECTORS.known() if SELECTORS.known is not None else tuple(names)
     unknown = [m for m in names if m not in known]
     if unknown:
         raise ConfigurationError(f"metrics: unknown metric family {', '.join(map(repr, unknown))}; the known ones are "

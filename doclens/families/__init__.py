@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
+from doclens.core.settings import SELECTORS
 from doclens.core.types import InstanceResult
 from doclens.families.base import (
     APPLIES,
@@ -118,6 +119,9 @@ def derived_scores(scores: dict, families: Sequence[MetricFamily] = FAMILIES) ->
 def selectors() -> tuple[str, ...]:
     """The ``metrics=`` names of the registered families, in table order (``doclens`` first)."""
     return tuple(dict.fromkeys(family.selector for family in FAMILIES))
+
+
+SELECTORS.known = selectors  # ScoringSettings checks metrics= against this registry (core sits below it)
 
 
 def own_item_families(families: Sequence[MetricFamily] = FAMILIES) -> tuple[MetricFamily, ...]:
