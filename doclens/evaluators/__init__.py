@@ -23,7 +23,7 @@ EVALUATOR_PRESETS: dict[str, tuple[str, str, str]] = {
                        "(negated/possible/hypothetical/historical, ConText); offline, deterministic, "
                        "explains each verdict — the offline default ([clinical] extra)", "local"),
     "minilm-adapter": ("doclens.evaluators.rules.adapter:AdapterJudge",
-                       "learned entailment: a LoRA adapter and head (210 KB, shipped) over the shipped MiniLM, "
+                       "learned entailment: a LoRA adapter and head (207 KB, shipped) over the shipped MiniLM, "
                        "P(supported) of each claim against its note's best-matching sentences; offline, CPU — an "
                        "option, measured below clinical-rules (cards/clinical-rules.md, \"The entailment adapter\"; "
                        "[clinical] extra)", "local"),
