@@ -75,11 +75,16 @@ class FailedExtraction(list):
 
 #: A clause boundary: ``;``, or a coordinator (``but``, ``and``, ``so``, ``however``; after a comma or not) followed by
 #: a new subject — the right-hand side is then a clause of its own, not a list item or a phrase.
-_SUBJECTS = r"(?:he|she|they|we|i|it|there|this|his|her|their|the patient|patient|the pain|symptoms)"
+#: Not "it", "this" or "they": their antecedent is in the left part ("She takes ibuprofen, but it does not help":
+#: "It does not help." alone has lost what it speaks of; v5).
+_SUBJECTS = r"(?:he|she|we|i|there|his|her|the patient|patient|the pain|symptoms)"
 _CLAUSE_BOUNDARY = re.compile(
     r"\s*;\s+|,?\s+(?:but|and|so|however,?)\s+(?=" + _SUBJECTS + r"\b)", re.IGNORECASE)
 
 _CONDITIONAL = re.compile(r"\b(?:if|unless|should|in case|whether)\b", re.IGNORECASE)
+#: A pronoun that points back into the clause before it: a clause holding one is not cut off (v5)
+_BACK_REFERENCE = re.compile(r"\b(?:it|them|this|these|those|they)\b|\b(?:about|for|of|with|to|on|in|do|does|did) that\b",
+                             re.IGNORECASE)
 
 
 def split_clauses(sentence: str) -> list[str]:
@@ -95,6 +100,8 @@ def split_clauses(sentence: str) -> list[str]:
     parts = [p.strip(" ,") for p in _CLAUSE_BOUNDARY.split(sentence)]
     if len(parts) < 2 or any(len(p.split()) < 3 for p in parts):
         return [sentence]
+    if any(_BACK_REFERENCE.search(p) for p in parts[1:]):  # "… pork rinds, and she would like to eat them again"
+        return [sentence]
     out = []
     for part in parts:
         part = part[0].upper() + part[1:]
@@ -102,14 +109,21 @@ def split_clauses(sentence: str) -> list[str]:
     return out
 
 
-#: Section headers and preambles that open a statement in real outputs; removed, never a claim.
+#: Section headers and preambles that open a statement in real outputs; removed, never a claim. A
+#: Markdown header needs no colon: "### History of Present Illness Dennis is a 57-year-old man …" (v5).
 OPENING_HEADER = re.compile(
-    r"^\s*(?:(?i:(?:possible|sample|draft)?\s*clinical note|section\s*\d{1,2})|(?:\d{1,2}[.)]\s*)?"
+    r"^\s*(?:(?:#{1,6}\s*|\*\*\s*)(?i:chief complaint|reason for visit|history of present illness|interval history|"
+    r"physical examination|physical exam|review of systems|results|findings|assessment and plan|assessment & plan|"
+    r"assessment|plan|impression|subjective|objective)\b\s*:?\s*(?:\*\*\s*)?:?\s*|"
+    # a Title Case header with no colon, then its sentence: "Physical Exam The vital signs are good …"
+    r"(?:Physical Exam(?:ination)?|History of Present Illness|Assessment and Plan|Review of Systems|Chief Complaint)"
+    r"\s+(?=[A-Z][a-z])|"
+    r"(?:(?i:(?:possible|sample|draft)?\s*clinical note|section\s*\d{1,2})|(?:\d{1,2}[.)]\s*)?"
     r"(?:(?i:chief complaint|reason for visit|history of present illness|interval history|physical examination|"
     r"physical exam|assessment and plan|assessment & plan)|"
     # short headers only in capitals: "Examination: No edema." is a finding keyed by its exam
     r"CC|HPI|HISTORY|SUBJECTIVE|OBJECTIVE|EXAM|EXAMINATION|PE|RESULTS|FINDINGS|ASSESSMENT|PLAN|A/P|AP|IMPRESSION|"
-    r"SUMMARY))\s*\**\s*:\s*\**\s*")
+    r"SUMMARY))\s*\**\s*:\s*\**\s*)")
 #: Where a line of several ``Key: value`` parts is cut: before a capitalised key of one to three
 #: words and its colon ("… 98% General: Alert …"), not inside a time ("10:30").
 _NEXT_KEY = re.compile(r"(?<=\S)(?<!\bof)(?<!\bthe)(?<!\band)(?<!\bwith)(?<!\bto)(?<!\bin)(?<!\bon)(?<!\bfor)"
@@ -137,7 +151,37 @@ _SUBHEADER_WORDS = frozenset(w for line in SUBHEADERS for w in line.split())
 _LIST_INTRO = frozenset("""for of with without denies deny denied reports reported endorses endorsed has have had
 includes include including no negative positive on takes taking are is was were shows showed reveals revealed
 any""".split())
-_TAIL = re.compile(r"\s+(?:who|which|that|since|because|but|as|after|when|while|due to|secondary to)\s", re.IGNORECASE)
+#: Prepositions among the list intros: one that opens the sentence introduces no list ("On exam, …")
+_PREPOSITION_INTROS = frozenset({"on", "of", "for", "with"})
+#: "on" introduces a list only after these ("She is currently on aspirin, metoprolol, …"), not after a noun
+#: ("a marked limp on the patient's right leg, effusion in the right knee, …")
+_ON_AFTER = frozenset("""is was are were currently still also remains remain stable controlled continue continues
+started start date counseled educated be""".split())
+_TAIL = re.compile(r"\s+(?:who|which|that|since|because|but|as|after|when|while|due to|secondary to|with|without|"
+                   r"within)\s", re.IGNORECASE)
+#: A tail that qualifies every item ("ice, ace bandage, and ibuprofen with minimal relief", "blood pressure,
+#: respiratory rate, and pulse rate within normal limits"), or only the last: which, a rule cannot tell, so
+#: such a list is not split (v5)
+_QUALIFYING_TAIL = re.compile(r"\s*(?:with|without|within)\s", re.IGNORECASE)
+#: A verb that makes a list item a clause of its own: "dating for 3 years, and the partner denies any
+#: tenderness" (v5; found after round 5's reading, its one garble)
+_FINITE_VERB = re.compile(r"\s(?:denies|denied|reports|reported|states|stated|notes|noted that|is|are|was|were|has|have|"
+                          r"had|does|did|shows|showed|reveals|revealed)\s")
+#: A last item whose "and" / "or" joins a preposition's objects, "loss of bladder or bowel control": not two items (v5)
+_INNER_CONJUNCTION = re.compile(r"\b(?:of|in|to|with|for)\s+\S+(?:\s+\S+)?\s+(?:and|or)\s", re.IGNORECASE)
+#: A first list item that is a noun and its preposition's object, "changes in vision" (v5)
+_GOVERNED = re.compile(r"((?:\S+\s+){1,3}(?:in|of|to))\s+(\S+(?:\s+\S+)?)")
+#: A list item (after the first) that opens with one of these is a clause or a verb phrase of its own, no
+#: item of the list: "… has known peanut allergy, she does tolerate almonds" would give "She also has she
+#: does tolerate almonds."; "The pain is dull, …, and does not radiate" "The pain is does not radiate" (v5).
+_NOT_AN_ITEM = re.compile(
+    r"(?:" + _SUBJECTS + r"|it|this|that|which|who|[A-Z][a-z]+ (?:is|was|has|had|will)|"
+    r"does|do|did|is|are|was|were|has|have|had|will|would|can|could|may|might|should|must|"
+    # a phrase that qualifies the whole list: "Her heart is regular, with no murmurs, rubs, or gallops" gave
+    # "Her heart is with no murmurs."
+    r"with|without|possibly|likely|probably|to|for|"
+    # a participle or a subordinate clause: "…, including a lipid panel", "…, although he still needs help"
+    r"including|such as|especially|except|although|though|whereas|because|unless|while)\b")
 _COMMA_SPLIT = re.compile(r",\s*(?:and|or)\s+|,\s*", re.IGNORECASE)
 
 
@@ -225,13 +269,24 @@ def _list_region(body: str) -> tuple[str, str, str, bool] | None:
     # the first item is short and follows its intro ("… significant for depression, …")
     if cut == 0 or not 1 <= len(words) - cut <= 4 or words[cut].lower() in ("been", "also", "not", "to"):
         return None
+    intro = words[cut - 1].lower().strip(":")
+    if intro in _PREPOSITION_INTROS and (cut == 1 or (intro == "on" and words[cut - 2].lower() not in _ON_AFTER)):
+        return None  # "On Gregory's right knee, the doctor sees …", "a marked limp on the right leg, effusion, …" (v5)
     region = body[len(" ".join(words[:cut])):].strip()
     tail_match = _TAIL.search(region, region.rfind(",") + 1)
     if tail_match:
         region, tail = region[:tail_match.start()], region[tail_match.start():]
+        if _QUALIFYING_TAIL.match(tail) and not region.rstrip().endswith(","):
+            return None  # no comma before it: "… and ibuprofen with minimal relief" may qualify every item
     else:
         tail = ""
-    return " ".join(words[:cut]) + " ", region, tail, False
+    prefix = " ".join(words[:cut]) + " "
+    # "changes in vision, hearing, or cognition": the items are what the first one's preposition governs
+    governed = _GOVERNED.fullmatch(region.partition(",")[0].strip())
+    if governed and all(len(item.split()) <= 2 for item in _COMMA_SPLIT.split(region)[1:] if item.strip()):
+        prefix += governed.group(1) + " "
+        region = region.strip()[len(governed.group(1)):].strip()
+    return prefix, region, tail, False
 
 
 #: A denial in a list's intro, which each item would inherit ("Exam showed no …").
@@ -243,30 +298,50 @@ NORMAL_STATES = ("clear", "normal", "intact", "soft", "regular", "supple", "unre
 _NORMAL_ITEM = re.compile(r"(?:" + "|".join(NORMAL_STATES) + r")\b", re.IGNORECASE)
 
 
+def _one_list(items: list[str], denied: bool) -> bool:
+    """Whether unkeyed ``items`` are one list's items: not when a later one is denied on its own
+    ("pulling of ears, no sore throat or hoarseness"), is a clause or a phrase of its own ("… peanut
+    allergy, she does tolerate almonds", "…, including a lipid panel": v5), or states a normal finding
+    the intro's denial does not reach (``denied``)."""
+    later = items[1:]
+    if any(re.match(r"(?:no|not|denies)\b", i, re.IGNORECASE) for i in later):
+        return False
+    if any(_NOT_AN_ITEM.match(i) or _FINITE_VERB.search(i) for i in later):
+        return False
+    return not (denied and any(_NORMAL_ITEM.match(i) for i in later))
+
+
 def _list_items(region: str, keyed: bool, denied: bool = False) -> list[str] | None:
     """The items of a list (commas; "and" / "or" only in the last part, "A, B and C"; a keyed
     value at commas only, so "Alert and oriented" stays whole), or ``None`` when it is no list:
     also when the intro denies (``denied``) and a later item states a normal finding, "no cervical
     lymphadenopathy, clear lungs, and tenderness …" (the denial does not reach it)."""
     items = [i.strip() for i in _COMMA_SPLIT.split(region) if i.strip()]
-    if not keyed and items:
+    if not keyed and items and not _INNER_CONJUNCTION.search(items[-1]):
         items = items[:-1] + [i.strip() for i in re.split(r"\s+(?:and|or)\s+", items[-1]) if i.strip()]
     if keyed:
         items = _carry_negation(items, region)
-    elif any(re.match(r"(?:no|not|denies)\b", i, re.IGNORECASE) for i in items[1:]):
-        return None  # "pulling of ears, no sore throat or hoarseness": not one list
-    elif denied and any(_NORMAL_ITEM.match(i) for i in items[1:]):
+    elif not _one_list(items, denied):
         return None
     if len(items) < 2 or (len(items) == 2 and (not keyed or min(len(i.split()) for i in items) < 2)):
         return None
     return None if any(len(i.split()) > 6 for i in items) else items
 
 
+#: A subject and a reporting verb with nothing reported ("She reports", a note cut short): no claim (v5).
+_BARE_REPORT = re.compile(r"(?i:(?:she|he|they|the patient|patient)\s+(?:reports|states|notes|denies|endorses|says|"
+                          r"admits|describes|complains)(?:\s+that)?)[.:]?")
+#: A key whose value is one function word ("Neurological: There", a note cut short): no claim (v5).
+_EMPTY_VALUE = re.compile(r"[A-Z][A-Za-z/&\- ]{0,40}:\s*(?i:there|the|a|an|and|or|of|that|this|it|is|are|no)[.:]?")
+#: Punctuation a statement can open with when a header's colon stood on the line before (v5).
+_LEADING_PUNCTUATION = re.compile(r"^[\s:;,]+")
+
+
 def clinician_claims(text: str) -> list[str]:
     """The claims of ``text`` by the rules of :class:`ClauseExtractor` (module docstring)."""
     claims = []
     for statement in parse_statements(strip_citations(text)):
-        opened = statement.text
+        opened = _LEADING_PUNCTUATION.sub("", statement.text)  # ": The doctor checked …" (v5)
         while True:  # "Possible clinical note: HISTORY OF PRESENT ILLNESS: …"
             header = OPENING_HEADER.match(opened)
             if not header:
@@ -276,7 +351,8 @@ def clinician_claims(text: str) -> list[str]:
             if is_bare_subheader(part):
                 continue
             for clause in split_clauses(part):
-                claims.extend(c for c in split_enumeration(clause) if not is_bare_subheader(c))
+                claims.extend(c for c in split_enumeration(clause) if not is_bare_subheader(c)
+                              and not _BARE_REPORT.fullmatch(c.strip()) and not _EMPTY_VALUE.fullmatch(c.strip()))
     return claims
 
 
@@ -290,7 +366,14 @@ class ClauseExtractor(Extractor):
 
     def signature(self) -> str:
         # v4: a denied list is not split across an item stating a normal finding (_list_items)
-        return "clauses:v4"
+        # v5: no list split across an item that is a clause of its own ("she does tolerate …") or a verb phrase
+        # ("does not radiate"), nor one a "with/within …" tail may qualify whole; "On X," opens no list and "on"
+        # only after a verb ("is currently on"); "changes in vision, hearing, or cognition" keeps "changes in" for
+        # each; no clause split before or of a clause that says "it", "this", "they", "them"; Markdown and Title
+        # Case headers go without a colon, a statement's leading ": " too; "She reports (that)" alone is no claim,
+        # nor "Neurological: There"; "including …", "although …" are no list items; "loss of bladder or bowel
+        # control" is one item (cards/doclens.md, "The clauses extractor, read")
+        return "clauses:v5"
 
 
 class PromptedExtractor(Extractor):
