@@ -75,11 +75,12 @@ class FailedExtraction(list):
 
 #: A clause boundary: ``;``, or a coordinator (``but``, ``and``, ``so``, ``however``; after a comma or not) followed by
 #: a new subject — the right-hand side is then a clause of its own, not a list item or a phrase.
-#: Not "it", "this" or "they": their antecedent is in the left part ("She takes ibuprofen, but it does not help":
-#: "It does not help." alone has lost what it speaks of; v5).
+#: Not "it", "this", "they" or "their" (v5): their antecedent is in the left part ("She takes ibuprofen, but it does
+#: not help": "It does not help." alone has lost what it speaks of).
 _SUBJECTS = r"(?:he|she|we|i|there|his|her|the patient|patient|the pain|symptoms)"
-_CLAUSE_BOUNDARY = re.compile(
-    r"\s*;\s+|,?\s+(?:but|and|so|however,?)\s+(?=" + _SUBJECTS + r"\b)", re.IGNORECASE)
+_SUBJECTS_V4 = r"(?:he|she|they|we|i|it|there|this|his|her|their|the patient|patient|the pain|symptoms)"
+_CLAUSE_BOUNDARY, _CLAUSE_BOUNDARY_V4 = (re.compile(r"\s*;\s+|,?\s+(?:but|and|so|however,?)\s+(?=" + subjects + r"\b)",
+                                                    re.IGNORECASE) for subjects in (_SUBJECTS, _SUBJECTS_V4))
 
 _CONDITIONAL = re.compile(r"\b(?:if|unless|should|in case|whether)\b", re.IGNORECASE)
 #: A pronoun that points back into the clause before it: a clause holding one is not cut off (v5)
@@ -87,20 +88,23 @@ _BACK_REFERENCE = re.compile(r"\b(?:it|them|this|these|those|they)\b|\b(?:about|
                              re.IGNORECASE)
 
 
-def split_clauses(sentence: str) -> list[str]:
+def split_clauses(sentence: str, v5: bool = False) -> list[str]:
     """``"He denies fever, but he felt warm."`` → ``["He denies fever.", "He felt warm."]``.
 
     Splits only where the right-hand part starts with a subject (a pronoun, ``the patient``), so
     lists (``denies nausea, vomiting, and diarrhea``) and the scope of a negation stay whole; a
     sentence with a condition (``if``, ``unless``, ``should``) is never split. A part of fewer
-    than three words is not split off.
+    than three words is not split off. ``v5``: the extractor's rules since ``clauses:v5`` (no
+    split before "it", "this", "they", nor of a clause that points back with "it", "them",
+    "about that" …); without it, v4's, with which the ``clinical-rules`` judge reads its premise
+    (``doclens.evaluators.rules.analysis``: its verdicts are not this issue's to change).
     """
     if _CONDITIONAL.search(sentence):  # "if X and this happens, Y": the condition binds both parts
         return [sentence]
-    parts = [p.strip(" ,") for p in _CLAUSE_BOUNDARY.split(sentence)]
+    parts = [p.strip(" ,") for p in (_CLAUSE_BOUNDARY if v5 else _CLAUSE_BOUNDARY_V4).split(sentence)]
     if len(parts) < 2 or any(len(p.split()) < 3 for p in parts):
         return [sentence]
-    if any(_BACK_REFERENCE.search(p) for p in parts[1:]):  # "… pork rinds, and she would like to eat them again"
+    if v5 and any(_BACK_REFERENCE.search(p) for p in parts[1:]):  # "… pork rinds, and she would like to eat them"
         return [sentence]
     out = []
     for part in parts:
@@ -109,21 +113,22 @@ def split_clauses(sentence: str) -> list[str]:
     return out
 
 
-#: Section headers and preambles that open a statement in real outputs; removed, never a claim. A
-#: Markdown header needs no colon: "### History of Present Illness Dennis is a 57-year-old man …" (v5).
+#: Section headers and preambles that open a statement in real outputs; removed, never a claim.
 OPENING_HEADER = re.compile(
-    r"^\s*(?:(?:#{1,6}\s*|\*\*\s*)(?i:chief complaint|reason for visit|history of present illness|interval history|"
-    r"physical examination|physical exam|review of systems|results|findings|assessment and plan|assessment & plan|"
-    r"assessment|plan|impression|subjective|objective)\b\s*:?\s*(?:\*\*\s*)?:?\s*|"
-    # a Title Case header with no colon, then its sentence: "Physical Exam The vital signs are good …"
-    r"(?:Physical Exam(?:ination)?|History of Present Illness|Assessment and Plan|Review of Systems|Chief Complaint)"
-    r"\s+(?=[A-Z][a-z])|"
-    r"(?:(?i:(?:possible|sample|draft)?\s*clinical note|section\s*\d{1,2})|(?:\d{1,2}[.)]\s*)?"
+    r"^\s*(?:(?i:(?:possible|sample|draft)?\s*clinical note|section\s*\d{1,2})|(?:\d{1,2}[.)]\s*)?"
     r"(?:(?i:chief complaint|reason for visit|history of present illness|interval history|physical examination|"
     r"physical exam|assessment and plan|assessment & plan)|"
     # short headers only in capitals: "Examination: No edema." is a finding keyed by its exam
     r"CC|HPI|HISTORY|SUBJECTIVE|OBJECTIVE|EXAM|EXAMINATION|PE|RESULTS|FINDINGS|ASSESSMENT|PLAN|A/P|AP|IMPRESSION|"
-    r"SUMMARY))\s*\**\s*:\s*\**\s*)")
+    r"SUMMARY))\s*\**\s*:\s*\**\s*")
+#: Headers with no colon the extractor also removes (v5): a Markdown one, "### History of Present Illness Dennis
+#: is …" or "**Results:** At her last visit …", and a Title Case one before its sentence, "Physical Exam The …"
+MORE_OPENING_HEADERS = re.compile(
+    r"^\s*(?:(?:#{1,6}\s*|\*\*\s*)(?i:chief complaint|reason for visit|history of present illness|interval history|"
+    r"physical examination|physical exam|review of systems|results|findings|assessment and plan|assessment & plan|"
+    r"assessment|plan|impression|subjective|objective)\b\s*:?\s*(?:\*\*\s*)?:?\s*|"
+    r"(?:Physical Exam(?:ination)?|History of Present Illness|Assessment and Plan|Review of Systems|Chief Complaint)"
+    r"\s+(?=[A-Z][a-z]))")
 #: Where a line of several ``Key: value`` parts is cut: before a capitalised key of one to three
 #: words and its colon ("… 98% General: Alert …"), not inside a time ("10:30").
 _NEXT_KEY = re.compile(r"(?<=\S)(?<!\bof)(?<!\bthe)(?<!\band)(?<!\bwith)(?<!\bto)(?<!\bin)(?<!\bon)(?<!\bfor)"
@@ -157,6 +162,8 @@ _PREPOSITION_INTROS = frozenset({"on", "of", "for", "with"})
 #: ("a marked limp on the patient's right leg, effusion in the right knee, …")
 _ON_AFTER = frozenset("""is was are were currently still also remains remain stable controlled continue continues
 started start date counseled educated be""".split())
+_TAIL_V4 = re.compile(r"\s+(?:who|which|that|since|because|but|as|after|when|while|due to|secondary to)\s",
+                      re.IGNORECASE)
 _TAIL = re.compile(r"\s+(?:who|which|that|since|because|but|as|after|when|while|due to|secondary to|with|without|"
                    r"within)\s", re.IGNORECASE)
 #: A tail that qualifies every item ("ice, ace bandage, and ibuprofen with minimal relief", "blood pressure,
@@ -237,20 +244,21 @@ def split_keyed(statement: str) -> list[str]:
     return parts
 
 
-def split_enumeration(sentence: str) -> list[str]:
+def split_enumeration(sentence: str, v5: bool = False) -> list[str]:
     """``"He has a history of depression, type 2 diabetes, and hypertension."`` → one sentence per
     item, each with the words before the list (``"He has a history of depression."`` …). A
     ``Key: a, b`` value is split at its commas, each part keeping ``Key:``. Only lists of three or
     more items (two for a keyed value) of at most six words each, whose first item is short, are
-    split; a condition, or a list with a negated item after the first, never is."""
+    split; a condition, or a list with a negated item after the first, never is. ``v5``: the
+    extractor's rules since ``clauses:v5`` (:func:`split_clauses`)."""
     body = sentence.strip().rstrip(".")
     if "," not in body or _CONDITIONAL.search(body):
         return [sentence]
-    found = _list_region(body)
+    found = _list_region(body, v5)
     if found is None:
         return [sentence]
     prefix, region, tail, keyed = found
-    items = _list_items(region, keyed, denied=bool(_DENIAL.search(prefix)))
+    items = _list_items(region, keyed, denied=bool(_DENIAL.search(prefix)), v5=v5)
     if items is None:
         return [sentence]
     claims = [prefix + item for item in items]
@@ -258,9 +266,10 @@ def split_enumeration(sentence: str) -> list[str]:
     return [c if c[-1] in ".!?" else c + "." for c in claims]
 
 
-def _list_region(body: str) -> tuple[str, str, str, bool] | None:
+def _list_region(body: str, v5: bool = False) -> tuple[str, str, str, bool] | None:
     """``(prefix, list text, tail, keyed)`` of a sentence's list, or ``None`` when its first item
-    does not follow a list intro closely."""
+    does not follow a list intro closely (``v5``: nor follows a preposition that opens the sentence,
+    or an "on" after a noun; nor precedes a "with …" tail that may qualify every item)."""
     keyed = _KEY.match(body)
     if keyed:
         return keyed.group(1) + ": ", keyed.group(2), "", True
@@ -269,24 +278,30 @@ def _list_region(body: str) -> tuple[str, str, str, bool] | None:
     # the first item is short and follows its intro ("… significant for depression, …")
     if cut == 0 or not 1 <= len(words) - cut <= 4 or words[cut].lower() in ("been", "also", "not", "to"):
         return None
-    intro = words[cut - 1].lower().strip(":")
-    if intro in _PREPOSITION_INTROS and (cut == 1 or (intro == "on" and words[cut - 2].lower() not in _ON_AFTER)):
-        return None  # "On Gregory's right knee, the doctor sees …", "a marked limp on the right leg, effusion, …" (v5)
+    if v5 and _preposition_opens(words, cut):
+        return None  # "On Gregory's right knee, the doctor sees …", "a marked limp on the right leg, effusion, …"
     region = body[len(" ".join(words[:cut])):].strip()
-    tail_match = _TAIL.search(region, region.rfind(",") + 1)
+    tail_match = (_TAIL if v5 else _TAIL_V4).search(region, region.rfind(",") + 1)
     if tail_match:
         region, tail = region[:tail_match.start()], region[tail_match.start():]
-        if _QUALIFYING_TAIL.match(tail) and not region.rstrip().endswith(","):
+        if v5 and _QUALIFYING_TAIL.match(tail) and not region.rstrip().endswith(","):
             return None  # no comma before it: "… and ibuprofen with minimal relief" may qualify every item
     else:
         tail = ""
     prefix = " ".join(words[:cut]) + " "
     # "changes in vision, hearing, or cognition": the items are what the first one's preposition governs
-    governed = _GOVERNED.fullmatch(region.partition(",")[0].strip())
+    governed = _GOVERNED.fullmatch(region.partition(",")[0].strip()) if v5 else None
     if governed and all(len(item.split()) <= 2 for item in _COMMA_SPLIT.split(region)[1:] if item.strip()):
         prefix += governed.group(1) + " "
         region = region.strip()[len(governed.group(1)):].strip()
     return prefix, region, tail, False
+
+
+def _preposition_opens(words: list[str], cut: int) -> bool:
+    """Whether the list intro ending at ``words[cut - 1]`` is a preposition that opens the sentence
+    ("On exam, …") or an "on" after a noun ("a marked limp on the patient's right leg, …"): no list (v5)."""
+    intro = words[cut - 1].lower().strip(":")
+    return intro in _PREPOSITION_INTROS and (cut == 1 or (intro == "on" and words[cut - 2].lower() not in _ON_AFTER))
 
 
 #: A denial in a list's intro, which each item would inherit ("Exam showed no …").
@@ -298,30 +313,30 @@ NORMAL_STATES = ("clear", "normal", "intact", "soft", "regular", "supple", "unre
 _NORMAL_ITEM = re.compile(r"(?:" + "|".join(NORMAL_STATES) + r")\b", re.IGNORECASE)
 
 
-def _one_list(items: list[str], denied: bool) -> bool:
+def _one_list(items: list[str], denied: bool, v5: bool = False) -> bool:
     """Whether unkeyed ``items`` are one list's items: not when a later one is denied on its own
     ("pulling of ears, no sore throat or hoarseness"), is a clause or a phrase of its own ("… peanut
-    allergy, she does tolerate almonds", "…, including a lipid panel": v5), or states a normal finding
-    the intro's denial does not reach (``denied``)."""
+    allergy, she does tolerate almonds", "…, including a lipid panel": ``v5``), or states a normal
+    finding the intro's denial does not reach (``denied``)."""
     later = items[1:]
     if any(re.match(r"(?:no|not|denies)\b", i, re.IGNORECASE) for i in later):
         return False
-    if any(_NOT_AN_ITEM.match(i) or _FINITE_VERB.search(i) for i in later):
+    if v5 and any(_NOT_AN_ITEM.match(i) or _FINITE_VERB.search(i) for i in later):
         return False
     return not (denied and any(_NORMAL_ITEM.match(i) for i in later))
 
 
-def _list_items(region: str, keyed: bool, denied: bool = False) -> list[str] | None:
+def _list_items(region: str, keyed: bool, denied: bool = False, v5: bool = False) -> list[str] | None:
     """The items of a list (commas; "and" / "or" only in the last part, "A, B and C"; a keyed
     value at commas only, so "Alert and oriented" stays whole), or ``None`` when it is no list:
     also when the intro denies (``denied``) and a later item states a normal finding, "no cervical
     lymphadenopathy, clear lungs, and tenderness …" (the denial does not reach it)."""
     items = [i.strip() for i in _COMMA_SPLIT.split(region) if i.strip()]
-    if not keyed and items and not _INNER_CONJUNCTION.search(items[-1]):
+    if not keyed and items and not (v5 and _INNER_CONJUNCTION.search(items[-1])):
         items = items[:-1] + [i.strip() for i in re.split(r"\s+(?:and|or)\s+", items[-1]) if i.strip()]
     if keyed:
         items = _carry_negation(items, region)
-    elif not _one_list(items, denied):
+    elif not _one_list(items, denied, v5):
         return None
     if len(items) < 2 or (len(items) == 2 and (not keyed or min(len(i.split()) for i in items) < 2)):
         return None
@@ -333,6 +348,10 @@ _BARE_REPORT = re.compile(r"(?i:(?:she|he|they|the patient|patient)\s+(?:reports
                           r"admits|describes|complains)(?:\s+that)?)[.:]?")
 #: A key whose value is one function word ("Neurological: There", a note cut short): no claim (v5).
 _EMPTY_VALUE = re.compile(r"[A-Z][A-Za-z/&\- ]{0,40}:\s*(?i:there|the|a|an|and|or|of|that|this|it|is|are|no)[.:]?")
+#: A Markdown header that opens a line and goes on with the note's text (v5): removed before the split.
+_MARKDOWN_HEADER_LINE = re.compile(r"^[ \t]*#{1,6}[ \t]+(?:(?i:history of present illness|chief complaint|physical "
+                                   r"exam(?:ination)?|assessment and plan|review of systems|results|subjective|"
+                                   r"objective)\b[ \t]*:?[ \t]*)(?=\S)", re.MULTILINE)
 #: Punctuation a statement can open with when a header's colon stood on the line before (v5).
 _LEADING_PUNCTUATION = re.compile(r"^[\s:;,]+")
 
@@ -340,18 +359,21 @@ _LEADING_PUNCTUATION = re.compile(r"^[\s:;,]+")
 def clinician_claims(text: str) -> list[str]:
     """The claims of ``text`` by the rules of :class:`ClauseExtractor` (module docstring)."""
     claims = []
-    for statement in parse_statements(strip_citations(text)):
+    # a Markdown header line that goes on with the note ("### History of Present Illness Dennis is …") is
+    # no header line to the statement splitter only when long: it loses its header here, whatever its length
+    text = _MARKDOWN_HEADER_LINE.sub("", strip_citations(text))
+    for statement in parse_statements(text):
         opened = _LEADING_PUNCTUATION.sub("", statement.text)  # ": The doctor checked …" (v5)
         while True:  # "Possible clinical note: HISTORY OF PRESENT ILLNESS: …"
-            header = OPENING_HEADER.match(opened)
+            header = OPENING_HEADER.match(opened) or MORE_OPENING_HEADERS.match(opened)
             if not header:
                 break
             opened = opened[header.end():]
         for part in split_keyed(opened):
             if is_bare_subheader(part):
                 continue
-            for clause in split_clauses(part):
-                claims.extend(c for c in split_enumeration(clause) if not is_bare_subheader(c)
+            for clause in split_clauses(part, v5=True):
+                claims.extend(c for c in split_enumeration(clause, v5=True) if not is_bare_subheader(c)
                               and not _BARE_REPORT.fullmatch(c.strip()) and not _EMPTY_VALUE.fullmatch(c.strip()))
     return claims
 

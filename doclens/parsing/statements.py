@@ -128,8 +128,8 @@ def is_header_line(line: str) -> bool:
     stripped = line.strip()
     if not stripped or len(stripped) > 120:
         return False
-    if re.match(r"#{1,6}\s", stripped):  # "## Plan"; not "### History of Present Illness Dennis is a 57-year-old …"
-        return len(stripped.lstrip("#").split()) <= 8
+    if re.match(r"#{1,6}\s", stripped):
+        return True
     core = stripped.strip("*_ ").strip()
     if not core or CITATION_GROUP.search(core):
         return False
