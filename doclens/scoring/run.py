@@ -32,6 +32,9 @@ class RunMeta:
     section_fallbacks: dict[str, int] = field(default_factory=dict)
     #: source strings without ``[0]`` numbered by the scorer (``source_units``), per way (lines, turns, sentences)
     numbered_sources: dict[str, int] = field(default_factory=dict)
+    #: outputs whose bracketed numbers are no consistent citation style (not read as citations): id →
+    #: bracketed groups (:func:`doclens.parsing.statements.citation_style`)
+    unread_citations: dict[str, int] = field(default_factory=dict)
 
     def merge(self, other: RunMeta) -> None:
         self.tasks |= other.tasks
@@ -46,6 +49,7 @@ class RunMeta:
             self.section_fallbacks[direction] = self.section_fallbacks.get(direction, 0) + n
         for how, n in other.numbered_sources.items():
             self.numbered_sources[how] = self.numbered_sources.get(how, 0) + n
+        self.unread_citations.update(other.unread_citations)
 
     def to_dict(self) -> dict:
         return {"tasks": sorted(self.tasks), "capped_statements": self.capped_statements,
@@ -54,7 +58,8 @@ class RunMeta:
                 **({"auto_tasks": dict(self.auto_tasks)} if self.auto_tasks else {}),
                 **({"untasked_notes": self.untasked_notes} if self.untasked_notes else {}),
                 **({"section_fallbacks": dict(self.section_fallbacks)} if self.section_fallbacks else {}),
-                **({"numbered_sources": dict(self.numbered_sources)} if self.numbered_sources else {})}
+                **({"numbered_sources": dict(self.numbered_sources)} if self.numbered_sources else {}),
+                **({"unread_citations": dict(self.unread_citations)} if self.unread_citations else {})}
 
     @classmethod
     def from_dict(cls, data: dict) -> RunMeta:
@@ -64,7 +69,8 @@ class RunMeta:
                    auto_tasks={str(k): int(v) for k, v in (data.get("auto_tasks") or {}).items()},
                    untasked_notes=int(data.get("untasked_notes", 0)),
                    section_fallbacks={str(k): int(v) for k, v in data.get("section_fallbacks", {}).items()},
-                   numbered_sources={str(k): int(v) for k, v in data.get("numbered_sources", {}).items()})
+                   numbered_sources={str(k): int(v) for k, v in data.get("numbered_sources", {}).items()},
+                   unread_citations={str(k): int(v) for k, v in data.get("unread_citations", {}).items()})
 
 
 @dataclass
