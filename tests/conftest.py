@@ -20,10 +20,20 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture(scope="session")
+def _shared_models(tmp_path_factory) -> Path:
+    """One folder for the session's ONNX export of MiniLM (made once, by the first test that needs
+    it: doclens/evaluators/models/onnx_encoder.py), linked into every test's cache folder."""
+    return tmp_path_factory.mktemp("doclens-models")
+
+
 @pytest.fixture(autouse=True)
-def _isolated_caches(tmp_path, monkeypatch):
-    """Every test gets its own DocLens cache and HF home: nothing leaks between tests or into ~."""
-    monkeypatch.setenv("DOCLENS_CACHE", str(tmp_path / "doclens-cache"))
+def _isolated_caches(tmp_path, tmp_path_factory, monkeypatch, _shared_models):
+    """Every test gets its own DocLens cache and HF home: nothing leaks between tests or into ~
+    (but the ONNX export of the shipped MiniLM, derived from the installed package alone)."""
+    cache = tmp_path_factory.mktemp("doclens-cache")
+    (cache / "models").symlink_to(_shared_models, target_is_directory=True)
+    monkeypatch.setenv("DOCLENS_CACHE", str(cache))
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
     monkeypatch.delenv("HF_MODULES_CACHE", raising=False)
 

@@ -62,3 +62,28 @@ def test_the_fingerprint_names_the_judges_sources_and_libraries():
     fingerprint = analysis_cache.analysis_fingerprint()
     assert len(fingerprint) == 16 and fingerprint == analysis_cache.analysis_fingerprint()
     assert "evaluators/rules" in analysis_cache.SOURCES and "spacy" in analysis_cache.LIBRARIES
+
+
+def test_a_reading_is_json_rebuilt_only_into_the_judges_types():
+    """Issue 47: readings were pickled (a crafted entry ran code). They are JSON now, written and
+    read back field by field from the type hints of the judge's own types: equal to the reading,
+    and anything of another shape is refused (a miss), never built."""
+    import json
+
+    from doclens.evaluators.rules.analysis_cache import Refused, decode_reading, encode_reading
+
+    analyser = Analyser()
+    for text in (PREMISE, *CLAIMS, "Lisinopril 10 mg daily, increased from 5 mg. No swelling of the left ankle."):
+        reading = analyser.sentences(text)
+        payload = encode_reading(reading)
+        assert decode_reading(payload) == reading
+        assert isinstance(json.loads(payload), list)
+    good = json.loads(encode_reading(analyser.sentences(PREMISE)))
+    for damage in (lambda r: r[0].__setitem__(0, 7),               # a number for the text
+                   lambda r: r[0][1][0].__setitem__(2, "sideways"),  # a status that is no Status
+                   lambda r: r[0].append("an extra field"),
+                   lambda r: r.__setitem__(0, {"__reduce__": "os.system"})):
+        bad = json.loads(json.dumps(good))
+        damage(bad)
+        with pytest.raises(Refused):
+            decode_reading(json.dumps(bad).encode())

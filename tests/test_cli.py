@@ -49,11 +49,17 @@ def test_default_output_beside_input(tmp_path, capsys):
     ({**GOOD, "id": "c", "reference_claims": "fever"}, "line 3: instance 'c': field 'reference_claims'", None),
 ])
 def test_bad_input_exits_nonzero_and_keeps_partial_report(tmp_path, capsys, bad_line, message, field):
+    """A line whose id cannot be read, or repeats, is found before anything is scored (issue 47:
+    every id is checked before the judge loads): nothing written. Other bad fields are found as
+    the line is scored: what was scored before it is kept."""
     data = write_jsonl(tmp_path / "in.jsonl", [GOOD, {**GOOD, "id": "b"}, bad_line, {**GOOD, "id": "d"}])
     code, _, err = run(["score", str(data), "--evaluator", "overlap", "--chunk-size", "1", "-q",
                         "-o", str(tmp_path / "s.json")], capsys)
     assert code == 2
     assert message in err
+    if "not valid JSON" in message or "repeats the id" in message:
+        assert not (tmp_path / "s.json").exists()
+        return
     report = Report.load(tmp_path / "s.json")
     assert report.partial and [r.id for r in report.instances] == ["a", "b"]
     assert "line 3" in report.error

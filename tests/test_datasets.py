@@ -67,12 +67,12 @@ def test_a_missing_aci_bench_folder_says_which_option_to_give(tmp_path):
 
 @pytest.mark.parametrize("value, expected", [(True, True), ("false", False), ("Yes", True), (0, False), ("1", True),
                                              ("supported", True), ("not supported", False), ("", None),
-                                             (None, None), ("null", None)])
+                                             (None, None), ("  ", None)])
 def test_labels_read_as_booleans(value, expected):
     assert parse_label(value, "f line 2") is expected
 
 
-@pytest.mark.parametrize("value", ["maybe", 2, 0.5, "tru", [True]])
+@pytest.mark.parametrize("value", ["maybe", 2, 0.5, "tru", [True], "null", "None"])  # only an empty cell is undecided
 def test_a_label_that_is_not_boolean_like_names_line_and_field(value):
     with pytest.raises(InputError, match="f line 2: 'label' is not a boolean-like label") as caught:
         parse_label(value, "f line 2")
@@ -95,7 +95,7 @@ def test_csv_and_jsonl_items(tmp_path):
 
 
 @pytest.mark.parametrize("content, message, field", [
-    ("", "no labelled items (the file is empty)", None),
+    ("", "no labelled items (an empty file", None),
     ("claim,label\nx,true\n", "column(s) 'premise' missing", "premise"),
     ("claim,premise\nx,y\n", "column(s) 'label' missing", "label"),
     ("claim,premise,label\nx,y,true\nz,w,perhaps\n", "line 3: 'label' is not a boolean-like label", "label"),
@@ -125,7 +125,7 @@ def test_group_column_must_exist_and_be_filled(tmp_path):
 def test_bad_jsonl_names_the_line(tmp_path):
     path = tmp_path / "items.jsonl"
     path.write_text('{"claim": "x", "premise": "y", "label": true}\n{"claim": "x", oops}\n', encoding="utf-8")
-    with pytest.raises(InputError, match="items.jsonl line 2: not JSON"):
+    with pytest.raises(InputError, match="items.jsonl line 2: not valid JSON"):
         read_labelled(str(path))
     path.write_text('{"claim": ["x"], "premise": "y", "label": true}\n', encoding="utf-8")
     with pytest.raises(InputError, match="line 1: 'claim' must be text, got list"):

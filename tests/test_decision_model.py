@@ -88,6 +88,23 @@ def test_contradictions_are_decisive():
     kinds = {kind for kind, _ in DECISIVE}
     assert {"number", "side", "drug", "opposite", "assertion"} <= kinds
     assert ("missing", False) not in DECISIVE and ("polar", False) not in DECISIVE
+    # v8's invariant (issue 46): every contradiction decides, of whatever kind
+    from doclens.evaluators.rules.findings import FindingKind
+    assert all((kind, True) in DECISIVE for kind in FindingKind)
+
+
+def test_only_a_contradiction_may_read_as_one():
+    """A finding that is weighed, not decisive, must not be phrased as what the note states otherwise:
+    it could be printed beside a supported verdict (issue 46: "note says 'No rubs.' (negated)" beside
+    "supported, as rewording")."""
+    from doclens.evaluators.rules.findings import Finding, FindingKind
+    for text in ('note says "No rubs." (negated), claim states rubs affirmed', "note says std, claim says hiv",
+                 "note gives lisinopril 10 mg, claim says 20 mg"):
+        with pytest.raises(ValueError, match="phrased as a contradiction"):
+            Finding(FindingKind.ASSERTION, text)
+        assert Finding(FindingKind.ASSERTION, text, conflict=True).to_json() == {"kind": "assertion",
+                                                                                 "contradiction": True}
+    assert Finding(FindingKind.MISSING, "note does not mention: cardiac").to_json()["contradiction"] is False
 
 
 @pytest.mark.slow

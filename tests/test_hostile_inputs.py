@@ -4,6 +4,11 @@ nested files and odd option values. Each case must end in one clear error (no tr
 
 Most cases run ``main([...])`` in-process (fast); a few need a real process: SIGTERM to a running
 ``score``, and a closed standard output.
+
+The kit grows beside this file (issue 47): what users do by mistake — outputs written over inputs,
+swapped tables, malformed labelled files, a damaged ACI-BENCH folder, ids checked before anything is
+spent — in ``tests/test_user_mistakes.py``; damaged, read-only, foreign and crafted caches in
+``tests/test_hostile_caches.py``.
 """
 
 import json
@@ -279,11 +284,18 @@ def test_scores_reader_names_the_instance_and_its_line(tmp_path, good_scores, ca
     ("{truncated", ["line 2", "not valid JSON"]),
 ])
 def test_score_refuses_bad_lines_naming_file_line_and_field(tmp_path, capsys, line, words):
+    """A line whose id cannot be read (missing, empty, mistyped; not JSON; not an object) is found
+    before anything is scored (issue 47: ids are checked before the judge loads), so nothing is
+    written; a line whose other fields are bad is found as it is scored, and what was scored
+    before it is kept."""
     data = write_jsonl(tmp_path / "in.jsonl", [ROWS[0], line, ROWS[1]])
     code, out, err = run(["score", data, "--evaluator", "overlap", "-q", "-o", tmp_path / "s.json",
                           "--chunk-size", 1], capsys)
     assert code == EXIT_USAGE, err
     assert str(data) in err and all(w in err for w in words), err
+    if "instance 'e'" not in words:  # the id pass: nothing scored, nothing written
+        assert not (tmp_path / "s.json").exists() and not (tmp_path / "s.journal.jsonl").exists()
+        return
     report = Report.load(tmp_path / "s.json")  # what was scored before the bad line is kept
     assert report.partial and [r.id for r in report.instances] == ["i0"]
 

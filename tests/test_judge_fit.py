@@ -133,11 +133,13 @@ def test_judge_fit_on_user_items_then_judge_check_with_the_model(shared_data, tm
         writer = csv.writer(handle)
         writer.writerow(["id", "claim", "premise", "label", "encounter"])
         writer.writerows([i.id, i.claim, i.premise, str(i.label).lower(), i.fold] for i in items)
+        writer.writerow(["undecided-1", "Not a claim.", items[0].premise, "", items[0].fold])  # an empty label
     model_path = tmp_path / "ours_model.json"
     assert main(["judge-fit", str(path), "--group-column", "encounter", "-o", str(model_path)]) == 0
     printed = capsys.readouterr().out
     model = load_model(model_path)
     assert f"decision model lr-{model.fingerprint}" in printed and "balanced accuracy" in printed
+    assert "(1 undecided left out)" in printed  # the count is printed (issue 47)
     assert model.provenance["sources"]["items"] == "ours.csv"
     assert model.provenance["command"].startswith("doclens judge-fit ours.csv --group-column encounter")
     cross_validated = model.provenance["cross_validated"]

@@ -400,8 +400,7 @@ def test_a_fact_stated_in_another_section_is_entailed_and_counted_by_default():
     swelling, fever = [v for v in result.reference_claims if v.section == "objective_exam"]
     assert swelling.entailed is True and swelling.placement == "other_section"
     assert swelling.explanation.startswith("[stated in another section of the note]")
-    assert fever.entailed is False and fever.placement is None
-    assert fever.explanation.startswith("[not in its section; judged against the whole note]")
+    assert fever.entailed is False and fever.placement is None and not fever.explanation.startswith("[")
     assert [v.placement for v in result.reference_claims if v.section == "subjective"] == ["own_section"]
     # precision: 'knee swelling' (plan) is in the reference's exam; 'normal gait' and 'ice' are nowhere
     assert [(v.text, v.entailed, v.placement) for v in result.prediction_claims] == [
@@ -415,15 +414,27 @@ def test_a_fact_stated_in_another_section_is_entailed_and_counted_by_default():
     assert sum(recall["stated_in_other_section_by_section"].values()) == 1
     # still counted under its own section
     assert report.sections["objective_exam"]["claim_recall"] == 0.5
-    # the judge was asked twice: every claim against its section, then only the claims their
-    # section did not entail, against the whole note
-    first, second = judge.claim_batches
-    assert sum(len(claims) for _, claims, _ in first) == 7
-    assert sorted((section, claim) for _, claims, section in second for claim in claims) == [
-        ("assessment_and_plan", "ice"), ("assessment_and_plan", "knee swelling"), ("objective_exam", "fever"),
-        ("objective_exam", "knee swelling"), ("objective_exam", "normal gait")]
-    premises = {premise for premise, _, _ in second}
-    assert premises == {WHOLE_NOTE_ROW["prediction"], WHOLE_NOTE_ROW["reference"]}
+    # every claim judged once against the whole note (issue 46); where it is stated comes from its
+    # evidence (this judge gives none: the section sharing most of its words), and a claim found
+    # outside its section is asked against its own section alone, which does not support it here
+    whole, placement_check = judge.claim_batches
+    assert sum(len(claims) for _, claims, _ in whole) == 7
+    assert {premise for premise, _, _ in whole} == {WHOLE_NOTE_ROW["prediction"], WHOLE_NOTE_ROW["reference"]}
+    assert sorted((section, claim, premise) for premise, claims, section in placement_check for claim in claims) == [
+        ("assessment_and_plan", "knee swelling", "ASSESSMENT AND PLAN\nrest"),
+        ("objective_exam", "knee swelling", "PHYSICAL EXAM\nnormal gait")]
+
+
+def test_a_fact_its_own_section_states_too_is_placed_there():
+    """The evidence the judge points at lies in another section, but the claim's own section states
+    the fact too: it is stated in its own section (issue 46: 6 of 8 'other section' claims read by
+    hand had their fact in their own section)."""
+    row = {"id": "o", "task": "note_generation",
+           "reference": "HISTORY OF PRESENT ILLNESS\nknee swelling and knee pain\nPHYSICAL EXAM\nknee swelling",
+           "prediction": "HISTORY OF PRESENT ILLNESS\nknee swelling\nPHYSICAL EXAM\nknee swelling",
+           "reference_claims": {"objective_exam": ["knee swelling"]}, "prediction_claims": {"objective_exam": []}}
+    verdict = score([row]).instances[0].reference_claims[0]
+    assert verdict.entailed and verdict.placement == "own_section"
 
 
 def test_under_the_papers_section_premise_a_fact_in_another_section_is_not_entailed():
@@ -457,7 +468,7 @@ def test_stated_in_another_section_reaches_the_summary_the_files_and_the_rows(tm
 
     page = io.StringIO()
     write_report_html(report.to_dict(), report.instances, page)
-    assert "stated in another section (entailed by the whole note" in page.getvalue()  # the count
+    assert "stated in another section (supported by a sentence outside" in page.getvalue()  # the count
     assert "<bdi>knee swelling</bdi> <span class=\"muted\">(stated in another section)</span>" in page.getvalue()
     row = report.to_rows()[0]
     assert row["claim_recall_stated_in_other_section"] == 1 and row["claim_precision_stated_in_other_section"] == 1
@@ -470,11 +481,12 @@ def test_stated_in_another_section_reaches_the_summary_the_files_and_the_rows(tm
     assert read.instances[0].reference_claims == report.instances[0].reference_claims
 
 
-def test_a_dry_run_counts_the_whole_note_step_at_its_most():
+def test_a_dry_run_says_claims_are_judged_against_the_whole_note():
     from doclens.scoring.dry_run import WHOLE_NOTE_NOTE, in_process_plan
 
     note = in_process_plan(DocLens(TokenSubsetEvaluator()), [WHOLE_NOTE_ROW])
     section = in_process_plan(DocLens(TokenSubsetEvaluator(), premise_scope="section"), [WHOLE_NOTE_ROW])
     assert WHOLE_NOTE_NOTE in note["notes"] and WHOLE_NOTE_NOTE not in section["notes"]
-    # every note claim of a section the premise has, once more against the whole note
-    assert note["pairs"]["distinct_at_most"] == section["pairs"]["distinct_at_most"] + 7
+    # one pair a claim against the whole note (no second step); against sections, the two "knee pain"
+    # sections make one pair of the two directions' "knee pain"
+    assert note["pairs"]["distinct_at_most"] == 7 and section["pairs"]["distinct_at_most"] == 6

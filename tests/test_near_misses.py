@@ -121,7 +121,7 @@ def test_a_preamble_does_not_make_a_negated_note_possible(judge):
 
 def test_no_extra_heart_sounds_is_not_contradicted_by_regular_heart_sounds(judge):
     # the issue: "no extra heart sounds" was called contradicted (a conflict) by "heart sounds are regular"
-    entailed, explanation, conflict = judge._judge("Heart sounds are regular.", "No extra heart sounds.")
+    entailed, explanation, conflict = judge._judge("Heart sounds are regular.", "No extra heart sounds.")[:3]
     assert not conflict, explanation
     assert not [f for f in judge.assess("Heart sounds are regular.", "No extra heart sounds.").findings
                 if f.conflict]
@@ -149,8 +149,11 @@ def test_frequencies_are_read_as_doses_a_day():
 
 
 def test_directions_read_negation_and_control():
+    # v8: the words that say how well are quoted with it (issue 46: "note says controlled, claim says controlled")
     assert lexicons.directions_of("blood pressure is not well - controlled".split(), {6}, set()) == [
-        ("control", -1, "controlled")]
+        ("control", -1, "not well controlled")]
+    assert lexicons.directions_of("diabetes is poorly controlled".split(), set(), set()) == [
+        ("control", -1, "poorly controlled")]
     assert ("control", -1, "goes up") in lexicons.directions_of("bp goes up when stressed".split(), set(), set())
     # a hypothetical direction states none: "if his symptoms worsen"
     assert lexicons.directions_of("call if his symptoms worsen".split(), set(), {4}) == []

@@ -101,6 +101,8 @@ def test_wheel_installs_into_fresh_venv_and_reads_resources(tmp_path):
              "from doclens.evaluators.rules.context import DEFAULT_RULES_PATH\n"
              "assert 'site-packages' in str(DEFAULT_RULES_PATH) and DEFAULT_RULES_PATH.is_file()\n"
              "assert (importlib.resources.files('doclens.evaluators.rules') / 'clinical_equivalents.json').is_file()\n"
+             "from doclens.inputs.known_references import known_sets\n"
+             "assert len(known_sets()['aci-bench-test2'][1]) == 40, known_sets()\n"
              "print(doclens.__file__)\n")
     result = subprocess.run([str(python), "-c", probe], cwd=tmp_path, capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr[-2000:]

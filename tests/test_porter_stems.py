@@ -31,7 +31,7 @@ def test_save_keeps_another_processs_stems_and_a_damaged_file_is_stemmed_again(t
     one, two = PorterStems(path), PorterStems(path)
     one("coughing"), two("wheezing")
     one.save(), two.save()
-    assert set(json.loads(path.read_text())) == {"coughing", "wheezing"}
+    assert set(json.loads(path.read_text())["data"]) == {"coughing", "wheezing"}  # sealed: format, version, sha256
     path.write_text("{not json")
     damaged = PorterStems(path)
     assert damaged("coughing") == PorterStemmer().stem("coughing") and damaged.computed == 1

@@ -179,7 +179,9 @@ def test_module_imports_without_heavy_dependencies_and_respects_the_layer_rule()
     allowed = {"doclens.core.types", "doclens.core.errors", "doclens.parsing.statements",
                "doclens.parsing.source_units", "doclens.core.resources", "doclens.evaluators.models.torch_utils",
                # the package's one sentence encoder and the tokeniser BM25 shares with the overlap judge
-               "doclens.evaluators.models.sentence_encoder", "doclens.parsing.tokens"}
+               "doclens.evaluators.models.sentence_encoder", "doclens.parsing.tokens",
+               # what every cache file shares: a store that cannot be written is said once (issue 47)
+               "doclens.evaluators.cache"}
     for path in (REPO / "doclens" / "retrieval").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             names = ([node.module] if isinstance(node, ast.ImportFrom) and node.module else
@@ -446,3 +448,29 @@ def test_facts_longer_than_the_encoder_window_are_counted(store):
     assert encoder.texts_truncated == 1 and encoder.texts_encoded == 2
     # BM25 still reads the end of the long fact
     assert index.search("fever", top_n=1)[0].fact.index == 1
+
+
+def test_a_store_that_cannot_be_written_keeps_the_index_in_memory_with_one_warning(tmp_path, caplog):
+    """Issue 47: a cache that cannot be written never stops a run. The store's folder is a file
+    here: the index is built and returned, one warning names the folder, and a store with
+    persist=False (--no-cache) neither reads nor writes."""
+    pytest.importorskip("faiss", reason="the vector store needs the [retrieval] extra (faiss-cpu)")
+    import numpy as np
+
+    from doclens.evaluators.cache import forget_set_aside
+    from doclens.retrieval.store import VectorStore
+
+    forget_set_aside()
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    vectors = np.eye(3, dtype=np.float32)
+    store = VectorStore(blocked)
+    with caplog.at_level("WARNING"):
+        for key in ("k1", "k2"):
+            assert store.save(key, vectors, {}).ntotal == 3
+    said = [r for r in caplog.records if "cannot be written" in r.getMessage()]
+    assert len(said) == 1 and str(blocked) in said[0].getMessage() and "--no-cache" in said[0].getMessage()
+    off = VectorStore(tmp_path / "never", persist=False)
+    assert off.save("k", vectors, {}).ntotal == 3 and off.load("k", 3) is None
+    assert not (tmp_path / "never").exists()
+    forget_set_aside()

@@ -20,7 +20,8 @@ from doclens.version import __version__
 #: one value each option refuses (the option's name must be in the error)
 BAD_SCORING = {"task": "summaries", "uncited": "borrow", "max_citations": 0, "on_unparsed": "ignore",
                "question_statements": "words", "uncited_outputs": "na", "premise_scope": "page",
-               "section_fallback": "nowhere", "source_units": "pages", "metrics": "source_support", "chunk_size": 0}
+               "section_fallback": "nowhere", "source_units": "pages", "metrics": "source_support", "chunk_size": 0,
+               "review_below": 1.5}
 BAD_ENDPOINT = {"model": 3, "base_url": 5, "api_key_env": "", "azure_endpoint": 1, "azure_deployment": 2,
                 "azure_api_version": 3, "local_only": "yes", "concurrency": 0, "rpm": 0, "tpm": -1, "timeout": 0,
                 "max_retries": -1, "max_consecutive_failures": -1, "deadline": "soon", "max_retry_after": -1,

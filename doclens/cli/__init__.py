@@ -92,6 +92,15 @@ def _quiet_stdout() -> None:
         pass
 
 
+def _lean_for_presets(args: argparse.Namespace) -> None:
+    """A command that names no ``module:Class`` judge or extractor runs DocLens's own components
+    only: spaCy may come without torch (:mod:`doclens.core.imports`)."""
+    if not any(":" in str(getattr(args, name, None) or "") for name in ("evaluator", "extractor")):
+        from doclens.core.imports import lean_imports
+
+        lean_imports()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns its exit code (:mod:`doclens.core.errors`: 0 ok, 1 internal error,
     2 bad input or option, 3 scored but incomplete, 130 interrupted). No user input ends in a
@@ -120,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.path.insert(0, os.getcwd())
     for note in getattr(args, "deprecated_options", None) or []:
         logger.warning("%s", note)
+    _lean_for_presets(args)
     try:
         return args.func(args)
     except DocLensError as exc:

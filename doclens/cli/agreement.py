@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from doclens.cli.common import command_parser, load_report
+from doclens.cli.common import command_parser, load_report, refuse_overwriting_inputs, scores_inputs
 from doclens.core.errors import EXIT_ERROR, DocLensError, InputError
 from doclens.families import DOCLENS_METRICS
 from doclens.views.text import agreement_text
@@ -18,10 +18,21 @@ def _named_scores(spec: str) -> tuple[str, str]:
 
 
 
-def run(args: argparse.Namespace) -> int:
+def _human_header(args: argparse.Namespace) -> list[str]:
+    """The header of the human judgements' CSV, once no output of the command is one of its inputs."""
     import csv
 
     from doclens.inputs.csv_rows import read_csv_text
+
+    refuse_overwriting_inputs([("--plot", args.plot)],
+                              [*scores_inputs(_named_scores(spec)[1] for spec in args.scores), args.human])
+    try:
+        return next(csv.reader(read_csv_text(args.human).splitlines()[:1]), [])
+    except csv.Error as exc:
+        raise InputError(f"{args.human} line 1: not a readable CSV header ({exc})", line=1) from None
+
+
+def run(args: argparse.Namespace) -> int:
     from doclens.stats.agreement import (
         instance_agreement,
         pairwise_agreement,
@@ -31,10 +42,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from doclens.views.leaderboard import system_name
 
-    try:
-        header = next(csv.reader(read_csv_text(args.human).splitlines()[:1]), [])
-    except csv.Error as exc:
-        raise InputError(f"{args.human} line 1: not a readable CSV header ({exc})", line=1) from None
+    header = _human_header(args)
     metrics = args.metric or list(DOCLENS_METRICS)
     results = []
     if "preferred" in header:

@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from doclens.cli.common import check_output_path, command_parser
+from doclens.cli.common import check_output_path, command_parser, refuse_overwriting_inputs
 from doclens.core.errors import EXIT_INCOMPLETE, EXIT_OK, InputError
 
 FORMAT = "doclens-baselines/1"
@@ -82,6 +82,11 @@ def run(args: argparse.Namespace) -> int:
     if output == "-" and args.output_format != "json":
         raise InputError("--output - (standard output) takes --output-format json", field="--output")
     check_output_path(output)
+    if output != "-":
+        from doclens.reports.results_files import instances_path
+
+        files = [output] + ([instances_path(output, args.output_format)] if args.output_format != "json" else [])
+        refuse_overwriting_inputs([("--output", path) for path in files], [args.input, args.references])
     options = _parse_pairs(args.baseline_option, "--baseline-option")
     names, _, _ = check_baseline_settings(args.baselines, options, task=args.task, divisions=args.divisions)
     ids, predictions, references = _paired_texts(args)

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from doclens.core.errors import InputError
+from doclens.core.paths import same_file
 
 
 def number(kind, low=None, high=None, low_open=False, high_open=False, what="a number"):
@@ -112,6 +113,32 @@ def check_output_path(path: str, flag: str = "--output") -> None:
         raise InputError(f"{flag} {path}: the file is not writable", field=flag)
     if not target.exists() and not os.access(parent, os.W_OK | os.X_OK):
         raise InputError(f"{flag} {path}: the folder {str(parent)!r} is not writable", field=flag)
+
+
+def refuse_overwriting_inputs(outputs, inputs) -> None:
+    """The one check that no command writes over one of its own inputs: ``outputs`` are
+    ``(flag, path)`` pairs of every file the command would write (``-``, stdout, and ``None`` are
+    skipped), ``inputs`` the paths it reads (files; ``None`` and ``-`` skipped). An
+    :class:`InputError` (exit 2, before any work) names the option, the output and the input it
+    would destroy (``docs/design.md`` §3, "No command writes over its inputs")."""
+    read = [path for path in inputs if path and path != "-"]
+    for flag, path in outputs:
+        if not path or path == "-":
+            continue
+        for source in read:
+            if same_file(str(path), str(source)):
+                alias = "" if os.path.abspath(path) == os.path.abspath(source) else " (the same file by another path)"
+                raise InputError(f"{flag} {path}: is the input {source}{alias}; writing there would destroy it: "
+                                 "choose another output path", field=flag)
+
+
+def scores_inputs(paths) -> list[str]:
+    """The files a command reading the scores files ``paths`` reads: each, and the results file
+    a summary may name beside it (``scores.instances.jsonl`` / ``.parquet``)."""
+    from doclens.reports.results_files import instances_path
+
+    return [part for path in paths if path and path != "-"
+            for part in (path, instances_path(path, "jsonl"), instances_path(path, "parquet"))]
 
 
 def stderr_is_terminal() -> bool:

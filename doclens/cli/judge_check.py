@@ -14,6 +14,7 @@ from doclens.cli.common import (
     bootstrap_options,
     check_output_path,
     command_parser,
+    refuse_overwriting_inputs,
     stderr_is_terminal,
 )
 from doclens.core.errors import EXIT_OK, ConfigurationError, InputError
@@ -38,6 +39,28 @@ def labelled_items(args: argparse.Namespace):
         raise InputError("--group-column names a column of a file of labelled items; a shipped set has its own "
                          "groups (real-outputs: system, near-miss-probe: kind)", field="--group-column")
     return shipped_set(args.set or "real-outputs", args.half or args.default_half, args.aci_bench_dir)
+
+
+def item_inputs(args: argparse.Namespace) -> list[str]:
+    """The files a ``judge-check`` / ``judge-fit`` command line reads: the items, the guard items,
+    the decision models it names."""
+    from doclens.cli.score import _parse_pairs
+
+    models = [getattr(args, "decision_model", None)]
+    for flag, dest in (("--evaluator-arg", "evaluator_arg"), ("--against-arg", "against_arg")):
+        model = _parse_pairs(getattr(args, dest, None) or [], flag).get("decision_model")
+        models.append(model if isinstance(model, str) else None)
+    return [args.items, getattr(args, "guard", None), *models]
+
+
+def one_class_warning(items) -> list[str]:
+    """The warning for items of one class only: their balanced accuracy is n/a (``[]`` otherwise)."""
+    classes = {item.label for item in items}
+    if len(classes) != 1:
+        return []
+    name, other = ("supported", "unsupported") if classes.pop() else ("unsupported", "supported")
+    return [f"all {len(items)} items are labelled {name}: balanced accuracy needs both classes and is n/a (so is "
+            f"the accuracy on {other} items); the accuracy on {name} items is shown"]
 
 
 def add_item_options(parser: argparse.ArgumentParser, default_half: str) -> None:
@@ -68,10 +91,11 @@ def add_item_options(parser: argparse.ArgumentParser, default_half: str) -> None
 
 
 def _load_judge(args: argparse.Namespace, name: str, pairs: list[str] | None, flag: str):
-    from doclens.cli.score import evaluator_options
-    from doclens.evaluators import load_evaluator
+    from doclens.cli.score import _judge_stores, evaluator_options
+    from doclens.evaluators import EVALUATOR_PRESETS, load_evaluator, named_options
 
     options = evaluator_options(args, name, pairs, flag)
+    options.update(_judge_stores(args, named_options(name, EVALUATOR_PRESETS)))  # as doclens score passes them
     if args.decision_model and flag == "--evaluator-arg":
         options["decision_model"] = args.decision_model
     started = time.perf_counter()
@@ -99,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
     for path, flag in ((args.json, "--json"), (args.html, "--html")):
         if path:
             check_output_path(path, flag)
+    refuse_overwriting_inputs([("--json", args.json), ("--html", args.html)], item_inputs(args))
     if args.decision_model and args.evaluator != "clinical-rules":
         raise ConfigurationError("--decision-model applies to --evaluator clinical-rules (for --against: "
                                  "--against-arg decision_model=PATH)")
@@ -113,12 +138,13 @@ def run(args: argparse.Namespace) -> int:
         items = [items[n] for n in chosen]
         labelled.name += f", a sample of {args.sample} (seed {SAMPLE_SEED})"
     bootstrap = dict(resamples=args.resamples, seed=args.bootstrap_seed, confidence=args.confidence)
+    warnings = one_class_warning(items)
     judges = [_checked(args, args.evaluator, args.evaluator_arg, "--evaluator-arg", items)]
     if args.against:
         judges.append(_checked(args, args.against, args.against_arg, "--against-arg", items))
     result = {
         "set": labelled.name, "set_description": labelled.description, "group_column": labelled.group_name,
-        "items": len(items), "undecided_left_out": labelled.undecided,
+        "items": len(items), "undecided_left_out": labelled.undecided, "warnings": warnings,
         "bootstrap": bootstrap_description(args.resamples, args.bootstrap_seed, args.confidence),
         "judges": [{"name": j["name"], "signature": j["signature"], "seconds": j["seconds"],
                     **summarise(items, j["verdicts"], **bootstrap)} for j in judges],

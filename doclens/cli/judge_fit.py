@@ -8,7 +8,7 @@ import json
 import os
 import sys
 
-from doclens.cli.common import POSITIVE_FLOAT, check_output_path, command_parser, number
+from doclens.cli.common import POSITIVE_FLOAT, check_output_path, command_parser, number, refuse_overwriting_inputs
 from doclens.core.errors import EXIT_OK, InputError
 
 
@@ -37,8 +37,10 @@ def fit_text(result, output: str, show_wrong: int) -> str:
     cv = result.cross_validated
     figures = cv["items"]
     fitted = result.model.provenance["fitted_on"]
+    undecided = result.model.provenance.get("sources", {}).get("undecided_left_out", 0)
     lines = [f"decision model lr-{result.model.fingerprint}: fitted on {fitted['items']} items"
              + (f" and {fitted['guard_items']} guard items" if fitted["guard_items"] else "")
+             + f" ({undecided} undecided left out)"
              + f" ({fitted['left_to_decisive_findings']} more rejected by a contradiction, not fitted on)",
              f"grouped cross-validation, threshold {cv['threshold']:g} (chosen by cross-validation): "
              f"balanced accuracy {figures['balanced_accuracy']}, supported accuracy {figures['supported_accuracy']}, "
@@ -60,13 +62,14 @@ def fit_text(result, output: str, show_wrong: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from doclens.cli.judge_check import labelled_items
+    from doclens.cli.judge_check import item_inputs, labelled_items
     from doclens.datasets.labelled import read_labelled
     from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge
     from doclens.evaluators.rules.fit import FitSettings, assess_rows, check_items, fit_decision_model
     from doclens.reports.files import write_atomically
 
     check_output_path(args.output)
+    refuse_overwriting_inputs([("--output", args.output)], item_inputs(args))
     if args.set == "near-miss-probe":
         raise InputError("near-miss-probe is held out from every fit: measure with it (doclens judge-check --set "
                          "near-miss-probe), never fit on it", field="--set")

@@ -7,7 +7,13 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from doclens.cli.common import bootstrap_options, check_output_path, command_parser
+from doclens.cli.common import (
+    bootstrap_options,
+    check_output_path,
+    command_parser,
+    refuse_overwriting_inputs,
+    scores_inputs,
+)
 from doclens.core.errors import InputError
 from doclens.stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, STATISTICS
 from doclens.views.leaderboard import DEFAULT_RANK_BY
@@ -60,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     for path, flag in ((args.output, "--output"), (args.json, "--json")):
         if path:
             check_output_path(path, flag)
+    refuse_overwriting_inputs([("--output", args.output), ("--json", args.json), ("--plot", args.plot)],
+                              scores_inputs(args.scores))
     entries = [load_entry(path, args.resamples, args.seed, args.confidence) for path in args.scores]
     groups = ranked_groups(entries, args.metric, args.resamples, args.seed, args.confidence)
     print(leaderboard_text(groups, args.metric, bootstrap_description(args.resamples, args.seed, args.confidence)))

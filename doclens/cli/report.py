@@ -6,7 +6,15 @@ import argparse
 from array import array
 from pathlib import Path
 
-from doclens.cli.common import NON_NEGATIVE_FLOAT, NON_NEGATIVE_INT, bootstrap_options, check_output_path, command_parser
+from doclens.cli.common import (
+    NON_NEGATIVE_FLOAT,
+    NON_NEGATIVE_INT,
+    bootstrap_options,
+    check_output_path,
+    command_parser,
+    refuse_overwriting_inputs,
+    scores_inputs,
+)
 from doclens.core.errors import InputError
 from doclens.inputs.tables import INPUT_FORMATS
 
@@ -25,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
     # each instance's failures, then the page, with the instances that matter (failures first)
     output = args.output or str(Path(args.scores).with_suffix(".html"))
     check_output_path(output)
+    refuse_overwriting_inputs([("--output", output)], [*scores_inputs([args.scores]), args.input])
     failures = array("q")
     header, ids, counts = scan_report(args.scores, each=lambda result: failures.append(instance_failures(result)))
     intervals = bootstrap_intervals(counts, args.resamples, args.seed, args.confidence) if args.resamples else None

@@ -21,6 +21,7 @@ from doclens.cli.common import (
     check_output_path,
     command_parser,
     deprecated_alias,
+    refuse_overwriting_inputs,
     stderr_is_terminal,
 )
 from doclens.core.errors import (
@@ -48,7 +49,7 @@ from doclens.core.tasks import AUTO_TASK, TASKS
 from doclens.engines.sink import FileSink
 from doclens.evaluators.models.torch_utils import DTYPES
 from doclens.inputs.tables import INPUT_FORMATS
-from doclens.reports.files import OutputLocked, output_lock, partial_path, save_report
+from doclens.reports.files import OutputLocked, output_lock, partial_path, save_report, written_files
 from doclens.reports.results_files import OUTPUT_FORMATS, journal_path
 from doclens.views.text import MIN_SECTION_ITEMS, summary_text
 
@@ -59,6 +60,14 @@ DEFAULT_EVALUATOR = "clinical-rules"
 DEFAULT_EVALUATOR_NOTE = ("no --evaluator given: using clinical-rules, the offline default judge (rule-based, "
                           "deterministic, explains each verdict; it misses paraphrase with new words, so for numbers "
                           "you publish use true-nli, gpt4-json-cot or mistral-cot: cards/clinical-rules.md)")
+
+REFERENCES_HELP = ("INPUT is a validated submission or a table of outputs (id, prediction, prediction_claims?): join it "
+                   "by id with this table of references (id, reference, source?, claims?; any input format); every "
+                   "id missing on either side is an error. Swapped tables: outputs that are the reference notes of "
+                   "a known public set (ACI-BENCH test 1-3, MeQSum's test set; known by fingerprints) and an outputs "
+                   "file that is REFS itself are refused; for other data only the column names are checked (a "
+                   "reference column and no prediction column in INPUT, or the other way round)")
+
 
 class _Forwarded:
     """An argument group whose options go to the evaluator and extractor constructors: it keeps
@@ -180,7 +189,11 @@ def _source_support(args: argparse.Namespace, settings: ScoringSettings):
 
     config = RetrievalConfig(encoder=args.retrieval_encoder, top_n=args.top_n or 50, reranker=args.reranker,
                              always_retrieve=args.always_retrieve)
-    retriever = Retriever(config, store=VectorStore(args.vector_store)) if args.vector_store else None
+    # the store is a cache: --cache-dir moves it, --no-cache and --refresh neither read nor write it
+    off = getattr(args, "no_cache", False) or getattr(args, "refresh", False)
+    folder = args.vector_store or (Path(args.cache_dir) / "retrieval" if getattr(args, "cache_dir", None) else None)
+    retriever = (Retriever(config, store=VectorStore(folder, persist=not off))
+                 if folder is not None or off else None)
     return SourceSupport(config if retriever is None else None, budget_words=args.support_budget, retriever=retriever)
 
 
@@ -196,11 +209,19 @@ def _default_output(input_path: str) -> str:
 def open_input(args: argparse.Namespace):
     """The instances ``args`` name, read lazily (``len()`` when the size is known): any table
     :func:`doclens.inputs.tables.read_table` reads, or a submission joined with ``--references``
-    (:func:`doclens.inputs.references.read_instances`, the reader ``report --input`` shares)."""
+    (:func:`doclens.inputs.references.read_instances`, the reader ``report --input`` and ``baselines``
+    share). Checked before anything is scored: the columns, every id (present and unique; joined,
+    matched one to one), and that there are rows (every format alike: an error, no report)."""
     from doclens.inputs.references import read_instances
 
-    return read_instances(args.input, input_format=args.input_format, split=args.split, columns=args.columns,
-                          references=args.references, reference_columns=getattr(args, "reference_columns", None))
+    instances = read_instances(args.input, input_format=args.input_format, split=args.split, columns=args.columns,
+                               references=args.references, reference_columns=getattr(args, "reference_columns", None))
+    if not args.references:
+        instances.check_ids()  # every id present and unique before anything is scored (stdin: as it is read)
+    if hasattr(instances, "__len__") and not len(instances):  # every format alike: an error, no report
+        raise InputError(f"{args.input}: no instances to score (the input has no rows); nothing was scored and no "
+                         "report written")
+    return instances
 
 
 def _located(message: str, path: str, lines: dict[str, str]) -> str:
@@ -246,25 +267,39 @@ def _judge_stores(args: argparse.Namespace, named: set[str]) -> dict:
     """The content caches a judge may take as options, those of them its constructor ``named``
     (clinical-rules: ``vector_cache``, MiniLM's vectors,
     :class:`~doclens.evaluators.models.sentence_encoder.VectorCache`; ``analysis_cache``, its
-    reading of each text, :class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`), in the
-    cache folder; ``None`` with ``--no-cache`` or ``--refresh``. A judge that names neither gets
-    neither, and no store is made for it."""
+    reading of each text, :class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`;
+    ``lexicon_dir``, the folder of its derived Porter stems and drug names), in the cache folder
+    (``--cache-dir`` moves them all); ``None`` with ``--no-cache`` or ``--refresh``: no cache of
+    any kind is read or written. A judge that names none gets none, and no store is made for it."""
+    from doclens.evaluators.cache import DEFAULT_LEXICONS
     from doclens.evaluators.models.sentence_encoder import VectorCache
     from doclens.evaluators.rules.analysis_cache import AnalysisCache
 
     off = getattr(args, "no_cache", False) or getattr(args, "refresh", False)
     folder = getattr(args, "cache_dir", None)
-    return {option: None if off else store(folder)
-            for option, store in (("vector_cache", VectorCache), ("analysis_cache", AnalysisCache)) if option in named}
+
+    def lexicons(folder):
+        return Path(folder) / "lexicons" if folder else DEFAULT_LEXICONS
+
+    stores = {option: None if off else store(folder)
+              for option, store in (("vector_cache", VectorCache), ("analysis_cache", AnalysisCache),
+                                    ("lexicon_dir", lexicons)) if option in named}
+    if off and "lexicon_dir" in stores:
+        stores["lexicon_dir"] = False  # no lexicon file (None would mean the default: loaders drop it)
+    return stores
+
+
+def _inputs(args: argparse.Namespace, inputs: list[str]) -> list[str]:
+    """Every file a ``score`` command line reads: its inputs, the references, the price table."""
+    return [*inputs, args.references, getattr(args, "price_table", None)]
 
 
 def _run_one(args: argparse.Namespace) -> int:
-    instances = open_input(args)  # a missing column or split is refused before anything loads
-    if hasattr(instances, "__len__") and not len(instances):  # every format alike: an error, no report
-        raise InputError(f"{args.input}: no instances to score (the input has no rows); nothing was scored and no "
-                         "report written")
     output = args.output or _default_output(args.input)
     check_output_path(output)
+    refuse_overwriting_inputs([("--output", path) for path in written_files(output, args.output_format)],
+                              _inputs(args, [args.input]))
+    instances = open_input(args)  # a missing column or split, and every id, checked before anything loads
     if getattr(args, "dry_run", False):
         return _scored(args, instances, output)  # writes no output: takes no lock
     try:  # one output, one writer: taken before anything loads, so a second run is refused at once
@@ -302,14 +337,12 @@ def run_many(args: argparse.Namespace) -> int:
         print(f"doclens: error: several inputs would write the same report {repeated[0]} (inputs of the same file "
               "name): name them NAME=PATH, or score them into different folders", file=sys.stderr)
         return EXIT_USAGE
+    refuse_overwriting_inputs([("--output", path) for output in outputs
+                               for path in written_files(output, args.output_format)], _inputs(args, inputs))
     opened = []
     for path in inputs:  # every input's columns and ids are checked before anything loads
         args.input = path
-        instances = open_input(args)
-        if hasattr(instances, "__len__") and not len(instances):
-            raise InputError(f"{path}: no instances to score (the input has no rows); nothing was scored and no "
-                             "report written")
-        opened.append(instances)
+        opened.append(open_input(args))
     folder.mkdir(exist_ok=True)
     scorer = _built(args)
     if scorer is None:
@@ -658,12 +691,7 @@ def _save_and_tell(report, code: int, output: str, min_section_items: int = MIN_
             return EXIT_ERROR
     where = "standard output" if written == "-" else written
     if report.partial:
-        note = (f" (not {output}: that file holds a complete report)" if written == partial_path(output) else "")
-        print(f"doclens: PARTIAL report ({report.size} instances scored before the error) "
-              f"written to {where}{note}", file=sys.stderr)
-        if output != "-":
-            print(f"doclens: the same command with --resume continues it from {journal_path(output)}",
-                  file=sys.stderr)
+        _tell_partial(report, output, written, where)
     else:
         beside = f" (results in {report.instances_file})" if report.instances_file else ""
         if summary:
@@ -683,6 +711,19 @@ def _save_and_tell(report, code: int, output: str, min_section_items: int = MIN_
             print(f"doclens: note: {unparsed} item(s) unparsed (judge replies that could not be read, scored per "
                   "--on-unparsed); rerun the same command to ask them again", file=sys.stderr)
     return code
+
+
+def _tell_partial(report, output: str, written: str, where: str) -> None:
+    """Where a partial report went, and how ``--resume`` continues it (after an input error: once
+    the input is fixed; rerun as it is, it stops at the same error)."""
+    note = (f" (not {output}: that file holds a complete report)" if written == partial_path(output) else "")
+    print(f"doclens: PARTIAL report ({report.size} instances scored before the error) "
+          f"written to {where}{note}", file=sys.stderr)
+    if output != "-":
+        first = "fix the input (the error above); then " if (report.error or "").startswith("InputError") else ""
+        print(f"doclens: {first}the same command with --resume continues it from {journal_path(output)}"
+              + (", keeping what was scored (rerun as it is, it stops at the same error)" if first else ""),
+              file=sys.stderr)
 
 
 def add_judge_options(parser) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -725,14 +766,31 @@ def add_judge_options(parser) -> tuple[tuple[str, ...], tuple[str, ...]]:
     model.add_argument("--max-batch-tokens", type=POSITIVE_INT,
                        help="in-process NLI judges: at most this many padded tokens per forward pass (on CUDA it "
                             "caps the budget taken from free memory)")
+    model.add_argument("--threads", type=POSITIVE_INT,
+                       help="CPU threads an in-process judge computes with (clinical-rules: default "
+                            "$OMP_NUM_THREADS when set, else 1, cards/clinical-rules.md, \"Speed where users run "
+                            "it\"; local: default torch's own)")
     model.add_argument("--threshold", type=PROBABILITY, help="entailment probability threshold")
     model.add_argument("--max-length", type=POSITIVE_INT, help="model window in tokens")
     model.add_argument("--dry-run", action="store_true", help="count calls and tokens; spend nothing")
     cache = _Forwarded(parser.add_argument_group("cache"))
-    cache.add_argument("--cache-dir", help="cache folder (default $DOCLENS_CACHE or ~/.cache/doclens)")
-    cache.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    cache.add_argument("--cache-dir", help="cache folder (default $DOCLENS_CACHE or ~/.cache/doclens): the answers, "
+                                           "clinical-rules' readings and vectors, the derived stems and drug names, "
+                                           "MiniLM's ONNX export")
+    cache.add_argument("--no-cache", action="store_true",
+                       help="read and write no cache of any kind (a damaged or read-only cache is set aside by "
+                            "itself, with one warning); MiniLM's ONNX export, a model file, is read where a "
+                            "run kept one and never written")
     cache.add_argument("--refresh", action="store_true", help="ignore cached answers, store new ones")
     return tuple(model.dests), tuple(cache.dests)
+
+
+def _add_batch_and_review_options(score) -> None:
+    score.add_argument("--chunk-size", type=POSITIVE_INT, help="instances per batch (default 32)")
+    score.add_argument("--review-below", type=PROBABILITY, metavar="P",
+                       help="a review queue: mark every claim verdict whose confidence (the judge's calibrated "
+                            "probability of the verdict; clinical-rules gives one) is under P, count them in the "
+                            "summary, mark them on the report page and in the JSON ('review': true); no score changes")
 
 
 def add_parser(sub) -> None:
@@ -771,11 +829,7 @@ def add_parser(sub) -> None:
                        help="with --references: map the references table's fields (id, reference, source, "
                             "reference_claims, task) to its columns, e.g. id=encounter_id,reference=note,"
                             "source=dialogue")
-    score.add_argument("--references", metavar="REFS",
-                       help="INPUT is a validated submission or a table of outputs (id, prediction, "
-                            "prediction_claims?): join it by id with this table "
-                            "of references (id, reference, source?, claims?; any input format); every id missing "
-                            "on either side is an error")
+    score.add_argument("--references", metavar="REFS", help=REFERENCES_HELP)
     score.add_argument("-o", "--output", help="report JSON (default: INPUT.doclens.json beside the input); results are "
                                               "written as each chunk finishes, to OUTPUT's journal "
                                               "(scores.journal.jsonl beside scores.json) until the run ends); with "
@@ -840,7 +894,7 @@ def add_parser(sub) -> None:
                        help="keep at most N citations per statement (default: all)")
     score.add_argument("--on-unparsed", choices=ON_UNPARSED,
                        help="how judge replies that stay unparseable count (default zero, with a warning)")
-    score.add_argument("--chunk-size", type=POSITIVE_INT, help="instances per batch (default 32)")
+    _add_batch_and_review_options(score)
     score.add_argument("--baselines", help=f"comma-separated: {','.join(BASELINE_NAMES)}")
     score.add_argument("--baseline-option", action="append", metavar="NAME=JSON",
                        help='per-baseline options, e.g. bertscore=\'{"model_type": "/models/x", "num_layers": 6}\'')
@@ -888,7 +942,7 @@ def _add_support_options(score) -> None:
                               "window)")
     support.add_argument("--vector-store", metavar="DIR",
                          help="source support: folder of the on-disk vector store (default: retrieval/ in the "
-                              "DocLens cache folder)")
+                              "DocLens cache folder, --cache-dir; --no-cache: kept in memory only)")
 
 
 def _add_engine_options(score) -> None:

@@ -215,13 +215,13 @@ class ScoringSettings(_Settings):
         each of its statements 0, the paper's reading. Outputs that cite something follow the
         paper either way.
     premise_scope : {"note", "section"}
-        ``note_generation``: what a claim is judged against. ``"note"``: the whole premise note —
-        each claim is judged against its own section first, and a claim its section does not
-        entail is asked again against the whole note; entailed there, it is entailed and *stated
-        in another section* (``ClaimVerdict.placement``, counted per metric and section), and
-        still counted under its own section. ``"section"``: the paper's per-section premise
-        (claim verdicts equal the original DocLens scripts'). Signature ``premise:``;
-        ``docs/design.md`` §4.
+        ``note_generation``: what a claim is judged against. ``"note"``: the whole premise note, once;
+        a supported claim whose evidence — the premise sentence the judge found it in
+        (``ClaimVerdict.evidence``), or, for a judge that gives none, the note section sharing most of
+        its words — lies outside its own section is *stated in another section*
+        (``ClaimVerdict.placement``, counted per metric and section), and still counted under its own
+        section (issue 46). ``"section"``: the paper's per-section premise (claim verdicts equal the
+        original DocLens scripts'). Signature ``premise:``; ``docs/design.md`` §4.
     section_fallback : {"note", "section"}
         Under ``premise_scope="section"``: a claim whose section the premise note lacks is judged
         against the whole note (``"note"``, counted in ``counts[...]["section_fallbacks"]``) or,
@@ -240,6 +240,12 @@ class ScoringSettings(_Settings):
         is built (the registry sits above this module).
     chunk_size : int
         Instances per batch sent to the extractor and the judge.
+    review_below : float, optional
+        A review queue (issue 46): every claim verdict whose confidence — the judge's calibrated
+        probability of the verdict, :attr:`doclens.core.types.ClaimVerdict.confidence` — is under
+        this is marked ``review`` and counted (``counts["review"]``), so a person reads those and signs
+        the rest. A verdict the judge gives no probability for is counted apart (``unrated``). Changes
+        no score, so it is not in the signature. ``None``: no queue.
     """
 
     task: str | None = None
@@ -253,6 +259,7 @@ class ScoringSettings(_Settings):
     source_units: SourceUnits = "given"
     metrics: tuple[str, ...] = ("doclens",)
     chunk_size: int = 32
+    review_below: float | None = None
 
     def __post_init__(self) -> None:
         if self.task == "":  # no task, as before settings were an object
@@ -273,6 +280,10 @@ class ScoringSettings(_Settings):
                                      "against the whole note")
         _one_of("source_units", self.source_units, SOURCE_UNITS)
         _whole("chunk_size", self.chunk_size, 1)
+        if self.review_below is not None and not (isinstance(self.review_below, (int, float))
+                                                  and not isinstance(self.review_below, bool)
+                                                  and 0 < self.review_below <= 1):
+            raise ConfigurationError(f"review_below must be a probability in (0, 1], got {self.review_below!r}")
         metrics = self.metrics
         names = [m.strip() for m in (metrics.split(",") if isinstance(metrics, str) else metrics)]
         if not all(isinstance(m, str) for m in names):

@@ -109,7 +109,7 @@ def _legacy_reason(data: dict) -> str | None:
 
 
 #: verdict fields written only when set (files stay as they were for items without them)
-OPTIONAL_VERDICT_FIELDS = ("reason", "placement")
+OPTIONAL_VERDICT_FIELDS = ("reason", "placement", "probability", "evidence", "findings", "review")
 
 
 def _verdict_dict(verdict) -> dict:
@@ -285,6 +285,13 @@ class ClaimJudgement:
     label: str | None = None
     #: one of :data:`UNJUDGED_REASONS` when decided without asking the judge
     reason: str | None = None
+    #: the judge's calibrated probability that the premise supports the claim (``None``: the judge
+    #: gives none); the verdict's confidence is this for a supported verdict, 1 minus it otherwise
+    probability: float | None = None
+    #: the premise sentences the judge found the claim in, for a supported verdict (placement reads them)
+    evidence: list[str] | None = None
+    #: what the judge's rules found, typed: ``[{"kind", "contradiction"}]`` (a rule-based judge's)
+    findings: list[dict] | None = None
 
     @classmethod
     def unparsed(cls, raw: str | None, explanation: str = "reply could not be parsed") -> ClaimJudgement:
@@ -346,8 +353,24 @@ class ClaimVerdict:
     reason: str | None = None
     #: where the premise note states an entailed note claim (:data:`Placement`); ``None`` otherwise
     placement: Placement | None = None
+    #: the judge's calibrated probability that the premise supports the claim (:class:`ClaimJudgement`)
+    probability: float | None = None
+    #: the premise sentences the judge found a supported claim in
+    evidence: list[str] | None = None
+    #: the judge's typed findings (:class:`ClaimJudgement`)
+    findings: list[dict] | None = None
+    #: ``doclens score --review-below P``: the verdict's confidence is under ``P`` (a person should read it)
+    review: bool | None = None
 
     to_dict = _verdict_dict
+
+    @property
+    def confidence(self) -> float | None:
+        """How likely the verdict is right, by the judge's calibrated probability: the probability for
+        a supported verdict, 1 minus it for an unsupported one; ``None`` without one or a verdict."""
+        if self.probability is None or self.entailed is None:
+            return None
+        return self.probability if self.entailed else 1.0 - self.probability
 
     @property
     def judged(self) -> bool:

@@ -7,7 +7,8 @@ A verdict is ``True`` (supported), ``False`` (not supported) or ``None`` (no ver
 could not be parsed, or the call failed for good). A missing verdict is never dropped: it counts
 as wrong for accuracy and as "not judged supported" for the judged supported rate, and it is
 counted apart (``no_verdict``). Balanced accuracy is the mean of the accuracy on supported and on
-unsupported items (scikit-learn's ``balanced_accuracy_score``); with one class, that class's.
+unsupported items (scikit-learn's ``balanced_accuracy_score``); with one class it is ``None`` (n/a),
+never that class's accuracy under another name (the missing class's accuracy is ``None`` too).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ def rates(pairs: Sequence[Pair]) -> dict:
 
     >>> rates([(True, True), (True, False), (False, False), (False, None)])["balanced_accuracy"]
     0.5
+    >>> rates([(True, True), (True, False)])["balanced_accuracy"] is None  # one class
+    True
     """
     if not pairs:
         return {"n": 0, "accuracy": None, "balanced_accuracy": None, "supported_accuracy": None,
@@ -40,11 +43,11 @@ def rates(pairs: Sequence[Pair]) -> dict:
     negatives = [verdict is False for label, verdict in pairs if not label]
     on_pos = sum(positives) / len(positives) if positives else None
     on_neg = sum(negatives) / len(negatives) if negatives else None
-    both = [a for a in (on_pos, on_neg) if a is not None]
     labelled = sum(label for label, _ in pairs) / len(pairs)
     judged = sum(verdict is True for _, verdict in pairs) / len(pairs)
     return {"n": len(pairs), "accuracy": _round(sum(label == verdict for label, verdict in pairs) / len(pairs)),
-            "balanced_accuracy": _round(sum(both) / len(both)), "supported_accuracy": _round(on_pos),
+            "balanced_accuracy": None if on_pos is None or on_neg is None else _round((on_pos + on_neg) / 2),
+            "supported_accuracy": _round(on_pos),
             "unsupported_accuracy": _round(on_neg), "labelled_supported_rate": _round(labelled),
             "judge_supported_rate": _round(judged), "supported_rate_gap": _round(judged - labelled),
             "no_verdict": sum(verdict is None for _, verdict in pairs)}

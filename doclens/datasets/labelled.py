@@ -19,11 +19,14 @@ Two sources:
   (``doclens/datasets/near_miss_probe/DATASHEET.md``), held out from fitting as a whole (it has no
   dev half), grouped by kind. Their premises are references, resolved the same way.
 
-A label is boolean-like (``true``/``false``, ``1``/``0``, ``yes``/``no``, ``supported``/
-``unsupported``, any case); an empty or ``null`` label means the labeller could not decide (the
-sentence asserts no checkable fact): such items are left out and counted
-(:attr:`LabelledSet.undecided`). Anything else is an :class:`~doclens.core.errors.InputError`
-naming the file, the line and the field.
+A user's file is read by the readers ``doclens score`` reads its tables with, as strictly: a CSV
+row with fewer or more cells than the header names columns (a premise with an unquoted line break
+cuts its row in two) and a JSONL line without a ``label`` are errors naming the line, never items
+left out. A label is boolean-like (``true``/``false``, ``1``/``0``, ``yes``/``no``, ``supported``/
+``unsupported``, any case); an empty label cell (JSON ``null`` or ``""`` in JSONL) and nothing
+else means the labeller could not decide (the sentence asserts no checkable fact): such items are
+left out and counted (:attr:`LabelledSet.undecided`; the commands print the count). Anything else
+is an :class:`~doclens.core.errors.InputError` naming the file, the line and the field.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-from doclens.core.errors import InputError, cannot_read
+from doclens.core.errors import InputError
 
 Side = Literal["recall", "precision"]
 SIDES: tuple[Side, ...] = ("recall", "precision")
@@ -51,7 +54,8 @@ SHIPPED_SETS = {"real-outputs": "real_outputs", "near-miss-probe": "near_miss_pr
 REFERENCE_NOTE = "reference"
 _TRUE = frozenset({"true", "1", "yes", "y", "supported", "entailed"})
 _FALSE = frozenset({"false", "0", "no", "n", "unsupported", "not supported", "not_supported", "not entailed"})
-_UNDECIDED = frozenset({"", "null", "none"})
+#: what an undecided label is written as, once stripped: an empty cell (``null`` in JSON is one too)
+_UNDECIDED = frozenset({""})
 #: the real-output set's label files, in the order their items were drawn
 _REAL_OUTPUT_FILES = ("labels_test2.jsonl", "labels_test3.jsonl", "labels_test2_round2.jsonl",
                       "labels_test3_round2.jsonl", "labels_test2_round3.jsonl", "labels_test3_round3.jsonl",
@@ -142,7 +146,7 @@ class AciBenchNotes:
     def __init__(self, folder: Path | str | None = None):
         self.given = folder is not None
         self.folder = Path(folder) if folder is not None else default_aci_bench_dir()
-        self._files: dict[Path, dict[str, str]] = {}
+        self._files: dict[Path, dict[str, object]] = {}
 
     def _missing_folder(self, where: str) -> InputError:
         if self.given:
@@ -167,15 +171,14 @@ class AciBenchNotes:
                 return folder / f"{stem}.csv", "note"
         return converted, "reference" if reference else "prediction"
 
-    def _rows(self, path: Path, column: str, where: str) -> dict[str, str]:
+    def _rows(self, path: Path, column: str, where: str) -> dict[str, object]:
         if path not in self._files:
             if self.folder is None or not self.folder.is_dir():
                 raise self._missing_folder(where)
-            try:
-                self._files[path] = _read_notes(path, column)
-            except OSError as exc:
-                raise InputError(f"{where}: cannot read the note's file ({exc.strerror or exc}: {path}); "
-                                 f"{ACI_BENCH_HINT}", field="premise_ref") from None
+            if not path.is_file():
+                raise InputError(f"{where}: cannot read the note's file (no such file: {path}); {ACI_BENCH_HINT}",
+                                 field="premise_ref")
+            self._files[path] = _read_notes(path, column, where)
         return self._files[path]
 
     def text(self, ref: PremiseRef, where: str = "") -> str:
@@ -184,22 +187,42 @@ class AciBenchNotes:
         if self.folder is None:
             raise self._missing_folder(where or str(ref))
         path, column = self._path(ref)
-        note = self._rows(path, column, where or str(ref)).get(ref.encounter)
-        if note is None:
+        notes = self._rows(path, column, where or str(ref))
+        note = notes.get(ref.encounter)
+        if ref.encounter not in notes:
             raise InputError(f"{where or ref}: encounter {ref.encounter!r} is not in {path}", field="premise_ref")
+        if not isinstance(note, str):
+            raise InputError(f"{where or ref}: the premise's ACI-BENCH notes: {path}: encounter {ref.encounter!r} has "
+                             f"no text {column}", field="premise_ref")
         return note if ref.note == REFERENCE_NOTE else strip_citations(note)
 
 
-def _read_notes(path: Path, column: str) -> dict[str, str]:
-    """``{encounter id: note}`` of a JSON Lines file (ids in ``id``) or an ACI-BENCH CSV (ids in
-    ``encounter_id``); an empty CSV cell is an empty note, as ACI-BENCH publishes it."""
+def _read_notes(path: Path, column: str, where: str) -> dict[str, object]:
+    """``{encounter id: note}`` of an ACI-BENCH CSV (ids in ``encounter_id``; an empty cell is an
+    empty note, as ACI-BENCH publishes it) or a JSON Lines file (ids in ``id``); every problem an
+    :class:`InputError` naming the item that led there (``where``), the notes file and its line
+    (``doclens score``'s JSONL reader)."""
     if path.suffix == ".csv":
         import csv
 
-        with path.open(encoding="utf-8", newline="") as handle:
-            return {row["encounter_id"]: row.get(column) or "" for row in csv.DictReader(handle)}
-    with path.open(encoding="utf-8") as handle:
-        return {row["id"]: row[column] for row in map(json.loads, filter(str.strip, handle))}
+        try:
+            with path.open(encoding="utf-8", newline="") as handle:
+                return {row["encounter_id"]: row.get(column) or "" for row in csv.DictReader(handle)}
+        except (OSError, UnicodeDecodeError, KeyError, csv.Error) as exc:
+            raise InputError(f"{where}: the premise's ACI-BENCH notes: {path}: cannot read it as ACI-BENCH's CSV "
+                             f"({type(exc).__name__}: {exc}); {ACI_BENCH_HINT}", field="premise_ref") from None
+    from doclens.inputs.jsonl import iter_jsonl
+
+    notes: dict[str, object] = {}
+    try:
+        for number, row in iter_jsonl(str(path)):
+            ident = row.get("id") if isinstance(row, dict) else None
+            if not isinstance(ident, str) or not ident:
+                raise InputError(f"{path} line {number}: a note needs a text 'id', got {ident!r}", line=number)
+            notes.setdefault(ident, row.get(column))
+    except InputError as exc:
+        raise InputError(f"{where}: the premise's ACI-BENCH notes: {exc}", field="premise_ref") from None
+    return notes
 
 
 @dataclass(frozen=True)
@@ -234,8 +257,9 @@ class LabelledSet:
 
 
 def parse_label(value, where: str, column: str = "label") -> bool | None:
-    """``True`` / ``False`` for a boolean-like label, ``None`` for an undecided (empty, ``null``)
-    one; :class:`InputError` naming ``where`` and the column otherwise."""
+    """``True`` / ``False`` for a boolean-like label, ``None`` for an undecided one (an empty cell,
+    JSON ``null``); :class:`InputError` naming ``where`` and the column otherwise (the text
+    ``null`` or ``none`` too: only an empty cell means undecided)."""
     if isinstance(value, bool):
         return value
     if value is None:
@@ -250,7 +274,7 @@ def parse_label(value, where: str, column: str = "label") -> bool | None:
     if text in _UNDECIDED:
         return None
     raise InputError(f"{where}: {column!r} is not a boolean-like label (true/false, 1/0, yes/no, "
-                     f"supported/unsupported; empty or null: undecided), got {value!r}", field=column)
+                     f"supported/unsupported; an empty cell: undecided), got {value!r}", field=column)
 
 
 def _text(row: dict, column: str, where: str, required: bool = True, name: bool = False) -> str | None:
@@ -268,35 +292,35 @@ def _text(row: dict, column: str, where: str, required: bool = True, name: bool 
 
 
 def _rows(path: str) -> tuple[list[tuple[int, dict]], list[str]]:
-    """``([(line, row)], columns)`` of a CSV (``.csv``/``.tsv``) or JSONL file."""
+    """``([(line, row)], columns)`` of a CSV (``.csv``/``.tsv``) or JSONL file, read by the readers
+    ``doclens score`` reads its tables with (:func:`doclens.inputs.tables.csv_table`,
+    :func:`doclens.inputs.jsonl.iter_jsonl`): a row with fewer or more cells than the header, a
+    line that is not JSON or not UTF-8, is an error naming the file and the line."""
     suffix = Path(path).suffix.lower()
     if suffix in (".csv", ".tsv"):
-        from doclens.inputs.csv_rows import open_csv
+        from doclens.inputs.tables import csv_table
 
-        handle, reader = open_csv(path, [])
-        with handle:
-            columns = list(reader.reader.fieldnames or [])
-            return [(reader.line_num, dict(row)) for row in reader], columns
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise cannot_read(path, exc, "the labelled items") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 ({exc.reason})") from None
+        header, records, _ = csv_table(path, "\t" if suffix == ".tsv" else ",", what="labelled items")
+        return [(line, row) for _, line, row in records()], header
+    from doclens.inputs.jsonl import iter_jsonl
+
     rows, columns = [], {}
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path} line {number}: not JSON ({exc.msg})", line=number) from None
+    for number, row in iter_jsonl(path):
         if not isinstance(row, dict):
             raise InputError(f"{path} line {number}: a line must be a JSON object, got {type(row).__name__}",
                              line=number)
         rows.append((number, row))
         columns.update(dict.fromkeys(row))
     return rows, list(columns)
+
+
+def _label(row: dict, where: str, number: int) -> bool | None:
+    """The row's label (:func:`parse_label`); a JSONL line without one is an error (a CSV row
+    always has every cell: the reader refuses a short one)."""
+    if "label" not in row:
+        raise InputError(f"{where}: no 'label' (an undecided item has an empty one: \"label\": null)",
+                         field="label", line=number)
+    return parse_label(row["label"], where)
 
 
 def read_labelled(path: str, *, group_column: str | None = None, aci_bench_dir: Path | str | None = None,
@@ -318,7 +342,7 @@ def read_labelled(path: str, *, group_column: str | None = None, aci_bench_dir: 
     items, undecided, seen = [], 0, {}
     for number, row in rows:
         where = f"{path} line {number}"
-        label = parse_label(row.get("label"), where)
+        label = _label(row, where, number)
         claim = _text(row, "claim", where)
         premise = _text(row, "premise", where, required=False)
         if premise is None:

@@ -392,7 +392,8 @@ class RayScoring:
             directory = str(Path(cache_dir).expanduser().resolve() if cache_dir else default_cache_dir().resolve())
             if directory not in self._caches:
                 self._caches[directory] = Cache(directory)
-                snapshots[directory] = None if refresh else ray.put(self._caches[directory].snapshot())
+                copy = None if refresh else self._caches[directory].snapshot()  # None: the cache is set aside
+                snapshots[directory] = None if copy is None else ray.put(copy)
             plan.append({"directory": directory, "refresh": bool(refresh), "snapshot": snapshots.get(directory)})
         self._snapshots = snapshots  # keep the copies alive while actors may (re)start
         return plan

@@ -35,9 +35,6 @@ class ClaimRequest:
     task: str = "general"
     direction: str = Direction.RECALL
     section: str | None = None
-    #: ``premise_scope="note"``'s second step: these claims of ``section``, which that section did
-    #: not entail, asked again against the whole premise note (docs/design.md §4, Premise scope)
-    whole_note: bool = False
 
 
 @dataclass

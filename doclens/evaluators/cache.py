@@ -1,20 +1,60 @@
-"""One persistent cache for every model call (``docs/design.md`` §3).
+"""One persistent cache for every model call (``docs/design.md`` §3), and what every DocLens
+cache file shares: where it lives, how its values are sealed, and how a damaged one is set aside.
 
 SQLite in WAL mode, safe with several writer threads and processes. Keys are SHA-256 hashes
 of everything that can change an answer (model, endpoint kind, full prompt or input pair,
 decoding parameters, prompt version); values are JSON (the raw reply and its token usage).
 Rerunning an evaluation, or resuming one that crashed, pays for nothing twice.
+
+**A cache never stops a run.** A cache file that cannot be opened, read or written (not a
+database, a folder that is read-only or on a read-only file system, a path that is a folder) is
+set aside for the rest of the process with one warning that names the file, how to clear it and
+``--no-cache`` (:func:`set_aside`); one that can be read but not written is read and nothing new
+is kept in it. The run goes on and its results are those of a run without a cache. An entry that
+is not what this version writes (another format, a bad checksum, a value of the wrong shape) is a
+miss. Cache files hold data only (JSON, float arrays, text): no entry is ever run as code.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 import threading
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
+
+logger = logging.getLogger(__name__)
+
+#: what a cache file's failure can raise: SQLite's errors (not a database, unable to open,
+#: read-only, disk I/O) and the file system's (mkdir on a read-only file system, a folder in the
+#: place of a file)
+CACHE_ERRORS = (sqlite3.Error, OSError)
+#: cache files set aside, or found unwritable, in this process: each is warned about once
+_WARNED: set[str] = set()
+
+
+def set_aside(path, exc: BaseException | str, *, writing: bool = False) -> None:
+    """Warn, once per cache file and process, that ``path`` cannot be used: set aside for this run
+    (``writing``: it is read, but nothing new is kept in it), with the reason, how to clear it and
+    ``--no-cache``. The run goes on; its results are those of a run without the cache."""
+    key = str(path)
+    if key in _WARNED:
+        return
+    _WARNED.add(key)
+    reason = f"{type(exc).__name__}: {exc}" if isinstance(exc, BaseException) else exc
+    effect = ("what it holds is used and nothing new is kept" if writing else
+              "this run goes on without it, with the same results (computed again)")
+    logger.warning("cache %s cannot be %s (%s): %s; to clear it, delete %s (or make its folder writable); "
+                   "--no-cache runs with no cache at all, --cache-dir DIR keeps the caches in another folder",
+                   path, "written" if writing else "used", reason, effect, path)
+
+
+def forget_set_aside() -> None:
+    """Warn again about every cache file (for a long-lived process that has cleared them)."""
+    _WARNED.clear()
 
 
 def default_cache_dir() -> Path:
@@ -23,6 +63,84 @@ def default_cache_dir() -> Path:
         return Path(os.environ["DOCLENS_CACHE"]).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "doclens"
+
+
+#: ``lexicon_dir`` / ``folder`` left to its default: ``lexicons/`` in :func:`default_cache_dir`
+#: (``None`` is no file at all: ``--no-cache``)
+DEFAULT_LEXICONS: Any = type("DefaultLexicons", (), {"__repr__": lambda self: "DEFAULT_LEXICONS"})()
+
+
+def lexicon_folder(folder) -> Path | None:
+    """The folder of the derived lexicons (Porter stems, drug names) that ``folder`` names:
+    :data:`DEFAULT_LEXICONS` is ``lexicons/`` in the default cache folder; ``None`` or ``False``
+    none (``False`` is how a command line's ``--no-cache`` reaches a judge: option loaders drop
+    ``None``)."""
+    if folder is DEFAULT_LEXICONS:
+        return default_cache_dir() / "lexicons"
+    return None if folder is None or folder is False else Path(folder)
+
+
+def models_folder(folder) -> Path | None:
+    """Where derived model files (MiniLM's ONNX export) are kept beside the lexicons that ``folder``
+    names (:func:`lexicon_folder`): ``models/`` next to ``lexicons/``, so ``--cache-dir`` moves both
+    and ``--no-cache`` (``None`` or ``False``) keeps the export in memory for the process."""
+    found = lexicon_folder(folder)
+    return None if found is None else found.parent / "models"
+
+
+def _digest(data) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8",
+                                                                                       "surrogatepass")).hexdigest()
+
+
+def read_sealed_json(path: Path, kind: str, version: str):
+    """The data :func:`write_sealed_json` wrote at ``path`` for ``kind`` and ``version``; ``None``
+    when there is none: no file, a file of another version or of an older layout (a miss, said
+    nowhere: it is written again), or a damaged one (not JSON, a checksum that does not match,
+    unreadable: set aside with one warning, :func:`set_aside`)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        set_aside(path, exc)
+        return None
+    try:
+        found = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        set_aside(path, f"not JSON: {exc}")
+        return None
+    if not isinstance(found, dict) or found.get("format") != kind:
+        return None  # an older layout (before issue 47) or another file: derived again
+    if found.get("version") != version:
+        return None
+    if found.get("sha256") != _digest(found.get("data")):
+        set_aside(path, "its checksum does not match its content")
+        return None
+    return found.get("data")
+
+
+def write_sealed_json(path: Path, kind: str, version: str, data) -> bool:
+    """Write ``data`` with its format, version and checksum (:func:`read_sealed_json`), whole or
+    not at all (a temporary file renamed into place); ``False``, with one warning, when the folder
+    cannot be written (the data is derived again at the next start, nothing else)."""
+    import tempfile
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                json.dump({"format": kind, "version": version, "sha256": _digest(data), "data": data}, handle,
+                          separators=(",", ":"))
+            os.replace(temporary, path)
+        finally:
+            if os.path.exists(temporary):
+                os.remove(temporary)
+    except OSError as exc:
+        set_aside(path, exc, writing=True)
+        return False
+    return True
 
 
 def cache_key(parts: dict[str, Any]) -> str:
@@ -40,26 +158,57 @@ def open_sqlite(path: os.PathLike) -> sqlite3.Connection:
     return conn
 
 
-def write_rows(conn: sqlite3.Connection, statement: str, rows: list[tuple]) -> None:
-    """``statement`` for each row, in one transaction (all rows or none)."""
+def write_rows(conn: sqlite3.Connection, statement: str, rows: list[tuple],
+               more: tuple[str, list[tuple]] | None = None) -> None:
+    """``statement`` for each row (and ``more``: another statement and its rows), in one
+    transaction (all rows or none)."""
     conn.execute("BEGIN IMMEDIATE")
     try:
-        conn.executemany(statement, rows)
+        if rows:
+            conn.executemany(statement, rows)
+        if more is not None and more[1]:
+            conn.executemany(*more)
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
 
 
-class BlobStore:
+class _CacheFile:
+    """A cache file that can be set aside (:attr:`off`: neither read nor written) or found
+    unwritable (:attr:`read_only`), each said once (:func:`set_aside`)."""
+
+    path: Path
+    off = False
+    read_only = False
+
+    def set_aside(self, exc: BaseException, writing: bool = False) -> None:
+        """Stop using the file (``writing``: stop writing it only), with one warning."""
+        if writing:
+            self.read_only = True
+        else:
+            self.off = True
+        set_aside(self.path, exc, writing=writing)
+
+
+class BlobStore(_CacheFile):
     """Blobs kept on disk by a binary key (a content hash), across runs and processes: one SQLite
     file, :attr:`FILE`, in a cache folder (default :func:`default_cache_dir`), opened on first use
     (a run that stores nothing leaves no file); WAL mode, so several processes may share it.
-    Subclasses name the file, the table and its value column, and turn their values into blobs."""
+    Subclasses name the file, the table and its value column, and turn their values into bytes.
+
+    Every value is sealed (:meth:`seal`): :attr:`MAGIC` (the subclass's format and its version),
+    then the first 16 bytes of SHA-256 over the magic, the key and the payload, then the payload;
+    a value that does not open (:meth:`unseal`: another format or version, a changed byte, a value
+    moved to another key) is a miss, counted in :attr:`rejected`. A file that cannot be opened or
+    read is set aside; one that cannot be written is read only (:func:`set_aside`, one warning)."""
 
     FILE = "blobs.sqlite"
     TABLE = "blobs"
     VALUE = "value"
+    #: the values' format and version, the first bytes of every sealed value
+    MAGIC = b"DLB1"
     #: variables per SQL statement (SQLite's smallest build allows 999)
     _BATCH = 500
 
@@ -67,34 +216,87 @@ class BlobStore:
         self.directory = Path(directory) if directory else default_cache_dir()
         self.path = self.directory / self.FILE
         self._local = threading.local()
-        #: entries answered from the file, and written to it
+        #: entries answered from the file, written to it, and found there but refused (unsealed)
         self.hits = 0
         self.stored = 0
+        self.rejected = 0
+        #: set aside (neither read nor written), or read only (writing failed)
+        self.off = False
+        self.read_only = False
 
     def _connect(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             self.directory.mkdir(parents=True, exist_ok=True)
             conn = open_sqlite(self.path)
-            conn.execute(f"CREATE TABLE IF NOT EXISTS {self.TABLE} (key BLOB PRIMARY KEY, {self.VALUE} BLOB NOT NULL)")
+            try:
+                conn.execute(f"CREATE TABLE IF NOT EXISTS {self.TABLE} (key BLOB PRIMARY KEY, "
+                             f"{self.VALUE} BLOB NOT NULL)")
+                self._create(conn)
+            except BaseException:
+                conn.close()
+                raise
             self._local.conn = conn
         return conn
 
+    def _create(self, conn: sqlite3.Connection) -> None:
+        """More tables of a subclass's file (made when it is opened)."""
+
+    def seal(self, key: bytes, payload: bytes) -> bytes:
+        """``payload`` as stored under ``key`` (class docstring)."""
+        return self.MAGIC + hashlib.sha256(self.MAGIC + key + payload).digest()[:16] + payload
+
+    def unseal(self, key: bytes, blob) -> bytes | None:
+        """The payload of a value :meth:`seal` made for ``key``; ``None`` for anything else."""
+        if not isinstance(blob, bytes) or len(blob) < 20 or blob[:4] != self.MAGIC:
+            return None
+        payload = blob[20:]
+        return payload if hashlib.sha256(self.MAGIC + key + payload).digest()[:16] == blob[4:20] else None
+
     def get_blobs(self, keys: list[bytes]) -> dict[bytes, bytes]:
-        """The stored blobs of those of ``keys`` that have one."""
+        """The payloads stored under those of ``keys`` that have a sound one."""
+        if self.off or not keys:
+            return {}
         found: dict[bytes, bytes] = {}
-        for start in range(0, len(keys), self._BATCH):
-            part = keys[start:start + self._BATCH]
-            found.update(self._connect().execute(
-                f"SELECT key, {self.VALUE} FROM {self.TABLE} WHERE key IN ({','.join('?' * len(part))})", part))
+        try:
+            for start in range(0, len(keys), self._BATCH):
+                part = keys[start:start + self._BATCH]
+                for key, blob in self._connect().execute(
+                        f"SELECT key, {self.VALUE} FROM {self.TABLE} WHERE key IN ({','.join('?' * len(part))})",
+                        part):
+                    payload = self.unseal(key, blob)
+                    if payload is None:
+                        self.rejected += 1
+                    else:
+                        found[key] = payload
+        except CACHE_ERRORS as exc:
+            self.set_aside(exc)
+            return {}
         return found
 
-    def put_blobs(self, rows: list[tuple[bytes, bytes]]) -> None:
-        if rows:
-            write_rows(self._connect(), f"INSERT OR REPLACE INTO {self.TABLE} (key, {self.VALUE}) VALUES (?, ?)", rows)
+    def put_blobs(self, rows: list[tuple[bytes, bytes]], more: tuple[str, list[tuple]] | None = None) -> bool:
+        """Store ``(key, payload)`` rows (and ``more``: a statement and its rows, in the same
+        transaction); ``False`` when the file is not written (set aside, or read only)."""
+        if not rows and not more or self.off or self.read_only:
+            return False
+        try:
+            conn = self._connect()
+            sealed = [(key, self.seal(key, payload)) for key, payload in rows]
+            write_rows(conn, f"INSERT OR REPLACE INTO {self.TABLE} (key, {self.VALUE}) VALUES (?, ?)", sealed,
+                       more)
+        except CACHE_ERRORS as exc:
+            self.set_aside(exc, writing=True)
+            return False
+        return True
 
     def __len__(self) -> int:
-        return int(self._connect().execute(f"SELECT COUNT(*) FROM {self.TABLE}").fetchone()[0])
+        if self.off:
+            return 0
+        try:
+            return int(self._connect().execute(f"SELECT COUNT(*) FROM {self.TABLE}").fetchone()[0])
+        except CACHE_ERRORS as exc:
+            self.set_aside(exc)
+            return 0
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
@@ -120,94 +322,142 @@ class AnswerCache(Protocol):
     def close(self) -> None: ...
 
 
-class Cache:
-    """``get(key)`` / ``put(key, value)`` over a SQLite file.
+class Cache(_CacheFile):
+    """``get(key)`` / ``put(key, value)`` over a SQLite file, ``cache.sqlite`` in the cache folder.
 
     ``refresh=True`` ignores stored answers (every call is made again) but stores the new ones.
+    A file that cannot be opened or read is set aside, one that cannot be written is read only
+    (module docstring); a stored value that is not JSON is a miss.
     """
 
     def __init__(self, directory: os.PathLike | None = None, refresh: bool = False):
         self.directory = Path(directory) if directory else default_cache_dir()
-        self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / "cache.sqlite"
         self.refresh = refresh
         self._local = threading.local()
-        with self._connect() as conn:
-            conn.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT NOT NULL, "
-                         "created REAL DEFAULT (julianday('now')))")
+        #: set aside (neither read nor written), or read only (writing failed)
+        self.off = False
+        self.read_only = False
+        try:
+            self._connect()  # opened now: a damaged file is said before the run starts
+        except CACHE_ERRORS as exc:
+            self.set_aside(exc)
 
     def _connect(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = self._local.conn = open_sqlite(self.path)
+            self.directory.mkdir(parents=True, exist_ok=True)
+            conn = open_sqlite(self.path)
+            try:
+                conn.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT NOT NULL, "
+                             "created REAL DEFAULT (julianday('now')))")
+            except BaseException:
+                conn.close()
+                raise
+            self._local.conn = conn
         return conn
 
     def get(self, key: str) -> Any | None:
-        if self.refresh:
-            return None
-        row = self._connect().execute("SELECT value FROM answers WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        return self.get_many([key]).get(key)
 
     def get_many(self, keys: list[str]) -> dict[str, Any]:
-        if self.refresh or not keys:
+        if self.refresh or self.off or not keys:
             return {}
         found: dict[str, Any] = {}
-        conn = self._connect()
-        for start in range(0, len(keys), 500):
-            chunk = keys[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            for key, value in conn.execute(f"SELECT key, value FROM answers WHERE key IN ({marks})", chunk):
-                found[key] = json.loads(value)
+        try:
+            conn = self._connect()
+            for start in range(0, len(keys), 500):
+                chunk = keys[start:start + 500]
+                marks = ",".join("?" * len(chunk))
+                for key, value in conn.execute(f"SELECT key, value FROM answers WHERE key IN ({marks})", chunk):
+                    decoded = _decoded(value)
+                    if decoded is not None:
+                        found[key] = decoded
+        except CACHE_ERRORS as exc:
+            self.set_aside(exc)
+            return {}
         return found
 
     def put(self, key: str, value: Any) -> None:
         self.put_many({key: value})
 
     def put_many(self, items: dict[str, Any]) -> None:
-        if not items:
-            return
-        rows = [(k, json.dumps(v, ensure_ascii=False)) for k, v in items.items()]
-        write_rows(self._connect(), "INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)", rows)
+        if items:
+            self.put_raw_many({k: json.dumps(v, ensure_ascii=False) for k, v in items.items()})
 
     def put_raw_many(self, items: dict[str, str]) -> None:
         """Store answers already encoded as JSON text (a worker's shard merged back in); a key
         already present is replaced, as :meth:`put_many` does, so a key is never stored twice."""
-        if not items:
+        if not items or self.off or self.read_only:
             return
-        write_rows(self._connect(), "INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)", list(items.items()))
+        try:
+            write_rows(self._connect(), "INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)",
+                       list(items.items()))
+        except CACHE_ERRORS as exc:
+            self.set_aside(exc, writing=True)
 
     def forget(self, keys) -> None:
         """Remove the answers stored under ``keys`` (replies that left items unparsed: a rerun
         asks those calls again instead of reading the same unreadable reply)."""
         keys = list(keys)
-        if keys:
+        if not keys or self.off or self.read_only:
+            return
+        try:
             self._connect().executemany("DELETE FROM answers WHERE key = ?", [(k,) for k in keys])
+        except CACHE_ERRORS as exc:
+            self.set_aside(exc, writing=True)
 
     def raw_items(self) -> dict[str, str]:
         """Every stored answer as ``{key: JSON text}`` (meant for a worker's shard, which is small)."""
-        return dict(self._connect().execute("SELECT key, value FROM answers"))
+        if self.off:
+            return {}
+        try:
+            return dict(self._connect().execute("SELECT key, value FROM answers"))
+        except CACHE_ERRORS as exc:
+            self.set_aside(exc)
+            return {}
 
-    def snapshot(self) -> bytes:
+    def snapshot(self) -> bytes | None:
         """A consistent copy of the whole cache file, as bytes (SQLite's online backup, so writers
-        elsewhere are not disturbed): what :class:`ShardCache` workers read instead of this file."""
+        elsewhere are not disturbed): what :class:`ShardCache` workers read instead of this file;
+        ``None`` when the file is set aside."""
         import tempfile
 
+        if self.off:
+            return None
         with tempfile.TemporaryDirectory(prefix="doclens-snapshot-") as folder:
             copy = sqlite3.connect(os.path.join(folder, "cache.sqlite"))
             try:
                 self._connect().backup(copy)
+            except CACHE_ERRORS as exc:
+                self.set_aside(exc)
+                return None
             finally:
                 copy.close()
             return Path(folder, "cache.sqlite").read_bytes()
 
     def __len__(self) -> int:
-        return self._connect().execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+        if self.off:
+            return 0
+        try:
+            return self._connect().execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+        except CACHE_ERRORS as exc:
+            self.set_aside(exc)
+            return 0
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()
             self._local.conn = None
+
+
+def _decoded(value) -> Any | None:
+    """A stored answer's JSON, or ``None`` (a miss) for a value that is not JSON text."""
+    try:
+        return json.loads(value) if isinstance(value, str) else None
+    except (ValueError, RecursionError):
+        return None
 
 
 class NullCache:
@@ -276,7 +526,9 @@ class ShardCache:
                     marks = ",".join("?" * len(chunk))
                     for key, value in self._base.execute(f"SELECT key, value FROM answers WHERE key IN ({marks})",
                                                          chunk):
-                        found[key] = json.loads(value)
+                        decoded = _decoded(value)
+                        if decoded is not None:
+                            found[key] = decoded
         found.update(self.shard.get_many(keys))
         return found
 

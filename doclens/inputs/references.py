@@ -6,8 +6,11 @@ by ``columns`` (``--columns``: ``id``, ``prediction``, ``prediction_claims``). T
 table is read by :func:`doclens.inputs.tables.read_table` (any format; ``reference_columns``,
 ``--reference-columns``, maps it and ``split`` applies to it) and needs the ``id`` and
 ``reference`` fields — ACI-BENCH's published CSVs name the text column ``note`` on both sides, so
-each side has its own mapping. An outputs table with a reference column and no prediction (or
-the other way round) is refused as the two tables swapped; ``source``, the claims and ``task`` come from it when
+each side has its own mapping. Tables given the wrong way round are refused as swapped
+(:func:`refuse_swapped`): an outputs table with a reference column and no prediction (or the other
+way round); outputs that are the reference notes of a known public set (ACI-BENCH test 1–3,
+MeQSum: :mod:`doclens.inputs.known_references`), whatever the columns are called; and an outputs
+file that is the references file itself. ``source``, the claims and ``task`` come from it when
 present, the prediction (and any ``prediction_claims``) from the submission — a prediction column
 in the references table is ignored. The submission's ``task`` is the task of every row that has
 none. Ids must match one to one: a duplicate id in the references and every id missing on either
@@ -18,12 +21,17 @@ are held in memory (one row per id) for the join; the joined instances stream in
 from __future__ import annotations
 
 import json
+import logging
+import shlex
 from collections.abc import Iterator
 from typing import Any
 
 from doclens.core.errors import InputError, cannot_read
+from doclens.core.paths import same_file
 from doclens.core.types import instance_id
 from doclens.inputs.tables import Rows, parse_columns, read_table, sized
+
+logger = logging.getLogger(__name__)
 
 #: ids named in a join error before "… and N more"
 SHOWN = 20
@@ -117,6 +125,46 @@ def _check_side(table: Rows, mapping: dict[str, str], wanted: str, other: str, o
                      f"are {shown}; map one with {option} {wanted}=COLUMN", field=wanted)
 
 
+def refuse_swapped(outputs_path: str, references_path: str, predictions: list, references: list) -> None:
+    """Refuse outputs that are the references, by content (:mod:`doclens.inputs.known_references`):
+    more than half of ``predictions`` are the reference notes of a known set while ``references``
+    are not (scoring a set's references against themselves is allowed, with a warning). The
+    error gives the command with the two paths swapped."""
+    from doclens.inputs.known_references import reference_set_of
+
+    found = reference_set_of(predictions)
+    if found is None:
+        return
+    other = reference_set_of(references)
+    if other is not None and other.key == found.key:
+        logger.warning("%s: the outputs are %s's reference notes, and so are the references in %s: the references "
+                       "are scored against themselves", outputs_path, found.title, references_path)
+        return
+    meant = f"doclens score {shlex.quote(references_path)} --references {shlex.quote(outputs_path)}"
+    raise InputError(f"{outputs_path}: {found.matched} of {found.total} outputs are the reference notes of "
+                     f"{found.title}, and the notes of {references_path} are not: the tables look swapped "
+                     f"(recall and precision would come out exchanged). {SWAPPED}. The command you meant, with "
+                     f"the two paths swapped and the other options as they were: {meant} …", field="prediction")
+
+
+def _refuse_repeated_outputs(path: str, outputs: list[dict]) -> None:
+    """Refuse outputs that give an id more than once, all named, before anything is scored (found
+    mid-run, a repeat cost every judge call before it)."""
+    first: dict[str, int] = {}
+    repeated: dict[str, list[int]] = {}
+    for position, output in enumerate(outputs, start=1):
+        if output["id"] in first:
+            repeated.setdefault(output["id"], [first[output["id"]]]).append(position)
+        else:
+            first[output["id"]] = position
+    if repeated:
+        listed = "; ".join(f"{ident!r} (outputs {', '.join(map(str, places))})"
+                           for ident, places in list(repeated.items())[:SHOWN])
+        more = f" … and {len(repeated) - SHOWN} more" if len(repeated) > SHOWN else ""
+        raise InputError(f"{path}: {len(repeated)} id(s) given more than once (one output per id): {listed}{more}; "
+                         "nothing was scored", field="id")
+
+
 def read_outputs(path: str, columns=None) -> dict:
     """A submission (schema-checked), or a table of outputs (``id``, ``prediction``, optional
     ``prediction_claims``; ``columns`` maps those fields to its columns) read as one:
@@ -156,6 +204,9 @@ def join_references(submission_path: str, references: str, *, input_format: str 
     (:data:`REFERENCE_FIELDS`); ``input_format`` and ``split`` apply to the references. Tables
     given the wrong way round are refused as swapped."""
     reference_mapping = _side_mapping(reference_columns, REFERENCE_FIELDS, "--reference-columns", "--columns")
+    if "-" not in (submission_path, references) and same_file(submission_path, references):
+        raise InputError(f"{submission_path} is given as the outputs and as --references {references}: one file "
+                         f"(the tables look swapped); {SWAPPED}", field="--references")
     submission = read_outputs(submission_path, columns)
     table = read_table(references, input_format=input_format, split=split, columns=reference_mapping,
                        required=("id",), hint="--reference-columns")
@@ -172,12 +223,16 @@ def join_references(submission_path: str, references: str, *, input_format: str 
             repeated.setdefault(ident, [rows[ident][0]]).append(location)
         else:
             rows[ident] = (location, row)
+    outputs = submission["outputs"]
+    _refuse_repeated_outputs(submission_path, outputs)
+    reference_column = table.mapping.get("reference", "reference")
+    refuse_swapped(submission_path, references, [o["prediction"] for o in outputs],
+                   [row.get(reference_column) for _, row in rows.values()])
     if repeated:
         listed = "; ".join(f"{ident!r} at {', '.join(places)}" for ident, places in list(repeated.items())[:SHOWN])
         more = f" … and {len(repeated) - SHOWN} more" if len(repeated) > SHOWN else ""
         raise InputError(f"{table.name}: {len(repeated)} id(s) given more than once (one reference row per id): "
                          f"{listed}{more}", field="id")
-    outputs = submission["outputs"]
     output_ids = [o["id"] for o in outputs]
     no_reference = [i for i in output_ids if i not in rows]
     submitted = set(output_ids)

@@ -248,6 +248,33 @@ class Rows:
             yield instance
 
 
+    def check_ids(self) -> int:
+        """Read every row's id once, before any row is scored (``doclens score`` spends nothing on
+        an input whose ids would stop it mid-run): a missing, empty, mistyped or repeated id is an
+        :class:`InputError` naming the row (and, for a repeat, the row it repeats). Returns the
+        number of rows. The rows' other fields are checked as they are scored; stdin (which can
+        be read only once) is not read ahead."""
+        from doclens.core.types import instance_id
+
+        if self.name == "<stdin>" or not self.require_id:
+            return 0
+        column = _column_of("id", self.mapping)
+        seen: dict[str, str] = {}
+        count = 0
+        for location, row in self._rows():
+            where = f"{self.name} {location}"
+            if not isinstance(row, dict):
+                raise InputError(f"{where}: expected a JSON object (a row of named fields), got {type(row).__name__}")
+            value = row.get(column)
+            ident = instance_id(replace_lone_surrogates(_plain(value))[0] if value is not None else None, where)
+            if ident in seen:
+                raise InputError(f"{where}: instance {ident!r}: field 'id' repeats the id of {seen[ident]} (ids are "
+                                 "checked before anything is scored: nothing was)", field="id")
+            seen[ident] = location
+            count += 1
+        return count
+
+
 class SizedRows(Rows):
     def __len__(self) -> int:
         return self.total
@@ -332,55 +359,71 @@ def _json_rows(path: str) -> tuple[list | None, str | None]:
                      "(such as {\"data\": [...]})")
 
 
-def _csv_rows(path: str, delimiter: str) -> tuple[list[str], Callable[[], Iterator[tuple[str, Any]]], int]:
+def csv_table(path: str, delimiter: str = ",", what: str = "instances to score") -> tuple[
+        list[str], Callable[[], Iterator[tuple[int, int, dict]]], int]:
+    """The one CSV/TSV reader of every table a user gives (``score``'s inputs and references,
+    ``judge-check`` / ``judge-fit``'s labelled items): ``(header, records, rows)``, where
+    ``records()`` yields ``(row number, line, {column: cell})`` for each non-blank row (rows
+    counted from 1 after the header; ``line``: the file's line where the row starts) and ``rows``
+    is their count. Every problem is an :class:`InputError` naming the file and the line: a byte
+    that is not UTF-8, a CSV that does not parse, an empty file (``what`` says what it lacks), a
+    column named twice, and a row with fewer or more cells than the header names columns (a cell
+    that holds a line break must be quoted: unquoted, it cuts its row in two)."""
+    from doclens.inputs.jsonl import check_utf8
+
     csv.field_size_limit(2 ** 31 - 1)  # a dialogue or a JSON claims list is longer than the 128 KiB default
-
-    def reader(handle):
-        return csv.reader(handle, delimiter=delimiter)
-
-    def open_text():
-        try:
-            return open(path, encoding="utf-8-sig", newline="")
-        except OSError as exc:
-            raise cannot_read(path, exc) from None
+    check_utf8(path)  # names the line of a byte that is not UTF-8
 
     def records():
-        with open_text() as handle:
+        try:
+            handle = open(path, encoding="utf-8-sig", newline="")
+        except OSError as exc:
+            raise cannot_read(path, exc) from None
+        with handle:
+            reader = csv.reader(handle, delimiter=delimiter)
+            line = 1
             try:
-                yield from reader(handle)
-            except UnicodeDecodeError as exc:
-                raise InputError(f"{path}: not UTF-8 ({exc.reason}): save the file as UTF-8") from None
+                for record in reader:
+                    yield line, record
+                    line = reader.line_num + 1
             except csv.Error as exc:
-                raise InputError(f"{path}: not valid CSV ({exc})") from None
+                raise InputError(f"{path} line {reader.line_num}: not valid CSV ({exc})", line=reader.line_num) from None
 
     header: list[str] | None = None
     total = 0
-    for record in records():
+    for _, record in records():
         if header is None:
             header = record
         elif record:
             total += 1
     if header is None:
-        raise InputError(f"{path}: no instances to score (an empty file: a CSV file needs a header line naming its "
-                         "columns, then one row per instance)")
+        raise InputError(f"{path}: no {what} (an empty file: a CSV file needs a header line naming its "
+                         f"columns, then one row {'per instance' if what == 'instances to score' else 'each'})")
     duplicated = sorted({c for c in header if header.count(c) > 1})
     if duplicated:
         raise InputError(f"{path}: the header names column(s) {', '.join(map(repr, duplicated))} more than once")
+    columns = header
 
     def rows():
         records_iter = records()
         next(records_iter, None)  # the header
         number = 0
-        for record in records_iter:
+        for line, record in records_iter:
             if not record:  # a blank line
                 continue
             number += 1
-            if len(record) != len(header):
+            if len(record) != len(columns):
                 raise InputError(f"{path} row {number}: {len(record)} cell(s), but the header names "
-                                 f"{len(header)} column(s)")
-            yield f"row {number}", dict(zip(header, record))
+                                 f"{len(columns)} column(s) (line {line} of the file; a cell that holds a line break "
+                                 "must be quoted)", line=line)
+            yield number, line, dict(zip(columns, record))
 
     return header, rows, total
+
+
+def _csv_rows(path: str, delimiter: str) -> tuple[list[str], Callable[[], Iterator[tuple[str, Any]]], int]:
+    header, records, total = csv_table(path, delimiter)
+    return header, lambda: ((f"row {number}", row) for number, _, row in records()), total
 
 
 def _arrow_batches(batches: Callable[[], Iterator]) -> Callable[[], Iterator[tuple[str, Any]]]:

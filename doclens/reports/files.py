@@ -95,6 +95,16 @@ def run_files(output: str, output_format: str = "json") -> list[str]:
     return files
 
 
+def written_files(output: str, output_format: str = "json") -> list[str]:
+    """Every file a run writing ``output`` may create or replace: :func:`run_files`, their locks
+    and the partial report's other name (:func:`partial_path`); what must never be an input
+    (none for ``-``, standard output)."""
+    if output == "-":
+        return []
+    files = run_files(output, output_format)
+    return [*files, *(lock_path(f) for f in files), partial_path(output)]
+
+
 @contextlib.contextmanager
 def output_lock(output: str, output_format: str = "json"):
     """Hold the lock on every file a run writing ``output`` writes (:func:`run_files`) for the

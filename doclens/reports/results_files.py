@@ -252,7 +252,10 @@ def _parquet_schema(pa):
     ids = pa.list_(pa.int64())
     claim = pa.struct([("text", pa.string()), ("entailed", pa.bool_()), ("explanation", pa.string()),
                        ("status", pa.string()), ("section", pa.string()), ("raw", pa.string()),
-                       ("reason", pa.string()), ("placement", pa.string())])
+                       ("reason", pa.string()), ("placement", pa.string()), ("probability", pa.float64()),
+                       ("evidence", pa.list_(pa.string())),
+                       ("findings", pa.list_(pa.struct([("kind", pa.string()), ("contradiction", pa.bool_())]))),
+                       ("review", pa.bool_())])
     statement = pa.struct([("index", pa.int64()), ("text", pa.string()), ("cited", ids), ("valid", ids),
                            ("invalid", ids), ("precise", ids), ("entailed", pa.bool_()), ("section", pa.string()),
                            ("inherited", pa.bool_()), ("status", pa.string()), ("explanation", pa.string()),

@@ -14,7 +14,10 @@ content hash (:func:`doclens.retrieval.facts.facts_hash`), the encoder's fingerp
 its folder) and the settings that change a vector (pooling, ``max_length``). A store entry is
 written to a temporary folder and renamed into place, so a crash or a concurrent writer never
 leaves a half-written entry; an entry that cannot be read (or whose row count does not match)
-is rebuilt, with a warning.
+is rebuilt, with a warning. A folder that cannot be written (read-only, on a read-only file
+system) costs the encoding again in a later run, nothing else: one warning, the run goes on with
+the index in memory (``doclens.evaluators.cache.set_aside``). ``persist=False`` (``doclens score
+--no-cache``) neither reads nor writes the folder.
 """
 
 from __future__ import annotations
@@ -60,8 +63,9 @@ def _faiss():
 class VectorStore:
     """FAISS indexes on disk, one folder per key. ``hits`` and ``misses`` count lookups."""
 
-    def __init__(self, directory: os.PathLike | None = None):
+    def __init__(self, directory: os.PathLike | None = None, persist: bool = True):
         self.directory = Path(directory) if directory is not None else default_store_dir()
+        self.persist = persist
         self.hits = 0
         self.misses = 0
 
@@ -71,7 +75,7 @@ class VectorStore:
     def load(self, key: str, rows: int):
         """The stored index of ``key`` holding ``rows`` vectors, or ``None``."""
         folder = self.path(key)
-        if not (folder / "meta.json").is_file():
+        if not self.persist or not (folder / "meta.json").is_file():
             self.misses += 1
             return None
         faiss = _faiss()
@@ -93,6 +97,18 @@ class VectorStore:
         index = faiss.IndexFlatIP(int(vectors.shape[1]))
         if len(vectors):
             index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+        if self.persist:
+            try:
+                self._write(key, index, vectors, meta)
+            except (OSError, RuntimeError) as exc:  # a folder that cannot be written (faiss raises RuntimeError)
+                from doclens.evaluators.cache import set_aside
+
+                self.persist = False
+                set_aside(self.directory, exc, writing=True)
+        return index
+
+    def _write(self, key: str, index, vectors: np.ndarray, meta: dict) -> None:
+        faiss = _faiss()
         self.directory.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=self.directory))
         try:
@@ -109,4 +125,3 @@ class VectorStore:
                 pass
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-        return index

@@ -182,6 +182,15 @@ def make_scorer(evaluator: str | Evaluator = "clinical-rules", extractor: str | 
     return DocLens(judge, extractor, settings=settings, task=task, **scorer_options)
 
 
+def _with_threads(evaluator, options: dict | None, threads: int | None) -> dict | None:
+    """``options`` with the preset judge's ``threads`` (:mod:`doclens.core.threads`) when given."""
+    if threads is None:
+        return options
+    if not isinstance(evaluator, str):
+        raise ConfigurationError("threads= sets a preset judge's CPU threads; give your judge object its own")
+    return {**(options or {}), "threads": threads}
+
+
 class DocLensReward:
     """One DocLens score per completion, as a TRL reward function (module docstring).
 
@@ -228,6 +237,11 @@ class DocLensReward:
         The name TRL logs the reward under (``rewards/<name>/mean``); default ``doclens_<score>``.
     evaluator_options : dict, optional
         Constructor options for a preset judge.
+    threads : int, optional
+        The CPU threads the preset judge computes with (``clinical-rules``: default
+        ``$OMP_NUM_THREADS`` when set, else 1, so a reward beside a trainer that keeps every core
+        busy does not spin; set for the judge's calls only, the trainer's torch threads stay as
+        they are: :mod:`doclens.core.threads`).
     settings : ScoringSettings, optional
         The scoring settings (:class:`doclens.core.settings.ScoringSettings`), as
         :class:`doclens.DocLens` takes them; ``task`` and ``scorer_options`` change them.
@@ -254,7 +268,8 @@ class DocLensReward:
                  max_unscored_share: float = DEFAULT_MAX_UNSCORED_SHARE, reference_column: str = "reference",
                  source_column: str = "source", reference_claims_column: str = "reference_claims",
                  task_column: str = "task", name: str | None = None, evaluator_options: dict | None = None,
-                 settings: ScoringSettings | None = None, **scorer_options):
+                 settings: ScoringSettings | None = None, threads: int | None = None, **scorer_options):
+        evaluator_options = _with_threads(evaluator, evaluator_options, threads)
         try:
             self.weights = check_weights(score)
         except ValueError as exc:

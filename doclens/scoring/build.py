@@ -47,8 +47,7 @@ def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = F
             counts[metric]["failed"] = failed[field_name]
     for family in aggregator.families:  # what each family counts besides its metrics
         family.add_counts(counts, aggregator.tallies[family.name], run)
-    if run.auto_tasks:  # task="auto": how many instances it scored as each task
-        counts["auto_tasks"] = dict(sorted(run.auto_tasks.items()))
+    counts.update(_run_counts(scorer, run))
     own_fields = {name for family in own_item_families(scorer.families) for name in family.item_fields.values()}
     report_warnings = _warnings(scorer, run, sum(v for k, v in unparsed.items() if k not in own_fields),
                                 sum(v for k, v in failed.items() if k not in own_fields))
@@ -86,6 +85,18 @@ def _add_baselines(report: Report, scorer, aggregator: Aggregator, texts: dict) 
         if result.get("failed"):
             report.warnings.append(f"baseline {name} FAILED (not in the report): {result['error']}")
             report.warning_levels.append("error")
+
+
+def _run_counts(scorer, run: RunMeta) -> dict:
+    """What the run counted beside the families: with task="auto", how many instances it scored as
+    each task; with ``review_below``, the review queue (claim verdicts under the confidence asked)."""
+    found: dict = {}
+    if run.auto_tasks:
+        found["auto_tasks"] = dict(sorted(run.auto_tasks.items()))
+    if scorer.settings.review_below is not None:
+        found["review"] = {"below": scorer.settings.review_below, "claims": run.review.get("claims", 0),
+                           "rated": run.review.get("rated", 0), "unrated": run.review.get("unrated", 0)}
+    return found
 
 
 def _family_blocks(scorer, run: RunMeta, aggregator: Aggregator, counts: dict, found: Warned) -> dict[str, dict]:
@@ -189,4 +200,5 @@ def _config(scorer, prompt_tags: list[str]) -> dict:
         **{name: getattr(scorer.settings, name) for name in CONFIG_SETTINGS},
         "prompts": sorted(set(prompt_tags)),
         **({"metrics": list(scorer.settings.metrics)} if len(scorer.settings.metrics) > 1 else {}),  # an opt-in family on
+        **({"review_below": scorer.settings.review_below} if scorer.settings.review_below is not None else {}),
     }

@@ -88,9 +88,6 @@ class _Tally:
         self.calls = {"extraction": 0, "judge_claims": 0, "judge_citations": 0, "judge_support": 0}
         self.per_key: dict[str, tuple[int, int]] = {}  # distinct calls → (prompt, completion) tokens
         self.texts: dict[str, str] = {}  # distinct calls → their prompt text, in send order
-        #: premise_scope="note": calls asking claims again against the whole note, if no claim
-        #: were entailed by its section (kept out of the counts, tokens and cost: an upper bound)
-        self.whole_note_at_most = 0
 
     def add(self, kind: str, messages: list[dict], json_mode: bool, tag: str, completion: int) -> None:
         self.calls[kind] += 1
@@ -112,9 +109,6 @@ class _PlanningJudge(ChatJudge):
             kind = "judge_support" if r.direction == Direction.SUPPORT else "judge_claims"
             positions = range(len(r.claims))
             groups = [[i] for i in positions] if one_call_per_claim(self.style, r.task) else [list(positions)]
-            if r.whole_note:  # asked only for the claims their section did not entail: counted apart
-                self.tally.whole_note_at_most += len(groups)
-                continue
             for group in groups:  # numbered as the real judge numbers them: position + 1
                 claims, ids = [r.claims[i] for i in group], [i + 1 for i in group]
                 per_claim = COMPLETION_ALLOWANCE.get(f"{self.style}_per_claim")
@@ -154,15 +148,11 @@ class _PlanningExtractor(Extractor):
         return results
 
 
-#: what a dry run says of premise_scope="note" (the planning judges entail nothing)
-WHOLE_NOTE_NOTE = ("premise_scope='note': a note claim its own section does not entail is asked again against the "
-                   "whole note; counted here for every note claim (an upper bound: the real second batch holds only "
-                   "the claims their section did not entail)")
-
-
-WHOLE_NOTE_CALLS = ("premise_scope='note': a note claim its own section does not entail is asked again against the "
-                    "whole note; those calls depend on the verdicts: at most calls.judge_claims_whole_note_at_most "
-                    "more, not in the other counts, the tokens or the cost")
+#: what a dry run says of premise_scope="note"
+WHOLE_NOTE_NOTE = ("premise_scope='note': every note claim is judged against the whole premise note (one request per "
+                   "section's claims, the whole note as premise); a supported claim found outside its own section is "
+                   "asked once more against that section (placement: those calls depend on the verdicts and are not "
+                   "counted here)")
 
 
 class _PlanningSourceSupport(SourceSupport):
@@ -272,9 +262,6 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
         "notes": [],
     }
     result["notes"].append("re-asks for unreadable replies and context-length splits are not included")
-    if tally.whole_note_at_most:
-        result["calls"]["judge_claims_whole_note_at_most"] = tally.whole_note_at_most
-        result["notes"].append(WHOLE_NOTE_CALLS)
     if judge.loads_model_in_process:  # a chat model run in this process (the local judge)
         result["would_load"] = describe_model(judge)
     if extraction_estimated:
@@ -293,7 +280,7 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
 class _CountingJudge(Evaluator):
     """Counts the ``(premise, hypothesis)`` pairs a pairwise judge would be asked and answers
     "entailed" to every citation pair, so that the leave-one-out rounds are counted at their
-    most, and "not entailed" to every claim, so that the whole-note step is."""
+    most, and "not entailed" to every claim."""
 
     name = "dry-run"
 
@@ -306,8 +293,7 @@ class _CountingJudge(Evaluator):
         return [True] * len(pairs)
 
     def judge_claims_many(self, requests: list[ClaimRequest], *, on_done=None) -> list[list[ClaimJudgement]]:
-        """Every claim counted, and answered "not entailed": under ``premise_scope="note"`` each
-        note claim is then counted once more against the whole note (at its most)."""
+        """Every claim counted, and answered "not entailed"."""
         answers = super().judge_claims_many(requests, on_done=on_done)
         return [[ClaimJudgement(entailed=False) for _ in found] for found in answers]
 

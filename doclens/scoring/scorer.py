@@ -52,8 +52,9 @@ from doclens.scoring.verdicts import (
     citation_requests,
     claim_requests,
     instance_result,
-    whole_note_lookup,
-    whole_note_requests,
+    mark_for_review,
+    own_section_lookup,
+    own_section_requests,
 )
 
 logger = logging.getLogger("doclens")
@@ -290,7 +291,7 @@ class DocLens:
         ``bar`` steps once per instance, when its last judgement is in."""
         works = [self._prepare(instance, run) for instance in chunk]
         self._extract(works, run)
-        claim_asked, claim_slots = claim_requests(works, self.settings.section_fallback)
+        claim_asked, claim_slots = claim_requests(works, self.settings.section_fallback, self.settings.premise_scope)
         for work in works:
             for direction, section in work.section_fallbacks:
                 n = len((work.ref_claims if direction == Direction.RECALL else work.pred_claims)[section])
@@ -304,21 +305,15 @@ class DocLens:
         self._check_claim_answers(claim_asked, claim_answers)
         if len(citation_answers) != len(citation_asked):
             raise RuntimeError(f"{type(self.evaluator).__name__} returned the wrong number of citation judgements")
-        note_lookup: dict = {}
-        if self.settings.premise_scope == "note":  # the claims their section did not entail, against the whole note
-            note_asked, note_slots = whole_note_requests(works, claim_slots, claim_answers)
-            if note_asked:
-                note_answers = judge_batch(self.evaluator.judge_claims_many, note_asked,
-                                           (lambda n: bar.touch()) if bar else None)
-                self._check_claim_answers(note_asked, note_answers)
-                note_lookup = whole_note_lookup(note_slots, note_answers)
         if steps:
             steps.finish()
         claim_lookup = dict(zip(claim_slots, claim_answers))
         citation_lookup = dict(zip(citation_slots, citation_answers))
         judged_here = [family for family in self.families if not family.judges_itself]
+        own_lookup = self._placement_check(works, claim_slots, claim_answers, bar)
         results = [instance_result(i, work, claim_lookup, citation_lookup, self.counting_rule, judged_here,
-                                   note_lookup) for i, work in enumerate(works)]
+                                   self.settings.premise_scope, own_lookup) for i, work in enumerate(works)]
+        mark_for_review(results, self.settings.review_below, run)
         self._judge_families(works, results)
         if self.settings.on_unparsed == "raise":
             bad = [r.id for r in results if any(v.status in NO_VERDICT for v in
@@ -328,6 +323,18 @@ class DocLens:
                 raise UnparsedJudgementError(f"judge replies could not be parsed, or the call failed, for instance(s) "
                                              f"{', '.join(bad)} (on_unparsed='raise')")
         return results
+
+    def _placement_check(self, works: list[Work], claim_slots: list[tuple], claim_answers: list,
+                         bar: ProgressBar | None) -> dict:
+        """Under ``premise_scope="note"``: the supported note claims whose evidence lies outside their
+        section, asked again against their own section (:func:`own_section_requests`)."""
+        if self.settings.premise_scope != "note":
+            return {}
+        asked, slots, held = own_section_requests(works, claim_slots, claim_answers)
+        answers = judge_batch(self.evaluator.judge_claims_many, asked,
+                              (lambda n: bar.touch()) if bar else None) if asked else []
+        self._check_claim_answers(asked, answers)
+        return own_section_lookup(slots, answers, held)
 
     def _judge_families(self, works: list[Work], results: list[InstanceResult]) -> None:
         """Each family's own judging step (:meth:`doclens.families.MetricFamily.judge`): its items

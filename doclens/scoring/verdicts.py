@@ -6,6 +6,8 @@ direction and section, or which statement) each answer belongs to.
 
 from __future__ import annotations
 
+import re
+
 from doclens.core.settings import PREMISE_SCOPES, SECTION_FALLBACKS  # noqa: F401  (re-exported)
 from doclens.core.types import (
     EMPTY_PREMISE,
@@ -33,12 +35,11 @@ from doclens.parsing.statements import parse_citations, strip_citations
 from doclens.scoring.run import Work
 
 __all__ = ["EMPTY_PREMISE", "NO_CITATION", "INVALID_IDS", "EXTRACTION_FAILED", "claim_requests",
-           "whole_note_requests", "citation_requests", "instance_result", "SECTION_FALLBACKS", "PREMISE_SCOPES"]
+           "located_section", "own_section_requests", "own_section_lookup", "citation_requests", "instance_result",
+           "mark_for_review", "SECTION_FALLBACKS", "PREMISE_SCOPES"]
 
-#: the explanation's opening for a claim entailed by the whole note but not by its own section
+#: the explanation's opening for a claim the note states in another section than its own (by its evidence)
 OTHER_SECTION_NOTE = "[stated in another section of the note]"
-#: ... and for one that neither its section nor the whole note entails
-NOWHERE_NOTE = "[not in its section; judged against the whole note]"
 
 
 def _directions(work: Work):
@@ -48,17 +49,21 @@ def _directions(work: Work):
             (Direction.PRECISION, work.pred_claims, work.instance.reference, "prediction_claims"))
 
 
-def claim_requests(works: list[Work], section_fallback: str = "note") -> tuple[list[ClaimRequest], list[tuple]]:
+def claim_requests(works: list[Work], section_fallback: str = "note",
+                   premise_scope: str = "note") -> tuple[list[ClaimRequest], list[tuple]]:
     """One request per (instance, direction, section) with claims and a non-empty premise. With
-    ``section_fallback="note"`` a section the premise note lacks is replaced by the whole note and
-    recorded in ``work.section_fallbacks``."""
+    ``premise_scope="note"`` (the default) every claim is judged against the whole premise note;
+    with ``"section"`` against its own section, and with ``section_fallback="note"`` a section the
+    premise note lacks is replaced by the whole note. Either way a claim of a section the premise
+    lacks is recorded in ``work.section_fallbacks`` (its placement is ``whole_note``)."""
     requests, slots = [], []
     for i, work in enumerate(works):
         for direction, claims_by_section, premise_text, _ in _directions(work):
             premises = segments(work.task, premise_text)
             for section, claims in claims_by_section.items():
-                premise = premise_text if section is None else premises[section]
-                if claims and not premise.strip() and section is not None and section_fallback == "note":
+                premise = premise_text if section is None or premise_scope == "note" else premises[section]
+                lacking = claims and section is not None and not premises[section].strip()
+                if lacking and (premise_scope == "note" or section_fallback == "note") and premise_text.strip():
                     premise = premise_text
                     work.section_fallbacks.add((direction, section))
                 if claims and premise.strip():
@@ -67,53 +72,99 @@ def claim_requests(works: list[Work], section_fallback: str = "note") -> tuple[l
     return requests, slots
 
 
-def whole_note_requests(works: list[Work], claim_slots: list[tuple], claim_answers: list[list[ClaimJudgement]]
-                        ) -> tuple[list[ClaimRequest], list[tuple]]:
-    """``premise_scope="note"``'s second step: for each section request of :func:`claim_requests`,
-    the claims its section judged *not entailed* (a readable verdict, from the judge) asked again
-    against the whole premise note. Entailed claims, unparsed or failed ones, claims of a section
-    the note lacks (already judged against the whole note) and claims outside note sections are
-    not asked again. Each slot is ``(i, direction, section, positions)``: which claims of that
-    section's list the request holds."""
-    requests, slots = [], []
+#: Words that locate nothing: a claim's or an evidence sentence's other words find its section (:func:`located_section`).
+_LOCATING_STOP = frozenset("""a an the and or of to in on at for with is are was were be been has have had he she his
+her they their it its this that no not patient""".split())
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _LOCATING_STOP}
+
+
+def located_section(sections: dict, evidence: list[str] | None, claim: str) -> str | None:
+    """The note section a supported claim was found in (issue 46: placement from evidence): the
+    section holding the judge's first evidence sentence (``ClaimJudgement.evidence``), read as
+    written; without evidence (a judge that gives none), or where the sentence is not found verbatim,
+    the section sharing the most words with it (or with the claim). ``None``: no section shares any."""
+    needle = " ".join((evidence or [claim])[0].lower().split())
+    for section, text in sections.items():
+        if section is not None and needle and needle in " ".join(text.lower().split()):
+            return section
+    words = _words(needle)
+    best = max(((len(words & _words(text)), section) for section, text in sections.items() if section is not None),
+               default=(0, None), key=lambda pair: pair[0])
+    return best[1] if best[0] else None
+
+
+def own_section_requests(works: list[Work], claim_slots: list[tuple], claim_answers: list[list[ClaimJudgement]]
+                         ) -> tuple[list[ClaimRequest], list[tuple], dict]:
+    """``premise_scope="note"``'s check of placement: the supported note claims whose evidence lies
+    outside their own section (:func:`located_section`) and whose own section holds no sentence as
+    close to them (:func:`_own_section_holds`), asked again against that section alone. A claim its
+    own section also supports is stated there (issue 46: "stated in another section" only when the
+    sentence that supports it lies outside the claim's section, and no sentence of its own section
+    does). Each slot is ``(i, direction, section, positions)``; ``held``: ``(i, direction, section)``
+    → ``{position: True}`` for the claims found outside whose own section holds them as closely (not
+    asked: placed in their own section)."""
+    requests, slots, held = [], [], {}
     for (i, direction, section), answers in zip(claim_slots, claim_answers):
         work = works[i]
         if section is None or (direction, section) in work.section_fallbacks:
             continue
-        positions = tuple(k for k, answer in enumerate(answers)
-                          if answer.status == STATUS_OK and answer.entailed is False and answer.reason is None)
-        if not positions:
-            continue
         claims, premise = {d: (c[section], p) for d, c, p, _ in _directions(work)}[direction]
-        requests.append(ClaimRequest(premise.strip(), [claims[k] for k in positions], work.task, direction, section,
-                                     whole_note=True))
-        slots.append((i, direction, section, positions))
-    return requests, slots
+        sections = segments(work.task, premise)
+        own = sections.get(section, "")
+        found = [k for k, answer in enumerate(answers) if answer.entailed and answer.status == STATUS_OK
+                 and located_section(sections, answer.evidence, claims[k]) not in (None, section)]
+        held[(i, direction, section)] = {k: True for k in found if _own_section_holds(own, answers[k].evidence, claims[k])}
+        positions = tuple(k for k in found if k not in held[(i, direction, section)])
+        if positions and own.strip():
+            requests.append(ClaimRequest(own.strip(), [claims[k] for k in positions], work.task, direction, section))
+            slots.append((i, direction, section, positions))
+    return requests, slots, held
 
 
-def whole_note_lookup(slots: list[tuple], answers: list[list[ClaimJudgement]]) -> dict:
-    """``(i, direction, section)`` → ``{position: judgement against the whole note}``."""
-    lookup: dict = {}
+def _own_section_holds(own: str, evidence: list[str] | None, claim: str) -> bool:
+    """Whether a sentence of the claim's own section shares as many of the claim's words as the
+    evidence found elsewhere (and some): the fact is then stated in its own section too, whatever
+    sentence the judge aligned it with ("encourage walking" in the plan for a plan's "walking is
+    encouraged", however the judge aligned it with the history)."""
+    words = _words(claim)
+    if not words:
+        return False
+    elsewhere = len(words & _words((evidence or [claim])[0]))
+    here = max((len(words & _words(sentence)) for sentence in re.split(r"(?<=[.!?])\s+|\n+", own)), default=0)
+    return here > 0 and here >= elsewhere
+
+
+def own_section_lookup(slots: list[tuple], answers: list[list[ClaimJudgement]], held: dict) -> dict:
+    """``(i, direction, section)`` → ``{position: whether its own section supports it too}``: the
+    claims :func:`own_section_requests` held, and the answers of those it asked."""
+    lookup = {key: dict(found) for key, found in held.items()}
     for (i, direction, section, positions), found in zip(slots, answers):
-        lookup[(i, direction, section)] = dict(zip(positions, found))
+        lookup.setdefault((i, direction, section), {}).update({k: bool(a.entailed) for k, a in zip(positions, found)})
     return lookup
 
 
-def _placed(judgement: ClaimJudgement, again: ClaimJudgement | None, section, fallback: bool
-            ) -> tuple[ClaimJudgement, str | None, str]:
-    """The judgement a note claim keeps, its placement and explanation: ``again`` is the whole
-    note's answer for a claim its own section did not entail (``premise_scope="note"``)."""
-    if again is not None:
-        if again.entailed:
-            return again, PLACEMENT_OTHER_SECTION, f"{OTHER_SECTION_NOTE} {again.explanation or ''}"
-        return again, None, f"{NOWHERE_NOTE} {again.explanation or ''}"
+def _placed(judgement: ClaimJudgement, claim: str, section, fallback: bool,
+            premise_sections: dict | None, own: bool = False) -> tuple[str | None, str]:
+    """A note claim's placement and explanation: where the premise note states an entailed claim
+    (its own section, another — by the evidence, :func:`located_section`, unless its own section
+    supports it too: ``own`` —, or the whole note when the note lacks the claim's section);
+    ``premise_sections``: the note's sections when the claim was judged against the whole note,
+    ``None`` under the paper's per-section premise."""
     explanation = judgement.explanation
     if fallback:
         explanation = f"[the note has no {section} section: judged against the whole note] {explanation or ''}"
-    placement = None
-    if judgement.entailed and section is not None:
-        placement = PLACEMENT_WHOLE_NOTE if fallback else PLACEMENT_OWN_SECTION
-    return judgement, placement, explanation
+    if not judgement.entailed or section is None:
+        return None, explanation
+    if fallback:
+        return PLACEMENT_WHOLE_NOTE, explanation
+    if premise_sections is not None and not own:
+        found = located_section(premise_sections, judgement.evidence, claim)
+        if found is not None and found != section:
+            return PLACEMENT_OTHER_SECTION, f"{OTHER_SECTION_NOTE} {explanation or ''}"
+    return PLACEMENT_OWN_SECTION, explanation
 
 
 def citation_requests(works: list[Work]) -> tuple[list[CitationRequest], list[tuple]]:
@@ -128,22 +179,26 @@ def citation_requests(works: list[Work]) -> tuple[list[CitationRequest], list[tu
     return requests, slots
 
 
-def _claim_verdicts(i: int, work: Work, claim_lookup: dict, note_lookup: dict, result: InstanceResult) -> None:
+def _claim_verdicts(i: int, work: Work, claim_lookup: dict, premise_scope: str, result: InstanceResult,
+                    own_lookup: dict) -> None:
     targets = {"reference_claims": result.reference_claims, "prediction_claims": result.prediction_claims}
-    for direction, claims_by_section, _, field_name in _directions(work):
+    for direction, claims_by_section, premise_text, field_name in _directions(work):
         target = targets[field_name]
+        premise_sections = segments(work.task, premise_text) if premise_scope == "note" else None
         for section, claims in claims_by_section.items():
             answers = claim_lookup.get((i, direction, section))
-            again = note_lookup.get((i, direction, section), {})
+            own = own_lookup.get((i, direction, section), {})
             fallback = (direction, section) in work.section_fallbacks
             empty = EMPTY_PREMISE if section is None else f"empty premise: the note has no {section} section"
             for k, claim in enumerate(claims):
-                first = answers[k] if answers else ClaimJudgement(entailed=False, explanation=empty,
-                                                                  reason=REASON_EMPTY_PREMISE)
-                judgement, placement, explanation = _placed(first, again.get(k), section, fallback)
+                judgement = answers[k] if answers else ClaimJudgement(entailed=False, explanation=empty,
+                                                                      reason=REASON_EMPTY_PREMISE)
+                placement, explanation = _placed(judgement, claim, section, fallback, premise_sections, own.get(k, False))
                 target.append(ClaimVerdict(text=claim, entailed=judgement.entailed, explanation=explanation,
                                            status=judgement.status, section=section, raw=judgement.raw,
-                                           reason=judgement.reason, placement=placement))
+                                           reason=judgement.reason, placement=placement,
+                                           probability=judgement.probability, evidence=judgement.evidence,
+                                           findings=judgement.findings))
             error = work.failed_extractions.get((field_name, section))
             if error is not None:  # the claims are unknown: one item says so, scored per on_unparsed
                 target.append(ClaimVerdict(text=EXTRACTION_FAILED, entailed=None, status=STATUS_FAILED,
@@ -182,12 +237,33 @@ def _unjudged_reason(statement, invalid: list[int], work: Work) -> str:
 
 
 def instance_result(i: int, work: Work, claim_lookup: dict, citation_lookup: dict,
-                    rule: CountingRule, families, note_lookup: dict | None = None) -> InstanceResult:
+                    rule: CountingRule, families, premise_scope: str = "note", own_lookup: dict | None = None
+                    ) -> InstanceResult:
     """The verdicts of instance ``i`` of the chunk, with its per-instance scores over ``families``
     (those that judge in this step: claims and citations; source support adds its own after).
-    ``note_lookup``: the whole note's answers of :func:`whole_note_requests` (:func:`whole_note_lookup`)."""
+    ``premise_scope``: what the claims were judged against (placement reads it, :func:`_placed`);
+    ``own_lookup``: :func:`own_section_lookup` of the placement check."""
     result = InstanceResult(id=work.instance.id, task=work.task, has_source=work.statements is not None)
-    _claim_verdicts(i, work, claim_lookup, note_lookup or {}, result)
+    _claim_verdicts(i, work, claim_lookup, premise_scope, result, own_lookup or {})
     _citation_verdicts(i, work, citation_lookup, result)
     result.scores = instance_scores(result, rule, families)
     return result
+
+
+def mark_for_review(results: list[InstanceResult], below: float | None, run) -> None:
+    """The review queue (``review_below``, issue 46): each judged claim verdict is marked ``review``
+    when its confidence (:attr:`ClaimVerdict.confidence`) is under ``below``; counted in ``run.review``:
+    ``claims`` marked, ``rated`` (with a probability), ``unrated`` (a judge that gives none: never marked).
+    ``below`` ``None``: no queue, nothing marked."""
+    if below is None:
+        return
+    for result in results:
+        for verdict in result.reference_claims + result.prediction_claims:
+            if verdict.status != STATUS_OK or not verdict.judged:
+                continue  # no verdict, or one no judge gave (an empty premise): nothing to review
+            confidence = verdict.confidence
+            what = "unrated" if confidence is None else "rated"
+            run.review[what] = run.review.get(what, 0) + 1
+            if confidence is not None and confidence < below:
+                verdict.review = True
+                run.review["claims"] = run.review.get("claims", 0) + 1

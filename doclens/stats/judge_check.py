@@ -34,6 +34,8 @@ class ItemVerdict:
     supported: bool | None
     status: str = STATUS_OK
     explanation: str = ""
+    #: the judge's calibrated ``P(supported)``, when it gives one
+    probability: float | None = None
 
 
 def judge_items(evaluator, items: Sequence, progress: bool = False) -> tuple[list[ItemVerdict], float]:
@@ -57,7 +59,7 @@ def judge_items(evaluator, items: Sequence, progress: bool = False) -> tuple[lis
     for key, judgements in zip(keys, answers):
         for n, judgement in zip(requests[key], judgements):
             supported = None if judgement.status in (STATUS_UNPARSED, STATUS_FAILED) else bool(judgement.entailed)
-            verdicts[n] = ItemVerdict(supported, judgement.status, judgement.explanation or "")
+            verdicts[n] = ItemVerdict(supported, judgement.status, judgement.explanation or "", judgement.probability)
     missing = [n for n, v in enumerate(verdicts) if v is None]
     if missing:  # a judge that returned fewer verdicts than claims: a bug in the judge, said plainly
         raise RuntimeError(f"{type(evaluator).__name__} returned no verdict for {len(missing)} item(s)")
@@ -103,7 +105,30 @@ def summarise(items: Sequence, verdicts: Sequence[ItemVerdict], *, resamples: in
         "wrong": [{"id": item.id, "group": item.group, "side": item.side, "label": item.label, **asdict(verdict),
                    "claim": item.claim}
                   for item, verdict in zip(items, verdicts) if verdict.supported != item.label],
+        "calibration": calibration(items, verdicts),
     }
+
+
+#: the coverages ``judge-check`` gives accuracy at: the most confident verdicts first (issue 46)
+COVERAGES = (0.5, 0.8, 0.9, 1.0)
+
+
+def calibration(items: Sequence, verdicts: Sequence[ItemVerdict]) -> dict | None:
+    """How well the judge's probabilities mean what they say, when it gives them for every verdict:
+    the expected calibration error and the reliability diagram's bins
+    (:func:`~doclens.evaluators.rules.calibration.expected_calibration_error`), and the accuracy of the
+    most confident verdicts at each of :data:`COVERAGES` (confidence: the probability of the verdict
+    given). ``None`` when any verdict has no probability."""
+    from doclens.evaluators.rules.calibration import accuracy_at_coverage, expected_calibration_error
+
+    if not verdicts or any(v.probability is None or v.supported is None for v in verdicts):
+        return None
+    probabilities = [float(v.probability) for v in verdicts]  # type: ignore[arg-type]
+    labels = [item.label for item in items]
+    confidences = [p if v.supported else 1.0 - p for p, v in zip(probabilities, verdicts)]
+    correct = [v.supported == label for v, label in zip(verdicts, labels)]
+    return {**expected_calibration_error(probabilities, labels),
+            "accuracy_at_coverage": accuracy_at_coverage(confidences, correct, COVERAGES)}
 
 
 def compare(items: Sequence, verdicts_a: Sequence[ItemVerdict], verdicts_b: Sequence[ItemVerdict], *,

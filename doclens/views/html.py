@@ -40,7 +40,7 @@ from doclens.reports.report import levelled_warnings
 from doclens.stats.bootstrap import Interval
 from doclens.views.labels import demo_banner, judge_label
 from doclens.views.leaderboard import RECALL_ONLY, RECALL_TRAP_NOTE, shown_columns
-from doclens.views.text import LEVEL_WORDS, not_applicable_lines, placement_lines, reported_metrics
+from doclens.views.text import LEVEL_WORDS, not_applicable_lines, placement_lines, reported_metrics, review_lines
 from doclens.views.visible import NAME_CHARS, cut, html_text, visible
 
 _STYLE = """
@@ -63,6 +63,8 @@ ol.source{padding-left:3em}ol.source li{margin:.1em 0;border-radius:3px}
 ol.source li:target,ol.source li.highlight{background:#ffe08a;outline:2px solid #e0a800}
 .legend span{margin-right:.8em}.muted{color:#666}.warn{color:#b00020}.info{color:#555}
 .caution{color:#7a4300;background:#fff4e0;border-left:3px solid #e0a800;padding:2px 6px}
+.review{background:#fff0c2;border:1px solid #e0a800;border-radius:3px;padding:0 .3em;font-size:.85em}
+.review-count{background:#fff8e1;padding:.2em .4em;border-left:3px solid #e0a800}
 """
 
 _REPORT_SCRIPT = """
@@ -243,6 +245,7 @@ def _environment() -> jinja2.Environment:
     environment.globals.update(
         percent=_percent, reported_metrics=reported_metrics, not_applicable_lines=not_applicable_lines,
         placement_lines=placement_lines,
+        review_lines=review_lines,
         counted=lambda counts: ", ".join(f"{k} {v}" for k, v in counts.items()),
         citations_apply=lambda result, rule: CITATIONS.applicability(result, CountingRule.of(rule)) == APPLIES,
         evidence_shown=SUPPORT_EVIDENCE_SHOWN, demo_banner=demo_banner, judge_label=judge_label,

@@ -54,6 +54,7 @@ def judge_text(judge: dict, show_wrong: int) -> list[str]:
     lines.append("  confusion: " + "; ".join(f"labelled {label}: " + ", ".join(
         f"{column.replace('_', ' ')} {confusion[label][column]}" for column in VERDICT_COLUMNS)
         for label in ("supported", "unsupported")))
+    lines += calibration_lines(judge.get("calibration"))
     wrong = judge["wrong"]
     lines.append(f"  judged wrongly: {len(wrong)} item(s)" + (f", first {show_wrong}:" if len(wrong) > show_wrong else ":"
                                                              if wrong else ""))
@@ -62,6 +63,23 @@ def judge_text(judge: dict, show_wrong: int) -> list[str]:
         claim = visible(item["claim"])
         lines.append(f"    [{visible(item['id'])}] labelled {'supported' if item['label'] else 'unsupported'}, "
                      f"judged {verdict}: {claim[:_SHOWN_CLAIM]}{'…' if len(claim) > _SHOWN_CLAIM else ''}")
+    return lines
+
+
+def calibration_lines(found: dict | None) -> list[str]:
+    """The calibration block of :func:`judge_text`: expected calibration error, the reliability
+    diagram as rows, and accuracy by coverage; one line when the judge gives no probabilities."""
+    if found is None:
+        return ["  calibration: n/a (the judge gives no probability for every verdict)"]
+    lines = [f"  calibration: expected calibration error {found['ece']:.3f} over {found['items']} items "
+             "(|mean probability - share labelled supported| per bin, weighted)",
+             "  reliability: " + ", ".join(f"[{b['bin'][0]:.1f},{b['bin'][1]:.1f}) n={b['items']} "
+                                          f"p={b['mean_probability']:.2f} sup={b['supported_share']:.2f}"
+                                          for b in found["bins"])]
+    coverage = found["accuracy_at_coverage"]
+    lines.append("  accuracy of the most confident verdicts: " + ", ".join(
+        f"{float(c):.0%} coverage {v['accuracy']:.3f} (n={v['items']}, confidence >= {v['least_confidence']:.2f})"
+        for c, v in coverage.items()))
     return lines
 
 
@@ -89,6 +107,7 @@ def check_text(result: dict, show_wrong: int = 20) -> str:
              f"({result['undecided_left_out']} undecided left out); balanced accuracy with {result['bootstrap']} "
              "intervals over items; gap = judged minus labelled supported rate (* beyond "
              f"{GAP_FLAG:.2f})"]
+    lines += [f"warning: {note}" for note in result.get("warnings", [])]
     for judge in result["judges"]:
         lines += [""] + judge_text(judge, show_wrong)
     paired = result.get("paired")
@@ -97,7 +116,8 @@ def check_text(result: dict, show_wrong: int = 20) -> str:
         a, b = (visible(j["name"]) for j in result["judges"])
         test, difference = paired["mcnemar"], paired["balanced_accuracy_difference_b_minus_a"]
         low, high = difference["low"], difference["high"]
-        lines += ["", f"{b} against {a} (B - A): balanced accuracy {difference['delta']:+.3f} "
+        delta = "n/a" if difference["delta"] is None else f"{difference['delta']:+.3f}"
+        lines += ["", f"{b} against {a} (B - A): balanced accuracy {delta} "
                       + (f"[{low:+.3f}, {high:+.3f}]" if low is not None else difference["note"])
                       + f"; verdicts differ on {paired['disagree']} items; McNemar exact: only {a} right on "
                         f"{test['a_only']}, only {b} right on {test['b_only']}, p = {test['p_value']:.4g}"]

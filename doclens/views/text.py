@@ -43,6 +43,7 @@ def summary_text(report, min_section_items: int = MIN_SECTION_ITEMS) -> str:
     lines += not_applicable_lines(report.counts)
     lines += section_table(report.sections, fmt, min_section_items)
     lines += placement_lines(report.counts)
+    lines += review_lines(report.counts)
     citations = report.counts.get("citations") or {}
     if citations.get("statements"):
         lines.append(f"statements={citations['statements']} uncited={citations['uncited_statements']} "
@@ -69,16 +70,29 @@ def summary_text(report, min_section_items: int = MIN_SECTION_ITEMS) -> str:
     return visible("\n".join(lines))  # sections, signature, warnings: drawn as they are (views/visible.py)
 
 
+def review_lines(counts: dict) -> list[str]:
+    """The review queue (``--review-below``): how many claim verdicts a person should read, of how
+    many the judge gave a confidence for; nothing when no queue was asked."""
+    review = counts.get("review")
+    if not review:
+        return []
+    line = (f"to review: {review['claims']} of {review['rated']} claim verdicts have a confidence under "
+            f"{review['below']:g} (marked 'review' in the JSON and on the report page)")
+    if review.get("unrated"):
+        line += f"; {review['unrated']} verdicts have no confidence (the judge gives none) and are not in the queue"
+    return [line]
+
+
 def placement_lines(counts: dict) -> list[str]:
     """Where the premise note states note claims, beyond their own section: the claims *stated in
-    another section* (``premise_scope="note"``: entailed by the whole note, not by their own
-    section), overall and per section, and the section fallbacks (claims judged against the whole
-    note, which lacks their section). Nothing when neither happened."""
+    another section* (``premise_scope="note"``: supported, and the sentence that supports them lies
+    outside their own section), overall and per section, and the section fallbacks (claims judged
+    against the whole note, which lacks their section). Nothing when neither happened."""
     metrics = [m for m in CLAIMS.metrics if m in counts]
     lines = []
     other = {m: counts[m].get(OTHER_SECTION_COUNT) for m in metrics}
     if any(other.values()):
-        lines.append("stated in another section (entailed by the whole note, not by their own section): "
+        lines.append("stated in another section (supported by a sentence outside their own section): "
                      + ", ".join(f"{m}={n}" for m, n in other.items() if n is not None))
         for m in metrics:
             by_section = {s: n for s, n in (counts[m].get(OTHER_SECTION_BY_SECTION) or {}).items() if n}

@@ -286,6 +286,14 @@ class _Progress:
             self.on_done(n)
 
 
+def _sound_answers(found: dict) -> dict:
+    """The cached answers of the shape this judge stores (``{"text": str, token counts}``); one
+    of another shape (a damaged or foreign cache entry) is a miss: the call is made again."""
+    return {key: value for key, value in found.items()
+            if isinstance(value, dict) and isinstance(value.get("text"), str)
+            and all(type(value.get(n, 0)) is int for n in ("prompt_tokens", "completion_tokens"))}
+
+
 class ChatJudge(CachedAnswers, Evaluator):
     """A judge that asks a chat model. Subclasses implement :meth:`complete_many`.
 
@@ -388,7 +396,7 @@ class ChatJudge(CachedAnswers, Evaluator):
         conversation ``i`` as soon as its answer is known (cached ones first, the others as they
         arrive), so that callers can act before the whole batch is back."""
         keys = [self.key_for(c, json_mode, t) for c, t in zip(conversations, tags)]
-        found = self.cache.get_many(list(dict.fromkeys(keys)))
+        found = _sound_answers(self.cache.get_many(list(dict.fromkeys(keys))))
         results: list[Completion | None] = [None] * len(conversations)
         todo: dict[str, int] = {}
         for i, key in enumerate(keys):

@@ -41,6 +41,7 @@ from pathlib import Path
 
 from doclens.core.errors import ConfigurationError, InputError
 from doclens.core.settings import ModelSettings
+from doclens.core.support import SUPPORT_LABELS
 from doclens.evaluators.base import Evaluator
 from doclens.evaluators.cache import CachedAnswers, cache_key
 from doclens.evaluators.models.nli_runtimes import RECHECK_MARGIN, apply_runtime, check_runtime
@@ -230,7 +231,9 @@ class InProcessNLI(CachedAnswers, Evaluator):
     def entail_batch(self, pairs: list[tuple[str, str]]) -> list[bool]:
         """Verdicts from the cache where it has them; the rest from the model, stored at once."""
         keys = [self._key(premise, hypothesis) for premise, hypothesis in pairs]
-        found = self.cache.get_many(list(dict.fromkeys(keys)))
+        # a verdict that is not a boolean (a damaged or foreign entry) is a miss: judged again
+        found = {key: value for key, value in self.cache.get_many(list(dict.fromkeys(keys))).items()
+                 if isinstance(value, bool)}
         todo = list(dict.fromkeys(pair for pair, key in zip(pairs, keys) if key not in found))
         self.usage.add(cached_calls=len(pairs) - len(todo))
         if todo:
@@ -664,7 +667,9 @@ class NLIClassifierEvaluator(InProcessNLI):
                                  "overlap": self.window_overlap, "premise": pair[0], "hypothesis": pair[1],
                                  **self.runtime_identity()})
                 for pair in pairs}
-        found = self.cache.get_many(list(keys.values()))
+        found = {key: value for key, value in self.cache.get_many(list(keys.values())).items()
+                 if isinstance(value, list) and len(value) == 2 and value[0] in SUPPORT_LABELS
+                 and isinstance(value[1], str)}
         todo = [pair for pair in pairs if keys[pair] not in found]
         self.usage.add(cached_calls=len(pairs) - len(todo))
         if todo:

@@ -19,11 +19,15 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from doclens.core.errors import ConfigurationError, require
 from doclens.evaluators.cache import BlobStore
+
+if TYPE_CHECKING:
+    from doclens.evaluators.models.onnx_encoder import OnnxTransformer
 
 
 def shipped_minilm_path(feature: str, extra: str) -> str:
@@ -62,6 +66,9 @@ def length_order(texts: Sequence[str]) -> list[int]:
     return sorted(range(len(texts)), key=lambda i: -len(texts[i]))
 
 
+#: How the model runs (:class:`Encoder`'s ``runtime``): transformers on torch, or its ONNX export.
+RUNTIMES = ("torch", "onnx")
+
 #: Padded tokens a batch holds at most (:func:`token_batches`): long texts go a few at a time,
 #: words many. On ACI-BENCH's encoded texts (words, claims and note sentences mixed) batches of
 #: 64 by character length ran 1.9 tokens for each real one; by tokens within 512 a batch, 1.24.
@@ -89,28 +96,55 @@ class VectorCache(BlobStore):
     model's content fingerprint, pooling, token limit and the torch / transformers versions), so a
     changed model or library never answers from an older one's vectors. Scoring twenty systems
     against one reference set (or the same system again) encodes each reference sentence and each
-    word of the shared vocabulary once. SQLite in WAL mode: several processes may share it."""
+    word of the shared vocabulary once. SQLite in WAL mode: several processes may share it.
+
+    A vector is stored as float32 bytes, sealed with a format version and a checksum
+    (:class:`~doclens.evaluators.cache.BlobStore`); one that does not open, is not of unit length
+    (every vector the encoder stores is) or not of the length of the others found with it is a
+    miss. A file that cannot be used is set aside with one warning (the vectors are encoded
+    again)."""
 
     FILE = "vectors.sqlite"
     TABLE = "vectors"
     VALUE = "vector"
+    #: float32 vectors, sealed (version 2; version 1 stored bare bytes and is never read)
+    MAGIC = b"DLV2"
 
     @staticmethod
     def _key(namespace: str, text: str) -> bytes:
         return hashlib.sha256(f"{namespace}\n{text}".encode("utf-8", "surrogatepass")).digest()
 
     def get_many(self, namespace: str, texts: Sequence[str]) -> dict[str, np.ndarray]:
-        """The stored vectors of those of ``texts`` that have one."""
+        """The stored vectors of those of ``texts`` that have a sound one (class docstring)."""
         keys = {self._key(namespace, text): text for text in texts}
-        found = {keys[key]: np.frombuffer(blob, dtype=np.float32).copy()
-                 for key, blob in self.get_blobs(list(keys)).items()}
+        found = {}
+        for key, payload in self.get_blobs(list(keys)).items():
+            vector = _unit_vector(payload)
+            if vector is None:
+                self.rejected += 1
+            else:
+                found[keys[key]] = vector
+        if len({len(v) for v in found.values()}) > 1:  # vectors of one encoder have one length
+            self.rejected += len(found)
+            found = {}
         self.hits += len(found)
         return found
 
     def put_many(self, namespace: str, vectors: dict[str, np.ndarray]) -> None:
-        self.put_blobs([(self._key(namespace, text), np.asarray(vector, dtype=np.float32).tobytes())
-                        for text, vector in vectors.items()])
-        self.stored += len(vectors)
+        if self.put_blobs([(self._key(namespace, text), np.asarray(vector, dtype=np.float32).tobytes())
+                           for text, vector in vectors.items()]):
+            self.stored += len(vectors)
+
+
+def _unit_vector(payload: bytes) -> np.ndarray | None:
+    """The float32 vector of ``payload``, when it is one of unit length (or all zeros)."""
+    if not payload or len(payload) % 4:
+        return None
+    vector = np.frombuffer(payload, dtype=np.float32).copy()
+    if not np.all(np.isfinite(vector)):
+        return None
+    norm = float(np.linalg.norm(vector))
+    return vector if abs(norm - 1.0) < 1e-3 or norm == 0.0 else None
 
 
 class Encoder:
@@ -127,11 +161,28 @@ class Encoder:
     well, it looks texts up there before encoding them and stores what it encodes (``None``: the
     vectors live for the process only). ``extra`` is the extra an error names when torch or
     transformers is missing. Loads lazily, on the first text it must encode: a run whose every
-    vector is kept imports neither transformers nor the model."""
+    vector is kept imports neither transformers nor the model.
+
+    ``runtime``: ``"torch"`` (default) runs the model with ``transformers``; ``"onnx"`` runs its
+    ONNX export with ONNX Runtime (:mod:`~doclens.evaluators.models.onnx_encoder`: exported once a
+    machine, then neither torch nor transformers is imported; CPU only). ``threads``: the CPU
+    threads it computes with (:mod:`doclens.core.threads`: torch's pool is set for the call and set
+    back; ONNX Runtime's session has its own); ``None`` leaves torch's pool as it is. ``export_dir``:
+    where the ONNX export is kept (default ``models/`` in the cache folder;
+    :data:`~doclens.evaluators.models.onnx_encoder.IN_MEMORY`: exported at each start, kept nowhere)."""
 
     def __init__(self, model: str | None = None, *, device: str | None = None, batch_size: int = 32,
                  max_length: int = 256, extra: str = "retrieval", cache_size: int = 0,
-                 batch_tokens: int = BATCH_TOKENS, store: VectorCache | None = None):
+                 batch_tokens: int = BATCH_TOKENS, store: VectorCache | None = None, runtime: str = "torch",
+                 threads: int | None = None, export_dir: Path | str | None = None):
+        if runtime not in RUNTIMES:
+            raise ConfigurationError(f"unknown sentence encoder runtime {runtime!r}; use one of {', '.join(RUNTIMES)}")
+        if runtime == "onnx" and device not in (None, "cpu"):
+            raise ConfigurationError(f"runtime 'onnx' runs on the CPU; device {device!r} needs runtime='torch'")
+        self.runtime = runtime
+        self.threads = threads
+        self.export_dir = export_dir
+        self._onnx: OnnxTransformer | None = None
         self.extra = extra
         self.batch_tokens = batch_tokens
         self.model = model if model is not None else shipped_minilm_path("the default sentence encoder", extra)
@@ -179,6 +230,9 @@ class Encoder:
 
     @property
     def dimension(self) -> int:
+        config = Path(self.path) / "config.json"
+        if config.is_file():  # read, not loaded: an empty batch loads nothing
+            return int(json.loads(config.read_text(encoding="utf-8"))["hidden_size"])
         _torch, _tokenizer, model, _device = self._load()
         return int(model.config.hidden_size)
 
@@ -199,7 +253,8 @@ class Encoder:
         from doclens.core.errors import MissingExtraError
 
         versions = []
-        for module in ("torch", "transformers"):
+        # the ONNX runtime's vectors differ from torch's in the seventh decimal: kept apart
+        for module in ("torch", "transformers", *(("onnxruntime",) if self.runtime == "onnx" else ())):
             try:
                 versions.append(f"{module}={version(module)}")
             except PackageNotFoundError as exc:
@@ -227,6 +282,41 @@ class Encoder:
         return out
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
+        if self.runtime == "onnx":
+            return self._encode_onnx(texts)
+        if self.threads is None:
+            return self._encode_torch(texts)
+        from doclens.core.threads import computing_with
+
+        with computing_with(self.threads):
+            return self._encode_torch(texts)
+
+    def _onnx_model(self):
+        if self._onnx is None:
+            from doclens.core.threads import plan
+            from doclens.evaluators.models.onnx_encoder import load
+
+            self._onnx = load(self.path, self.fingerprint, self.max_length,
+                              self.threads if self.threads is not None else plan().threads, self.export_dir)
+        return self._onnx
+
+    def _encode_onnx(self, texts: Sequence[str]) -> np.ndarray:
+        """:meth:`_encode` by ONNX Runtime: the same batches, pooling and normalisation."""
+        from doclens.evaluators.models.onnx_encoder import pool
+
+        model = self._onnx_model()
+        out = np.zeros((len(texts), model.hidden_size), dtype=np.float32)
+        if not len(texts):
+            return out
+        tokens, truncated = model.lengths(list(texts))
+        self.texts_truncated += truncated
+        for batch in token_batches(tokens, self.batch_size, self.batch_tokens):
+            hidden, mask = model.hidden([texts[i] for i in batch])
+            out[batch] = pool(hidden, mask, self.pooling)
+            self.texts_encoded += len(batch)
+        return out
+
+    def _encode_torch(self, texts: Sequence[str]) -> np.ndarray:
         torch, tokenizer, model, device = self._load()
         out = np.zeros((len(texts), model.config.hidden_size), dtype=np.float32)
         if not len(texts):

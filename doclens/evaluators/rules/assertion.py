@@ -55,7 +55,8 @@ def _describe(status: Status) -> str:
             Status.AFFIRMED: "affirmed"}[status]
 
 
-def assertion_problems(words: list[Word], index: dict, reports_result: bool = False) -> list[Finding]:
+def assertion_problems(words: list[Word], index: dict, reports_result: bool = False,
+                       located: frozenset[str] = frozenset()) -> list[Finding]:
     """Claim words the premise gives only with an incompatible status (negated, a relative's, a
     planned test for a claim that reports its result: ``reports_result``, :func:`_compatible`).
     A negation is checked on its concept, not on every word in its scope: "no fracture on
@@ -63,17 +64,81 @@ def assertion_problems(words: list[Word], index: dict, reports_result: bool = Fa
     are not negated there); it holds when one note sentence negates the first negated word, or
     half the negated words, of the claim."""
     claim_stems = {w.stem for w in words}
+    denied_stated: list[Finding] = []
     if _negation_holds(words, index, claim_stems):
         words = [w for w in words if w.status != Status.NEGATED]
+    else:
+        denied_stated = _denial_stated_otherwise(words, index, located)
     conflicts: dict[tuple[str, Status, Status, bool], list[str]] = {}
     for word in words:
         occurrence = _conflicting_occurrence(word, index, claim_stems, reports_result)
         if occurrence is not None:
             premise_word, sentence, about_claim = occurrence
             conflicts.setdefault((sentence.text, premise_word.status, word.status, about_claim), []).append(word.text.lower())
-    return [Finding(FindingKind.ASSERTION, f"note says \"{short(text)}\" ({_describe(premise_status)}), claim states "
-                    f"{', '.join(dict.fromkeys(conflicting))} {_describe(claim_status)}", conflict=about_claim)
-            for (text, premise_status, claim_status, about_claim), conflicting in conflicts.items()]
+    found = [_finding(text, premise_status, claim_status, list(dict.fromkeys(conflicting)), about_claim)
+             for (text, premise_status, claim_status, about_claim), conflicting in conflicts.items()]
+    return found + [f for f in denied_stated if all(f.text != other.text for other in found)]
+
+
+#: Words that say a finding is gone: a note that states it with one does not contradict its denial
+#: ("the chest pain has resolved" for "denies chest pain").
+_GONE = frozenset("resolved resolving resolution gone cleared subsided stopped".split())
+
+
+def _holds(sentence: Sentence, item: frozenset[str], conditions: frozenset[str]) -> bool:
+    """Whether a note sentence states a denied item: the item and where it is, and half its other
+    conditions ("with prolonged standing")."""
+    return item <= sentence.stems and 2 * len(conditions & sentence.stems) >= len(conditions)
+
+
+def _denial_stated_otherwise(words: list[Word], index: dict, located: frozenset[str] = frozenset()) -> list[Finding]:
+    """v8: a claim that denies a finding the note states and never denies: "She denies drinking more
+    coffee" against "She enjoys coffee", "no bruising on his right shoulder" against "right shoulder
+    pain and bruising" (issue 46's generated negation flips). What the claim denies is its negated
+    item's head (:attr:`Word.head`); when the note gives that word (affirmed, possible, planned, as
+    history), never negated and not as gone, the claim's denial is its own: a contradiction where the
+    note's sentence holds the denied item and where it is (a site, side or position qualifying it), else,
+    for an item nothing
+    qualifies ("denies fever", not "no pain with palpation of the lateral knee"), a ``denial`` finding,
+    which decides too (``decision.DECISIVE``)."""
+    # what an item must be stated with: its own words, and of the words that qualify it, where it is
+    # (``located``: the claim's sites, sides and positions: "on his right shoulder", "of the lateral knee")
+    items = {w.head: (w.concept | (w.phrase & located), w.phrase - w.concept - located, w.qualified) for w in words
+             if w.status == Status.NEGATED and not w.dependent and w.head}
+    found = []
+    for head, (phrase, conditions, qualified) in sorted(items.items()):
+        stated = _stated_never_denied(index, head)
+        if not stated:
+            continue
+        word, sentence = next(((w, s) for w, s in stated if _holds(s, phrase, conditions)), stated[0])
+        if _holds(sentence, phrase, conditions):  # the note states the denied item as the claim denies it
+            found.append(Finding(FindingKind.ASSERTION, f"note says \"{short(sentence.text)}\" "
+                                 f"({_describe(word.status).removeprefix('only ')}), claim states {word.text.lower()} "
+                                 "negated", conflict=True))
+        elif not qualified:  # it gives the finding, never denies it: the denial is the claim's alone
+            found.append(Finding(FindingKind.DENIAL, f"note does not deny {word.text.lower()} (\"{short(sentence.text)}\")"))
+    return found
+
+
+def _stated_never_denied(index: dict, head: str) -> list[tuple[Word, Sentence]]:
+    """Where the note gives ``head`` itself (no expansion) as present, not as gone, a relative's or a
+    hypothesis, provided it never negates it anywhere; empty otherwise."""
+    said = [(w, s) for w, s in index.get(head) or [] if w.stem == head]
+    if not said or any(w.status == Status.NEGATED for w, _ in said):
+        return []
+    return [(w, s) for w, s in said if not {x.text.lower() for x in s.words} & _GONE
+            and w.status not in (Status.FAMILY, Status.HYPOTHETICAL)]
+
+
+def _finding(text: str, premise_status: Status, claim_status: Status, words: list[str], about_claim: bool) -> Finding:
+    """A contradiction where the note speaks of the claim's concept (it decides); else the words the
+    note states only where it speaks of something else, said without naming a contradiction (the
+    decision model weighs it: a supported verdict may print it, docs/design.md §7)."""
+    if about_claim:
+        return Finding(FindingKind.ASSERTION, f"note says \"{short(text)}\" ({_describe(premise_status)}), claim "
+                       f"states {', '.join(words)} {_describe(claim_status)}", conflict=True)
+    return Finding(FindingKind.ASSERTION, f"{', '.join(words)}: stated {_describe(premise_status).removeprefix('only ')} "
+                   f"only where the note speaks of something else (\"{short(text)}\")")
 
 
 def _negation_holds(words: list[Word], index: dict, claim_stems: set[str]) -> bool:
@@ -100,9 +165,14 @@ def _conflicting_occurrence(word: Word, index: dict, claim_stems: set[str],
         return None  # "no problems with the knee" says nothing of the knee's status
     if word.text.lower() in ("controlled", "control"):
         return None  # its negation is a direction ("not well controlled" = "poorly controlled"): near_misses
-    found = index.get(word.stem)
+    # v8: a word the note negates only as part of another concept is no statement of the word: the
+    # heart of "no extra heart sounds", the palpation of "no tenderness to palpation"
+    every = index.get(word.stem, [])
+    found = [(w, s) for w, s in every if not _negated_elsewhere(w, word, claim_stems)]
     if not found:
-        return None
+        # the note negates the word only within other concepts: not stated as the claim states it,
+        # and no contradiction either (weighed: status_elsewhere)
+        return (*every[0], False) if every else None
     # the word's status where the note speaks of the claim's concept: the occurrences in
     # the sentences with the most claim keys ("reports numbness in his right foot" against
     # "denies numbness … in his right foot", whatever numbness the note affirms elsewhere)
@@ -111,15 +181,32 @@ def _conflicting_occurrence(word: Word, index: dict, claim_stems: set[str],
     closest = [(w, sentence) for (w, sentence), n in zip(found, common) if n == best]
     if word.status == Status.NEGATED:
         closest = _stated_against_negation(word, closest, claim_stems)
-        if not closest:
-            return None
-    elif any(_compatible(word.status, w.status, reports_result) for w, _ in closest):
+        # v8: what is left states the very concept the claim denies ("She has a fever." for "no
+        # fever today"): a contradiction, however few other words the sentence shares
+        return (*closest[0], True) if closest else None
+    if any(_compatible(word.status, w.status, reports_result) for w, _ in closest):
         return None
-    about_claim = best >= min(2, len(claim_stems))
-    if not about_claim and (word.status == Status.NEGATED or any(_compatible(word.status, w.status, reports_result)
-                                                             for w, _ in found)):
-        return None  # a negated word the note gives only about something else ("right lower quadrant")
+    # v8: a negation left (_negated_elsewhere) denies exactly the claim's concept ("No rubs." for
+    # "her cardiac exam reveals rubs"): on the claim's concept however short the sentence
+    about_claim = best >= min(2, len(claim_stems)) or any(w.status == Status.NEGATED for w, _ in closest)
+    if not about_claim and any(_compatible(word.status, w.status, reports_result) for w, _ in found):
+        return None
     return (*closest[0], about_claim)
+
+
+def _negated_elsewhere(premise_word: Word, claim_word: Word, claim_stems: set[str]) -> bool:
+    """Whether the note negates ``premise_word`` only as a part of another concept than the claim's:
+    a word that qualifies the negated item (:attr:`Word.dependent`), or one of an item that holds
+    words the claim does not use and names something the claim does not (:attr:`Word.head`: the heart
+    of "no extra heart sounds" for "her heart is regular").
+    A claim that negates the word too reads the note's negation as before (:func:`_stated_against_negation`)."""
+    if premise_word.status != Status.NEGATED or claim_word.status == Status.NEGATED:
+        return False
+    if premise_word.dependent:
+        return True
+    # the item names another concept: it holds words the claim does not use, and its last word, what
+    # it names, is not the claim's ("no extra heart sounds" names sounds; "denies Cetaphil lotion" lotion)
+    return not premise_word.concept <= claim_stems and premise_word.head not in claim_stems
 
 
 def _stated_against_negation(word: Word, closest: list[tuple[Word, Sentence]],

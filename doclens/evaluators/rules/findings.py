@@ -3,6 +3,7 @@ support, typed by its kind) and :class:`Assessment` (everything read of one pair
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from doclens.core.types import TextEnum
@@ -23,7 +24,9 @@ class FindingKind(TextEnum):
     speaks of the claim's concept (:func:`~doclens.evaluators.rules.near_misses.near_miss_problems`):
     ``site`` another body site (or, not conflicting, a site the note never names), ``direction`` the
     opposite direction of change or state, ``person`` the fact said of someone else, ``dose`` /
-    ``frequency`` another dose or daily frequency of the same drug."""
+    ``frequency`` another dose or daily frequency of the same drug. v8: ``denial``, a finding the claim
+    denies that the note gives and never denies (a contradiction where the note's sentence holds the
+    whole denied item)."""
 
     MISSING = "missing"
     DRUG = "drug"
@@ -41,10 +44,20 @@ class FindingKind(TextEnum):
     PERSON = "person"
     DOSE = "dose"
     FREQUENCY = "frequency"
+    DENIAL = "denial"
 
 
 #: The kinds' values, in :class:`FindingKind`'s order.
 FINDING_KINDS = tuple(kind.value for kind in FindingKind)
+
+#: How a finding says that the note states something else: "note says X, claim says Y", "note gives
+#: …", "note compares …", or a status in brackets ("(negated)"). Only a contradiction
+#: (``conflict=True``) may be phrased so (:class:`Finding` refuses any other), and every
+#: contradiction decides "not supported" (:func:`decides`): so a supported verdict's explanation
+#: never names a contradiction (issue 46's invariant; ``benchmarks/verdict_audit.py`` audits it).
+CONTRADICTION_PHRASING = re.compile(
+    r"\bnote (?:says|gives|compares)\b|\bclaim says\b|\((?:negated|about a family member|hypothetical|only "
+    r"planned|only possible|as history|affirmed)\)")
 
 
 @dataclass(frozen=True)
@@ -64,6 +77,16 @@ class Finding:
         except ValueError:
             raise ValueError(f"unknown finding kind {self.kind!r}") from None
         object.__setattr__(self, "kind", kind)
+        if not self.conflict and CONTRADICTION_PHRASING.search(self.text):
+            # a finding that only weighs must not read as a contradiction (it would be printed beside a
+            # supported verdict): say what is missing, or make it a contradiction, which decides
+            raise ValueError(f"a {kind.value} finding phrased as a contradiction must be one (conflict=True): "
+                             f"{self.text!r}")
+
+    def to_json(self) -> dict:
+        """``{"kind", "contradiction"}``: what a verdict's ``findings`` list holds (the text is in its
+        explanation)."""
+        return {"kind": self.kind.value, "contradiction": self.conflict}
 
 
 @dataclass
@@ -76,6 +99,8 @@ class Assessment:
     forgiven: list[str]
     closest: str | None
     features: dict[str, float]
+    #: the premise sentences that hold the claim's words (the aligned one first): a supported claim's evidence
+    evidence: tuple[str, ...] = ()
 
 
 def short(text: str, limit: int = 90) -> str:

@@ -8,8 +8,9 @@
   English word (lemminflect knows none of them: "sits" is not a drug), plus the judge's own
   hand-written list (:data:`~doclens.evaluators.rules.words.DRUGS`, which keeps
   "aspirin" and "insulin"). Unpacking the lexicon takes about 3.5 s, so the names are derived once
-  and kept in DocLens's cache folder (a JSON file named by the lexicon's version); later runs read
-  that file.
+  and kept in the lexicon folder of DocLens's cache folder (a JSON file named by the lexicon's
+  version, with its format, version and checksum; ``--cache-dir`` moves it, ``--no-cache`` neither
+  reads nor writes it: issue 47); later runs read that file.
 * **Equivalences** (:func:`equivalents`, ``clinical_equivalents.json``, each entry with its source):
   synonyms written one way before any rule reads them ("radiograph" = "x-ray", "upper extremity" =
   "arm"), anatomical part-of ("elbow" ⊂ "arm") and findings a normal one says are absent ("lungs
@@ -23,50 +24,89 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 from importlib import resources
 from typing import NamedTuple
 
 from doclens.core.types import TextEnum
+from doclens.evaluators.cache import DEFAULT_LEXICONS
 
 DRUG_LEXICON = "drug-named-entity-recognition"
 
 
-@lru_cache(maxsize=1)
-def drug_names(extra: frozenset[str] = frozenset()) -> dict[str, str]:
+#: drug-name tables by (extra names, file): one derivation or read a process
+_DRUG_TABLES: dict[tuple[frozenset[str], str | None], dict[str, str]] = {}
+#: the table last asked for, by extra names: what a call with the default folder answers with
+_LATEST: dict[frozenset[str], dict[str, str]] = {}
+#: the drug-names file's format (:func:`~doclens.evaluators.cache.read_sealed_json`)
+DRUG_NAMES_FORMAT = "doclens-drug-names/2"
+
+
+def drug_names(extra: frozenset[str] = frozenset(), folder=DEFAULT_LEXICONS) -> dict[str, str]:
     """Lower-case single-word drug name → its generic name (lower case), from :data:`DRUG_LEXICON`
     (see the module docstring for which names are kept); ``extra``: names kept even where they are
-    English words (the judge's own list). Derived once and cached on disk (:func:`_cache_path`)."""
-    path = _cache_path()
-    if path is not None and path.exists():
-        try:
-            cached = json.loads(path.read_text(encoding="utf-8"))
-            if cached.get("extra") == sorted(extra):
-                return cached["names"]
-        except (OSError, ValueError, KeyError):
-            pass  # a damaged cache is derived again
-    names = _derive_drug_names(extra)
-    if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = path.with_suffix(".tmp")
-            temporary.write_text(json.dumps({"extra": sorted(extra), "names": names}), encoding="utf-8")
-            temporary.replace(path)
-        except OSError:
-            pass  # a read-only cache folder costs the derivation at every start, nothing else
+    English words (the judge's own list). Derived once and kept in the lexicon folder ``folder``
+    (:func:`~doclens.evaluators.cache.lexicon_folder`: ``None``, no file — ``--no-cache``; a
+    folder; by default the cache folder's). With the default, the table the judge loaded last
+    (the same names whichever way it was made) is what comes back: what
+    :func:`~doclens.evaluators.rules.words.is_drug` asks for each word."""
+    if folder is DEFAULT_LEXICONS and extra in _LATEST:
+        return _LATEST[extra]
+    path = _cache_path(folder)
+    key = (extra, None if path is None else str(path))
+    names = _DRUG_TABLES.get(key)
+    if names is None:
+        names = _DRUG_TABLES[key] = _load_drug_names(extra, path)
+    _LATEST[extra] = names
     return names
 
 
-def _cache_path():
+def _forget_drug_names() -> None:
+    """Forget the tables this process derived or read (the files stay)."""
+    _DRUG_TABLES.clear()
+    _LATEST.clear()
+
+
+drug_names.cache_clear = _forget_drug_names  # type: ignore[attr-defined]  # functools.lru_cache's name, kept
+
+
+def _load_drug_names(extra: frozenset[str], path) -> dict[str, str]:
+    """The names of the file at ``path`` (sealed: format, lexicon version, checksum), else derived
+    and written there (``None``: derived, no file)."""
+    import hashlib
+
+    from doclens.evaluators.cache import read_sealed_json, write_sealed_json
+
+    version = f"{_lexicon_version()}|extra={hashlib.sha256(' '.join(sorted(extra)).encode()).hexdigest()[:16]}"
+    if path is not None:
+        found = read_sealed_json(path, DRUG_NAMES_FORMAT, version)
+        if isinstance(found, dict) and all(type(k) is str and type(v) is str for k, v in found.items()):
+            return found
+    names = _derive_drug_names(extra)
+    if path is not None:
+        write_sealed_json(path, DRUG_NAMES_FORMAT, version, names)  # a read-only folder: derived at each start
+    return names
+
+
+def _lexicon_version() -> str | None:
     from importlib.metadata import PackageNotFoundError, version
 
-    from doclens.evaluators.cache import default_cache_dir
-
     try:
-        found = version(DRUG_LEXICON)
+        return version(DRUG_LEXICON)
     except PackageNotFoundError:
         return None
-    return default_cache_dir() / "lexicons" / f"drug-names-{found}-v1.json"
+
+
+def _cache_path(folder):
+    """The drug-names file in the lexicon folder ``folder`` (``None``: none, or no lexicon
+    installed, which the derivation then says)."""
+    from doclens.evaluators.cache import lexicon_folder
+
+    found, place = _lexicon_version(), lexicon_folder(folder)
+    if found is None or place is None:
+        return None
+    return place / f"drug-names-{found}-v2.json"
 
 
 def _derive_drug_names(extra: frozenset[str]) -> dict[str, str]:
@@ -147,7 +187,32 @@ def equivalents() -> Equivalents:
 BODY_SITES = frozenset("""head scalp forehead face eye ear nose mouth lip tongue jaw throat neck shoulder axilla arm
 elbow olecranon forearm wrist hand finger thumb digit palm chest breast rib sternum abdomen flank groin quadrant
 pelvis hip buttock thigh knee patella leg calf shin ankle foot heel toe back lumbar thoracic cervical spine kidney
-lung liver bladder""".split())
+lung liver bladder""".split()) | frozenset(
+    # v8: organs and parts MeSH's Anatomy tree names (A01 body regions, A02 musculoskeletal, A03 digestive, A04
+    # respiratory, A05 urogenital, A06 endocrine, A07 cardiovascular, A08 nervous, A09 sense organs, A10 tissues,
+    # A17 integumentary), by their common names: a site a note never names is never rewording (issue 46)
+    """skin fingernail toenail tooth gum sinus temple cheek chin eyelid skull brain coccyx
+tailbone sacrum clavicle collarbone scapula humerus ulna femur tibia fibula meniscus tendon achilles hamstring
+quadriceps biceps triceps aorta carotid esophagus intestine bowel colon rectum anus
+pancreas spleen gallbladder appendix thyroid adrenal prostate uterus ovary cervix vagina vulva penis testicle testis
+scrotum urethra trachea diaphragm navel umbilicus armpit sole instep knuckle""".split())
+#: v8: adjectives that name a site ("pelvic ultrasound", "patellar reflex"); "oral" (a route),
+#: "femoral" and "carotid" (vessels) are left out; "stomach" is written "abdomen" (clinical_equivalents.json)
+SITE_ADJECTIVES = {"pelvic": "pelvis", "pancreatic": "pancreas", "abdominal": "abdomen", "patellar": "patella",
+                   "prostatic": "prostate", "cerebral": "brain",
+                   "cranial": "skull", "ocular": "eye", "nasal": "nose", "dental": "tooth", "facial": "face",
+                   "plantar": "foot", "palmar": "palm", "inguinal": "groin", "axillary": "axilla", "splenic": "spleen",
+                   "rectal": "rectum", "vaginal": "vagina", "uterine": "uterus", "ovarian": "ovary",
+                   "testicular": "testicle", "scrotal": "scrotum", "colonic": "colon", "esophageal": "esophagus",
+                   "thyroidal": "thyroid", "sacral": "sacrum", "coccygeal": "coccyx", "tracheal": "trachea",
+                   "umbilical": "umbilicus", "intestinal": "intestine", "gingival": "gum", "spinal": "spine"}
+
+
+def site_name(lower: str, lemma: str) -> str | None:
+    """The site a word names, by its lemma or as an adjective of a site (:data:`SITE_ADJECTIVES`)."""
+    if lemma in BODY_SITES:
+        return lemma
+    return SITE_ADJECTIVES.get(lower)
 #: Words after which "back" is the body part ("low back pain", "her back"), and before which.
 _BACK_BEFORE = frozenset("low lower upper mid middle his her my the your".split())
 _BACK_AFTER = frozenset("pain pains ache aches spasm spasms injury surgery tenderness stiffness".split())
@@ -157,12 +222,12 @@ def site_at(lowers: list[str], i: int, lemma: str) -> bool:
     """Whether the word at ``i`` (its lemma ``lemma``) names a body site here: "back" only as the body
     part ("low back pain", not "came back"), "hand" not in "right-hand-dominant" or "on the other
     hand", "face" not in "face-to-face"."""
-    if lemma not in BODY_SITES:
+    if site_name(lowers[i], lemma) is None:
         return False
     before = lowers[i - 1] if i else ""
     after = next((w for w in lowers[i + 1:] if w not in ("-", "–")), "")
-    if lemma == "back":
-        return before in _BACK_BEFORE or after in _BACK_AFTER
+    if lemma == "back":  # v8: or opening its sentence ("Back: tender", "Back is supple")
+        return before in _BACK_BEFORE or after in _BACK_AFTER or (i == 0 and after in (":", "is", "exam", "was"))
     if lemma == "hand":
         return after not in ("dominant", "dominance") and before != "other"
     if lemma == "face":
@@ -209,6 +274,57 @@ progressed progressing""".split()},
     # is itself the finding (near_misses' _direction_problems)
     **{w: (Axis.USE, -1) for w in "cessation quit quitting quits stopped discontinue discontinued discontinuing".split()},
 }
+#: v8: what a note or claim does with a drug, written before it ("start metformin", "stop taking
+#: Naprosyn") or after it ("lisinopril was discontinued"): +1 a new start, 0 going on with it, -1 a stop.
+#: A past start ("was started on", "prescribed") is history, no action, since it agrees with going on
+#: and with a later stop. Read by :func:`drug_actions`, compared by :func:`contradicts_action`.
+DRUG_ACTIONS: dict[str, int] = {
+    **{w: 1 for w in "start starts starting begin begins beginning initiate initiating restart restarting resume "
+                     "resuming prescribe prescribing".split()},
+    **{w: 0 for w in "continue continues continued continuing".split()},
+    **{w: -1 for w in "stop stops stopped stopping discontinue discontinues discontinued discontinuing hold holding "
+                      "held quit quits quitting cease ceased".split()},
+}
+#: v8: words that carry a near miss's one detail besides sites, people and directions: how often (a
+#: frequency), which side of the family, what is done with a drug. Never forgiven as rewording
+#: (``Analyser.names_near_miss``): "once weekly" is no paraphrase of "daily", nor "paternal" of "maternal".
+DETAIL_WORDS = frozenset("""daily weekly monthly nightly hourly yearly annually biweekly fortnightly bid tid qid qd prn
+qhs qam qpm maternal paternal""".split()) | frozenset(DRUG_ACTIONS) | frozenset(
+    "stopped started prescribed discontinued held continued resumed initiated".split())
+#: Treatments other than a named drug that are started, stopped or continued ("stop physical therapy").
+TREATMENTS = frozenset("""therapy medication medications medicine medicines treatment treatments inhaler inhalers
+brace splint injection injections supplement supplements regimen""".split())
+#: How far an action word stands before its drug, and after it ("Protonix 40 mg daily is held").
+ACTION_BEFORE, ACTION_AFTER = 4, 6
+#: Words that end what an action word before a drug can reach ("stop smoking and start metformin").
+_ACTION_BREAKS = frozenset({",", ";", ".", "and", "or", "but", "then", "if", "while"})
+
+
+def drug_actions(lowers: list[str], drugs: list[int], unsure: set[int], negated: set[int]) -> list[tuple[int, int, str]]:
+    """``(drug position, sign, action word)`` for each drug an action word of :data:`DRUG_ACTIONS`
+    governs: the nearest such word before it within :data:`ACTION_BEFORE` tokens (no list break or
+    other drug between), else one after it within :data:`ACTION_AFTER`. A negated ("do not stop") or
+    hypothetical ("if it worsens, stop …") action states none."""
+    found = []
+    for k, i in enumerate(drugs):
+        previous = drugs[k - 1] if k else -1
+        before = [j for j in range(i - 1, max(previous, i - ACTION_BEFORE - 1), -1)]
+        reach = next((n for n, j in enumerate(before) if lowers[j] in _ACTION_BREAKS), len(before))
+        after = [j for j in range(i + 1, min(len(lowers), i + ACTION_AFTER + 1))
+                 if not any(lowers[m] in _ACTION_BREAKS for m in range(i + 1, j + 1))]
+        at = next((j for j in [*before[:reach], *after] if lowers[j] in DRUG_ACTIONS), None)
+        if at is not None and at not in unsure and at not in negated:
+            found.append((i, DRUG_ACTIONS[lowers[at]], lowers[at]))
+    return found
+
+
+def contradicts_action(claimed: int, stated: int) -> bool:
+    """Whether a drug action the note states contradicts the claim's: any other one — a stop against a
+    start or going on, a new start (a present one: a past start is no action, :data:`DRUG_ACTIONS`)
+    against going on, and going on against a new start."""
+    return claimed != stated
+
+
 def same_direction(word: str, other: str) -> bool:
     """Whether two words state one direction on one axis ("elevated" and "high")."""
     return word in DIRECTIONS and DIRECTIONS[word] == DIRECTIONS.get(other)
@@ -260,7 +376,10 @@ def _control_at(lowers: list[str], i: int, negated: set[int]) -> Direction | Non
                                                   or words[-2:] == ["out", "of"])):
         return None  # "blood pressure control", "bladder control issues": no direction
     sign = -1 if (set(words[-2:]) & _CONTROL_BAD or words[-2:] == ["out", "of"]) else 1
-    shown = " ".join(lowers[max(0, i - 2): i + 1]) if lower == "control" else lower
+    # v8: the words that say how well are part of the direction as written ("poorly controlled", not
+    # "controlled"): the explanation quotes them, and the claim's concept leaves them out
+    how = [w for w in words[-2:] if w in _CONTROL_GOOD | _CONTROL_BAD | {"not", "out", "of"}]
+    shown = " ".join(lowers[max(0, i - 2): i + 1]) if lower == "control" else " ".join([*how, lower])
     return Direction(Axis.CONTROL, -sign if i in negated else sign, shown)
 
 
@@ -270,7 +389,10 @@ _NAMED_AFTER = frozenset("blood cholesterol back dose grade salt sodium fat carb
 
 
 def _names_a_thing(lowers: list[str], i: int) -> bool:
-    return lowers[i] in ("high", "low") and lowers[i + 1: i + 2] != [] and lowers[i + 1] in _NAMED_AFTER
+    if lowers[i] not in ("high", "low") or lowers[i + 1: i + 2] == [] or lowers[i + 1] not in _NAMED_AFTER:
+        return False
+    # v8: "high blood sugar" states a level (of the sugar); "high blood pressure" names hypertension
+    return not (lowers[i + 1] == "blood" and lowers[i + 2: i + 3] in (["sugar"], ["sugars"], ["glucose"]))
 
 
 #: How often a dose is taken, as doses a day (a dose "every 6 hours" is 4 a day); "as needed" and
@@ -280,18 +402,31 @@ _TIMES = {"once": 1, "one": 1, "1": 1, "twice": 2, "two": 2, "2": 2, "three": 3,
 _FREQUENCY_PHRASE = re.compile(
     r"\b(?P<count>once|twice|thrice|one|two|three|four|five|six|[1-6])\s*(?:times?|x)?\s*(?:a|per|each|every)?\s*"
     r"(?:day|daily)\b|\b(?P<abbrev>qd|bid|tid|qid|q\.d\.|b\.i\.d\.|t\.i\.d\.|q\.i\.d\.)(?!\w)"
+    r"|\b(?P<weekly>(?:once|twice|thrice|one|two|three|[1-3])\s*(?:times?|x)?\s*(?:a|per|each|every)\s*week|"
+    r"(?:once\s+)?weekly|every\s+week|(?:once\s+)?monthly|(?:once\s+)?(?:a|per|every)\s+month|every\s+other\s+day)\b"
     r"|\bevery\s+(?P<hours>\d+|four|six|eight|twelve)\s+hours\b|\b(?P<once>daily|a day|per day|every day|nightly|"
     r"at bedtime|every morning|every night)\b")
 _ABBREVIATED = {"qd": 1, "q.d.": 1, "bid": 2, "b.i.d.": 2, "tid": 3, "t.i.d.": 3, "qid": 4, "q.i.d.": 4}
 _HOURS = {"four": 4, "six": 6, "eight": 8, "twelve": 12}
 
 
-def frequencies_in(text: str) -> list[int]:
+def _less_than_daily(phrase: str) -> Fraction:
+    """Doses a day of a weekly, monthly or every-other-day phrase ("twice a week": 2/7)."""
+    if "other" in phrase:
+        return Fraction(1, 2)
+    days = 30 if "month" in phrase else 7
+    count = next((n for word, n in _TIMES.items() if re.search(rf"\b{word}\b", phrase)), 1)
+    return Fraction(count, days)
+
+
+def frequencies_in(text: str) -> list[Fraction | int]:
     """The doses a day each frequency of ``text`` gives ("twice daily" 2, "BID" 2, "every 8 hours" 3,
-    "daily" 1), in order."""
-    found = []
+    "daily" 1; v8: "once weekly" 1/7, "twice a week" 2/7, "monthly" 1/30, "every other day" 1/2), in order."""
+    found: list[Fraction | int] = []
     for match in _FREQUENCY_PHRASE.finditer(text.lower()):
-        if match.group("count"):
+        if match.group("weekly"):
+            found.append(_less_than_daily(match.group("weekly")))
+        elif match.group("count"):
             found.append(_TIMES[match.group("count")])
         elif match.group("abbrev"):
             found.append(_ABBREVIATED[match.group("abbrev")])

@@ -6,19 +6,34 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from fractions import Fraction
 
 from doclens.evaluators.rules.analysis import Analyser
-from doclens.evaluators.rules.findings import Finding, FindingKind
-from doclens.evaluators.rules.lexicons import DIRECTIONS, RELATIVE_COVERS, Axis, contradicts, covers
+from doclens.evaluators.rules.findings import Finding, FindingKind, short
+from doclens.evaluators.rules.lexicons import (
+    DIRECTIONS,
+    RELATIVE_COVERS,
+    Axis,
+    contradicts,
+    contradicts_action,
+    covers,
+    frequencies_in,
+)
 from doclens.evaluators.rules.sentences import Regimen, Sentence, Status, Word
 from doclens.evaluators.rules.words import QUALIFIER_SCALES
+
+#: v8: sites that lie over every other ("skin"): never forgiven, but no other site contradicts them
+TISSUES = frozenset({"skin"})
 
 #: A comparison, whose order of sides matters (:func:`_comparison_problems`).
 _COMPARING = re.compile(r"\b(?:more|less|worse|better|greater|than|compared)\b", re.IGNORECASE)
 
 
 def _per_day(frequencies) -> str:
-    return " or ".join(f"{n} a day" for n in sorted(frequencies))
+    """"2 a day", "once a week" (1/7), "every other day" (1/2): doses a day as a person says them."""
+    said = {Fraction(1, 7): "once a week", Fraction(2, 7): "twice a week", Fraction(3, 7): "3 times a week",
+            Fraction(1, 30): "once a month", Fraction(1, 2): "every other day"}
+    return " or ".join(said.get(Fraction(n), f"{n} a day") for n in sorted(frequencies))
 
 
 def near_miss_problems(analyser: Analyser, words: list[Word], claim_sentences: list[Sentence],
@@ -45,9 +60,60 @@ def near_miss_problems(analyser: Analyser, words: list[Word], claim_sentences: l
         problems += _site_problems(analyser, sentence, claim_stems, premise_sentences)
         problems += _person_problems(analyser, sentence, claim_stems, premise_sentences)
         problems += _regimen_problems(sentence, premise_sentences)
+        problems += _action_problems(sentence, premise_sentences)
         problems += _comparison_problems(sentence, premise_sentences)
         problems += _qualifier_problems(sentence, premise_sentences)
+        problems += _result_problems(analyser, sentence, claim_stems, premise_sentences)
+        problems += _how_often_problems(analyser, sentence, claim_stems, premise_sentences)
     return list(dict.fromkeys(problems))
+
+
+def _how_often_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str],
+                        premise_sentences: list[Sentence]) -> list[Finding]:
+    """v8: how often something is done, outside a drug's regimen ("monitor her blood pressure once weekly"
+    against "three times a week"): where the note speaks of the claim's concept and says how often, it
+    says the claim's frequency."""
+    claimed = set(frequencies_in(sentence.text))
+    if not claimed or sentence.regimens:
+        return []  # a drug's frequency is its regimen's (_regimen_problems)
+    concept = claim_stems - {analyser.normal(w) for w in re.findall(r"[a-z]+", sentence.text.lower())
+                             if frequencies_in(w) or w in ("once", "twice", "times", "week", "month", "day")}
+    stated = {f for s in _about(concept, premise_sentences) for f in frequencies_in(s.text)}
+    if stated and not claimed & stated:
+        return [Finding(FindingKind.FREQUENCY, f"note says {_per_day(stated)}, claim says {_per_day(claimed)}",
+                        conflict=True)]
+    return []
+
+
+#: v8: a result and its opposite, as written (a cue word too: "negative" is ConText's negation):
+#: "COVID test is negative" against "COVID-19 test: positive".
+RESULT_OPPOSITES = {"positive": "negative", "negative": "positive", "normal": "abnormal", "abnormal": "normal",
+                    "present": "absent", "absent": "present", "benign": "malignant", "malignant": "benign"}
+
+
+def _said(sentence: Sentence) -> set[str]:
+    return set(re.findall(r"[a-z]+", sentence.text.lower()))
+
+
+def _result_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str],
+                     premise_sentences: list[Sentence]) -> list[Finding]:
+    """A result the note gives the other way where it speaks of the claim's concept (the note's
+    sentences holding the most of the claim's other words, at least two or all of them)."""
+    claimed = [w for w in RESULT_OPPOSITES if w in _said(sentence)]
+    if not claimed:
+        return []
+    concept = claim_stems - {analyser.normal(w) for w in RESULT_OPPOSITES}
+    problems = []
+    for word in claimed:
+        other = RESULT_OPPOSITES[word]
+        if other in claimed:
+            continue
+        against = next((s for s in _about(concept, premise_sentences) if other in _said(s) and word not in _said(s)),
+                       None)
+        if against is not None:
+            problems.append(Finding(FindingKind.OPPOSITE, f"note says {other} (\"{short(against.text)}\"), claim says "
+                                    f"{word}", conflict=True))
+    return problems
 
 
 #: Scales of severity and course whose words qualify the finding written after them.
@@ -120,6 +186,10 @@ def _direction_problems(analyser: Analyser, sentence: Sentence, claim_stems: set
             # stopping a habit or a drug the note never says is stopped ("smoking cessation"
             # against "a bar that allows smoking")
             problems.append(Finding(FindingKind.DIRECTION, f"note does not say {word}"))
+        elif axis is Axis.CHANGE and sentence.regimens and not any(a is Axis.CHANGE and g == sign for a, g, _ in stated):
+            # v8: a dose changed the note never says is changed ("increase her dose of hydrochlorothiazide"
+            # against a note that gives the dose): the change is the claim's fact
+            problems.append(Finding(FindingKind.DIRECTION, f"note does not say {word}"))
     return problems
 
 
@@ -154,7 +224,9 @@ def _site_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str]
                 problems.append(Finding(FindingKind.SITE, f"note does not name the {site}"))
             continue
         about = _about(concept, premise_sentences, least=1)
-        there = {other for s in about for other in s.sites}
+        there = {other for s in about for other in s.sites} - TISSUES
+        if site in TISSUES:
+            continue  # the skin is on every site: no other site contradicts it
         if not there or any(same_site(analyser, site, other) for other in there):
             continue
         best = max(len(s.stems & concept) for s in about)
@@ -188,6 +260,36 @@ def _person_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[st
         if not any(covers(other, person) for other in there):
             said = f"of the {', '.join(sorted(there))}" if there else "of the patient"
             problems.append(Finding(FindingKind.PERSON, f"note says it {said}, claim says of the {person}", conflict=True))
+    # v8: which side of the family ("paternal grandmother" for "maternal grandmother")
+    claimed = _said(sentence) & _KIN_SIDES
+    if claimed and not problems:
+        about = [s for s in _about(concept | {analyser.normal(p) for p in sentence.relatives}, premise_sentences)
+                 if s.relatives & sentence.relatives]
+        stated = {side for s in about for side in _said(s) & _KIN_SIDES}
+        if stated and not claimed & stated:
+            problems.append(Finding(FindingKind.PERSON, f"note says {', '.join(sorted(stated))}, claim says "
+                                    f"{', '.join(sorted(claimed))}", conflict=True))
+    return problems
+
+
+_KIN_SIDES = frozenset({"maternal", "paternal"})
+
+
+def _action_problems(sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
+    """v8: a drug or treatment action the note states otherwise ("stop metformin" for "start metformin",
+    a start for "continue"), or a stop the note never states where it names the drug or treatment
+    ("He will stop Naprosyn" against "was prescribed Naprosyn")."""
+    problems: list[Finding] = []
+    for drug, sign, word, name in sentence.actions:
+        stated = [(other, said, written) for s in premise_sentences for d, other, said, written in s.actions if d == drug]
+        if any(other == sign for other, _, _ in stated):
+            continue
+        against = next(((said, written) for other, said, written in stated if contradicts_action(sign, other)), None)
+        if against is not None:
+            problems.append(Finding(FindingKind.DIRECTION, f"note says {against[0]} {against[1]}, claim says {word} "
+                                    f"{name}", conflict=True))
+        elif sign == -1 and any(drug in s.stems or any(r.drug == drug for r in s.regimens) for s in premise_sentences):
+            problems.append(Finding(FindingKind.DIRECTION, f"note does not say {word} {name}"))
     return problems
 
 
@@ -203,6 +305,11 @@ def _regimen_problems(sentence: Sentence, premise_sentences: list[Sentence]) -> 
         if regimen.frequencies and frequencies and not regimen.frequencies & frequencies:
             problems.append(Finding(FindingKind.FREQUENCY, f"note gives {regimen.name} {_per_day(frequencies)}, claim says "
                                     f"{_per_day(regimen.frequencies)}", conflict=True))
+        elif regimen.frequencies - {1} and noted and not frequencies:
+            # v8: a frequency the note never gives the drug is the claim's own detail ("aspirin twice daily"
+            # against "continue aspirin"); once a day is read into a daily dose ("20 mg a day"), so not it
+            problems.append(Finding(FindingKind.FREQUENCY, f"note names {regimen.name} with no frequency (the claim: "
+                                    f"{_per_day(regimen.frequencies)})"))
     return problems
 
 

@@ -36,6 +36,15 @@ class Word:
     dependent: bool = False
     #: a negated word's list item: the stems negated with it ("denies left knee pain": knee, pain)
     phrase: frozenset = frozenset()
+    #: the same item without the words that only qualify it (:attr:`dependent`): the concept the
+    #: note negates ("no tenderness to palpation": tenderness; "no extra heart sounds": extra, heart, sound)
+    concept: frozenset = frozenset()
+    #: the stem of the item's last word that names its concept (neither a qualifier nor a time word):
+    #: the sounds of "no extra heart sounds", the lightheadedness of "denies lightheadedness yesterday"
+    head: str | None = None
+    #: the item has words that qualify its head ("no pain with palpation of the lateral knee"): it denies
+    #: less than its head alone
+    qualified: bool = False
 
 
 class Side(NamedTuple):
@@ -73,6 +82,9 @@ class Sentence:
     sites: set[str] = field(default_factory=set)
     relatives: set[str] = field(default_factory=set)
     regimens: list[Regimen] = field(default_factory=list)
+    #: v8: what is done with each drug (:func:`~doclens.evaluators.rules.lexicons.drug_actions`): its
+    #: key, the action's sign (+1 start, 0 continue, -1 stop), the action word and the drug as written
+    actions: list[tuple[str, int, str, str]] = field(default_factory=list)
     #: the stems with the keys of their abbreviations' expansions ("BP": blood, pressure), which a
     #: number's context (read the same way) is matched against
     keys: frozenset = frozenset()

@@ -4,27 +4,34 @@
 statistics: about 1.3 s of CPU at every start of ``doclens score`` (issue 39), a fifth of the main
 job's loading, for a function of one word. The Porter stem of a word depends on the word and the
 NLTK version only, so the stems are a lexicon like the drug names (:func:`doclens.evaluators.rules.
-lexicons.drug_names`): kept in the DocLens cache folder (``lexicons/porter-stems-nltk-VERSION.json``,
-:func:`doclens.evaluators.cache.default_cache_dir`; another NLTK version is another file), NLTK
-imported on the first word the file lacks. ``--no-cache`` does not turn it off, as it does not turn
-off the drug lexicon: it holds no instance text, only words and their stems, and no judge answer.
+lexicons.drug_names`): kept in the lexicon folder (``lexicons/porter-stems-nltk-VERSION.json`` in
+the DocLens cache folder, :func:`doclens.evaluators.cache.lexicon_folder`; ``--cache-dir`` moves it;
+another NLTK version is another file), NLTK imported on the first word the file lacks.
+``--no-cache`` neither reads nor writes it (issue 47: a wrong stems file changed verdicts).
+
+The file is JSON with its format, the NLTK version and a checksum
+(:func:`~doclens.evaluators.cache.read_sealed_json`): one of another version or layout is not
+read, a damaged one is set aside with one warning, an unwritable folder costs NLTK's import at the
+next start (one warning). Whoever can write the folder can change stems, never run code.
 """
 
 from __future__ import annotations
 
 import atexit
-import json
 import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
 from doclens.core.errors import ConfigurationError
+from doclens.evaluators.cache import DEFAULT_LEXICONS, lexicon_folder, read_sealed_json, write_sealed_json
 
 logger = logging.getLogger(__name__)
 
 #: New stems that make the file be written again before the process ends (it is also written at exit).
 SAVE_EVERY = 2_000
+#: the file's format (:func:`~doclens.evaluators.cache.read_sealed_json`)
+FORMAT = "doclens-porter-stems/1"
 
 
 def _nltk_version() -> str:
@@ -36,10 +43,16 @@ def _nltk_version() -> str:
         raise ConfigurationError(f"the clinical-rules judge needs the [clinical] extra (nltk): {exc}") from exc
 
 
-def default_path() -> Path:
-    from doclens.evaluators.cache import default_cache_dir
+def stems_path(folder=DEFAULT_LEXICONS) -> Path | None:
+    """The stems file in the lexicon folder ``folder`` (``None``: no file)."""
+    found = lexicon_folder(folder)
+    return None if found is None else found / f"porter-stems-nltk-{_nltk_version()}.json"
 
-    return default_cache_dir() / "lexicons" / f"porter-stems-nltk-{_nltk_version()}.json"
+
+def default_path() -> Path:
+    path = stems_path()
+    assert path is not None
+    return path
 
 
 class PorterStems:
@@ -58,14 +71,10 @@ class PorterStems:
 
     def _read(self) -> dict[str, str]:
         assert self.path is not None
-        try:
-            found = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        found = read_sealed_json(self.path, FORMAT, _nltk_version())
+        if not isinstance(found, dict):
             return {}
-        except (OSError, ValueError) as exc:  # a damaged file: the stems are computed again
-            logger.warning("porter stems cache %s unreadable (%s): stemming with NLTK", self.path, exc)
-            return {}
-        return found if isinstance(found, dict) and all(isinstance(v, str) for v in found.values()) else {}
+        return {k: v for k, v in found.items() if type(k) is str and type(v) is str}
 
     def __call__(self, word: str) -> str:
         stem = self._stems.get(word)
@@ -87,25 +96,23 @@ class PorterStems:
         if self.path is None or not self._unsaved:
             return
         with self._lock:
-            try:
-                merged = {**self._read(), **self._stems}  # another process's new stems are kept too
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                temporary = self.path.with_suffix(f".{threading.get_ident()}.tmp")
-                temporary.write_text(json.dumps(merged, separators=(",", ":")), encoding="utf-8")
-                temporary.replace(self.path)
+            merged = {**self._read(), **self._stems}  # another process's new stems are kept too
+            if write_sealed_json(self.path, FORMAT, _nltk_version(), merged):
                 self._unsaved = 0
-            except OSError as exc:
-                logger.debug("porter stems cache %s not written: %s", self.path, exc)
+            else:
+                self.path = None  # not written: not tried again in this process
 
 
-_SHARED: dict[Path, PorterStems] = {}
+_SHARED: dict[Path | None, PorterStems] = {}
 
 
-def porter_stems() -> PorterStems:
-    """The process's stems of the default file (one object a file, written at exit)."""
-    path = default_path()
+def porter_stems(folder=DEFAULT_LEXICONS) -> PorterStems:
+    """The process's stems of the lexicon folder ``folder`` (one object a file, written at exit;
+    ``None``: no file, ``--no-cache``)."""
+    path = stems_path(folder)
     found = _SHARED.get(path)
     if found is None:
         found = _SHARED[path] = PorterStems(path)
-        atexit.register(found.save)
+        if path is not None:
+            atexit.register(found.save)
     return found
