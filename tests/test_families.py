@@ -12,6 +12,7 @@ import pytest
 from doclens import DocLens
 from doclens.cli import main
 from doclens.core.errors import ConfigurationError
+from doclens.core.types import InstanceResult
 from doclens.families import (
     APPLIES,
     CITATIONS,
@@ -147,6 +148,16 @@ def test_a_new_family_is_one_class_and_one_registration(tmp_path):
     assert "uncited_share" not in selectors()
     with pytest.raises(ValueError, match="registered already"):
         register(CITATIONS.__class__())
+
+
+@pytest.mark.parametrize("name", sorted(InstanceResult(id="i", task="t").to_dict()))
+def test_a_family_named_like_an_instance_field_is_refused(name):
+    """Its items would overwrite that field of every result's JSON (``"scores"`` …)."""
+    family = type("Clash", (UncitedShare,), {"name": name, "selector": "clash", "metrics": ("clash_rate",)})()
+    with pytest.raises(ValueError, match=f"{name!r}: the name is an instance field"):
+        with registered(family):
+            pass
+    assert "clash" not in selectors()
 
 
 def _score_uncited_share(tmp_path):

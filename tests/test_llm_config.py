@@ -302,10 +302,10 @@ def test_rate_limiter_spaces_requests_per_minute():
     assert all(later - earlier >= 0.1 * 0.9 for earlier, later in zip(granted, granted[1:]))
 
 
-def test_dry_run_counts_the_whole_note_step_apart_as_a_bound(tmp_path):
-    """premise_scope='note' asks a claim again against the whole note only when its section did
-    not entail it: the plan counts the first step as before and the second apart, at its most;
-    a real run's calls fall between the two."""
+def test_dry_run_counts_the_placement_step_apart_as_a_bound(tmp_path):
+    """premise_scope='note' judges each claim once against the whole note, then asks a supported claim
+    found outside its own section once more against that section (placement, issue 46): the plan
+    counts the first step and the second apart, at its most; a real run's calls fall between the two."""
     note = {"id": "n", "task": "note_generation",
             "reference": "HISTORY OF PRESENT ILLNESS\nFever.\nPHYSICAL EXAM\nRash.\nASSESSMENT AND PLAN\nRest.",
             "prediction": "HISTORY OF PRESENT ILLNESS\nFever and rash.\nASSESSMENT AND PLAN\nRest.",
@@ -325,8 +325,7 @@ def test_dry_run_counts_the_whole_note_step_apart_as_a_bound(tmp_path):
         made = server.count
     note_plan, section_plan = plans["note"]["calls"], plans["section"]["calls"]
     assert note_plan["total"] == section_plan["total"] == 6  # one call per claim (cot), the first step
-    # again against the whole note, at most: every claim of a section the other note has (the
-    # exam claim is judged against the whole prediction, which lacks that section, already)
-    assert note_plan["judge_claims_whole_note_at_most"] == 5 and "judge_claims_whole_note_at_most" not in section_plan
+    # again against its own section, at most: each first-step call once more
+    assert note_plan["judge_claims_placement_at_most"] == 6 and "judge_claims_placement_at_most" not in section_plan
     assert any("at most" in text for text in plans["note"]["notes"])
-    assert note_plan["total"] <= made <= note_plan["total"] + note_plan["judge_claims_whole_note_at_most"]
+    assert note_plan["total"] <= made <= note_plan["total"] + note_plan["judge_claims_placement_at_most"]

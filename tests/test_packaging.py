@@ -103,6 +103,8 @@ def test_wheel_installs_into_fresh_venv_and_reads_resources(tmp_path):
              "assert (importlib.resources.files('doclens.evaluators.rules') / 'clinical_equivalents.json').is_file()\n"
              "from doclens.inputs.known_references import known_sets\n"
              "assert len(known_sets()['aci-bench-test2'][1]) == 40, known_sets()\n"
+             "from doclens.evaluators.rules.adapter import ADAPTER_DIR, ADAPTER_FILES\n"
+             "assert 'site-packages' in str(ADAPTER_DIR) and all((ADAPTER_DIR / n).is_file() for n in ADAPTER_FILES)\n"
              "print(doclens.__file__)\n")
     result = subprocess.run([str(python), "-c", probe], cwd=tmp_path, capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr[-2000:]

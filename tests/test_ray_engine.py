@@ -280,7 +280,7 @@ COVERING_RUNS = [
      "--metrics": "doclens", "--chunk-size": "3"},
     {"--task": "general", "--uncited": "inherit", "--uncited-outputs": "strict", "--question-statements": "sentences",
      "--premise-scope": "section", "--section-fallback": "section", "--source-units": "lines", "--max-citations": "1",
-     "--on-unparsed": "exclude", "--metrics": "doclens,source_support", "--chunk-size": "2"},
+     "--on-unparsed": "exclude", "--metrics": "doclens,source_support", "--chunk-size": "2", "--review-below": "0.5"},
     {"--task": "note_generation", "--uncited": "inherit-across-sections", "--uncited-outputs": "not-applicable",
      "--question-statements": "whole", "--premise-scope": "section", "--section-fallback": "note",
      "--source-units": "turns", "--on-unparsed": "raise", "--metrics": "doclens", "--chunk-size": "3"},
@@ -310,13 +310,15 @@ def test_the_covering_runs_meet_every_value_of_every_scoring_option():
               "uncited_outputs": vocabularies.UNCITED_OUTPUTS, "question_statements": vocabularies.QUESTION_STATEMENTS,
               "premise_scope": vocabularies.PREMISE_SCOPES, "section_fallback": vocabularies.SECTION_FALLBACKS,
               "source_units": vocabularies.SOURCE_UNITS, "on_unparsed": vocabularies.ON_UNPARSED,
-              "max_citations": (None, 1), "metrics": ("doclens", "doclens,source_support"), "chunk_size": (2, 3)}
+              "max_citations": (None, 1), "metrics": ("doclens", "doclens,source_support"), "chunk_size": (2, 3),
+              "review_below": (None, 0.5)}
     assert sorted(values) == sorted(ScoringSettings.names())
     met = {name: set() for name in values}
     for run in COVERING_RUNS:
         options = {flag[2:].replace("-", "_"): value for flag, value in run.items()}
         options["max_citations"] = int(options["max_citations"]) if "max_citations" in options else None
         options["chunk_size"] = int(options["chunk_size"])
+        options["review_below"] = float(options["review_below"]) if "review_below" in options else None
         ScoringSettings.from_kwargs(**options)  # a combination the settings accept
         for name, value in options.items():
             met[name].add(value)
@@ -378,7 +380,10 @@ def test_a_driver_killed_with_sigkill_leaves_no_ray_process(tmp_path):
     import subprocess
     import time
 
-    from doclens.engines.reaper import ray_descendants, running
+    from doclens.engines.reaper import descendants, running
+
+    def ray_descendants(root: int) -> dict:  # the test's own look: Ray's processes name Ray
+        return {pid: start for pid, start in descendants(root).items() if b"ray" in _cmdline(pid)}
 
     data = write_jsonl(tmp_path / "in.jsonl", INSTANCES[:2])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)}

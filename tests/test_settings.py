@@ -68,6 +68,31 @@ def test_keywords_read_once_none_is_the_default_and_frozen():
         settings.uncited = "inherit"  # type: ignore[misc]
 
 
+def test_an_unknown_metric_family_is_refused_by_the_settings_naming_it_and_the_known_ones():
+    with pytest.raises(ConfigurationError, match=r"metrics: unknown metric family 'bogus'.*doclens, source_support"):
+        ScoringSettings(metrics=("doclens", "bogus"))
+    with pytest.raises(ConfigurationError, match="'bogus'"):
+        ScoringSettings.from_kwargs(metrics="doclens,bogus")
+    assert ScoringSettings(metrics="doclens, source_support").metrics == ("doclens", "source_support")
+
+
+@pytest.mark.parametrize("base, name", [(ScoringSettings(max_citations=3), "max_citations"),
+                                        (ScoringSettings(chunk_size=4), "chunk_size"),
+                                        (EndpointSettings(seed=7), "seed"), (ModelSettings(batch_size=2), "batch_size")],
+                         ids=["max_citations", "chunk_size", "seed", "batch_size"])
+def test_from_kwargs_and_replace_read_none_alike_as_not_given(base, name):
+    """The docs' one rule (``_Settings.from_kwargs``, ``DocLens(settings=…, **options)``): over
+    settings already made, ``None`` leaves an option as it is, in both."""
+    assert type(base).from_kwargs(base, **{name: None}) is base
+    assert base.replace(**{name: None}) is base
+
+
+def test_an_option_is_set_to_none_itself_with_dataclasses_replace_checked_again():
+    assert dataclasses.replace(ScoringSettings(max_citations=3), max_citations=None).max_citations is None
+    with pytest.raises(ConfigurationError, match="chunk_size"):
+        dataclasses.replace(ScoringSettings(), chunk_size=None)
+
+
 def test_doclens_takes_the_settings_or_its_keywords_and_keeps_them_frozen():
     judge = OverlapEvaluator()
     options = {"uncited": "inherit", "max_citations": 2, "premise_scope": "section", "source_units": "lines"}

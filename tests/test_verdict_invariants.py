@@ -38,11 +38,33 @@ CARDIAC = "CARDIOVASCULAR: Regular rate and rhythm. No murmurs. No rubs. No gall
     ("His diabetes is well controlled.", "His diabetes is poorly controlled."),
     # a swapped test is a thing, even abbreviated
     ("Screen for std.", "We will screen her today for HIV."),
+    # generated near-misses (benchmarks/near_miss_generator.py), each class failed on the first v8:
+    # abnormal where the note, speaking of the same finding, says normal
+    ("CHEST X-RAY: X-ray of the chest is unremarkable.", "Chest x-ray: Abnormal."),
+    ("Blood pressure looks good today.", "Her blood pressure was abnormal at that time."),
+    # a passive "was not ordered / obtained": the thing not done is negated, not the verb
+    ("Medical Treatment: Full cholesterol panel ordered.", "A full cholesterol panel was not ordered."),
+    # a qualified denial whose conditions the note states in another sentence
+    ("She has stomach pain and vomiting. She describes a burning sensation after meals.",
+     "She denies pain in her stomach with burning sensations."),
 ])
 def test_a_contradiction_on_the_claims_concept_decides(judge, premise, claim):
     verdict = judge.verdict(premise, claim)
     assert not verdict.entailed, verdict.explanation
     assert any(f.conflict or f.kind.value == "direction" for f in verdict.findings)
+
+
+def test_a_passive_negation_negates_the_thing_not_done():
+    """medspaCy's forward "was not" took "was not ordered" and spent itself on the verb, so "A
+    urinalysis was not ordered" stated the urinalysis; the thing not done is negated, before or after."""
+    from doclens.evaluators.rules.analysis import Analyser
+    from doclens.evaluators.rules.sentences import Status
+
+    analyser = Analyser(None, None)
+    for text, thing in (("A urinalysis was not ordered.", "urinalysis"), ("He was not given antibiotics.", "antibiotics"),
+                        ("Swab was not obtained.", "Swab")):
+        (sentence,) = analyser.sentences(text)
+        assert {w.text: w.status for w in sentence.words}[thing] == Status.NEGATED, text
 
 
 def test_explanations_quote_the_words_that_differ(judge):

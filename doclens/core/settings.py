@@ -110,6 +110,39 @@ def parse_duration(value: Any, name: str = "deadline") -> float | None:
     return seconds
 
 
+class _Selectors:
+    """Where ``metrics=`` names are looked up: :mod:`doclens.families` (a layer above this one,
+    ``docs/design.md`` §6) hands its registry's ``selectors`` here when it is imported, which
+    ``import doclens`` does; ``None`` until then (a name is then taken as given)."""
+
+    known: Callable[[], tuple[str, ...]] | None = None
+
+
+SELECTORS = _Selectors()
+
+
+def metric_selectors(metrics: Any) -> tuple[str, ...]:
+    """``metrics=`` (``"doclens,source_support"`` or a list) → the families' selectors, checked
+    (the one check: :class:`ScoringSettings` makes it). Which selectors exist is the families'
+    registry's to say (:func:`doclens.families.selectors`, through :data:`SELECTORS`;
+    ``families.register`` adds one); the
+    DocLens metrics are always on (source support judges their prediction claims)."""
+    parts = metrics.split(",") if isinstance(metrics, str) else metrics
+    names = [m.strip() if isinstance(m, str) else m for m in parts] if isinstance(parts, (list, tuple)) else [None]
+    if not all(isinstance(m, str) for m in names):
+        raise ConfigurationError(f"metrics must be a string or a list of strings, got {metrics!r}")
+    names = list(dict.fromkeys(m for m in names if m))
+    known = SELECTORS.known() if SELECTORS.known is not None else tuple(names)
+    unknown = [m for m in names if m not in known]
+    if unknown:
+        raise ConfigurationError(f"metrics: unknown metric family {', '.join(map(repr, unknown))}; the known ones are "
+                                 f"{', '.join(known)}")
+    if "doclens" not in names:
+        raise ConfigurationError("metrics must include 'doclens' (source_support judges the claims that the DocLens "
+                                 "metrics extract): use 'doclens,source_support'")
+    return tuple(names)
+
+
 class _Settings:
     """What the settings classes share: made from keywords in one place, changed by copy."""
 
@@ -119,38 +152,38 @@ class _Settings:
         return tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
 
     @classmethod
-    def _keywords(cls, options: dict[str, Any]) -> dict[str, Any]:
-        """``options`` checked for unknown names, a ``None`` for an option that takes no ``None``
-        left out (it means the option's default, as :func:`doclens.load_evaluator` reads it; an
-        option whose ``None`` is a value of its own, ``seed=None``, keeps it)."""
+    def _known(cls, options: dict[str, Any]) -> None:
+        """Refuse an option name the class does not have, naming it and the names it has."""
         unknown = sorted(set(options) - set(cls.names()))
         if unknown:
             raise ConfigurationError(f"unknown option(s) {', '.join(map(repr, unknown))} for {cls.__name__}; "
                                      f"the options are {', '.join(cls.names())}")
-        takes_none = {f.name for f in dataclasses.fields(cls) if "None" in str(f.type)}  # type: ignore[arg-type]
-        return {name: value for name, value in options.items() if value is not None or name in takes_none}
 
     @classmethod
     def from_kwargs(cls, base=None, /, **options: Any):
         """Settings from keyword options, the one path from loose keywords to settings: a name the
-        class does not have is refused, naming it and the names it has; ``None`` for an option
-        that takes no ``None`` means its default. ``base``: settings already made (a
-        constructor's ``settings=``), which the options not ``None`` change (none: ``base``
-        itself)."""
+        class does not have is refused, naming it and the names it has. ``None`` means "not
+        given": without ``base``, an option that takes no ``None`` gets its default (one whose
+        ``None`` is a value of its own, ``seed=None``, gets ``None``); with ``base`` (settings
+        already made, a constructor's ``settings=``) it keeps ``base``'s value —
+        ``base.replace(**options)``, which reads ``None`` the same way."""
         if base is None:
-            return cls(**cls._keywords(options))
+            cls._known(options)
+            takes_none = {f.name for f in dataclasses.fields(cls) if "None" in str(f.type)}  # type: ignore[arg-type]
+            return cls(**{name: value for name, value in options.items() if value is not None or name in takes_none})
         if not isinstance(base, cls):
             raise ConfigurationError(f"settings must be a doclens.{cls.__name__}, got {type(base).__name__}")
-        return base.replace(**{name: value for name, value in options.items() if value is not None})
+        return base.replace(**options)
 
     def replace(self, **changes: Any):
-        """A copy with ``changes``, read as :meth:`from_kwargs` reads keywords and checked again
-        (no changes: this object itself)."""
-        if not changes:
-            return self
-        defaults = {f.name: f.default for f in dataclasses.fields(self)}  # type: ignore[arg-type]
-        kept = self._keywords(changes)  # a None that means "the default" is left out of it
-        return dataclasses.replace(self, **{name: kept.get(name, defaults[name]) for name in changes})  # type: ignore
+        """A copy with ``changes``, checked again (a name the class lacks is refused). ``None``
+        leaves an option as it is, as :meth:`from_kwargs` reads it over settings already made (no
+        change: this object itself). To set an option to ``None`` itself (``max_citations=None``:
+        no cap; ``seed=None``): ``dataclasses.replace(settings, max_citations=None)``, checked
+        the same way."""
+        self._known(changes)
+        given = {name: value for name, value in changes.items() if value is not None}
+        return dataclasses.replace(self, **given) if given else self  # type: ignore[type-var]
 
 
 class KeywordSignature:
@@ -235,9 +268,8 @@ class ScoringSettings(_Settings):
         The metric families' selectors: ``"doclens"`` (the four DocLens metrics, always on) and,
         opt-in, ``"source_support"`` (each prediction claim judged against evidence from the
         instance's own source, :mod:`doclens.scoring.source_support`); a comma-separated string
-        is split. Which selectors exist is the families' registry's to say:
-        :func:`doclens.scoring.source_support.check_metrics` refuses an unknown one when a scorer
-        is built (the registry sits above this module).
+        is split. Which selectors exist is the families' registry's to say
+        (:func:`metric_selectors` refuses an unknown one, naming the known ones).
     chunk_size : int
         Instances per batch sent to the extractor and the judge.
     review_below : float, optional
@@ -284,15 +316,7 @@ class ScoringSettings(_Settings):
                                                   and not isinstance(self.review_below, bool)
                                                   and 0 < self.review_below <= 1):
             raise ConfigurationError(f"review_below must be a probability in (0, 1], got {self.review_below!r}")
-        metrics = self.metrics
-        names = [m.strip() for m in (metrics.split(",") if isinstance(metrics, str) else metrics)]
-        if not all(isinstance(m, str) for m in names):
-            raise ConfigurationError(f"metrics must be a string or a list of strings, got {metrics!r}")
-        names = list(dict.fromkeys(m for m in names if m))
-        if "doclens" not in names:
-            raise ConfigurationError("metrics must include 'doclens' (source_support judges the claims that the DocLens "
-                                     "metrics extract): use 'doclens,source_support'")
-        object.__setattr__(self, "metrics", tuple(names))  # frozen: the normalised form, set once
+        object.__setattr__(self, "metrics", metric_selectors(self.metrics))  # frozen: the normalised form, set once
 
 
 @dataclass(frozen=True)

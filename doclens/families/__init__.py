@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
+from doclens.core.settings import SELECTORS
 from doclens.core.types import InstanceResult
 from doclens.families.base import (
     APPLIES,
@@ -60,11 +61,17 @@ DOCLENS_METRICS: tuple[str, ...] = (*CLAIMS.metrics, *CITATIONS.metrics)
 
 def register(family: MetricFamily) -> MetricFamily:
     """Add ``family`` to :data:`FAMILIES` (after those registered before it) and return it.
-    Its name and metric names must be new; ``metrics=`` then accepts its ``selector``."""
+    Its name and metric names must be new, and its name no field of an instance's JSON
+    (``InstanceResult.to_dict``: ``scores``, ``statements``…, beside which its items are kept);
+    ``metrics=`` then accepts its ``selector``."""
     if not isinstance(family, MetricFamily):
         raise TypeError(f"a metric family must be a doclens.families.MetricFamily, got {type(family).__name__}")
     if not family.name or not family.selector or not family.metrics:
         raise ValueError("a metric family needs a name, a selector and at least one metric")
+    fields = sorted(InstanceResult(id="", task="").to_dict())  # what a result's JSON writes beside the families
+    if family.name in fields:
+        raise ValueError(f"metric family {family.name!r}: the name is an instance field (a result's JSON keeps a "
+                         f"family's items under its name beside {', '.join(fields)}): choose another name")
     taken = {metric for known in FAMILIES for metric in known.metrics}
     clash = sorted(set(family.metrics) & taken)
     if any(known.name == family.name for known in FAMILIES) or clash:
@@ -112,6 +119,9 @@ def derived_scores(scores: dict, families: Sequence[MetricFamily] = FAMILIES) ->
 def selectors() -> tuple[str, ...]:
     """The ``metrics=`` names of the registered families, in table order (``doclens`` first)."""
     return tuple(dict.fromkeys(family.selector for family in FAMILIES))
+
+
+SELECTORS.known = selectors  # ScoringSettings checks metrics= against this registry (core sits below it)
 
 
 def own_item_families(families: Sequence[MetricFamily] = FAMILIES) -> tuple[MetricFamily, ...]:

@@ -1,5 +1,6 @@
-"""Writing files so that a crash never leaves half of one, and saving a report somewhere even
-when its chosen path fails: the one place for atomic writes and the save fallback."""
+"""Saving a report somewhere even when its chosen path fails, the output's lock and the names of
+the files a run writes. The atomic write itself (:func:`write_atomically`, whole or not at all)
+is :mod:`doclens.core.files`'s, so that the caches of the judges' layer use the same one."""
 
 from __future__ import annotations
 
@@ -9,69 +10,10 @@ import re
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from doclens.core.errors import ConfigurationError, InputError
-
-
-def write_atomically(path: os.PathLike, write: Callable, errors: str = "strict", binary: bool = False) -> None:
-    """Call ``write(handle)`` on a temporary file next to ``path``, then rename it into place: a
-    crash mid-write never leaves a truncated file. ``errors`` is the UTF-8 encoder's error
-    handler (``"backslashreplace"`` shows a lone surrogate as ``\\udc00`` on an HTML page);
-    ``binary``: the handle takes bytes.
-
-    The temporary file has a name of its own (:func:`tempfile.mkstemp` in the same folder, so
-    ``os.replace`` stays one rename on one filesystem): two writers never share one, and it is
-    synced to disk before the rename, so the file in place is always a whole one. The folder is
-    synced after the rename (:func:`_sync_folder`), so that the rename itself survives a power cut."""
-    folder, name = os.path.split(os.path.abspath(os.fspath(path)))
-    descriptor, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
-    try:
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private (0600); a report is not
-        handle = os.fdopen(descriptor, "wb") if binary else os.fdopen(descriptor, "w", encoding="utf-8",
-                                                                      errors=errors)
-        with handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-    _sync_folder(folder)
-
-
-def _sync_folder(folder: str) -> None:
-    """fsync ``folder`` (its entry for the renamed file) where the platform can: POSIX opens a
-    folder with ``O_DIRECTORY``; Windows cannot open one through :func:`os.open`, and some
-    filesystems refuse to sync one (``EINVAL``). There the file in place is still a whole one;
-    only a power cut right after the rename could bring the old one back."""
-    directory_flag = getattr(os, "O_DIRECTORY", None)
-    if directory_flag is None:
-        return
-    try:
-        descriptor = os.open(folder, os.O_RDONLY | directory_flag)
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass
-    finally:
-        os.close(descriptor)
-
-
-_UMASK: list = []
-
-
-def _umask() -> int:
-    """The process's umask (read once: reading it means setting it)."""
-    if not _UMASK:
-        current = os.umask(0o022)
-        os.umask(current)
-        _UMASK.append(current)
-    return _UMASK[0]
+from doclens.core.files import write_atomically as write_atomically  # re-exported: the report writers' name
 
 
 class OutputLocked(ConfigurationError):

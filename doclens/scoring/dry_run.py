@@ -153,6 +153,19 @@ WHOLE_NOTE_NOTE = ("premise_scope='note': every note claim is judged against the
                    "section's claims, the whole note as premise); a supported claim found outside its own section is "
                    "asked once more against that section (placement: those calls depend on the verdicts and are not "
                    "counted here)")
+#: what an LLM judge's dry run says of the placement step's calls
+PLACEMENT_CALLS = ("premise_scope='note': a supported claim found outside its own section may be asked once more "
+                   "against that section; those calls depend on the verdicts: at most "
+                   "calls.judge_claims_placement_at_most more, not in the other counts, the tokens or the cost")
+
+
+def _placement_bound(scorer, report, tally: _Tally) -> tuple[dict[str, int], list[str]]:
+    """Under ``premise_scope="note"``, the placement step's calls at their most (each first-step
+    request's claims asked again once, grouped as the first step groups them) and the note saying so
+    (:data:`PLACEMENT_CALLS`); nothing otherwise."""
+    if scorer.settings.premise_scope == "note" and any(r.task == "note_generation" for r in report.instances):
+        return {"judge_claims_placement_at_most": tally.calls["judge_claims"]}, [PLACEMENT_CALLS]
+    return {}, []
 
 
 class _PlanningSourceSupport(SourceSupport):
@@ -228,6 +241,7 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
         warnings.simplefilter("ignore")
         report = planner.score(instances, progress=progress)
     extraction_estimated = tally.calls["extraction"] > 0
+    placement_calls, placement_notes = _placement_bound(scorer, report, tally)
     unique = list(tally.per_key)
     found = judge.cache.get_many(unique) if unique else {}
     cached = len(found)
@@ -249,7 +263,7 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
         "keeps_data_local": judge.keeps_data_local,
         "instances": len(report.instances),
         "calls": {**tally.calls, "total": total, "distinct": len(unique), "already_cached": cached,
-                  "to_make": len(unique) - cached},
+                  "to_make": len(unique) - cached, **placement_calls},
         "tokens": {"prompt": prompt_tokens, "completion_estimate": completion_tokens,
                    "prompt_to_pay": sum(p for p, _, _ in to_pay),
                    "prompt_to_pay_cached_estimate": sum(k for _, _, k in to_pay),
@@ -259,7 +273,7 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
                              "completion: per-call allowance"},
         "cost_usd_estimate": cost,
         "price_per_1m_tokens": list(price) if price else None,
-        "notes": [],
+        "notes": placement_notes,
     }
     result["notes"].append("re-asks for unreadable replies and context-length splits are not included")
     if judge.loads_model_in_process:  # a chat model run in this process (the local judge)

@@ -47,7 +47,7 @@ from doclens.parsing.statements import (
 from doclens.reports.files import output_lock
 from doclens.reports.report import Report
 from doclens.scoring.run import Run, RunMeta, Work
-from doclens.scoring.source_support import SourceSupport, check_metrics
+from doclens.scoring.source_support import SourceSupport
 from doclens.scoring.verdicts import (
     citation_requests,
     claim_requests,
@@ -146,7 +146,6 @@ class DocLens:
         settings = ScoringSettings.from_kwargs(settings, **options)  # checked there, once
         if source_support is not None and "source_support" not in settings.metrics:
             settings = settings.replace(metrics=(*settings.metrics, "source_support"))
-        check_metrics(settings.metrics)  # which families exist is the registry's to say
         #: how this scorer scores (frozen; read by the steps, the report and its signature)
         self.__dict__["settings"] = settings
         self.evaluator = evaluator

@@ -29,10 +29,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from doclens.core.errors import ConfigurationError, InputError
+from doclens.core.settings import metric_selectors
 from doclens.core.support import SUPPORT_LABELS, SupportJudgement, SupportVerdict
 from doclens.core.types import EXTRACTION_FAILED, NO_VERDICT, STATUS_FAILED, Direction
 from doclens.evaluators.base import ClaimRequest, Evaluator
-from doclens.families import selectors
 from doclens.retrieval.config import RetrievalConfig
 from doclens.scoring.signature import SignatureField, render_signature
 
@@ -40,21 +40,10 @@ NO_FACTS = "the source has no facts (no sentence or row with a letter or digit):
 
 
 def check_metrics(metrics: None | str | Iterable[str]) -> tuple[str, ...]:
-    """``"doclens,source_support"`` or a list → the families, checked. ``None``: ``("doclens",)``.
-    The DocLens metrics are always computed (source support judges their prediction claims)."""
-    if metrics is None:
-        return ("doclens",)
-    names = [m.strip() for m in (metrics.split(",") if isinstance(metrics, str) else metrics)]
-    names = [m for m in names if m]
-    known = selectors()  # the registered families' (doclens.families.register adds one)
-    unknown = [m for m in names if m not in known]
-    if unknown:
-        raise ConfigurationError(f"unknown metric family {', '.join(map(repr, unknown))}; choose from "
-                                 f"{', '.join(known)}")
-    if "doclens" not in names:
-        raise ConfigurationError("metrics must include 'doclens' (source_support judges the claims that the DocLens "
-                                 "metrics extract): use 'doclens,source_support'")
-    return tuple(dict.fromkeys(names))
+    """``"doclens,source_support"`` or a list → the families, checked as
+    :class:`~doclens.core.settings.ScoringSettings` checks ``metrics=``
+    (:func:`~doclens.core.settings.metric_selectors`). ``None``: ``("doclens",)``."""
+    return ("doclens",) if metrics is None else metric_selectors(metrics)
 
 
 class SourceSupport:

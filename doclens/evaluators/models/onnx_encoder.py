@@ -20,13 +20,13 @@ from __future__ import annotations
 import io
 import json
 import logging
-import os
 import warnings
 from pathlib import Path
 
 import numpy as np
 
 from doclens.core.errors import ConfigurationError, require
+from doclens.core.files import write_atomically
 
 logger = logging.getLogger(__name__)
 
@@ -93,9 +93,7 @@ def exported(folder: str, fingerprint: str, directory: Path | str | None = None)
     data = export(folder)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_bytes(data)
-        temporary.replace(path)
+        write_atomically(path, lambda handle: handle.write(data), binary=True)  # a temporary name of its own
     except OSError as exc:  # a read-only cache folder: exported again at the next start, nothing else
         logger.debug("ONNX export %s not written: %s", path, exc)
         return data

@@ -349,6 +349,11 @@ def context_rules() -> list[ContextRule]:
         ContextRule("obtain (leading)", "PLANNED", "FORWARD", [{"LOWER": {"IN": PLANNED_VERBS}}], where=_opens_value),
         ContextRule("not appreciated", "NEGATED_EXISTENCE", "BACKWARD",
                     [{"LOWER": {"IN": ["not", "n't"]}}, {"LOWER": "been", "OP": "?"}, {"LOWER": {"IN": NOT_FOUND}}]),
+        # v8: with its auxiliary, which medspaCy's forward "was not" took first and spent on the verb: "A
+        # urinalysis was not ordered" negates the urinalysis, "He was not given antibiotics" the antibiotics
+        ContextRule("was not ordered", "NEGATED_EXISTENCE", "BIDIRECTIONAL",
+                    [{"LOWER": {"IN": ["was", "is", "are", "were"]}},  # passive only: "has not seen" is perception
+                     {"LOWER": {"IN": ["not", "n't"]}}, {"LOWER": "been", "OP": "?"}, {"LOWER": {"IN": NOT_FOUND}}]),
         ContextRule(", I (a new clause)", "NEGATED_EXISTENCE", "TERMINATE",
                     [{"LOWER": ","}, {"LOWER": "the", "OP": "?"}, {"LOWER": {"IN": SUBJECTS}}],
                     terminates=frozenset({"NEGATED_EXISTENCE"})),
@@ -386,7 +391,7 @@ NOT_FOUND = ["appreciated", "noted", "seen", "observed", "identified", "detected
              "visualized", "palpated", "palpable", "found",
              # v8: what was not done, said after it ("A urinalysis was not ordered", "Swabs were not obtained")
              "ordered", "obtained", "done", "performed", "given", "prescribed", "started", "administered", "taken",
-             "collected", "sent"]
+             "collected", "sent", "reviewed", "checked", "drawn", "completed"]
 #: Who comes with a patient: "the patient and family" are told things, they are no relative's finding.
 CARERS = ["family", "families", "parents", "parent", "mother", "father", "mom", "dad", "wife", "husband", "spouse",
           "partner", "caregiver", "caregivers", "daughter", "son"]
@@ -433,7 +438,7 @@ def _no_fact_of_its_own(lowers: list[str], i: int) -> bool:
 #: Words that name what holds a finding, not the finding ("signs of a fracture", "history of falls"): a
 #: negated item's head is then the thing after them (:attr:`Word.head`).
 LIGHT_HEADS = frozenset("""sign signs evidence history episode episodes instance instances kind kinds type types
-area areas amount report reports finding findings""".split())
+area areas amount report reports finding findings able unable""".split())
 #: Words that say when, not what: never the concept a negated item names (:attr:`Word.head`).
 TIME_WORDS = frozenset("""today yesterday tonight tomorrow now currently recently lately anymore since ever
 morning mornings night nights evening evenings week weeks month months year years day days time times""".split())

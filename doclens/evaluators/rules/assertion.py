@@ -96,9 +96,10 @@ def _denial_stated_otherwise(words: list[Word], index: dict, located: frozenset[
     coffee" against "She enjoys coffee", "no bruising on his right shoulder" against "right shoulder
     pain and bruising" (issue 46's generated negation flips). What the claim denies is its negated
     item's head (:attr:`Word.head`); when the note gives that word (affirmed, possible, planned, as
-    history), never negated and not as gone, the claim's denial is its own: a contradiction where the
-    note's sentence holds the denied item and where it is (a site, side or position qualifying it), else,
-    for an item nothing
+    history), never negated and not as gone, the claim's denial is its own: a contradiction where a
+    note sentence holds the denied item and where it is (a site, side or position qualifying it) and the
+    note states half its other conditions, in that sentence or another ("denies stomach pain with burning
+    sensations" against "stomach pain" and, elsewhere, "a burning sensation"), else, for an item nothing
     qualifies ("denies fever", not "no pain with palpation of the lateral knee"), a ``denial`` finding,
     which decides too (``decision.DECISIVE``)."""
     # what an item must be stated with: its own words, and of the words that qualify it, where it is
@@ -110,8 +111,11 @@ def _denial_stated_otherwise(words: list[Word], index: dict, located: frozenset[
         stated = _stated_never_denied(index, head)
         if not stated:
             continue
-        word, sentence = next(((w, s) for w, s in stated if _holds(s, phrase, conditions)), stated[0])
-        if _holds(sentence, phrase, conditions):  # the note states the denied item as the claim denies it
+        holding = [(w, s) for w, s in stated if phrase <= s.stems]  # the item and where it is
+        word, sentence = next(((w, s) for w, s in holding if _holds(s, phrase, conditions)),
+                              (holding or stated)[0])
+        # the note states the denied item where the claim denies it, and half its conditions anywhere
+        if holding and 2 * sum(c in index for c in conditions) >= len(conditions):
             found.append(Finding(FindingKind.ASSERTION, f"note says \"{short(sentence.text)}\" "
                                  f"({_describe(word.status).removeprefix('only ')}), claim states {word.text.lower()} "
                                  "negated", conflict=True))

@@ -40,8 +40,9 @@ v4) a finding that contradicts the premise rejects the claim and a logistic mode
    say "denies any pain"; a pain the note reports contradicts it). A test the note only plans
    ("will obtain an MRI", "x-ray ordered": status *planned*) supports the plan, not a claim that
    reports its result ("the MRI showed …", "x-ray is unremarkable").
-5. **paraphrase tolerance** (``paraphrase="minilm"``, the default): up to two missing words (a
-   quarter of the claim's content words at most) are forgiven when the shipped MiniLM encoder
+5. **paraphrase tolerance** (``paraphrase="minilm"``, the default): up to
+   :data:`PARAPHRASE_MAX_MISSING` missing words (at most :data:`PARAPHRASE_SHARE` of the claim's
+   content words) are forgiven when the shipped MiniLM encoder
    finds the claim close to one note sentence (cosine ≥ :data:`PARAPHRASE_COSINE`) and each
    missing word a near-synonym of a word of that sentence (≥ :data:`PARAPHRASE_WORD_COSINE`);
    never drug names or polar words (normal/abnormal, increased/decreased …), and rules 2–4 still

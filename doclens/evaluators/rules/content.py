@@ -9,7 +9,7 @@ from __future__ import annotations
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind, short
 from doclens.evaluators.rules.sentences import Sentence, Status, Word
-from doclens.evaluators.rules.words import POLAR, POLAR_PREFIXES, QUALIFIER_SCALES, is_drug
+from doclens.evaluators.rules.words import ABNORMAL_WORDS, NORMAL_WORDS, POLAR, POLAR_PREFIXES, QUALIFIER_SCALES, is_drug
 
 
 def other_qualifier(word: str, sentence: Sentence | None) -> str | None:
@@ -22,6 +22,22 @@ def other_qualifier(word: str, sentence: Sentence | None) -> str | None:
             others = sorted((scale & used) - {word})
             if others:
                 return others[0]
+    return None
+
+
+def called_normal(word: str, words: list[Word], premise_sentences: list[Sentence]) -> str | None:
+    """v8: the word the note calls a finding normal by (:data:`~doclens.evaluators.rules.words.NORMAL_WORDS`)
+    where the claim calls it abnormal (``word`` in ``ABNORMAL_WORDS``): in the first note sentence that
+    holds at least half the claim's other content words, affirmed ("Heart exam is abnormal" against
+    "Heart: Regular rate and rhythm")."""
+    if word not in ABNORMAL_WORDS:
+        return None
+    concept = {w.stem for w in words if w.text.lower() != word}
+    for sentence in premise_sentences:
+        if concept and 2 * len(sentence.stems & concept) >= len(concept):
+            found = [w.text.lower() for w in sentence.words if w.text.lower() in NORMAL_WORDS and w.status != Status.NEGATED]
+            if found:
+                return found[0]
     return None
 
 
@@ -101,7 +117,7 @@ def said_otherwise(missing: list[str], words: list[Word], first: dict[str, tuple
         if verdict is not None:
             problems.append(Finding(FindingKind.OPPOSITE, verdict, conflict=True))
         elif m in POLAR:
-            other = other_qualifier(m, best)
+            other = other_qualifier(m, best) or called_normal(m, words, premise_sentences)
             problems.append(Finding(FindingKind.QUALIFIER, f"note says {other}, claim says {m}", conflict=True) if other
                             else Finding(FindingKind.POLAR, f"note does not say {m}"))
         else:

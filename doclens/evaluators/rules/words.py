@@ -91,6 +91,12 @@ present absent controlled uncontrolled febrile afebrile symmetric asymmetric int
     # qualifiers a near miss differs by (docs/design.md §4, Judging real notes): never forgiven as rewording
     """slight mild moderate severe acute chronic new newly repeat recurrent minimal marked trace small large
 worsening first second third extra additional""".split())
+#: v8: a finding called abnormal, and the words a note uses for the same finding found normal: a claim
+#: calling abnormal what the note, where it speaks of the claim's finding, calls normal (unremarkable,
+#: regular, good …) is contradicted (issue 46's generated normal → abnormal flips: "Chest x-ray:
+#: Abnormal" against "X-ray of the chest is unremarkable")
+ABNORMAL_WORDS = frozenset("abnormal irregular abnormally".split())
+NORMAL_WORDS = frozenset("normal unremarkable normoactive regular good fine clear benign wnl".split())
 POLAR_PREFIXES = ("ab", "ir", "un", "non", "in", "a", "dis")
 #: Qualifiers of one scale: a claim's qualifier the note does not say, where the sentence the claim
 #: is about says another of the same scale, is a contradiction ("note says trace, claim says
