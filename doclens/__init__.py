@@ -18,12 +18,15 @@ Evaluation for Medical Text Generation".
 from doclens.core.errors import (
     CostWarning,
     DocLensWarning,
+    FailedCallsWarning,
     InputWarning,
     JudgeWarning,
     NotApplicableWarning,
+    NumberedSourcesWarning,
     RewardBudgetWarning,
     UncitedOutputsWarning,
     UnicodeRepairWarning,
+    UnreadCitationsWarning,
 )
 from doclens.core.settings import EndpointSettings, ModelSettings, ScoringSettings
 from doclens.core.types import (
@@ -72,11 +75,13 @@ __all__ = [
     "Evaluator",
     "Extractor",
     "Instance",
+    "FailedCallsWarning",
     "InputWarning",
     "InstanceResult",
     "JudgeWarning",
     "ModelSettings",
     "NotApplicableWarning",
+    "NumberedSourcesWarning",
     "Report",
     "RewardBudgetWarning",
     "ScoringSettings",
@@ -85,5 +90,6 @@ __all__ = [
     "Statement",
     "UncitedOutputsWarning",
     "UnicodeRepairWarning",
+    "UnreadCitationsWarning",
     "load_evaluator",
 ]

@@ -105,7 +105,11 @@ def test_compare_and_leaderboard_show_and_rank_by_claim_f1(tmp_path, capsys):
     assert "hidden" in out and "citation_recall" in out and "n/a for every system" in out, out
     code, out, err = run(["leaderboard", *files], capsys)
     first = next(line for line in out.splitlines() if line.startswith("1 "))
-    assert " B " in f" {first} ", out  # by recall (the default) B leads
+    assert " A " in f" {first} " and "ranked by claim_f1" in out, out  # claim F1 is the default ranking (issue 48)
+    code, out, err = run(["leaderboard", *files, "--rank-by", "claim_recall"], capsys)
+    first = next(line for line in out.splitlines() if line.startswith("1 "))
+    assert " B " in f" {first} ", out  # by recall B leads, and the board says what recall alone rewards
+    assert "ranked by recall alone" in out and "claim_f1 (the default)" in out, out
     # the HTML pages: the leaderboard's column (citations hidden, said why) and the report's row
     board = tmp_path / "board.html"
     code, _, err = run(["leaderboard", *files, "--rank-by", "claim_f1", "--no-plots", "-o", board], capsys)

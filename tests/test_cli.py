@@ -25,11 +25,14 @@ def run(argv, capsys):
 def test_score_writes_report_and_summary(tmp_path, capsys):
     data = write_jsonl(tmp_path / "in.jsonl", [GOOD, {**GOOD, "id": "b", "prediction": "Rash [0]."}])
     code, out, err = run(["score", str(data), "--evaluator", "tests.helpers:TokenSubsetEvaluator",
-                          "--output", str(tmp_path / "s.json"), "-q"], capsys)
+                          "--output", str(tmp_path / "s.json")], capsys)
     assert code == 0, err
     report = Report.load(tmp_path / "s.json")
     assert report["citation_recall"] == 0.5 and not report.partial
     assert "citation_recall" in out and "signature: doclens:" in out
+    code, out, err = run(["score", str(data), "--evaluator", "tests.helpers:TokenSubsetEvaluator",
+                          "--output", str(tmp_path / "q.json"), "-q"], capsys)
+    assert code == 0 and out == "" and err == "" and Report.load(tmp_path / "q.json") == report  # -q: quiet
     assert "judge:token-subset" in report.signature
 
 
@@ -112,7 +115,7 @@ def test_baselines_side_by_side_in_summary(tmp_path, capsys):
            "reference_claims": {"subjective": ["Fever for two days."], "assessment_and_plan": ["Rest."]},
            "prediction_claims": {"subjective": ["Fever for two days."]}}
     data = write_jsonl(tmp_path / "in.jsonl", [row])
-    code, out, err = run(["score", str(data), "--evaluator", "overlap", "--baselines", "rouge", "-q",
+    code, out, err = run(["score", str(data), "--evaluator", "overlap", "--baselines", "rouge",
                           "-o", str(tmp_path / "s.json")], capsys)
     assert code == 0, err
     report = Report.load(tmp_path / "s.json")
@@ -130,7 +133,7 @@ def test_readme_worked_example_numbers(tmp_path, capsys):
     """The README prints this run's summary: keep the two in step."""
     from tests.conftest import REPO
 
-    code, out, err = run(["score", str(REPO / "examples" / "notes.jsonl"), "--evaluator", "overlap", "-q",
+    code, out, err = run(["score", str(REPO / "examples" / "notes.jsonl"), "--evaluator", "overlap",
                           "-o", str(tmp_path / "s.json")], capsys)
     assert code == 0, err
     readme = (REPO / "README.md").read_text()

@@ -70,14 +70,17 @@ def test_warnings_are_log_lines_that_q_silences_and_vv_explains(tmp_path):
     argv = ["score", str(data), "--evaluator", "overlap", "--max-citations", "1", "-o", str(tmp_path / "o.json")]
     plain = _cli(argv, tmp_path)
     assert plain.returncode == 0, plain.stderr
-    assert "doclens: warning: 1 statement(s) had more than max_citations=1 citations" in plain.stderr
-    assert "UserWarning" not in plain.stderr and ".py:" not in plain.stderr  # no source line
+    # said once (issue 48): in the summary, at its level, not a second time on stderr
+    said = "1 statement(s) had more than max_citations=1 citations"
+    assert f"warning: {said}" in plain.stdout and said not in plain.stderr, plain.stderr
+    assert "UserWarning" not in plain.stdout + plain.stderr and ".py:" not in plain.stdout + plain.stderr
     quiet = _cli(argv + ["-q"], tmp_path)
-    assert quiet.returncode == 0 and quiet.stderr == ""
-    assert "max_citations=1" in quiet.stdout  # the summary (and the report) still carry it
+    assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == ""  # quiet: no summary either
+    assert said in json.loads((tmp_path / "o.json").read_text())["warnings"][-1]  # the report still carries it
     assert _cli(["-q"] + argv, tmp_path).stderr == ""
     detailed = _cli(["-vv"] + argv, tmp_path)
-    assert "doclens: debug" in detailed.stderr and "the warning above came from" in detailed.stderr
+    assert "doclens: debug" in detailed.stderr and "the report's warning" in detailed.stderr
+    assert "came from" in detailed.stderr
     # instance text only at DEBUG: -v (info) shows none of it
     informed = _cli(["-v"] + argv, tmp_path)
     assert informed.returncode == 0 and "Zyxwv" not in informed.stderr
@@ -192,7 +195,7 @@ def test_dry_run_describes_an_in_process_judge(tmp_path, capsys):
 def test_section_rows_have_their_own_table_with_honest_headings(capsys):
     from tests.conftest import REPO
 
-    code = main(["score", str(REPO / "examples" / "notes.jsonl"), "--evaluator", "overlap", "-q", "-o", "-"])
+    code = main(["score", str(REPO / "examples" / "notes.jsonl"), "--evaluator", "overlap", "-o", "-"])
     err = capsys.readouterr().err  # with -o -, the summary goes to stderr
     assert code == 0
     lines = err.splitlines()
@@ -208,17 +211,17 @@ def test_section_rows_have_their_own_table_with_honest_headings(capsys):
 
 def test_banner_and_judge_label_on_every_page_of_a_smoke_test_judge(tmp_path, capsys):
     data = _write(tmp_path / "in.jsonl", [GOOD])
-    assert main(["score", str(data), "--evaluator", "overlap", "-q", "-o", str(tmp_path / "s.json")]) == 0
+    assert main(["score", str(data), "--evaluator", "overlap", "-o", str(tmp_path / "s.json")]) == 0
     assert capsys.readouterr().out.startswith("*** SMOKE-TEST JUDGE (overlap)")
     assert main(["report", str(tmp_path / "s.json"), "-o", str(tmp_path / "r.html"), "--resamples", "0"]) == 0
-    assert 'class="warn banner"' in (tmp_path / "r.html").read_text()
+    assert 'class="caution banner"' in (tmp_path / "r.html").read_text()  # a caution, not an error: amber
     capsys.readouterr()
     assert main(["leaderboard", str(tmp_path / "s.json"), "-o", str(tmp_path / "b.html"), "--resamples", "10"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("table 1 of 1: overlap, claims given, task general — ranked by")
     assert "*** SMOKE-TEST JUDGE (overlap)" in text
     board = (tmp_path / "b.html").read_text()
-    assert "<h2>Table 1: overlap, claims given, task general</h2>" in board and 'class="warn banner"' in board
+    assert "<h2>Table 1: overlap, claims given, task general</h2>" in board and 'class="caution banner"' in board
 
 
 def test_labels_and_banners_read_from_signatures():

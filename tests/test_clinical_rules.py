@@ -438,7 +438,7 @@ def test_split_clauses():
 def test_readme_shows_this_judges_real_output(tmp_path, capsys):
     """The README prints the main job's summary and the contradiction example: keep them in step."""
     readme = (REPO / "README.md").read_text()
-    code = main(["score", str(REPO / "examples" / "notes.jsonl"), "--evaluator", "clinical-rules", "-q",
+    code = main(["score", str(REPO / "examples" / "notes.jsonl"), "--evaluator", "clinical-rules",
                  "-o", str(tmp_path / "s.json")])
     out = capsys.readouterr().out
     assert code == 0

@@ -97,7 +97,7 @@ def test_the_cli_option_and_the_streamed_summary(tmp_path, capsys):
     for mode in ("not-applicable", "strict"):
         out = tmp_path / f"{mode}.json"
         assert main(["score", str(data), "--evaluator", "overlap", "-o", str(out), "--output-format", "jsonl",
-                     "--uncited-outputs", mode, "-q"]) == 0
+                     "--uncited-outputs", mode]) == 0
         summary = json.loads(out.read_text(encoding="utf-8"))
         assert summary["config"]["uncited_outputs"] == mode
         expected = None if mode == "not-applicable" else 0

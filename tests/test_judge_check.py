@@ -122,6 +122,28 @@ def test_the_page_escapes_what_the_items_hold(tmp_path):
     assert "<b>x</b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html
     assert html.count("<figure") == 2 and 'data-plot="confusion"' in html and 'data-plot="groups"' in html
     assert "unsafe-inline" not in html
+    # the header counts the items (it once read "<built-in method items of dict object at 0x…> labelled items")
+    assert "<p>9 labelled items (0 undecided left out)" in html and "built-in method" not in html
+
+
+def test_the_confusion_matrix_is_vector_cells_with_every_count(tmp_path):
+    """The confusion picture was an embedded raster (the page's policy does not load images): two of
+    its four counts could not be read. Now each cell is a vector square with its count and row share."""
+    pytest.importorskip("matplotlib", reason="the page's pictures need the plots extra")
+    from doclens.views.judge_check import _plots_html
+
+    result = {"judges": [{"name": "overlap", "confusion": {
+        "supported": {"judged_supported": 37, "judged_unsupported": 5, "no_verdict": 0},
+        "unsupported": {"judged_supported": 8, "judged_unsupported": 50, "no_verdict": 1}},
+        "overall": {"balanced_accuracy": 0.8, "balanced_accuracy_interval": [0.7, 0.9], "supported_rate_gap": 0.01},
+        "per_group": {}}]}
+    html = _plots_html(result)
+    confusion = html[html.index('data-plot="confusion"'):html.index('data-plot="groups"')]
+    assert "<image" not in confusion and "data:image" not in confusion
+    for r in range(2):
+        for c in range(3):
+            assert f'id="check-confusion-confusion-0-{r}-{c}"' in confusion  # every cell's label is drawn
+    assert "labelled supported judged supported 37" in confusion and "labelled unsupported no verdict 1" in confusion
 
 
 @pytest.mark.parametrize("args, message", [

@@ -92,7 +92,7 @@ def test_leaderboard_figure_takes_scores_files_and_refuses_mixed_signatures(tmp_
     strong, weak = tmp_path / "strong.json", tmp_path / "weak.json"
     score(note_rows(), "strong").save(strong)
     score(note_rows(keep_lines=6), "weak").save(weak)
-    forest = leaderboard_figure([strong, weak], kind="forest", n_resamples=200)
+    forest = leaderboard_figure([strong, weak], kind="forest", metric="claim_recall", n_resamples=200)
     entries = rank_group([load_entry(str(p), 200) for p in (strong, weak)], "claim_recall", 200)
     for i, entry in enumerate(entries):
         point = next(line for line in forest.axes[0].lines if line.get_gid() == f"point-{i}")
@@ -234,7 +234,8 @@ def test_leaderboard_page_has_forest_sections_and_matrix_per_signature(tmp_path,
     report.signature += "|extra:1"
     report.save(other)
     board = tmp_path / "board.html"
-    code, _, err = run(["leaderboard", *map(str, paths), str(other), "-o", str(board), "--resamples", "200"], capsys)
+    code, _, err = run(["leaderboard", *map(str, paths), str(other), "-o", str(board), "--resamples", "200",
+                        "--rank-by", "claim_recall"], capsys)
     assert code == 0, err
     dom, errors, shot = open_page(board, tmp_path, 3200)
     page_checks(dom, errors)

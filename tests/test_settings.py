@@ -159,25 +159,26 @@ def test_settings_and_signatures_pickle_unchanged_into_an_engine():
     assert type(copied) is Signature and copied == signature and copied.fields == signature.fields
 
 
-#: full signatures as the code before issue 40 rendered them (``{v}``: the package version),
-#: for a scorer's settings alone and for runs: the Signature object must render them byte for byte
+#: full signatures as the code before issue 40 rendered them (``{v}``: the package version), with the
+#: citation family's ``cite:styled`` of issue 48, for a scorer's settings alone and for runs: the Signature
+#: object must render them byte for byte
 PINNED = {
     "overlap, defaults, settings": (
         {}, None, "doclens:{v}|task:*|judge:overlap:t0.8|extract:none|prompts:none|agg:pooled|uncited:zero|"
-                  "maxcit:none|unparsed:zero|premise:note|uncited-outputs:na"),
+                  "maxcit:none|unparsed:zero|premise:note|uncited-outputs:na|cite:styled"),
     "overlap, section scope and fallback, settings": (
         {"premise_scope": "section", "section_fallback": "section"}, None,
         "doclens:{v}|task:*|judge:overlap:t0.8|extract:none|prompts:none|agg:pooled|uncited:zero|maxcit:none|"
-        "unparsed:zero|premise:section|sections:section|uncited-outputs:na"),
+        "unparsed:zero|premise:section|sections:section|uncited-outputs:na|cite:styled"),
     "overlap, every citation option, settings": (
         {"uncited": "inherit-across-sections", "max_citations": 2, "on_unparsed": "exclude",
          "uncited_outputs": "strict", "source_units": "sentences", "question_statements": "sentences"}, None,
         "doclens:{v}|task:*|judge:overlap:t0.8|extract:none|prompts:none|agg:pooled|"
         "uncited:inherit-across-sections|maxcit:2|unparsed:exclude|units:sentences|qstatements:sentences|"
-        "premise:note|uncited-outputs:strict"),
+        "premise:note|uncited-outputs:strict|cite:styled"),
     "overlap, defaults, run": (
         {}, "run", "doclens:{v}|task:general+question_summarization|judge:overlap:t0.8|extract:given|prompts:none|"
-                   "agg:pooled|uncited:zero|maxcit:none|unparsed:zero|uncited-outputs:na"),
+                   "agg:pooled|uncited:zero|maxcit:none|unparsed:zero|uncited-outputs:na|cite:styled"),
 }
 
 
@@ -204,7 +205,7 @@ def test_an_llm_judges_signature_renders_as_before():
     signature = settings_signature(DocLens(judge, judge.make_extractor()))
     assert signature == (f"doclens:{__version__}|task:*|judge:gpt4-json-cot:gpt-4o|style:json_cot|"
                          "extract:llm:gpt-4o|prompts:480c8bcd|T:0.5|max:100|seed:3|agg:pooled|uncited:zero|"
-                         "maxcit:none|unparsed:zero|premise:note|uncited-outputs:na")
+                         "maxcit:none|unparsed:zero|premise:note|uncited-outputs:na|cite:styled")
 
 
 def test_a_signature_is_data_and_text_read_in_one_place():

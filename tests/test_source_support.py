@@ -330,8 +330,7 @@ def test_cli_metrics_option_and_html(tmp_path, capsys):
     data = tmp_path / "in.jsonl"
     data.write_text("".join(json.dumps(instance(str(k))) + "\n" for k in range(3)))
     out = tmp_path / "s.json"
-    code = main(["score", str(data), "--evaluator", "overlap", "--metrics", "doclens,source_support", "-o", str(out),
-                 "-q"])
+    code = main(["score", str(data), "--evaluator", "overlap", "--metrics", "doclens,source_support", "-o", str(out)])
     printed = capsys.readouterr()
     assert code == 0, printed.err
     assert "source_not_supported" in printed.out

@@ -215,3 +215,20 @@ def test_bracketed_numbers_that_are_no_citation_in_context_are_reported_not_cite
         ([4], ["[2] weeks"]), ([], ["[2]Regarding"]), ([1, 2], [])]
     # the judged text is unchanged: markers are removed as before
     assert [s.text for s in statements][:2] == ["Pain for weeks.", "Regarding your psoriasis, continue cream."]
+
+
+@pytest.mark.parametrize("prediction, units, consistent", [
+    ("Fever for two days [0]. No cough [1][2].", 3, True),
+    ("Alpha [0, 9].", 4, True),  # an invalid id beside a valid one: a citation that fails, not a stray number
+    ("Fever [0]. Cough. Rash. Pain.", 4, True),  # one statement of four cites: the paper's rule scores the rest 0
+    ("[2]The onset was sudden. Pain in both knees.", 30, False),  # opens a fragment: LED
+    ("Pain since Monday [5]=Neurological findings.", 30, False),  # followed by "=": no marker
+    ("Follow up as needed [4][6],[7]]Depression noted.", 30, False),  # "]]"
+    ("Visually impaired,[1], chronic cough [2],[3]).", 30, False),  # after a comma: no marker
+    ("Fever. Cough. Rash. Pain. Swelling [3].", 30, False),  # one cited fragment of five statements
+    ("Fever [302]. Cough [3444].", 30, False),  # no cited id names a unit
+])
+def test_a_bracketed_number_is_a_citation_only_in_a_consistent_style(prediction, units, consistent):
+    from doclens.parsing.statements import citation_style
+
+    assert citation_style(prediction, parse_statements(prediction), units).consistent is consistent

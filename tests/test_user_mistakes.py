@@ -345,6 +345,8 @@ def test_items_of_one_class_print_n_a_and_a_warning_not_a_balanced_accuracy(tmp_
     assert overall[f"{'unsupported' if name == 'supported' else 'supported'}_accuracy"] is None
     page = (tmp_path / "c.html").read_text()
     assert "balanced accuracy needs both classes" in page and ">None<" not in page
+    # a warning, not an error: amber, never red (issue 48, deliverable 6: only errors are red)
+    assert f'<p class="caution"><bdi>all 10 items are labelled {name}' in page and 'class="warn"><bdi>all 10' not in page
 
 
 # ---- a damaged --aci-bench-dir is an input error (deliverable 6) -----------------------------------

@@ -19,46 +19,16 @@ FORMAT = "doclens-baselines/1"
 
 
 def _paired_texts(args: argparse.Namespace) -> tuple[list[str], list[str], list[str]]:
-    """``(ids, predictions, references)`` in the input's order, every row checked (a bad row is
-    an :class:`InputError` naming the file, row, instance and field)."""
-    from doclens.inputs.tables import read_table
+    """``(ids, predictions, references)`` in the input's order, read as ``doclens score`` reads them
+    (:func:`doclens.inputs.references.read_instances`: one table mapped by ``--columns``, or
+    outputs joined by id with ``--references``, ``--columns`` mapping the outputs and
+    ``--reference-columns`` the references); every row checked (a bad row is an
+    :class:`InputError` naming the file, row, instance and field)."""
+    from doclens.inputs.references import read_instances
 
-    options = dict(input_format=args.input_format, columns=args.columns)
-    if not args.references:
-        rows = list(read_table(args.input, **options))
-        return [r.id for r in rows], [r.prediction for r in rows], [r.reference for r in rows]
-    by_id = dict(_texts(args.references, "reference", options, repeated="is given twice in the references"))
-    pairs = list(_texts(args.input, "prediction", options, repeated="repeats an earlier row"))
-    ids, predictions = [ident for ident, _ in pairs], [text for _, text in pairs]
-    missing = [ident for ident in ids if ident not in by_id]
-    if missing:
-        raise InputError(f"{args.references}: no reference for {len(missing)} prediction id(s), e.g. {missing[0]!r}",
-                         field="id")
-    return ids, predictions, [by_id[ident] for ident in ids]
-
-
-def _texts(path, field: str, options: dict, *, repeated: str):
-    """``(id, text)`` of each row of the table at ``path``, its text in column ``field``; a row that
-    is not named columns, an id given twice (``repeated`` says how) or a text that is not one is an
-    :class:`InputError` naming the table, row, instance and field."""
-    from doclens.core.types import instance_id
-    from doclens.inputs.tables import read_table
-
-    table = read_table(path, required=("id", field), **options)
-    column = {name: table.mapping.get(name, name) for name in ("id", field)}
-    seen = set()
-    for location, row in table._rows():
-        where = f"{table.name} {location}"
-        if not isinstance(row, dict):
-            raise InputError(f"{where}: expected a row of named columns, got {type(row).__name__}")
-        ident = instance_id(row.get(column["id"]), where)
-        if ident in seen:
-            raise InputError(f"{where}: instance {ident!r}: field 'id' {repeated}", field="id")
-        seen.add(ident)
-        text = row.get(column[field])
-        if not isinstance(text, str):
-            raise InputError(f"{where}: instance {ident!r}: field {field!r} is not a text", field=field)
-        yield ident, text
+    rows = list(read_instances(args.input, input_format=args.input_format, columns=args.columns,
+                               references=args.references, reference_columns=args.reference_columns))
+    return [r.id for r in rows], [r.prediction for r in rows], [r.reference for r in rows]
 
 
 def _summary(result: dict) -> str:
@@ -127,9 +97,10 @@ def run(args: argparse.Namespace) -> int:
               "n_instances": len(ids), "task": args.task, "divisions": args.divisions, "baselines": baselines}
     summary = _summary(result)
     written = _write(result, ids, output, args.output_format)
-    print(summary, file=sys.stderr if written == "-" else sys.stdout)
-    if written != "-":
-        print(f"baselines written to {written}")
+    if not args.quiet:  # quiet: no summary (as doclens score -q)
+        print(summary, file=sys.stderr if written == "-" else sys.stdout)
+        if written != "-":
+            print(f"baselines written to {written}")
     failed = [name for name, value in baselines.items() if value.get("failed")]
     for name in failed:
         print(f"doclens: INCOMPLETE: baseline {name} failed: {baselines[name]['error']}", file=sys.stderr)
@@ -144,15 +115,24 @@ def add_parser(sub) -> None:
                             description=__doc__.split("\n\n")[0].replace("``", ""), examples="""
         doclens baselines notes.jsonl --baselines rouge                # one table: id, prediction, reference
         doclens baselines predictions.csv --references refs.jsonl -o rouge.json
+        doclens baselines test2GPT-4_.csv --columns id=encounter_id,prediction=note \
+            --references clinicalnlp_taskC_test2.csv --reference-columns id=encounter_id,reference=note
         doclens baselines notes.jsonl --task note_generation --divisions aci-bench   # ACI-BENCH's tables
         doclens baselines notes.jsonl --baselines rouge,bertscore \\
             --baseline-option bertscore='{"model_type": "/models/deberta", "num_layers": 40}'
         """)
     parser.add_argument("input", help="a table with id, prediction and reference (JSONL, JSON, CSV/TSV, Parquet, a "
                                       "saved dataset); with --references, a table with id and prediction")
-    parser.add_argument("--references", metavar="REFS", help="a table with id and reference, joined by id")
+    parser.add_argument("--references", metavar="REFS",
+                        help="a table with id and reference, joined by id (every id on both sides, as doclens score "
+                             "joins them)")
     parser.add_argument("--input-format", help="read INPUT and REFS as this format (default: from the extension)")
-    parser.add_argument("--columns", help="field=column pairs, e.g. prediction=generated_note,reference=note")
+    parser.add_argument("--columns", metavar="FIELD=COLUMN,…",
+                        help="map DocLens fields to INPUT's columns, e.g. prediction=generated_note,reference=note; "
+                             "with --references, INPUT is the outputs table (id, prediction), as for doclens score")
+    parser.add_argument("--reference-columns", metavar="FIELD=COLUMN,…",
+                        help="with --references: map the references table's fields (id, reference) to its columns, "
+                             "e.g. id=encounter_id,reference=note, as for doclens score")
     parser.add_argument("--baselines", default="rouge", help=f"comma-separated: {','.join(BASELINE_NAMES)} "
                                                              "(default rouge)")
     parser.add_argument("--baseline-option", action="append", metavar="NAME=JSON",
@@ -166,5 +146,6 @@ def add_parser(sub) -> None:
     parser.add_argument("-o", "--output", help="where to write (default INPUT.baselines.json; '-' standard output)")
     parser.add_argument("--output-format", default="json", choices=("json", "jsonl", "parquet"),
                         help="json: one file; jsonl / parquet: a JSON summary with the per-instance values beside it")
-    parser.add_argument("-q", "--quiet", action="store_true", help="errors only on stderr, no progress bar")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="quiet: no summary, no progress bar; errors only (on stderr)")
     parser.set_defaults(func=run)

@@ -82,8 +82,11 @@ def add_item_options(parser: argparse.ArgumentParser, default_half: str) -> None
                         help="ITEMS: the column that groups items (a system, a site …): figures per group, and "
                              "what cross-validation keeps together")
     parser.add_argument("--aci-bench-dir", metavar="DIR",
-                        help="folder of ACI-BENCH system outputs (test2/, test3/) where premise references are read "
-                             "(default: ../shared/data/aci_bench_systems beside the repository)")
+                        help="folder of ACI-BENCH system outputs (test2/, test3/: ACI-BENCH's published CSVs, or "
+                             "converted references.jsonl and systems/NAME.jsonl) where premise references are read "
+                             "(default: $DOCLENS_ACI_BENCH_DIR, else shared/data/aci_bench_systems beside a checkout "
+                             "of DocLens or under the current folder or its parent; none found: the error says what "
+                             "to pass)")
     parser.set_defaults(default_half=default_half)
 
 

@@ -16,6 +16,7 @@ from doclens.cli.common import (
     scores_inputs,
 )
 from doclens.core.errors import InputError
+from doclens.inputs.tables import INPUT_FORMATS
 
 #: instances a report page shows by default (~2-20 KB each: a page of a few MB)
 MAX_INSTANCES_SHOWN = 500
@@ -26,7 +27,7 @@ MAX_PAGE_MB = 50.0
 def run(args: argparse.Namespace) -> int:
     from doclens.reports.scores_files import scan_report
     from doclens.stats.bootstrap import bootstrap_description, bootstrap_intervals
-    from doclens.views.html import SourceIndex, instance_failures, write_page, write_report_html
+    from doclens.views.html import instance_failures, write_page, write_report_html
 
     # Two bounded-memory passes over the scores file: counts (for the intervals shown first) and
     # each instance's failures, then the page, with the instances that matter (failures first)
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
         plots = report_plots_html(header, ids, instance_scores(counts))
     del counts
-    sources = SourceIndex(args.input) if args.input else None
+    sources = _sources(args, header) if args.input else None
     if sources is not None:
         missing = [i for i in ids if i not in sources.offsets]
         if missing:
@@ -82,6 +83,17 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sources(args: argparse.Namespace, header: dict):
+    """The scored input (``--input``) by id, read as ``doclens score`` reads it (any format, the same
+    column options), its sources numbered as the scores file's signature says they were (``units:``)."""
+    from doclens.core.signature import Signature
+    from doclens.inputs.sources import open_sources
+
+    units = Signature.read(header.get("signature")).get("units") or "given"
+    return open_sources(args.input, units, input_format=args.input_format, split=args.split, columns=args.columns,
+                        references=args.references, reference_columns=args.reference_columns)
+
+
 def _shown_positions(failures, limit: int):
     """The positions of the instances the page shows, in the order shown: ``None`` (all, in file
     order) when there are at most ``limit`` (0: no limit); else the ``limit`` with the most
@@ -112,11 +124,25 @@ def add_parser(sub) -> None:
                             examples="""
         doclens report scores.json -o report.html
         doclens report scores.json --input notes.jsonl -o report.html --resamples 0
+        doclens report gpt4.json --input test2GPT-4_.csv --columns id=encounter_id,prediction=note \
+            --references clinicalnlp_taskC_test2.csv --reference-columns id=encounter_id,reference=note,source=dialogue
         """)
     report.add_argument("scores", help="scores file (doclens-report/1)")
     report.add_argument("-o", "--output", help="HTML file (default: SCORES with .html)")
-    report.add_argument("--input", metavar="JSONL",
-                        help="the scored input file: adds source units (citations jump to them) and raw predictions")
+    report.add_argument("--input", metavar="INPUT",
+                        help="the scored input, in any format doclens score reads (JSONL, JSON, CSV/TSV, Parquet, a "
+                             "saved dataset; with --references, the outputs joined with them): adds source units "
+                             "(citations jump to them) and raw predictions")
+    report.add_argument("--input-format", choices=INPUT_FORMATS, help="read --input (or REFS) as this format "
+                                                                      "(default: from the extension)")
+    report.add_argument("--split", help="--input: split of a saved DatasetDict or Hub dataset")
+    report.add_argument("--columns", metavar="FIELD=COLUMN,…",
+                        help="--input: map DocLens fields to its columns, as doclens score's --columns")
+    report.add_argument("--references", metavar="REFS",
+                        help="--input is a table of outputs (id, prediction): join it with these references (id, "
+                             "reference, source), as doclens score --references does")
+    report.add_argument("--reference-columns", metavar="FIELD=COLUMN,…",
+                        help="with --references: map the references table's fields, as doclens score's")
     report.add_argument("--no-plots", action="store_true",
                         help="leave out the plots (section bars, score distribution, verdicts; they need "
                              "the plots extra)")

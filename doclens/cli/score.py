@@ -208,21 +208,15 @@ def _default_output(input_path: str) -> str:
 
 def open_input(args: argparse.Namespace):
     """The instances ``args`` name, read lazily (``len()`` when the size is known): any table
-    :func:`doclens.inputs.tables.read_table` reads, or a submission joined with ``--references``.
-    Checked before anything is scored: the columns, every id (present and unique; joined, matched
-    one to one), and that there are rows (every format alike: an error, no report)."""
-    from doclens.inputs.references import join_references
-    from doclens.inputs.tables import read_table
+    :func:`doclens.inputs.tables.read_table` reads, or a submission joined with ``--references``
+    (:func:`doclens.inputs.references.read_instances`, the reader ``report --input`` and ``baselines``
+    share). Checked before anything is scored: the columns, every id (present and unique; joined,
+    matched one to one), and that there are rows (every format alike: an error, no report)."""
+    from doclens.inputs.references import read_instances
 
-    options = dict(input_format=args.input_format, split=args.split, columns=args.columns)
-    reference_columns = getattr(args, "reference_columns", None)
-    if args.references:
-        instances = join_references(args.input, args.references, reference_columns=reference_columns, **options)
-    elif reference_columns:
-        raise InputError("--reference-columns maps the table given with --references; without --references, "
-                         "map INPUT's columns with --columns")
-    else:
-        instances = read_table(args.input, **options)
+    instances = read_instances(args.input, input_format=args.input_format, split=args.split, columns=args.columns,
+                               references=args.references, reference_columns=getattr(args, "reference_columns", None))
+    if not args.references:
         instances.check_ids()  # every id present and unique before anything is scored (stdin: as it is read)
     if hasattr(instances, "__len__") and not len(instances):  # every format alike: an error, no report
         raise InputError(f"{args.input}: no instances to score (the input has no rows); nothing was scored and no "
@@ -249,9 +243,24 @@ def run(args: argparse.Namespace) -> int:
     Several inputs (``doclens score A.jsonl B.jsonl … -o DIR/``): :func:`run_many`."""
     if isinstance(args.input, list):
         if len(args.input) > 1:
+            args.rank_by = getattr(args, "rank_by", None) or _default_rank_by()
             return run_many(args)
-        args.input = args.input[0]
+        from doclens.cli.score_board import named_inputs
+
+        (name, args.input), = named_inputs(args.input)
+        if name is not None and args.system:
+            raise ConfigurationError(f"--system {args.system!r} and {name}=… both name the system: give one")
+        args.system = args.system or name
+    for flag, given in (("--rank-by", getattr(args, "rank_by", None)), ("--summaries", getattr(args, "summaries", 0))):
+        if given:
+            raise ConfigurationError(f"{flag} applies to several inputs (their combined table); one was given")
     return _run_one(args)
+
+
+def _default_rank_by() -> str:
+    from doclens.views.leaderboard import DEFAULT_RANK_BY
+
+    return DEFAULT_RANK_BY
 
 
 def _judge_stores(args: argparse.Namespace, named: set[str]) -> dict:
@@ -303,24 +312,30 @@ def _run_one(args: argparse.Namespace) -> int:
 
 def run_many(args: argparse.Namespace) -> int:
     """Several prediction files scored by one scorer in one process (``doclens score A.jsonl
-    B.jsonl … --references refs.jsonl -o DIR/``): the judge loads once, each reference's claims
-    are extracted once (the scorer keeps them by content, :class:`doclens.DocLens`), and the judge's
-    memory of texts it has analysed carries from one file to the next. Each input gets its own
-    report, ``DIR/INPUT-stem.doclens.json``, with its own usage and signature, exactly the report
-    a run on that input alone writes. The exit code is the worst of the inputs'."""
-    inputs: list[str] = args.input
+    B.jsonl … --references refs.jsonl -o DIR/``, or ``GPT-4=a.csv BART=b.csv …`` to name them): the
+    judge loads once, each reference's claims are extracted once (the scorer keeps them by content,
+    :class:`doclens.DocLens`), and the judge's memory of texts it has analysed carries from one file
+    to the next. Each input gets its own report, ``DIR/NAME.doclens.json`` (``DIR/INPUT-stem.doclens.json``
+    when unnamed), with its own usage and signature, exactly the report a run on that input alone
+    writes; one progress line each, then one table of them all (:mod:`doclens.cli.score_board`).
+    The exit code is the worst of the inputs'."""
+    from doclens.cli.score_board import named_inputs
+
+    named = named_inputs(args.input)
+    inputs = [path for _, path in named]
     folder = _output_folder(args.output, len(inputs))
     for flag, given in (("-", "-" in inputs), ("--system", bool(args.system)), ("--dry-run", args.dry_run),
                         ("--engine ray", getattr(args, "engine", "local") == "ray")):
         if given:
             what = "stdin ('-')" if flag == "-" else flag
-            print(f"doclens: error: {what} takes one input; {len(inputs)} were given", file=sys.stderr)
+            hint = ": name each input NAME=PATH instead" if flag == "--system" else ""
+            print(f"doclens: error: {what} takes one input; {len(inputs)} were given{hint}", file=sys.stderr)
             return EXIT_USAGE
-    outputs = [str(folder / Path(_default_output(path)).name) for path in inputs]
+    outputs = [str(folder / _report_name(name, path)) for name, path in named]
     repeated = sorted({o for o in outputs if outputs.count(o) > 1})
     if repeated:
         print(f"doclens: error: several inputs would write the same report {repeated[0]} (inputs of the same file "
-              "name): score them into different folders", file=sys.stderr)
+              "name): name them NAME=PATH, or score them into different folders", file=sys.stderr)
         return EXIT_USAGE
     refuse_overwriting_inputs([("--output", path) for output in outputs
                                for path in written_files(output, args.output_format)], _inputs(args, inputs))
@@ -332,23 +347,73 @@ def run_many(args: argparse.Namespace) -> int:
     scorer = _built(args)
     if scorer is None:
         return EXIT_USAGE
-    codes = []
+    names = [name or getattr(instances, "system", None) or Path(path).stem
+             for (name, path), instances in zip(named, opened)]
     try:
-        for path, output, instances in zip(inputs, outputs, opened):
-            args.input, args.system = path, getattr(instances, "system", None)
-            for holder in (scorer.evaluator, scorer.extractor):  # each report counts its own input's work
-                if holder is not None:
-                    holder.usage.reset()
-            print(f"doclens: scoring {path} → {output}", file=sys.stderr)
-            try:
-                with output_lock(output, args.output_format):
-                    codes.append(_score_and_save(scorer, args, instances, output, close=False))
-            except OutputLocked as exc:
-                print(f"doclens: error: {exc}", file=sys.stderr)
-                codes.append(EXIT_USAGE)
+        codes, written, said = _score_each(scorer, args, list(zip(names, inputs, outputs, opened)))
     finally:
         scorer.evaluator.close()
+    _tell_board(args, folder, written, said)
     return max(codes, key=_severity)
+
+
+def _report_name(name: str | None, path: str) -> str:
+    """The report file of one of several inputs: ``NAME.doclens.json`` for a named one, else the
+    input's stem (``_default_output``)."""
+    from doclens.cli.score_board import report_stem
+
+    return f"{report_stem(name)}.doclens.json" if name else Path(_default_output(path)).name
+
+
+def _score_each(scorer, args: argparse.Namespace, systems: list[tuple]) -> tuple[list[int], list, list]:
+    """Score each ``(name, input, output, instances)`` in turn; one progress line each (its full
+    summary too with ``--summaries``). Returns the exit codes, ``(name, report file, seconds)`` of
+    the reports written and ``(name, levelled warnings)`` of each."""
+    import time
+
+    from doclens.cli.score_board import progress_line
+
+    codes, written, said = [], [], []
+    for position, (name, path, output, instances) in enumerate(systems, start=1):
+        args.input, args.system = path, name
+        for holder in (scorer.evaluator, scorer.extractor):  # each report counts its own input's work
+            if holder is not None:
+                holder.usage.reset()
+        started = time.perf_counter()
+        try:
+            with output_lock(output, args.output_format):
+                code, report = _scored_report(scorer, args, instances, output, close=False,
+                                              summary=getattr(args, "summaries", False) and not args.quiet)
+        except OutputLocked as exc:
+            print(f"doclens: error: {exc}", file=sys.stderr)
+            code, report = EXIT_USAGE, None
+        codes.append(code)
+        seconds = time.perf_counter() - started
+        if report is None or (report.partial and not report.size):
+            continue
+        if not args.quiet:
+            print(f"doclens: {progress_line(position, len(systems), name, report, seconds, output)}", file=sys.stderr)
+        if report.written:
+            written.append((name, report.written, seconds))
+            said.append((name, report.levelled_warnings()))
+    return codes, written, said
+
+
+def _tell_board(args: argparse.Namespace, folder: Path, written: list, said: list) -> None:
+    """The combined table of the systems scored, printed (unless ``-q``) and written beside their
+    reports, then their warnings, each once."""
+    from doclens.cli.score_board import combined_board, warning_lines
+
+    if not written:
+        return
+    text, where = combined_board(folder, written, args.rank_by)
+    if args.quiet:
+        return
+    print(text)
+    for line in warning_lines(said):
+        print(line)
+    for line in where:
+        print(line)
 
 
 def _severity(code: int) -> int:
@@ -423,15 +488,28 @@ def _scored(args: argparse.Namespace, instances, output: str) -> int:
 def _score_and_save(scorer, args: argparse.Namespace, instances, output: str, close: bool = True) -> int:
     """Score ``instances`` into ``output``, save, tell, and return the exit code; ``close``: close
     the judge afterwards (not while other inputs wait for it)."""
-    report, code = _score(scorer, args, output, instances, close=close)
+    return _scored_report(scorer, args, instances, output, close=close, summary=not args.quiet)[0]
+
+
+def _scored_report(scorer, args: argparse.Namespace, instances, output: str, close: bool = True,
+                   summary: bool = True):
+    """:func:`_score_and_save`, returning ``(exit code, report)`` (the report ``None`` when none was
+    written); ``summary``: print the report's summary (``-q``, and each of several systems, does not).
+    The report's warnings are said once, in its summary (:func:`doclens.cli.score_board.warnings_said_once`)."""
+    from doclens.cli.score_board import replay_warnings, warnings_said_once
+
+    with warnings_said_once() as caught:
+        report, code = _score(scorer, args, output, instances, close=close)
+    replay_warnings(caught, report)
     if report is None:
-        return code or EXIT_ERROR
+        return code or EXIT_ERROR, None
     if report.partial and not report.size:
         print("doclens: nothing was scored; no report written", file=sys.stderr)
-        return code or EXIT_ERROR
+        return code or EXIT_ERROR, None
     if args.system:
         report.config["system"] = args.system
-    return _save_and_tell(report, code, output, getattr(args, "min_section_items", MIN_SECTION_ITEMS))
+    return _save_and_tell(report, code, output, getattr(args, "min_section_items", MIN_SECTION_ITEMS),
+                          summary=summary), report
 
 
 def _dry_run(scorer, instances) -> int:
@@ -596,15 +674,17 @@ def _runtime_env(args: argparse.Namespace):
     return runtime_env
 
 
-def _save_and_tell(report, code: int, output: str, min_section_items: int = MIN_SECTION_ITEMS) -> int:
+def _save_and_tell(report, code: int, output: str, min_section_items: int = MIN_SECTION_ITEMS,
+                   summary: bool = True) -> int:
     """Save the report (unless the streamed run wrote it already), print its summary and where
-    it went; the final exit code."""
+    it went (``summary`` false: neither, only problems); the final exit code."""
     if output != "-":
         written, problem = report.written, report.write_problem
     else:
         written, problem = save_report(report, output)
-    summary = sys.stderr if output == "-" else sys.stdout
-    print(summary_text(report, min_section_items), file=summary)
+    told = sys.stderr if output == "-" else sys.stdout
+    if summary:
+        print(summary_text(report, min_section_items), file=told)
     if problem:
         print(f"doclens: error: {problem}", file=sys.stderr)
         if written is None:
@@ -614,7 +694,8 @@ def _save_and_tell(report, code: int, output: str, min_section_items: int = MIN_
         _tell_partial(report, output, written, where)
     else:
         beside = f" (results in {report.instances_file})" if report.instances_file else ""
-        print(f"report written to {where}{beside}", file=summary)
+        if summary:
+            print(f"report written to {where}{beside}", file=told)
     if problem:
         return code or EXIT_ERROR
     if code == EXIT_OK:
@@ -725,7 +806,7 @@ def add_parser(sub) -> None:
         doclens score notes.parquet --columns prediction=generated_note,reference=note
         doclens score submission.json --references refs.jsonl --evaluator true-nli
         doclens score systems/GPT-4.jsonl --references references.jsonl   # outputs {id, prediction} + references
-        doclens score systems/*.jsonl --references references.jsonl -o scores/   # several systems, one process
+        doclens score GPT-4=gpt4.jsonl BART=bart.jsonl --references references.jsonl -o scores/   # named; one table
         doclens score test2GPT-4_.csv --columns id=encounter_id,prediction=note --references clinicalnlp_taskC_test2.csv \
             --reference-columns id=encounter_id,reference=note,source=dialogue --source-units lines   # ACI-BENCH as published
         """)
@@ -735,7 +816,8 @@ def add_parser(sub) -> None:
                                      "dataset id read from the local cache (never downloaded); with --references, "
                                      "a submission JSON or a table of outputs (id, prediction). Several inputs (e.g. "
                                      "systems' outputs against one --references) are scored in one process, the "
-                                     "judge loaded once, one report each in the folder -o DIR/ names")
+                                     "judge loaded once, one report each in the folder -o DIR/ names, then one table "
+                                     "of them all (DIR/leaderboard.html, .json); NAME=PATH names a system")
     score.add_argument("--input-format", choices=INPUT_FORMATS,
                        help="read INPUT (or REFS) as this format (default: from the extension, folder or id)")
     score.add_argument("--split", help="split of a saved DatasetDict or Hub dataset (required when it has several)")
@@ -819,10 +901,25 @@ def add_parser(sub) -> None:
     _add_support_options(score)
     model_dests, cache_dests = add_judge_options(score)
     _add_engine_options(score)
-    score.add_argument("-q", "--quiet", action="store_true",
-                       help="no progress bar and no warnings on stderr (errors still show; the report keeps its "
-                            "warnings)")
+    _add_board_options(score)
     score.set_defaults(func=run, model_options=model_dests, run_options=cache_dests)
+
+
+def _add_board_options(score) -> None:
+    """The options of a run of several inputs' combined table (:mod:`doclens.cli.score_board`), and
+    ``-q``."""
+    from doclens.stats.bootstrap import STATISTICS
+    from doclens.views.leaderboard import DEFAULT_RANK_BY
+
+    board = score.add_argument_group("several inputs: the combined table (DIR/leaderboard.html and .json)")
+    board.add_argument("--rank-by", choices=STATISTICS, metavar="STATISTIC",
+                       help=f"rank the systems by this statistic (default {DEFAULT_RANK_BY}: the harmonic mean of claim "
+                            "recall and precision; any of doclens leaderboard's)")
+    board.add_argument("--summaries", action="store_true",
+                       help="print each system's full summary too, not only its progress line")
+    score.add_argument("-q", "--quiet", action="store_true",
+                       help="quiet: no summary, no progress bar or lines and no warnings (errors still show; the "
+                            "report keeps its warnings)")
 
 
 def _add_support_options(score) -> None:

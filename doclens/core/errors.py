@@ -81,8 +81,19 @@ def require(module: str, feature: str, extra: str):
 
 # Warning categories. Each is a UserWarning, so a filter on UserWarning still catches them; filter
 # by category (``warnings.filterwarnings("ignore", category=NotApplicableWarning)``), never by text.
+# Each has a level (``level``, :func:`warning_level`): ``info`` (said so that nothing is silent, nothing
+# is wrong: sources DocLens numbered as asked, outputs that cite nothing), ``warning`` (look at it:
+# replies that could not be read, notes scored as one block) or ``error`` (the scores miss something:
+# calls that failed for good, a baseline that failed). Summaries and pages show each at its level;
+# only errors are drawn in red.
+#: the levels of :data:`DocLensWarning.level`, least severe first
+WARNING_LEVELS = ("info", "warning", "error")
+
+
 class DocLensWarning(UserWarning):
     """Base class of every warning DocLens issues."""
+
+    level = "warning"
 
 
 class JudgeWarning(DocLensWarning):
@@ -90,13 +101,29 @@ class JudgeWarning(DocLensWarning):
     good), or a judge that cannot tell two verdicts apart."""
 
 
+class FailedCallsWarning(JudgeWarning):
+    """Items left without a verdict because their model call failed for good (an error: the scores
+    miss them)."""
+
+    level = "error"
+
+
 class NotApplicableWarning(DocLensWarning):
     """A metric is not applicable to some instances (n/a, counted as ``not_applicable`` and left
     out of its score), e.g. a source with no citable units."""
 
+    level = "info"
+
 
 class UncitedOutputsWarning(NotApplicableWarning):
     """Outputs that cite nothing: their citation recall and precision are not applicable."""
+
+
+class UnreadCitationsWarning(NotApplicableWarning):
+    """Outputs whose bracketed numbers are no consistent citation style (a stray ``[2]`` opening a
+    fragment, numbers past the source's units): read as citing nothing, their citation metrics n/a."""
+
+    level = "warning"
 
 
 class InputWarning(DocLensWarning):
@@ -104,8 +131,20 @@ class InputWarning(DocLensWarning):
     beyond ``max_citations`` dropped, notes without a task scored as one block, text repaired."""
 
 
+class NumberedSourcesWarning(InputWarning):
+    """Sources without ``[0]`` markers numbered by DocLens, as ``source_units`` asked (``info``)."""
+
+    level = "info"
+
+
 class UnicodeRepairWarning(InputWarning):
     """A row's text held lone surrogates, replaced with U+FFFD (:mod:`doclens.inputs.tables`)."""
+
+
+def warning_level(category: type[Warning]) -> str:
+    """``info``, ``warning`` or ``error`` (:data:`WARNING_LEVELS`) of a warning category; any
+    category that is not DocLens's own is a ``warning``."""
+    return getattr(category, "level", "warning") if issubclass(category, DocLensWarning) else "warning"
 
 
 class CostWarning(DocLensWarning):

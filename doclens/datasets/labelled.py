@@ -63,10 +63,48 @@ _REAL_OUTPUT_FILES = ("labels_test2.jsonl", "labels_test3.jsonl", "labels_test2_
                       "labels_test3_round5.jsonl")
 
 
-def default_aci_bench_dir() -> Path:
-    """``../shared/data/aci_bench_systems`` beside a checkout of the repository (where the project's
-    own runs read it); elsewhere give ``--aci-bench-dir``."""
-    return Path(__file__).resolve().parents[3] / "shared" / "data" / "aci_bench_systems"
+#: where the folder of ACI-BENCH notes is looked for when none is given
+ACI_BENCH_DIR_VARIABLE = "DOCLENS_ACI_BENCH_DIR"
+#: ACI-BENCH's own CSV files (as it publishes them, ``dataset,encounter_id,dialogue,note``): the
+#: clinicians' notes of each split, and each system's notes by the name DocLens's labels give the system
+PUBLISHED_GOLD = {"test2": "clinicalnlp_taskC_test2", "test3": "clef_taskC_test3"}
+_PUBLISHED_SYSTEMS = {
+    "longest_speaker_turn": "longest_speaker_turn_{gold}", "longest_doctor_turn": "longest_doctor_turn_{gold}",
+    "12_speaker_turns": "12_speaker_turns_{gold}", "12_doctor_turns": "12_doctor_turns_{gold}",
+    "transcript": "transcript_{gold}", "train_UMLS": "UMLS_similarity_{gold}", "train_sent": "spacy_similarity_{gold}",
+    "BART": "BART_large_{gold}_full", "BART-div": "BART_large_{gold}_division_combined",
+    "BART+FT_SAMSum": "bart-large-xsum-samsum_{gold}_full",
+    "BART+FT_SAMSum-div": "bart-large-xsum-samsum_{gold}_division_combined",
+    "BioBART": "BioBART_{gold}_full", "BioBART-div": "BioBART_{gold}_division_combined",
+    "LED": "LED_{gold}_full", "LED-div": "LED_{gold}_division_combined",
+    "LED+FT_PubMed": "LED_pubmed_{gold}_full", "LED+FT_PubMed-div": "LED_pubmed_{gold}_division_combined",
+    "Text-Davinci-002": "{split}Text-Davinci-002_", "Text-Davinci-003": "{split}Text-Davinci-003_",
+    "ChatGPT": "{split}ChatGPT_", "GPT-4": "{split}GPT-4_"}
+#: what to pass when no folder is found (every message that needs the notes says it)
+ACI_BENCH_HINT = ("give --aci-bench-dir DIR (or set $DOCLENS_ACI_BENCH_DIR): the folder holding test2/ and test3/ of "
+                  "ACI-BENCH's system outputs, either as ACI-BENCH publishes them (test2/clinicalnlp_taskC_test2.csv, "
+                  "test2/test2GPT-4_.csv, test2/LED_clinicalnlp_taskC_test2_full.csv, …; test3/clef_taskC_test3.csv, "
+                  "…) or converted to JSON Lines (test2/references.jsonl, test2/systems/GPT-4.jsonl, …); the notes "
+                  "are CC BY 4.0 (Yim et al., 2023) and not shipped inside DocLens")
+
+
+def aci_bench_dir_candidates() -> list[Path]:
+    """Where the folder of ACI-BENCH notes is looked for, in order: ``$DOCLENS_ACI_BENCH_DIR``,
+    ``../shared/data/aci_bench_systems`` beside a checkout of the repository (the project's own runs),
+    then ``shared/data/aci_bench_systems`` under the current folder and its parent."""
+    import os
+
+    found = [Path(os.environ[ACI_BENCH_DIR_VARIABLE])] if os.environ.get(ACI_BENCH_DIR_VARIABLE) else []
+    found.append(Path(__file__).resolve().parents[3] / "shared" / "data" / "aci_bench_systems")
+    found += [Path.cwd() / "shared" / "data" / "aci_bench_systems",
+              Path.cwd().parent / "shared" / "data" / "aci_bench_systems"]
+    return found
+
+
+def default_aci_bench_dir() -> Path | None:
+    """The first of :func:`aci_bench_dir_candidates` that is a folder, else ``None`` (then
+    :data:`ACI_BENCH_HINT` says what to pass)."""
+    return next((path for path in aci_bench_dir_candidates() if path.is_dir()), None)
 
 
 @dataclass(frozen=True)
@@ -98,55 +136,93 @@ class PremiseRef:
 
 
 class AciBenchNotes:
-    """The notes of a folder of ACI-BENCH system outputs (``<split>/references.jsonl``,
-    ``<split>/systems/<system>.jsonl``, lines ``{"id", "reference"}`` / ``{"id", "prediction"}``),
-    each file read once. A system's note is given with its citation marks stripped."""
+    """The notes of a folder of ACI-BENCH system outputs, each file read once: as ACI-BENCH
+    publishes them (``<split>/clinicalnlp_taskC_test2.csv`` and one CSV per system, the note in
+    column ``note``, :data:`PUBLISHED_GOLD`) or converted to JSON Lines (``<split>/references.jsonl``,
+    ``<split>/systems/<system>.jsonl``, lines ``{"id", "reference"}`` / ``{"id", "prediction"}``).
+    A system's note is given with its citation marks stripped. With no folder given, the first of
+    :func:`aci_bench_dir_candidates` that exists; none: the error says what to pass."""
 
     def __init__(self, folder: Path | str | None = None):
+        self.given = folder is not None
         self.folder = Path(folder) if folder is not None else default_aci_bench_dir()
-        self._files: dict[Path, dict[str, dict]] = {}
+        self._files: dict[Path, dict[str, object]] = {}
 
-    def _rows(self, path: Path, where: str) -> dict[str, dict]:
+    def _missing_folder(self, where: str) -> InputError:
+        if self.given:
+            return InputError(f"{where}: the premise is an ACI-BENCH note, and the folder of ACI-BENCH system outputs "
+                              f"{str(self.folder)!r} does not exist: {ACI_BENCH_HINT}", field="premise_ref")
+        looked = ", ".join(str(path) for path in aci_bench_dir_candidates())
+        return InputError(f"{where}: the premise is an ACI-BENCH note and no folder of ACI-BENCH system outputs was "
+                          f"found (looked in {looked}): {ACI_BENCH_HINT}", field="premise_ref")
+
+    def _path(self, ref: PremiseRef) -> tuple[Path, str]:
+        """The file holding ``ref``'s note and the column or field of its text: the JSON Lines layout
+        where the folder has it, else ACI-BENCH's published CSVs."""
+        assert self.folder is not None
+        reference = ref.note == REFERENCE_NOTE
+        converted = self.folder / ref.split / ("references.jsonl" if reference else f"systems/{ref.note}.jsonl")
+        gold = PUBLISHED_GOLD.get(ref.split)
+        if converted.is_file() or gold is None or (not reference and ref.note not in _PUBLISHED_SYSTEMS):
+            return converted, "reference" if reference else "prediction"
+        stem = gold if reference else _PUBLISHED_SYSTEMS[ref.note].format(gold=gold, split=ref.split)
+        for folder in (self.folder / ref.split, self.folder):
+            if (folder / f"{stem}.csv").is_file():
+                return folder / f"{stem}.csv", "note"
+        return converted, "reference" if reference else "prediction"
+
+    def _rows(self, path: Path, column: str, where: str) -> dict[str, object]:
         if path not in self._files:
-            if not self.folder.is_dir():
-                raise InputError(f"{where}: the premise is an ACI-BENCH note, and the folder of ACI-BENCH system "
-                                 f"outputs {str(self.folder)!r} does not exist: give --aci-bench-dir (the folder "
-                                 "holding test2/ and test3/)", field="premise_ref")
+            if self.folder is None or not self.folder.is_dir():
+                raise self._missing_folder(where)
             if not path.is_file():
-                raise InputError(f"{where}: cannot read the note's file (no such file: {path})", field="premise_ref")
-            self._files[path] = self._read(path, where)
+                raise InputError(f"{where}: cannot read the note's file (no such file: {path}); {ACI_BENCH_HINT}",
+                                 field="premise_ref")
+            self._files[path] = _read_notes(path, column, where)
         return self._files[path]
-
-    @staticmethod
-    def _read(path: Path, where: str) -> dict[str, dict]:
-        """The rows of one notes file by id; every problem an :class:`InputError` naming the item
-        that led there (``where``), the notes file and its line (``doclens score``'s JSONL reader)."""
-        from doclens.inputs.jsonl import iter_jsonl
-
-        rows: dict[str, dict] = {}
-        try:
-            for number, row in iter_jsonl(str(path)):
-                ident = row.get("id") if isinstance(row, dict) else None
-                if not isinstance(ident, str) or not ident:
-                    raise InputError(f"{path} line {number}: a note needs a text 'id', got {ident!r}", line=number)
-                rows.setdefault(ident, row)
-        except InputError as exc:
-            raise InputError(f"{where}: the premise's ACI-BENCH notes: {exc}", field="premise_ref") from None
-        return rows
 
     def text(self, ref: PremiseRef, where: str = "") -> str:
         from doclens.parsing.statements import strip_citations
 
-        reference = ref.note == REFERENCE_NOTE
-        path = self.folder / ref.split / ("references.jsonl" if reference else f"systems/{ref.note}.jsonl")
-        row = self._rows(path, where or str(ref)).get(ref.encounter)
-        if row is None:
+        if self.folder is None:
+            raise self._missing_folder(where or str(ref))
+        path, column = self._path(ref)
+        notes = self._rows(path, column, where or str(ref))
+        note = notes.get(ref.encounter)
+        if ref.encounter not in notes:
             raise InputError(f"{where or ref}: encounter {ref.encounter!r} is not in {path}", field="premise_ref")
-        text = row.get("reference" if reference else "prediction")
-        if not isinstance(text, str):
+        if not isinstance(note, str):
             raise InputError(f"{where or ref}: the premise's ACI-BENCH notes: {path}: encounter {ref.encounter!r} has "
-                             f"no text {'reference' if reference else 'prediction'}", field="premise_ref")
-        return text if reference else strip_citations(text)
+                             f"no text {column}", field="premise_ref")
+        return note if ref.note == REFERENCE_NOTE else strip_citations(note)
+
+
+def _read_notes(path: Path, column: str, where: str) -> dict[str, object]:
+    """``{encounter id: note}`` of an ACI-BENCH CSV (ids in ``encounter_id``; an empty cell is an
+    empty note, as ACI-BENCH publishes it) or a JSON Lines file (ids in ``id``); every problem an
+    :class:`InputError` naming the item that led there (``where``), the notes file and its line
+    (``doclens score``'s JSONL reader)."""
+    if path.suffix == ".csv":
+        import csv
+
+        try:
+            with path.open(encoding="utf-8", newline="") as handle:
+                return {row["encounter_id"]: row.get(column) or "" for row in csv.DictReader(handle)}
+        except (OSError, UnicodeDecodeError, KeyError, csv.Error) as exc:
+            raise InputError(f"{where}: the premise's ACI-BENCH notes: {path}: cannot read it as ACI-BENCH's CSV "
+                             f"({type(exc).__name__}: {exc}); {ACI_BENCH_HINT}", field="premise_ref") from None
+    from doclens.inputs.jsonl import iter_jsonl
+
+    notes: dict[str, object] = {}
+    try:
+        for number, row in iter_jsonl(str(path)):
+            ident = row.get("id") if isinstance(row, dict) else None
+            if not isinstance(ident, str) or not ident:
+                raise InputError(f"{path} line {number}: a note needs a text 'id', got {ident!r}", line=number)
+            notes.setdefault(ident, row.get(column))
+    except InputError as exc:
+        raise InputError(f"{where}: the premise's ACI-BENCH notes: {exc}", field="premise_ref") from None
+    return notes
 
 
 @dataclass(frozen=True)

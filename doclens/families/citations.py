@@ -11,7 +11,7 @@ applies the paper's rule to uncited outputs too. An output with no statement at 
 
 from __future__ import annotations
 
-from doclens.core.errors import UncitedOutputsWarning
+from doclens.core.errors import UncitedOutputsWarning, UnreadCitationsWarning
 from doclens.core.metrics import citation_precision_counts, citation_recall_counts, f1
 from doclens.families.base import APPLIES, NOT_APPLICABLE, SKIPPED, Applicability, CountingRule, MetricFamily, UncitedOutputs
 from doclens.families.claims import _in_section
@@ -71,16 +71,29 @@ class CitationFamily(MetricFamily):
     def run_warnings(self, counts: dict, block: dict, unparsed: int, failed: int, scorer,
                      run) -> list[tuple[type, str]]:
         """One warning per run for the instances whose output cites nothing."""
+        said: list[tuple[type, str]] = []
+        unread = getattr(run, "unread_citations", None) or {}
+        if unread:
+            example = next(iter(unread))
+            said.append((UnreadCitationsWarning,
+                         f"{len(unread)} instance(s) hold bracketed numbers that are no consistent citation style "
+                         f"({sum(unread.values())} bracketed group(s) in all, e.g. {unread[example]} in "
+                         f"{example!r}: opening a fragment, not closing a sentence, past the source's units, or in a "
+                         "stray fragment): none is read as a citation, so these outputs cite nothing"))
         found = (counts.get("citation_recall") or {}).get("not_applicable", 0)
-        if not found:
-            return []
-        return [(UncitedOutputsWarning,
-                 f"{found} instance(s) cite no source unit in any statement: their citation recall and precision "
-                 "are not applicable (n/a, counted as not_applicable, left out of the citation scores); "
-                 "uncited_outputs='strict' (--uncited-outputs strict) scores each of their statements 0 instead")]
+        if found:
+            said.append((UncitedOutputsWarning,
+                         f"{found} instance(s) cite no source unit in any statement: their citation recall and "
+                         "precision are not applicable (n/a, counted as not_applicable, left out of the citation "
+                         "scores); uncited_outputs='strict' (--uncited-outputs strict) scores each of their "
+                         "statements 0 instead"))
+        return said
 
     def signature_fields(self, scorer) -> list[tuple[str, str]]:
-        return [("uncited-outputs", "na" if scorer.uncited_outputs == UncitedOutputs.NOT_APPLICABLE else "strict")]
+        # cite:styled: bracketed numbers read as citations only in a consistent citation style
+        # (doclens.parsing.statements.citation_style; before it, every closing group was read)
+        return [("uncited-outputs", "na" if scorer.uncited_outputs == UncitedOutputs.NOT_APPLICABLE else "strict"),
+                ("cite", "styled")]
 
 
 CITATIONS = CitationFamily()

@@ -263,3 +263,19 @@ def join_references(submission_path: str, references: str, *, input_format: str 
     result.system = submission["system"]
     return result
 
+
+
+def read_instances(path: str, *, input_format: str | None = None, split: str | None = None, columns=None,
+                   references: str | None = None, reference_columns=None) -> Rows:
+    """The instances a ``doclens score`` command line names, read lazily (``len()`` when the size
+    is known): any table :func:`doclens.inputs.tables.read_table` reads (``columns`` maps it), or,
+    with ``references``, a submission or table of outputs joined with that table by id
+    (:func:`join_references`: ``columns`` maps the outputs, ``reference_columns`` the references).
+    ``score``, ``report --input`` and ``baselines`` read their inputs through it."""
+    if references:
+        return join_references(path, references, input_format=input_format, split=split, columns=columns,
+                               reference_columns=reference_columns)
+    if reference_columns:
+        raise InputError("--reference-columns maps the table given with --references; without --references, "
+                         "map INPUT's columns with --columns")
+    return read_table(path, input_format=input_format, split=split, columns=columns)

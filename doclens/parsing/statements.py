@@ -31,6 +31,7 @@ line splits in well under a second; ``benchmarks/splitter.py`` measures it). The
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from doclens.core.types import Statement
 
@@ -294,6 +295,83 @@ def read_citation_groups(sentence: str) -> tuple[list[int], list[str]]:
         else:
             closing.extend(parse_citation_group(match.group(0)))
     return list(dict.fromkeys(closing)), stray
+
+
+#: what may follow a citation group used as a marker: the end of the text, a space, punctuation that
+#: closes a sentence or clause, or another group ("Fever [3].", "Fever [3][4]", "Fever [3], cough [4]")
+_MARKER_FOLLOWS = frozenset(".,;!?)[")
+#: what may come right before one, besides a letter, digit or space: the end of a sentence or of a
+#: quotation, or another group ("Fever.[3]", "Fever [3][4]"); never a comma or an operator ("cough,[1]")
+_MARKER_AFTER = frozenset(".!?)]\"'”’")
+#: a note's citation style is consistent when at least this share of its bracketed groups are markers
+#: (cards/doclens.md, "What counts as a citation") ...
+CONSISTENT_SHARE = 0.75
+#: ... at least this share of the ids they cite name a source unit (an invalid id among valid ones is a
+#: citation that fails, never a stray number: "Alpha [0, 9]." cites 0 and the invalid 9) ...
+IN_RANGE_SHARE = 0.5
+#: ... and its cited statements are at least this share of its statements: a citation in one fragment
+#: of a long note is no style
+CITED_SHARE = 0.25
+
+
+@dataclass(frozen=True)
+class CitationStyle:
+    """How a prediction uses bracketed numbers (:func:`citation_style`): ``groups`` found,
+    ``markers`` among them (closing a sentence or clause, followed by a space, punctuation or the
+    end), the ``ids`` those cite and how many name a source unit (``in_range``), the statements
+    that cite and all ``statements``. ``consistent``: whether its groups read as citations."""
+
+    groups: int
+    markers: int
+    ids: int
+    in_range: int
+    cited_statements: int
+    statements: int
+
+    @property
+    def consistent(self) -> bool:
+        if not self.groups:
+            return True  # nothing to read
+        cited_enough = self.cited_statements >= CITED_SHARE * self.statements
+        return (self.markers > 0 and self.markers >= CONSISTENT_SHARE * self.groups
+                and self.in_range >= IN_RANGE_SHARE * self.ids and cited_enough)
+
+
+def citation_style(prediction: str, statements: list[Statement], units: int) -> CitationStyle:
+    """The citation style of ``prediction`` (its ``statements`` as parsed; ``units``: how many
+    units its source has). A bracketed number is read as a citation only where the note cites in
+    a consistent style: its groups used as markers, the numbers they cite mostly in the source's
+    range, in more than a stray fragment (:attr:`CitationStyle.consistent`). LED's notes hold
+    fragments such as ``[2]The onset …``, ``[5]=Neurological`` or ``[7]]Depression``: no style, so
+    none of their numbers is read as a citation.
+
+    >>> citation_style("Fever [0]. Cough [1].", parse_statements("Fever [0]. Cough [1]."), 2).consistent
+    True
+    >>> note = "[2]The onset was sudden. Pain in both knees. No fever [5]=Neurological."
+    >>> citation_style(note, parse_statements(note), 30).consistent
+    False
+    """
+    groups = markers = ids = in_range = 0
+    for line in prediction.splitlines():
+        for _start, body, end in sentence_spans(line):
+            text = line[body:end]
+            for match in CITATION_GROUP.finditer(text):
+                groups += 1
+                following = text[match.end():match.end() + 1]
+                before = text[match.start() - 1:match.start()]
+                closes = has_content(CITATION_GROUP.sub("", text[:match.start()])) and (
+                    before.isalnum() or before.isspace() or before in _MARKER_AFTER)
+                if closes and (not following or following.isspace() or following in _MARKER_FOLLOWS):
+                    markers += 1
+                    cited = parse_citation_group(match.group(0))
+                    ids += len(cited)
+                    in_range += sum(0 <= c < units for c in cited)
+    return CitationStyle(groups, markers, ids, in_range, sum(bool(s.citations) for s in statements), len(statements))
+
+
+def without_citations(statements: list[Statement]) -> list[Statement]:
+    """The statements citing nothing: a prediction whose bracketed numbers are no citation style."""
+    return [Statement(index=s.index, text=s.text, citations=[], section=s.section) for s in statements]
 
 
 def whole_statement(prediction: str, section: str | None = None, start_index: int = 0) -> list[Statement]:

@@ -59,23 +59,38 @@ def plain_label(text: str, limit: int = LABEL_CHARS) -> str:
     """``text`` drawn as written, every label that comes from the input passes here: matplotlib
     reads ``$…$`` as mathematics (a bad formula in a section or system name would fail the plot,
     and a good one would draw something else), so each ``$`` is escaped; it hides legend labels
-    that start with ``_``; and a name longer than ``limit`` characters is cut with "…" (a
-    100 KB system name would push the legend off the figure)."""
+    that start with ``_``; and a name longer than ``limit`` characters is cut in its middle with
+    "…", keeping its start and its end (a 100 KB system name would push the legend off the figure;
+    cutting the end would make ``…_taskB_test2_full`` and ``…_taskB_test2_division_combined`` one name).
+
+    >>> plain_label("BioBART_clinicalnlp_taskC_test2_division_combined", 30)
+    'BioBART_clinica…ision_combined'
+    """
     text = str(text)
     if len(text) > limit:
-        text = text[:limit - 1] + "…"
+        head = limit // 2
+        text = text[:head] + "…" + text[len(text) - (limit - 1 - head):]
     text = text.replace("$", r"\$")
     return "\u200b" + text if text.startswith("_") else text
 
 
+#: what a section's bar holds, by the signature's ``premise`` field (``docs/design.md`` §4)
+PREMISE_WORDS = {"note": "each section's claims, judged against the whole other note (premise:note)",
+                 "section": "each section's claims, judged against the same section of the other note "
+                            "(premise:section)"}
+
+
 def section_figure(series: dict[str, dict[str, dict]], metrics: Sequence[str] = SECTION_METRICS,
-                   what: str = "section bars", min_items: int = MIN_SECTION_ITEMS):
+                   what: str = "section bars", min_items: int = MIN_SECTION_ITEMS, premise: str | None = None):
     """Grouped bars, one panel per metric: x = note section (its human name), one bar per series
     (a system, or the one report), height = the section's score (×100), the items it rests on
     written above it (``n=8``; from the section's ``<metric>_items``) and the bar hatched when
     they are fewer than ``min_items``: a precision of 75 on 8 claims is not the tallest finding
     on the page. ``series``: ``{name: {section: {metric: score or None, metric_items: n}}}``.
-    Bars have ``gid`` ``bar-<panel>-<series>-<section>`` (positions)."""
+    ``premise``: the signature's ``premise`` field, said in the title (under ``note`` a section's
+    bar counts that section's claims, each judged against the whole note: per-section counts of
+    whole-note judgements). The legend sits below the panels, clear of the titles. Bars have
+    ``gid`` ``bar-<panel>-<series>-<section>`` (positions)."""
     sections = list(dict.fromkeys(s for per in series.values() for s in per))
     names = list(series)
     # at most 10 inches (960 CSS pixels, legend included): the pages are 1100 pixels wide
@@ -109,17 +124,24 @@ def section_figure(series: dict[str, dict[str, dict]], metrics: Sequence[str] = 
         ax.set_xticks(range(len(sections)), [plain_label(SECTION_LABELS.get(s, s.replace("_", " "))) for s in sections])
         ax.set_ylim(0, top)
         ax.set_ylabel(f"{_label(metric)} ×100")
-        ax.set_title(f"{_label(metric)} per note section", fontsize=9)
+        ax.set_title(f"{_label(metric)} per note section: {SECTION_READING.get(metric, metric)}", fontsize=9)
         ax.grid(axis="y", color="#dddddd", linewidth=0.6)
         ax.set_axisbelow(True)
-    figure.suptitle("Scores per note section (n = items behind each bar"
+    judged = PREMISE_WORDS.get(premise or "", "each section's claims")
+    figure.suptitle(f"Scores per note section\n{judged}\n(n = items behind each bar"
                     + (f"; hatched: fewer than {min_items} items, too few to read much into)" if few else ")"),
                     fontsize=9)
     if len(names) > 1:
         handles, labels = axes[0].get_legend_handles_labels()
         unique = dict(zip(labels, handles))
-        figure.legend(list(unique.values()), list(unique), loc="outside right upper", fontsize=8, frameon=False)
+        figure.legend(list(unique.values()), list(unique), loc="outside lower center", fontsize=8, frameon=False,
+                      ncols=min(4, len(unique)))
     return figure
+
+
+#: what one section's score of each metric counts (a panel's title)
+SECTION_READING = {"claim_recall": "the section's reference claims stated by the output",
+                   "claim_precision": "the section's output claims the reference supports"}
 
 
 def _upper_limit(series: dict[str, dict[str, dict]], metric: str) -> float:
@@ -260,7 +282,8 @@ def report_figure(report, kind: str = "sections", metrics: Sequence[str] | None 
     if kind == "sections":
         if not report.sections:
             raise ValueError("this report has no note sections (sections are scored for task note_generation)")
-        return section_figure({"report": report.sections}, metrics or SECTION_METRICS)
+        return section_figure({"report": report.sections}, metrics or SECTION_METRICS,
+                              premise=report.signature.get("premise") if report.signature else None)
     if kind == "distribution":
         if not report.instances:
             raise ValueError("this report holds no instances (a streamed summary): load its scores file "

@@ -15,6 +15,14 @@ from doclens.reports.files import write_atomically
 from doclens.reports.scores_files import REPORT_FORMAT, iter_instance_results, wrong_format_message
 
 
+def levelled_warnings(header: dict) -> list[tuple[str, str]]:
+    """``(level, message)`` of each warning of a report or scores-file header: its recorded level,
+    or ``warning`` where none was recorded (a file written before levels were)."""
+    messages = header.get("warnings") or []
+    levels = list(header.get("warning_levels") or [])
+    return [(levels[n] if n < len(levels) else "warning", message) for n, message in enumerate(messages)]
+
+
 @dataclass
 class Report:
     """The result of a run, as data: what :meth:`save` writes and :meth:`load` reads back.
@@ -31,6 +39,9 @@ class Report:
     unparsed: dict[str, int] = field(default_factory=dict)
     failed: dict[str, int] = field(default_factory=dict)  # items whose model call failed for good
     warnings: list[str] = field(default_factory=list)
+    #: each warning's level, in order (``info``, ``warning``, ``error``: :func:`doclens.core.errors.warning_level`);
+    #: a file written before levels were recorded has none, and its warnings read as ``warning``
+    warning_levels: list[str] = field(default_factory=list)
     partial: bool = False
     error: str | None = None
     version: str = ""
@@ -60,6 +71,10 @@ class Report:
     @source_support.setter
     def source_support(self, block: dict) -> None:
         self.blocks["source_support"] = block
+
+    def levelled_warnings(self) -> list[tuple[str, str]]:
+        """``(level, message)`` of every warning (:func:`levelled_warnings`)."""
+        return levelled_warnings({"warnings": self.warnings, "warning_levels": self.warning_levels})
 
     # ---- access ---------------------------------------------------------------------------
     def __getitem__(self, key: str):
@@ -112,6 +127,7 @@ class Report:
             "config": self.config,
             "baselines": self.baselines,
             "warnings": self.warnings,
+            "warning_levels": [level for level, _ in self.levelled_warnings()],
             **{name: block for name, block in self.blocks.items() if block},
         }
 
@@ -144,7 +160,7 @@ class Report:
                    instances=instances, config=header.get("config", {}), usage=header.get("usage", {}),
                    sections=header.get("sections", {}), baselines=header.get("baselines", {}),
                    unparsed=header.get("unparsed", {}), failed=header.get("failed", {}),
-                   warnings=header.get("warnings", []),
+                   warnings=header.get("warnings", []), warning_levels=header.get("warning_levels") or [],
                    partial=header.get("partial", False), error=header.get("error"),
                    version=header.get("version", ""),
                    blocks={family.name: header[family.name] for family in FAMILIES if header.get(family.name)})

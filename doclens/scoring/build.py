@@ -8,7 +8,14 @@ import os
 import sys
 import warnings
 
-from doclens.core.errors import DocLensWarning, InputWarning, JudgeWarning
+from doclens.core.errors import (
+    DocLensWarning,
+    FailedCallsWarning,
+    InputWarning,
+    JudgeWarning,
+    NumberedSourcesWarning,
+    warning_level,
+)
 from doclens.families import own_item_families
 from doclens.reports.report import Report
 from doclens.scoring.aggregate import Aggregator
@@ -55,23 +62,29 @@ def build_report(scorer, run: RunMeta, aggregator: Aggregator, partial: bool = F
                     config=_config(scorer, prompt_tags), usage=usage_of(scorer, run),
                     sections=aggregator.section_scores(), unparsed=unparsed, failed=failed,
                     warnings=[message for _, message in report_warnings], partial=partial, error=error,
+                    warning_levels=[warning_level(category) for category, _ in report_warnings],
                     version=__version__, blocks=blocks)
     report.judged = aggregator.judged
     if not aggregator.keep_results:
         report.instance_counts = aggregator.counts_document()
     if scorer.baselines and len(aggregator) and not partial:
-        from doclens.baselines import compute_baselines
-
-        tasks = set(aggregator.tasks)
-        texts = texts or {}
-        # "record": a baseline whose model cannot load is marked failed; the judged work is kept
-        report.baselines = compute_baselines(
-            [texts[i][0] for i in aggregator.ids], [texts[i][1] for i in aggregator.ids], scorer.baselines,
-            task=tasks.pop() if len(tasks) == 1 else "general", options=scorer.baseline_options, on_failure="record")
-        for name, result in report.baselines.items():
-            if result.get("failed"):
-                report.warnings.append(f"baseline {name} FAILED (not in the report): {result['error']}")
+        _add_baselines(report, scorer, aggregator, texts or {})
     return report
+
+
+def _add_baselines(report: Report, scorer, aggregator: Aggregator, texts: dict) -> None:
+    """The run's baselines into ``report``; one that failed is an error-level warning."""
+    from doclens.baselines import compute_baselines
+
+    tasks = set(aggregator.tasks)
+    # "record": a baseline whose model cannot load is marked failed; the judged work is kept
+    report.baselines = compute_baselines(
+        [texts[i][0] for i in aggregator.ids], [texts[i][1] for i in aggregator.ids], scorer.baselines,
+        task=tasks.pop() if len(tasks) == 1 else "general", options=scorer.baseline_options, on_failure="record")
+    for name, result in report.baselines.items():
+        if result.get("failed"):
+            report.warnings.append(f"baseline {name} FAILED (not in the report): {result['error']}")
+            report.warning_levels.append("error")
 
 
 def _run_counts(scorer, run: RunMeta) -> dict:
@@ -99,12 +112,20 @@ def _family_blocks(scorer, run: RunMeta, aggregator: Aggregator, counts: dict, f
     return blocks
 
 
+#: packages whose frames a warning never points at: ``evaluate`` and the copy of DocLens's metric
+#: module it loads (``evaluate_modules.…``), ``datasets``: the user's own call is the line to show
+_WRAPPERS = frozenset({"evaluate", "evaluate_modules", "datasets"})
+
+
 def _outside_doclens() -> int:
     """The ``stacklevel`` that points a warning at the first caller outside the doclens package
-    (``DocLens.score`` and ``score_to`` reach this module through different depths)."""
+    and the libraries that wrap it (``DocLens.score`` and ``score_to`` reach this module through
+    different depths; ``evaluate``'s ``compute`` through its own copy of the metric module), so a
+    warning names the user's line, never a file inside a package or a cache."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     frame, level = sys._getframe(2), 2  # 1: build_report, which calls warnings.warn
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+    while frame is not None and (os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep)
+                                 or str(frame.f_globals.get("__name__", "")).split(".")[0] in _WRAPPERS):
         frame, level = frame.f_back, level + 1
     return level
 
@@ -131,7 +152,7 @@ def _warnings(scorer, run: RunMeta, unparsed: int, failed: int) -> Warned:
                       f"{unparsed} judgement(s) could not be parsed from the judge's replies and were {how} "
                       f"(on_unparsed={scorer.settings.on_unparsed!r})"))
     if failed:
-        found.append((JudgeWarning,
+        found.append((FailedCallsWarning,
                       f"{failed} item(s) have no verdict because the model call failed for good; they were {how} "
                       f"(on_unparsed={scorer.settings.on_unparsed!r}). Failed calls are not cached: rerun to ask exactly "
                       "those again"))
@@ -142,7 +163,7 @@ def _warnings(scorer, run: RunMeta, unparsed: int, failed: int) -> Warned:
                       "auto) or 'note_generation' scores them per section"))
     if run.numbered_sources:
         ways = ", ".join(f"{n} as {how}" for how, n in sorted(run.numbered_sources.items()))
-        found.append((InputWarning,
+        found.append((NumberedSourcesWarning,
                       f"{sum(run.numbered_sources.values())} source(s) without '[0]' markers were numbered by DocLens "
                       f"(source_units={scorer.settings.source_units!r}): {ways}; citations to them count by that numbering"))
     if run.capped_statements:

@@ -32,6 +32,9 @@ class RunMeta:
     section_fallbacks: dict[str, int] = field(default_factory=dict)
     #: source strings without ``[0]`` numbered by the scorer (``source_units``), per way (lines, turns, sentences)
     numbered_sources: dict[str, int] = field(default_factory=dict)
+    #: outputs whose bracketed numbers are no consistent citation style (not read as citations): id →
+    #: bracketed groups (:func:`doclens.parsing.statements.citation_style`)
+    unread_citations: dict[str, int] = field(default_factory=dict)
     #: review_below: claim verdicts marked for review, those with a probability, those without (``unrated``)
     review: dict[str, int] = field(default_factory=dict)
 
@@ -48,6 +51,7 @@ class RunMeta:
             self.section_fallbacks[direction] = self.section_fallbacks.get(direction, 0) + n
         for how, n in other.numbered_sources.items():
             self.numbered_sources[how] = self.numbered_sources.get(how, 0) + n
+        self.unread_citations.update(other.unread_citations)
         for what, n in other.review.items():
             self.review[what] = self.review.get(what, 0) + n
 
@@ -59,6 +63,7 @@ class RunMeta:
                 **({"untasked_notes": self.untasked_notes} if self.untasked_notes else {}),
                 **({"section_fallbacks": dict(self.section_fallbacks)} if self.section_fallbacks else {}),
                 **({"numbered_sources": dict(self.numbered_sources)} if self.numbered_sources else {}),
+                **({"unread_citations": dict(self.unread_citations)} if self.unread_citations else {}),
                 **({"review": dict(self.review)} if self.review else {})}
 
     @classmethod
@@ -70,6 +75,7 @@ class RunMeta:
                    untasked_notes=int(data.get("untasked_notes", 0)),
                    section_fallbacks={str(k): int(v) for k, v in data.get("section_fallbacks", {}).items()},
                    numbered_sources={str(k): int(v) for k, v in data.get("numbered_sources", {}).items()},
+                   unread_citations={str(k): int(v) for k, v in data.get("unread_citations", {}).items()},
                    review={str(k): int(v) for k, v in data.get("review", {}).items()})
 
 

@@ -36,7 +36,14 @@ from doclens.inputs.tables import UnicodeRepairWarning
 from doclens.inputs.unicode import replace_lone_surrogates
 from doclens.parsing.sections import detect_task, looks_like_note, note_section_spans, segments
 from doclens.parsing.source_units import number_source, parse_source_units
-from doclens.parsing.statements import inherit_citations, parse_statements, strip_citations, whole_statement
+from doclens.parsing.statements import (
+    citation_style,
+    inherit_citations,
+    parse_statements,
+    strip_citations,
+    whole_statement,
+    without_citations,
+)
 from doclens.reports.files import output_lock
 from doclens.reports.report import Report
 from doclens.scoring.run import Run, RunMeta, Work
@@ -366,7 +373,7 @@ class DocLens:
         if units is not None:
             work.n_units = len(units)
             work.units = {u.index: u.premise_text for u in units}
-            work.statements = self._statements(instance.prediction, task, set(work.units), run)
+            work.statements = self._statements(instance.prediction, task, set(work.units), run, instance.id)
         return work
 
     def _citable_units(self, instance: Instance, where: str, run: RunMeta):
@@ -394,7 +401,8 @@ class DocLens:
         except ValueError as exc:  # InputError, or e.g. an unit number too long to convert
             raise InputError(f"{where}field 'source': {exc}", field="source") from exc
 
-    def _statements(self, prediction: str, task: str, units: set[int], run: RunMeta) -> list[Statement]:
+    def _statements(self, prediction: str, task: str, units: set[int], run: RunMeta,
+                    ident: str = "") -> list[Statement]:
         if task == Task.NOTE_GENERATION:
             statements: list[Statement] = []
             for section, start, end in note_section_spans(prediction):
@@ -403,6 +411,10 @@ class DocLens:
             statements = whole_statement(prediction)
         else:
             statements = parse_statements(prediction)
+        style = citation_style(prediction, statements, len(units))
+        if not style.consistent:  # stray numbers (LED's "[2]The onset …"): no citation is read (cards/doclens.md)
+            statements = without_citations(statements)
+            run.unread_citations[ident] = style.groups
         if self.settings.uncited != "zero":
             statements = inherit_citations(statements, within_section=self.settings.uncited == "inherit")
         if self.settings.max_citations:

@@ -2,7 +2,7 @@
 
 Two results are comparable only when their signatures are equal::
 
-    doclens:1.0.0|task:general|judge:gpt4-json-cot:gpt-4o|style:json_cot|extract:given|prompts:3f2a9c1d|T:0|agg:pooled|uncited:zero|maxcit:none|unparsed:zero|uncited-outputs:na
+    doclens:1.0.0|task:general|judge:gpt4-json-cot:gpt-4o|style:json_cot|extract:given|prompts:3f2a9c1d|T:0|agg:pooled|uncited:zero|maxcit:none|unparsed:zero|uncited-outputs:na|cite:styled
 
 Fields, in order: package version; tasks scored; judge (preset or class name and model; a judge
 that keeps the base class's name ``custom`` is named by its class, ``custom(pkg.mod.Class)``, so
@@ -20,7 +20,9 @@ paper's rule) and, under ``premise:section`` only, what a claim whose section th
 lacks is judged against (``sections:note``, the whole note; ``sections:section``, the original
 empty premise); then the
 fields each metric family of the run declares (:meth:`doclens.families.MetricFamily.signature_fields`):
-the citation family's ``uncited-outputs`` (``na`` or ``strict``), source support's settings.
+the citation family's ``uncited-outputs`` (``na`` or ``strict``) and ``cite:styled`` (a bracketed
+number is read as a citation only in a consistent citation style,
+:func:`doclens.parsing.statements.citation_style`), source support's settings.
 
 A signature is a :class:`Signature`: its fields are data, built once by :func:`get_signature` from
 the run's :class:`~doclens.core.settings.ScoringSettings` and the judge and extractor that

@@ -66,6 +66,18 @@ STATISTICS = DOCLENS_METRICS + tuple(f"{m}_macro" for m in DOCLENS_METRICS) + tu
     name + suffix for name in F1_OF for suffix in ("", "_macro"))
 
 
+def statistic_metrics(statistic: str) -> tuple[str, ...]:
+    """The metrics a statistic is computed from: ``claim_f1`` (and ``claim_f1_macro``) from claim
+    recall and precision (:data:`doclens.core.metrics.F1_OF`), any other from its own metric.
+    What a paired bootstrap of one statistic has to resample.
+
+    >>> statistic_metrics("claim_f1_macro"), statistic_metrics("citation_recall")
+    (('claim_recall', 'claim_precision'), ('citation_recall',))
+    """
+    base = statistic.removesuffix("_macro")
+    return tuple(F1_OF.get(base, (base,)))
+
+
 class _Informative:
     """A statistic over ``instances`` contributing instances: below ``min_instances`` it has no
     interval (nor, for a difference, a p-value or verdict)."""

@@ -36,10 +36,11 @@ from doclens.core.types import NO_VERDICT, CitationVerdict, ClaimVerdict, Instan
 from doclens.families import APPLIES, CITATIONS, FAMILIES, CountingRule, family_metrics
 from doclens.inputs.jsonl import SourceIndex
 from doclens.reports.files import write_atomically
+from doclens.reports.report import levelled_warnings
 from doclens.stats.bootstrap import Interval
 from doclens.views.labels import demo_banner, judge_label
-from doclens.views.leaderboard import shown_columns
-from doclens.views.text import not_applicable_lines, placement_lines, reported_metrics, review_lines
+from doclens.views.leaderboard import RECALL_ONLY, RECALL_TRAP_NOTE, shown_columns
+from doclens.views.text import LEVEL_WORDS, not_applicable_lines, placement_lines, reported_metrics, review_lines
 from doclens.views.visible import NAME_CHARS, cut, html_text, visible
 
 _STYLE = """
@@ -60,7 +61,8 @@ ul.claims{list-style:none;padding-left:.2em}ul.claims li{margin:.15em 0}
 .unparsed>.mark{color:#666}.why{color:#555;font-size:.9em;margin-left:1.3em}
 ol.source{padding-left:3em}ol.source li{margin:.1em 0;border-radius:3px}
 ol.source li:target,ol.source li.highlight{background:#ffe08a;outline:2px solid #e0a800}
-.legend span{margin-right:.8em}.muted{color:#666}.warn{color:#b00020}
+.legend span{margin-right:.8em}.muted{color:#666}.warn{color:#b00020}.info{color:#555}
+.caution{color:#7a4300;background:#fff4e0;border-left:3px solid #e0a800;padding:2px 6px}
 .review{background:#fff0c2;border:1px solid #e0a800;border-radius:3px;padding:0 .3em;font-size:.85em}
 .review-count{background:#fff8e1;padding:.2em .4em;border-left:3px solid #e0a800}
 """
@@ -97,6 +99,10 @@ _SORT_SCRIPT = """
   }
 })();
 """
+
+
+#: a warning's CSS class by its level (doclens.core.errors.WARNING_LEVELS): only an error is red
+LEVEL_CLASSES = {"info": "info", "warning": "caution", "error": "warn"}
 
 
 def _source_hash(text: str) -> str:
@@ -215,8 +221,8 @@ def _source_units(source: dict | None):
 
     if source is None or source.get("source") is None:
         return None
-    try:
-        return parse_source_units(source["source"])
+    try:  # numbered as when scored (the signature's units: field, doclens.inputs.sources)
+        return parse_source_units(source["source"], source.get("source_units") or "given")
     except ValueError:
         return None
 
@@ -244,7 +250,8 @@ def _environment() -> jinja2.Environment:
         citations_apply=lambda result, rule: CITATIONS.applicability(result, CountingRule.of(rule)) == APPLIES,
         evidence_shown=SUPPORT_EVIDENCE_SHOWN, demo_banner=demo_banner, judge_label=judge_label,
         shown_columns=shown_columns, family_blocks=_family_blocks,
-        precise=Markup("precise"), imprecise=Markup("imprecise"), nocheck=Markup("nocheck"))
+        precise=Markup("precise"), imprecise=Markup("imprecise"), nocheck=Markup("nocheck"),
+        levelled_warnings=levelled_warnings, level_words=LEVEL_WORDS, level_class=LEVEL_CLASSES)
     return environment
 
 
@@ -322,7 +329,8 @@ def write_leaderboard_html(groups: dict, handle: IO[str], metric: str, bootstrap
     ``plots`` (``{signature: markup}``, :func:`doclens.views.plots.leaderboard_plots_html`) has it."""
     banners = [b for b in dict.fromkeys(demo_banner(signature) for signature in groups) if b]
     _stream(handle, "leaderboard.html", _SORT_SCRIPT, title, groups=groups, metric=metric, bootstrap=bootstrap,
-            banners=banners, plots={signature: Markup(markup) for signature, markup in (plots or {}).items()})
+            banners=banners, recall_trap=RECALL_TRAP_NOTE if metric in RECALL_ONLY else "",
+            plots={signature: Markup(markup) for signature, markup in (plots or {}).items()})
 
 
 # ---- the judge-check page ----------------------------------------------------------------------

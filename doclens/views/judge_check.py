@@ -127,19 +127,35 @@ def check_text(result: dict, show_wrong: int = 20) -> str:
 # ---- pictures ---------------------------------------------------------------------------------
 def confusion_figure(judges: list[dict]):
     """One panel per judge: rows = labelled supported / unsupported, columns = judged supported,
-    judged unsupported, no verdict; each cell's count written in it."""
-    figure = new_figure(3.6 * len(judges) + 0.4, 2.6, "the judge-check page's confusion matrix")
-    for ax, judge in zip(figure.subplots(1, len(judges), squeeze=False)[0], judges):
+    judged unsupported, no verdict; each cell a vector square (``pcolormesh``, never an embedded
+    image, which the page's policy would not load) shaded by its share of its row, with its count
+    and that share written in it. Cells: ``confusion-<judge>-<row>-<column>``."""
+    import numpy as np
+    from matplotlib import colormaps
+
+    figure = new_figure(3.9 * len(judges) + 0.4, 2.9, "the judge-check page's confusion matrix")
+    for j, (ax, judge) in enumerate(zip(figure.subplots(1, len(judges), squeeze=False)[0], judges)):
         table = judge["confusion"]
-        counts = [[table[label][column] for column in VERDICT_COLUMNS] for label in ("supported", "unsupported")]
-        ax.imshow(counts, cmap="Blues", vmin=0, vmax=max(1, max(max(row) for row in counts)))
-        for r, row in enumerate(counts):
-            for c, count in enumerate(row):
-                ax.text(c, r, str(count), ha="center", va="center", fontsize=10,
-                        color="#ffffff" if count > 0.6 * max(max(row) for row in counts) else "#000000")
+        counts = np.array([[table[label][column] for column in VERDICT_COLUMNS] for label in ("supported", "unsupported")],
+                          dtype=float)
+        shares = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
+        mesh = ax.pcolormesh(np.arange(4) - 0.5, np.arange(3) - 0.5, shares, cmap=colormaps["Blues"], vmin=0, vmax=1,
+                             edgecolors="#ffffff", linewidth=2)
+        mesh.set_gid(f"confusion-{j}")
+        for r in range(2):
+            for c in range(3):
+                label = ax.text(c, r, f"{int(counts[r, c])}\n{100 * shares[r, c]:.0f}% of row", ha="center",
+                                va="center", fontsize=9, color="#ffffff" if shares[r, c] > 0.55 else "#1b1b1b")
+                label.set_gid(f"confusion-{j}-{r}-{c}")
+        ax.set_xlim(-0.5, 2.5)
+        ax.set_ylim(1.5, -0.5)
         ax.set_xticks(range(3), ["judged\nsupported", "judged\nunsupported", "no\nverdict"], fontsize=8)
         ax.set_yticks(range(2), ["labelled\nsupported", "labelled\nunsupported"], fontsize=8)
-        ax.set_title(plain_label(judge["name"]), fontsize=9)
+        ax.tick_params(length=0)
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        ax.set_title(plain_label(f"{judge['name']}\nitems by label (rows) and verdict (columns)", limit=200),
+                     fontsize=9)
     return figure
 
 
@@ -168,10 +184,12 @@ def group_figure(judges: list[dict]):
     accuracy.set_xlim(0, 1)
     accuracy.axvline(0.5, color="#999999", linewidth=0.6, linestyle=":")
     accuracy.set_xlabel("balanced accuracy (bootstrap interval)")
+    accuracy.set_title("Balanced accuracy per group\n(bar: point; line: interval; dotted: chance, 0.5)", fontsize=9)
     for x in (-GAP_FLAG, GAP_FLAG):
         gap.axvline(x, color="#b00020", linewidth=0.7, linestyle="--")
     gap.axvline(0, color="#333333", linewidth=0.6)
     gap.set_xlabel("supported-rate gap (judged - labelled)")
+    gap.set_title(f"Supported-rate gap per group\n(dashed: ±{GAP_FLAG:.2f}, beyond it flagged)", fontsize=9)
     if len(judges) > 1:
         figure.legend(loc="outside lower center", ncols=2, fontsize=8, frameon=False)
     return figure

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from doclens.core.metrics import CLAIM_F1
 from doclens.core.signature import Signature
 from doclens.families import selected
 from doclens.stats.bootstrap import (
@@ -32,6 +33,17 @@ from doclens.stats.bootstrap import (
 )
 from doclens.views.labels import demo_banner, judge_label
 from doclens.views.visible import visible
+
+#: what a leaderboard ranks by unless told: claim F1, the harmonic mean of claim recall and precision.
+#: Recall alone rewards copying: ACI-BENCH's raw dialogue transcript states more of the reference's
+#: facts than any system's note (recall 56.4) among far more that are no part of it (precision 21.7),
+#: and ranked by recall it leads every system (cards/leaderboard.md, "Why claim F1")
+DEFAULT_RANK_BY = CLAIM_F1
+#: statistics that reward a copy of the source when ranked alone (the board says so beside them)
+RECALL_ONLY = ("claim_recall", "claim_recall_macro")
+RECALL_TRAP_NOTE = ("ranked by recall alone: an output that copies its source (a dialogue transcript) states many "
+                    "reference facts among many that are no part of the reference and can lead; read the precision "
+                    "beside it, or rank by claim_f1 (the default)")
 
 
 @dataclass
@@ -49,6 +61,7 @@ class Entry:
     versus_leader: Difference | None = None  # paired B − A with A = the table's leader
     versus_leader_note: str = ""
     sections: dict = field(default_factory=dict, repr=False)  # notes: {section: scores}, for the section bars
+    seconds: float | None = None  # how long scoring it took, when the board was made by the run that scored it
 
     @property
     def instances(self) -> int:
@@ -91,7 +104,7 @@ def group_by_signature(entries: Sequence[Entry]) -> dict[Signature, list[Entry]]
     return groups
 
 
-def rank_group(entries: Sequence[Entry], metric: str = "claim_recall", n_resamples: int = DEFAULT_RESAMPLES,
+def rank_group(entries: Sequence[Entry], metric: str = DEFAULT_RANK_BY, n_resamples: int = DEFAULT_RESAMPLES,
                seed: int | None = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE) -> list[Entry]:
     """Entries of one signature sorted by ``metric`` (best first; undefined last), with ``rank``
     set (1-based; partial reports are listed but not ranked) and, for every entry after the
@@ -153,7 +166,9 @@ def format_interval(interval: Interval) -> str:
 
 
 def leaderboard_text(groups: dict[Signature, list[Entry]], metric: str, bootstrap: str) -> str:
-    """Plain-text tables, one per signature (entries already ranked)."""
+    """Plain-text tables, one per signature (entries already ranked). Names are written whole,
+    never cut (two systems whose names share a long start stay two names); the column is as wide
+    as the longest. A run's time per system is a column when the entries have one."""
     lines = []
     for number, (signature, entries) in enumerate(groups.items(), start=1):
         lines.append(f"table {number} of {len(groups)}: {judge_label(signature)} — ranked by {metric} — {bootstrap}")
@@ -162,17 +177,55 @@ def leaderboard_text(groups: dict[Signature, list[Entry]], metric: str, bootstra
             lines.append(f"*** {banner} ***")
         lines.append(f"signature: {signature}")
         shown, hidden = shown_columns(entries, metric)
-        lines.append(f"{'rank':<5}{'system':<28}{'n':>7}  " + "".join(f"{m:<26}" for m in shown) + "vs #1")
+        width = max([len("system"), *(len(visible(e.system)) for e in entries)]) + 2
+        timed = any(e.seconds is not None for e in entries)
+        lines.append(f"{'rank':<5}{'system':<{width}}{'n':>5}  " + "".join(f"{m:<26}" for m in shown)
+                     + (f"{'time':>8}  " if timed else "") + "vs #1")
         for entry in entries:
-            lines.append(f"{entry.rank if entry.rank else '-':<5}{entry.system[:27]:<28}{entry.instances:>7}  "
+            time = (f"{entry.seconds:>7.1f}s  " if entry.seconds is not None else f"{'':>8}  ") if timed else ""
+            lines.append(f"{entry.rank if entry.rank else '-':<5}{visible(entry.system):<{width}}{entry.instances:>5}  "
                          + "".join(f"{format_interval(entry.intervals[m]):<26}" for m in shown)
-                         + entry.versus_leader_note)
+                         + time + entry.versus_leader_note)
         if hidden:
             lines.append(f"hidden: {', '.join(hidden)} — n/a for every system (no instance has anything to score "
                          "for them: for citations, no output cites a source unit)")
         lines.append("")
+    if metric in RECALL_ONLY:
+        lines.append(RECALL_TRAP_NOTE)
     if any(entry.intervals[m].note for entries in groups.values() for entry in entries for m in COLUMNS):
         lines.append("no CI: fewer contributing instances than a bootstrap interval needs; not informative")
     if len(groups) > 1:
         lines.append(f"{len(groups)} different signatures: results in different tables are not comparable")
     return visible("\n".join(lines).rstrip())  # system names, signatures: drawn as they are (views/visible.py)
+
+
+#: the format of :func:`leaderboard_document`
+LEADERBOARD_FORMAT = "doclens-leaderboard/1"
+
+
+def _interval_dict(interval: Interval) -> dict:
+    return {"point": interval.point, "low": interval.low, "high": interval.high, "instances": interval.instances,
+            "note": interval.note}
+
+
+def leaderboard_document(groups: dict[Signature, list[Entry]], metric: str, bootstrap: str) -> dict:
+    """The leaderboard as JSON-ready data (``leaderboard.json``): per signature, each system's
+    rank, name, scores file, instances, time, every statistic with its interval and its paired
+    difference to #1. The same numbers as the text and HTML tables."""
+    tables = []
+    for signature, entries in groups.items():
+        shown, hidden = shown_columns(entries, metric)
+        systems = []
+        for entry in entries:
+            difference = entry.versus_leader
+            systems.append({
+                "rank": entry.rank, "system": entry.system, "scores_file": entry.path, "instances": entry.instances,
+                "partial": entry.partial, "seconds": entry.seconds,
+                "scores": {name: _interval_dict(entry.intervals[name]) for name in shown},
+                "versus_leader": None if difference is None else {
+                    "delta": difference.delta, "low": difference.low, "high": difference.high,
+                    "p_value": difference.p_value, "distinguishable": difference.distinguishable},
+                "note": entry.versus_leader_note})
+        tables.append({"signature": str(signature), "judge": judge_label(signature), "columns": shown,
+                       "hidden": hidden, "systems": systems})
+    return {"format": LEADERBOARD_FORMAT, "rank_by": metric, "bootstrap": bootstrap, "tables": tables}

@@ -36,9 +36,11 @@ import re
 from collections.abc import Callable, Sequence
 from html import escape
 
+from doclens.core.metrics import CLAIM_F1
 from doclens.families import DOCLENS_METRICS
 from doclens.reports.plots import (
     DPI,
+    PREMISE_WORDS,
     SECTION_METRICS,
     distribution_figure,
     new_figure,
@@ -72,7 +74,7 @@ def _percent(value: float | None) -> str:
 
 
 # ---- leaderboard figures ----------------------------------------------------------------------
-def forest_figure(entries: Sequence, metric: str = "claim_recall"):
+def forest_figure(entries: Sequence, metric: str = CLAIM_F1):
     """Each system's ``metric`` (×100) with its bootstrap interval, in the order given (a ranked
     group: best on top), the leader's interval shaded. A system with no interval (too few
     instances) is a hollow dot; one with no score is left out. Marks: ``point-<i>`` and
@@ -96,8 +98,8 @@ def forest_figure(entries: Sequence, metric: str = "claim_recall"):
         point.set_gid(f"point-{i}")
     ax.set_yticks(range(len(shown)), [plain_label(f"{e.rank or '-'}. {visible(e.system)}") for _, e in shown])
     ax.set_ylim(len(shown) - 0.5, -0.5)
-    ax.set_xlabel(plain_label(f"{metric.replace('_', ' ')} ×100 (dot: pooled score; line: bootstrap interval; "
-                              "band: #1's interval)", limit=200))
+    ax.set_xlabel(plain_label(f"{metric.replace('_', ' ')} ×100\n(dot: pooled score; line: bootstrap interval; "
+                              "band: #1's interval)", limit=200), fontsize=8)
     ax.set_title(plain_label(f"{metric.replace('_', ' ')} by system", limit=200), fontsize=9)
     ax.grid(axis="x", color="#dddddd", linewidth=0.6)
     return figure
@@ -112,14 +114,16 @@ def pairwise_differences(entries: Sequence, metric: str, n_resamples: int = DEFA
     it, entries ranked) equals that column; the cell above the diagonal is its mirror."""
     from dataclasses import replace
 
-    base = metric.removesuffix("_macro")
+    from doclens.stats.bootstrap import statistic_metrics
+
+    needed = statistic_metrics(metric)  # claim F1: both its sides, resampled together
     matrix: list[list] = [[None] * len(entries) for _ in entries]
     for r, row in enumerate(entries):
         for c, column in enumerate(entries[:r]):
             if row.partial or column.partial or len(row.ids) != len(column.ids) or set(row.ids) != set(column.ids):
                 continue
             a, b = align_by_id(column.ids, column.counts, row.ids, row.counts)
-            cell = matrix[r][c] = paired_bootstrap(a, b, n_resamples, seed, confidence, metrics=(base,))[metric]
+            cell = matrix[r][c] = paired_bootstrap(a, b, n_resamples, seed, confidence, metrics=needed)[metric]
             # column − row from the same draws: every resampled difference negated (same p-value)
             matrix[c][r] = replace(cell, a=cell.b, b=cell.a, delta=None if cell.delta is None else -cell.delta,
                                    low=None if cell.high is None else -cell.high,
@@ -127,7 +131,7 @@ def pairwise_differences(entries: Sequence, metric: str, n_resamples: int = DEFA
     return matrix
 
 
-def pairwise_figure(entries: Sequence, matrix: Sequence[Sequence], metric: str = "claim_recall"):
+def pairwise_figure(entries: Sequence, matrix: Sequence[Sequence], metric: str = CLAIM_F1):
     """The matrix of :func:`pairwise_differences` as coloured cells (colour = row − column ×100,
     blue when the row system scores higher), each cell's difference written in it, a ``*`` when
     the paired interval excludes 0 (distinguishable), none when it does not, ``–`` when there is
@@ -169,9 +173,23 @@ def pairwise_figure(entries: Sequence, matrix: Sequence[Sequence], metric: str =
     ax.set_yticks(range(size), names, fontsize=8)
     colorbar = figure.colorbar(image, ax=ax, shrink=0.8)
     colorbar.solids.set_rasterized(False)  # matplotlib rasterizes many-coloured bars; keep it vector (above)
-    colorbar.set_label(plain_label(f"row − column, {metric.replace('_', ' ')} ×100", limit=200))
-    ax.set_title("paired bootstrap: * = interval excludes 0", fontsize=9)
+    colorbar.set_label(plain_label(f"row − column\n({metric.replace('_', ' ')} ×100)", limit=200), fontsize=8)
+    ax.set_title(plain_label(f"{metric.replace('_', ' ')}: row − column, paired bootstrap\n"
+                             "* = its interval excludes 0; – = no paired comparison", limit=200),
+                 fontsize=8)
     return figure
+
+
+def _premise(signature) -> str | None:
+    """The ``premise`` field of a signature (text or :class:`~doclens.core.signature.Signature`)."""
+    from doclens.core.signature import Signature
+
+    return Signature.read(signature).get("premise")
+
+
+def _judged(premise: str | None) -> str:
+    """What a section's bar counts, in words (:data:`doclens.reports.plots.PREMISE_WORDS`)."""
+    return PREMISE_WORDS.get(premise or "", "each section's claims")
 
 
 def _unique_names(entries: Sequence) -> list[str]:
@@ -183,7 +201,7 @@ def _unique_names(entries: Sequence) -> list[str]:
     return names
 
 
-def leaderboard_figure(scores: Sequence, kind: str = "forest", metric: str = "claim_recall",
+def leaderboard_figure(scores: Sequence, kind: str = "forest", metric: str = CLAIM_F1,
                        n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = DEFAULT_SEED,
                        confidence: float = DEFAULT_CONFIDENCE):
     """A leaderboard picture as a matplotlib ``Figure``, for a notebook: ``scores`` are scores
@@ -206,7 +224,7 @@ def leaderboard_figure(scores: Sequence, kind: str = "forest", metric: str = "cl
         series = {name: e.sections for name, e in zip(_unique_names(ranked), ranked) if e.sections}
         if not series:
             raise ValueError("none of these results has note sections (task note_generation)")
-        return section_figure(series, SECTION_METRICS, "the section bars")
+        return section_figure(series, SECTION_METRICS, "the section bars", premise=_premise(ranked[0].signature))
     return pairwise_figure(ranked, pairwise_differences(ranked, metric, n_resamples, seed, confidence), metric)
 
 
@@ -349,9 +367,10 @@ def leaderboard_plots_html(entries: Sequence, metric: str, number: int, n_resamp
         sections = list(dict.fromkeys(s for per in series.values() for s in per))
         rows = [[name, section] + [_percent((per.get(section) or {}).get(m)) for m in SECTION_METRICS]
                 for name, per in series.items() for section in sections]
+        premise = _premise(entries[0].signature)
         parts.append(drawn("the section bars", lambda: figure_html(
-            section_figure(series, SECTION_METRICS, "the section bars"), f"{prefix}-sections",
-            "sections", f"Table {number}: claim recall and precision per note section (×100)",
+            section_figure(series, SECTION_METRICS, "the section bars", premise=premise), f"{prefix}-sections",
+            "sections", f"Table {number}: claim recall and precision per note section (×100): {_judged(premise)}",
             f"{len(series)} systems × {len(sections)} sections; numbers in the table below",
             _table(["system", "section", *SECTION_METRICS], rows))))
     if 2 <= len(entries) <= MAX_MATRIX_SYSTEMS:
@@ -394,9 +413,10 @@ def report_plots_html(header: dict, ids: Sequence[str], scores: dict[str, Sequen
     if sections:
         rows = [[cut(section, NAME_CHARS)] + [_percent(values.get(m)) for m in DOCLENS_METRICS]
                 for section, values in sections.items()]
+        premise = _premise(header.get("signature"))
         parts.append(drawn("the section bars", lambda: figure_html(
-            section_figure({"report": sections}, SECTION_METRICS, "the section bars"),
-            "report-sections", "sections", "Claim recall and precision per note section (×100)",
+            section_figure({"report": sections}, SECTION_METRICS, "the section bars", premise=premise),
+            "report-sections", "sections", f"Claim recall and precision per note section (×100): {_judged(premise)}",
             "; ".join(f"{r[0]}: recall {r[1]}, precision {r[2]}" for r in rows),
             _table(["section", *DOCLENS_METRICS], rows))))
     if ids and any(v is not None for values in scores.values() for v in values):

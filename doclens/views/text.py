@@ -9,6 +9,9 @@ from doclens.families.claims import OTHER_SECTION_BY_SECTION, OTHER_SECTION_COUN
 from doclens.views.labels import demo_banner
 from doclens.views.visible import visible
 
+#: how a warning of each level opens in a summary (doclens.core.errors.WARNING_LEVELS): a benign one is a note
+LEVEL_WORDS = {"info": "note", "warning": "warning", "error": "error"}
+
 
 def reported_metrics(scores: dict) -> list[str]:
     """The metrics a report's tables show, family by family: the DocLens metrics always, an
@@ -63,7 +66,7 @@ def summary_text(report, min_section_items: int = MIN_SECTION_ITEMS) -> str:
         for row in comparison:
             lines.append(f"  {row['part']:<20}" + "".join(f"{fmt(row[c]):>18}" for c in columns))
     lines.append(f"signature: {report.signature}")
-    lines.extend(f"warning: {w}" for w in report.warnings)
+    lines.extend(f"{LEVEL_WORDS[level]}: {message}" for level, message in report.levelled_warnings())
     return visible("\n".join(lines))  # sections, signature, warnings: drawn as they are (views/visible.py)
 
 

@@ -8,7 +8,7 @@ import datasets
 import evaluate
 
 import doclens
-from doclens.core.tasks import SECTION_NAMES
+from doclens.core.tasks import AUTO_TASK, SECTION_NAMES
 from doclens.evaluators import EVALUATOR_PRESETS, load_evaluator, load_extractor
 from doclens.families import derived_scores, reported
 
@@ -51,7 +51,8 @@ Args:
     settings (doclens.ScoringSettings, optional): every scoring setting at once, checked when made.
     The scoring settings one by one (doclens.ScoringSettings checks them and holds the defaults):
     task (str, optional): general, note_generation, report_summarization, question_summarization
-        or auto.
+        or auto (the default, as `doclens score`: a reference with SOAP section headers is scored per
+        note section as note_generation, any other as general).
     uncited ("zero", "inherit" or "inherit-across-sections"), max_citations (int or None),
     on_unparsed ("zero", "exclude", "raise"), question_statements ("whole", "sentences"),
     uncited_outputs ("not-applicable" or "strict": citation scores of outputs that cite nothing).
@@ -229,6 +230,8 @@ class Doclens(evaluate.Metric):
                              f"{', '.join(OPTIONAL_INPUTS)}, options are {', '.join(OPTIONS)}, return_report "
                              "and return_instance_scores")
         settings = {**self.scoring_options, **options}
+        if settings.get("settings") is None and settings.get("task") is None:
+            settings["task"] = AUTO_TASK  # as the command line and the reward: detected per instance
         columns = {"sources": sources, "reference_claims": reference_claims, "prediction_claims": prediction_claims,
                    "tasks": tasks}
         for name, column in columns.items():
