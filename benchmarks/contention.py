@@ -185,9 +185,9 @@ def run_level(args, level: int, repo: Path, folder: Path, tag: str) -> dict:
         warmed = folder / f"machine-main-{tag}"  # lexicons and the ONNX export made once, before timing
         main = ["score", str(REPO / "examples" / "notes.jsonl"), "--evaluator", "clinical-rules", "--no-cache", "-q",
                 *judge]
-        if not warmed.exists():
-            _run([*main, "-o", str(folder / "main-warmup.json")], {**env, "DOCLENS_CACHE": str(warmed)}, folder,
-                 f"main-warmup-{tag}")
+        if not warmed.exists():  # a plain run (no --no-cache, which writes no lexicon nor export) leaves them
+            _run([arg for arg in main if arg != "--no-cache"] + ["-o", str(folder / "main-warmup.json")],
+                 {**env, "DOCLENS_CACHE": str(warmed)}, folder, f"main-warmup-{tag}")
         results["main"] = _run([*main, "-o", str(folder / f"main-{tag}-{level}.json")],
                                {**env, "DOCLENS_CACHE": str(warmed)}, folder, f"main-{tag}-{level}")
     steps = ",".join(n for n, case in (("8", "reward8"), ("64", "reward64")) if case in args.cases)
