@@ -31,7 +31,7 @@ from doclens.core.types import (
 from doclens.evaluators.base import CitationRequest, ClaimRequest
 from doclens.families import CountingRule, instance_scores
 from doclens.parsing.sections import segments
-from doclens.parsing.statements import parse_citations, strip_citations
+from doclens.parsing.statements import parse_citations, split_sentences, strip_citations
 from doclens.scoring.run import Work
 
 __all__ = ["EMPTY_PREMISE", "NO_CITATION", "INVALID_IDS", "EXTRACTION_FAILED", "claim_requests",
@@ -133,7 +133,7 @@ def _own_section_holds(own: str, evidence: list[str] | None, claim: str) -> bool
     if not words:
         return False
     elsewhere = len(words & _words((evidence or [claim])[0]))
-    here = max((len(words & _words(sentence)) for sentence in re.split(r"(?<=[.!?])\s+|\n+", own)), default=0)
+    here = max((len(words & _words(sentence)) for sentence in split_sentences(own)), default=0)
     return here > 0 and here >= elsewhere
 
 
