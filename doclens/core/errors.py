@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
-# Exit codes of the ``doclens`` command line: 0 success; 1 unexpected internal error; 2 bad input
-# file, bad option or value; 3 scored, but incomplete (some items failed or unparsed, or the run
-# stopped early: a partial report was written); 130 interrupted (Ctrl-C or SIGTERM).
+# Exit codes of the ``doclens`` command line; :data:`EXIT_CODES` says what each means (the one
+# home of those meanings: docs/reference/exit-codes.md is generated from it).
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_INCOMPLETE = 3
 EXIT_INTERRUPTED = 130
+
+#: exit code → what it means (``python -m doclens.tools.reference`` writes docs/reference/exit-codes.md)
+EXIT_CODES: dict[int, str] = {
+    EXIT_OK: "success",
+    EXIT_ERROR: "an unexpected internal error (`-vv` logs its traceback); also a closed standard output "
+                "(`doclens score … -o - | head`), which ends quietly",
+    EXIT_USAGE: "bad input file, option or value (every command, `validate` included; an input with no "
+                "instances, in every format, is refused so: `no instances to score`, and no report is written)",
+    EXIT_INCOMPLETE: "scored, but incomplete: the run stopped early (calls that failed for good, the circuit "
+                     "breaker, `--deadline`, most replies unreadable) and a partial report was written; or a "
+                     "baseline failed: the report is complete and marks it",
+    EXIT_INTERRUPTED: "interrupted by Ctrl-C or SIGTERM (e.g. `timeout`), with a partial report of every "
+                      "finished chunk",
+}
 
 
 class DocLensError(Exception):
