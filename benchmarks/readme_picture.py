@@ -1,4 +1,4 @@
-"""Regenerate the README's picture: a forest plot of real ACI-BENCH systems, drawn by DocLens's own
+"""Regenerate the picture of ``docs/reports.md``: a forest plot of real ACI-BENCH systems, drawn by DocLens's own
 ``doclens leaderboard --plot``; print JSON (per system: scoring time and pooled scores).
 
 Joins each system's test-2 outputs (``../shared/data/aci_bench_systems/test2``, read in place;

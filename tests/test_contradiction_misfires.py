@@ -1,4 +1,4 @@
-"""clinical-rules v7: contradictions that misfired on real notes (cards/clinical-rules.md, "v7").
+"""clinical-rules v7: contradictions that misfired on real notes (docs/changelog.md, "v7").
 
 By design no decision model overrules a contradiction, so a wrong one rejects a supported claim
 outright. Each case below is the shape of a misfire read on the real-output set's dev or held-out

@@ -10,7 +10,7 @@ whitespace collapsed and in lower case, first :data:`HASH_CHARS` hex digits) in
 :func:`build_fingerprints` (``benchmarks/known_references.py`` regenerates it from
 ``../shared/data``).
 
-What this catches and what it does not (the README's "Real system notes" says so too): an
+What this catches and what it does not (``docs/real-notes.md`` says so too): an
 outputs table more than half of whose notes are the reference notes of one known set (ACI-BENCH
 test 1, 2 and 3, MeQSum's test set), in any table format, is refused unless the references table
 holds the same notes for those ids (a reference scored against itself). Other data is checked by
