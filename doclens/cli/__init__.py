@@ -13,13 +13,9 @@
     doclens judge-check --evaluator clinical-rules    # a judge measured on labelled items
     doclens judge-fit ours.csv --group-column site -o model.json   # clinical-rules' decision refitted
 
-Exit codes (``doclens.core.errors``): 0 success; 1 an unexpected internal error; 2 bad input file,
-option or value (a partial report is written when anything was scored); 3 scored, but
-incomplete (some model calls failed for good, most replies were unreadable, the circuit breaker
-or ``--deadline`` stopped the run, or it failed mid-way: a partial report is written; or a
-baseline failed: the complete report marks it); 130
-interrupted (Ctrl-C or SIGTERM; a partial report is written). A partial report never replaces a
-complete one: it goes beside it as ``<name>.partial.json``.
+Exit codes: :data:`doclens.core.errors.EXIT_CODES` says what each means (docs/reference/exit-codes.md
+is generated from it). A partial report never replaces a complete one: it goes beside it as
+``<name>.partial.json``.
 """
 
 from __future__ import annotations

@@ -16,10 +16,11 @@ EXIT_CODES: dict[int, str] = {
     EXIT_ERROR: "an unexpected internal error (`-vv` logs its traceback); also a closed standard output "
                 "(`doclens score … -o - | head`), which ends quietly",
     EXIT_USAGE: "bad input file, option or value (every command, `validate` included; an input with no "
-                "instances, in every format, is refused so: `no instances to score`, and no report is written)",
+                "instances, in every format, is refused so: `no instances to score`, and no report is written; a "
+                "partial report is written when anything was scored)",
     EXIT_INCOMPLETE: "scored, but incomplete: the run stopped early (calls that failed for good, the circuit "
-                     "breaker, `--deadline`, most replies unreadable) and a partial report was written; or a "
-                     "baseline failed: the report is complete and marks it",
+                     "breaker, `--deadline`, most replies unreadable, or it failed mid-way) and a partial report was "
+                     "written; or a baseline failed: the report is complete and marks it",
     EXIT_INTERRUPTED: "interrupted by Ctrl-C or SIGTERM (e.g. `timeout`), with a partial report of every "
                       "finished chunk",
 }
