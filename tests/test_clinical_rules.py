@@ -373,7 +373,7 @@ def test_preset_loads_and_signature_marks_rule_based():
     assert isinstance(made, ClinicalRulesJudge) and made.keeps_data_local
     from doclens.evaluators.rules.decision import load_model
 
-    assert made.signature() == ("clinical-rules:rule-based:v8+context-medspacy-rules+minilm0.5"
+    assert made.signature() == ("clinical-rules:rule-based:v9+context-medspacy-rules+minilm0.5"
                                 f"+lr-{load_model().fingerprint}")
     config = made.config()
     assert config["context_rules"] == "medspacy-1.3.1-en+note-style" and config["paraphrase"] == "minilm"
@@ -400,7 +400,7 @@ def test_cli_scores_examples_with_clinical_rules(tmp_path, capsys):
     captured = capsys.readouterr()
     assert code == 0, captured.err
     report = Report.load(out)
-    assert "judge:clinical-rules:rule-based:v8+context-medspacy-rules+minilm0.5+lr-" in report.signature
+    assert "judge:clinical-rules:rule-based:v9+context-medspacy-rules+minilm0.5+lr-" in report.signature
     visit = next(i for i in json.loads(out.read_text())["instances"] if i["id"] == "visit-002")
     metoprolol = next(c for c in visit["prediction_claims"] if "metoprolol" in c["text"])
     assert metoprolol["entailed"] is False

@@ -67,6 +67,25 @@ NEAR_MISSES = {
     "side: a comparison the other way round": (
         "She notes her right elbow bothers her more than her left elbow.",
         "Her left elbow bothers her more than her right elbow.", "side", ["other way round"]),
+    # v9 (issue 46's generated near-misses, as classes, on sentences of their own)
+    "denial: a qualified denial of a finding the note states and never denies": (
+        "Exam of the left wrist shows swelling. There is some ecchymosis as well.",
+        "There is no ecchymosis over the dorsal wrist.", "denial", ["does not deny"]),
+    "denial: a second 'no' is an item of its own": (
+        "A 30-year-old man, previously healthy, presents with sharp pain in his left flank.",
+        "A 30-year-old man with no prior problems presented with no pain in his left flank.", "assertion",
+        ["claim states pain negated"]),
+    "denial: a test the note says was done, said not done": (
+        "A CT of the chest obtained last week is reviewed today.", "The CT of the chest was not obtained.",
+        "assertion", ["claim states ct negated"]),
+    "qualifier: abnormal where the note only denies findings": (
+        "Lungs: No wheezes, rales or rhonchi.", "Lung exam is abnormal.", "qualifier", ["no wheezes", "abnormal"]),
+    "site: a part the note names only by its whole": (
+        "She reports pain in her abdomen after meals.", "She reports pain in her groin after meals.", "site",
+        ["groin"]),
+    "site: a site adjective the judge reads (dermal)": (
+        "He will start cardiac rehab next week.", "He will start dermal rehab next week.", "site", ["skin"]),
+    "site: back after a section key": ("Neck: Supple.", "General Examination: Back is supple.", "site", ["back"]),
 }
 
 

@@ -615,7 +615,9 @@ def _negated_items(lowers: list[str], targets: list[int], statuses: dict[int, St
     targets_at = set(targets)
     item, head_seen, attached = 0, False, False
     for i, lower in enumerate(lowers):
-        if lower in LIST_BREAKS:
+        if lower in LIST_BREAKS or (i in cues and head_seen and lower == "no"):
+            # a list break, or a second "no" ("no health problems … with no pain"): a new item ("not
+            # able to walk without limping" stays one: its "without" turns the first negation over)
             item, head_seen, attached = item + 1, False, False
         elif lower in ATTACHING:
             attached = head_seen

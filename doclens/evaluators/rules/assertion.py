@@ -99,12 +99,15 @@ def _denial_stated_otherwise(words: list[Word], index: dict, located: frozenset[
     history), never negated and not as gone, the claim's denial is its own: a contradiction where a
     note sentence holds the denied item and where it is (a site, side or position qualifying it) and the
     note states half its other conditions, in that sentence or another ("denies stomach pain with burning
-    sensations" against "stomach pain" and, elsewhere, "a burning sensation"), else, for an item nothing
-    qualifies ("denies fever", not "no pain with palpation of the lateral knee"), a ``denial`` finding,
-    which decides too (``decision.DECISIVE``)."""
+    sensations" against "stomach pain" and, elsewhere, "a burning sensation"), else a ``denial`` finding,
+    which decides too (``decision.DECISIVE``): for an item nothing qualifies ("denies fever"), and since
+    v9 for a qualified one ("no ecchymosis over the lateral malleolus" against "There is associated
+    ecchymosis") when half its conditions are in the note and no note sentence denies something where
+    the item is (:func:`_denies_there`)."""
     # what an item must be stated with: its own words, and of the words that qualify it, where it is
     # (``located``: the claim's sites, sides and positions: "on his right shoulder", "of the lateral knee")
-    items = {w.head: (w.concept | (w.phrase & located), w.phrase - w.concept - located, w.qualified) for w in words
+    items = {w.head: (w.concept | {w.head} | (w.phrase & located), w.phrase - w.concept - {w.head} - located,
+                      w.qualified) for w in words
              if w.status == Status.NEGATED and not w.dependent and w.head}
     found = []
     for head, (phrase, conditions, qualified) in sorted(items.items()):
@@ -115,13 +118,25 @@ def _denial_stated_otherwise(words: list[Word], index: dict, located: frozenset[
         word, sentence = next(((w, s) for w, s in holding if _holds(s, phrase, conditions)),
                               (holding or stated)[0])
         # the note states the denied item where the claim denies it, and half its conditions anywhere
-        if holding and 2 * sum(c in index for c in conditions) >= len(conditions):
+        # half its conditions, the head counted among them as stated (v8's reading, kept)
+        half = 2 * (1 + sum(c in index for c in conditions)) >= len(conditions) + 1
+        if holding and half:
             found.append(Finding(FindingKind.ASSERTION, f"note says \"{short(sentence.text)}\" "
                                  f"({_describe(word.status).removeprefix('only ')}), claim states {word.text.lower()} "
                                  "negated", conflict=True))
-        elif not qualified:  # it gives the finding, never denies it: the denial is the claim's alone
+        elif not qualified or (half and not _denies_there(index, phrase - {head})):
+            # it gives the finding, never denies it: the denial is the claim's alone
             found.append(Finding(FindingKind.DENIAL, f"note does not deny {word.text.lower()} (\"{short(sentence.text)}\")"))
     return found
+
+
+def _denies_there(index: dict, where: frozenset[str]) -> bool:
+    """Whether a note sentence denies something where the claim's qualified denial is (half the
+    item's other words negated with it): "denies tenderness to palpation of the right lateral
+    ligament" may be the note's wording of "no pain with palpation of the right lateral knee"."""
+    negated = {frozenset(w.phrase) for found in map(index.get, where) for w, _ in (found or [])
+               if w.status == Status.NEGATED}
+    return any(2 * len(phrase & where) >= len(where) for phrase in negated)
 
 
 def _stated_never_denied(index: dict, head: str) -> list[tuple[Word, Sentence]]:

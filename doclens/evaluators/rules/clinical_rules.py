@@ -115,7 +115,7 @@ __all__ = ["DRUGS", "FINDING_KINDS", "RULES_VERSION", "Assessment", "ClinicalRul
            "is_drug"]
 
 #: Bumped whenever a rule changes a verdict: it is part of the signature.
-RULES_VERSION = "8"
+RULES_VERSION = "9"
 
 #: Paraphrase tolerance: the shipped MiniLM sentence encoder aligns the claim with a premise
 #: sentence; up to three missing content words (two fifths of the claim's at most; never a drug, a polar

@@ -38,7 +38,23 @@ def called_normal(word: str, words: list[Word], premise_sentences: list[Sentence
             found = [w.text.lower() for w in sentence.words if w.text.lower() in NORMAL_WORDS and w.status != Status.NEGATED]
             if found:
                 return found[0]
+            denied = _only_denies(sentence, concept)
+            if denied:
+                return denied
     return None
+
+
+#: Words that name how a finding was examined, not a finding ("Auscultation of Heart: No murmurs").
+EXAMINING = frozenset("auscultation examination exam palpation inspection percussion".split())
+
+
+def _only_denies(sentence: Sentence, concept: set[str]) -> str | None:
+    """A note sentence about the claim's concept that only denies findings ("Auscultation of Heart:
+    No murmurs, gallops or rubs"): the first denial as the note words it, else ``None``."""
+    denied = [w for w in sentence.words if w.status == Status.NEGATED and not w.dependent]
+    stated = [w for w in sentence.words if w.status != Status.NEGATED and w.stem not in concept
+              and w.text.lower() not in EXAMINING]
+    return f"no {denied[0].text.lower()}" if denied and not stated else None
 
 
 def opposite(word: str, words: list[Word], first: dict[str, tuple[int, Word, Sentence]],

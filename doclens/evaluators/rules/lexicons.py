@@ -205,7 +205,8 @@ SITE_ADJECTIVES = {"pelvic": "pelvis", "pancreatic": "pancreas", "abdominal": "a
                    "rectal": "rectum", "vaginal": "vagina", "uterine": "uterus", "ovarian": "ovary",
                    "testicular": "testicle", "scrotal": "scrotum", "colonic": "colon", "esophageal": "esophagus",
                    "thyroidal": "thyroid", "sacral": "sacrum", "coccygeal": "coccyx", "tracheal": "trachea",
-                   "umbilical": "umbilicus", "intestinal": "intestine", "gingival": "gum", "spinal": "spine"}
+                   "umbilical": "umbilicus", "intestinal": "intestine", "gingival": "gum", "spinal": "spine",
+                   "dermal": "skin", "cutaneous": "skin"}
 
 
 def site_name(lower: str, lemma: str) -> str | None:
@@ -226,8 +227,9 @@ def site_at(lowers: list[str], i: int, lemma: str) -> bool:
         return False
     before = lowers[i - 1] if i else ""
     after = next((w for w in lowers[i + 1:] if w not in ("-", "–")), "")
-    if lemma == "back":  # v8: or opening its sentence ("Back: tender", "Back is supple")
-        return before in _BACK_BEFORE or after in _BACK_AFTER or (i == 0 and after in (":", "is", "exam", "was"))
+    if lemma == "back":  # v8: or opening its sentence ("Back: tender", "Back is supple"), v9: or after its key
+        opening = i == 0 or before == ":"
+        return before in _BACK_BEFORE or after in _BACK_AFTER or (opening and after in (":", "is", "exam", "was"))
     if lemma == "hand":
         return after not in ("dominant", "dominance") and before != "other"
     if lemma == "face":

@@ -219,7 +219,7 @@ def _site_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str]
     named = {site for s in premise_sentences for site in s.sites}
     problems = []
     for site in sorted(sentence.sites):
-        if not any(same_site(analyser, site, other) for other in named):
+        if not any(_names(analyser, other, site) for other in named):
             if not _denied_everywhere(analyser, sentence, site, premise_sentences):
                 problems.append(Finding(FindingKind.SITE, f"note does not name the {site}"))
             continue
@@ -235,6 +235,12 @@ def _site_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str]
             continue
         problems.append(Finding(FindingKind.SITE, f"note says {', '.join(sorted(there)[:3])}, claim says {site}", conflict=True))
     return problems
+
+
+def _names(analyser: Analyser, other: str, site: str) -> bool:
+    """v9: whether the note's site ``other`` names the claim's ``site``: the site itself or a part of it;
+    a whole of it ("abdomen") does not name a part ("groin": the claim says more than the note)."""
+    return site == other or site in analyser.site_wholes.get(other, ())
 
 
 def _denied_everywhere(analyser: Analyser, sentence: Sentence, site: str, premise_sentences: list[Sentence]) -> bool:
