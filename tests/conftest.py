@@ -11,6 +11,12 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes more than a few seconds (CI still runs it)")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    # the caches' sealing key (doclens/core/sealing.py): one for the session, never the user's
+    # own (~/.config/doclens/cache.key); subprocesses of the tests inherit it
+    if not os.environ.get("DOCLENS_CACHE_KEY_FILE"):
+        import tempfile
+
+        os.environ["DOCLENS_CACHE_KEY_FILE"] = os.path.join(tempfile.mkdtemp(prefix="doclens-key-"), "cache.key")
 
 
 @pytest.fixture

@@ -54,6 +54,7 @@ def _whole(kind: str, data: bytes) -> bool:
     if kind == "sealed":
         import json
 
+        from doclens.core import sealing
         from doclens.evaluators.cache import _digest
 
         try:
@@ -61,7 +62,7 @@ def _whole(kind: str, data: bytes) -> bool:
         except ValueError:
             return False
         data, sealed = found["data"].encode(), found
-        if sealed["sha256"] != _digest(sealed["data"]):
+        if not sealing.sealed(sealed["hmac"], "json", sealed["format"], sealed["version"], _digest(sealed["data"])):
             return False
     for tag in ("A", "B"):
         for thread in (1, 2):

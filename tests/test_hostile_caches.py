@@ -10,9 +10,12 @@ folder is bind-mounted read-only (a real read-only file system, errno 30); as an
 the folder's write permission removed.
 """
 
+import contextlib
+import hashlib
 import json
 import os
 import pickle
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -125,17 +128,25 @@ def test_a_damaged_cache_file_is_set_aside_with_one_warning_and_changes_nothing(
     assert_one_warning_each(err, [target])
 
 
-def test_a_damaged_answer_cache_with_an_llm_judge_is_set_aside(tmp_path, capsys):
-    """The same for the LLM judges' answer cache (cache.sqlite), through the tests' local
-    OpenAI-compatible server: a corrupt file is set aside and every call is made, as with
-    --no-cache; an entry of another shape is a miss (asked again), never a crash."""
-    llm = ["--evaluator", "gpt4-json-cot", "--model", "test-model", "--extractor", "none"]
+LLM = ["--evaluator", "gpt4-json-cot", "--model", "test-model", "--extractor", "none"]
+
+
+def llm_notes(tmp_path) -> Path:
+    """One note with its claims and sources, for an LLM judge on the tests' local server."""
     rows = [{"id": "a", "prediction": "Fever for two days [0]. Cough [1].", "reference": "Fever. Cough at night.",
              "source": ["[patient] fever two days", "[patient] cough at night"],
              "reference_claims": ["The patient has fever.", "The patient has a cough at night."],
              "prediction_claims": ["The patient has fever for two days.", "The patient has a cough."]}]
     notes = tmp_path / "notes.jsonl"
     notes.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return notes
+
+
+def test_a_damaged_answer_cache_with_an_llm_judge_is_set_aside(tmp_path, capsys):
+    """The same for the LLM judges' answer cache (cache.sqlite), through the tests' local
+    OpenAI-compatible server: a corrupt file is set aside and every call is made, as with
+    --no-cache; an entry of another shape is a miss (asked again), never a crash."""
+    llm, notes = LLM, llm_notes(tmp_path)
 
     def run(*options, name):
         code = main(["score", str(notes), *llm, "--base-url", server.base_url, "-o", str(tmp_path / name),
@@ -160,7 +171,8 @@ def test_a_damaged_answer_cache_with_an_llm_judge_is_set_aside(tmp_path, capsys)
             conn.execute("UPDATE answers SET value = '[1, 2, 3]'")
         asked = server.count
         reread, err = run("--cache-dir", other, name="reread.json")
-        assert server.count > asked and reread == clean and cache_warnings(err) == []
+        assert server.count > asked and reread == clean
+        assert_one_warning_each(err, [other / "cache.sqlite"])  # not sealed with the user's key (below)
 
 
 # ---- read-only folders and file systems ----------------------------------------------------------
@@ -247,14 +259,15 @@ def test_a_crafted_pickle_in_the_analysis_cache_never_runs(baseline, tmp_path, c
     code, report, err = score(tmp_path, capsys, "--cache-dir", folder)
     assert code == EXIT_OK, err
     assert not marker.exists()
-    assert report == baseline[0] and cache_warnings(err) == []
+    assert report == baseline[0]
+    assert_one_warning_each(err, [folder / "analysis.sqlite"])  # not sealed with the user's key
 
 
 @pytest.mark.parametrize("table, column", [("readings", "reading"), ("vectors", "vector")])
 def test_entries_moved_to_other_keys_are_misses_not_other_verdicts(baseline, tmp_path, capsys, table, column):
     """A foreign entry — a sound value stored under another text's key (another folder's copy, a
     shifted row) — was read as that text's reading or vector. Each value is sealed with its key:
-    the rotated entries are misses, and the report is unchanged."""
+    the rotated entries are misses (one warning names the file), and the report is unchanged."""
     folder = warm_copy(baseline, tmp_path)
     sqlite_file = folder / ("analysis.sqlite" if table == "readings" else "vectors.sqlite")
     with sqlite3.connect(sqlite_file) as conn:
@@ -264,7 +277,8 @@ def test_entries_moved_to_other_keys_are_misses_not_other_verdicts(baseline, tmp
         conn.executemany(f"UPDATE {table} SET {column} = ? WHERE key = ?", rotated)
     code, report, err = score(tmp_path, capsys, "--cache-dir", folder)
     assert code == EXIT_OK, err
-    assert report == baseline[0] and cache_warnings(err) == []
+    assert report == baseline[0]
+    assert_one_warning_each(err, [sqlite_file])
 
 
 # ---- --no-cache reads nothing, --cache-dir moves everything --------------------------------------
@@ -323,3 +337,224 @@ def test_cache_dir_moves_every_cache_and_no_cache_writes_none(baseline, tmp_path
     code, report, err = score(tmp_path, capsys, "--no-cache", name="none.json")
     assert code == EXIT_OK and report == baseline[0], err
     assert not default.exists()  # --no-cache: nothing written, lexicons included
+
+
+# ---- a crafted entry never changes a verdict (the seal, doclens/core/sealing.py) ------------------
+@contextlib.contextmanager
+def foreign_key(tmp_path):
+    """Seal with another key than the run's (another user's, or one an attacker made up)."""
+    from doclens.core import sealing
+
+    saved = os.environ["DOCLENS_CACHE_KEY_FILE"]
+    os.environ["DOCLENS_CACHE_KEY_FILE"] = str(tmp_path / "foreign" / "cache.key")
+    sealing.forget_keys()
+    try:
+        yield
+    finally:
+        os.environ["DOCLENS_CACHE_KEY_FILE"] = saved
+        sealing.forget_keys()
+
+
+def _blob(seal: str, magic: bytes, key: bytes, payload: bytes) -> bytes:
+    """A value of analysis.sqlite / vectors.sqlite: ``checksum`` is the layout before the seal (a
+    bare SHA-256 of magic, key and payload: what anyone can compute); otherwise sealed with the key
+    in effect (the run's own, or a foreign one)."""
+    from doclens.core import sealing
+
+    if seal == "checksum":
+        return magic + hashlib.sha256(magic + key + payload).digest()[:16] + payload
+    return magic + sealing.seal(magic, key, payload) + payload
+
+
+def _craft_blobs(folder: Path, seal: str, file: str, table: str, column: str, change) -> Path:
+    from doclens.core import sealing
+
+    path = folder / file
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute(f"SELECT key, {column} FROM {table} ORDER BY key").fetchall()
+        assert len(rows) > 10
+        magic = rows[0][1][:4]
+        payloads = change([value[4 + sealing.SEAL_BYTES:] for _, value in rows])
+        conn.executemany(f"UPDATE {table} SET {column} = ? WHERE key = ?",
+                         [(_blob(seal, magic, key, payload), key) for (key, _), payload in zip(rows, payloads)])
+    return path
+
+
+def _same_vector(payloads: list[bytes]) -> list[bytes]:
+    """Every vector the same unit vector: every two texts alike."""
+    import numpy as np
+
+    one = np.zeros(len(payloads[0]) // 4, dtype=np.float32)
+    one[0] = 1.0
+    return [one.tobytes()] * len(payloads)
+
+
+def _craft_words(folder: Path, seal: str) -> Path:
+    """Every word of the memo (a word's key, its noun lemma) the same word."""
+    from doclens.core import sealing
+
+    path = folder / "analysis.sqlite"
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute("SELECT fingerprint, kind, word FROM words").fetchall()
+        assert len(rows) > 10
+        conn.executemany("UPDATE words SET value = ? WHERE fingerprint = ? AND kind = ? AND word = ?",
+                         [("same" if seal == "checksum" else sealing.seal("words", f, k, w, "same").hex() + "same",
+                           f, k, w) for f, k, w in rows])
+    return path
+
+
+def _craft_stems(folder: Path, seal: str) -> Path:
+    from doclens.evaluators.cache import _digest
+    from doclens.evaluators.rules.stems import FORMAT, _nltk_version
+
+    path = lexicon_file(folder, "porter-stems")
+    for reading in folder.glob("analysis.sqlite*"):  # the texts are read again, with the stems
+        reading.unlink()
+    _wrong_stems(folder, sealed=seal != "checksum")
+    if seal == "checksum":  # the layout before the seal: format, version, a bare checksum
+        stems = json.loads(path.read_text())
+        path.write_text(json.dumps({"format": FORMAT, "version": _nltk_version(), "sha256": _digest(stems),
+                                    "data": stems}), encoding="utf-8")
+    return path
+
+
+CRAFT = {
+    "readings (another text's)": lambda folder, seal: _craft_blobs(folder, seal, "analysis.sqlite", "readings",
+                                                                   "reading", lambda p: p[1:] + p[:1]),
+    "vectors (all alike)": lambda folder, seal: _craft_blobs(folder, seal, "vectors.sqlite", "vectors", "vector",
+                                                             _same_vector),
+    "words (all one)": _craft_words,
+    "porter stems (all one)": _craft_stems,  # the readings removed: the texts are stemmed again
+}
+
+
+@pytest.mark.parametrize("seal", ["checksum", "foreign key"])
+@pytest.mark.parametrize("cache", list(CRAFT))
+def test_a_crafted_entry_never_changes_a_verdict(baseline, tmp_path, capsys, cache, seal):
+    """A checksum proves an entry whole, not who wrote it: whoever could write the cache folder
+    could store entries with a valid checksum (``checksum``: the layout every cache had) that
+    changed verdicts. Every entry is now sealed with an HMAC under the user's key, kept outside the
+    cache folder: crafted entries, with a valid checksum or sealed with another key, are misses —
+    the report equals a --no-cache run's, one warning names the file — and are overwritten (the
+    next run warns no more). The same entries sealed with the run's own key do change the report:
+    the seal is what refuses them."""
+    folder = warm_copy(baseline, tmp_path)
+    if seal == "foreign key":
+        with foreign_key(tmp_path):
+            crafted = CRAFT[cache](folder, seal)
+    else:
+        crafted = CRAFT[cache](folder, seal)
+    code, report, err = score(tmp_path, capsys, "--cache-dir", folder)
+    assert code == EXIT_OK, err
+    assert report == baseline[0]
+    assert_one_warning_each(err, [crafted])
+    forget_set_aside()
+    code, report, err = score(tmp_path, capsys, "--cache-dir", folder, name="again.json")
+    assert code == EXIT_OK and report == baseline[0], err
+    if not cache.startswith("words"):  # a word is derived again (and overwritten) only where a text is read again
+        assert cache_warnings(err) == [], err  # overwritten
+
+
+@pytest.mark.parametrize("cache", list(CRAFT))
+def test_the_crafted_entries_would_change_verdicts(baseline, tmp_path, capsys, cache):
+    """The control of the test above: the same crafted entries, sealed with the run's own key (as
+    only the user can), change the report — so it is the seal that keeps them out."""
+    folder = warm_copy(baseline, tmp_path)
+    CRAFT[cache](folder, "own key")
+    code, report, err = score(tmp_path, capsys, "--cache-dir", folder)
+    assert code == EXIT_OK, err
+    assert report != baseline[0] and cache_warnings(err) == []
+
+
+def _flipped(text: str) -> str:
+    """An LLM judge's stored answer with every entailment verdict turned over."""
+    flipped = re.sub(r'(entailment_prediction\\\\?": )([01])', lambda m: m[1] + str(1 - int(m[2])), text)
+    assert flipped != text
+    return flipped
+
+
+@pytest.mark.parametrize("seal", ["plain JSON", "foreign key", "own key"])
+def test_a_crafted_llm_answer_never_changes_a_verdict(tmp_path, capsys, seal):
+    """The LLM judges' answer cache (cache.sqlite): an answer stored as plain JSON (the layout before
+    the seal, which anyone can write) or sealed with another key, whose verdicts are turned over,
+    is a miss (the call is made again, one warning names the file) and the report equals a
+    --no-cache run's; sealed with the run's own key the same answers change the report."""
+    from doclens.evaluators.cache import Cache
+
+    llm, notes = LLM, llm_notes(tmp_path)
+    folder = tmp_path / "cache"
+
+    def run(*options, name):
+        code = main(["score", str(notes), *llm, "--base-url", server.base_url, "-o", str(tmp_path / name),
+                     *map(str, options)])
+        err = capsys.readouterr().err
+        assert code == EXIT_OK and "Traceback" not in err, err
+        report = json.loads((tmp_path / name).read_text())
+        del report["usage"]
+        return report, err
+
+    with FakeChatServer() as server:
+        clean, _ = run("--no-cache", name="clean.json")
+        assert run("--cache-dir", folder, name="warm.json")[0] == clean
+        answers = Cache(folder).raw_items()
+        assert answers
+        crafted = {key: _flipped(text) for key, text in answers.items()}
+        if seal == "plain JSON":
+            with sqlite3.connect(folder / "cache.sqlite") as conn:
+                conn.executemany("UPDATE answers SET value = ? WHERE key = ?", [(v, k) for k, v in crafted.items()])
+        elif seal == "foreign key":
+            with foreign_key(tmp_path):
+                Cache(folder).put_raw_many(crafted)
+        else:
+            Cache(folder).put_raw_many(crafted)
+        asked = server.count
+        report, err = run("--cache-dir", folder, name="crafted.json")
+    if seal == "own key":
+        assert report != clean and server.count == asked and cache_warnings(err) == []
+    else:
+        assert report == clean and server.count > asked
+        assert_one_warning_each(err, [folder / "cache.sqlite"])
+
+
+def test_a_cache_key_in_a_folder_that_cannot_be_written_still_runs(baseline, tmp_path, capsys, monkeypatch):
+    """A key file that cannot be made (its folder is a file here: no permission trick is needed as
+    root) costs the caches across runs, nothing else: one warning names the key file, the run seals
+    with a key of its own, and the report equals a --no-cache run's; a warm cache sealed with the
+    user's key is then a miss, never an error."""
+    from doclens.core import sealing
+
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the key's folder would be", encoding="utf-8")
+    monkeypatch.setenv("DOCLENS_CACHE_KEY_FILE", str(blocked / "doclens" / "cache.key"))
+    sealing.forget_keys()
+    try:
+        folder = warm_copy(baseline, tmp_path)
+        code, report, err = score(tmp_path, capsys, "--cache-dir", folder)
+    finally:
+        monkeypatch.undo()
+        sealing.forget_keys()
+    assert code == EXIT_OK, err
+    assert report == baseline[0]
+    key_lines = [line for line in cache_warnings(err) if line.startswith("doclens: warning: cache key ")]
+    assert len(key_lines) == 1 and str(blocked / "doclens" / "cache.key") in key_lines[0], err
+
+
+def test_the_cache_key_is_made_once_private_and_outside_the_cache_folder(tmp_path, monkeypatch):
+    """The key's default place is $XDG_CONFIG_HOME/doclens/cache.key (outside the cache folder),
+    made on first use with mode 0600; a key others can read is not used (one warning)."""
+    from doclens.core import sealing
+
+    monkeypatch.delenv("DOCLENS_CACHE_KEY_FILE")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    sealing.forget_keys()
+    try:
+        tag = sealing.seal("x")
+        path = tmp_path / "config" / "doclens" / "cache.key"
+        assert path.is_file() and (path.stat().st_mode & 0o777) == 0o600
+        sealing.forget_keys()
+        assert sealing.seal("x") == tag  # read back, not made again
+        path.chmod(0o644)
+        sealing.forget_keys()
+        assert sealing.seal("x") != tag  # a key others could read forges nothing: a key of the process's own
+    finally:
+        sealing.forget_keys()

@@ -446,7 +446,7 @@ def test_replies_lose_only_the_exact_key_never_clinical_text(tmp_path, monkeypat
     with FakeChatServer(script=lambda n, body: reply) as server:
         score(judge(server, "cot", api_key_env="MY_LLM_KEY", cache_dir=str(tmp_path)), [dict(INSTANCE, source=None)])
     with sqlite3.connect(tmp_path / "cache.sqlite") as conn:
-        texts = [json.loads(v)["text"] for (v,) in conn.execute("SELECT value FROM answers")]
+        texts = [json.loads(v[64:])["text"] for (v,) in conn.execute("SELECT value FROM answers")]  # after the seal
     assert texts and all(t == reply.replace(KEY, "***") for t in texts)
 
 

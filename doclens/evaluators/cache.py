@@ -11,8 +11,14 @@ database, a folder that is read-only or on a read-only file system, a path that 
 set aside for the rest of the process with one warning that names the file, how to clear it and
 ``--no-cache`` (:func:`set_aside`); one that can be read but not written is read and nothing new
 is kept in it. The run goes on and its results are those of a run without a cache. An entry that
-is not what this version writes (another format, a bad checksum, a value of the wrong shape) is a
-miss. Cache files hold data only (JSON, float arrays, text): no entry is ever run as code.
+is not what this version writes (another format, a value of the wrong shape) is a miss. Cache
+files hold data only (JSON, float arrays, text): no entry is ever run as code.
+
+**A crafted entry never changes a verdict.** Every entry is sealed with an HMAC-SHA256 under this
+user's key, kept outside the cache folder (:mod:`doclens.core.sealing`; ``docs/caches.md``): an
+entry whose seal does not check — crafted by whoever can write the folder, another user's, or
+written before caches were sealed — is a miss, computed again and overwritten, with one warning
+per file and process (:func:`not_sealed`).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import threading
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from doclens.core import sealing
 from doclens.core.files import write_atomically
 
 logger = logging.getLogger(__name__)
@@ -52,6 +59,19 @@ def set_aside(path, exc: BaseException | str, *, writing: bool = False) -> None:
     logger.warning("cache %s cannot be %s (%s): %s; to clear it, delete %s (or make its folder writable); "
                    "--no-cache runs with no cache at all, --cache-dir DIR keeps the caches in another folder",
                    path, "written" if writing else "used", reason, effect, path)
+
+
+def not_sealed(path) -> None:
+    """Warn, once per cache file and process, that ``path`` holds entries not sealed with this
+    user's key (module docstring): they are ignored (computed again, and overwritten)."""
+    key = str(path)
+    if key in _WARNED:
+        return
+    _WARNED.add(key)
+    logger.warning("cache %s holds entries not sealed with this user's key %s (crafted, another user's, or written "
+                   "before DocLens sealed its caches): they are ignored and computed again; to clear them, delete %s; "
+                   "--no-cache runs with no cache at all, --cache-dir DIR keeps the caches in another folder",
+                   path, sealing.key_file(), path)
 
 
 def forget_set_aside() -> None:
@@ -98,8 +118,9 @@ def _digest(data) -> str:
 def read_sealed_json(path: Path, kind: str, version: str):
     """The data :func:`write_sealed_json` wrote at ``path`` for ``kind`` and ``version``; ``None``
     when there is none: no file, a file of another version or of an older layout (a miss, said
-    nowhere: it is written again), or a damaged one (not JSON, a checksum that does not match,
-    unreadable: set aside with one warning, :func:`set_aside`)."""
+    nowhere: it is written again), a damaged one (not JSON, unreadable: set aside with one
+    warning, :func:`set_aside`), or one not sealed with this user's key (crafted, another user's,
+    written before issue 47's seal: one warning, :func:`not_sealed`)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -116,18 +137,19 @@ def read_sealed_json(path: Path, kind: str, version: str):
         return None  # an older layout (before issue 47) or another file: derived again
     if found.get("version") != version:
         return None
-    if found.get("sha256") != _digest(found.get("data")):
-        set_aside(path, "its checksum does not match its content")
+    if not sealing.sealed(str(found.get("hmac", "")), "json", kind, version, _digest(found.get("data"))):
+        not_sealed(path)
         return None
     return found.get("data")
 
 
 def write_sealed_json(path: Path, kind: str, version: str, data) -> bool:
-    """Write ``data`` with its format, version and checksum (:func:`read_sealed_json`), whole or
+    """Write ``data`` with its format, version and seal (:func:`read_sealed_json`), whole or
     not at all (:func:`doclens.core.files.write_atomically`: a temporary file of its own, renamed
     into place); ``False``, with one warning, when the folder
     cannot be written (the data is derived again at the next start, nothing else)."""
-    sealed = {"format": kind, "version": version, "sha256": _digest(data), "data": data}
+    sealed = {"format": kind, "version": version, "data": data,
+              "hmac": sealing.seal("json", kind, version, _digest(data)).hex()}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(path, lambda handle: json.dump(sealed, handle, separators=(",", ":")))
@@ -193,10 +215,12 @@ class BlobStore(_CacheFile):
     Subclasses name the file, the table and its value column, and turn their values into bytes.
 
     Every value is sealed (:meth:`seal`): :attr:`MAGIC` (the subclass's format and its version),
-    then the first 16 bytes of SHA-256 over the magic, the key and the payload, then the payload;
-    a value that does not open (:meth:`unseal`: another format or version, a changed byte, a value
-    moved to another key) is a miss, counted in :attr:`rejected`. A file that cannot be opened or
-    read is set aside; one that cannot be written is read only (:func:`set_aside`, one warning)."""
+    then the HMAC-SHA256 under this user's key (:mod:`doclens.core.sealing`) of the magic, the key
+    and the payload, then the payload; a value that does not open (:meth:`unseal`: another format
+    or version, a changed byte, a value moved to another key, crafted, another user's, sealed with a
+    bare checksum before issue 47's key) is a miss, counted in :attr:`rejected` and warned about
+    once (:func:`not_sealed`). A file that cannot be opened or read is set aside; one that cannot be
+    written is read only (:func:`set_aside`, one warning)."""
 
     FILE = "blobs.sqlite"
     TABLE = "blobs"
@@ -238,14 +262,15 @@ class BlobStore(_CacheFile):
 
     def seal(self, key: bytes, payload: bytes) -> bytes:
         """``payload`` as stored under ``key`` (class docstring)."""
-        return self.MAGIC + hashlib.sha256(self.MAGIC + key + payload).digest()[:16] + payload
+        return self.MAGIC + sealing.seal(self.MAGIC, key, payload) + payload
 
     def unseal(self, key: bytes, blob) -> bytes | None:
         """The payload of a value :meth:`seal` made for ``key``; ``None`` for anything else."""
-        if not isinstance(blob, bytes) or len(blob) < 20 or blob[:4] != self.MAGIC:
+        start = len(self.MAGIC) + sealing.SEAL_BYTES
+        if not isinstance(blob, bytes) or len(blob) < start or blob[:len(self.MAGIC)] != self.MAGIC:
             return None
-        payload = blob[20:]
-        return payload if hashlib.sha256(self.MAGIC + key + payload).digest()[:16] == blob[4:20] else None
+        payload = blob[start:]
+        return payload if sealing.sealed(blob[len(self.MAGIC):start], self.MAGIC, key, payload) else None
 
     def get_blobs(self, keys: list[bytes]) -> dict[bytes, bytes]:
         """The payloads stored under those of ``keys`` that have a sound one."""
@@ -261,6 +286,7 @@ class BlobStore(_CacheFile):
                     payload = self.unseal(key, blob)
                     if payload is None:
                         self.rejected += 1
+                        not_sealed(self.path)
                     else:
                         found[key] = payload
         except CACHE_ERRORS as exc:
@@ -321,7 +347,10 @@ class Cache(_CacheFile):
 
     ``refresh=True`` ignores stored answers (every call is made again) but stores the new ones.
     A file that cannot be opened or read is set aside, one that cannot be written is read only
-    (module docstring); a stored value that is not JSON is a miss.
+    (module docstring). Each value is stored as its seal (:func:`_sealed_answer`: 64 hex digits of
+    the HMAC under this user's key of the key and the text) and its JSON text; a value whose seal
+    does not check is a miss, warned about once (:func:`not_sealed`), and one that is not JSON a
+    miss.
     """
 
     def __init__(self, directory: os.PathLike | None = None, refresh: bool = False):
@@ -364,13 +393,23 @@ class Cache(_CacheFile):
                 chunk = keys[start:start + 500]
                 marks = ",".join("?" * len(chunk))
                 for key, value in conn.execute(f"SELECT key, value FROM answers WHERE key IN ({marks})", chunk):
-                    decoded = _decoded(value)
+                    decoded = _decoded(self._opened(key, value))
                     if decoded is not None:
                         found[key] = decoded
         except CACHE_ERRORS as exc:
             self.set_aside(exc)
             return {}
         return found
+
+    def _opened(self, key, value) -> str | None:
+        """The JSON text of a stored value whose seal checks (:func:`_sealed_answer`); ``None``,
+        warned about once, for any other."""
+        if isinstance(key, str) and isinstance(value, str) and len(value) >= 2 * sealing.SEAL_BYTES:
+            text = value[2 * sealing.SEAL_BYTES:]
+            if sealing.sealed(value[:2 * sealing.SEAL_BYTES], "answers", key, text):
+                return text
+        not_sealed(self.path)
+        return None
 
     def put(self, key: str, value: Any) -> None:
         self.put_many({key: value})
@@ -380,13 +419,14 @@ class Cache(_CacheFile):
             self.put_raw_many({k: json.dumps(v, ensure_ascii=False) for k, v in items.items()})
 
     def put_raw_many(self, items: dict[str, str]) -> None:
-        """Store answers already encoded as JSON text (a worker's shard merged back in); a key
-        already present is replaced, as :meth:`put_many` does, so a key is never stored twice."""
+        """Store answers already encoded as JSON text (a worker's shard merged back in: sealed
+        here, with this process's key); a key already present is replaced, as :meth:`put_many`
+        does, so a key is never stored twice."""
         if not items or self.off or self.read_only:
             return
         try:
             write_rows(self._connect(), "INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)",
-                       list(items.items()))
+                       [(key, _sealed_answer(key, text)) for key, text in items.items()])
         except CACHE_ERRORS as exc:
             self.set_aside(exc, writing=True)
 
@@ -402,30 +442,34 @@ class Cache(_CacheFile):
             self.set_aside(exc, writing=True)
 
     def raw_items(self) -> dict[str, str]:
-        """Every stored answer as ``{key: JSON text}`` (meant for a worker's shard, which is small)."""
+        """Every stored answer whose seal checks, as ``{key: JSON text}`` (meant for a worker's
+        shard, which is small)."""
         if self.off:
             return {}
         try:
-            return dict(self._connect().execute("SELECT key, value FROM answers"))
+            rows = self._connect().execute("SELECT key, value FROM answers").fetchall()
         except CACHE_ERRORS as exc:
             self.set_aside(exc)
             return {}
+        return {key: text for key, value in rows if (text := self._opened(key, value)) is not None}
 
     def snapshot(self) -> bytes | None:
-        """A consistent copy of the whole cache file, as bytes (SQLite's online backup, so writers
-        elsewhere are not disturbed): what :class:`ShardCache` workers read instead of this file;
-        ``None`` when the file is set aside."""
+        """A copy of the answers whose seal checks, read in one consistent pass, as the bytes of a
+        SQLite file that holds them as plain JSON text: what :class:`ShardCache` workers read
+        instead of this file (a worker on another machine has not this user's key file; what it
+        reads was checked here, and reaches it through Ray's object store, not the cache
+        folder); ``None`` when the file is set aside."""
         import tempfile
 
+        items = self.raw_items()
         if self.off:
             return None
         with tempfile.TemporaryDirectory(prefix="doclens-snapshot-") as folder:
             copy = sqlite3.connect(os.path.join(folder, "cache.sqlite"))
             try:
-                self._connect().backup(copy)
-            except CACHE_ERRORS as exc:
-                self.set_aside(exc)
-                return None
+                copy.execute("CREATE TABLE answers (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                copy.executemany("INSERT INTO answers (key, value) VALUES (?, ?)", list(items.items()))
+                copy.commit()
             finally:
                 copy.close()
             return Path(folder, "cache.sqlite").read_bytes()
@@ -444,6 +488,11 @@ class Cache(_CacheFile):
         if conn is not None:
             conn.close()
             self._local.conn = None
+
+
+def _sealed_answer(key: str, text: str) -> str:
+    """An answer's JSON ``text`` as :class:`Cache` stores it under ``key``: its seal (hex) first."""
+    return sealing.seal("answers", key, text).hex() + text
 
 
 def _decoded(value) -> Any | None:
@@ -484,7 +533,8 @@ class NullCache:
 
 class ShardCache:
     """A worker's cache when several processes or machines answer for one run: reads a private,
-    read-only copy of the user's cache (``base``, a file or ``None``) and then the worker's own
+    read-only copy of the user's cache (``base``, a file or ``None``: :meth:`Cache.snapshot`, the
+    driver's answers whose seal checked there, as plain JSON) and then the worker's own
     ``shard`` (a :class:`Cache` on the worker's local disk); writes only the shard, and remembers
     what it wrote so that :meth:`drain` can hand it back to be merged into the user's cache. SQLite
     is never shared across machines (it is not safe on a network filesystem): one process writes

@@ -4,7 +4,6 @@ file and the line: the human judgements of ``doclens agreement`` and the labelle
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 
 from doclens.core.errors import InputError, cannot_read
@@ -26,41 +25,32 @@ def read_csv_text(path: str) -> str:
 
 
 class _Rows:
-    """``csv.DictReader`` rows whose CSV errors become :class:`InputError` naming the line."""
+    """The rows of :func:`doclens.inputs.tables.csv_table`'s ``records``, as ``{column: cell}``;
+    :attr:`line_num` is the file's line where the row last read starts."""
 
-    def __init__(self, path: str, reader: csv.DictReader):
-        self.path, self.reader = path, reader
-
-    @property
-    def line_num(self) -> int:
-        return self.reader.line_num
+    def __init__(self, records):
+        self.records, self.line_num = records, 1
 
     def __iter__(self):
-        while True:
-            try:
-                row = next(self.reader)
-            except StopIteration:
-                return
-            except csv.Error as exc:
-                line = self.reader.line_num
-                raise InputError(f"{self.path} line {line}: not a readable CSV row ({exc})", line=line) from None
+        for _, line, row in self.records():
+            self.line_num = line
             yield row
 
 
 def open_csv(path: str, required: Sequence[str]):
     """``(handle, rows)`` of a UTF-8 CSV file whose header has every column of ``required``
-    (:class:`InputError` naming the missing ones); ``rows.line_num`` is the line of the row read."""
-    import io
+    (:class:`InputError` naming the missing ones), read by the one strict CSV reader of every
+    table a user gives (:func:`doclens.inputs.tables.csv_table`: a row with fewer or more cells
+    than the header, a line break in an unquoted cell, a byte that is not UTF-8 is an error naming
+    the line); ``rows.line_num`` is the line of the row read, ``handle`` a context with nothing
+    left to close (the rows are read as they are iterated)."""
+    import contextlib
 
-    handle = io.StringIO(read_csv_text(path), newline="")
-    reader = csv.DictReader(handle)
-    try:
-        header = reader.fieldnames or []
-    except csv.Error as exc:
-        raise InputError(f"{path} line 1: not a readable CSV header ({exc})", line=1) from None
+    from doclens.inputs.tables import csv_table
+
+    header, records, _ = csv_table(path, ",", what="rows")
     missing = [c for c in required if c not in header]
     if missing:
-        handle.close()
         raise InputError(f"{path}: column(s) {', '.join(repr(c) for c in missing)} missing; the header has "
                          f"{', '.join(repr(c) for c in header) or 'no columns'}", field=missing[0])
-    return handle, _Rows(path, reader)
+    return contextlib.nullcontext(), _Rows(records)

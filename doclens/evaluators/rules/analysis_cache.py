@@ -14,13 +14,16 @@ text again instead of answering from an older reading.
 It is written as JSON by :func:`encode_reading`, field by field from the type hints of
 :class:`~doclens.evaluators.rules.sentences.Sentence` and what it holds (strings, integers,
 booleans, the judge's enums, lists, sets and tuples of them), and sealed with a format version and
-a checksum (:class:`~doclens.evaluators.cache.BlobStore`); :func:`decode_reading` builds only those
+an HMAC under the user's key (:class:`~doclens.evaluators.cache.BlobStore`,
+:mod:`doclens.core.sealing`); :func:`decode_reading` builds only those
 types back, checking every value against its hint. A value that does not decode — another
 format (a pickle of an older version), a changed byte, a value of the wrong shape, an entry
 copied under another text's key — is a miss: the text is read again. A reading that holds a type
-the codec does not know is not kept (the run uses it from memory). The file is the user's cache
-folder: whoever can write it can change verdicts (a reading that decodes is trusted), never run
-code; ``--no-cache`` reads nothing from it.
+the codec does not know is not kept (the run uses it from memory). The memo of words (a word's
+key, its noun lemma) is sealed the same way, each value with its fingerprint, kind and word. An
+entry whose seal does not check (crafted by whoever can write the cache folder, another user's,
+older) is a miss with one warning: such an entry never runs code and never changes a verdict;
+``--no-cache`` reads nothing from the file.
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
-from doclens.evaluators.cache import CACHE_ERRORS, BlobStore
+from doclens.core import sealing
+from doclens.evaluators.cache import CACHE_ERRORS, BlobStore, not_sealed
 
 logger = logging.getLogger(__name__)
 
@@ -268,11 +272,27 @@ class AnalysisCache(BlobStore):
                 try:
                     rows = self._connect().execute("SELECT word, value FROM words WHERE fingerprint = ? AND kind = ?",
                                                    (analysis_fingerprint(), kind)).fetchall()
-                    table.update((w, v) for w, v in rows if type(w) is str and type(v) is str)
+                    table.update((w, value) for w, v in rows if (value := self._opened_word(kind, w, v)) is not None)
                 except CACHE_ERRORS as exc:  # the words are computed again
                     self.set_aside(exc)
             self._tables[kind] = (table, set(table))
         return self._tables[kind][0]
+
+    def _opened_word(self, kind: str, word, value) -> str | None:
+        """A stored word's value whose seal checks (:meth:`_sealed_word`); ``None``, warned about
+        once (:func:`~doclens.evaluators.cache.not_sealed`), for any other."""
+        width = 2 * sealing.SEAL_BYTES
+        if type(word) is str and type(value) is str and len(value) >= width:
+            if sealing.sealed(value[:width], "words", analysis_fingerprint(), kind, word, value[width:]):
+                return value[width:]
+        self.rejected += 1
+        not_sealed(self.path)
+        return None
+
+    @staticmethod
+    def _sealed_word(kind: str, word: str, value: str) -> str:
+        """A word's value as stored: its seal (hex) under the user's key, then the value."""
+        return sealing.seal("words", analysis_fingerprint(), kind, word, value).hex() + value
 
     @staticmethod
     def _key(text: str) -> bytes:
@@ -312,8 +332,8 @@ class AnalysisCache(BlobStore):
     def flush(self) -> None:
         """Write the readings added since the last write; a folder that cannot be written costs
         the readings again in a later run, nothing else (one warning)."""
-        words = [(analysis_fingerprint(), kind, word, table[word]) for kind, (table, known) in self._tables.items()
-                 for word in list(table) if word not in known]
+        words = [(analysis_fingerprint(), kind, word, self._sealed_word(kind, word, table[word]))
+                 for kind, (table, known) in self._tables.items() for word in list(table) if word not in known]
         if not self._pending and not words:
             return
         rows, self._pending = list(self._pending.items()), {}
