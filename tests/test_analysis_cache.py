@@ -87,3 +87,23 @@ def test_a_reading_is_json_rebuilt_only_into_the_judges_types():
         damage(bad)
         with pytest.raises(Refused):
             decode_reading(json.dumps(bad).encode())
+
+
+def test_a_reading_with_a_fractional_daily_frequency_is_kept(tmp_path, monkeypatch):
+    """A regimen's daily frequency is a Fraction ("every other day": 1/2); the codec refused it, so
+    such a text (5 of GPT-4's 40 ACI-BENCH test-2 notes) was read again at every warm run, and spaCy
+    imported for it. Now it is written and rebuilt as the same Fraction."""
+    from fractions import Fraction
+
+    premise = "Plan: continue lisinopril 10 mg every other day and metformin 500 mg every 8 hours."
+    reads: list[str] = []
+    first = _judge(tmp_path, monkeypatch, reads)
+    verdicts = first.judge_claims_many([ClaimRequest(premise, CLAIMS[:1])])
+    first.close()
+    reading = first.analyser.sentences(premise)
+    assert any(type(f) is Fraction and f.denominator > 1 for s in reading for r in s.regimens for f in r.frequencies)
+    assert analysis_cache.decode_reading(analysis_cache.encode_reading(reading)) == reading
+    reads.clear()
+    later = _judge(tmp_path, monkeypatch, reads)
+    assert later.judge_claims_many([ClaimRequest(premise, CLAIMS[:1])]) == verdicts
+    assert reads == [] and later.analysis_cache.hits == 2

@@ -66,8 +66,22 @@ def assert_one_warning_each(err: str, files) -> None:
     assert len(lines) == len(files), lines
 
 
+@pytest.fixture(scope="module", autouse=True)
+def derived_drug_names():
+    """The drug names as where the installed versions differ from those of the shipped names
+    (doclens/evaluators/rules/drug_names.json): derived and kept in the cache folder's lexicons/,
+    the file these tests damage."""
+    from doclens.evaluators.rules import lexicons
+
+    lexicons.drug_names.cache_clear()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lexicons, "_shipped_drug_names", lambda extra: None)
+        yield
+    lexicons.drug_names.cache_clear()
+
+
 @pytest.fixture(scope="module")
-def baseline(tmp_path_factory):
+def baseline(tmp_path_factory, derived_drug_names):
     """The ``--no-cache`` report of the example notes, and a warm cache folder made by a run that
     used one (analysis.sqlite, vectors.sqlite, lexicons/) — both made once for the module."""
     folder = tmp_path_factory.mktemp("baseline")

@@ -199,7 +199,9 @@ def test_drug_names_map_brands_to_generics_and_leave_english_words():
 
 
 def test_drug_names_are_cached_on_disk(tmp_path, monkeypatch):
+    """Where the shipped names do not fit the installed versions, the derived ones are kept on disk."""
     monkeypatch.setenv("DOCLENS_CACHE", str(tmp_path))
+    monkeypatch.setattr(lexicons, "_shipped_drug_names", lambda extra: None)
     lexicons.drug_names.cache_clear()
     try:
         first = lexicons.drug_names(frozenset({"aspirin"}))
@@ -209,6 +211,58 @@ def test_drug_names_are_cached_on_disk(tmp_path, monkeypatch):
         assert lexicons.drug_names(frozenset({"aspirin"})) == first
     finally:
         lexicons.drug_names.cache_clear()
+
+
+@pytest.mark.slow  # a derivation of every word (seconds): CI runs it
+def test_shipped_drug_names_equal_a_fresh_derivation():
+    """The package data (doclens/evaluators/rules/drug_names.json) is what benchmarks/ship_lexicons.py
+    writes now: derived from the installed lexicon, lemminflect and words.DRUGS (about 5 s: the
+    lexicon is unpacked). When this fails, run ``python -m benchmarks.ship_lexicons``."""
+    from benchmarks.ship_lexicons import TARGET, shipped_text
+
+    assert TARGET.read_text(encoding="utf-8") == shipped_text()
+
+
+def test_shipped_drug_names_are_read_without_derivation_or_cache(tmp_path, monkeypatch):
+    """With the installed versions the shipped names are read, under --no-cache too (package data,
+    not a cache): no derivation, no file written; with another version they are derived."""
+    from doclens.evaluators.rules.words import DRUGS
+
+    def derive(extra):
+        raise AssertionError("derived")
+
+    lexicons.drug_names.cache_clear()
+    monkeypatch.setattr(lexicons, "_derive_drug_names", derive)
+    try:
+        for folder in (None, tmp_path):
+            names = lexicons.drug_names(DRUGS, folder)
+            assert names["norvasc"] == "amlodipine"
+            lexicons.drug_names.cache_clear()
+        assert not list(tmp_path.iterdir())
+        real = lexicons._derived_from
+        monkeypatch.setattr(lexicons, "_derived_from", lambda extra: {**real(extra), "lemminflect": "0.0.0"})
+        with pytest.raises(AssertionError, match="derived"):
+            lexicons.drug_names(DRUGS, None)
+    finally:
+        lexicons.drug_names.cache_clear()
+
+
+@pytest.mark.slow  # a derivation of every word (seconds): CI runs it
+def test_porter_stems_from_nltk_file_equal_nltks_own():
+    """stems.porter_from_file (NLTK's porter.py run without importing NLTK's package) gives NLTK's
+    PorterStemmer's stems, over every word and lemma lemminflect knows (about 110,000 words)."""
+    from lemminflect import Lemmatizer, getAllLemmas
+    from nltk.stem.porter import PorterStemmer
+
+    from doclens.evaluators.rules.stems import porter_from_file
+
+    getAllLemmas("took")  # loads lemminflect's table
+    table = Lemmatizer().lemma_dict
+    words = set(table) | {lemma for entry in table.values() for lemmas in entry.values() for lemma in lemmas}
+    words |= {"rhonchi", "pharyngitis", "erythematous", "x-ray", "20mg", "ekg", "ies", "y", ""}
+    alone, nltk = porter_from_file(), PorterStemmer().stem
+    assert alone is not None and len(words) > 50_000
+    assert [w for w in words if alone(w) != nltk(w)] == []
 
 
 def test_near_miss_probe_is_well_formed():

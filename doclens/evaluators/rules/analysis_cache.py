@@ -38,6 +38,7 @@ import os
 import types
 import typing
 from collections.abc import Callable
+from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
@@ -104,7 +105,27 @@ def _scalar(value):
     return value
 
 
+def _scalar_out(value):
+    """A scalar, or a ``Fraction`` (a regimen's daily frequency: "every 8 hours" is 3, "every other
+    day" 1/2) as ``{"fraction": [numerator, denominator]}``: before, a reading holding one was
+    refused, so its text was read again at every run."""
+    if type(value) is Fraction:
+        return {"fraction": [value.numerator, value.denominator]}
+    return _scalar(value)
+
+
+def _scalar_in(value):
+    if type(value) is dict:
+        pair = value.get("fraction")
+        if len(value) != 1 or type(pair) is not list or len(pair) != 2 or not all(type(v) is int for v in pair) \
+                or pair[1] <= 0:
+            raise Refused("expected a fraction [numerator, denominator]")
+        return Fraction(pair[0], pair[1])
+    return _scalar(value)
+
+
 _scalar.kinds = _SCALARS  # type: ignore[attr-defined]
+_scalar_in.kinds = _SCALARS  # type: ignore[attr-defined]
 
 
 def _optional(inner: Codec) -> Codec:
@@ -155,11 +176,9 @@ def _collection(kind: type, item: Codec) -> Codec:
     def decode(value):
         if type(value) is not list:
             raise Refused(f"{kind.__name__}: expected a list, got {type(value).__name__}")
-        if kinds is not None:  # scalars: one pass of checks, no call per item
-            if not all(type(v) in kinds for v in value):
-                raise Refused(f"{kind.__name__}: an item of another type")
+        if kinds is not None and all(type(v) in kinds for v in value):  # scalars: one pass of checks
             return value if kind is list else kind(value)
-        return kind([decode_item(v) for v in value])
+        return kind([decode_item(v) for v in value])  # a Fraction among scalars, or another type (Refused)
     return encode, decode
 
 
@@ -207,7 +226,7 @@ def _record_codec(kind: type) -> Codec:
 def _container_codec(hint, origin, args) -> Codec:
     """A list's, set's, frozenset's or fixed tuple's codec."""
     if hint in (list, set, frozenset):
-        return _collection(hint, (_scalar, _scalar))
+        return _collection(hint, (_scalar_out, _scalar_in))
     if origin in (list, set, frozenset) and len(args) == 1:
         return _collection(origin, codec(args[0]))
     if origin is tuple and args and Ellipsis not in args:

@@ -7,10 +7,14 @@
   lexicon's entry has a DrugBank or MedlinePlus id: no drug classes such as "antibiotics") and no
   English word (lemminflect knows none of them: "sits" is not a drug), plus the judge's own
   hand-written list (:data:`~doclens.evaluators.rules.words.DRUGS`, which keeps
-  "aspirin" and "insulin"). Unpacking the lexicon takes about 3.5 s, so the names are derived once
-  and kept in the lexicon folder of DocLens's cache folder (a JSON file named by the lexicon's
-  version, with its format, version and checksum; ``--cache-dir`` moves it, ``--no-cache`` neither
-  reads nor writes it: issue 47); later runs read that file.
+  "aspirin" and "insulin"). Unpacking the lexicon takes about 3.5 s, so the names ship with
+  DocLens as package data (``drug_names.json`` beside this module, written by
+  ``benchmarks/ship_lexicons.py``, with the versions of the lexicon and lemminflect and the digest
+  of the judge's list it was derived from; package data, not a cache: read under ``--no-cache``
+  too). Where the installed versions differ, the names are derived once and kept in the lexicon
+  folder of DocLens's cache folder (a JSON file named by the lexicon's version, with its format,
+  version and checksum; ``--cache-dir`` moves it, ``--no-cache`` neither reads nor writes it:
+  issue 47); later runs read that file.
 * **Equivalences** (:func:`equivalents`, ``clinical_equivalents.json``, each entry with its source):
   synonyms written one way before any rule reads them ("radiograph" = "x-ray", "upper extremity" =
   "arm"), anatomical part-of ("elbow" ⊂ "arm") and findings a normal one says are absent ("lungs
@@ -41,6 +45,9 @@ _DRUG_TABLES: dict[tuple[frozenset[str], str | None], dict[str, str]] = {}
 _LATEST: dict[frozenset[str], dict[str, str]] = {}
 #: the drug-names file's format (:func:`~doclens.evaluators.cache.read_sealed_json`)
 DRUG_NAMES_FORMAT = "doclens-drug-names/2"
+#: the drug names derived for the versions this release was built with (package data beside this
+#: module; ``benchmarks/ship_lexicons.py`` writes it, tests/test_near_misses.py checks it)
+SHIPPED_DRUG_NAMES = "drug_names.json"
 
 
 def drug_names(extra: frozenset[str] = frozenset(), folder=DEFAULT_LEXICONS) -> dict[str, str]:
@@ -73,12 +80,14 @@ drug_names.cache_clear = _forget_drug_names  # type: ignore[attr-defined]  # fun
 
 def _load_drug_names(extra: frozenset[str], path) -> dict[str, str]:
     """The names of the file at ``path`` (sealed: format, lexicon version, checksum), else derived
-    and written there (``None``: derived, no file)."""
-    import hashlib
-
+    and written there (``None``: derived, no file); first of all the shipped names, when they were
+    derived from the installed versions (:func:`_shipped_drug_names`)."""
     from doclens.evaluators.cache import read_sealed_json, write_sealed_json
 
-    version = f"{_lexicon_version()}|extra={hashlib.sha256(' '.join(sorted(extra)).encode()).hexdigest()[:16]}"
+    shipped = _shipped_drug_names(extra)
+    if shipped is not None:  # package data for the installed versions: no derivation, no cache read
+        return shipped
+    version = f"{_lexicon_version()}|extra={_extra_digest(extra)}"
     if path is not None:
         found = read_sealed_json(path, DRUG_NAMES_FORMAT, version)
         if isinstance(found, dict) and all(type(k) is str and type(v) is str for k, v in found.items()):
@@ -87,6 +96,52 @@ def _load_drug_names(extra: frozenset[str], path) -> dict[str, str]:
     if path is not None:
         write_sealed_json(path, DRUG_NAMES_FORMAT, version, names)  # a read-only folder: derived at each start
     return names
+
+
+def _extra_digest(extra: frozenset[str]) -> str:
+    import hashlib
+
+    return hashlib.sha256(" ".join(sorted(extra)).encode()).hexdigest()[:16]
+
+
+def _derived_from(extra: frozenset[str]) -> dict[str, str | None] | None:
+    """What the drug names are derived from: the versions of the drug lexicon and of lemminflect
+    (which English words are dropped), the digest of ``extra`` and :data:`DRUG_NAMES_FORMAT` (the
+    derivation's own rules); ``None`` when the lexicon is not installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = _lexicon_version()
+    if found is None:
+        return None
+    try:
+        lemminflect = version("lemminflect")
+    except PackageNotFoundError:
+        return None
+    return {"format": DRUG_NAMES_FORMAT, DRUG_LEXICON: found, "lemminflect": lemminflect, "extra": _extra_digest(extra)}
+
+
+def _shipped_drug_names(extra: frozenset[str]) -> dict[str, str] | None:
+    """The drug names shipped with DocLens (:data:`SHIPPED_DRUG_NAMES`, package data written by
+    ``benchmarks/ship_lexicons.py``) when they were derived from what is installed now (see
+    :func:`_derived_from`); ``None`` otherwise (then they are derived, or read from the cache)."""
+    wanted = _derived_from(extra)
+    if wanted is None:
+        return None
+    try:
+        shipped = json.loads(resources.files("doclens.evaluators.rules").joinpath(SHIPPED_DRUG_NAMES)
+                             .read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # not shipped (a trimmed install): derived as before
+        return None
+    if not isinstance(shipped, dict) or shipped.get("derived_from") != wanted:
+        return None
+    names = shipped.get("names")
+    return names if isinstance(names, dict) else None
+
+
+def shipped_drug_names_data(extra: frozenset[str]) -> dict:
+    """The content of :data:`SHIPPED_DRUG_NAMES` for the installed versions: the names derived now
+    (:func:`_derive_drug_names`) and what they were derived from."""
+    return {"derived_from": _derived_from(extra), "names": dict(sorted(_derive_drug_names(extra).items()))}
 
 
 def _lexicon_version() -> str | None:
@@ -111,13 +166,20 @@ def _cache_path(folder):
 
 def _derive_drug_names(extra: frozenset[str]) -> dict[str, str]:
     import bz2
+    import importlib.util
     import pickle  # noqa: S403 - the lexicon package's own data file, as it reads it itself
+    from pathlib import Path
 
     from doclens.core.errors import ConfigurationError
 
     try:
-        data_file = resources.files("drug_named_entity_recognition").joinpath("drug_ner_dictionary.pkl.bz2")
-        with bz2.open(str(data_file), "rb") as handle:
+        # the package's data file found without importing the package (its import unpacks the
+        # lexicon a second time, about 4 s)
+        spec = importlib.util.find_spec("drug_named_entity_recognition")
+        if spec is None or not spec.submodule_search_locations:
+            raise ModuleNotFoundError(f"No module named {DRUG_LEXICON!r}")
+        data_file = Path(list(spec.submodule_search_locations)[0]) / "drug_ner_dictionary.pkl.bz2"
+        with bz2.open(data_file, "rb") as handle:
             lexicon = pickle.load(handle)  # noqa: S301
         from lemminflect import getAllLemmas
     except (ImportError, ModuleNotFoundError, OSError) as exc:

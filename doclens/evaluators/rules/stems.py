@@ -1,4 +1,4 @@
-"""NLTK's Porter stemmer with its answers kept on disk, so a start usually imports no NLTK.
+"""NLTK's Porter stemmer with its answers kept on disk, and run without importing NLTK's package.
 
 ``import nltk.stem.porter`` runs ``nltk/__init__``, which imports most of NLTK and SciPy's
 statistics: about 1.3 s of CPU at every start of ``doclens score`` (issue 39), a fifth of the main
@@ -6,12 +6,14 @@ job's loading, for a function of one word. The Porter stem of a word depends on 
 NLTK version only, so the stems are a lexicon like the drug names (:func:`doclens.evaluators.rules.
 lexicons.drug_names`): kept in the lexicon folder (``lexicons/porter-stems-nltk-VERSION.json`` in
 the DocLens cache folder, :func:`doclens.evaluators.cache.lexicon_folder`; ``--cache-dir`` moves it;
-another NLTK version is another file), NLTK imported on the first word the file lacks.
+another NLTK version is another file). On the first word the file lacks, NLTK's own
+``nltk/stem/porter.py`` is run alone, without the rest of NLTK (:func:`porter_from_file`: about
+0.1 s, where importing NLTK costs 1.3-1.8 s, so ``--no-cache`` does not pay for it either).
 ``--no-cache`` neither reads nor writes it (issue 47: a wrong stems file changed verdicts).
 
 The file is JSON with its format, the NLTK version and a checksum
 (:func:`~doclens.evaluators.cache.read_sealed_json`): one of another version or layout is not
-read, a damaged one is set aside with one warning, an unwritable folder costs NLTK's import at the
+read, a damaged one is set aside with one warning, an unwritable folder costs the stemming again at the
 next start (one warning). Whoever can write the folder can change stems, never run code.
 """
 
@@ -80,9 +82,7 @@ class PorterStems:
         stem = self._stems.get(word)
         if stem is None:
             if self._stemmer is None:
-                from nltk.stem.porter import PorterStemmer
-
-                self._stemmer = PorterStemmer().stem
+                self._stemmer = porter_stemmer()
             stem = self._stems[word] = self._stemmer(word)
             self.computed += 1
             self._unsaved += 1
@@ -92,7 +92,7 @@ class PorterStems:
 
     def save(self) -> None:
         """Write the stems (those of the file and the new ones) if there are new ones; a cache
-        folder that cannot be written costs NLTK's import at the next start, nothing else."""
+        folder that cannot be written costs stemming those words again at the next start, nothing else."""
         if self.path is None or not self._unsaved:
             return
         with self._lock:
@@ -101,6 +101,55 @@ class PorterStems:
                 self._unsaved = 0
             else:
                 self.path = None  # not written: not tried again in this process
+
+
+#: the lines of NLTK's ``nltk/stem/porter.py`` that import the rest of NLTK, and what stands for
+#: each when :func:`porter_stemmer` reads the file alone (``redos`` and ``safe_print`` serve its
+#: ``demo()`` only; ``StemmerI`` is an abstract base with ``stem`` alone)
+_PORTER_IMPORTS = {"from nltk import redos\n": ("redos", None),
+                   "from nltk.stem.api import StemmerI\n": ("StemmerI", object),
+                   "from nltk.termsec import safe_print\n": ("safe_print", None)}
+
+
+def porter_stemmer() -> Callable[[str], str]:
+    """``PorterStemmer().stem`` of the installed NLTK, without importing NLTK's package where it is
+    not imported yet (:func:`porter_from_file`), else from NLTK's own import."""
+    import sys
+
+    found = None if "nltk" in sys.modules else porter_from_file()
+    if found is not None:
+        return found
+    from nltk.stem.porter import PorterStemmer
+
+    return PorterStemmer().stem
+
+
+def porter_from_file() -> Callable[[str], str] | None:
+    """``PorterStemmer().stem`` from the installed ``nltk/stem/porter.py`` run alone, its three
+    imports of the rest of NLTK (:data:`_PORTER_IMPORTS`) left out: ``nltk/__init__`` imports most
+    of NLTK and SciPy's statistics (1.3-1.8 s of CPU at every start that stems a new word). The
+    same code, so the same stems (tests/test_near_misses.py compares them with NLTK's over
+    lemminflect's words). ``None`` where NLTK is not installed or its file does not have exactly
+    those imports (another NLTK): then NLTK is imported."""
+    import importlib.util
+    import types
+
+    spec = importlib.util.find_spec("nltk")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / "stem" / "porter.py"
+    try:
+        source = path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    if not all(source.count(line) == 1 for line in _PORTER_IMPORTS) or source.count("\nfrom nltk") != len(_PORTER_IMPORTS):
+        return None
+    module = types.ModuleType("doclens.evaluators.rules._nltk_porter")
+    for line, (name, value) in _PORTER_IMPORTS.items():
+        source = source.replace(line, "")
+        setattr(module, name, value)
+    exec(compile(source, str(path), "exec"), module.__dict__)  # noqa: S102 - the installed NLTK's own file
+    return module.PorterStemmer().stem
 
 
 _SHARED: dict[Path | None, PorterStems] = {}
