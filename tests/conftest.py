@@ -7,8 +7,17 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 
 
+#: the smoke tier (``python -m pytest -m smoke``; docs/testing.md): one fast file per layer of the
+#: package (docs/design.md §5), no model loaded, under 2 minutes on a 2-core machine; CI runs everything
+SMOKE_FILES = frozenset({
+    "test_metrics.py", "test_families.py", "test_family_homes.py", "test_settings.py", "test_statements.py",
+    "test_source_units.py", "test_judge_replies.py", "test_claim_f1.py", "test_layers.py", "test_sections.py",
+})
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes more than a few seconds (CI still runs it)")
+    config.addinivalue_line("markers", "smoke: the smoke tier, python -m pytest -m smoke (docs/testing.md)")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     # the caches' sealing key (doclens/core/sealing.py): one for the session, never the user's
@@ -17,6 +26,13 @@ def pytest_configure(config):
         import tempfile
 
         os.environ["DOCLENS_CACHE_KEY_FILE"] = os.path.join(tempfile.mkdtemp(prefix="doclens-key-"), "cache.key")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark the tests of :data:`SMOKE_FILES` ``smoke`` (those of them marked ``slow`` stay out)."""
+    for item in items:
+        if item.path.name in SMOKE_FILES and item.path.parent.name == "tests" and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.smoke)
 
 
 @pytest.fixture

@@ -17,7 +17,8 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from doclens.core.types import CitationVerdict, ClaimVerdict, InstanceResult, SupportVerdict
+from doclens.core.support import SupportVerdict
+from doclens.core.types import CitationVerdict, ClaimVerdict, InstanceResult
 from doclens.inputs.jsonl import SourceIndex
 from doclens.views.html import _environment, write_leaderboard_html, write_report_html
 from doclens.views.visible import visible
@@ -56,7 +57,7 @@ def _hostile_result() -> InstanceResult:
     claims = [ClaimVerdict(HOSTILE, True, HOSTILE, section=HOSTILE), ClaimVerdict(HOSTILE, None, "", status="unparsed")]
     statements = [CitationVerdict(0, HOSTILE, [0, 7], [0], [7], [0], True, section=HOSTILE, explanation=HOSTILE)]
     result = InstanceResult(HOSTILE, HOSTILE, claims, claims, statements, has_source=True)
-    result.source_support = [SupportVerdict(HOSTILE, "supported", HOSTILE, section=HOSTILE,
+    result.family_items["source_support"] = [SupportVerdict(HOSTILE, "supported", HOSTILE, section=HOSTILE,
                                             evidence=[{"unit": 0, "text": HOSTILE, "rank": 1, "score": 0.5}])]
     return result
 

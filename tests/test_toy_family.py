@@ -207,3 +207,97 @@ def test_the_toy_family_on_ray(toy, tmp_path):
     _check_report(on_ray)
     assert on_ray.scores == local.scores and on_ray.signature == local.signature
     assert [r.to_dict() for r in on_ray.instances] == [r.to_dict() for r in local.instances]
+
+
+@dataclass(frozen=True)
+class GroundingOptions:
+    """The toy family's own settings: its CLI option (``--grounding-tag``) reaches the signature."""
+
+    tag: str = "v1"
+
+    @staticmethod
+    def add_cli_options(group):
+        group.add_argument("--grounding-tag", help="the toy family's signature tag")
+
+    @staticmethod
+    def cli_given(args):
+        return ["--grounding-tag"] if getattr(args, "grounding_tag", None) else []
+
+    @classmethod
+    def from_cli(cls, args):
+        return cls(tag=args.grounding_tag or "v1")
+
+
+class LowerIsBetterGrounding(GroundingFamily):
+    """The toy family with settings of its own, read by the CLI from the registry, and a metric
+    where a lower value is better (the share of reference claims *not* in the source)."""
+
+    name = "ungrounding"
+    selector = "ungrounding"
+    metrics = ("reference_ungrounded",)
+    item_fields = {"reference_ungrounded": "ungrounding"}
+    lower_is_better = frozenset({"reference_ungrounded"})
+    options_path = f"{__name__}:GroundingOptions"
+
+    def count(self, result, rule, section):
+        items = [item for item in self.items(result) if section is None or item.section == section]
+        return {"reference_ungrounded": (sum(not item.entailed for item in items), len(items))}
+
+    def signature_fields(self, context):
+        return [("ungrounding", context.options.tag)]
+
+
+UNGROUNDED = LowerIsBetterGrounding()
+
+
+def _write_rows(path, rows):
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+
+
+def test_a_family_is_ranked_by_rank_by_and_its_options_come_from_the_registry(tmp_path):
+    """The family's metric is a ``--rank-by`` choice (lower first, as it declares), its option a
+    ``doclens score`` flag, and the leaderboard and its plots read both from the registry."""
+    from doclens.cli import main
+    from doclens.families import higher_is_better, statistics
+    from doclens.views.leaderboard import group_by_signature, load_entry, rank_group
+
+    # system "good": every reference claim in its source; system "bad": half of them
+    good = [dict(ROWS[n % 4], id=f"i{n}", source=[f"alpha {n % 4} beta omega"]) for n in range(12)]
+    bad = [dict(ROWS[n % 4], id=f"i{n}") for n in range(12)]
+    _write_rows(tmp_path / "good.jsonl", good)
+    _write_rows(tmp_path / "bad.jsonl", bad)
+    with registered(UNGROUNDED):
+        assert "reference_ungrounded_macro" in statistics() and not higher_is_better("reference_ungrounded")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for name in ("good", "bad"):
+                assert main(["score", str(tmp_path / f"{name}.jsonl"), "--evaluator", "overlap", "--metrics",
+                             "doclens,ungrounding", "--grounding-tag", "t7", "-o", str(tmp_path / f"{name}.json"),
+                             "-q"]) == 0
+            assert main(["leaderboard", str(tmp_path / "good.json"), str(tmp_path / "bad.json"), "--rank-by",
+                         "reference_ungrounded", "--resamples", "50", "--json", str(tmp_path / "board.json"),
+                         "-o", str(tmp_path / "board.html")]) == 0
+        entries = [load_entry(str(tmp_path / f"{name}.json"), n_resamples=50) for name in ("bad", "good")]
+        (group,) = group_by_signature(entries).values()
+        ranked = rank_group(group, "reference_ungrounded", n_resamples=50)
+    assert "ungrounding:t7" in str(entries[0].signature)
+    assert [e.system for e in ranked] == ["good", "bad"]  # lower is better: 0 before 0.5
+    assert ranked[0].intervals["reference_ungrounded"].point == 0.0
+    board = json.loads((tmp_path / "board.json").read_text(encoding="utf-8"))
+    assert board["rank_by"] == "reference_ungrounded"
+    assert [s["system"] for s in board["tables"][0]["systems"]] == ["good", "bad"]
+    assert "reference_ungrounded" in board["tables"][0]["columns"]
+    page = (tmp_path / "board.html").read_text(encoding="utf-8")
+    assert "reference_ungrounded" in page
+    # unregistered: no longer a choice
+    assert main(["leaderboard", str(tmp_path / "good.json"), "--rank-by", "reference_ungrounded"]) == 2
+
+
+def test_a_family_option_without_its_family_is_a_usage_error(tmp_path, capsys):
+    from doclens.cli import main
+
+    _write_rows(tmp_path / "in.jsonl", ROWS[:1])
+    with registered(UNGROUNDED):
+        code = main(["score", str(tmp_path / "in.jsonl"), "--evaluator", "overlap", "--grounding-tag", "t7",
+                     "-o", str(tmp_path / "out.json"), "-q"])
+    assert code == 2 and "--grounding-tag only apply with --metrics doclens,ungrounding" in capsys.readouterr().err

@@ -7,42 +7,19 @@ import argparse
 import os
 from pathlib import Path
 
+from doclens.core.arguments import (  # noqa: F401  (re-exported: every command's number types)
+    NON_NEGATIVE_FLOAT,
+    NON_NEGATIVE_INT,
+    POSITIVE_FLOAT,
+    POSITIVE_INT,
+    number,
+)
 from doclens.core.errors import InputError
 from doclens.core.paths import same_file
-
-
-def number(kind, low=None, high=None, low_open=False, high_open=False, what="a number"):
-    """An argparse ``type`` that accepts a finite ``kind`` within the given bounds, so that
-    ``--resamples -5`` or ``--confidence 2`` is a usage error (exit 2), never a traceback."""
-    import math
-
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except (TypeError, ValueError):
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
-        if isinstance(value, float) and not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
-        if low is not None and (value <= low if low_open else value < low) or \
-                high is not None and (value >= high if high_open else value > high):
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text}")
-        return value
-
-    return parse
-
-
-POSITIVE_INT = number(int, 1, what="an integer of at least 1")
-
-NON_NEGATIVE_INT = number(int, 0, what="an integer of at least 0")
-
-POSITIVE_FLOAT = number(float, 0, low_open=True, what="a number above 0")
-
-NON_NEGATIVE_FLOAT = number(float, 0, what="a number of at least 0")
 
 PROBABILITY = number(float, 0, 1, what="a number between 0 and 1")
 
 CONFIDENCE = number(float, 0, 1, low_open=True, high_open=True, what="a number strictly between 0 and 1")
-
 
 
 def bootstrap_options(parser: argparse.ArgumentParser, allow_none: bool = False, old_seed: bool = True) -> None:

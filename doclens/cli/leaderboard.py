@@ -15,7 +15,8 @@ from doclens.cli.common import (
     scores_inputs,
 )
 from doclens.core.errors import InputError
-from doclens.stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, STATISTICS
+from doclens.families import statistics
+from doclens.stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
 from doclens.views.leaderboard import DEFAULT_RANK_BY
 
 
@@ -97,11 +98,12 @@ def add_parser(sub) -> None:
     board.add_argument("-o", "--output", help="also write a sortable HTML leaderboard here")
     board.add_argument("--json", metavar="OUT", help="also write the tables as JSON (every statistic with its interval, "
                                                      "the paired difference to #1)")
-    board.add_argument("--rank-by", "--metric", dest="metric", default=DEFAULT_RANK_BY, choices=STATISTICS,
+    board.add_argument("--rank-by", "--metric", dest="metric", default=DEFAULT_RANK_BY, choices=statistics(),
                        metavar="STATISTIC",
                        help=f"rank by this statistic (default {DEFAULT_RANK_BY}, pooled: the harmonic mean of claim "
                             "recall and precision, which a copy of the source cannot win; cards/leaderboard.md): any "
-                            f"metric pooled or _macro ({', '.join(STATISTICS)}); --metric is the older spelling")
+                            f"family's metric pooled or _macro ({', '.join(statistics())}; a lower-is-better one "
+                            "ranks lowest first); --metric is the older spelling")
     board.add_argument("--plot", metavar="FILE",
                        help="also draw one plot of the results (one signature) into FILE (.svg, .png or .pdf; "
                             "needs the plots extra)")

@@ -44,11 +44,7 @@ def run(args: argparse.Namespace) -> int:
             if family.selector != DEFAULT_SELECTOR and all(m in header.get("scores", {}) for m in family.metrics):
                 intervals.update(bootstrap_intervals(counts, args.resamples, args.seed, args.confidence,
                                                      metrics=family.metrics))
-    plots = ""
-    if not args.no_plots:
-        from doclens.views.plots import instance_scores, report_plots_html
-
-        plots = report_plots_html(header, ids, instance_scores(counts))
+    plots = "" if args.no_plots else _plots(header, ids, counts)
     del counts
     sources = _sources(args, header) if args.input else None
     if sources is not None:
@@ -157,3 +153,10 @@ def add_parser(sub) -> None:
     bootstrap_options(report, allow_none=True)
     report.set_defaults(func=run)
 
+
+def _plots(header: dict, ids: list, counts) -> str:
+    """The page's plots: every reported family's metrics among the per-instance scores."""
+    from doclens.families import family_metrics, reported
+    from doclens.views.plots import instance_scores, report_plots_html
+
+    return report_plots_html(header, ids, instance_scores(counts, family_metrics(reported(header.get("scores") or {}))))

@@ -168,33 +168,16 @@ def build_scorer(args: argparse.Namespace, settings: ScoringSettings | None = No
     settings = settings if settings is not None else scoring_settings(args)
     return DocLens(evaluator, extractor, settings=settings, baselines=baselines,
                    baseline_options=_parse_pairs(args.baseline_option, "--baseline-option") or None,
-                   source_support=_source_support(args, settings))
+                   family_options=_family_options(args, settings))
 
 
-def _source_support(args: argparse.Namespace, settings: ScoringSettings):
-    """The source-support settings of ``--metrics …,source_support`` (``None`` without it); its
-    options without it are a usage error, never silently ignored."""
-    from doclens.scoring.source_support import SourceSupport
+def _family_options(args: argparse.Namespace, settings: ScoringSettings) -> dict:
+    """Each registered family's settings from its own options (:meth:`doclens.families.MetricFamily.options_from_cli`);
+    a family's options without the family are a usage error, never silently ignored."""
+    from doclens.families import FAMILIES
 
-    given = [flag for flag, dest in (("--top-n", "top_n"), ("--retrieval-encoder", "retrieval_encoder"),
-                                     ("--reranker", "reranker"), ("--always-retrieve", "always_retrieve"),
-                                     ("--support-budget", "support_budget"), ("--vector-store", "vector_store"))
-             if getattr(args, dest, None) not in (None, False)]
-    if "source_support" not in settings.metrics:
-        if given:
-            raise ConfigurationError(f"{', '.join(given)} only apply with --metrics doclens,source_support")
-        return None
-    from doclens.retrieval import RetrievalConfig, Retriever
-    from doclens.retrieval.store import VectorStore
-
-    config = RetrievalConfig(encoder=args.retrieval_encoder, top_n=args.top_n or 50, reranker=args.reranker,
-                             always_retrieve=args.always_retrieve)
-    # the store is a cache: --cache-dir moves it, --no-cache and --refresh neither read nor write it
-    off = getattr(args, "no_cache", False) or getattr(args, "refresh", False)
-    folder = args.vector_store or (Path(args.cache_dir) / "retrieval" if getattr(args, "cache_dir", None) else None)
-    retriever = (Retriever(config, store=VectorStore(folder, persist=not off))
-                 if folder is not None or off else None)
-    return SourceSupport(config if retriever is None else None, budget_words=args.support_budget, retriever=retriever)
+    found = {family.name: family.options_from_cli(args, settings) for family in FAMILIES}
+    return {name: options for name, options in found.items() if options is not None}
 
 
 def _default_output(input_path: str) -> str:
@@ -898,7 +881,7 @@ def add_parser(sub) -> None:
     score.add_argument("--baselines", help=f"comma-separated: {','.join(BASELINE_NAMES)}")
     score.add_argument("--baseline-option", action="append", metavar="NAME=JSON",
                        help='per-baseline options, e.g. bertscore=\'{"model_type": "/models/x", "num_layers": 6}\'')
-    _add_support_options(score)
+    _add_family_options(score)
     model_dests, cache_dests = add_judge_options(score)
     _add_engine_options(score)
     _add_board_options(score)
@@ -908,11 +891,11 @@ def add_parser(sub) -> None:
 def _add_board_options(score) -> None:
     """The options of a run of several inputs' combined table (:mod:`doclens.cli.score_board`), and
     ``-q``."""
-    from doclens.stats.bootstrap import STATISTICS
+    from doclens.families import statistics
     from doclens.views.leaderboard import DEFAULT_RANK_BY
 
     board = score.add_argument_group("several inputs: the combined table (DIR/leaderboard.html and .json)")
-    board.add_argument("--rank-by", choices=STATISTICS, metavar="STATISTIC",
+    board.add_argument("--rank-by", choices=statistics(), metavar="STATISTIC",
                        help=f"rank the systems by this statistic (default {DEFAULT_RANK_BY}: the harmonic mean of claim "
                             "recall and precision; any of doclens leaderboard's)")
     board.add_argument("--summaries", action="store_true",
@@ -922,27 +905,17 @@ def _add_board_options(score) -> None:
                             "report keeps its warnings)")
 
 
-def _add_support_options(score) -> None:
-    """The "source support" option group of ``doclens score``."""
-    support = score.add_argument_group("source support (--metrics doclens,source_support; cards/source-support.md)")
-    support.add_argument("--metrics",
-                         help="metric families: 'doclens' (default) or 'doclens,source_support' (each prediction "
-                              "claim judged against the instance's own source: supported / not supported / not "
-                              "addressed)")
-    support.add_argument("--top-n", type=POSITIVE_INT,
-                         help="source support: facts retrieved per claim from a long source (default 50)")
-    support.add_argument("--retrieval-encoder", metavar="MODEL",
-                         help="source support: dense encoder, a sentence-transformers folder or hub id (default: the "
-                              "shipped all-MiniLM-L6-v2, offline)")
-    support.add_argument("--reranker", metavar="MODEL", help="source support: cross-encoder re-ranking the facts")
-    support.add_argument("--always-retrieve", action="store_true",
-                         help="source support: retrieve even for a source short enough to give whole")
-    support.add_argument("--support-budget", type=NON_NEGATIVE_INT, metavar="WORDS",
-                         help="source support: a source of at most WORDS words is given whole (default: the judge's "
-                              "window)")
-    support.add_argument("--vector-store", metavar="DIR",
-                         help="source support: folder of the on-disk vector store (default: retrieval/ in the "
-                              "DocLens cache folder, --cache-dir; --no-cache: kept in memory only)")
+def _add_family_options(score) -> None:
+    """``--metrics`` and each registered family's own option group (declared by the family:
+    :meth:`doclens.families.MetricFamily.add_cli_options`)."""
+    from doclens.families import FAMILIES, selectors
+
+    families = score.add_argument_group("metric families")
+    families.add_argument("--metrics",
+                          help=f"metric families, comma-separated: {', '.join(selectors())} ('doclens', the claim and "
+                               "citation metrics, is always on; the default)")
+    for family in FAMILIES:
+        family.add_cli_options(score)
 
 
 def _add_engine_options(score) -> None:

@@ -122,11 +122,11 @@ SELECTORS = _Selectors()
 
 
 def metric_selectors(metrics: Any) -> tuple[str, ...]:
-    """``metrics=`` (``"doclens,source_support"`` or a list) → the families' selectors, checked
+    """``metrics=`` (``"doclens,<selector>"`` or a list) → the families' selectors, checked
     (the one check: :class:`ScoringSettings` makes it). Which selectors exist is the families'
     registry's to say (:func:`doclens.families.selectors`, through :data:`SELECTORS`;
     ``families.register`` adds one); the
-    DocLens metrics are always on (source support judges their prediction claims)."""
+    DocLens metrics are always on (the opt-in families judge their prediction claims)."""
     parts = metrics.split(",") if isinstance(metrics, str) else metrics
     names = [m.strip() if isinstance(m, str) else m for m in parts] if isinstance(parts, (list, tuple)) else [None]
     if not all(isinstance(m, str) for m in names):
@@ -138,8 +138,9 @@ def metric_selectors(metrics: Any) -> tuple[str, ...]:
         raise ConfigurationError(f"metrics: unknown metric family {', '.join(map(repr, unknown))}; the known ones are "
                                  f"{', '.join(known)}")
     if "doclens" not in names:
-        raise ConfigurationError("metrics must include 'doclens' (source_support judges the claims that the DocLens "
-                                 "metrics extract): use 'doclens,source_support'")
+        others = ",".join(name for name in names if name != "doclens")
+        raise ConfigurationError(f"metrics must include 'doclens' (the other families judge the claims that the "
+                                 f"DocLens metrics extract): use 'doclens,{others}'")
     return tuple(names)
 
 
@@ -265,10 +266,10 @@ class ScoringSettings(_Settings):
         ``given`` refuses it; the others cut it into units, ``auto`` detecting how. Each numbered
         source is counted in a warning; signature ``units:``.
     metrics : tuple of str
-        The metric families' selectors: ``"doclens"`` (the four DocLens metrics, always on) and,
-        opt-in, ``"source_support"`` (each prediction claim judged against evidence from the
-        instance's own source, :mod:`doclens.scoring.source_support`); a comma-separated string
-        is split. Which selectors exist is the families' registry's to say
+        The metric families' selectors: ``"doclens"`` (the four DocLens metrics, always on) and
+        the opt-in families' (source support: each prediction claim judged against evidence from
+        the instance's own source, ``cards/source-support.md``); a comma-separated string is split.
+        Which selectors exist is the families' registry's to say
         (:func:`metric_selectors` refuses an unknown one, naming the known ones).
     chunk_size : int
         Instances per batch sent to the extractor and the judge.

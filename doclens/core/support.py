@@ -29,8 +29,9 @@ A judge that cannot tell a contradiction from silence (an entailment-only judge)
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
-from doclens.core.types import NO_VERDICT, SupportJudgement, SupportVerdict
+from doclens.core.types import NO_VERDICT, STATUS_FAILED, STATUS_OK, STATUS_UNPARSED
 
 __all__ = ["SUPPORTED", "NOT_SUPPORTED", "NOT_ADDRESSED", "SUPPORT_LABELS", "SUPPORT_LABEL_TEXT", "SUPPORT_METRICS",
            "SupportJudgement", "SupportVerdict", "support_counts"]
@@ -45,6 +46,52 @@ SUPPORT_LABEL_TEXT = {SUPPORTED: "Supported", NOT_SUPPORTED: "Not Supported", NO
 #: metric → the verdict it counts
 SUPPORT_METRICS = {"source_supported": SUPPORTED, "source_not_supported": NOT_SUPPORTED,
                    "source_not_addressed": NOT_ADDRESSED}
+
+
+@dataclass
+class SupportJudgement:
+    """A judge's answer for one claim against its evidence: a verdict of :data:`SUPPORT_LABELS`
+    (``None`` when unparsed or failed)."""
+
+    verdict: str | None
+    explanation: str = ""
+    status: str = STATUS_OK
+    raw: str | None = None
+
+    @classmethod
+    def unparsed(cls, raw: str | None, explanation: str = "reply could not be parsed") -> SupportJudgement:
+        return cls(verdict=None, explanation=explanation, status=STATUS_UNPARSED, raw=raw)
+
+    @classmethod
+    def failed(cls, error: str) -> SupportJudgement:
+        return cls(verdict=None, explanation=f"call failed: {error}", status=STATUS_FAILED)
+
+
+@dataclass
+class SupportVerdict:
+    """One prediction claim in the report: its verdict, and the evidence it was judged against
+    (each item a :meth:`doclens.retrieval.Hit.to_dict`: unit, fact, text, rank and every
+    retrieval score). ``retrieved`` is false when the whole source was given in source order."""
+
+    text: str
+    verdict: str | None
+    explanation: str = ""
+    status: str = STATUS_OK
+    section: str | None = None
+    raw: str | None = None
+    retrieved: bool = True
+    evidence: list[dict] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"text": self.text, "verdict": self.verdict, "explanation": self.explanation, "status": self.status,
+                "section": self.section, "raw": self.raw, "retrieved": self.retrieved,
+                "evidence": [dict(e) for e in self.evidence]}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> SupportVerdict:
+        return cls(text=data["text"], verdict=data.get("verdict"), explanation=data.get("explanation", ""),
+                   status=data.get("status", STATUS_OK), section=data.get("section"), raw=data.get("raw"),
+                   retrieved=data.get("retrieved", True), evidence=list(data.get("evidence") or []))
 
 
 def support_counts(verdicts: Iterable[SupportVerdict] | None, on_unparsed: str = "zero",

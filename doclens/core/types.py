@@ -70,7 +70,7 @@ class Direction(TextEnum):
     """What a claim request asks (``ClaimRequest.direction``): ``recall``, a reference claim against
     the prediction; ``precision``, a prediction claim against the reference; ``support``, a
     prediction claim against evidence from the instance's source, answered in three verdicts
-    (source support, :mod:`doclens.scoring.source_support`; the ``support`` prompts). Prompt
+    (source support, ``cards/source-support.md``; the ``support`` prompts). Prompt
     families that are not symmetric (question summarisation) read it."""
 
     RECALL = "recall"
@@ -418,50 +418,26 @@ class CitationVerdict:
         return bool(self.entailed) and not self.invalid and bool(self.cited)
 
 
-@dataclass
-class SupportJudgement:
-    """A judge's answer for one claim against its evidence: a verdict of :data:`SUPPORT_LABELS`
-    (``None`` when unparsed or failed)."""
+def __getattr__(name: str):
+    """``SupportJudgement`` and ``SupportVerdict`` live in :mod:`doclens.core.support`, with the
+    family's other types; importing them from here still works."""
+    if name in ("SupportJudgement", "SupportVerdict"):
+        from doclens.core import support
 
-    verdict: str | None
-    explanation: str = ""
-    status: str = STATUS_OK
-    raw: str | None = None
-
-    @classmethod
-    def unparsed(cls, raw: str | None, explanation: str = "reply could not be parsed") -> SupportJudgement:
-        return cls(verdict=None, explanation=explanation, status=STATUS_UNPARSED, raw=raw)
-
-    @classmethod
-    def failed(cls, error: str) -> SupportJudgement:
-        return cls(verdict=None, explanation=f"call failed: {error}", status=STATUS_FAILED)
+        return getattr(support, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@dataclass
-class SupportVerdict:
-    """One prediction claim in the report: its verdict, and the evidence it was judged against
-    (each item a :meth:`doclens.retrieval.Hit.to_dict`: unit, fact, text, rank and every
-    retrieval score). ``retrieved`` is false when the whole source was given in source order."""
+class _FamilyHooks:
+    """What :class:`InstanceResult` asks the metric families' registry (:mod:`doclens.families`, a
+    layer above this one, ``docs/design.md`` §6, which sets both when it is imported, as ``import
+    doclens`` does): the registered families' names, and each one's reader of its own items."""
 
-    text: str
-    verdict: str | None
-    explanation: str = ""
-    status: str = STATUS_OK
-    section: str | None = None
-    raw: str | None = None
-    retrieved: bool = True
-    evidence: list[dict] = field(default_factory=list)
+    names: Callable[[], tuple[str, ...]] = staticmethod(lambda: ())
+    item_readers: Callable[[], Mapping[str, Callable[[dict], Any]]] = staticmethod(lambda: {})
 
-    def to_dict(self) -> dict:
-        return {"text": self.text, "verdict": self.verdict, "explanation": self.explanation, "status": self.status,
-                "section": self.section, "raw": self.raw, "retrieved": self.retrieved,
-                "evidence": [dict(e) for e in self.evidence]}
 
-    @classmethod
-    def from_dict(cls, data: dict) -> SupportVerdict:
-        return cls(text=data["text"], verdict=data.get("verdict"), explanation=data.get("explanation", ""),
-                   status=data.get("status", STATUS_OK), section=data.get("section"), raw=data.get("raw"),
-                   retrieved=data.get("retrieved", True), evidence=list(data.get("evidence") or []))
+FAMILY_HOOKS = _FamilyHooks()
 
 
 @dataclass
@@ -469,9 +445,9 @@ class InstanceResult:
     """Everything DocLens found for one instance.
 
     ``family_items``: the items of each metric family judged in a step of its own
-    (:mod:`doclens.families`), by family name, in its JSON under that name (source support's
-    :class:`SupportVerdict` list under ``"source_support"``); a family absent from it was not
-    judged for this instance (not asked for, or no source)."""
+    (:mod:`doclens.families`), by family name, in its JSON under that name; a family absent from
+    it was not judged for this instance (not asked for, or no source). ``result.<family name>``
+    reads them too (``None`` where absent)."""
 
     id: str
     task: str
@@ -490,18 +466,21 @@ class InstanceResult:
         where that family was not judged): what a family's ``item_fields`` name."""
         return getattr(self, name) if name in self.VERDICT_LISTS else self.family_items.get(name)
 
-    @property
-    def source_support(self) -> list | None:
-        """Source support's verdicts (``family_items["source_support"]``), kept as an attribute
-        for the code written before families kept their own items."""
-        return self.family_items.get("source_support")
+    def __getattr__(self, name: str):
+        """A registered family's own items by its name (``family_items[name]``, ``None`` where it
+        was not judged): for code written before families kept their items in one place."""
+        if not name.startswith("__") and name in FAMILY_HOOKS.names():
+            return self.__dict__.get("family_items", {}).get(name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    @source_support.setter
-    def source_support(self, verdicts: list | None) -> None:
-        if verdicts is None:
-            self.family_items.pop("source_support", None)
+    def __setattr__(self, name: str, value) -> None:
+        """``result.<family name> = items`` sets ``family_items[name]`` (``None`` removes them)."""
+        if name in _RESULT_FIELDS or name not in FAMILY_HOOKS.names():
+            object.__setattr__(self, name, value)
+        elif value is None:
+            self.family_items.pop(name, None)
         else:
-            self.family_items["source_support"] = verdicts
+            self.family_items[name] = value
 
     def to_dict(self) -> dict:
         return {
@@ -518,10 +497,9 @@ class InstanceResult:
     @classmethod
     def from_dict(cls, data: dict, item_readers: Mapping[str, Callable[[dict], Any]] | None = None) -> InstanceResult:
         """A result from :meth:`to_dict`; ``item_readers``: family name → the reader of one of
-        its items (:func:`doclens.families.result_from_dict` passes every registered family's;
-        without it the default families' are used)."""
+        its items (default: every registered family's, :func:`doclens.families.result_from_dict`)."""
         if item_readers is None:
-            item_readers = {"source_support": SupportVerdict.from_dict}
+            item_readers = FAMILY_HOOKS.item_readers()
         return cls(
             family_items={name: [read(v) for v in data[name]] for name, read in item_readers.items()
                           if data.get(name) is not None},
@@ -531,3 +509,7 @@ class InstanceResult:
             prediction_claims=[ClaimVerdict.from_dict(c) for c in data.get("prediction_claims", [])],
             statements=[CitationVerdict.from_dict(s) for s in data.get("statements", [])],
         )
+
+
+#: InstanceResult's own fields (set as they are; any other registered family name goes to family_items)
+_RESULT_FIELDS = frozenset(f.name for f in fields(InstanceResult))

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
 from doclens.core.settings import SELECTORS
-from doclens.core.types import InstanceResult
+from doclens.core.types import FAMILY_HOOKS, InstanceResult
 from doclens.families.base import (
     APPLIES,
     NOT_APPLICABLE,
@@ -22,6 +22,7 @@ from doclens.families.base import (
     UNCITED_OUTPUTS,
     Applicability,
     CountingRule,
+    FamilyContext,
     MetricFamily,
     UncitedOutputs,
 )
@@ -30,7 +31,7 @@ from doclens.families.claims import CLAIMS
 from doclens.families.source_support import SOURCE_SUPPORT
 
 __all__ = ["APPLIES", "NOT_APPLICABLE", "SKIPPED", "UNCITED_OUTPUTS", "Applicability", "UncitedOutputs",
-           "CountingRule", "MetricFamily", "FAMILIES",
+           "CountingRule", "FamilyContext", "MetricFamily", "FAMILIES", "higher_is_better", "statistics",
            "CLAIMS", "CITATIONS", "SOURCE_SUPPORT", "cites_nothing", "selected", "family_metrics", "result_counts",
            "instance_scores", "metric_family", "register", "unregister", "registered", "selectors",
            "DOCLENS_METRICS", "result_from_dict", "own_item_families", "reported", "DEFAULT_SELECTOR", "derived_scores"]
@@ -124,6 +125,18 @@ def selectors() -> tuple[str, ...]:
 SELECTORS.known = selectors  # ScoringSettings checks metrics= against this registry (core sits below it)
 
 
+def _family_names() -> tuple[str, ...]:
+    return tuple(family.name for family in FAMILIES)
+
+
+def _item_readers() -> dict:
+    return {family.name: family.item_from_dict for family in own_item_families()}
+
+
+FAMILY_HOOKS.names = _family_names  # result.<family name> and InstanceResult.from_dict read the registry
+FAMILY_HOOKS.item_readers = _item_readers
+
+
 def own_item_families(families: Sequence[MetricFamily] = FAMILIES) -> tuple[MetricFamily, ...]:
     """The families of ``families`` that judge in a step of their own and keep their own items."""
     return tuple(family for family in families if family.judges_itself)
@@ -132,7 +145,7 @@ def own_item_families(families: Sequence[MetricFamily] = FAMILIES) -> tuple[Metr
 def result_from_dict(data: dict):
     """An :class:`~doclens.core.types.InstanceResult` from its ``to_dict``, each registered
     family's own items read by that family."""
-    return InstanceResult.from_dict(data, {family.name: family.item_from_dict for family in own_item_families()})
+    return InstanceResult.from_dict(data, _item_readers())
 
 
 def selected(selectors: Iterable[str] = (DEFAULT_SELECTOR,)) -> tuple[MetricFamily, ...]:
@@ -144,6 +157,24 @@ def selected(selectors: Iterable[str] = (DEFAULT_SELECTOR,)) -> tuple[MetricFami
 def family_metrics(families: Sequence[MetricFamily] = FAMILIES) -> tuple[str, ...]:
     """The metric names of ``families``, in table order."""
     return tuple(metric for family in families for metric in family.metrics)
+
+
+def statistics(families: Sequence[MetricFamily] = FAMILIES) -> tuple[str, ...]:
+    """Every statistic a leaderboard can rank by, in table order: each family's metrics and derived
+    scores, pooled then ``_macro`` (:meth:`MetricFamily.statistics`)."""
+    pooled = [name for family in families for name in (*family.metrics, *family.derived_scores({}))]
+    return (*pooled, *(f"{name}_macro" for name in pooled))
+
+
+def higher_is_better(statistic: str) -> bool:
+    """Whether a larger value of ``statistic`` (a metric or derived score, pooled or ``_macro``) is
+    better, as its family declares (:attr:`MetricFamily.lower_is_better`); ``KeyError`` for an
+    unknown statistic."""
+    base = statistic.removesuffix("_macro")
+    for family in FAMILIES:
+        if base in family.metrics or base in family.derived_scores({}):
+            return family.higher_is_better(statistic)
+    raise KeyError(statistic)
 
 
 def metric_family(metric: str) -> MetricFamily:

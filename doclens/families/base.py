@@ -14,10 +14,14 @@ declarations. A new family is one module (``tests/test_toy_family.py`` is one).
 
 from __future__ import annotations
 
+import argparse
+import importlib
 from dataclasses import dataclass
+from typing import Any
 
+from doclens.core.errors import ConfigurationError
 from doclens.core.metrics import ON_UNPARSED, counting_rule, ratio
-from doclens.core.settings import UNCITED_OUTPUTS  # the vocabulary lives with the settings
+from doclens.core.settings import UNCITED_OUTPUTS, ScoringSettings  # the vocabulary lives with the settings
 from doclens.core.types import TextEnum
 
 
@@ -81,6 +85,19 @@ class CountingRule:
         return cls(on_unparsed=counting_rule(config), uncited_outputs=config.get("uncited_outputs") or "strict")
 
 
+@dataclass(frozen=True)
+class FamilyContext:
+    """What a family's judging step, signature fields, report block and warnings read of a run
+    (never the scorer itself): the run's ``settings``, its ``evaluator`` (the judge, or on Ray
+    the judge as the workers reported it) and ``extractor``, and the family's own ``options``
+    (an instance of its :meth:`MetricFamily.options_type`; ``None`` for a family without)."""
+
+    settings: ScoringSettings
+    evaluator: Any
+    extractor: Any = None
+    options: Any = None
+
+
 class MetricFamily:
     """The base of every metric family; a subclass sets the class attributes and :meth:`count`,
     and, when it asks the judge something of its own, :meth:`judge` (see ``docs/design.md`` §1,
@@ -121,6 +138,69 @@ class MetricFamily:
     on_instance_line: bool = True
     reads_judge: tuple[str, ...] = ()
     reads_plain_source: bool = False
+    #: metrics (and derived scores) for which a *lower* value is better; every other one ranks
+    #: higher-is-better (:meth:`higher_is_better`: ``--rank-by``, the leaderboard, the plots)
+    lower_is_better: frozenset[str] = frozenset()
+    #: ``"module:Class"`` of the family's own settings (its options: ``DocLens(judge, <name>=…)``,
+    #: its command-line options), named by path because a family sits below the judges and the
+    #: scoring steps (docs/design.md §6); ``""``: the family has none
+    options_path: str = ""
+
+    # ---- what it declares ------------------------------------------------------------------------
+    def higher_is_better(self, statistic: str) -> bool:
+        """Whether a larger value of ``statistic`` (one of its metrics or derived scores, pooled or
+        ``_macro``) is better."""
+        return statistic.removesuffix("_macro") not in self.lower_is_better
+
+    def statistics(self) -> tuple[str, ...]:
+        """Every statistic a leaderboard may rank this family by: each metric and derived score,
+        pooled and ``_macro``."""
+        names = (*self.metrics, *self.derived_scores({}))
+        return (*names, *(f"{name}_macro" for name in names))
+
+    def options_type(self) -> type | None:
+        """The class of the family's own settings (:attr:`options_path`), ``None`` without."""
+        if not self.options_path:
+            return None
+        module, _, name = self.options_path.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+    def default_options(self) -> Any:
+        """The family's settings when none were given (the class's defaults)."""
+        kind = self.options_type()
+        return None if kind is None else kind()
+
+    def check_options(self, options: Any) -> Any:
+        """``options`` as given to ``DocLens(judge, <name>=options)``, checked against
+        :meth:`options_type`."""
+        kind = self.options_type()
+        if kind is None:
+            raise ConfigurationError(f"the metric family {self.name!r} takes no options")
+        if not isinstance(options, kind):
+            raise ConfigurationError(f"{self.name}= must be a {kind.__module__}.{kind.__name__}, "
+                                     f"got {type(options).__name__}")
+        return options
+
+    def add_cli_options(self, parser: argparse.ArgumentParser) -> None:
+        """Add the family's command-line options to ``doclens score`` (its settings class's
+        ``add_cli_options(group)``, in an option group of its own)."""
+        kind = self.options_type()
+        if kind is not None and hasattr(kind, "add_cli_options"):
+            kind.add_cli_options(parser.add_argument_group(
+                f"{self.name.replace('_', ' ')} (--metrics doclens,{self.selector})"))
+
+    def options_from_cli(self, args: argparse.Namespace, settings: ScoringSettings) -> Any:
+        """The family's settings from ``doclens score``'s arguments (``None`` where the family is
+        off). Its options given while it is off are a usage error, never silently ignored."""
+        kind: Any = self.options_type()
+        if kind is None or not hasattr(kind, "from_cli"):
+            return None
+        if self.selector not in settings.metrics:
+            given = kind.cli_given(args)
+            if given:
+                raise ConfigurationError(f"{', '.join(given)} only apply with --metrics doclens,{self.selector}")
+            return None
+        return kind.from_cli(args)
 
     # ---- counting -----------------------------------------------------------------------------
     def applicability(self, result, rule: CountingRule) -> Applicability:
@@ -163,8 +243,8 @@ class MetricFamily:
         """Whether the family has a judging step of its own (defines :meth:`judge`)."""
         return type(self).judge is not MetricFamily.judge
 
-    def judge(self, works: list, scorer) -> dict[int, list]:
-        """``{position in works: items}`` for one chunk: what the family asks ``scorer.evaluator``
+    def judge(self, works: list, context: FamilyContext) -> dict[int, list]:
+        """``{position in works: items}`` for one chunk: what the family asks ``context.evaluator``
         (``works``: :class:`doclens.scoring.run.Work`, the chunk's instances prepared, claims
         extracted). Instances absent from the answer have no items (``None``)."""
         raise NotImplementedError(f"the metric family {self.name!r} is not judged by the scorer and has no judge()")
@@ -182,24 +262,41 @@ class MetricFamily:
         """Add what the family counts besides its metrics to the report's ``counts`` (in place),
         from the run's sums of :meth:`tally` and ``run`` (:class:`doclens.scoring.run.RunMeta`)."""
 
-    def signature_fields(self, scorer) -> list[tuple[str, str]]:
+    def signature_fields(self, context: FamilyContext) -> list[tuple[str, str]]:
         """``(key, value)`` signature fields the family's settings add, as data (rendered once by
         :func:`doclens.scoring.signature.render_signature`)."""
         return []
 
-    def report_block(self, tally: dict[str, int], scorer, run) -> dict:
+    def report_block(self, tally: dict[str, int], context: FamilyContext, run) -> dict:
         """The family's block in the report (``Report.blocks[name]``, a key of the scores file;
-        ``{}``: none) from the run's sums of :meth:`tally`, ``scorer``'s settings and ``run``
+        ``{}``: none) from the run's sums of :meth:`tally`, the run's ``context`` and ``run``
         (:class:`doclens.scoring.run.RunMeta`)."""
         return {}
 
-    def run_warnings(self, counts: dict, block: dict, unparsed: int, failed: int, scorer,
+    def run_warnings(self, counts: dict, block: dict, unparsed: int, failed: int, context: FamilyContext,
                      run) -> list[tuple[type, str]]:
         """``(category, message)`` warnings of the run about this family, from the report's
         ``counts``, the family's ``block``, its items without a verdict (``unparsed``,
-        ``failed``; the scorer's own warning names those of the families it judges), ``scorer``'s
-        settings and ``run``."""
+        ``failed``; the scorer's own warning names those of the families it judges), the run's
+        ``context`` and ``run``."""
         return []
+
+    def verdict_counts(self, block: dict) -> dict[str, dict[str, int]]:
+        """``{kind of item: {verdict: count}}`` the verdict plot adds for this family, from its
+        report ``block`` (``{}``: nothing to add; the claim and citation verdicts are drawn from
+        the report's counts)."""
+        return {}
+
+    # ---- a dry run -------------------------------------------------------------------------------
+    def planning_options(self, options: Any) -> Any:
+        """The family's settings in a dry run's planning scorer (``options``: the real run's);
+        by default the same."""
+        return options
+
+    def plan(self, options: Any) -> tuple[dict, list[str]] | None:
+        """What a dry run reports of this family once planned (``options``: those
+        :meth:`planning_options` gave): ``(block, notes)``, or ``None`` (nothing to say)."""
+        return None
 
     def row(self, result, counts: dict) -> dict:
         """The family's columns in ``Report.to_rows``: per metric its score, ``_hits`` and

@@ -13,7 +13,16 @@ from __future__ import annotations
 
 from doclens.core.errors import UncitedOutputsWarning, UnreadCitationsWarning
 from doclens.core.metrics import citation_precision_counts, citation_recall_counts, f1
-from doclens.families.base import APPLIES, NOT_APPLICABLE, SKIPPED, Applicability, CountingRule, MetricFamily, UncitedOutputs
+from doclens.families.base import (
+    APPLIES,
+    NOT_APPLICABLE,
+    SKIPPED,
+    Applicability,
+    CountingRule,
+    FamilyContext,
+    MetricFamily,
+    UncitedOutputs,
+)
 from doclens.families.claims import _in_section
 
 #: the statement counts of ``counts["citations"]``, in order
@@ -68,7 +77,7 @@ class CitationFamily(MetricFamily):
         counts["citations"] = {**{key: tally.get(key, 0) for key in STATEMENT_COUNTS},
                                "capped_statements": run.capped_statements}
 
-    def run_warnings(self, counts: dict, block: dict, unparsed: int, failed: int, scorer,
+    def run_warnings(self, counts: dict, block: dict, unparsed: int, failed: int, context: FamilyContext,
                      run) -> list[tuple[type, str]]:
         """One warning per run for the instances whose output cites nothing."""
         said: list[tuple[type, str]] = []
@@ -89,10 +98,10 @@ class CitationFamily(MetricFamily):
                          "statements 0 instead"))
         return said
 
-    def signature_fields(self, scorer) -> list[tuple[str, str]]:
+    def signature_fields(self, context: FamilyContext) -> list[tuple[str, str]]:
         # cite:styled: bracketed numbers read as citations only in a consistent citation style
         # (doclens.parsing.statements.citation_style; before it, every closing group was read)
-        return [("uncited-outputs", "na" if scorer.uncited_outputs == UncitedOutputs.NOT_APPLICABLE else "strict"),
+        return [("uncited-outputs", "na" if context.settings.uncited_outputs == UncitedOutputs.NOT_APPLICABLE else "strict"),
                 ("cite", "styled")]
 
 

@@ -1,13 +1,14 @@
 """The source-support family: each prediction claim against the instance's own source
-(:mod:`doclens.core.support` has its verdicts; the judging is
-:class:`doclens.scoring.source_support.SourceSupport`'s; ``cards/source-support.md``)."""
+(:mod:`doclens.core.support` has its verdicts; its settings and judging step are
+:class:`doclens.scoring.source_support.SourceSupport`, the family's options: ``DocLens(judge,
+source_support=SourceSupport(...))`` and ``doclens score``'s ``--top-n`` …; ``cards/source-support.md``)."""
 
 from __future__ import annotations
 
 from doclens.core.errors import JudgeWarning, NotApplicableWarning
 from doclens.core.support import SUPPORT_LABELS, SUPPORT_METRICS, SupportVerdict, support_counts
 from doclens.core.types import NO_VERDICT
-from doclens.families.base import APPLIES, SKIPPED, Applicability, CountingRule, MetricFamily
+from doclens.families.base import APPLIES, SKIPPED, Applicability, CountingRule, FamilyContext, MetricFamily
 
 
 class SourceSupportFamily(MetricFamily):
@@ -25,6 +26,10 @@ class SourceSupportFamily(MetricFamily):
     reads_judge = ("support_verdicts", "support_window_words", "support_prompt_tags")
     #: a source without numbered units (a long text) is read whole or retrieved from
     reads_plain_source = True
+    #: a claim the source contradicts or does not address is a fault of the output
+    lower_is_better = frozenset({"source_not_supported", "source_not_addressed"})
+    #: its settings: retrieval (``RetrievalConfig``), the whole-source budget, the retriever
+    options_path = "doclens.scoring.source_support:SourceSupport"
 
     def applicability(self, result, rule: CountingRule) -> Applicability:
         return SKIPPED if self.items(result) is None else APPLIES
@@ -32,10 +37,10 @@ class SourceSupportFamily(MetricFamily):
     def count(self, result, rule: CountingRule, section: str | None) -> dict:
         return support_counts(self.items(result), rule.on_unparsed, section)
 
-    def judge(self, works: list, scorer) -> dict[int, list]:
+    def judge(self, works: list, context: FamilyContext) -> dict[int, list]:
         """Every prediction claim of every work with a source, judged against evidence from it
-        (:meth:`doclens.scoring.source_support.SourceSupport.judge`, with the scorer's settings)."""
-        return scorer.source_support.judge(works, scorer.evaluator)
+        (:meth:`doclens.scoring.source_support.SourceSupport.judge`, with the family's settings)."""
+        return context.options.judge(works, context.evaluator)
 
     def item_from_dict(self, data: dict) -> SupportVerdict:
         return SupportVerdict.from_dict(data)
@@ -53,21 +58,40 @@ class SourceSupportFamily(MetricFamily):
                                            for v in verdicts)
         return found
 
-    def signature_fields(self, scorer) -> list[tuple[str, str]]:
-        return scorer.source_support.signature_fields(scorer.evaluator)
+    def signature_fields(self, context: FamilyContext) -> list[tuple[str, str]]:
+        return context.options.signature_fields(context.evaluator)
 
-    def report_block(self, tally: dict[str, int], scorer, run) -> dict:
+    def report_block(self, tally: dict[str, int], context: FamilyContext, run) -> dict:
         """The report's ``source_support`` block: the judge's kind, the retrieval signature,
         verdict and retrieval counts, and the instances whose source has no citable units."""
-        return {**scorer.source_support.report_block(tally, scorer.evaluator), "uncitable_instances": len(run.uncitable)}
+        return {**context.options.report_block(tally, context.evaluator), "uncitable_instances": len(run.uncitable)}
 
-    def run_warnings(self, counts: dict, block: dict, unparsed: int, failed: int, scorer,
+    def verdict_counts(self, block: dict) -> dict[str, dict[str, int]]:
+        """The block's claim verdicts, as the verdict plot draws them (``source support``)."""
+        claims = (block or {}).get("claims") or {}
+        if not claims:
+            return {}
+        return {"source support": {"supported": int(claims.get("supported", 0)),
+                                   "contradicted": int(claims.get("not_supported", 0)),
+                                   "not addressed": int(claims.get("not_addressed", 0)),
+                                   "unparsed": int(claims.get("unparsed", 0)),
+                                   "failed": int(claims.get("failed", 0))}}
+
+    def planning_options(self, options):
+        """A dry run's stand-in (:class:`doclens.scoring.source_support.PlanningSourceSupport`):
+        sources given whole are planned, the claims of a longer one counted apart."""
+        return options.planning()
+
+    def plan(self, options) -> tuple[dict, list[str]] | None:
+        return options.plan()
+
+    def run_warnings(self, counts: dict, block: dict, unparsed: int, failed: int, context: FamilyContext,
                      run) -> list[tuple[type, str]]:
         found: list[tuple[type, str]] = []
         if unparsed or failed:
             found.append((JudgeWarning,
                           f"source support: {unparsed} claim(s) unparsed and {failed} failed; they have no verdict "
-                          f"and count per on_unparsed={scorer.on_unparsed!r}"))
+                          f"and count per on_unparsed={context.settings.on_unparsed!r}"))
         if block.get("note"):
             found.append((JudgeWarning, f"source support: {block['note']}"))
         if run.uncitable:

@@ -249,12 +249,14 @@ def verdict_figure(breakdown: dict[str, dict[str, int]], what: str = "verdict br
 
 
 def verdict_breakdown(counts: dict, unparsed: dict, failed: dict, config: dict | None,
-                      source_support: dict | None = None) -> dict[str, dict[str, int]]:
+                      blocks: dict | None = None) -> dict[str, dict[str, int]]:
     """``{kind: {verdict: count}}`` from a report's header: ``counts`` (per metric hits and
     items), ``unparsed`` / ``failed`` (per item field), ``config`` (its ``on_unparsed`` rule:
     with ``zero`` an unparsed or failed item is among the items, with ``exclude`` it is not)
-    and the source-support block (its ``claims`` verdict counts)."""
+    and the families' ``blocks`` (``{family name: block}``; each family says what its block adds:
+    :meth:`doclens.families.MetricFamily.verdict_counts`)."""
     from doclens.core.metrics import counting_rule
+    from doclens.families import FAMILIES
 
     rule = counting_rule(config)
     result = {}
@@ -267,13 +269,8 @@ def verdict_breakdown(counts: dict, unparsed: dict, failed: dict, config: dict |
         missing = bad + broken if rule == "zero" else 0
         result[kind] = {"supported": hits, "not supported": max(0, items - hits - missing),
                         "unparsed": bad, "failed": broken}
-    claims = (source_support or {}).get("claims") or {}
-    if claims:
-        result["source support"] = {"supported": int(claims.get("supported", 0)),
-                                    "contradicted": int(claims.get("not_supported", 0)),
-                                    "not addressed": int(claims.get("not_addressed", 0)),
-                                    "unparsed": int(claims.get("unparsed", 0)),
-                                    "failed": int(claims.get("failed", 0))}
+    for family in FAMILIES:
+        result.update(family.verdict_counts((blocks or {}).get(family.name) or {}))
     return result
 
 
@@ -293,5 +290,5 @@ def report_figure(report, kind: str = "sections", metrics: Sequence[str] | None 
                                    {m: report.scores.get(m) for m in chosen})
     if kind == "verdicts":
         return verdict_figure(verdict_breakdown(report.counts, report.unparsed, report.failed, report.config,
-                                                report.source_support))
+                                                report.blocks))
     raise ValueError(f"unknown plot kind {kind!r}; choose one of {', '.join(REPORT_KINDS)}")

@@ -59,18 +59,15 @@ class Report:
     #: why it was not written where asked (``written`` then names the fallback file, or is ``None``)
     write_problem: str | None = field(default=None, repr=False, compare=False)
     #: family name → the family's block (:meth:`doclens.families.MetricFamily.report_block`), a
-    #: key of the scores file each: source support's judge kind, retrieval signature and verdict
-    #: counts under ``"source_support"`` (:mod:`doclens.scoring.source_support`)
+    #: key of the scores file each (``report.<family name>`` reads one too)
     blocks: dict[str, dict] = field(default_factory=dict)
 
-    @property
-    def source_support(self) -> dict:
-        """Source support's block (``blocks["source_support"]``; ``{}`` when it was not on)."""
-        return self.blocks.get("source_support", {})
-
-    @source_support.setter
-    def source_support(self, block: dict) -> None:
-        self.blocks["source_support"] = block
+    def __getattr__(self, name: str):
+        """A registered family's block by its name (``blocks[name]``; ``{}`` when the family was
+        not on): for code written before the families kept their blocks in one place."""
+        if not name.startswith("__") and any(family.name == name for family in FAMILIES):
+            return self.__dict__.get("blocks", {}).get(name, {})
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def levelled_warnings(self) -> list[tuple[str, str]]:
         """``(level, message)`` of every warning (:func:`levelled_warnings`)."""

@@ -250,8 +250,9 @@ class DocLensReward:
         ``"note"``, the default, judges a note claim against the whole premise note, ``"section"``
         against its own section only, as ``doclens score --premise-scope`` does;
         ``section_fallback``, ``uncited``, ``max_citations``, ``on_unparsed``,
-        ``question_statements``, ``chunk_size`` …) and ``source_support``. A source-support
-        component in ``score`` turns source support on.
+        ``question_statements``, ``chunk_size`` …) and a metric family's own settings by its name
+        (``family_options``). A component of an opt-in family in ``score`` (source support's
+        ``source_supported`` …) turns that family on.
 
     Each call scores its completions as :meth:`doclens.DocLens.score` does (one judge batch when
     they fit in ``chunk_size``, 1024 by default, or ``budget_chunk_size`` with a budget) and, when

@@ -103,12 +103,13 @@ def _family_blocks(scorer, run: RunMeta, aggregator: Aggregator, counts: dict, f
     """Each family's report block (those it gives), in table order; its warnings go to ``found``."""
     blocks = {}
     for family in scorer.families:
-        block = family.report_block(aggregator.tallies[family.name], scorer, run)
+        context = scorer.family_context(family)
+        block = family.report_block(aggregator.tallies[family.name], context, run)
         if block:
             blocks[family.name] = block
         fields = dict.fromkeys(family.item_fields.values())
         found += family.run_warnings(counts, block, sum(aggregator.unparsed[f] for f in fields),
-                                     sum(aggregator.failed[f] for f in fields), scorer, run)
+                                     sum(aggregator.failed[f] for f in fields), context, run)
     return blocks
 
 
@@ -141,7 +142,7 @@ def settings_signature(scorer) -> Signature:
 
 def _family_fields(scorer) -> list:
     """The signature fields every metric family of ``scorer`` declares, in family order."""
-    return [field for family in scorer.families for field in family.signature_fields(scorer)]
+    return [field for family in scorer.families for field in family.signature_fields(scorer.family_context(family))]
 
 
 def _warnings(scorer, run: RunMeta, unparsed: int, failed: int) -> Warned:

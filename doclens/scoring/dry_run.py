@@ -38,8 +38,6 @@ from doclens.evaluators.llm.chat import (
 from doclens.evaluators.llm.prompting import load_prompt
 from doclens.evaluators.usage import estimate_tokens
 from doclens.extraction.extractors import ExtractionRequest, Extractor, PromptedExtractor, SentenceExtractor
-from doclens.retrieval.retriever import given_whole
-from doclens.scoring.source_support import SourceSupport
 
 #: Completion tokens allowed per call (a rough allowance; replies vary).
 COMPLETION_ALLOWANCE = {"extraction_per_claim": 15, "json_cot_per_claim": 45, "json_per_claim": 15,
@@ -168,57 +166,24 @@ def _placement_bound(scorer, report, tally: _Tally) -> tuple[dict[str, int], lis
     return {}, []
 
 
-class _PlanningSourceSupport(SourceSupport):
-    """Source support in a planning scorer: the family stays selected, so the planner accepts and
-    refuses exactly the sources the real run does (a plain-text source without ``[0]`` is read as
-    facts, not refused as citable units). A source that fits the judge's window is given whole,
-    as in the real step, whose requests the planning judge then counts; a longer one (or every
-    one, with ``always_retrieve``) would need retrieval, which a dry run does not do (no encoder
-    loaded): its claims are counted apart, not planned."""
-
-    def __init__(self, real: SourceSupport):
-        super().__init__(real.config, budget_words=real.budget_words)
-        self.instances = self.claims = self.retrieved_claims = 0
-
-    def judge(self, works: list, evaluator: Evaluator) -> dict:
-        whole = []
-        for work in works:
-            if work.instance.source is None:
-                continue
-            facts = self.facts(work.instance)  # read, and refused, as the real step does
-            claims = sum(len(items) for items in work.pred_claims.values())
-            self.instances += 1
-            self.claims += claims
-            if given_whole(facts, self.budget(evaluator), self.config):
-                whole.append(work)
-            else:
-                self.retrieved_claims += claims
-        return super().judge(whole, evaluator)  # nothing retrieved: each source is given whole
-
-
 def _planner(scorer, judge: Evaluator, extractor: Extractor | None):
     """A scorer that asks what ``scorer`` would ask with ``judge`` and ``extractor`` (stand-ins):
-    ``scorer``'s settings, but that an unanswered item never raises, and its source support (if
-    on) a :class:`_PlanningSourceSupport`."""
+    ``scorer``'s settings, but that an unanswered item never raises, and each family's settings
+    as its :meth:`~doclens.families.MetricFamily.planning_options` give them."""
     from doclens.scoring.scorer import DocLens
 
-    support = None if scorer.source_support is None else _PlanningSourceSupport(scorer.source_support)
-    return DocLens(judge, extractor, settings=scorer.settings.replace(on_unparsed="zero"), source_support=support)
+    planning = {name: family.planning_options(scorer.family_options[name])
+                for family in scorer.families for name in [family.name] if name in scorer.family_options}
+    return DocLens(judge, extractor, settings=scorer.settings.replace(on_unparsed="zero"), family_options=planning)
 
 
-def _source_support_plan(planner, result: dict) -> None:
-    """What a dry run says of source support, when it is on."""
-    support = planner.source_support
-    if support is None:
-        return
-    result["source_support"] = {"instances": support.instances, "prediction_claims": support.claims,
-                                 "claims_needing_retrieval": support.retrieved_claims}
-    result["notes"].append("source support is on: a source that fits the judge's window is given whole, and its "
-                           "judgements are counted with the others (calls.judge_support, pairs); the claims of a "
-                           "longer source need retrieval, which a dry run does not do: "
-                           "source_support.claims_needing_retrieval counts them, and their judgements (one call "
-                           "per group of claims sharing evidence in json_cot, one per claim in cot) are NOT in "
-                           "the calls, pairs or cost")
+def _family_plans(planner, result: dict) -> None:
+    """What a dry run says of each family that plans (:meth:`~doclens.families.MetricFamily.plan`)."""
+    for family in planner.families:
+        said = family.plan(planner.family_options.get(family.name))
+        if said is not None:
+            result[family.name], notes = said
+            result["notes"].extend(notes)
 
 
 def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dict:
@@ -281,7 +246,7 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
     if extraction_estimated:
         result["notes"].append("claims to be extracted were stood in for by sentences: extraction calls are exact, "
                                "but the judge calls that depend on the extracted claims are estimates")
-    _source_support_plan(planner, result)
+    _family_plans(planner, result)
     if judge.loads_model_in_process:
         result["cost_usd_estimate"] = 0.0
         result["notes"].append("the model runs in this process: 'calls' are forward passes here, nothing leaves the "
@@ -364,7 +329,7 @@ def in_process_plan(scorer, instances: Iterable, progress: bool = False) -> dict
     }
     if scorer.settings.premise_scope == "note" and any(r.task == "note_generation" for r in report.instances):
         result["notes"].append(WHOLE_NOTE_NOTE)
-    _source_support_plan(planner, result)
+    _family_plans(planner, result)
     if isinstance(scorer.extractor, PromptedExtractor):
         result["extraction_texts"] = extractor.texts
         result["notes"].append("texts to extract claims from were stood in for by their sentences: claim counts "

@@ -31,7 +31,7 @@ from doclens.engines.progress import InstanceSteps, ProgressBar, judge_batch
 from doclens.engines.sink import FileSink, ResultSink
 from doclens.evaluators.base import Evaluator
 from doclens.extraction.extractors import ExtractionRequest, Extractor, FailedExtraction
-from doclens.families import CountingRule, own_item_families, selected
+from doclens.families import FAMILIES, CountingRule, FamilyContext, MetricFamily, own_item_families, selected
 from doclens.inputs.tables import UnicodeRepairWarning
 from doclens.inputs.unicode import replace_lone_surrogates
 from doclens.parsing.sections import detect_task, looks_like_note, note_section_spans, segments
@@ -47,7 +47,6 @@ from doclens.parsing.statements import (
 from doclens.reports.files import output_lock
 from doclens.reports.report import Report
 from doclens.scoring.run import Run, RunMeta, Work
-from doclens.scoring.source_support import SourceSupport
 from doclens.scoring.verdicts import (
     citation_requests,
     claim_requests,
@@ -92,6 +91,23 @@ def incomplete_reasons(report: Report) -> list[str]:
     return reasons
 
 
+def _family_options(family_options: dict | None, keywords: dict) -> dict:
+    """``{family name: settings}`` from ``family_options=`` and the keywords named after a registered
+    family (taken out of ``keywords``), each checked by its family."""
+    given = dict(family_options or {})
+    for family in FAMILIES:
+        if family.name in keywords:
+            if family.name in given:
+                raise ConfigurationError(f"{family.name}= and family_options[{family.name!r}] both given: give one")
+            given[family.name] = keywords.pop(family.name)
+    known = {family.name: family for family in FAMILIES}
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise ConfigurationError(f"family_options: unknown metric family {', '.join(map(repr, unknown))}; the "
+                                 f"registered ones are {', '.join(known)}")
+    return {name: known[name].check_options(options) for name, options in given.items() if options is not None}
+
+
 def _repaired(instance: Instance) -> Instance:
     """``instance`` with lone surrogates replaced by U+FFFD in every field, named in a warning
     (:mod:`doclens.inputs.unicode`): the file readers repair their rows, and an instance given
@@ -129,8 +145,12 @@ class DocLens:
         Also compute these baselines (``rouge``, ``bertscore``, ``medcon``) on the same instances.
     baseline_options : dict, optional
         Per-baseline settings passed to :func:`doclens.baselines.compute_baselines`.
-    source_support : SourceSupport, optional
-        Its settings (retrieval, ``top_n``, the whole-source budget); giving it turns the metric on.
+    family_options : dict, optional
+        ``{family name: its settings}`` for the metric families that have settings of their own
+        (:meth:`doclens.families.MetricFamily.options_type`); giving a family's settings turns it
+        on. A family's name as a keyword says the same (``DocLens(judge, <family name>=settings)``;
+        ``cards/source-support.md`` has one). A family that is on and was given none has its
+        defaults.
     """
 
     #: what ``DocLens(...)`` takes: its own parameters and each ScoringSettings option as a keyword
@@ -138,14 +158,16 @@ class DocLens:
 
     def __init__(self, evaluator: Evaluator, extractor: Extractor | None = None, *,
                  settings: ScoringSettings | None = None, baselines: list[str] | None = None,
-                 baseline_options: dict | None = None, source_support: SourceSupport | None = None, **options):
+                 baseline_options: dict | None = None, family_options: dict | None = None, **options):
         if not isinstance(evaluator, Evaluator):
             raise ConfigurationError(f"evaluator must be a doclens.Evaluator, got {type(evaluator).__name__}")
         if extractor is not None and not isinstance(extractor, Extractor):
             raise ConfigurationError(f"extractor must be a doclens.Extractor, got {type(extractor).__name__}")
+        given = _family_options(family_options, options)
         settings = ScoringSettings.from_kwargs(settings, **options)  # checked there, once
-        if source_support is not None and "source_support" not in settings.metrics:
-            settings = settings.replace(metrics=(*settings.metrics, "source_support"))
+        turned_on = [family.selector for family in FAMILIES if family.name in given]
+        if any(selector not in settings.metrics for selector in turned_on):
+            settings = settings.replace(metrics=tuple(dict.fromkeys((*settings.metrics, *turned_on))))
         #: how this scorer scores (frozen; read by the steps, the report and its signature)
         self.__dict__["settings"] = settings
         self.evaluator = evaluator
@@ -157,21 +179,31 @@ class DocLens:
 
             check_baseline_settings(self.baselines, self.baseline_options,  # auto: the tasks met decide, later
                                     task=settings.task if settings.task not in (None, AUTO_TASK) else "general")
-        self.source_support = (source_support or SourceSupport()) if "source_support" in settings.metrics else None
         #: the metric families this scorer computes (:mod:`doclens.families`) and how they count
         self.families = selected(settings.metrics)
+        #: each family's own settings (those that have some): given, or the family's defaults
+        self.family_options = {family.name: given[family.name] if family.name in given else family.default_options()
+                               for family in self.families if family.options_type() is not None}
         self.counting_rule = CountingRule(settings.on_unparsed, settings.uncited_outputs)
         #: reference claims extracted by this scorer, by (task, section, text): a reference scored
         #: again (the next system's outputs against the same references, ``doclens score A B … -o
         #: DIR/``) is not extracted again; failed extractions are not kept
         self._reference_claims: dict[tuple[str, str | None, str], list[str]] = {}
 
+    def family_context(self, family: MetricFamily) -> FamilyContext:
+        """What ``family`` reads of this scorer: the settings, the judge and extractor, and its own
+        settings (:class:`doclens.families.FamilyContext`)."""
+        return FamilyContext(self.settings, self.evaluator, self.extractor, self.family_options.get(family.name))
+
     def __getattr__(self, name: str):
         """``scorer.uncited`` … : each setting read from :attr:`settings` (for code written when
-        they were attributes of their own); nothing else is looked up here."""
+        they were attributes of their own), and a family's own settings by its name
+        (``scorer.<family name>``: ``None`` where the family is off); nothing else is looked up here."""
         settings = self.__dict__.get("settings")
         if settings is not None and name in ScoringSettings.names():
             return getattr(settings, name)
+        if any(family.name == name for family in FAMILIES) and "family_options" in self.__dict__:
+            return self.__dict__["family_options"].get(name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __setattr__(self, name: str, value) -> None:
@@ -339,7 +371,7 @@ class DocLens:
         """Each family's own judging step (:meth:`doclens.families.MetricFamily.judge`): its items
         kept in the results, its per-instance scores added."""
         for family in own_item_families(self.families):
-            for i, items in family.judge(works, self).items():
+            for i, items in family.judge(works, self.family_context(family)).items():
                 results[i].family_items[family.name] = items
                 results[i].scores.update(family.instance_scores(family.counts(results[i], self.counting_rule)))
 

@@ -26,8 +26,11 @@ retrieval setting with the encoder's fingerprint.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Iterable
+from pathlib import Path
 
+from doclens.core.arguments import NON_NEGATIVE_INT, POSITIVE_INT
 from doclens.core.errors import ConfigurationError, InputError
 from doclens.core.settings import metric_selectors
 from doclens.core.support import SUPPORT_LABELS, SupportJudgement, SupportVerdict
@@ -81,6 +84,55 @@ class SourceSupport:
 
     def budget(self, evaluator: Evaluator) -> int:
         return self.budget_words if self.budget_words is not None else evaluator.support_window_words
+
+    # ---- its command-line options (read by the family: doclens.families.MetricFamily.add_cli_options) ----
+    #: ``(flag, argparse destination)`` of every option below
+    CLI_OPTIONS = (("--top-n", "top_n"), ("--retrieval-encoder", "retrieval_encoder"), ("--reranker", "reranker"),
+                   ("--always-retrieve", "always_retrieve"), ("--support-budget", "support_budget"),
+                   ("--vector-store", "vector_store"))
+
+    @staticmethod
+    def add_cli_options(group) -> None:
+        """``doclens score``'s source-support options (``cards/source-support.md``)."""
+        group.add_argument("--top-n", type=POSITIVE_INT,
+                           help="source support: facts retrieved per claim from a long source (default 50)")
+        group.add_argument("--retrieval-encoder", metavar="MODEL",
+                           help="source support: dense encoder, a sentence-transformers folder or hub id (default: "
+                                "the shipped all-MiniLM-L6-v2, offline)")
+        group.add_argument("--reranker", metavar="MODEL", help="source support: cross-encoder re-ranking the facts")
+        group.add_argument("--always-retrieve", action="store_true",
+                           help="source support: retrieve even for a source short enough to give whole")
+        group.add_argument("--support-budget", type=NON_NEGATIVE_INT, metavar="WORDS",
+                           help="source support: a source of at most WORDS words is given whole (default: the "
+                                "judge's window)")
+        group.add_argument("--vector-store", metavar="DIR",
+                           help="source support: folder of the on-disk vector store (default: retrieval/ in the "
+                                "DocLens cache folder, --cache-dir; --no-cache: kept in memory only)")
+
+    @classmethod
+    def cli_given(cls, args: argparse.Namespace) -> list[str]:
+        """The source-support flags given in ``args``."""
+        return [flag for flag, dest in cls.CLI_OPTIONS if getattr(args, dest, None) not in (None, False)]
+
+    @classmethod
+    def from_cli(cls, args: argparse.Namespace) -> SourceSupport:
+        """The settings ``doclens score``'s options give (the vector store is a cache: ``--cache-dir``
+        moves it, ``--no-cache`` and ``--refresh`` neither read nor write it)."""
+        from doclens.retrieval import Retriever
+        from doclens.retrieval.store import VectorStore
+
+        config = RetrievalConfig(encoder=args.retrieval_encoder, top_n=args.top_n or 50, reranker=args.reranker,
+                                 always_retrieve=args.always_retrieve)
+        off = getattr(args, "no_cache", False) or getattr(args, "refresh", False)
+        folder = args.vector_store or (Path(args.cache_dir) / "retrieval" if getattr(args, "cache_dir", None) else None)
+        retriever = (Retriever(config, store=VectorStore(folder, persist=not off))
+                     if folder is not None or off else None)
+        return cls(config if retriever is None else None, budget_words=args.support_budget, retriever=retriever)
+
+    # ---- a dry run ------------------------------------------------------------------------------------
+    def planning(self) -> PlanningSourceSupport:
+        """A dry run's stand-in for these settings (:class:`PlanningSourceSupport`)."""
+        return PlanningSourceSupport(self)
 
     # ---- judging --------------------------------------------------------------------------------------
     @staticmethod
@@ -180,6 +232,47 @@ class SourceSupport:
     def signature(self, evaluator: Evaluator) -> str:
         """:meth:`signature_fields` rendered (the report signature's ``key:value|…`` format)."""
         return render_signature(self.signature_fields(evaluator))
+
+
+class PlanningSourceSupport(SourceSupport):
+    """Source support in a dry run's planning scorer: the family stays selected, so the planner
+    accepts and refuses exactly the sources the real run does (a plain-text source without ``[0]``
+    is read as facts, not refused as citable units). A source that fits the judge's window is
+    given whole, as in the real step, whose requests the planning judge then counts; a longer one
+    (or every one, with ``always_retrieve``) would need retrieval, which a dry run does not do (no
+    encoder loaded): its claims are counted apart, not planned."""
+
+    def __init__(self, real: SourceSupport):
+        super().__init__(real.config, budget_words=real.budget_words)
+        self.instances = self.claims = self.retrieved_claims = 0
+
+    def judge(self, works: list, evaluator: Evaluator) -> dict:
+        from doclens.retrieval.retriever import given_whole
+
+        whole = []
+        for work in works:
+            if work.instance.source is None:
+                continue
+            facts = self.facts(work.instance)  # read, and refused, as the real step does
+            claims = sum(len(items) for items in work.pred_claims.values())
+            self.instances += 1
+            self.claims += claims
+            if given_whole(facts, self.budget(evaluator), self.config):
+                whole.append(work)
+            else:
+                self.retrieved_claims += claims
+        return super().judge(whole, evaluator)  # nothing retrieved: each source is given whole
+
+    def plan(self) -> tuple[dict, list[str]]:
+        """What a dry run says of source support: its block and its note."""
+        return ({"instances": self.instances, "prediction_claims": self.claims,
+                 "claims_needing_retrieval": self.retrieved_claims},
+                ["source support is on: a source that fits the judge's window is given whole, and its "
+                 "judgements are counted with the others (calls.judge_support, pairs); the claims of a "
+                 "longer source need retrieval, which a dry run does not do: "
+                 "source_support.claims_needing_retrieval counts them, and their judgements (one call "
+                 "per group of claims sharing evidence in json_cot, one per claim in cot) are NOT in "
+                 "the calls, pairs or cost"])
 
 
 def evidence_record(hit) -> dict:

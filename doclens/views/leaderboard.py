@@ -19,7 +19,7 @@ from pathlib import Path
 
 from doclens.core.metrics import CLAIM_F1
 from doclens.core.signature import Signature
-from doclens.families import selected
+from doclens.families import DOCLENS_METRICS, higher_is_better, selected, statistics
 from doclens.stats.bootstrap import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
@@ -30,6 +30,7 @@ from doclens.stats.bootstrap import (
     align_by_id,
     bootstrap_intervals,
     paired_bootstrap,
+    statistic_metrics,
 )
 from doclens.views.labels import demo_banner, judge_label
 from doclens.views.visible import visible
@@ -106,16 +107,26 @@ def group_by_signature(entries: Sequence[Entry]) -> dict[Signature, list[Entry]]
 
 def rank_group(entries: Sequence[Entry], metric: str = DEFAULT_RANK_BY, n_resamples: int = DEFAULT_RESAMPLES,
                seed: int | None = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE) -> list[Entry]:
-    """Entries of one signature sorted by ``metric`` (best first; undefined last), with ``rank``
-    set (1-based; partial reports are listed but not ranked) and, for every entry after the
-    leader, the paired-bootstrap difference to the leader when both cover the same instances."""
+    """Entries of one signature sorted by ``metric`` (best first, as its family declares:
+    :func:`doclens.families.higher_is_better`; undefined last), with ``rank`` set (1-based;
+    partial reports are listed but not ranked) and, for every entry after the leader, the
+    paired-bootstrap difference to the leader when both cover the same instances. ``metric``: any
+    registered family's statistic (:func:`doclens.families.statistics`); one an entry has no
+    interval for yet is resampled for it (same seed: the other intervals are unchanged)."""
     signatures = {e.signature for e in entries}
     if len(signatures) > 1:
         raise ValueError("rank_group got results with different signatures; they are never ranked together")
-    if metric not in STATISTICS:
-        raise ValueError(f"unknown metric {metric!r}; rank by one of {', '.join(STATISTICS)}")
+    known = statistics()
+    if metric not in known:
+        raise ValueError(f"unknown metric {metric!r}; rank by one of {', '.join(known)}")
+    # the DocLens statistics are resampled together, as before; another family's on its own
+    needed = DOCLENS_METRICS if metric in STATISTICS else statistic_metrics(metric)
+    for entry in entries:
+        if metric not in entry.intervals:
+            entry.intervals.update(bootstrap_intervals(entry.counts, n_resamples, seed, confidence, metrics=needed))
+    sign = -1.0 if higher_is_better(metric) else 1.0
     ordered = sorted(entries, key=lambda e: (e.partial, e.intervals[metric].point is None,
-                                             -(e.intervals[metric].point or 0.0), e.system))
+                                             sign * (e.intervals[metric].point or 0.0), e.system))
     rank = 0
     leader = None
     for entry in ordered:
@@ -132,7 +143,7 @@ def rank_group(entries: Sequence[Entry], metric: str = DEFAULT_RANK_BY, n_resamp
             entry.versus_leader_note = "different instances from #1: no paired comparison"
             continue
         a, b = align_by_id(leader.ids, leader.counts, entry.ids, entry.counts)
-        entry.versus_leader = paired_bootstrap(a, b, n_resamples, seed, confidence)[metric]
+        entry.versus_leader = paired_bootstrap(a, b, n_resamples, seed, confidence, metrics=needed)[metric]
         difference = entry.versus_leader
         if difference.delta is not None and not difference.informative:
             entry.versus_leader_note = f"vs #1: {difference.verdict}"

@@ -33,11 +33,11 @@ import io
 import json
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 
 from doclens.core.metrics import CLAIM_F1
-from doclens.families import DOCLENS_METRICS
+from doclens.families import DOCLENS_METRICS, FAMILIES, higher_is_better
 from doclens.reports.plots import (
     DPI,
     PREMISE_WORDS,
@@ -100,7 +100,8 @@ def forest_figure(entries: Sequence, metric: str = CLAIM_F1):
     ax.set_ylim(len(shown) - 0.5, -0.5)
     ax.set_xlabel(plain_label(f"{metric.replace('_', ' ')} ×100\n(dot: pooled score; line: bootstrap interval; "
                               "band: #1's interval)", limit=200), fontsize=8)
-    ax.set_title(plain_label(f"{metric.replace('_', ' ')} by system", limit=200), fontsize=9)
+    better = "" if higher_is_better(metric) else " (lower is better)"
+    ax.set_title(plain_label(f"{metric.replace('_', ' ')} by system{better}", limit=200), fontsize=9)
     ax.grid(axis="x", color="#dddddd", linewidth=0.6)
     return figure
 
@@ -193,7 +194,8 @@ def _judged(premise: str | None) -> str:
 
 
 def _unique_names(entries: Sequence) -> list[str]:
-    names, seen = [], {}
+    names: list[str] = []
+    seen: dict[str, int] = {}
     for entry in entries:
         seen[entry.system] = seen.get(entry.system, 0) + 1
         shown = visible(cut(entry.system, NAME_CHARS))  # bidi controls and invisible characters drawn, never active
@@ -403,7 +405,7 @@ def instance_scores(counts: Sequence[dict], metrics: Sequence[str] = DOCLENS_MET
     return {m: [c[m][0] / c[m][1] if m in c and c[m][1] else None for c in counts] for m in metrics}
 
 
-def report_plots_html(header: dict, ids: Sequence[str], scores: dict[str, Sequence[float | None]]) -> str:
+def report_plots_html(header: dict, ids: Sequence[str], scores: Mapping[str, Sequence[float | None]]) -> str:
     """The plots of a report page: per-section bars (notes), the distribution of per-instance
     scores (each dot links to its instance) and the verdict breakdown, each with its numbers."""
     if not plots_available():
@@ -422,7 +424,7 @@ def report_plots_html(header: dict, ids: Sequence[str], scores: dict[str, Sequen
     if ids and any(v is not None for values in scores.values() for v in values):
         parts.append(drawn("the score distribution", lambda: _distribution_html(header, ids, scores)))
     breakdown = verdict_breakdown(header.get("counts") or {}, header.get("unparsed") or {},
-                                  header.get("failed") or {}, header.get("config"), header.get("source_support"))
+                                  header.get("failed") or {}, header.get("config"), _family_blocks(header))
     if any(sum(v.values()) for v in breakdown.values()):
         verdicts = list(dict.fromkeys(v for per in breakdown.values() for v in per))
         rows = [[kind] + [per.get(v, "") for v in verdicts] for kind, per in breakdown.items()]
@@ -434,7 +436,12 @@ def report_plots_html(header: dict, ids: Sequence[str], scores: dict[str, Sequen
     return "".join(parts)
 
 
-def _distribution_html(header: dict, ids: Sequence[str], scores: dict) -> str:
+def _family_blocks(header: dict) -> dict:
+    """``{family name: its block}`` of a report's header (the verdict plot reads them)."""
+    return {family.name: header.get(family.name) for family in FAMILIES}
+
+
+def _distribution_html(header: dict, ids: Sequence[str], scores: Mapping) -> str:
     pooled = header.get("scores") or {}
     figure = distribution_figure(scores, {m: pooled.get(m) for m in scores})
     plotted = [m for m in scores if any(v is not None for v in scores[m])]
