@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import bisect
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from doclens.core.support import NOT_ADDRESSED
 from doclens.core.types import CitationJudgement, ClaimJudgement, Direction
@@ -101,7 +101,8 @@ class _PlanningJudge(ChatJudge):
         super().__init__(judge.style, no_cache=True)
         self.name, self.model, self.tally = judge.name, judge.model, tally
 
-    def judge_claims_many(self, requests: list[ClaimRequest]) -> list[list[ClaimJudgement]]:
+    def judge_claims_many(self, requests: list[ClaimRequest], *,
+                          on_done: Callable[[int], None] | None = None) -> list[list[ClaimJudgement]]:
         for r in requests:
             tag = load_prompt(self._prompt_name(r)).tag  # the support prompt's for source support
             kind = "judge_support" if r.direction == Direction.SUPPORT else "judge_claims"
@@ -117,7 +118,8 @@ class _PlanningJudge(ChatJudge):
         return [[ClaimJudgement(entailed=False, label=NOT_ADDRESSED if r.direction == Direction.SUPPORT else None)
                  for _ in r.claims] for r in requests]
 
-    def judge_citations_many(self, requests: list[CitationRequest]) -> list[CitationJudgement]:
+    def judge_citations_many(self, requests: list[CitationRequest], *,
+                             on_done: Callable[[int], None] | None = None) -> list[CitationJudgement]:
         tag = load_prompt(citation_prompt_name(self.style)).tag
         for r in requests:
             if r.cited:
@@ -207,6 +209,7 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
         report = planner.score(instances, progress=progress)
     extraction_estimated = tally.calls["extraction"] > 0
     placement_calls, placement_notes = _placement_bound(scorer, report, tally)
+    notes: list[str] = list(placement_notes)
     unique = list(tally.per_key)
     found = judge.cache.get_many(unique) if unique else {}
     cached = len(found)
@@ -238,21 +241,21 @@ def dry_run_estimate(scorer, instances: Iterable, progress: bool = False) -> dic
                              "completion: per-call allowance"},
         "cost_usd_estimate": cost,
         "price_per_1m_tokens": list(price) if price else None,
-        "notes": placement_notes,
+        "notes": notes,
     }
-    result["notes"].append("re-asks for unreadable replies and context-length splits are not included")
+    notes.append("re-asks for unreadable replies and context-length splits are not included")
     if judge.loads_model_in_process:  # a chat model run in this process (the local judge)
         result["would_load"] = describe_model(judge)
     if extraction_estimated:
-        result["notes"].append("claims to be extracted were stood in for by sentences: extraction calls are exact, "
+        notes.append("claims to be extracted were stood in for by sentences: extraction calls are exact, "
                                "but the judge calls that depend on the extracted claims are estimates")
     _family_plans(planner, result)
     if judge.loads_model_in_process:
         result["cost_usd_estimate"] = 0.0
-        result["notes"].append("the model runs in this process: 'calls' are forward passes here, nothing leaves the "
+        notes.append("the model runs in this process: 'calls' are forward passes here, nothing leaves the "
                                "machine and nothing is paid")
     elif price is None:
-        result["notes"].append(f"no price known for model {judge.model!r}: cost not estimated (give --price-table)")
+        notes.append(f"no price known for model {judge.model!r}: cost not estimated (give --price-table)")
     return result
 
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 import logging
 import math
 from pathlib import Path
+from typing import Any, cast
 
 from doclens.core.errors import ConfigurationError, InputError
 from doclens.core.settings import ModelSettings
@@ -122,7 +123,7 @@ class InProcessNLI(CachedAnswers, Evaluator):
         #: the model and how it runs, as checked (frozen)
         self.settings = settings
         self.runtime = check_runtime(settings.runtime)
-        self.model = settings.model
+        self.model: str = settings.model
         self.requested_device = settings.device
         self.requested_dtype = settings.dtype
         batch_size, max_batch_tokens = settings.batch_size, settings.max_batch_tokens
@@ -149,11 +150,12 @@ class InProcessNLI(CachedAnswers, Evaluator):
         self._loaded = False
         # Set by load(): the torch module, where and in what precision the model runs, the
         # tokenizer and network, and the window (tokens) the network takes.
-        self.torch = None
+        # (typed ``Any``: torch and transformers are optional imports, their objects untyped here)
+        self.torch: Any = None
         self.device: str | None = None
-        self.dtype = None
-        self.tokenizer = None
-        self.network = None
+        self.dtype: Any = None
+        self.tokenizer: Any = None
+        self.network: Any = None
         self.max_length: int | None = None
 
     #: The ``transformers`` auto class that loads the model.
@@ -278,7 +280,7 @@ class InProcessNLI(CachedAnswers, Evaluator):
         judge's settings and its current token limit; on CUDA before the probe batch has been
         measured, by ``batch_size`` and ``max_batch_tokens`` alone)."""
         lengths = [len(i["input_ids"]) for i in inputs]
-        return plan_batches(lengths, self.batch_size, self.padding_tolerance,
+        return plan_batches(lengths, self.batch_size, cast(float, self.padding_tolerance),
                             self.batch_token_limit(max(lengths, default=0)))
 
     def progress_pairs(self) -> int:
@@ -303,7 +305,7 @@ class InProcessNLI(CachedAnswers, Evaluator):
         limits = [self.max_batch_tokens, self.oom_token_limit]
         if self.token_cost is not None:
             cost, measured_at = self.token_cost
-            limits.append(int(MEMORY_SHARE * free_device_bytes(self.torch, self.device)
+            limits.append(int(MEMORY_SHARE * free_device_bytes(self.torch, cast(str, self.device))
                               / (cost * max(1.0, longest / measured_at))))
         return min((limit for limit in limits if limit is not None), default=None)
 
@@ -318,12 +320,13 @@ class InProcessNLI(CachedAnswers, Evaluator):
         order = sorted(range(len(inputs)), key=lambda i: lengths[i], reverse=True)
         results: list = [None] * len(inputs)
         start = 0
+        tolerance = cast(float, self.padding_tolerance)  # set by load()
         with self.torch.inference_mode():
             while start < len(order):
                 longest = lengths[order[start]]
                 probe = self.token_cost is None and str(self.device).startswith("cuda")
                 limit = PROBE_INPUTS * longest if probe else self.batch_token_limit(longest)
-                end = next_batch(lengths, order, start, self.batch_size, self.padding_tolerance, limit)
+                end = next_batch(lengths, order, start, self.batch_size, tolerance, limit)
                 chunk = order[start:end]
                 out_of_memory = False
                 try:
@@ -376,9 +379,10 @@ class InProcessNLI(CachedAnswers, Evaluator):
         longer than :attr:`max_length`. Windows are cut at token boundaries of the premise
         (its original characters are kept) and re-checked after encoding."""
         whole = self.encode(premise, hypothesis)
-        if len(whole["input_ids"]) <= self.max_length:
+        max_length = cast(int, self.max_length)  # set by load()
+        if len(whole["input_ids"]) <= max_length:
             return [whole]
-        budget = self.max_length - len(self.encode("", hypothesis)["input_ids"])
+        budget = max_length - len(self.encode("", hypothesis)["input_ids"])
         if budget < 4:
             raise InputError(f"a hypothesis of {len(self.encode('', hypothesis)['input_ids'])} tokens leaves no room "
                              f"for a premise in the {self.max_length}-token window of {self.model!r}; DocLens never "
@@ -392,7 +396,7 @@ class InProcessNLI(CachedAnswers, Evaluator):
                 end = min(start + size, len(offsets))
                 text = premise[offsets[start][0]:offsets[end - 1][1]]
                 encoded = self.encode(text, hypothesis)
-                excess = len(encoded["input_ids"]) - self.max_length
+                excess = len(encoded["input_ids"]) - max_length
                 if excess <= 0 or size <= 1:
                     break
                 size -= max(1, excess)
@@ -576,7 +580,7 @@ class TrueNLIEvaluator(InProcessNLI):
         # batch of the 11B model) for a second step that never comes.
         logits = self.network(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
                               decoder_input_ids=decoder, use_cache=False).logits[:, 0, :].float()
-        one, zero = self.answer_ids
+        one, zero = cast(tuple[int, int], self.answer_ids)  # set by _after_load()
         return logits[:, one] - logits[:, zero]
 
     def config(self) -> dict:
@@ -631,8 +635,9 @@ class NLIClassifierEvaluator(InProcessNLI):
     def _decision_margin(self, logits):
         """Per row, how far (in logits) the verdict is from flipping: the entailment logit less the
         largest other one (argmax rule), or the entailment log-odds less the threshold's."""
-        others = self.torch.cat([logits[:, :self.entailment_index], logits[:, self.entailment_index + 1:]], dim=1)
-        entail = logits[:, self.entailment_index]
+        index = cast(int, self.entailment_index)  # set by _after_load()
+        others = self.torch.cat([logits[:, :index], logits[:, index + 1:]], dim=1)
+        entail = logits[:, index]
         if self.threshold is None:
             return entail - others.max(dim=1).values
         return entail - others.logsumexp(dim=1) - math.log(self.threshold / (1 - self.threshold))
