@@ -59,7 +59,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from doclens.core.errors import ConfigurationError, require
 from doclens.evaluators.llm.chat import (
@@ -259,7 +259,7 @@ class LocalChatJudge(ChatJudge):
             return "hub-commit:" + Path(folder).name
         except Exception:  # not in the local HF cache yet: loading downloads it
             self._ensure_loaded()
-            commit = getattr(self._loaded.model.config, "_commit_hash", None)
+            commit = getattr(self._ready.model.config, "_commit_hash", None)
             if not commit:
                 raise ConfigurationError(f"cannot tell which revision of {self.source!r} was loaded; download it "
                                          "to a folder and give the folder as --model") from None
@@ -309,6 +309,12 @@ class LocalChatJudge(ChatJudge):
                 "threads": self.threads}
 
     # ---- the model ---------------------------------------------------------------------------------
+
+    @property
+    def _ready(self) -> _Loaded:
+        """The loaded model (:meth:`_ensure_loaded` has run): ``self._loaded`` read as loaded."""
+        return cast(_Loaded, self._loaded)
+
     def _ensure_loaded(self) -> _Loaded:
         if self._loaded is not None:
             return self._loaded
@@ -339,13 +345,13 @@ class LocalChatJudge(ChatJudge):
 
     def _encode(self, text: str) -> list[int]:
         # no special tokens: the chat template wrote them
-        return self._loaded.tokenizer(text, add_special_tokens=False)["input_ids"]
+        return self._ready.tokenizer(text, add_special_tokens=False)["input_ids"]
 
     def _prompt_text(self, conversation: list[dict]) -> str:
         """The chat template's text for ``conversation``, with the model's control tokens in the
         contents defused (:meth:`_defuse`): only the template writes real ones."""
         safe = [{**message, "content": self._defuse(message.get("content") or "")} for message in conversation]
-        return self._loaded.tokenizer.apply_chat_template(safe, tokenize=False, add_generation_prompt=True)
+        return self._ready.tokenizer.apply_chat_template(safe, tokenize=False, add_generation_prompt=True)
 
     def _defuse(self, text: str) -> str:
         """``text`` with each of the tokenizer's special-token strings (``<|im_start|>``,
@@ -361,7 +367,7 @@ class LocalChatJudge(ChatJudge):
         return pattern.sub(lambda m: m.group(0)[0] + "\u2060" + m.group(0)[1:], text)
 
     def _special_strings(self) -> list[str]:
-        tokenizer = self._loaded.tokenizer
+        tokenizer = self._ready.tokenizer
         found = set(getattr(tokenizer, "all_special_tokens", []) or [])
         found |= {t.content for t in (getattr(tokenizer, "added_tokens_decoder", None) or {}).values()
                   if getattr(t, "special", False)}
@@ -369,7 +375,7 @@ class LocalChatJudge(ChatJudge):
 
     def _batch(self, rows: list[list[int]]):
         """Left-padded ``(input_ids, attention_mask)`` tensors on the model's device."""
-        torch, tokenizer, device = self._loaded.torch, self._loaded.tokenizer, self._loaded.device
+        torch, tokenizer, device = self._ready.torch, self._ready.tokenizer, self._ready.device
         width = max(len(r) for r in rows)
         pad = tokenizer.pad_token_id
         ids = torch.tensor([[pad] * (width - len(r)) + r for r in rows], device=device)
@@ -380,7 +386,7 @@ class LocalChatJudge(ChatJudge):
         """Run the prompts once (left-padded) and keep their key/value cache: every later step of
         a ``cot`` answer (explanation, provenance, verdict) continues from it instead of
         re-reading the prompt, which on a CPU costs more than everything else."""
-        torch, model = self._loaded.torch, self._loaded.model
+        torch, model = self._ready.torch, self._ready.model
         ids, mask = self._batch(rows)
         with torch.inference_mode():
             output = model(input_ids=ids, attention_mask=mask, position_ids=_positions(mask), use_cache=True,
@@ -398,7 +404,7 @@ class LocalChatJudge(ChatJudge):
         Positions skip every masked cell, so each row sees exactly its target sequence at positions
         0, 1, 2, … — the same tokens at the same positions as a fresh pass over it. ``held`` is
         updated to describe the cache once the block has run."""
-        torch, device = self._loaded.torch, self._loaded.device
+        torch, device = self._ready.torch, self._ready.device
         kept_mask, tails = [], []
         for cells, target in zip(held.cells, targets):
             kept = 0
@@ -429,7 +435,7 @@ class LocalChatJudge(ChatJudge):
         its limit, stopping at EOS or once the new text contains one of ``stops``, continuing
         from the cache ``held`` describes (:meth:`_extend`). Returns the new token ids of each row;
         ``held`` then describes the cache with the generated tokens in it."""
-        torch, tokenizer, model = self._loaded.torch, self._loaded.tokenizer, self._loaded.model
+        torch, tokenizer, model = self._ready.torch, self._ready.tokenizer, self._ready.model
         top = max(limits)
         if top <= 0:
             return [[] for _ in limits]
@@ -468,7 +474,7 @@ class LocalChatJudge(ChatJudge):
         return [self._encode(p + r) for p, r in zip(prompts, replies)]
 
     def _decode(self, tokens: list[int]) -> str:
-        return self._loaded.tokenizer.decode(tokens, skip_special_tokens=True)
+        return self._ready.tokenizer.decode(tokens, skip_special_tokens=True)
 
     def _answer_tokens(self, text: str) -> tuple[list[int], int, int]:
         """``(context ids, id of the token saying 1, id of the token saying 0)`` for a text ending
@@ -491,7 +497,7 @@ class LocalChatJudge(ChatJudge):
     def _verdict_margins(self, held: _Held, texts: list[str]) -> list[float]:
         """``logit('1') - logit('0')`` at each text's answer position, one batched forward step
         continuing from the cache (``benchmarks/judge_quality.py`` studies these margins)."""
-        torch, model = self._loaded.torch, self._loaded.model
+        torch, model = self._ready.torch, self._ready.model
         answers = [self._answer_tokens(t) for t in texts]
         block, mask, positions = self._extend(held, [context for context, _, _ in answers])
         with torch.inference_mode():
@@ -526,11 +532,12 @@ class LocalChatJudge(ChatJudge):
         todo = []
         for i, length in enumerate(lengths):
             if window is not None and length + reserve > window:
-                results[i] = Completion(None, prompt_tokens=length, context_overflow=True)
+                overflow = Completion(None, prompt_tokens=length, context_overflow=True)
+                results[i] = overflow
                 logger.info("a prompt of %d tokens does not fit the %d-token window (with %d for the answer)",
                             length, window, reserve)
                 if on_complete is not None:
-                    on_complete(i, results[i])
+                    on_complete(i, overflow)
             else:
                 todo.append(i)
         todo.sort(key=lambda i: lengths[i])  # similar lengths together: little padding
@@ -550,7 +557,7 @@ class LocalChatJudge(ChatJudge):
                     on_complete(i, completion)
             logger.info("local model: batch %d/%d (%d prompt(s)) in %.1fs", number, len(batches), len(batch),
                         time.perf_counter() - started)
-        return results
+        return cast(list[Completion], results)  # every position was filled: overflowed or completed
 
     def _reserve(self, reading: str | None) -> int:
         """Tokens the answer format needs beyond the prompt and the free text: the forced lines
@@ -640,8 +647,8 @@ class _Held:
     before any pass)."""
 
     cells: list
-    mask: object
-    cache: object
+    mask: Any  # a torch tensor (torch is an optional import)
+    cache: Any  # a transformers Cache, or None
 
 
 def _positions(mask):
@@ -663,4 +670,4 @@ def local_extractor(**options) -> ChatExtractor:
 
 
 # the options it takes are the judge's: the registry reads them from this signature
-local_extractor.__signature__ = inspect.signature(LocalChatJudge)
+local_extractor.__signature__ = inspect.signature(LocalChatJudge)  # type: ignore[attr-defined]
