@@ -44,6 +44,7 @@ import warnings
 import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, cast
 from urllib.parse import parse_qsl, urlparse
 
 from aiolimiter import AsyncLimiter
@@ -80,7 +81,7 @@ CONNECT_TIMEOUT = 10.0
 MAX_WAIT = 600.0
 
 
-def load_price_table(path: os.PathLike | None = None) -> dict[str, tuple[float, float, float]]:
+def load_price_table(path: str | os.PathLike | None = None) -> dict[str, tuple[float, float, float]]:
     """:data:`DEFAULT_PRICES` updated from the JSON file ``path``. Each entry is
     ``{"prompt": usd_per_1m, "completion": usd_per_1m, "cached_prompt": usd_per_1m}`` or
     ``[prompt, completion, cached_prompt]``; the cached-prompt price is optional (default: the
@@ -152,7 +153,7 @@ def host_is_local(host: str | None) -> bool:
             infos = socket.getaddrinfo(host, None)
         except (socket.gaierror, UnicodeError, OSError):
             return False
-        addresses = {ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos}
+        addresses = {ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos}
     return bool(addresses) and all(a.is_loopback or a.is_private or a.is_link_local for a in addresses)
 
 
@@ -478,11 +479,13 @@ class OpenAIChatJudge(ChatJudge):
         self.max_retry_after = float(settings.max_retry_after)
         self._loop: _LoopThread | None = None
         self._client = None
-        self._limiter = None
+        self._limiter: _RateLimiter | None = None
         # tenacity's rules for every call (stateless, so shared by the calls running at once)
-        self._retry_rules = {"stop": stop_after_attempt(self.max_retries + 1), "retry": retry_if_exception(_may_retry),
-                             "wait": _RetryAfterOrBackoff(equal_jitter_backoff(self.backoff_base, self.backoff_max)),
-                             "reraise": True}
+        self._retry_rules: dict[str, Any] = {"stop": stop_after_attempt(self.max_retries + 1),
+                                             "retry": retry_if_exception(_may_retry),
+                                             "wait": _RetryAfterOrBackoff(equal_jitter_backoff(self.backoff_base,
+                                                                                               self.backoff_max)),
+                                             "reraise": True}
         self._sleep = asyncio.sleep  # every wait before a retry goes through here (tests record them)
         self._consecutive_failures = 0
         self._last_error = ""
@@ -595,7 +598,7 @@ class OpenAIChatJudge(ChatJudge):
         timeout = Timeout(self.timeout, connect=min(self.timeout, CONNECT_TIMEOUT))
         # max_retries=0: retries are this judge's (see the class docstring for why)
         if self.endpoint_kind == "azure":
-            return AsyncAzureOpenAI(azure_endpoint=self.azure_endpoint, azure_deployment=self.azure_deployment,
+            return AsyncAzureOpenAI(azure_endpoint=cast(str, self.azure_endpoint), azure_deployment=self.azure_deployment,
                                     api_version=self.azure_api_version, api_key=key, max_retries=0, timeout=timeout)
         return AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout)
 
@@ -647,7 +650,7 @@ class OpenAIChatJudge(ChatJudge):
         if self._deadline_at is not None and time.monotonic() >= self._deadline_at:
             self._stop("deadline", f"the deadline of {self.deadline:g} s (--deadline) has passed; the run was "
                                    "stopped, answers received so far are cached (rerun to go on)")
-            raise RunStoppedError(self._stopped[1], "deadline")
+            raise RunStoppedError(self._stopped[1] if self._stopped else "", "deadline")
 
     def _stop(self, reason: str, message: str) -> None:
         if self._stopped is None:
@@ -671,7 +674,8 @@ class OpenAIChatJudge(ChatJudge):
         stopper = asyncio.ensure_future(stop.wait())
         remaining = None if self._deadline_at is None else max(0.0, self._deadline_at - time.monotonic())
         try:
-            done, _ = await asyncio.wait({everything, stopper}, timeout=remaining,
+            waiting: set[asyncio.Future[Any]] = {everything, stopper}
+            done, _ = await asyncio.wait(waiting, timeout=remaining,
                                          return_when=asyncio.FIRST_COMPLETED)
         except BaseException:  # cancelled (Ctrl-C in the caller): cancel the calls, retrieve their end quietly
             everything.add_done_callback(_retrieve)
@@ -694,8 +698,9 @@ class OpenAIChatJudge(ChatJudge):
         if self._stopped is None:
             self._stop("deadline", f"the deadline of {self.deadline:g} s (--deadline) has passed; the run was "
                                    "stopped, answers received so far are cached (rerun to go on)")
-        logger.info("run stopped: %s", self._stopped[1])
-        raise RunStoppedError(self._stopped[1], self._stopped[0])
+        reason, message = self._stopped or ("deadline", "")
+        logger.info("run stopped: %s", message)
+        raise RunStoppedError(message, reason)
 
     def _note_attempt(self, ok: bool | None) -> None:
         """The circuit breaker: ``max_consecutive_failures`` failed requests in a row stop the run.
@@ -714,14 +719,15 @@ class OpenAIChatJudge(ChatJudge):
                                           "(rerun to go on)")
 
     def _where(self) -> str:
-        return self.azure_endpoint if self.endpoint_kind == "azure" else (self.base_url or f"https://{OPENAI_HOST}")
+        if self.endpoint_kind == "azure":
+            return self.azure_endpoint or ""
+        return self.base_url or f"https://{OPENAI_HOST}"
 
     async def _request(self, client, messages: list[dict], json_mode: bool) -> Completion:
         """One call, retried by tenacity on the errors :meth:`_attempt` marks retryable, at most
         ``max_retries`` times; a call that fails for good comes back with ``error`` set."""
         model = (self.azure_deployment or self.model) if self.endpoint_kind == "azure" else self.model
-        arguments = {"model": model,
-                     "messages": messages, "temperature": self.temperature}
+        arguments: dict[str, Any] = {"model": model, "messages": messages, "temperature": self.temperature}
         if self.seed is not None:
             arguments["seed"] = self.seed
         if json_mode and self.json_response:
@@ -757,7 +763,7 @@ class OpenAIChatJudge(ChatJudge):
 
         if self._limiter is not None:
             await self._limiter.acquire(estimate_tokens(messages))
-        headers, status = None, None
+        headers, status = None, cast(int | None, None)
         try:
             # the client's timeout is an idle timeout (each read may wait that long): a reply
             # trickled byte by byte would never end it, so the whole exchange, headers to last
@@ -827,8 +833,8 @@ class OpenAIChatJudge(ChatJudge):
             what = ("no choices" if not choices else "no message" if not isinstance(message, dict)
                     else "null content" if text is None else "empty content")
             raise _UnreadableReply(f"the endpoint {self._where()} replied HTTP 200 with no answer ({what})")
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-        details = usage.get("prompt_tokens_details") if isinstance(usage.get("prompt_tokens_details"), dict) else {}
+        usage: dict = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        details: dict = usage["prompt_tokens_details"] if isinstance(usage.get("prompt_tokens_details"), dict) else {}
         prompt_tokens = _int(usage.get("prompt_tokens"))
         return Completion(redact(text, self._secrets(), patterns=False),
                           prompt_tokens, _int(usage.get("completion_tokens")),
