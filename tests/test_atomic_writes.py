@@ -51,6 +51,14 @@ for t in threads:
 
 def _whole(kind: str, data: bytes) -> bool:
     """Whether ``data`` is one writer's whole payload."""
+    if kind == "onnx":  # the export as kept: sealed with the user's key (docs/caches.md)
+        from doclens.core import sealing
+        from doclens.evaluators.cache import SEALED_FILE_MAGIC
+
+        start = len(SEALED_FILE_MAGIC) + sealing.SEAL_BYTES
+        head, data = data[:start], data[start:]
+        if head[:4] != SEALED_FILE_MAGIC or not sealing.sealed(head[4:], "file", "onnx export", "file.bin", data):
+            return False
     if kind == "sealed":
         import json
 
@@ -102,6 +110,7 @@ def test_an_export_never_writes_through_a_name_another_writer_may_hold(tmp_path,
     from importlib.metadata import version
 
     pytest.importorskip("torch", reason="the export's file name carries torch's version")
+    from doclens.evaluators.cache import read_sealed_file
     from doclens.evaluators.models import onnx_encoder
 
     payload = b"onnx" * 100_000
@@ -109,5 +118,5 @@ def test_an_export_never_writes_through_a_name_another_writer_may_hold(tmp_path,
     path = onnx_encoder.onnx_path("f", version("torch"), tmp_path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.with_suffix(f".{os.getpid()}.tmp").mkdir()
-    assert onnx_encoder.exported("folder", "f", tmp_path) == str(path)
-    assert path.read_bytes() == payload
+    assert onnx_encoder.exported("folder", "f", tmp_path) == payload
+    assert read_sealed_file(path, onnx_encoder.SEAL_KIND) == payload

@@ -572,3 +572,177 @@ def test_the_cache_key_is_made_once_private_and_outside_the_cache_folder(tmp_pat
         assert sealing.seal("x") != tag  # a key others could read forges nothing: a key of the process's own
     finally:
         sealing.forget_keys()
+
+
+# ---- models/ and retrieval/: whole files sealed (MiniLM's ONNX export, the FAISS store) ------------
+def _kept_export(folder: Path) -> Path:
+    """Where a run with ``--cache-dir folder`` keeps MiniLM's ONNX export (clinical-rules' runtime
+    ``auto`` is ``onnx`` where ONNX Runtime is installed)."""
+    from importlib.metadata import version
+
+    from doclens.evaluators.models import onnx_encoder
+    from doclens.evaluators.models.sentence_encoder import Encoder, shipped_minilm_path
+
+    fingerprint = Encoder(shipped_minilm_path("the test", "clinical"), device="cpu").fingerprint
+    return onnx_encoder.onnx_path(fingerprint, version("torch"), folder / "models")
+
+
+def _another_graph() -> bytes:
+    """A valid ONNX graph with MiniLM's inputs and output that gives every text the same vector."""
+    import numpy as np
+
+    onnx = pytest.importorskip("onnx", reason="crafting an ONNX graph needs the onnx package")
+    from onnx import TensorProto, helper, numpy_helper
+
+    inputs = [helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "length"])
+              for name in ("input_ids", "attention_mask", "token_type_ids")]
+    nodes = [helper.make_node("Cast", ["input_ids"], ["ids"], to=TensorProto.FLOAT),
+             helper.make_node("Unsqueeze", ["ids", "axis"], ["column"]),
+             helper.make_node("Mul", ["column", "zero"], ["zeros"]),
+             helper.make_node("Add", ["zeros", "ones"], ["hidden"])]
+    constants = [numpy_helper.from_array(np.array([2], dtype=np.int64), "axis"),
+                 numpy_helper.from_array(np.zeros(1, dtype=np.float32), "zero"),
+                 numpy_helper.from_array(np.ones(384, dtype=np.float32), "ones")]
+    output = helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["batch", "length", 384])
+    model = helper.make_model(helper.make_graph(nodes, "crafted", inputs, [output], constants),
+                              opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model.SerializeToString()
+
+
+def _craft_export(path: Path, how: str, tmp_path: Path) -> Path:
+    from doclens.evaluators.cache import write_sealed_file
+    from doclens.evaluators.models.onnx_encoder import SEAL_KIND
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if how == "another graph (unsealed, as kept before issue 47)":
+        path.write_bytes(_another_graph())
+    elif how == "garbage":
+        path.write_bytes(b"\x08\x07garbage" * 1000)
+    elif how == "another graph, another user's seal":
+        with foreign_key(tmp_path):
+            write_sealed_file(path, SEAL_KIND, _another_graph())
+    else:  # the control: sealed with the run's own key
+        write_sealed_file(path, SEAL_KIND, _another_graph())
+    return path
+
+
+MODEL_CRAFT = ["another graph (unsealed, as kept before issue 47)", "garbage", "another graph, another user's seal"]
+
+
+@pytest.mark.parametrize("how", MODEL_CRAFT)
+def test_a_crafted_model_file_is_never_loaded(baseline, tmp_path, capsys, monkeypatch, how):
+    """models/ kept MiniLM's ONNX export unsealed, and every run (--no-cache too) loaded whatever
+    file lay there: another graph changed verdicts, garbage stopped the run. The export is now
+    sealed with the user's key and checked before it is loaded: a crafted file, garbage, or one
+    sealed by another user is never loaded — one warning names it, the model is exported again
+    (and the file overwritten), the report equals a --no-cache run's; --no-cache reads only an
+    export sealed with the user's key, and writes none."""
+    from doclens.evaluators.cache import read_sealed_file
+    from doclens.evaluators.models import onnx_encoder
+
+    pytest.importorskip("onnxruntime", reason="the kept export is ONNX Runtime's")
+    monkeypatch.setattr(onnx_encoder, "_LOADED", {})  # a model loaded by an earlier test is not loaded again
+    folder = tmp_path / "cache"
+    crafted = _craft_export(_kept_export(folder), how, tmp_path)
+    code, report, err = score(tmp_path, capsys, "--cache-dir", folder)
+    assert code == EXIT_OK, err
+    assert report == baseline[0]
+    assert_one_warning_each(err, [crafted])
+    assert read_sealed_file(crafted, onnx_encoder.SEAL_KIND) is not None  # exported again and kept, sealed
+
+    forget_set_aside()
+    monkeypatch.setattr(onnx_encoder, "_LOADED", {})
+    default = tmp_path / "default-cache"
+    monkeypatch.setenv("DOCLENS_CACHE", str(default))
+    crafted = _craft_export(_kept_export(default), how, tmp_path)
+    before = crafted.read_bytes()
+    code, report, err = score(tmp_path, capsys, "--no-cache", name="no-cache.json")
+    assert code == EXIT_OK, err
+    assert report == baseline[0]
+    assert_one_warning_each(err, [crafted])
+    assert crafted.read_bytes() == before  # --no-cache writes nothing
+
+
+def test_the_crafted_model_file_would_change_verdicts(baseline, tmp_path, capsys, monkeypatch):
+    """The control of the test above: the other graph sealed with the run's own key (as only the
+    user can) is loaded, and changes the report — so it is the seal that keeps it out."""
+    from doclens.evaluators.models import onnx_encoder
+
+    pytest.importorskip("onnxruntime", reason="the kept export is ONNX Runtime's")
+    monkeypatch.setattr(onnx_encoder, "_LOADED", {})
+    folder = tmp_path / "cache"
+    _craft_export(_kept_export(folder), "own key", tmp_path)
+    code, report, err = score(tmp_path, capsys, "--cache-dir", folder)
+    monkeypatch.setattr(onnx_encoder, "_LOADED", {})  # later tests load the real model
+    assert code == EXIT_OK, err
+    assert report != baseline[0] and cache_warnings(err) == []
+
+
+SUPPORT = ["--metrics", "doclens,source_support", "--always-retrieve"]
+
+
+@pytest.fixture(scope="module")
+def support_baseline(tmp_path_factory, derived_drug_names):
+    """Source support on the example notes (every claim's facts retrieved): the ``--no-cache``
+    report, and a cache folder whose retrieval/ a run filled."""
+    folder = tmp_path_factory.mktemp("support")
+    warm = folder / "warm"
+    assert main(["score", str(EXAMPLES), *JUDGE, *SUPPORT, "-q", "--no-cache", "-o", str(folder / "n.json")]) == 0
+    assert main(["score", str(EXAMPLES), *JUDGE, *SUPPORT, "-q", "--cache-dir", str(warm),
+                 "-o", str(folder / "w.json")]) == 0
+    report = json.loads((folder / "n.json").read_text())
+    assert json.loads((folder / "w.json").read_text()) == report
+    return report, warm
+
+
+def _craft_index(entry: Path, how: str, tmp_path: Path) -> None:
+    """Another FAISS index for the entry: its facts' vectors in reverse order, each fact given
+    another's vector (the same count, so the entry is whole)."""
+    import faiss
+
+    from doclens.core import sealing
+    from doclens.retrieval.store import entry_seal_parts
+
+    index = faiss.read_index(str(entry / "vectors.faiss"))
+    vectors = index.reconstruct_n(0, index.ntotal)[::-1].copy()
+    crafted = faiss.IndexFlatIP(vectors.shape[1])
+    crafted.add(vectors)
+    data = faiss.serialize_index(crafted).tobytes()
+    (entry / "vectors.faiss").write_bytes(data)
+    meta = json.loads((entry / "meta.json").read_text())
+    meta.pop("hmac", None)
+    if how == "another user's seal":
+        with foreign_key(tmp_path):
+            meta["hmac"] = sealing.seal(*entry_seal_parts(entry.name, meta, data)).hex()
+    elif how == "own key":
+        meta["hmac"] = sealing.seal(*entry_seal_parts(entry.name, meta, data)).hex()
+    (entry / "meta.json").write_text(json.dumps(meta), encoding="utf-8")  # unsealed: as stored before issue 47
+
+
+@pytest.mark.parametrize("how", ["unsealed (as stored before issue 47)", "another user's seal", "own key"])
+def test_a_crafted_retrieval_index_never_changes_the_evidence(support_baseline, tmp_path, capsys, how):
+    """retrieval/ held source support's FAISS indexes unsealed: an index of the right size with
+    other vectors changed every claim's evidence ranks. Each entry is now sealed with the user's
+    key (meta.json's hmac, over the key, the metadata and the index's bytes): a crafted entry, or
+    one another user sealed, is rebuilt — one warning names it, the report equals a --no-cache
+    run's, and the next run finds it sound. Sealed with the run's own key (the control), the same
+    index changes the report: the seal is what keeps it out."""
+    pytest.importorskip("faiss", reason="the retrieval store is FAISS's (the [retrieval] extra)")
+    folder = tmp_path / "cache"
+    shutil.copytree(support_baseline[1], folder)
+    entries = sorted(p for p in (folder / "retrieval").iterdir() if p.is_dir())
+    assert entries
+    for entry in entries:
+        _craft_index(entry, how, tmp_path)
+    code, report, err = score(tmp_path, capsys, *SUPPORT, "--cache-dir", folder)
+    assert code == EXIT_OK, err
+    if how == "own key":
+        assert report != support_baseline[0] and cache_warnings(err) == []
+        return
+    assert report == support_baseline[0]
+    assert_one_warning_each(err, entries)
+    forget_set_aside()
+    code, report, err = score(tmp_path, capsys, *SUPPORT, "--cache-dir", folder, name="again.json")
+    assert code == EXIT_OK and report == support_baseline[0] and cache_warnings(err) == [], err  # rebuilt

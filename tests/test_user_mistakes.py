@@ -66,6 +66,7 @@ OVERWRITES = [
     ("report", ["report", "{scores}", "-o", "{scores}"], "scores", "--output"),
     ("report-input", ["report", "{scores}", "--input", "{notes}", "-o", "{notes}"], "notes", "--output"),
     ("leaderboard", ["leaderboard", "{scores}", "-o", "{scores}"], "scores", "--output"),
+    ("leaderboard-json", ["leaderboard", "{scores}", "{other}", "--json", "{other}"], "other", "--json"),
     ("leaderboard-plot", ["leaderboard", "{scores}", "{other}", "--plot", "{other}"], "other", "--plot"),
     ("agreement-plot", ["agreement", "{scores}", "{human}", "--human-column", "h", "--plot", "{human}"], "human",
      "--plot"),

@@ -159,6 +159,47 @@ def write_sealed_json(path: Path, kind: str, version: str, data) -> bool:
     return True
 
 
+#: the first bytes of a file :func:`write_sealed_file` wrote (then its seal, then its bytes)
+SEALED_FILE_MAGIC = b"DLS1"
+
+
+def read_sealed_file(path: Path, kind: str) -> bytes | None:
+    """The bytes :func:`write_sealed_file` kept at ``path`` for ``kind``, read once and checked
+    (load from what this returns, never from ``path`` again: a file swapped after the check is
+    never used); ``None`` when there is none (no file), when it cannot be read (one warning,
+    :func:`set_aside`), or when it is not sealed with this user's key for this ``kind`` and file
+    name — crafted, another user's, or kept before issue 47's seal (one warning, :func:`not_sealed`)."""
+    start = len(SEALED_FILE_MAGIC) + sealing.SEAL_BYTES
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(start)
+            data = handle.read()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        set_aside(path, exc)
+        return None
+    if head[:len(SEALED_FILE_MAGIC)] != SEALED_FILE_MAGIC or not sealing.sealed(
+            head[len(SEALED_FILE_MAGIC):], "file", kind, Path(path).name, data):
+        not_sealed(path)
+        return None
+    return data
+
+
+def write_sealed_file(path: Path, kind: str, data: bytes) -> None:
+    """Keep ``data`` at ``path``, sealed for ``kind`` and the file's name (:func:`read_sealed_file`),
+    whole or not at all (:func:`doclens.core.files.write_atomically`); :class:`OSError` when the
+    folder cannot be written."""
+    tag = sealing.seal("file", kind, Path(path).name, data)
+
+    def write(handle) -> None:
+        handle.write(SEALED_FILE_MAGIC + tag)
+        handle.write(data)
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(path, write, binary=True)
+
+
 def cache_key(parts: dict[str, Any]) -> str:
     """A stable hash of ``parts`` (JSON with sorted keys)."""
     blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)

@@ -14,7 +14,10 @@ content hash (:func:`doclens.retrieval.facts.facts_hash`), the encoder's fingerp
 its folder) and the settings that change a vector (pooling, ``max_length``). A store entry is
 written to a temporary folder and renamed into place, so a crash or a concurrent writer never
 leaves a half-written entry; an entry that cannot be read (or whose row count does not match)
-is rebuilt, with a warning. A folder that cannot be written (read-only, on a read-only file
+is rebuilt, with a warning. Every entry is sealed with the user's key (``meta.json``'s ``hmac``,
+:func:`entry_seal_parts`; ``docs/caches.md``): one whose seal does not check (crafted by whoever
+can write the folder, another user's, or written before issue 47) is rebuilt, with one warning
+naming it, and its index is never loaded. A folder that cannot be written (read-only, on a read-only file
 system) costs the encoding again in a later run, nothing else: one warning, the run goes on with
 the index in memory (``doclens.evaluators.cache.set_aside``). ``persist=False`` (``doclens score
 --no-cache``) neither reads nor writes the folder.
@@ -33,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from doclens.core.errors import require
+from doclens.core.sealing import seal, sealed
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +60,14 @@ def store_key(facts_digest: str, encoder_fingerprint: str, pooling: str, max_len
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
+def entry_seal_parts(key: str, meta: dict, data: bytes) -> tuple:
+    """What an entry's seal (``meta.json``'s ``hmac``, :mod:`doclens.core.sealing`) is made of:
+    the store's name, the entry's key (an entry moved to another key is a miss), its metadata
+    but the seal (as canonical JSON) and the index's bytes."""
+    rest = json.dumps({k: v for k, v in meta.items() if k != "hmac"}, sort_keys=True, separators=(",", ":"))
+    return "retrieval", key, rest, data
+
+
 def _faiss():
     return require("faiss", "the retrieval vector store", "retrieval")
 
@@ -73,7 +85,10 @@ class VectorStore:
         return self.directory / key
 
     def load(self, key: str, rows: int):
-        """The stored index of ``key`` holding ``rows`` vectors, or ``None``."""
+        """The stored index of ``key`` holding ``rows`` vectors, or ``None``: an entry that cannot
+        be read is rebuilt with a warning, one whose seal does not check (:func:`entry_seal_parts`) is
+        rebuilt with one warning naming it (:func:`doclens.evaluators.cache.not_sealed`). The
+        index is made from the bytes that were checked, never read from the folder again."""
         folder = self.path(key)
         if not self.persist or not (folder / "meta.json").is_file():
             self.misses += 1
@@ -81,7 +96,14 @@ class VectorStore:
         faiss = _faiss()
         try:
             meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-            index = faiss.read_index(str(folder / "vectors.faiss"))
+            data = (folder / "vectors.faiss").read_bytes()
+            if not isinstance(meta, dict) or not sealed(str(meta.get("hmac", "")), *entry_seal_parts(key, meta, data)):
+                from doclens.evaluators.cache import not_sealed
+
+                not_sealed(folder)
+                self.misses += 1
+                return None
+            index = faiss.deserialize_index(np.frombuffer(data, dtype=np.uint8))
             if meta.get("rows") != rows or index.ntotal != rows:
                 raise ValueError(f"{index.ntotal} vectors stored, {rows} facts expected")
         except Exception as exc:  # a damaged entry is rebuilt, never trusted
@@ -112,10 +134,11 @@ class VectorStore:
         self.directory.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=self.directory))
         try:
-            faiss.write_index(index, str(staging / "vectors.faiss"))
-            (staging / "meta.json").write_text(json.dumps(dict(meta, rows=int(vectors.shape[0]),
-                                                               version=STORE_VERSION), indent=1),
-                                               encoding="utf-8")
+            data = faiss.serialize_index(index).tobytes()
+            (staging / "vectors.faiss").write_bytes(data)
+            meta = dict(meta, rows=int(vectors.shape[0]), version=STORE_VERSION)
+            meta["hmac"] = seal(*entry_seal_parts(key, meta, data)).hex()
+            (staging / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
             target = self.path(key)
             if target.exists():  # a damaged entry, or another process got there first
                 shutil.rmtree(target, ignore_errors=True)

@@ -3,8 +3,9 @@
 
 The model is exported once a machine with ``torch.onnx.export`` (TorchScript exporter, opset 17,
 float32, batch and length dynamic) and kept in the DocLens cache folder
-(``models/<fingerprint>-<torch version>-opset17.onnx``, :func:`onnx_path`; a folder that cannot be
-written keeps it in memory for the process). After that a run imports neither torch nor
+(``models/<fingerprint>-<torch version>-opset17.onnx``, :func:`onnx_path`, sealed with the user's
+key and checked before it is loaded: ``docs/caches.md``; a folder that cannot be written keeps it in
+memory for the process). After that a run imports neither torch nor
 ``transformers``: the text is cut into word pieces by the model's own ``tokenizer.json`` through
 the ``tokenizers`` library (the same ids as ``transformers``' fast tokenizer, which wraps it) and
 the graph runs in an ONNX Runtime session with its own thread pool (``threads`` intra-op threads,
@@ -26,7 +27,6 @@ from pathlib import Path
 import numpy as np
 
 from doclens.core.errors import ConfigurationError, require
-from doclens.core.files import write_atomically
 
 logger = logging.getLogger(__name__)
 
@@ -73,31 +73,36 @@ def export(folder: str) -> bytes:
 
 
 #: ``exported``'s ``directory`` for an export never written (``doclens score --no-cache``): the
-#: cache folder's export is used where a run kept one (a model file, not an answer), else the model
-#: is exported into memory for the process
+#: cache folder's export is used where a run kept one sealed with this user's key (a model file,
+#: not an answer; ``docs/caches.md``), else the model is exported into memory for the process
 IN_MEMORY = "in memory"
+#: what a kept export's seal is made for (:func:`doclens.evaluators.cache.write_sealed_file`)
+SEAL_KIND = "onnx export"
 
 
-def exported(folder: str, fingerprint: str, directory: Path | str | None = None) -> str | bytes:
-    """The kept export's path, exporting it first when absent (bytes when it cannot be written, or
-    when ``directory`` is :data:`IN_MEMORY` and none is kept); ``directory`` ``None``: the cache
-    folder's ``models/``."""
+def exported(folder: str, fingerprint: str, directory: Path | str | None = None) -> bytes:
+    """The model's ONNX bytes: the kept export's, read once and checked against this user's seal
+    (``docs/caches.md``), else exported now and kept (in memory only when the folder cannot be
+    written, or when ``directory`` is :data:`IN_MEMORY`); ``directory`` ``None``: the cache
+    folder's ``models/``. A kept file whose seal does not check (crafted, another user's, kept
+    before issue 47) is never loaded: one warning names it, and it is exported again (and
+    overwritten, :data:`IN_MEMORY` aside)."""
     from importlib.metadata import version
 
-    if directory == IN_MEMORY:
-        kept = onnx_path(fingerprint, version("torch"))
-        return str(kept) if kept.is_file() else export(folder)
-    path = onnx_path(fingerprint, version("torch"), None if directory is None else Path(directory))
-    if path.is_file():
-        return str(path)
+    from doclens.evaluators.cache import read_sealed_file, write_sealed_file
+
+    memory = directory == IN_MEMORY
+    path = onnx_path(fingerprint, version("torch"), None if memory or directory is None else Path(directory))
+    kept = read_sealed_file(path, SEAL_KIND)
+    if kept is not None:
+        return kept
     data = export(folder)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, lambda handle: handle.write(data), binary=True)  # a temporary name of its own
-    except OSError as exc:  # a read-only cache folder: exported again at the next start, nothing else
-        logger.debug("ONNX export %s not written: %s", path, exc)
-        return data
-    return str(path)
+    if not memory:
+        try:
+            write_sealed_file(path, SEAL_KIND, data)
+        except OSError as exc:  # a read-only cache folder: exported again at the next start, nothing else
+            logger.debug("ONNX export %s not written: %s", path, exc)
+    return data
 
 
 #: Loaded models by (folder, fingerprint, max_length, threads): a process that makes several judges
