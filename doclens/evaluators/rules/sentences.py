@@ -91,12 +91,12 @@ class Sentence:
     keys: frozenset = frozenset()
 
     @cached_property
-    def stems(self) -> frozenset[str]:
+    def stems(self) -> set[str]:
         """The stems of :attr:`words`, made once a sentence (the rules ask for them some 700,000
         times in a reward step of 64, issue 49): a reading's words are set when it is made
         (:meth:`~doclens.evaluators.rules.analysis.Analyser.sentences`, or the analysis cache's
-        decoding) and never changed after."""
-        return frozenset(w.stem for w in self.words)
+        decoding) and never changed after. One set a sentence: read it, never change it."""
+        return {w.stem for w in self.words}
 
     @property
     def stated(self) -> list[tuple[int, tuple[str, str | None, frozenset]]]:
