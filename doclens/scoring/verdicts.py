@@ -107,12 +107,15 @@ def own_section_requests(works: list[Work], claim_slots: list[tuple], claim_answ
     → ``{position: True}`` for the claims found outside whose own section holds them as closely (not
     asked: placed in their own section)."""
     requests, slots, held = [], [], {}
+    sections_of: dict[tuple[str, str], dict] = {}  # a premise's sections, cut once for all its slots
     for (i, direction, section), answers in zip(claim_slots, claim_answers):
         work = works[i]
         if section is None or (direction, section) in work.section_fallbacks:
             continue
         claims, premise = {d: (c[section], p) for d, c, p, _ in _directions(work)}[direction]
-        sections = segments(work.task, premise)
+        sections = sections_of.get((work.task, premise))
+        if sections is None:
+            sections = sections_of[(work.task, premise)] = segments(work.task, premise)
         own = sections.get(section, "")
         found = [k for k, answer in enumerate(answers) if answer.entailed and answer.status == STATUS_OK
                  and located_section(sections, answer.evidence, claims[k]) not in (None, section)]

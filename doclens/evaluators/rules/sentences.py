@@ -6,6 +6,7 @@ the rules compare."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import NamedTuple
 
 from doclens.core.types import TextEnum
@@ -89,8 +90,12 @@ class Sentence:
     #: number's context (read the same way) is matched against
     keys: frozenset = frozenset()
 
-    @property
+    @cached_property
     def stems(self) -> set[str]:
+        """The stems of :attr:`words`, made once a sentence (the rules ask for them some 700,000
+        times in a reward step of 64, issue 49): a reading's words are set when it is made
+        (:meth:`~doclens.evaluators.rules.analysis.Analyser.sentences`, or the analysis cache's
+        decoding) and never changed after. One set a sentence: read it, never change it."""
         return {w.stem for w in self.words}
 
     @property
