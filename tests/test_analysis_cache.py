@@ -11,6 +11,7 @@ from doclens.evaluators.rules import analysis_cache  # noqa: E402
 from doclens.evaluators.rules.analysis import Analyser  # noqa: E402
 from doclens.evaluators.rules.analysis_cache import AnalysisCache  # noqa: E402
 from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge  # noqa: E402
+from doclens.evaluators.rules.resources import JudgeResources  # noqa: E402
 
 PREMISE = ("The patient reports left knee pain for two weeks. She denies fever. Blood pressure is 140/90. "
            "Plan: start ibuprofen 400 mg twice daily.")
@@ -18,7 +19,7 @@ CLAIMS = ["The patient has left knee pain.", "She has a fever.", "BP 140/90.", "
 
 
 def _judge(folder, monkeypatch, counter):
-    judge = ClinicalRulesJudge(paraphrase="none", analysis_cache=AnalysisCache(folder))
+    judge = ClinicalRulesJudge(paraphrase="none", resources=JudgeResources(analysis_cache=AnalysisCache(folder)))
     read = Analyser._sentence
 
     def counted(self, text):
@@ -34,13 +35,13 @@ def test_a_later_judge_reads_no_text_again_and_judges_alike(tmp_path, monkeypatc
     first = _judge(tmp_path, monkeypatch, first_reads)
     verdicts = first.judge_claims_many([ClaimRequest(PREMISE, CLAIMS)])
     first.close()  # as doclens score does at the end of a run: the readings are written
-    assert first_reads and first.analysis_cache.stored == 1 + len(CLAIMS)
+    assert first_reads and first.resources.analysis_cache.stored == 1 + len(CLAIMS)
     later = _judge(tmp_path, monkeypatch, later_reads)
     lemmas = later.analyser._lemmas
     looked_up: list[str] = []
     later.analyser._lemmas = lambda word: looked_up.append(word) or lemmas(word)
     assert later.judge_claims_many([ClaimRequest(PREMISE, CLAIMS)]) == verdicts  # explanations too
-    assert later_reads == [] and later.analysis_cache.hits == 1 + len(CLAIMS)
+    assert later_reads == [] and later.resources.analysis_cache.hits == 1 + len(CLAIMS)
     assert looked_up == []  # every word's key and noun lemma from disk: lemminflect's tables never load
 
 
@@ -48,12 +49,12 @@ def test_another_fingerprint_reads_again_and_no_cache_writes_nothing(tmp_path, m
     reads: list[str] = []
     first = _judge(tmp_path, monkeypatch, reads)
     first.judge_claims_many([ClaimRequest(PREMISE, CLAIMS[:1])])
-    first.analysis_cache.flush()
+    first.resources.analysis_cache.flush()
     monkeypatch.setattr(analysis_cache, "analysis_fingerprint", lambda: "another-version")
     reads.clear()
     changed = _judge(tmp_path, monkeypatch, reads)
     changed.judge_claims_many([ClaimRequest(PREMISE, CLAIMS[:1])])
-    assert reads and changed.analysis_cache.hits == 0
+    assert reads and changed.resources.analysis_cache.hits == 0
     ClinicalRulesJudge(paraphrase="none").judge_claims_many([ClaimRequest(PREMISE, CLAIMS[:1])])
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".sqlite") == ["analysis.sqlite"]
 
@@ -72,7 +73,7 @@ def test_a_reading_is_json_rebuilt_only_into_the_judges_types():
 
     from doclens.evaluators.rules.analysis_cache import Refused, decode_reading, encode_reading
 
-    analyser = Analyser()
+    analyser = Analyser(JudgeResources())
     for text in (PREMISE, *CLAIMS, "Lisinopril 10 mg daily, increased from 5 mg. No swelling of the left ankle."):
         reading = analyser.sentences(text)
         payload = encode_reading(reading)
@@ -106,4 +107,4 @@ def test_a_reading_with_a_fractional_daily_frequency_is_kept(tmp_path, monkeypat
     reads.clear()
     later = _judge(tmp_path, monkeypatch, reads)
     assert later.judge_claims_many([ClaimRequest(premise, CLAIMS[:1])]) == verdicts
-    assert reads == [] and later.analysis_cache.hits == 2
+    assert reads == [] and later.resources.analysis_cache.hits == 2

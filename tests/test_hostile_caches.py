@@ -73,11 +73,9 @@ def derived_drug_names():
     the file these tests damage."""
     from doclens.evaluators.rules import lexicons
 
-    lexicons.drug_names.cache_clear()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(lexicons, "_shipped_drug_names", lambda extra: None)
         yield
-    lexicons.drug_names.cache_clear()
 
 
 @pytest.fixture(scope="module")

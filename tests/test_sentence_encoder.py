@@ -134,13 +134,14 @@ def test_clinical_rules_takes_its_vector_cache_as_an_option(tmp_path):
     from doclens.evaluators.base import ClaimRequest
     from doclens.evaluators.models.sentence_encoder import VectorCache
     from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge
+    from doclens.evaluators.rules.resources import JudgeResources
     from tests.test_clinical_rules import PAIRS
 
     premise, claim, _, _ = PAIRS["paraphrase: age phrasing"]
-    first = ClinicalRulesJudge(vector_cache=VectorCache(tmp_path / "a"))
+    first = ClinicalRulesJudge(resources=JudgeResources(vector_cache=VectorCache(tmp_path / "a")))
     verdicts = first.judge_claims_many([ClaimRequest(premise, [claim])])
     assert first._load_encoder().texts_encoded > 0
-    later = ClinicalRulesJudge(vector_cache=VectorCache(tmp_path / "a"))
+    later = ClinicalRulesJudge(resources=JudgeResources(vector_cache=VectorCache(tmp_path / "a")))
     assert later.judge_claims_many([ClaimRequest(premise, [claim])]) == verdicts
     assert later._load_encoder().texts_encoded == 0
     ClinicalRulesJudge().judge_claims_many([ClaimRequest(premise, [claim])])

@@ -58,9 +58,10 @@ def test_a_passive_negation_negates_the_thing_not_done():
     """medspaCy's forward "was not" took "was not ordered" and spent itself on the verb, so "A
     urinalysis was not ordered" stated the urinalysis; the thing not done is negated, before or after."""
     from doclens.evaluators.rules.analysis import Analyser
+    from doclens.evaluators.rules.resources import JudgeResources
     from doclens.evaluators.rules.sentences import Status
 
-    analyser = Analyser(None, None)
+    analyser = Analyser(JudgeResources.in_memory())
     for text, thing in (("A urinalysis was not ordered.", "urinalysis"), ("He was not given antibiotics.", "antibiotics"),
                         ("Swab was not obtained.", "Swab")):
         (sentence,) = analyser.sentences(text)

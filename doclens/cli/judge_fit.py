@@ -91,8 +91,7 @@ def run(args: argparse.Namespace) -> int:
                            alignment=args.alignment)
     # the features; its decision is what is being fitted. Its caches as doclens score's: --cache-dir
     # moves them all, --no-cache reads and writes none (score.py, _judge_stores)
-    judge = ClinicalRulesJudge(decision="rules", **_judge_stores(args, {"vector_cache", "analysis_cache",
-                                                                        "lexicon_dir"}))
+    judge = ClinicalRulesJudge(decision="rules", **_judge_stores(args, {"resources"}))
     judge.token_alignment = args.alignment  # measured only when the model is to weigh it (slower)
     try:
         rows = assess_rows(judge, labelled.items) + (assess_rows(judge, guard.items, guard=True) if guard else [])

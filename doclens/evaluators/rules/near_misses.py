@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from fractions import Fraction
+from types import MappingProxyType
 
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind, short
@@ -87,8 +88,8 @@ def _how_often_problems(analyser: Analyser, sentence: Sentence, claim_stems: set
 
 #: v8: a result and its opposite, as written (a cue word too: "negative" is ConText's negation):
 #: "COVID test is negative" against "COVID-19 test: positive".
-RESULT_OPPOSITES = {"positive": "negative", "negative": "positive", "normal": "abnormal", "abnormal": "normal",
-                    "present": "absent", "absent": "present", "benign": "malignant", "malignant": "benign"}
+RESULT_OPPOSITES = MappingProxyType({"positive": "negative", "negative": "positive", "normal": "abnormal", "abnormal": "normal",
+                                     "present": "absent", "absent": "present", "benign": "malignant", "malignant": "benign"})
 
 
 def _said(sentence: Sentence) -> set[str]:

@@ -4,19 +4,21 @@ part, and several of one claim sentence are found together in one premise senten
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind
 from doclens.evaluators.rules.sentences import Sentence, Side
 
 #: Durations in days, to read one length written in two units as one: "one month" is "4 weeks", "1
 #: year" is "12 months" (v7). Within :data:`DURATION_TOLERANCE` of each other they are the same.
-DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+DAYS = MappingProxyType({"day": 1, "week": 7, "month": 30, "year": 365})
 DURATION_TOLERANCE = 0.1
 
 
 def same_duration(value: str, unit: str | None, other: str, other_unit: str | None) -> bool:
     """Whether two numbers say one duration in two units of :data:`DAYS` ("1 month", "4 weeks")."""
-    if unit not in DAYS or other_unit not in DAYS or unit == other_unit:
+    if unit is None or other_unit is None or unit not in DAYS or other_unit not in DAYS or unit == other_unit:
         return False
     try:
         days, other_days = float(value) * DAYS[unit], float(other) * DAYS[other_unit]

@@ -19,7 +19,7 @@ from doclens.core.support import NOT_ADDRESSED, NOT_SUPPORTED, SUPPORTED, Suppor
 from doclens.evaluators.base import ClaimRequest, Evaluator
 from doclens.parsing.tokens import DECIMAL_WORD, FUNCTION_WORDS, content_tokens, fold_plural
 
-_NEGATION = {"no", "not", "denies", "denied", "deny", "without", "negative", "never", "none", "nor"}
+_NEGATION = frozenset({"no", "not", "denies", "denied", "deny", "without", "negative", "never", "none", "nor"})
 _IGNORED = FUNCTION_WORDS | _NEGATION
 
 

@@ -9,7 +9,9 @@ the DocLens cache folder, :func:`doclens.evaluators.cache.lexicon_folder`; ``--c
 another NLTK version is another file). On the first word the file lacks, NLTK's own
 ``nltk/stem/porter.py`` is run alone, without the rest of NLTK (:func:`porter_from_file`: about
 0.1 s, where importing NLTK costs 1.3-1.8 s, so ``--no-cache`` does not pay for it either).
-``--no-cache`` neither reads nor writes it (issue 47: a wrong stems file changed verdicts).
+``--no-cache`` neither reads nor writes it (issue 47: a wrong stems file changed verdicts). A judge
+holds one :class:`PorterStems` in its :class:`~doclens.evaluators.rules.resources.JudgeResources`,
+which writes the new stems when the judge closes (no process-wide copy, no exit hook: issue 50).
 
 The file is JSON with its format, the NLTK version and a checksum
 (:func:`~doclens.evaluators.cache.read_sealed_json`): one of another version or layout is not
@@ -19,18 +21,19 @@ next start (one warning). Whoever can write the folder can change stems, never r
 
 from __future__ import annotations
 
-import atexit
 import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from types import MappingProxyType
 
 from doclens.core.errors import ConfigurationError
 from doclens.evaluators.cache import DEFAULT_LEXICONS, lexicon_folder, read_sealed_json, write_sealed_json
 
 logger = logging.getLogger(__name__)
 
-#: New stems that make the file be written again before the process ends (it is also written at exit).
+#: New stems that make the file be written again before the judge closes (it is also written then:
+#: :meth:`~doclens.evaluators.rules.resources.JudgeResources.close`).
 SAVE_EVERY = 2_000
 #: the file's format (:func:`~doclens.evaluators.cache.read_sealed_json`)
 FORMAT = "doclens-porter-stems/1"
@@ -106,9 +109,9 @@ class PorterStems:
 #: the lines of NLTK's ``nltk/stem/porter.py`` that import the rest of NLTK, and what stands for
 #: each when :func:`porter_stemmer` reads the file alone (``redos`` and ``safe_print`` serve its
 #: ``demo()`` only; ``StemmerI`` is an abstract base with ``stem`` alone)
-_PORTER_IMPORTS = {"from nltk import redos\n": ("redos", None),
-                   "from nltk.stem.api import StemmerI\n": ("StemmerI", object),
-                   "from nltk.termsec import safe_print\n": ("safe_print", None)}
+_PORTER_IMPORTS = MappingProxyType({"from nltk import redos\n": ("redos", None),
+                                    "from nltk.stem.api import StemmerI\n": ("StemmerI", object),
+                                    "from nltk.termsec import safe_print\n": ("safe_print", None)})
 
 
 def porter_stemmer() -> Callable[[str], str]:
@@ -151,17 +154,3 @@ def porter_from_file() -> Callable[[str], str] | None:
     exec(compile(source, str(path), "exec"), module.__dict__)  # noqa: S102 - the installed NLTK's own file
     return module.PorterStemmer().stem
 
-
-_SHARED: dict[Path | None, PorterStems] = {}
-
-
-def porter_stems(folder=DEFAULT_LEXICONS) -> PorterStems:
-    """The process's stems of the lexicon folder ``folder`` (one object a file, written at exit;
-    ``None``: no file, ``--no-cache``)."""
-    path = stems_path(folder)
-    found = _SHARED.get(path)
-    if found is None:
-        found = _SHARED[path] = PorterStems(path)
-        if path is not None:
-            atexit.register(found.save)
-    return found

@@ -10,8 +10,9 @@ lexicon, clinical_equivalents.json, body sites, directions, relatives) are
 from __future__ import annotations
 
 import re
+from collections.abc import Container
+from types import MappingProxyType
 
-from doclens.evaluators.rules.lexicons import drug_names
 from doclens.parsing.tokens import FUNCTION_WORDS
 
 #: Words a claim's content is not checked on (:func:`is_content`): the package's function words
@@ -39,20 +40,20 @@ looked overall additionally really quite bit pretty somewhat actually basically 
 evaluation evaluated evaluate focused visit clinic discuss discussed discussion explain explained advise advised
 recommend recommended recommends encourage encouraged provide provided schedule scheduled order ordered sent send
 note noted notes find found finds describe described describes done let us mention also well add adds added""".split())
-SIDES = {"left": "left", "right": "right", "bilateral": "bilateral", "bilaterally": "bilateral"}
-WORD_NUMBERS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-                 "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
-                 "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100",
-                 "once": "1", "twice": "2"}
-UNITS = {"mg": "mg", "milligram": "mg", "milligrams": "mg", "mcg": "mcg", "microgram": "mcg", "g": "g",
-          "gram": "g", "grams": "g", "kg": "kg", "kilogram": "kg", "kilograms": "kg", "lb": "lb", "lbs": "lb",
-          "pound": "lb", "pounds": "lb", "ml": "ml", "cc": "ml", "l": "l", "liter": "l", "liters": "l", "%": "%",
-          "percent": "%", "cm": "cm", "mm": "mm", "inch": "inch", "inches": "inch", "unit": "unit",
-          "units": "unit", "mmhg": "mmhg", "bpm": "bpm", "degree": "degree", "degrees": "degree", "day": "day",
-          "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month", "year": "year",
-          "years": "year", "hour": "hour", "hours": "hour", "minute": "minute", "minutes": "minute",
-          "time": "time", "times": "time", "puff": "puff", "puffs": "puff", "tablet": "tablet",
-          "tablets": "tablet", "pill": "pill", "pills": "pill", "meq": "meq", "iu": "unit"}
+SIDES = MappingProxyType({"left": "left", "right": "right", "bilateral": "bilateral", "bilaterally": "bilateral"})
+WORD_NUMBERS = MappingProxyType({"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+                                  "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+                                  "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100",
+                                  "once": "1", "twice": "2"})
+UNITS = MappingProxyType({"mg": "mg", "milligram": "mg", "milligrams": "mg", "mcg": "mcg", "microgram": "mcg", "g": "g",
+                           "gram": "g", "grams": "g", "kg": "kg", "kilogram": "kg", "kilograms": "kg", "lb": "lb", "lbs": "lb",
+                           "pound": "lb", "pounds": "lb", "ml": "ml", "cc": "ml", "l": "l", "liter": "l", "liters": "l", "%": "%",
+                           "percent": "%", "cm": "cm", "mm": "mm", "inch": "inch", "inches": "inch", "unit": "unit",
+                           "units": "unit", "mmhg": "mmhg", "bpm": "bpm", "degree": "degree", "degrees": "degree", "day": "day",
+                           "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month", "year": "year",
+                           "years": "year", "hour": "hour", "hours": "hour", "minute": "minute", "minutes": "minute",
+                           "time": "time", "times": "time", "puff": "puff", "puffs": "puff", "tablet": "tablet",
+                           "tablets": "tablet", "pill": "pill", "pills": "pill", "meq": "meq", "iu": "unit"})
 #: Common drug names (generic and brand), lower case. Used to name drugs in explanations.
 DRUGS = frozenset("""acetaminophen tylenol ibuprofen motrin advil naproxen aleve aspirin meloxicam mobic celecoxib
 celebrex diclofenac voltaren ketorolac toradol tramadol oxycodone percocet hydrocodone norco morphine codeine
@@ -77,10 +78,11 @@ enbrel etanercept tamsulosin flomax finasteride sildenafil viagra tadalafil cial
 colchicine iron vitamin""".split())
 
 
-def is_drug(word: str) -> bool:
-    """A drug name (lower case): :data:`DRUGS` or the maintained lexicon's
-    (:func:`~doclens.evaluators.rules.lexicons.drug_names`)."""
-    return word in DRUGS or word in drug_names(DRUGS)
+def is_drug(word: str, names: Container[str]) -> bool:
+    """A drug name (lower case): :data:`DRUGS` or ``names``, the maintained lexicon's the judge read
+    (:func:`~doclens.evaluators.rules.lexicons.drug_names`, held by its
+    :class:`~doclens.evaluators.rules.resources.JudgeResources`)."""
+    return word in DRUGS or word in names
 
 
 #: Words whose presence flips a finding; never forgiven as paraphrase (nor their prefixed forms:
@@ -109,10 +111,10 @@ QUALIFIER_SCALES = tuple(frozenset(scale.split()) for scale in (
 
 #: Verbs that plan a test, whose result is not known yet: "we will obtain an MRI" does not say
 #: what the MRI showed.
-PLANNED_VERBS = ["obtain", "schedule", "repeat"]
+PLANNED_VERBS = ("obtain", "schedule", "repeat")
 #: One word spelled two ways in notes, read as one ("disk herniation" / "disc herniation": else the
 #: closest note sentence to a claim's "acute disc herniation" is another one with "acute" in it).
-SPELLINGS = {"disk": "disc", "disks": "discs"}
+SPELLINGS = MappingProxyType({"disk": "disc", "disks": "discs"})
 #: Subjects of a habitual "used to" ("as it used to be"); "it is used to treat" is the verb use.
 PRONOUNS = frozenset("i you he she it we they".split())
 #: Words that attach what follows them to the phrase before: "no tenderness *to* palpation".
