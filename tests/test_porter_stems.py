@@ -9,7 +9,7 @@ pytest.importorskip("nltk", reason="the Porter stems need the [clinical] extra (
 
 from nltk.stem.porter import PorterStemmer  # noqa: E402
 
-from doclens.evaluators.rules.stems import PorterStems  # noqa: E402
+from doclens.evaluators.rules.stems import FORMAT, PorterStems, _nltk_version  # noqa: E402
 
 WORDS = ["running", "hypertension", "knees", "dying", "generously", "swelling", "running"]
 
@@ -42,3 +42,17 @@ def test_no_file_stems_every_word_with_nltk():
     stems("coughing"), stems("coughing")
     stems.save()  # nothing to write to
     assert stems.computed == 1
+
+
+def test_a_refused_file_is_written_again_sealed_even_when_nothing_new_was_stemmed(tmp_path, caplog):
+    """A stems file not sealed with this user's key (written before the seal, or another user's) is
+    warned about once and written again sealed at the next save, though the run stemmed nothing new:
+    else a run whose readings all come from the analysis cache leaves it, and its warning, for good."""
+    from doclens.evaluators.cache import read_sealed_json
+
+    path = tmp_path / "stems.json"
+    path.write_text(json.dumps({"format": FORMAT, "version": _nltk_version(), "data": {"coughing": "cough"}}))
+    stems = PorterStems(path)
+    assert "not sealed with this user's key" in caplog.text
+    stems.save()  # nothing stemmed in this process
+    assert read_sealed_json(path, FORMAT, _nltk_version()) == {}  # sealed now: read with no warning

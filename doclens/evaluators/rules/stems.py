@@ -71,6 +71,10 @@ class PorterStems:
         self.computed = 0
         self._stems: dict[str, str] = self._read() if path is not None else {}
         self._unsaved = 0
+        # a file that is there but gave nothing (not sealed with this user's key, another NLTK's,
+        # damaged) is written again sealed at the next save, new stems or not: else a run that
+        # stems nothing would leave it, and its warning, for every later run
+        self._refused = path is not None and path.exists() and not self._stems
         self._stemmer: Callable[[str], str] | None = None
         self._lock = threading.Lock()
 
@@ -94,14 +98,15 @@ class PorterStems:
         return stem
 
     def save(self) -> None:
-        """Write the stems (those of the file and the new ones) if there are new ones; a cache
+        """Write the stems (those of the file and the new ones) if there are new ones, or if the file
+        was refused when read (:attr:`_refused`); a cache
         folder that cannot be written costs stemming those words again at the next start, nothing else."""
-        if self.path is None or not self._unsaved:
+        if self.path is None or not (self._unsaved or self._refused):
             return
         with self._lock:
             merged = {**self._read(), **self._stems}  # another process's new stems are kept too
             if write_sealed_json(self.path, FORMAT, _nltk_version(), merged):
-                self._unsaved = 0
+                self._unsaved, self._refused = 0, False
             else:
                 self.path = None  # not written: not tried again in this process
 
