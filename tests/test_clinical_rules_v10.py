@@ -28,6 +28,10 @@ SAID_ANOTHER_WAY = {
                                    "additional"),
     "normal: unremarkable": ("The EKG obtained today was unremarkable.", "The EKG was normal.", "normal"),
     "normal: the other way round": ("CT of the head: normal.", "CT of the head is unremarkable.", "unremarkable"),
+    "site: the adjective for the noun": ("Examination of Abdomen: Soft, nontender.",
+                                         "Abdominal exam: soft and nontender.", "abdominal"),
+    "site: the noun for the adjective": ("A pelvic ultrasound was ordered.", "An ultrasound of the pelvis was ordered.",
+                                         "pelvis"),
     "blood glucose: blood sugar": ("Her blood sugars run high in the evening.",
                                    "Her blood glucose runs high in the evening.", "glucose"),
 }
@@ -42,6 +46,8 @@ GUARDS = {
                                           "Palpation of Abdomen: Tenderness in the left lower quadrant.", ["left"]),
     "key: the examined part must be in the note": ("Heart: Regular rate and rhythm.",
                                                    "Auscultation of Lungs: Wheezes.", ["lung"]),
+    "site: another site's adjective": ("Examination of Abdomen: Soft, nontender.", "Pelvic exam: soft and nontender.",
+                                       ["pelvi"]),
     "normal: abnormal against unremarkable": ("The EKG obtained today was unremarkable.", "The EKG was abnormal.",
                                               ["abnormal"]),
     "normal: the finding's own sentence calls it abnormal": (
