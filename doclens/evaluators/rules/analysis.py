@@ -31,6 +31,7 @@ from doclens.evaluators.rules.words import (
     COUNTED,
     DOSE_UNITS,
     DOSING_ABBREVIATIONS,
+    EXAMINING,
     FREQUENCY,
     LIST_BREAKS,
     ONCE_PER,
@@ -641,10 +642,13 @@ def _without_opening_header(text: str) -> str:
 def section_key_words(claim: str, drug_names: Container[str]) -> set[str]:
     """Words of the claim the note need not use: its leading key when all its words are section
     and body-system words (``Medical Reasoning: The reflux seems stable.`` → medical, reasoning;
-    "CBC: normal" → none), and the patient's name (:func:`_name_words`)."""
+    "CBC: normal" → none), else the key's words that say how a part was examined (v10,
+    :data:`~doclens.evaluators.rules.words.EXAMINING`: "Auscultation of Heart:" → auscultation; the
+    heart stays a word to find), and the patient's name (:func:`_name_words`)."""
     key = _SECTION_KEY.match(claim)
     words = set(re.findall(r"[a-z]+", key.group(1).lower())) if key else set()
-    return (words if words <= SECTION_WORDS else set()) | _name_words(claim, drug_names)
+    # v10: a key that says how a part was examined ("Auscultation of Heart:") leaves the part content
+    return (words if words <= SECTION_WORDS else words & EXAMINING) | _name_words(claim, drug_names)
 
 
 def _name_words(claim: str, drug_names: Container[str]) -> set[str]:

@@ -10,15 +10,26 @@ from collections.abc import Container
 
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind, short
+from doclens.evaluators.rules.lexicons import site_name
 from doclens.evaluators.rules.sentences import Sentence, Status, Word
-from doclens.evaluators.rules.words import ABNORMAL_WORDS, NORMAL_WORDS, POLAR, POLAR_PREFIXES, QUALIFIER_SCALES, is_drug
+from doclens.evaluators.rules.words import (
+    ABNORMAL_WORDS,
+    EXAMINING,
+    NORMAL_WORDS,
+    POLAR,
+    POLAR_PREFIXES,
+    QUALIFIER_SCALES,
+    SAME_AS_NORMAL,
+    SPELLINGS,
+    is_drug,
+)
 
 
 def other_qualifier(word: str, sentence: Sentence | None) -> str | None:
     """The qualifier of ``word``'s scale that ``sentence`` uses instead (:data:`QUALIFIER_SCALES`)."""
     if sentence is None:
         return None
-    used = {w.text.lower() for w in sentence.words}
+    used = {SPELLINGS.get(w.text.lower(), w.text.lower()) for w in sentence.words}  # v10: "2nd" is "second"
     for scale in QUALIFIER_SCALES:
         if word in scale:
             others = sorted((scale & used) - {word})
@@ -46,8 +57,23 @@ def called_normal(word: str, words: list[Word], premise_sentences: list[Sentence
     return None
 
 
-#: Words that name how a finding was examined, not a finding ("Auscultation of Heart: No murmurs").
-EXAMINING = frozenset("auscultation examination exam palpation inspection percussion".split())
+def said_normal(word: str, words: list[Word], premise_sentences: list[Sentence]) -> bool:
+    """v10: a claim's word for normal (:data:`~doclens.evaluators.rules.words.SAME_AS_NORMAL`) that
+    the note says with another of them ("The EKG was normal" against "EKG: unremarkable"): in the note
+    sentences that hold at least half the claim's other content words, the first that calls the
+    finding normal or abnormal (affirmed) calls it normal by another word of the same meaning."""
+    if word not in SAME_AS_NORMAL:
+        return False
+    concept = {w.stem for w in words if w.text.lower() != word}
+    for sentence in premise_sentences:
+        if not concept or 2 * len(sentence.stems & concept) < len(concept):
+            continue
+        said = {w.text.lower() for w in sentence.words if w.status != Status.NEGATED}
+        if said & ABNORMAL_WORDS:
+            return False
+        if said & (SAME_AS_NORMAL - {word}):
+            return True
+    return False
 
 
 def _only_denies(sentence: Sentence, concept: set[str]) -> str | None:
@@ -107,14 +133,26 @@ def abbreviation_found(analyser: Analyser, text: str, words: list[Word], index: 
     return any(keys <= index.keys() for keys in analyser.expansions(word))
 
 
+def site_named(analyser: Analyser, text: str, premise_sentences: list[Sentence]) -> bool:
+    """v10: a claim word naming a body site that the note names by its noun or its adjective
+    (:func:`~doclens.evaluators.rules.lexicons.site_name`): "abdominal exam" is the note's
+    "Examination of Abdomen", "the pelvis" its "pelvic" x-ray. Only the same site: the site check
+    (near_misses.py) still decides another one."""
+    site = site_name(text, analyser.noun(text))
+    return site is not None and any(site_name(w.text.lower(), analyser.noun(w.text.lower())) == site
+                                    for s in premise_sentences for w in s.words)
+
+
 def missing_words(analyser: Analyser, words: list[Word], key: set[str], index: dict,
                   premise_sentences: list[Sentence]) -> list[str]:
     """The claim's words (lower case, once each) the premise does not use, nor says in other words
-    (an abbreviation written out, a finding a normal one says is absent); the ``key`` words
-    (:func:`~doclens.evaluators.rules.analysis.section_key_words`) are never missing."""
+    (an abbreviation written out, a finding a normal one says is absent, a site named by its noun
+    or adjective); the ``key`` words (:func:`~doclens.evaluators.rules.analysis.section_key_words`)
+    are never missing."""
     return [w for w in dict.fromkeys(w.text.lower() for w in words)
             if analyser.normal(w) not in index and not abbreviation_found(analyser, w, words, index)
-            and w not in key and not said_absent(analyser, w, words, premise_sentences)]
+            and w not in key and not said_absent(analyser, w, words, premise_sentences)
+            and not site_named(analyser, w, premise_sentences)]
 
 
 def said_otherwise(missing: list[str], words: list[Word], first: dict[str, tuple[int, Word, Sentence]],
@@ -129,15 +167,16 @@ def said_otherwise(missing: list[str], words: list[Word], first: dict[str, tuple
     absent: list[str] = []
     for m in missing:
         verdict = opposite(m, words, first, premise_sentences)
-        if verdict == "same":  # "not controlled" = "uncontrolled"
-            continue
+        if verdict == "same" or (verdict is None and said_normal(m, words, premise_sentences)):
+            continue  # "not controlled" = "uncontrolled"; v10: "normal" = "unremarkable"
         absent.append(m)
         if verdict is not None:
             problems.append(Finding(FindingKind.OPPOSITE, verdict, conflict=True))
-        elif m in POLAR:
-            other = other_qualifier(m, best) or called_normal(m, words, premise_sentences)
-            problems.append(Finding(FindingKind.QUALIFIER, f"note says {other}, claim says {m}", conflict=True) if other
-                            else Finding(FindingKind.POLAR, f"note does not say {m}"))
+        elif SPELLINGS.get(m, m) in POLAR:  # v10: "3rd" is the qualifier "third"
+            word = SPELLINGS.get(m, m)
+            other = other_qualifier(word, best) or called_normal(word, words, premise_sentences)
+            problems.append(Finding(FindingKind.QUALIFIER, f"note says {other}, claim says {word}", conflict=True) if other
+                            else Finding(FindingKind.POLAR, f"note does not say {word}"))
         else:
             kept.append(m)
     return problems, kept, absent

@@ -92,7 +92,9 @@ increase increased decrease decreased high low elevated reduced worse better imp
 present absent controlled uncontrolled febrile afebrile symmetric asymmetric intact able unable""".split()) | frozenset(
     # qualifiers a near miss differs by (docs/design.md §4, Judging real notes): never forgiven as rewording
     """slight mild moderate severe acute chronic new newly repeat recurrent minimal marked trace small large
-worsening first second third extra additional""".split())
+worsening first second third extra additional""".split()) | frozenset(
+    # v10: every ordinal of the digits' spellings (SPELLINGS): "4th finger" is no rewording of the "2nd"
+    "fourth fifth sixth seventh eighth ninth tenth".split())
 #: v8: a finding called abnormal, and the words a note uses for the same finding found normal: a claim
 #: calling abnormal what the note, where it speaks of the claim's finding, calls normal (unremarkable,
 #: regular, good …) is contradicted (issue 46's generated normal → abnormal flips: "Chest x-ray:
@@ -107,14 +109,18 @@ QUALIFIER_SCALES = tuple(frozenset(scale.split()) for scale in (
     "trace slight minimal mild moderate severe marked significant",
     "small large", "acute chronic subacute", "increase increased decrease decreased reduced elevated",
     "high low elevated", "worse better improved worsened worsening", "negative positive",
-    "first second third"))
+    "first second third fourth fifth sixth seventh eighth ninth tenth"))
 
 #: Verbs that plan a test, whose result is not known yet: "we will obtain an MRI" does not say
 #: what the MRI showed.
 PLANNED_VERBS = ("obtain", "schedule", "repeat")
 #: One word spelled two ways in notes, read as one ("disk herniation" / "disc herniation": else the
 #: closest note sentence to a claim's "acute disc herniation" is another one with "acute" in it).
-SPELLINGS = MappingProxyType({"disk": "disc", "disks": "discs"})
+#: v10: an ordinal written with its digits is the ordinal word ("3rd and 4th fingers" / "third and
+#: fourth fingers"; "2nd degree" / "second degree"): one word, two spellings.
+SPELLINGS = MappingProxyType({"disk": "disc", "disks": "discs", "1st": "first", "2nd": "second", "3rd": "third",
+                              "4th": "fourth", "5th": "fifth", "6th": "sixth", "7th": "seventh", "8th": "eighth",
+                              "9th": "ninth", "10th": "tenth"})
 #: Subjects of a habitual "used to" ("as it used to be"); "it is used to treat" is the verb use.
 PRONOUNS = frozenset("i you he she it we they".split())
 #: Words that attach what follows them to the phrase before: "no tenderness *to* palpation".
@@ -137,7 +143,17 @@ SECTION_WORDS = frozenset("""medical reasoning treatment assessment plan neuro n
 msk gastrointestinal gi cardiovascular cv respiratory resp pulmonary hent heent skin integumentary psychiatric psych
 constitutional genitourinary gu lymphatic hematologic endocrine allergic immunologic review of systems ros vitals
 vital signs general history present illness hpi physical exam examination results impression patient education
-and counseling instructions agreements orders social family surgical past""".split())
+and counseling instructions agreements orders social family surgical past additional testing interpretation chief
+complaint""".split())
+#: v10: words that say how a finding was examined; in a claim's leading key ("Auscultation of Heart:",
+#: "Examination of Abdomen:") they say where the fact was written, not the fact (the body part stays
+#: content: :func:`~doclens.evaluators.rules.analysis.section_key_words`).
+EXAMINING = frozenset("auscultation examination exam palpation inspection percussion".split())
+#: v10: the words a note calls a finding or a study normal by that mean the same as "normal" (the
+#: radiology and exam-report use of "unremarkable"; "WNL", within normal limits): a claim's
+#: "normal" is the note's "unremarkable" where the note speaks of the claim's finding, and back.
+#: Narrower than :data:`NORMAL_WORDS` ("regular", "clear", "good" say more than "normal").
+SAME_AS_NORMAL = frozenset("normal unremarkable wnl".split())
 #: Words with which a claim reports what a test found, which a test the note only plans does not
 #: support: "the MRI was reviewed today", "x-ray of the elbow is unremarkable".
 RESULT_WORDS = frozenset("""show shows showed shown showing reveal reveals revealed revealing demonstrate
