@@ -86,6 +86,40 @@ NEAR_MISSES = {
     "site: a site adjective the judge reads (dermal)": (
         "He will start cardiac rehab next week.", "He will start dermal rehab next week.", "site", ["skin"]),
     "site: back after a section key": ("Neck: Supple.", "General Examination: Back is supple.", "site", ["back"]),
+    # v10 (issue 46's generated near-misses, as classes, on sentences of their own)
+    "denial: an item the note states, denied with a head the note never names": (
+        "The patient describes a dull, throbbing pain in the calf.",
+        "There is no dull throbbing pain below the calf muscle.", "denial", ["does not deny", "throb"]),
+    "denial: not required to do what the note plans": (
+        "She will weigh herself every morning for the next month.",
+        "She will not be required to weigh herself every morning for the next month.", "denial",
+        ["does not deny", "weigh"]),
+    "denial: a 'not' on a predicate where the note negates nothing": (
+        "Her back pain is constant and sharp.", "She said that the back pain was not all the time.", "denial",
+        ["does not write the claim's \"not\""]),
+    "assertion: a 'not' on a predicate the note states as written": (
+        "Left shoulder pain. No swelling. The pain is there all the time.",
+        "She said that the shoulder pain was not there all the time.", "assertion",
+        ["claim says not there all the time"]),
+    "assertion: a finding alone the note names only inside a denial": (
+        "He came in walking, without any cough or fever spells at home.", "He has a fever.", "assertion",
+        ["(negated)", "claim states fever affirmed"]),
+    "denial: a negative family history against a stated one": (
+        "Family history: her father had colon polyps.", "She has a negative family history of colon disease.",
+        "denial", ["does not deny a family history"]),
+    "assertion: a compound word's last part names where the note denies": (
+        "Neuropsychiatric: Denies mood concerns. She has financial concerns.", "She reports psychiatric concerns.",
+        "assertion", ["Denies mood concerns", "claim states concerns affirmed"]),
+    "direction: continued where the note only prescribes": (
+        "I prescribed naproxen 500 mg twice daily for his back pain.",
+        "Naproxen 500 mg twice daily was continued for his back pain.", "direction", ["only prescribed"]),
+    "direction: worsening the note says of nothing": (
+        "She should continue physical therapy to work on her balance and gait.",
+        "She will continue physical therapy, worsening her balance and gait.", "direction",
+        ["note does not say worsening"]),
+    "direction: a low level the note says of nothing": (
+        "Her hemoglobin A1c was checked today and will be repeated in three months.", "Her hemoglobin A1c was low.",
+        "direction", ["note does not say low"]),
 }
 
 
@@ -120,6 +154,11 @@ EQUIVALENTS = {
     "a preamble is no hedge (claim)": ("The patient has a fever.", "Possible summary: The patient has a fever."),
     "a preamble is no hedge (note)": ("Possible clinical note: The patient has a fever. No cough.",
                                       "The patient has a fever."),
+    # v10: what the new denial and direction rules leave alone
+    "continued where the note says it is taken and prescribed": (
+        "He takes naproxen daily. I prescribed naproxen 500 mg twice daily.", "Naproxen 500 mg twice daily was continued."),
+    "a comparison with 'not as' is no denial": ("Her knee is swollen and limited in function.",
+                                                "Her knee is not as functional as it used to be."),
 }
 
 

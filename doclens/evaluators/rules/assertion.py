@@ -49,6 +49,76 @@ def _negates(sentence: Sentence, negated: list[Word], claim_stems: set[str]) -> 
     return stems[0] in there or 2 * len(there.intersection(stems)) >= len(stems)
 
 
+#: v10: a negation written on a predicate ("the pain was not all the time", "is not described as"):
+#: ConText gives it no content word to negate (:func:`predicate_negation_problems`)
+_PREDICATE_NOT = re.compile(r"\b(?:not|never)\b|n't\b", re.IGNORECASE)
+#: any negation a note sentence may write (a cue word, or a negated word: :func:`predicate_negation_problems`)
+_ANY_NEGATION = re.compile(r"\b(?:no|not|never|none|nor|neither|without|denies|denied|deny|negative)\b|n't\b",
+                           re.IGNORECASE)
+#: words that say a finding is normal, which a denial of abnormal findings may reword (:func:`_denial_never_made`)
+_NORMAL = re.compile(r"\b(?:normal|unremarkable|intact|clear|negative|benign|stable|fine|well)\b", re.IGNORECASE)
+#: a comparison ("not as functional as it used to be") states a change, not a denial
+_COMPARISON = re.compile(r"\bnot\s+(?:as|so)\b", re.IGNORECASE)
+#: a negation in a condition or an idiom states no fact ("if it does not improve", "not only")
+_NO_FACT = re.compile(r"\b(?:if|unless|whether|until|not only|or not)\b", re.IGNORECASE)
+
+
+def predicate_negation_problems(sentence: Sentence, concept: set[str], premise_sentences: list[Sentence],
+                                about: list[Sentence]) -> list[Finding]:
+    """v10: a claim sentence whose "not" negates none of its content words ("She said that the pain
+    was not all the time.") says its facts are otherwise than stated: where the note speaks of them
+    (``about``, the note sentences sharing the most of its content words) the note must negate
+    something. A note sentence that shares a content word with it and says what the "not" is said of,
+    as written and with no negation ("the pain is there all the time"), contradicts it; when none of
+    the sentences about its facts writes a negation, the claim's is its own: a ``denial`` finding.
+    Both decide. A condition or idiom ("if it does not improve", "not only") is no
+    statement (:data:`_NO_FACT`)."""
+    if (not about or not _PREDICATE_NOT.search(sentence.text) or _NO_FACT.search(sentence.text)
+            or _COMPARISON.search(sentence.text) or sentence.directions
+            or any(w.status == Status.NEGATED for w in sentence.words)):
+        return []
+    unnegated = [s for s in about if not (_ANY_NEGATION.search(s.text) or any(w.status == Status.NEGATED for w in s.words))]
+    # what the "not" is said of, as written ("all the time"): a note sentence about the claim's facts
+    # that says it with no negation states what the claim denies
+    said = _PREDICATE_NOT.split(sentence.text, maxsplit=1)[1]
+    said = " ".join(re.split(r"[,;.:]", said, maxsplit=1)[0].lower().split())
+    stating = next((s for s in premise_sentences if s.stems & concept and len(said.split()) >= 2
+                    and _says_unnegated(" ".join(s.text.lower().split()), said)), None)
+    if stating is not None:
+        return [Finding(FindingKind.ASSERTION, f"note says \"{short(stating.text)}\" (affirmed), claim says not "
+                        f"{said}", conflict=True)]
+    if len(unnegated) < len(about):
+        return []
+    return [Finding(FindingKind.DENIAL, f"note does not write the claim's \"not\" (\"{short(about[0].text)}\")")]
+
+
+#: v10: a family history denied ("negative family history of …", "no family history of …", "denies any
+#: family history", "family history is negative") and one stated (:func:`family_history_problems`)
+_FAMILY_HISTORY = re.compile(r"\bfamily (?:medical )?history\b", re.IGNORECASE)
+_FAMILY_DENIED = re.compile(r"\b(?:no|negative|denies|denied|without|not)\b(?:\s+\w+){0,2}\s+family (?:medical )?history\b|"
+                            r"\bfamily (?:medical )?history\b\W*(?:\w+\W+){0,2}(?:negative|none|noncontributory|"
+                            r"non-contributory|unremarkable|unknown)\b", re.IGNORECASE)
+
+
+def family_history_problems(sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
+    """v10: a claim that denies a family history ("He has a negative family history of gallbladder
+    disease") against a note that states one and denies none: the note's family history is not
+    negative, whatever it names (a ``denial`` finding, which decides). A note that denies any family
+    history ("No family history of cancer") leaves the claim to the other rules."""
+    if not _FAMILY_DENIED.search(sentence.text):
+        return []
+    histories = [s for s in premise_sentences if _FAMILY_HISTORY.search(s.text)]
+    if not histories or any(_FAMILY_DENIED.search(s.text) or _ANY_NEGATION.search(s.text) for s in histories):
+        return []
+    return [Finding(FindingKind.DENIAL, f"note does not deny a family history (\"{short(histories[0].text)}\")")]
+
+
+def _says_unnegated(text: str, said: str) -> bool:
+    """Whether ``text`` says ``said`` with no negation in the three words before it."""
+    at = text.find(said)
+    return at >= 0 and not _ANY_NEGATION.search(" ".join(text[:at].split()[-3:]))
+
+
 def _describe(status: Status) -> str:
     return {Status.NEGATED: "negated", Status.FAMILY: "about a family member", Status.HYPOTHETICAL: "hypothetical",
             Status.PLANNED: "only planned", Status.POSSIBLE: "only possible", Status.HISTORICAL: "as history",
@@ -113,6 +183,7 @@ def _denial_stated_otherwise(words: list[Word], index: dict, located: frozenset[
     for head, (phrase, conditions, qualified) in sorted(items.items()):
         stated = _stated_never_denied(index, head)
         if not stated:
+            found += _denial_never_made(index, head, phrase | conditions)
             continue
         holding = [(w, s) for w, s in stated if phrase <= s.stems]  # the item and where it is
         word, sentence = next(((w, s) for w, s in holding if _holds(s, phrase, conditions)),
@@ -128,6 +199,49 @@ def _denial_stated_otherwise(words: list[Word], index: dict, located: frozenset[
             # it gives the finding, never denies it: the denial is the claim's alone
             found.append(Finding(FindingKind.DENIAL, f"note does not deny {word.text.lower()} (\"{short(sentence.text)}\")"))
     return found
+
+
+def _denial_never_made(index: dict, head: str, item: frozenset[str]) -> list[Finding]:
+    """v10: a denial the note never makes, of an item whose head it does not state as the patient's
+    ("no pain behind the kneecaps" where the note never names the kneecaps; "not required to check
+    his blood pressure"; "no symptoms similar to a cold" where only a relative's symptoms are named):
+    when the note sentences holding the most of the item's other words (at least half of them) write no
+    negation, normal finding or gone one and give those words as the patient's, and the note negates
+    neither the head nor anything that shares half the item's words, the denial is the claim's alone
+    (a ``denial`` finding, which decides). A head the note states in any form,
+    negated or gone included, is read by :func:`_denial_stated_otherwise` as before."""
+    said = [w for w, _ in index.get(head) or [] if w.stem == head]
+    others = item - {head}
+    if not others or any(w.status != Status.FAMILY for w in said):
+        return []
+    # each of the item's other words where the note gives it (an abbreviation for its expansion's words)
+    occurrences = [(stem, w, s) for stem in sorted(others) for w, s in index.get(stem) or []]
+    if any(w.status == Status.NEGATED and 2 * len(w.phrase & item) >= len(item) for _, w, _ in occurrences):
+        return []  # the note denies something like the item, in its own words
+    holding: dict[str, tuple[Sentence, set[str]]] = {}
+    for stem, _, s in occurrences:
+        holding.setdefault(s.text, (s, set()))[1].add(stem)
+    best = max((len(stems) for _, stems in holding.values()), default=0)
+    if 2 * best < len(others):
+        return []
+    closest = [s for s, stems in holding.values() if len(stems) == best]
+    if not all(_states_plainly(s, others) for s in closest):
+        return []
+    return [Finding(FindingKind.DENIAL, f"note does not deny {', '.join(sorted(others))} (\"{short(closest[0].text)}\")")]
+
+
+def _states_plainly(sentence: Sentence, stems: frozenset[str]) -> bool:
+    """Whether a note sentence states ``stems`` as the patient's, writing no negation, normal finding or
+    gone one ("x-rays of the right knee are normal" may be the note's "no abnormalities on the knee
+    x-rays")."""
+    if _ANY_NEGATION.search(sentence.text) or _NORMAL.search(sentence.text) or _said_gone(sentence):
+        return False
+    return not any(w.status in (Status.NEGATED, Status.FAMILY, Status.HYPOTHETICAL) for w in sentence.words
+                   if w.stem in stems)
+
+
+def _said_gone(sentence: Sentence) -> bool:
+    return bool({x.text.lower() for x in sentence.words} & _GONE)
 
 
 def _denies_there(index: dict, where: frozenset[str]) -> bool:
@@ -190,12 +304,14 @@ def _conflicting_occurrence(word: Word, index: dict, claim_stems: set[str],
     found = [(w, s) for w, s in every if not _negated_elsewhere(w, word, claim_stems)]
     if not found:
         # the note negates the word only within other concepts: not stated as the claim states it,
-        # and no contradiction either (weighed: status_elsewhere)
-        return (*every[0], False) if every else None
+        # and no contradiction either (weighed: status_elsewhere); v10: unless the word is all the
+        # claim states ("He reports fever." against "without any pain or fever episodes"): a finding
+        # the note names only inside its denials is denied, whatever its denial's item names
+        return (*every[0], claim_stems == {word.stem}) if every else None
     # the word's status where the note speaks of the claim's concept: the occurrences in
     # the sentences with the most claim keys ("reports numbness in his right foot" against
     # "denies numbness … in his right foot", whatever numbness the note affirms elsewhere)
-    common = [len(sentence.stems & claim_stems) for _, sentence in found]
+    common = [_shared(sentence, claim_stems) for _, sentence in found]
     best = max(common)
     closest = [(w, sentence) for (w, sentence), n in zip(found, common) if n == best]
     if word.status == Status.NEGATED:
@@ -211,6 +327,20 @@ def _conflicting_occurrence(word: Word, index: dict, claim_stems: set[str],
     if not about_claim and any(_compatible(word.status, w.status, reports_result) for w, _ in found):
         return None
     return (*closest[0], about_claim)
+
+
+#: v10: the shortest claim stem read as the last part of a compound note word (:func:`_shared`)
+COMPOUND_PART = 5
+
+
+def _shared(sentence: Sentence, claim_stems: set[str]) -> int:
+    """How many claim stems a note sentence holds, a stem counted also as the last part of a compound
+    word ("urinary" of "Genitourinary: Denies bladder issues.", "intestinal" of "gastrointestinal"): where
+    the note speaks of "urinary issues" (v10)."""
+    stems = sentence.stems
+    parts = {c for c in claim_stems - stems if len(c) >= COMPOUND_PART
+             and any(len(s) > len(c) and s.endswith(c) for s in stems)}
+    return len(stems & claim_stems) + len(parts)
 
 
 def _negated_elsewhere(premise_word: Word, claim_word: Word, claim_stems: set[str]) -> bool:

@@ -10,6 +10,7 @@ from fractions import Fraction
 from types import MappingProxyType
 
 from doclens.evaluators.rules.analysis import Analyser
+from doclens.evaluators.rules.assertion import family_history_problems, predicate_negation_problems
 from doclens.evaluators.rules.findings import Finding, FindingKind, short
 from doclens.evaluators.rules.lexicons import (
     DIRECTIONS,
@@ -66,6 +67,9 @@ def near_miss_problems(analyser: Analyser, words: list[Word], claim_sentences: l
         problems += _qualifier_problems(sentence, premise_sentences)
         problems += _result_problems(analyser, sentence, claim_stems, premise_sentences)
         problems += _how_often_problems(analyser, sentence, claim_stems, premise_sentences)
+        problems += predicate_negation_problems(sentence, claim_stems, premise_sentences,
+                                                _about(claim_stems, premise_sentences, least=1))
+        problems += family_history_problems(sentence, premise_sentences)
     return list(dict.fromkeys(problems))
 
 
@@ -187,11 +191,35 @@ def _direction_problems(analyser: Analyser, sentence: Sentence, claim_stems: set
             # stopping a habit or a drug the note never says is stopped ("smoking cessation"
             # against "a bar that allows smoking")
             problems.append(Finding(FindingKind.DIRECTION, f"note does not say {word}"))
-        elif axis is Axis.CHANGE and sentence.regimens and not any(a is Axis.CHANGE and g == sign for a, g, _ in stated):
-            # v8: a dose changed the note never says is changed ("increase her dose of hydrochlorothiazide"
-            # against a note that gives the dose): the change is the claim's fact
+        elif _unstated(axis, sign, sentence, stated, premise_sentences):
             problems.append(Finding(FindingKind.DIRECTION, f"note does not say {word}"))
     return problems
+
+
+def _unstated(axis: Axis, sign: int, sentence: Sentence, stated: list, premise_sentences: list[Sentence]) -> bool:
+    """Whether a direction the note does not state otherwise is the claim's own fact: v8, a dose changed
+    the note never says is changed ("increase her dose of hydrochlorothiazide" against a note that gives
+    the dose); v10, a worsening or a low level the note says of nothing ("worsening her strength"
+    against "to work on strength")."""
+    if axis is Axis.CHANGE and sentence.regimens:
+        return not any(a is Axis.CHANGE and g == sign for a, g, _ in stated)
+    return (axis, sign) in _SAID_SOMEWHERE and not _said_somewhere(axis, sign, premise_sentences)
+
+
+#: v10: directions a claim states that the note must say somewhere, each with the other directions
+#: that may word it: worse (or increasing: "increasing pain"), low (or decreased, reduced)
+_SAID_SOMEWHERE = MappingProxyType({(Axis.COURSE, -1): ((Axis.COURSE, -1), (Axis.CHANGE, 1)),
+                                    (Axis.LEVEL, -1): ((Axis.LEVEL, -1), (Axis.CHANGE, -1))})
+#: words that say a level is low without a direction word ("hypoglycemia", "hypokalemia")
+_LOW_PREFIX = re.compile(r"\bhypo[a-z]+", re.IGNORECASE)
+
+
+def _said_somewhere(axis: Axis, sign: int, premise_sentences: list[Sentence]) -> bool:
+    """Whether any note sentence states the direction (:data:`_SAID_SOMEWHERE`), whatever it speaks of."""
+    wordings = _SAID_SOMEWHERE[axis, sign]
+    if axis is Axis.LEVEL and any(_LOW_PREFIX.search(s.text) for s in premise_sentences):
+        return True
+    return any((a, g) in wordings for s in premise_sentences for a, g, _ in s.directions)
 
 
 #: Words that state a stop without being a direction themselves ("stop by the office" is none):
@@ -297,7 +325,23 @@ def _action_problems(sentence: Sentence, premise_sentences: list[Sentence]) -> l
                                     f"{name}", conflict=True))
         elif sign == -1 and any(drug in s.stems or any(r.drug == drug for r in s.regimens) for s in premise_sentences):
             problems.append(Finding(FindingKind.DIRECTION, f"note does not say {word} {name}"))
+        elif sign == 0 and not stated and _only_prescribed(drug, premise_sentences):
+            problems.append(Finding(FindingKind.DIRECTION, f"note does not say {word} {name}, only prescribed"))
     return problems
+
+
+#: v10: words that say a drug is already taken, which a continuation needs ("He takes meloxicam",
+#: "currently on lisinopril")
+GOING_ON = frozenset("continue continues continued continuing take takes taking took currently current still already "
+                     "using uses remains remain refill refilled been on".split())
+
+
+def _only_prescribed(drug: str, premise_sentences: list[Sentence]) -> bool:
+    """v10: whether the note names ``drug`` only as prescribed ("I have prescribed tramadol 50 mg"),
+    never as taken or gone on with (:data:`GOING_ON`): going on with it ("was continued") is then the
+    claim's own fact, which a new prescription does not state."""
+    naming = [_said(s) for s in premise_sentences if drug in s.stems or any(r.drug == drug for r in s.regimens)]
+    return bool(naming) and all(any(w.startswith("prescrib") for w in said) and not said & GOING_ON for said in naming)
 
 
 def _regimen_problems(sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
