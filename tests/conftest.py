@@ -26,6 +26,13 @@ def pytest_configure(config):
         import tempfile
 
         os.environ["DOCLENS_CACHE_KEY_FILE"] = os.path.join(tempfile.mkdtemp(prefix="doclens-key-"), "cache.key")
+    # and a cache folder for the session, never the user's (~/.cache/doclens): a module- or
+    # session-scoped fixture runs before :func:`_isolated_caches` sets each test's own, and would
+    # otherwise write the user's cache sealed with the session's throwaway key (every later run
+    # of the user's then warns that the file is not sealed with their key)
+    import tempfile
+
+    os.environ["DOCLENS_CACHE"] = tempfile.mkdtemp(prefix="doclens-session-cache-")
 
 
 def pytest_collection_modifyitems(config, items):
