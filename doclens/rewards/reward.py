@@ -44,6 +44,7 @@ import logging
 import math
 import time
 import warnings
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -182,6 +183,49 @@ def make_scorer(evaluator: str | Evaluator = "clinical-rules", extractor: str | 
     return DocLens(judge, extractor, settings=settings, task=task, **scorer_options)
 
 
+class ClosesItsJudge:
+    """What the reward and the Trainer metric share about their judge's life: they load it once and
+    keep it for the run, so they close it (:meth:`doclens.DocLens.close`: the offline judge writes
+    its new Porter stems and pending readings, ``JudgeResources.close``; an LLM judge closes its
+    client and answer cache) — on :meth:`close`, on leaving a ``with`` block, at the end of training
+    or at each checkpoint (:meth:`callback`, a ``transformers.TrainerCallback`` to pass to the
+    trainer), and when the object is garbage collected or the interpreter exits. Closing is safe
+    twice and the judge's files reopen on use, so a closed reward can still score."""
+
+    scorer: DocLens
+
+    def _close_when_collected(self) -> None:
+        # the finalizer holds the scorer, never self: the object can still be collected
+        self._finalizer = weakref.finalize(self, self.scorer.close)
+
+    def close(self) -> None:
+        """Close the judge and the extractor (class docstring); safe to call twice."""
+        self.scorer.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def callback(self) -> Any:
+        """A ``transformers.TrainerCallback`` that closes this object when training ends and at
+        each checkpoint save (``GRPOTrainer(..., reward_funcs=reward, callbacks=[reward.callback()])``):
+        what the judge learnt (the offline judge's stems and readings) is on disk with the checkpoint."""
+        from transformers import TrainerCallback
+
+        owner = self
+
+        class CloseJudge(TrainerCallback):
+            def on_save(self, args, state, control, **kwargs):
+                owner.close()
+
+            def on_train_end(self, args, state, control, **kwargs):
+                owner.close()
+
+        return CloseJudge()
+
+
 def _with_threads(evaluator, options: dict | None, threads: int | None) -> dict | None:
     """``options`` with the preset judge's ``threads`` (:mod:`doclens.core.threads`) when given."""
     if threads is None:
@@ -191,7 +235,7 @@ def _with_threads(evaluator, options: dict | None, threads: int | None) -> dict 
     return {**(options or {}), "threads": threads}
 
 
-class DocLensReward:
+class DocLensReward(ClosesItsJudge):
     """One DocLens score per completion, as a TRL reward function (module docstring).
 
     Parameters
@@ -260,6 +304,11 @@ class DocLensReward:
     …), its counts (:class:`StepCounts`: ``doclens/unscored`` …) and its wall time
     (``doclens/step_s``); with ``log_extra``, the per-completion components go to TRL's
     completions table (``None`` for a completion not scored).
+
+    The judge is loaded once and closed by the reward (:class:`ClosesItsJudge`): ``reward.close()``,
+    ``with DocLensReward(...) as reward:``, ``callbacks=[reward.callback()]`` (at the end of training
+    and at each checkpoint), or when the reward is collected; until then the offline judge keeps its
+    new stems and readings in memory.
     """
 
     def __init__(self, evaluator: str | Evaluator = "clinical-rules",
@@ -290,6 +339,7 @@ class DocLensReward:
             scorer_options.setdefault("metrics", selectors_for(self.weights))
         self.scorer = make_scorer(evaluator, extractor, task=task, evaluator_options=evaluator_options,
                                   settings=settings, **scorer_options)
+        self._close_when_collected()
         self.claims = ReferenceClaimsCache(self.scorer.extractor)
         self.empty_value = float(empty_value)
         self.budget_s, self.on_over_budget, self.budget_chunk_size = budget_s, on_over_budget, budget_chunk_size

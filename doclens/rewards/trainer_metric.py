@@ -28,10 +28,10 @@ from doclens.extraction.extractors import Extractor
 from doclens.families import derived_scores, reported
 from doclens.parsing.sections import detect_task
 from doclens.rewards.claims_cache import ReferenceClaimsCache
-from doclens.rewards.reward import make_scorer
+from doclens.rewards.reward import ClosesItsJudge, make_scorer
 
 
-class DocLensMetric:
+class DocLensMetric(ClosesItsJudge):
     """``compute_metrics(EvalPrediction) -> {prefix + score: float}`` (module docstring).
 
     Parameters
@@ -57,6 +57,8 @@ class DocLensMetric:
     and ``claim_f1``, the harmonic mean of the pooled claim recall and precision. A score with
     no value (nothing to score) is left out, as the Trainer logs floats only. The last
     :class:`doclens.Report` is kept in :attr:`last_report` (per-instance results, sections).
+    Its judge is closed as the reward's is (:class:`doclens.rewards.reward.ClosesItsJudge`:
+    :meth:`close`, ``with``, ``callbacks=[metric.callback()]``, or when collected).
     """
 
     def __init__(self, tokenizer, references: Sequence[str] | None = None, *,
@@ -67,6 +69,7 @@ class DocLensMetric:
         # one judge, kept warm across evaluations
         self.scorer = make_scorer(evaluator, extractor, task=task, evaluator_options=evaluator_options,
                                   settings=settings, **scorer_options)
+        self._close_when_collected()  # closed as the reward is (ClosesItsJudge)
         self.claims = ReferenceClaimsCache(self.scorer.extractor)
         self.tokenizer = tokenizer
         self.references = None if references is None else list(references)

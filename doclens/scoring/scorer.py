@@ -212,6 +212,21 @@ class DocLens:
                                  f"DocLens(evaluator, extractor, settings=scorer.settings.replace({name}=…))")
         super().__setattr__(name, value)
 
+    def close(self) -> None:
+        """Close the judge and the extractor (:meth:`doclens.evaluators.usage.Component.close`: the
+        offline judge writes its new Porter stems and pending readings, ``JudgeResources.close``;
+        an LLM judge closes its client and answer cache). They reopen on use, so a scorer closed
+        can score again. Safe to call twice; ``with DocLens(...) as scorer:`` closes on leaving."""
+        self.evaluator.close()
+        if self.extractor is not None:
+            self.extractor.close()
+
+    def __enter__(self) -> DocLens:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     # ------------------------------------------------------------------------------------------
     def score(self, instances: Iterable[dict | Instance], progress: bool = True, *,
               sink: ResultSink | None = None, columns: dict | str | None = None) -> Report:
