@@ -205,7 +205,7 @@ class Evaluator(Component):
             if todo:
                 memo.update(zip(todo, self._entail_unique(todo)))
 
-        whole = [(join_units(r.cited, r.cited), r.statement) for r in requests]
+        whole = [(join_units(r.cited, list(r.cited)), r.statement) for r in requests]
         ask([pair for pair, r in zip(whole, requests) if r.cited])
         multi = [r for pair, r in zip(whole, requests) if r.cited and len(r.cited) > 1 and memo[pair]]
         ask([(r.cited[c], r.statement) for r in multi for c in r.cited])

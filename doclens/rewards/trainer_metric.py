@@ -27,8 +27,8 @@ from doclens.evaluators.base import Evaluator
 from doclens.extraction.extractors import Extractor
 from doclens.families import derived_scores, reported
 from doclens.parsing.sections import detect_task
-from doclens.rewards.claims_cache import ReferenceClaimsCache
-from doclens.rewards.reward import ClosesItsJudge, make_scorer
+from doclens.reports.report import Report
+from doclens.rewards.reward import ClosesItsJudge, make_scorer, reference_claims_cache
 
 
 class DocLensMetric(ClosesItsJudge):
@@ -70,7 +70,7 @@ class DocLensMetric(ClosesItsJudge):
         self.scorer = make_scorer(evaluator, extractor, task=task, evaluator_options=evaluator_options,
                                   settings=settings, **scorer_options)
         self._close_when_collected()  # closed as the reward is (ClosesItsJudge)
-        self.claims = ReferenceClaimsCache(self.scorer.extractor)
+        self.claims = reference_claims_cache(self.scorer)
         self.tokenizer = tokenizer
         self.references = None if references is None else list(references)
         self.sources = None if sources is None else list(sources)
@@ -78,7 +78,7 @@ class DocLensMetric(ClosesItsJudge):
         #: every evaluation row's task: the settings' (checked there); unset or ``auto``: detected per reference
         self.task = self.scorer.settings.task or AUTO_TASK
         self.prefix = prefix
-        self.last_report = None
+        self.last_report: Report | None = None
 
     def decode(self, ids: Any) -> list[str]:
         """Token ids (a 2-D array or list of lists, ``-100`` where padded) → texts."""

@@ -47,8 +47,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from doclens.core.support import SupportJudgement
 from doclens.core.tasks import Task
@@ -242,7 +243,10 @@ def render_reask(conversation: list[dict], reply: str, missing: Sequence[str], i
     return list(conversation) + [{"role": "assistant", "content": reply or ""}] + follow_up
 
 
-def run_sync(make_coroutine: Callable[[], asyncio.Future]):
+T = TypeVar("T")
+
+
+def run_sync(make_coroutine: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """Run ``make_coroutine()`` to completion from synchronous code. Inside a running event loop
     (Jupyter) it runs on a fresh loop in a worker thread."""
     try:
@@ -436,6 +440,7 @@ class ChatJudge(CachedAnswers, Evaluator):
                                                        "prompt_tokens": completion.prompt_tokens,
                                                        "completion_tokens": completion.completion_tokens})
 
+        by_key: dict[str, Completion] = {}
         if order:
             fresh = self.complete_for(answer, [conversations[i] for i in order], json_mode=json_mode,
                                       on_complete=store)
@@ -444,8 +449,7 @@ class ChatJudge(CachedAnswers, Evaluator):
                                    f"{len(order)} conversations")
             for position, completion in enumerate(fresh):
                 store(position, completion)
-                results[order[position]] = completion
-        by_key = {keys[i]: results[i] for i in order}
+                results[order[position]] = by_key[keys[order[position]]] = completion
         return [r if r is not None else by_key[keys[i]] for i, r in enumerate(results)]
 
     # ---- claims --------------------------------------------------------------------------------------------
@@ -498,7 +502,7 @@ class ChatJudge(CachedAnswers, Evaluator):
                 claims = [request.claims[i] for i in job.items]
                 if completion.failed:
                     for position in job.items:
-                        results[job.request][position] = ClaimJudgement.failed(completion.error)
+                        results[job.request][position] = ClaimJudgement.failed(completion.error or "")
                     return
                 if completion.context_overflow:
                     if len(job.items) > 1:
@@ -623,7 +627,7 @@ class ChatJudge(CachedAnswers, Evaluator):
                 request = requests[job.request]
                 cited = sorted(request.cited)
                 if completion.failed:
-                    results[job.request] = CitationJudgement.failed(completion.error, cited)
+                    results[job.request] = CitationJudgement.failed(completion.error or "", cited)
                     return
                 if completion.context_overflow:
                     results[job.request] = CitationJudgement.unparsed(None, cited, explanation=TOO_LONG)
