@@ -761,3 +761,27 @@ def test_the_judges_new_stems_are_on_disk_once_the_reward_is_closed(tmp_path, ho
     del owner
     _close_by(how, held)
     assert read_sealed_json(path, FORMAT, _nltk_version()) == computed
+
+
+def test_a_reward_left_open_with_an_llm_judge_closes_it_quietly_at_exit(tmp_path):
+    """At exit the reward's finalizer closes its judge after the LLM judge's own finalizer has
+    stopped its event loop: closing must then skip the client (gone with the loop), not raise into
+    the interpreter's shutdown ("Exception ignored in: <finalize object …>")."""
+    code = """
+import json, warnings
+from tests.llm_server import FakeChatServer
+from tests.test_rewards import _llm_reward, _trl_call
+server = FakeChatServer().__enter__()
+reward = _llm_reward(server)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    values, _, _ = _trl_call(reward, ["Fever."], reference=["Fever."])
+print(json.dumps(values))
+"""
+    repo = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(repo))
+    done = subprocess.run([sys.executable, "-c", code], cwd=repo, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [1.0]
+    assert "Exception ignored" not in done.stderr and "Traceback" not in done.stderr, done.stderr[-3000:]
