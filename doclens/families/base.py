@@ -136,6 +136,12 @@ class MetricFamily:
     not_applicable_reason: str = ""
     #: its scores are on each instance's score line of the HTML report
     on_instance_line: bool = True
+    #: the macro of ``views/templates/family_views.html`` that draws its report block on the HTML
+    #: report (called with the family's name and block; the default lists the block's counters)
+    block_view: str = "family_block"
+    #: the macro of that template that lists its items under each instance (called with the items
+    #: and the instance's position); ``None``: not listed
+    items_view: str | None = None
     reads_judge: tuple[str, ...] = ()
     reads_plain_source: bool = False
     #: metrics (and derived scores) for which a *lower* value is better; every other one ranks

@@ -22,6 +22,10 @@ class SourceSupportFamily(MetricFamily):
     item_fields = dict.fromkeys(SUPPORT_METRICS, "source_support")
     none_when_absent = False
     on_instance_line = False  # the page lists each claim's support verdict under the instance instead
+    #: its views on the HTML report (views/templates/family_views.html): the block's judge and
+    #: evidence counts, and each claim's verdict with its evidence under the instance
+    block_view = "support_block"
+    items_view = "support_list"
     #: what its signature fields and report block read of the judge
     reads_judge = ("support_verdicts", "support_window_words", "support_prompt_tags")
     #: a source without numbered units (a long text) is read whole or retrieved from

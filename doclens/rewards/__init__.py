@@ -5,7 +5,9 @@
 * :class:`DocLensMetric` — ``compute_metrics`` for ``transformers``' ``Trainer`` /
   ``Seq2SeqTrainer``: DocLens's corpus scores as a flat dict of floats.
 
-Neither imports TRL or transformers: they take what those libraries pass.
+Neither imports TRL or transformers (but ``callback()``, which makes the ``TrainerCallback`` that
+closes their judge): they take what those libraries pass. Both own and close their judge
+(:class:`doclens.rewards.reward.ClosesItsJudge`).
 """
 
 from doclens.rewards.reward import (

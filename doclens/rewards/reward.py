@@ -44,6 +44,7 @@ import logging
 import math
 import time
 import warnings
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -166,20 +167,76 @@ def make_scorer(evaluator: str | Evaluator = "clinical-rules", extractor: str | 
     which builds or changes the settings and checks them; without ``settings`` the chunk size is
     1024 unless given."""
     judge = load_evaluator(evaluator, **(evaluator_options or {})) if isinstance(evaluator, str) else evaluator
+    if settings is None:
+        scorer_options.setdefault("chunk_size", 1024)
+    return DocLens(judge, _extractor_for(judge, extractor), settings=settings, task=task, **scorer_options)
+
+
+def _extractor_for(judge: Evaluator, extractor: str | Extractor | None) -> Extractor:
+    """The extractor ``extractor`` names for ``judge`` (:func:`make_scorer`)."""
     if extractor == "auto":
         make = getattr(judge, "make_extractor", None)
         if not callable(make):
             raise ConfigurationError(f"{type(judge).__name__} has no extractor of its own; completions need one: "
                                      "pass extractor= ('sentences', 'clauses', 'llm' … or a doclens.Extractor)")
-        extractor = make()
-    elif isinstance(extractor, str):
-        extractor = load_extractor(extractor)
-    elif not isinstance(extractor, Extractor):
+        made: Extractor = make()
+        return made
+    if isinstance(extractor, str):
+        return load_extractor(extractor)
+    if not isinstance(extractor, Extractor):
         raise ConfigurationError(f"extractor must be 'auto', a preset name or a doclens.Extractor, "
                                  f"got {type(extractor).__name__}")
-    if settings is None:
-        scorer_options.setdefault("chunk_size", 1024)
-    return DocLens(judge, extractor, settings=settings, task=task, **scorer_options)
+    return extractor
+
+
+def reference_claims_cache(scorer: DocLens) -> ReferenceClaimsCache:
+    """The reference-claims cache of a scorer :func:`make_scorer` made (which always has an extractor)."""
+    if scorer.extractor is None:
+        raise ConfigurationError("a reward or Trainer metric needs an extractor for the completions' claims")
+    return ReferenceClaimsCache(scorer.extractor)
+
+
+class ClosesItsJudge:
+    """What the reward and the Trainer metric share about their judge's life: they load it once and
+    keep it for the run, so they close it (:meth:`doclens.DocLens.close`: the offline judge writes
+    its new Porter stems and pending readings, ``JudgeResources.close``; an LLM judge closes its
+    client and answer cache) — on :meth:`close`, on leaving a ``with`` block, at the end of training
+    or at each checkpoint (:meth:`callback`, a ``transformers.TrainerCallback`` to pass to the
+    trainer), and when the object is garbage collected or the interpreter exits. Closing is safe
+    twice and the judge's files reopen on use, so a closed reward can still score."""
+
+    scorer: DocLens
+
+    def _close_when_collected(self) -> None:
+        # the finalizer holds the scorer, never self: the object can still be collected
+        self._finalizer = weakref.finalize(self, self.scorer.close)
+
+    def close(self) -> None:
+        """Close the judge and the extractor (class docstring); safe to call twice."""
+        self.scorer.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def callback(self) -> Any:
+        """A ``transformers.TrainerCallback`` that closes this object when training ends and at
+        each checkpoint save (``GRPOTrainer(..., reward_funcs=reward, callbacks=[reward.callback()])``):
+        what the judge learnt (the offline judge's stems and readings) is on disk with the checkpoint."""
+        from transformers import TrainerCallback
+
+        owner = self
+
+        class CloseJudge(TrainerCallback):
+            def on_save(self, args, state, control, **kwargs):
+                owner.close()
+
+            def on_train_end(self, args, state, control, **kwargs):
+                owner.close()
+
+        return CloseJudge()
 
 
 def _with_threads(evaluator, options: dict | None, threads: int | None) -> dict | None:
@@ -191,7 +248,7 @@ def _with_threads(evaluator, options: dict | None, threads: int | None) -> dict 
     return {**(options or {}), "threads": threads}
 
 
-class DocLensReward:
+class DocLensReward(ClosesItsJudge):
     """One DocLens score per completion, as a TRL reward function (module docstring).
 
     Parameters
@@ -260,6 +317,11 @@ class DocLensReward:
     …), its counts (:class:`StepCounts`: ``doclens/unscored`` …) and its wall time
     (``doclens/step_s``); with ``log_extra``, the per-completion components go to TRL's
     completions table (``None`` for a completion not scored).
+
+    The judge is loaded once and closed by the reward (:class:`ClosesItsJudge`): ``reward.close()``,
+    ``with DocLensReward(...) as reward:``, ``callbacks=[reward.callback()]`` (at the end of training
+    and at each checkpoint), or when the reward is collected; until then the offline judge keeps its
+    new stems and readings in memory.
     """
 
     def __init__(self, evaluator: str | Evaluator = "clinical-rules",
@@ -290,7 +352,8 @@ class DocLensReward:
             scorer_options.setdefault("metrics", selectors_for(self.weights))
         self.scorer = make_scorer(evaluator, extractor, task=task, evaluator_options=evaluator_options,
                                   settings=settings, **scorer_options)
-        self.claims = ReferenceClaimsCache(self.scorer.extractor)
+        self._close_when_collected()
+        self.claims = reference_claims_cache(self.scorer)
         self.empty_value = float(empty_value)
         self.budget_s, self.on_over_budget, self.budget_chunk_size = budget_s, on_over_budget, budget_chunk_size
         self.max_chars, self.max_unscored_share = max_chars, float(max_unscored_share)
@@ -397,7 +460,7 @@ class DocLensReward:
 
     def _instances(self, completions: Sequence, columns: dict, counts: StepCounts) -> list[Instance]:
         count = len(completions)
-        references = self._column(columns, "reference", count, required=True)
+        references = self._column(columns, "reference", count, required=True) or []
         sources = self._column(columns, "source", count)
         if sources is None and all(name.startswith("citation_") for name in self.weights):
             raise InputError(f"DocLensReward: score {self.score_name!r} needs sources, and no "
@@ -405,43 +468,50 @@ class DocLensReward:
                              field=self.columns["source"])
         given_claims = self._column(columns, "reference_claims", count)
         tasks = self._column(columns, "task", count)
-        rows = []
-        for i, completion in enumerate(completions):
-            where = f"completion #{i}"
-            reference = references[i]
-            if not isinstance(reference, str):
-                raise InputError(f"{where}: column '{self.columns['reference']}' must be a string, got "
-                                 f"{type(reference).__name__}", field=self.columns["reference"])
-            given = (tasks[i] if tasks else None) or self.scorer.settings.task
-            prediction, repaired = self._text(completion_text(completion, where), counts, cap=True)
-            for key, text in (("reference", reference), ("source", sources[i] if sources is not None else None)):
-                if isinstance(text, str) and len(text) > self.max_chars:  # a dataset's text, not the model's: not cut
-                    raise InputError(f"{where}: column '{self.columns[key]}' has {len(text):,} characters, over "
-                                     f"max_chars={self.max_chars:,}; raise max_chars= to score texts this long",
-                                     field=self.columns[key])
-            reference, repaired_reference = self._text(reference, counts)
-            # no task anywhere: detected from the reference, as ``doclens score`` (--task auto) does
-            task = detect_task(reference) if given in (None, AUTO_TASK) else check_task(given, f"{where}: ")
-            row = {"id": str(i), "prediction": prediction, "reference": reference, "task": task}
-            repaired += repaired_reference
-            if sources is not None and sources[i] is not None:
-                row["source"], repaired_source = self._text(sources[i], counts)
-                repaired += repaired_source
-            if given_claims is not None and given_claims[i] is not None:
-                row["reference_claims"], repaired_claims = self._text(given_claims[i], counts)
-                repaired += repaired_claims
-            counts.repaired += bool(repaired)
-            rows.append(row)
-        if counts.capped:
-            self.capped_total += counts.capped
-            if self.capped_total == counts.capped:  # once per reward, as the budget's report
-                logger.warning("DocLensReward: %d completion(s) longer than %d characters were cut to that length "
-                               "before scoring (max_chars=); counted in doclens/capped", counts.capped, self.max_chars)
+        rows = [self._row(i, completion, references[i], sources[i] if sources is not None else None,
+                          given_claims[i] if given_claims is not None else None, tasks[i] if tasks else None, counts)
+                for i, completion in enumerate(completions)]
+        self._report_capped(counts)
         todo = [i for i, row in enumerate(rows) if "reference_claims" not in row]
         for i, claims in zip(todo, self.claims.claims_for([(rows[i]["task"], rows[i]["reference"]) for i in todo])):
             if claims is not None:
                 rows[i]["reference_claims"] = claims
         return [Instance.from_dict(row, i) for i, row in enumerate(rows)]
+
+    def _row(self, i: int, completion: Any, reference: Any, source: Any, given_claims: Any, given_task: Any,
+             counts: StepCounts) -> dict[str, Any]:
+        """Completion ``i``'s instance row: its text capped and repaired, its reference, source and
+        reference claims checked and repaired (counted once per completion), its task."""
+        where = f"completion #{i}"
+        if not isinstance(reference, str):
+            raise InputError(f"{where}: column '{self.columns['reference']}' must be a string, got "
+                             f"{type(reference).__name__}", field=self.columns["reference"])
+        given = given_task or self.scorer.settings.task
+        prediction, repaired = self._text(completion_text(completion, where), counts, cap=True)
+        for key, text in (("reference", reference), ("source", source)):
+            if isinstance(text, str) and len(text) > self.max_chars:  # a dataset's text, not the model's: not cut
+                raise InputError(f"{where}: column '{self.columns[key]}' has {len(text):,} characters, over "
+                                 f"max_chars={self.max_chars:,}; raise max_chars= to score texts this long",
+                                 field=self.columns[key])
+        reference, repaired_reference = self._text(reference, counts)
+        # no task anywhere: detected from the reference, as ``doclens score`` (--task auto) does
+        task = detect_task(reference) if given in (None, AUTO_TASK) else check_task(given, f"{where}: ")
+        row = {"id": str(i), "prediction": prediction, "reference": reference, "task": task}
+        repaired += repaired_reference
+        for key, text in (("source", source), ("reference_claims", given_claims)):
+            if text is not None:
+                row[key], repaired_text = self._text(text, counts)
+                repaired += repaired_text
+        counts.repaired += bool(repaired)
+        return row
+
+    def _report_capped(self, counts: StepCounts) -> None:
+        """Say once per reward that completions were cut to ``max_chars`` (counted in every step)."""
+        if counts.capped:
+            self.capped_total += counts.capped
+            if self.capped_total == counts.capped:  # once per reward, as the budget's report
+                logger.warning("DocLensReward: %d completion(s) longer than %d characters were cut to that length "
+                               "before scoring (max_chars=); counted in doclens/capped", counts.capped, self.max_chars)
 
     def _log(self, values: list[dict | None], counts: StepCounts, elapsed: float, log_metric, log_extra) -> None:
         """The step's mean of each component that has a value (``log_metric``), each completion's

@@ -27,11 +27,11 @@ from doclens.evaluators.base import Evaluator
 from doclens.extraction.extractors import Extractor
 from doclens.families import derived_scores, reported
 from doclens.parsing.sections import detect_task
-from doclens.rewards.claims_cache import ReferenceClaimsCache
-from doclens.rewards.reward import make_scorer
+from doclens.reports.report import Report
+from doclens.rewards.reward import ClosesItsJudge, make_scorer, reference_claims_cache
 
 
-class DocLensMetric:
+class DocLensMetric(ClosesItsJudge):
     """``compute_metrics(EvalPrediction) -> {prefix + score: float}`` (module docstring).
 
     Parameters
@@ -57,6 +57,8 @@ class DocLensMetric:
     and ``claim_f1``, the harmonic mean of the pooled claim recall and precision. A score with
     no value (nothing to score) is left out, as the Trainer logs floats only. The last
     :class:`doclens.Report` is kept in :attr:`last_report` (per-instance results, sections).
+    Its judge is closed as the reward's is (:class:`doclens.rewards.reward.ClosesItsJudge`:
+    :meth:`close`, ``with``, ``callbacks=[metric.callback()]``, or when collected).
     """
 
     def __init__(self, tokenizer, references: Sequence[str] | None = None, *,
@@ -67,7 +69,8 @@ class DocLensMetric:
         # one judge, kept warm across evaluations
         self.scorer = make_scorer(evaluator, extractor, task=task, evaluator_options=evaluator_options,
                                   settings=settings, **scorer_options)
-        self.claims = ReferenceClaimsCache(self.scorer.extractor)
+        self._close_when_collected()  # closed as the reward is (ClosesItsJudge)
+        self.claims = reference_claims_cache(self.scorer)
         self.tokenizer = tokenizer
         self.references = None if references is None else list(references)
         self.sources = None if sources is None else list(sources)
@@ -75,7 +78,7 @@ class DocLensMetric:
         #: every evaluation row's task: the settings' (checked there); unset or ``auto``: detected per reference
         self.task = self.scorer.settings.task or AUTO_TASK
         self.prefix = prefix
-        self.last_report = None
+        self.last_report: Report | None = None
 
     def decode(self, ids: Any) -> list[str]:
         """Token ids (a 2-D array or list of lists, ``-100`` where padded) → texts."""

@@ -99,4 +99,4 @@ def combine(values: Mapping[str, float | None], weights: Mapping[str, float], em
     total = sum(present.values())
     if not present or not total:
         return float(empty_value)
-    return float(sum(values[name] * weight for name, weight in present.items()) / total)
+    return float(sum(float(values[name] or 0.0) * weight for name, weight in present.items()) / total)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from types import FrameType
 
 from doclens.core.errors import (
     DocLensWarning,
@@ -124,7 +125,8 @@ def _outside_doclens() -> int:
     different depths; ``evaluate``'s ``compute`` through its own copy of the metric module), so a
     warning names the user's line, never a file inside a package or a cache."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame, level = sys._getframe(2), 2  # 1: build_report, which calls warnings.warn
+    frame: FrameType | None = sys._getframe(2)
+    level = 2  # 1: build_report, which calls warnings.warn
     while frame is not None and (os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep)
                                  or str(frame.f_globals.get("__name__", "")).split(".")[0] in _WRAPPERS):
         frame, level = frame.f_back, level + 1

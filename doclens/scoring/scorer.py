@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Sized
 
 from doclens.core.errors import ConfigurationError, InputError, UnparsedJudgementError
 from doclens.core.settings import QUESTION_STATEMENTS, UNCITED, KeywordSignature, ScoringSettings  # noqa: F401
@@ -60,9 +60,13 @@ logger = logging.getLogger("doclens")
 
 #: A run whose unparsed share of judged items is above this is reported as incomplete.
 UNPARSED_SHARE_LIMIT = 0.5
-#: Reference texts (a note's sections count one each) whose extracted claims a scorer keeps
-#: (:meth:`DocLens._extract`): a leaderboard's reference set, many times over.
-REFERENCE_CLAIMS_KEPT = 20_000
+#: Characters of reference text and claims whose extraction a scorer keeps (:meth:`DocLens._extract`):
+#: every ACI-BENCH reference (207 notes, about 1.5 million characters with their claims) and any
+#: leaderboard's reference set of that size, while a stream of distinct references (20,000
+#: instances, each its own reference) no longer grows the scorer's memory with the input. Kept
+#: first come, never evicted: a run of several systems over a larger reference set still finds
+#: the first references kept for each system (evicting the oldest would find none).
+REFERENCE_CLAIMS_KEPT_CHARS = 2_000_000
 
 
 def incomplete_reasons(report: Report) -> list[str]:
@@ -189,6 +193,7 @@ class DocLens:
         #: again (the next system's outputs against the same references, ``doclens score A B … -o
         #: DIR/``) is not extracted again; failed extractions are not kept
         self._reference_claims: dict[tuple[str, str | None, str], list[str]] = {}
+        self._reference_claims_chars = 0  # what it holds, bounded (REFERENCE_CLAIMS_KEPT_CHARS)
 
     def family_context(self, family: MetricFamily) -> FamilyContext:
         """What ``family`` reads of this scorer: the settings, the judge and extractor, and its own
@@ -212,6 +217,21 @@ class DocLens:
                                  f"DocLens(evaluator, extractor, settings=scorer.settings.replace({name}=…))")
         super().__setattr__(name, value)
 
+    def close(self) -> None:
+        """Close the judge and the extractor (:meth:`doclens.evaluators.usage.Component.close`: the
+        offline judge writes its new Porter stems and pending readings, ``JudgeResources.close``;
+        an LLM judge closes its client and answer cache). They reopen on use, so a scorer closed
+        can score again. Safe to call twice; ``with DocLens(...) as scorer:`` closes on leaving."""
+        self.evaluator.close()
+        if self.extractor is not None:
+            self.extractor.close()
+
+    def __enter__(self) -> DocLens:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     # ------------------------------------------------------------------------------------------
     def score(self, instances: Iterable[dict | Instance], progress: bool = True, *,
               sink: ResultSink | None = None, columns: dict | str | None = None) -> Report:
@@ -231,7 +251,7 @@ class DocLens:
         from doclens.inputs.tables import as_instances
 
         instances = as_instances(instances, columns)
-        total = len(instances) if hasattr(instances, "__len__") else None
+        total = len(instances) if isinstance(instances, Sized) else None
         run = Run()
         sink = sink if sink is not None else ResultSink(self.settings.on_unparsed)
         sink.start(self, run)  # a refused --resume stops here, before anything is written
@@ -256,7 +276,7 @@ class DocLens:
             error = f"{type(exc).__name__}: {exc}"
             for holder in (self.evaluator, self.extractor):  # an endpoint may have echoed the key
                 error = holder.redact(error) if holder is not None else error
-            exc.partial_report = sink.finish(self, run, partial=True, error=error)
+            exc.partial_report = sink.finish(self, run, partial=True, error=error)  # type: ignore[attr-defined]
             raise
         finally:
             bar.close()
@@ -323,16 +343,13 @@ class DocLens:
         works = [self._prepare(instance, run) for instance in chunk]
         self._extract(works, run)
         claim_asked, claim_slots = claim_requests(works, self.settings.section_fallback, self.settings.premise_scope)
-        for work in works:
-            for direction, section in work.section_fallbacks:
-                n = len((work.ref_claims if direction == Direction.RECALL else work.pred_claims)[section])
-                run.section_fallbacks[direction] = run.section_fallbacks.get(direction, 0) + n
+        _count_section_fallbacks(works, run)
         citation_asked, citation_slots = citation_requests(works)
         steps = InstanceSteps(len(works), claim_slots, citation_slots, bar.step, bar.touch) if bar else None
         claim_answers = judge_batch(self.evaluator.judge_claims_many, claim_asked,
-                                    steps and steps.claim_done) if claim_asked else []
+                                    steps.claim_done if steps else None) if claim_asked else []
         citation_answers = judge_batch(self.evaluator.judge_citations_many, citation_asked,
-                                       steps and steps.citation_done) if citation_asked else []
+                                       steps.citation_done if steps else None) if citation_asked else []
         self._check_claim_answers(claim_asked, claim_answers)
         if len(citation_answers) != len(citation_asked):
             raise RuntimeError(f"{type(self.evaluator).__name__} returned the wrong number of citation judgements")
@@ -347,12 +364,7 @@ class DocLens:
         mark_for_review(results, self.settings.review_below, run)
         self._judge_families(works, results)
         if self.settings.on_unparsed == "raise":
-            bad = [r.id for r in results if any(v.status in NO_VERDICT for v in
-                                                 r.reference_claims + r.prediction_claims + r.statements
-                                                 + [item for items in r.family_items.values() for item in items])]
-            if bad:
-                raise UnparsedJudgementError(f"judge replies could not be parsed, or the call failed, for instance(s) "
-                                             f"{', '.join(bad)} (on_unparsed='raise')")
+            _raise_on_unparsed(results)
         return results
 
     def _placement_check(self, works: list[Work], claim_slots: list[tuple], claim_answers: list,
@@ -481,7 +493,7 @@ class DocLens:
                     elif segment.strip():
                         requests.append(ExtractionRequest(segment, work.task, section))
                         targets.append((work, field_name, claims, section))
-        if requests:
+        if requests and self.extractor is not None:  # a request is made only with an extractor (above)
             extracted = self.extractor.extract_many(requests)
             if len(extracted) != len(requests):
                 raise RuntimeError(f"{type(self.extractor).__name__} returned {len(extracted)} claim lists for "
@@ -494,9 +506,30 @@ class DocLens:
                     self._keep_reference_claims((request.task, section, request.text), claims[section])
 
     def _keep_reference_claims(self, key: tuple[str, str | None, str], claims: list[str]) -> None:
+        """Keep a reference's claims while the memo holds under :data:`REFERENCE_CLAIMS_KEPT_CHARS`."""
+        size = len(key[2]) + sum(len(claim) for claim in claims)
+        if key in self._reference_claims or self._reference_claims_chars + size > REFERENCE_CLAIMS_KEPT_CHARS:
+            return
         self._reference_claims[key] = list(claims)
-        while len(self._reference_claims) > REFERENCE_CLAIMS_KEPT:  # oldest out first
-            self._reference_claims.pop(next(iter(self._reference_claims)))
+        self._reference_claims_chars += size
+
+
+def _count_section_fallbacks(works: list[Work], run: RunMeta) -> None:
+    """Count in ``run`` the claims judged against the whole premise note because it lacks their section."""
+    for work in works:
+        for direction, section in work.section_fallbacks:
+            n = len((work.ref_claims if direction == Direction.RECALL else work.pred_claims)[section])
+            run.section_fallbacks[direction] = run.section_fallbacks.get(direction, 0) + n
+
+
+def _raise_on_unparsed(results: list[InstanceResult]) -> None:
+    """``on_unparsed="raise"``: an :class:`UnparsedJudgementError` naming the instances with an item without a verdict."""
+    bad = [r.id for r in results if any(v.status in NO_VERDICT for v in
+                                         r.reference_claims + r.prediction_claims + r.statements
+                                         + [item for items in r.family_items.values() for item in items])]
+    if bad:
+        raise UnparsedJudgementError(f"judge replies could not be parsed, or the call failed, for instance(s) "
+                                     f"{', '.join(bad)} (on_unparsed='raise')")
 
 
 def _given_claims(given, task: str, field_name: str, where: str) -> dict[str | None, list[str]]:

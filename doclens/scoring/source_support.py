@@ -150,46 +150,33 @@ class SourceSupport:
         """``{position in works: verdicts}`` for every work whose instance has a source (works
         without one are absent: the metric is skipped for them)."""
         budget = self.budget(evaluator)
-        verdicts: dict[int, list[SupportVerdict | None]] = {}
-        groups: dict[tuple[str, str], list[tuple[int, int, str]]] = {}  # (task, premise) → (work, slot, claim)
+        verdicts: dict[int, list[SupportVerdict]] = {}
+        groups: _Groups = {}  # (task, premise) → (the claim's verdict, claim): one request each
         for i, work in enumerate(works):
-            instance = work.instance
-            if instance.source is None:
-                continue
-            facts = self.facts(instance)
-            claims = [(section, claim) for section, items in work.pred_claims.items() for claim in items]
-            row: list[SupportVerdict | None] = [None] * len(claims)
-            verdicts[i] = row
-            if claims and not facts:
-                for slot, (section, claim) in enumerate(claims):
-                    row[slot] = SupportVerdict(text=claim, verdict="not_addressed", explanation=NO_FACTS,
-                                               section=section, retrieved=False)
-                continue
-            evidence = self.retriever.evidence(facts, [claim for _, claim in claims], budget) if claims else []
-            for slot, ((section, claim), hits) in enumerate(zip(claims, evidence)):
-                row[slot] = SupportVerdict(text=claim, verdict=None, section=section,
-                                           retrieved=bool(hits) and hits[0].retrieved,
-                                           evidence=[evidence_record(hit) for hit in hits])
-                premise = "\n".join(hit.fact.premise_text for hit in hits)
-                groups.setdefault((work.task, premise), []).append((i, slot, claim))
-        requests = [ClaimRequest(premise, [claim for _, _, claim in members], task, Direction.SUPPORT)
-                    for (task, premise), members in groups.items()]
-        answers = evaluator.judge_support_many(requests) if requests else []
-        if len(answers) != len(requests) or any(len(a) != len(r.claims) for a, r in zip(answers, requests)):
-            raise RuntimeError(f"{type(evaluator).__name__} returned the wrong number of source-support judgements")
-        for members, row_answers in zip(groups.values(), answers):
-            for (i, slot, _), judgement in zip(members, row_answers):
-                _apply(verdicts[i][slot], judgement)
-        result: dict[int, list[SupportVerdict]] = {}
-        for i, row in verdicts.items():
-            items = [v for v in row if v is not None]
-            for (name, section), error in works[i].failed_extractions.items():
-                if name == "prediction_claims":  # the claims are unknown: one item says so, scored per on_unparsed
-                    items.append(SupportVerdict(text=EXTRACTION_FAILED, verdict=None, status=STATUS_FAILED,
-                                                section=section, explanation=f"claim extraction failed: {error}",
-                                                retrieved=False))
-            result[i] = items
-        return result
+            if work.instance.source is not None:
+                verdicts[i] = self._with_evidence(work, budget, groups)
+        _judge_groups(groups, evaluator)
+        return {i: row + _failed_extractions(works[i]) for i, row in verdicts.items()}
+
+    def _with_evidence(self, work, budget: int, groups: _Groups) -> list[SupportVerdict]:
+        """The verdicts of ``work``'s prediction claims, their evidence found and each added to
+        the ``groups`` of claims judged against the same premise (a source without facts: each
+        ``not_addressed``, nothing to ask)."""
+        facts = self.facts(work.instance)
+        claims = [(section, claim) for section, items in work.pred_claims.items() for claim in items]
+        if claims and not facts:
+            return [SupportVerdict(text=claim, verdict="not_addressed", explanation=NO_FACTS, section=section,
+                                   retrieved=False) for section, claim in claims]
+        evidence = self.retriever.evidence(facts, [claim for _, claim in claims], budget) if claims else []
+        row = []
+        for (section, claim), hits in zip(claims, evidence):
+            verdict = SupportVerdict(text=claim, verdict=None, section=section,
+                                     retrieved=bool(hits) and hits[0].retrieved,
+                                     evidence=[evidence_record(hit) for hit in hits])
+            row.append(verdict)
+            premise = "\n".join(hit.fact.premise_text for hit in hits)
+            groups.setdefault((work.task, premise), []).append((verdict, claim))
+        return row
 
     # ---- the report ---------------------------------------------------------------------------------
     def report_block(self, tally: dict, evaluator: Evaluator) -> dict:
@@ -280,6 +267,30 @@ def evidence_record(hit) -> dict:
     the scores a stage did not give (``None``) and without ``retrieved`` (the claim says it once).
     With 50 facts per claim the evidence is most of a report's size."""
     return {key: value for key, value in hit.to_dict().items() if value is not None and key != "retrieved"}
+
+
+#: claims judged against the same premise: (task, premise) → (the claim's verdict, the claim)
+_Groups = dict[tuple[str, str], list[tuple[SupportVerdict, str]]]
+
+
+def _judge_groups(groups: _Groups, evaluator: Evaluator) -> None:
+    """One support request per group (its premise and claims), its answers set on the verdicts."""
+    requests = [ClaimRequest(premise, [claim for _, claim in members], task, Direction.SUPPORT)
+                for (task, premise), members in groups.items()]
+    answers = evaluator.judge_support_many(requests) if requests else []
+    if len(answers) != len(requests) or any(len(a) != len(r.claims) for a, r in zip(answers, requests)):
+        raise RuntimeError(f"{type(evaluator).__name__} returned the wrong number of source-support judgements")
+    for members, row_answers in zip(groups.values(), answers):
+        for (verdict, _), judgement in zip(members, row_answers):
+            _apply(verdict, judgement)
+
+
+def _failed_extractions(work) -> list[SupportVerdict]:
+    """One item per section whose prediction claims could not be extracted (the claims are
+    unknown: the item says so, scored per on_unparsed)."""
+    return [SupportVerdict(text=EXTRACTION_FAILED, verdict=None, status=STATUS_FAILED, section=section,
+                           explanation=f"claim extraction failed: {error}", retrieved=False)
+            for (name, section), error in work.failed_extractions.items() if name == "prediction_claims"]
 
 
 def _apply(verdict: SupportVerdict, judgement: SupportJudgement) -> None:

@@ -27,6 +27,7 @@ from doclens.core.types import (
     ClaimVerdict,
     Direction,
     InstanceResult,
+    Placement,
 )
 from doclens.evaluators.base import CitationRequest, ClaimRequest
 from doclens.families import CountingRule, instance_scores
@@ -150,7 +151,7 @@ def own_section_lookup(slots: list[tuple], answers: list[list[ClaimJudgement]], 
 
 
 def _placed(judgement: ClaimJudgement, claim: str, section, fallback: bool,
-            premise_sections: dict | None, own: bool = False) -> tuple[str | None, str]:
+            premise_sections: dict | None, own: bool = False) -> tuple[Placement | None, str]:
     """A note claim's placement and explanation: where the premise note states an entailed claim
     (its own section, another — by the evidence, :func:`located_section`, unless its own section
     supports it too: ``own`` —, or the whole note when the note lacks the claim's section);

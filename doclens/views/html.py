@@ -33,7 +33,7 @@ from markupsafe import Markup
 
 from doclens.core.signature import Signature
 from doclens.core.types import NO_VERDICT, CitationVerdict, ClaimVerdict, InstanceResult
-from doclens.families import APPLIES, CITATIONS, FAMILIES, CountingRule, family_metrics
+from doclens.families import APPLIES, CITATIONS, FAMILIES, CountingRule, MetricFamily, family_metrics
 from doclens.inputs.jsonl import SourceIndex
 from doclens.reports.files import write_atomically
 from doclens.reports.report import levelled_warnings
@@ -208,11 +208,19 @@ def _score_line(result: InstanceResult) -> str:
     return " ".join(f"{m.replace('_', ' ')} {_percent(result.scores.get(m))}" for m in shown if m in result.scores)
 
 
-def _family_blocks(header: dict) -> list[tuple[str, dict]]:
-    """``(family name, block)`` of each registered family whose block the report holds, in table
-    order (:attr:`doclens.Report.blocks`)."""
-    return [(family.name, header[family.name]) for family in FAMILIES
+def _family_blocks(header: dict) -> list[tuple[MetricFamily, dict]]:
+    """``(family, block)`` of each registered family whose block the report holds, in table
+    order (:attr:`doclens.Report.blocks`); the page draws each with the family's
+    :attr:`~doclens.families.MetricFamily.block_view` (``templates/family_views.html``)."""
+    return [(family, header[family.name]) for family in FAMILIES
             if isinstance(header.get(family.name), dict) and header[family.name]]
+
+
+def _family_items(result: InstanceResult) -> list[tuple[MetricFamily, list]]:
+    """``(family, its items)`` of each registered family that lists its items under an instance
+    (:attr:`~doclens.families.MetricFamily.items_view`) and judged ``result``."""
+    return [(family, items) for family in FAMILIES
+            if family.items_view is not None and (items := family.items(result)) is not None]
 
 
 def _source_units(source: dict | None):
@@ -249,7 +257,7 @@ def _environment() -> jinja2.Environment:
         counted=lambda counts: ", ".join(f"{k} {v}" for k, v in counts.items()),
         citations_apply=lambda result, rule: CITATIONS.applicability(result, CountingRule.of(rule)) == APPLIES,
         evidence_shown=SUPPORT_EVIDENCE_SHOWN, demo_banner=demo_banner, judge_label=judge_label,
-        shown_columns=shown_columns, family_blocks=_family_blocks,
+        shown_columns=shown_columns, family_blocks=_family_blocks, family_items=_family_items,
         precise=Markup("precise"), imprecise=Markup("imprecise"), nocheck=Markup("nocheck"),
         levelled_warnings=levelled_warnings, level_words=LEVEL_WORDS, level_class=LEVEL_CLASSES)
     return environment

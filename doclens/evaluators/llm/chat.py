@@ -47,8 +47,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from doclens.core.support import SupportJudgement
 from doclens.core.tasks import Task
@@ -242,7 +243,10 @@ def render_reask(conversation: list[dict], reply: str, missing: Sequence[str], i
     return list(conversation) + [{"role": "assistant", "content": reply or ""}] + follow_up
 
 
-def run_sync(make_coroutine: Callable[[], asyncio.Future]):
+T = TypeVar("T")
+
+
+def run_sync(make_coroutine: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """Run ``make_coroutine()`` to completion from synchronous code. Inside a running event loop
     (Jupyter) it runs on a fresh loop in a worker thread."""
     try:
@@ -436,6 +440,7 @@ class ChatJudge(CachedAnswers, Evaluator):
                                                        "prompt_tokens": completion.prompt_tokens,
                                                        "completion_tokens": completion.completion_tokens})
 
+        by_key: dict[str, Completion] = {}
         if order:
             fresh = self.complete_for(answer, [conversations[i] for i in order], json_mode=json_mode,
                                       on_complete=store)
@@ -444,8 +449,7 @@ class ChatJudge(CachedAnswers, Evaluator):
                                    f"{len(order)} conversations")
             for position, completion in enumerate(fresh):
                 store(position, completion)
-                results[order[position]] = completion
-        by_key = {keys[i]: results[i] for i in order}
+                results[order[position]] = by_key[keys[order[position]]] = completion
         return [r if r is not None else by_key[keys[i]] for i, r in enumerate(results)]
 
     # ---- claims --------------------------------------------------------------------------------------------
@@ -494,63 +498,71 @@ class ChatJudge(CachedAnswers, Evaluator):
 
             def settle(job: _Job, conversation: list[dict], completion: Completion) -> None:
                 """Read one reply into ``results``; what must be asked again goes to ``next_jobs``."""
-                request = requests[job.request]
-                claims = [request.claims[i] for i in job.items]
-                if completion.failed:
-                    for position in job.items:
-                        results[job.request][position] = ClaimJudgement.failed(completion.error)
-                    return
-                if completion.context_overflow:
-                    if len(job.items) > 1:
-                        half = len(job.items) // 2
-                        logger.info("context window exceeded for %d claims: splitting in halves", len(job.items))
-                        next_jobs.extend([_Job(job.request, job.items[:half], reasked=job.reasked, raws=list(job.raws),
-                                               keys=list(job.keys)),
-                                          _Job(job.request, job.items[half:], reasked=job.reasked, raws=list(job.raws),
-                                               keys=list(job.keys))])
-                    else:
-                        results[job.request][job.items[0]] = ClaimJudgement.unparsed(None, explanation=TOO_LONG)
-                    return
-                text = completion.text or ""
-                raws = job.raws + [text]
-                ids = [i + 1 for i in job.items]
-                support = request.direction == SUPPORT
-                if one_call_per_claim(self.style, request.task) and self.style == "cot":
-                    verdicts: list[Verdict | None] = [(parse_support_cot if support else parse_cot)(
-                        text, claim_id=ids[0], claim=claims[0] if self.cot_restates_claim else None)]
-                else:
-                    reading = (read_support_verdicts if support else read_claim_verdicts)(text, claims, ids)
-                    verdicts = reading.verdicts
-                    if reading.extra or reading.conflicting:
-                        logger.info("judge reply: %d item(s) naming no asked claim ignored, %d claim(s) with "
-                                    "conflicting verdicts left missing", reading.extra, reading.conflicting)
-                missing = []
-                for position, verdict in zip(job.items, verdicts):
-                    if verdict is None:
-                        missing.append(position)
-                    else:
-                        results[job.request][position] = ClaimJudgement(entailed=verdict.entailed,
-                                                                        explanation=verdict.explanation,
-                                                                        label=verdict.label)
-                if not missing:
-                    return
-                if not job.reasked:
-                    logger.info("judge reply left %d of %d claim(s) without a verdict: asking once more",
-                                len(missing), len(job.items))
-                    next_jobs.append(_Job(job.request, missing, render_reask(
-                        conversation, text, [request.claims[i] for i in missing], [i + 1 for i in missing],
-                        fence=claims_fence(request.premise, request.claims)), reasked=True, raws=raws,
-                        keys=list(job.keys)))
-                else:
-                    raw = "\n\n--- re-ask ---\n\n".join(raws)
-                    for position in missing:
-                        results[job.request][position] = ClaimJudgement.unparsed(raw)
-                    self._forget_answers(job.keys)
+                self._settle_claims(requests[job.request], results[job.request], next_jobs, job, conversation,
+                                    completion)
 
             self._ask_round(jobs, conversations, settle, next_jobs, progress, json_mode=json_mode, tags=tags,
                             answer=ANSWER_VERDICT)
             jobs = sorted(next_jobs, key=lambda job: (group[job.request], job.request, job.items))
         return [[j if j is not None else ClaimJudgement.unparsed(None) for j in row] for row in results]
+
+    def _settle_claims(self, request: ClaimRequest, row: list[ClaimJudgement | None], next_jobs: list[_Job],
+                       job: _Job, conversation: list[dict], completion: Completion) -> None:
+        """Read one reply to ``job`` into ``row`` (its request's per-claim results): a failed call
+        marks its claims ``failed``, a reply too long is split in halves (``next_jobs``), claims the
+        reply leaves without a verdict are asked once more, then recorded ``unparsed``."""
+        if completion.failed:
+            for position in job.items:
+                row[position] = ClaimJudgement.failed(completion.error or "")
+            return
+        if completion.context_overflow:
+            if len(job.items) > 1:
+                half = len(job.items) // 2
+                logger.info("context window exceeded for %d claims: splitting in halves", len(job.items))
+                next_jobs.extend([_Job(job.request, job.items[:half], reasked=job.reasked, raws=list(job.raws),
+                                       keys=list(job.keys)),
+                                  _Job(job.request, job.items[half:], reasked=job.reasked, raws=list(job.raws),
+                                       keys=list(job.keys))])
+            else:
+                row[job.items[0]] = ClaimJudgement.unparsed(None, explanation=TOO_LONG)
+            return
+        text = completion.text or ""
+        missing = []
+        for position, verdict in zip(job.items, self._claim_verdicts(request, job, text)):
+            if verdict is None:
+                missing.append(position)
+            else:
+                row[position] = ClaimJudgement(entailed=verdict.entailed, explanation=verdict.explanation,
+                                               label=verdict.label)
+        if not missing:
+            return
+        raws = job.raws + [text]
+        if not job.reasked:
+            logger.info("judge reply left %d of %d claim(s) without a verdict: asking once more",
+                        len(missing), len(job.items))
+            next_jobs.append(_Job(job.request, missing, render_reask(
+                conversation, text, [request.claims[i] for i in missing], [i + 1 for i in missing],
+                fence=claims_fence(request.premise, request.claims)), reasked=True, raws=raws,
+                keys=list(job.keys)))
+        else:
+            raw = "\n\n--- re-ask ---\n\n".join(raws)
+            for position in missing:
+                row[position] = ClaimJudgement.unparsed(raw)
+            self._forget_answers(job.keys)
+
+    def _claim_verdicts(self, request: ClaimRequest, job: _Job, text: str) -> list[Verdict | None]:
+        """The verdicts a reply gives ``job``'s claims, in order (``None``: none readable)."""
+        claims = [request.claims[i] for i in job.items]
+        ids = [i + 1 for i in job.items]
+        support = request.direction == SUPPORT
+        if one_call_per_claim(self.style, request.task) and self.style == "cot":
+            return [(parse_support_cot if support else parse_cot)(
+                text, claim_id=ids[0], claim=claims[0] if self.cot_restates_claim else None)]
+        reading = (read_support_verdicts if support else read_claim_verdicts)(text, claims, ids)
+        if reading.extra or reading.conflicting:
+            logger.info("judge reply: %d item(s) naming no asked claim ignored, %d claim(s) with "
+                        "conflicting verdicts left missing", reading.extra, reading.conflicting)
+        return list(reading.verdicts)
 
     def _ask_round(self, jobs: list, conversations: list, settle: Callable, next_jobs: list, progress: _Progress,
                    **ask) -> None:
@@ -623,7 +635,7 @@ class ChatJudge(CachedAnswers, Evaluator):
                 request = requests[job.request]
                 cited = sorted(request.cited)
                 if completion.failed:
-                    results[job.request] = CitationJudgement.failed(completion.error, cited)
+                    results[job.request] = CitationJudgement.failed(completion.error or "", cited)
                     return
                 if completion.context_overflow:
                     results[job.request] = CitationJudgement.unparsed(None, cited, explanation=TOO_LONG)

@@ -620,10 +620,11 @@ class OpenAIChatJudge(ChatJudge):
     def close(self) -> None:
         if self._loop is not None:
             loop, self._loop = self._loop, None
-            try:
-                loop.run(self._close_client())
-            finally:
-                loop.stop()
+            if not loop.loop.is_closed():  # closed: stopped by its finalizer at exit, the client with it
+                try:
+                    loop.run(self._close_client())
+                finally:
+                    loop.stop()
         super().close()
 
     def complete_many(self, conversations: list[list[dict]], *, json_mode: bool,

@@ -129,6 +129,7 @@ def parse_prompt(name: str, text: str) -> PromptTemplate:
     if "version" not in meta:
         raise ValueError(f"prompt {name!r} has no 'version:' in its header")
     parts = _ROLE.split(body)
+    messages: tuple[tuple[str, str], ...]
     if len(parts) == 1:
         messages = (("user", body.strip("\n")),)
     else:

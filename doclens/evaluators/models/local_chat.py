@@ -529,18 +529,7 @@ class LocalChatJudge(ChatJudge):
         lengths = [len(row) for row in encoded]
         reserve = self._reserve(reading)
         results: list[Completion | None] = [None] * len(conversations)
-        todo = []
-        for i, length in enumerate(lengths):
-            if window is not None and length + reserve > window:
-                overflow = Completion(None, prompt_tokens=length, context_overflow=True)
-                results[i] = overflow
-                logger.info("a prompt of %d tokens does not fit the %d-token window (with %d for the answer)",
-                            length, window, reserve)
-                if on_complete is not None:
-                    on_complete(i, overflow)
-            else:
-                todo.append(i)
-        todo.sort(key=lambda i: lengths[i])  # similar lengths together: little padding
+        todo = _fitting(lengths, window, reserve, results, on_complete)
         batches = [todo[k:k + self.batch_size] for k in range(0, len(todo), self.batch_size)]
         for number, batch in enumerate(batches, start=1):
             started = time.perf_counter()
@@ -609,6 +598,25 @@ class LocalChatJudge(ChatJudge):
         """Close the cache and drop the model (it is reloaded if the judge is used again)."""
         super().close()
         self._loaded = None
+
+
+def _fitting(lengths: list[int], window: int | None, reserve: int, results: list[Completion | None],
+             on_complete: Callable[[int, Completion], None] | None) -> list[int]:
+    """The prompts (by position) that fit the window with ``reserve`` tokens for the answer,
+    shortest first (similar lengths together: little padding); each other one gets a
+    ``context_overflow`` completion in ``results`` (and ``on_complete``)."""
+    todo = []
+    for i, length in enumerate(lengths):
+        if window is not None and length + reserve > window:
+            overflow = Completion(None, prompt_tokens=length, context_overflow=True)
+            results[i] = overflow
+            logger.info("a prompt of %d tokens does not fit the %d-token window (with %d for the answer)",
+                        length, window, reserve)
+            if on_complete is not None:
+                on_complete(i, overflow)
+        else:
+            todo.append(i)
+    return sorted(todo, key=lambda i: lengths[i])
 
 
 class _TextStop:

@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -196,7 +196,7 @@ class Encoder:
         self.texts_encoded = 0
         self.texts_truncated = 0
         self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._loaded = None
+        self._loaded: tuple[Any, Any, Any, str] | None = None
 
     @cached_property
     def fingerprint(self) -> str:

@@ -139,6 +139,6 @@ _NO_LIMIT = 10**9
 def stated_window(tokenizer, config) -> int | None:
     """The smallest real length limit the tokenizer (``model_max_length``) and the model config
     (``max_position_embeddings``) state, or ``None`` when neither states one."""
-    limits = [getattr(tokenizer, "model_max_length", None), getattr(config, "max_position_embeddings", None)]
-    limits = [int(x) for x in limits if isinstance(x, (int, float)) and 0 < x < _NO_LIMIT]
+    stated = [getattr(tokenizer, "model_max_length", None), getattr(config, "max_position_embeddings", None)]
+    limits = [int(x) for x in stated if isinstance(x, (int, float)) and 0 < x < _NO_LIMIT]
     return min(limits) if limits else None

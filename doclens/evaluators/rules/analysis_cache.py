@@ -22,7 +22,10 @@ copied under another text's key — is a miss: the text is read again. A reading
 the codec does not know is not kept (the run uses it from memory). The memo of words (a word's
 key, its noun lemma) is sealed the same way, each value with its fingerprint, kind and word. An
 entry whose seal does not check (crafted by whoever can write the cache folder, another user's,
-older) is a miss with one warning: such an entry never runs code and never changes a verdict;
+older) is a miss with one warning: such an entry never runs code and never changes a verdict.
+A refused word is reported to the cache (:class:`~doclens.evaluators.cache.Refusals`) and written
+again sealed at the next write when the run computed it again, dropped otherwise, so no later run
+meets it (and its warning) again; a refused reading is overwritten when its text is read again.
 ``--no-cache`` reads nothing from the file.
 """
 
@@ -42,7 +45,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from doclens.core import sealing
-from doclens.evaluators.cache import CACHE_ERRORS, BlobStore, not_sealed
+from doclens.evaluators.cache import CACHE_ERRORS, BlobStore, Refusals, not_sealed
 
 logger = logging.getLogger(__name__)
 
@@ -280,6 +283,9 @@ class AnalysisCache(BlobStore):
         self._pending: dict[bytes, bytes] = {}
         #: kind → (the memo handed out, the words it held from disk)
         self._tables: dict[str, tuple[dict[str, str], set[str]]] = {}
+        #: stored words refused when read (``(kind, word)``: not sealed with this user's key, damaged),
+        #: dropped at the next :meth:`flush` unless computed again by then (then written sealed)
+        self._refused_words = Refusals()
         self._fingerprint: str | None = None
 
     @property
@@ -316,6 +322,7 @@ class AnalysisCache(BlobStore):
             if sealing.sealed(value[:width], "words", self.fingerprint, kind, word, value[width:]):
                 return value[width:]
         self.rejected += 1
+        self._refused_words.note((kind, word))
         not_sealed(self.path)
         return None
 
@@ -362,11 +369,16 @@ class AnalysisCache(BlobStore):
         the readings again in a later run, nothing else (one warning)."""
         words = [(self.fingerprint, kind, word, self._sealed_word(kind, word, table[word]))
                  for kind, (table, known) in self._tables.items() for word in list(table) if word not in known]
-        if not self._pending and not words:
+        # refused words not computed again in this run are dropped: no later run warns about them
+        dropped = [(self.fingerprint, kind, word) for kind, word in dict.fromkeys(self._refused_words.found)
+                   if kind not in self._tables or word not in self._tables[kind][0]]
+        if not self._pending and not words and not dropped:
             return
         rows, self._pending = list(self._pending.items()), {}
         statement = "INSERT OR REPLACE INTO words (fingerprint, kind, word, value) VALUES (?, ?, ?, ?)"
-        if self.put_blobs(rows, (statement, words)):
+        drop = "DELETE FROM words WHERE fingerprint = ? AND kind = ? AND word = ?"
+        if self.put_blobs(rows, [(statement, words), (drop, dropped)]):
             for _, kind, word, _ in words:
                 self._tables[kind][1].add(word)
+            self._refused_words.clear()
             self.stored += len(rows)

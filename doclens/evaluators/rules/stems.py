@@ -28,7 +28,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from doclens.core.errors import ConfigurationError
-from doclens.evaluators.cache import DEFAULT_LEXICONS, lexicon_folder, read_sealed_json, write_sealed_json
+from doclens.evaluators.cache import DEFAULT_LEXICONS, Refusals, lexicon_folder, read_sealed_json, write_sealed_json
 
 logger = logging.getLogger(__name__)
 
@@ -69,19 +69,21 @@ class PorterStems:
     def __init__(self, path: Path | None):
         self.path = path
         self.computed = 0
+        # a file that is there but was refused when read (not sealed with this user's key, another
+        # layout, damaged: read_sealed_json notes it) is written again sealed at the next save, new
+        # stems or not: else a run that stems nothing would leave it, and its warning, for every later run
+        self._refused = Refusals()
         self._stems: dict[str, str] = self._read() if path is not None else {}
         self._unsaved = 0
-        # a file that is there but gave nothing (not sealed with this user's key, another NLTK's,
-        # damaged) is written again sealed at the next save, new stems or not: else a run that
-        # stems nothing would leave it, and its warning, for every later run
-        self._refused = path is not None and path.exists() and not self._stems
         self._stemmer: Callable[[str], str] | None = None
         self._lock = threading.Lock()
 
     def _read(self) -> dict[str, str]:
         assert self.path is not None
-        found = read_sealed_json(self.path, FORMAT, _nltk_version())
+        found = read_sealed_json(self.path, FORMAT, _nltk_version(), self._refused)
         if not isinstance(found, dict):
+            if found is not None:  # sealed, but not a table of stems
+                self._refused.note(self.path)
             return {}
         return {k: v for k, v in found.items() if type(k) is str and type(v) is str}
 
@@ -99,14 +101,15 @@ class PorterStems:
 
     def save(self) -> None:
         """Write the stems (those of the file and the new ones) if there are new ones, or if the file
-        was refused when read (:attr:`_refused`); a cache
+        was refused when read (:attr:`_refused`, a :class:`~doclens.evaluators.cache.Refusals`); a cache
         folder that cannot be written costs stemming those words again at the next start, nothing else."""
         if self.path is None or not (self._unsaved or self._refused):
             return
         with self._lock:
             merged = {**self._read(), **self._stems}  # another process's new stems are kept too
             if write_sealed_json(self.path, FORMAT, _nltk_version(), merged):
-                self._unsaved, self._refused = 0, False
+                self._unsaved = 0
+                self._refused.clear()
             else:
                 self.path = None  # not written: not tried again in this process
 
