@@ -1098,12 +1098,13 @@ def write_jsonl(variants: list[Variant], path: str) -> None:
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
-def counts(variants: list[Variant], sources: list[Source]) -> dict:
+def counts(variants: list, sources: list[Source], kinds: Iterable[str] = KINDS) -> dict:
+    """Variants per kind and half (``kinds``: the generator's; the rewording generator's reuse it)."""
     per_half: dict[str, Counter] = defaultdict(Counter)
     for v in variants:
         per_half[v.half][v.kind] += 1
     return {"sources": dict(Counter(s.half for s in sources)), "variants": len(variants),
-            "per_kind": {k: sum(c[k] for c in per_half.values()) for k in KINDS},
+            "per_kind": {k: sum(c[k] for c in per_half.values()) for k in kinds},
             "per_half": {h: dict(c) for h, c in per_half.items()}}
 
 

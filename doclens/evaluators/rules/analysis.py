@@ -39,6 +39,7 @@ from doclens.evaluators.rules.words import (
     POLAR,
     PRONOUNS,
     SECTION_WORDS,
+    SEX_WORDS,
     SIDES,
     SPELLINGS,
     WORD_NUMBERS,
@@ -200,8 +201,9 @@ class Analyser:
             lemma = (lemmas.get("NOUN") or lemmas.get("VERB") or (spelled,))[0]
             generic = self.drug_names.get(word)
             # a brand and its generic name are one drug: "Norvasc" is "amlodipine"
-            stem = self._stems[word] = (WORD_NUMBERS.get(word) or (f"rx_{re.sub(r'[^a-z0-9]+', '_', generic)}" if generic
-                                                                    else self._stem(lemma)))
+            # v10: a sex word is the sex it names ("man" is "male")
+            stem = self._stems[word] = (WORD_NUMBERS.get(word) or SEX_WORDS.get(word)
+                                        or (f"rx_{re.sub(r'[^a-z0-9]+', '_', generic)}" if generic else self._stem(lemma)))
         return stem
 
     def noun(self, word: str) -> str:
@@ -479,6 +481,10 @@ def _content_positions(lowers: list[str], cue_tokens: set[int]) -> list[int]:
             if not ((i in cue_tokens and not only_cues) or not is_content(lower)) and not _no_fact_of_its_own(lowers, i)]
 
 
+#: v10: counts of one, which a note implies without a digit ("20 mg a day"): see _no_fact_of_its_own
+_ONE = frozenset({"once", "one", "1"})
+
+
 def _no_fact_of_its_own(lowers: list[str], i: int) -> bool:
     """A content word that says how or when, not what: a habitual "used to", "as needed", a dosing
     abbreviation, the "plus" of a grade."""
@@ -489,6 +495,12 @@ def _no_fact_of_its_own(lowers: list[str], i: int) -> bool:
         return True  # "when needed", "as needed": how often a drug is taken, no fact of its own
     if lower in DOSING_ABBREVIATIONS:
         return True  # "BID", "PRN", "PO": how a drug is taken (its frequency: :class:`Regimen`), no fact of its own
+    if lower in ONCE_PER and i and (lowers[i - 1] in COUNTED or is_number(lowers[i - 1])) and (
+            lowers[i - 1] not in _ONE or lower == "daily"):
+        # v10: "3 times daily", "twice weekly", "once daily" is "three times a day", "twice a week", "once
+        # a day": the count is checked by the number rule, the period by the frequency rules
+        # (near_misses.py), as for "BID"; "once weekly" keeps its word ("a day" implies once)
+        return True
     return lower == "plus" and bool(i) and is_number(lowers[i - 1])  # "one plus" is the grade "1+" ("reflexes 1+")
 
 

@@ -100,7 +100,7 @@ from doclens.evaluators.rules.numbers import number_and_side_problems
 from doclens.evaluators.rules.resources import JudgeResources
 from doclens.evaluators.rules.sentences import Sentence, Status, Word
 from doclens.evaluators.rules.version import rules_digest
-from doclens.evaluators.rules.words import DRUGS, STOP_WORDS, is_content, is_drug
+from doclens.evaluators.rules.words import DRUGS, SEX_WORDS, STOP_WORDS, is_content, is_drug
 
 #: Words that place a finding on a body part ("lateral knee"): part of where a denied finding is.
 POSITIONS = frozenset("""lateral medial anterior posterior upper lower proximal distal superior inferior dorsal
@@ -190,6 +190,20 @@ class RuleVerdict(NamedTuple):
 
 #: At most this many premise sentences are given as a supported claim's evidence.
 EVIDENCE_SENTENCES = 3
+
+
+def other_sex(kept: list[str], index: dict) -> list[Finding]:
+    """v10: a sex word of the claim where the note names the other sex ("man" against "female"):
+    one person said otherwise, never forgiven as rewording; taken out of ``kept``. "man" against
+    "male" is no missing word at all (:data:`~doclens.evaluators.rules.words.SEX_WORDS`)."""
+    found = []
+    for m in [m for m in kept if m in SEX_WORDS]:
+        other = "sex_female" if SEX_WORDS[m] == "sex_male" else "sex_male"
+        if other in index:
+            kept.remove(m)
+            said = next(w.text.lower() for w, _ in index[other])
+            found.append(Finding(FindingKind.SUBSTITUTION, f"note says {said}, claim says {m}", conflict=True))
+    return found
 
 
 def evidence_sentences(stems: set[str], premise_sentences: list[Sentence], closest: Sentence | None) -> list[Sentence]:
@@ -685,6 +699,7 @@ class ClinicalRulesJudge(Evaluator):
         ``key`` words (:func:`section_key_words`) are never missing."""
         missing = missing_words(self.analyser, words, key, index, premise_sentences)
         problems, kept, absent = said_otherwise(missing, words, self._view(premise_sentences).first, best, premise_sentences)
+        problems += other_sex(kept, index)
         forgiven: list[str] = []
         # MiniLM aligns only a claim whose missing words could be forgiven (a drug or too many never are)
         if kept and not problems and best is not None and self._forgivable(kept, words):

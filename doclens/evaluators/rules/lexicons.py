@@ -447,7 +447,7 @@ _TIMES = MappingProxyType({"once": 1, "one": 1, "1": 1, "twice": 2, "two": 2, "2
 _FREQUENCY_PHRASE = re.compile(
     r"\b(?P<count>once|twice|thrice|one|two|three|four|five|six|[1-6])\s*(?:times?|x)?\s*(?:a|per|each|every)?\s*"
     r"(?:day|daily)\b|\b(?P<abbrev>qd|bid|tid|qid|q\.d\.|b\.i\.d\.|t\.i\.d\.|q\.i\.d\.)(?!\w)"
-    r"|\b(?P<weekly>(?:once|twice|thrice|one|two|three|[1-3])\s*(?:times?|x)?\s*(?:a|per|each|every)\s*week|"
+    r"|\b(?P<weekly>(?:once|twice|thrice|one|two|three|[1-3])\s*(?:times?|x)?\s*(?:(?:a|per|each|every)\s*week|weekly)|"
     r"(?:once\s+)?weekly|every\s+week|(?:once\s+)?monthly|(?:once\s+)?(?:a|per|every)\s+month|every\s+other\s+day)\b"
     r"|\bevery\s+(?P<hours>\d+|four|six|eight|twelve)\s+hours\b|\b(?P<once>daily|a day|per day|every day|nightly|"
     r"at bedtime|every morning|every night)\b")

@@ -44,7 +44,14 @@ SIDES = MappingProxyType({"left": "left", "right": "right", "bilateral": "bilate
 WORD_NUMBERS = MappingProxyType({"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
                                   "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
                                   "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100",
-                                  "once": "1", "twice": "2"})
+                                  "once": "1", "twice": "2",
+                                  # v10 (issue 46's generated rewordings): "a couple of days" is 2 days,
+                                  # "half a pack" is 0.5 pack
+                                  "couple": "2", "half": "0.5"})
+#: v10: words that name a person's sex, by the sex they name: "62-year-old male" is "62 year old
+#: man" (one person, not a swapped finding), and never "woman".
+SEX_WORDS = MappingProxyType({**dict.fromkeys("male males man men gentleman gentlemen".split(), "sex_male"),
+                              **dict.fromkeys("female females woman women lady ladies".split(), "sex_female")})
 UNITS = MappingProxyType({"mg": "mg", "milligram": "mg", "milligrams": "mg", "mcg": "mcg", "microgram": "mcg", "g": "g",
                            "gram": "g", "grams": "g", "kg": "kg", "kilogram": "kg", "kilograms": "kg", "lb": "lb", "lbs": "lb",
                            "pound": "lb", "pounds": "lb", "ml": "ml", "cc": "ml", "l": "l", "liter": "l", "liters": "l", "%": "%",
@@ -169,11 +176,18 @@ def is_content(lower: str) -> bool:
 
 
 def is_number(word: str) -> bool:
-    """``20``, ``2.5``, ``1,000``, ``150/95`` (a reading), or a number word."""
-    return bool(re.fullmatch(r"\d+(?:[.,]\d+)?(?:/\d+(?:\.\d+)?)?", word)) or word in WORD_NUMBERS
+    """``20``, ``2.5``, ``1,000``, ``150/95`` (a reading), ``150s`` (v10), or a number word."""
+    return (bool(re.fullmatch(r"\d+(?:[.,]\d+)?(?:/\d+(?:\.\d+)?)?", word)) or word in WORD_NUMBERS
+            or bool(_DECADE.fullmatch(word)))
+
+
+#: v10: values in a decade, "in the 150s", hold its round value (a claim's "around 150")
+_DECADE = re.compile(r"\d*0'?s")
 
 
 def number_value(word: str) -> str:
+    if _DECADE.fullmatch(word):
+        word = word.rstrip("s").rstrip("'")
     word = WORD_NUMBERS.get(word, word).replace(",", "")
     if "." in word and "/" not in word:
         word = word.rstrip("0").rstrip(".") or "0"
@@ -182,7 +196,9 @@ def number_value(word: str) -> str:
 
 def unit_after(lowers: list[str], i: int) -> str | None:
     """The unit that follows the number at ``i`` ("20 mg", "20-mg")."""
-    for follower in lowers[i + 1: i + 3]:
+    # v10: "a couple of days" (2 days)
+    followers = lowers[i + 2: i + 4] if lowers[i] == "couple" and lowers[i + 1: i + 2] == ["of"] else lowers[i + 1: i + 3]
+    for follower in followers:
         if follower in UNITS:
             return UNITS[follower]
         if follower not in {"-", "/"}:
