@@ -403,6 +403,7 @@ class ClinicalRulesJudge(Evaluator):
         self._wanted, self._round_memo = set(), {}
         self._aligner.start_rounds()
         try:
+            self._encode_words(todo)
             while todo:
                 deferred = []
                 for pair in todo:
@@ -421,6 +422,22 @@ class ClinicalRulesJudge(Evaluator):
             self._rankings.clear()
             self._aligner.end_rounds()
         return results
+
+    def _encode_words(self, pairs: list[tuple[str, str]]) -> None:
+        """Before the first round: the vectors of every word of the pairs' premises and claims, in
+        one batch (:meth:`_closest_words` reads a premise's words and a claim's missing ones): a
+        pair that needs only words is then judged in the first round, not judged again in the
+        second (a third of a reward step's pairs were; issue 49). Words are short and recur, so
+        the batch is cheap; sentences are still encoded only when a pair asks for them."""
+        analyser = self.analyser
+        words: dict[str, None] = {}
+        for premise in dict.fromkeys(p for p, _ in pairs):
+            words.update(dict.fromkeys(self._view(analyser.sentences(premise)).words))
+        for claim in dict.fromkeys(c for _, c in pairs):
+            words.update(dict.fromkeys(w.text.lower() for s in analyser.sentences(claim) for w in s.words))
+        texts = [w for w in words if self._vector(w) is None]
+        if texts:
+            self._round_vectors.update(zip(texts, self._load_encoder().encode(texts)))
 
     @property
     def analyser(self) -> Analyser:
