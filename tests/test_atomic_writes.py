@@ -27,7 +27,7 @@ def payload(thread):
 if kind == "onnx":
     from doclens.evaluators.models import onnx_encoder
     onnx_encoder.export = lambda folder: payload(int(folder))  # the export itself is below the line tested
-    onnx_encoder.onnx_path = lambda fingerprint, version, directory=None: path
+    onnx_encoder.onnx_path = lambda fingerprint, version, directory=None, graph=None: path
 
 def write(thread):
     for _ in range({rounds}):

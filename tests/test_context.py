@@ -94,3 +94,35 @@ def test_a_match_where_its_condition_fails_is_dropped_and_a_shorter_trigger_coun
         doc = nlp.make_doc(sentence)
         _, categories = context(doc, [(i, i + 1) for i in range(len(doc))])
         assert [t.text for t, found in zip(doc, categories) if NEG in found] == reached
+
+
+def test_a_sentence_no_token_pattern_can_match_skips_the_token_matcher_with_the_same_triggers(nlp):
+    # issue 49: the token matcher runs only where each required token of some pattern has its word in
+    # the sentence; the triggers are those of the matcher run on every sentence (here: the judge's rules)
+    from doclens.evaluators.rules.analysis import context_rules
+
+    context, calls = ConText(nlp, context_rules()), []
+    everywhere = ConText(nlp, context_rules())
+    everywhere._needs = None  # the token matcher on every sentence, as before the change
+    matcher = context._matcher
+    context._matcher = lambda doc: calls.append(doc.text) or matcher(doc)
+    sentences = ["Knee pain for two weeks.", "Pneumonia was ruled out.", "She is not taking aspirin.",
+                 "He doesn't smoke.", "Adequate to rule the patient out for MI.", "Blood pressure 150/95.",
+                 "No fever or chills.", "Strep test negative.", "Return if the swelling gets worse."]
+    for sentence in sentences:
+        doc = nlp.make_doc(sentence)
+        targets = [(i, i + 1) for i in range(len(doc))]
+        found, reached = context(doc, targets)
+        expected, expected_reached = everywhere(doc, targets)
+        assert [(m.start, m.end, m.rule.category) for m in found] == \
+            [(m.start, m.end, m.rule.category) for m in expected] and reached == expected_reached
+    # "ruled … out", "not", "n't", "rule … out", "no" and "negative" can match a token pattern; the others cannot
+    assert calls == ["Pneumonia was ruled out.", "She is not taking aspirin.", "He doesn't smoke.",
+                     "Adequate to rule the patient out for MI.", "No fever or chills.", "Strep test negative."]
+
+
+def test_a_pattern_reading_more_than_lower_case_words_runs_the_token_matcher_everywhere(nlp):
+    context = ConText(nlp, [ContextRule("neg", NEG, "BACKWARD", [{"LOWER": "neg"}, {"IS_PUNCT": True}])])
+    assert context._needs is None and context._may_match(nlp.make_doc("Knee pain."))
+    doc = nlp.make_doc("Strep neg.")
+    assert [(m.start, m.end) for m in context.modifiers(doc)] == [(1, 3)]

@@ -580,8 +580,9 @@ def _kept_export(folder: Path) -> Path:
     from doclens.evaluators.models import onnx_encoder
     from doclens.evaluators.models.sentence_encoder import Encoder, shipped_minilm_path
 
-    fingerprint = Encoder(shipped_minilm_path("the test", "clinical"), device="cpu").fingerprint
-    return onnx_encoder.onnx_path(fingerprint, version("torch"), folder / "models")
+    encoder = Encoder(shipped_minilm_path("the test", "clinical"), device="cpu")
+    return onnx_encoder.onnx_path(encoder.fingerprint, version("torch"), folder / "models",
+                                  onnx_encoder.graph_of(encoder.path))
 
 
 def _another_graph() -> bytes:

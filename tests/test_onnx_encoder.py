@@ -38,7 +38,7 @@ def test_vectors_equal_the_torch_paths_and_the_export_is_kept(monkeypatch):
     assert onnx.texts_truncated == torch_path.texts_truncated == 1 and onnx.texts_encoded == len(TEXTS)
     from importlib.metadata import version
 
-    assert onnx_encoder.onnx_path(onnx.fingerprint, version("torch")).is_file()
+    assert onnx_encoder.onnx_path(onnx.fingerprint, version("torch"), graph=onnx_encoder.graph_of(onnx.path)).is_file()
     assert onnx.namespace != torch_path.namespace and "onnxruntime=" in onnx.namespace  # vectors kept apart
     assert onnx.encode([]).shape == (0, 384)
 
@@ -110,3 +110,49 @@ def test_decision_features_are_measured_only_where_the_model_weighs_them():
     assert judge.assess(*weighed, only_weighed=True).features == judge.assess(*weighed).features != {}
     assert judge.assess(*decided, only_weighed=True).findings == judge.assess(*decided).findings
     assert not judge.explain(*decided)[0]
+
+
+def test_the_graph_written_from_the_weights_computes_torchs_export():
+    # issue 49: the shipped MiniLM's graph is written from its weights (onnx_graph.py), not traced by
+    # torch; its hidden states are the traced export's up to float rounding, on padded batches too
+    import onnxruntime as ort
+
+    from doclens.evaluators.models.onnx_graph import build
+
+    folder = Encoder(device="cpu").path
+    assert onnx_encoder.graph_of(folder) == "bert-graph-1"
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    built, traced = (ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
+                     for data in (build(folder), onnx_encoder.export(folder)))
+    model = onnx_encoder.OnnxTransformer(folder, "fingerprint", 128, 1, onnx_encoder.IN_MEMORY)
+    encodings = [model.tokenizer.encode(text) for text in TEXTS]
+    width = max(len(e.ids) for e in encodings)
+    ids, mask = np.zeros((len(TEXTS), width), dtype=np.int64), np.zeros((len(TEXTS), width), dtype=np.int64)
+    for row, encoding in enumerate(encodings):
+        ids[row, :len(encoding.ids)], mask[row, :len(encoding.ids)] = encoding.ids, 1
+    feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    found, expected = built.run(["hidden"], feed)[0], traced.run(["hidden"], feed)[0]
+    assert found.shape == expected.shape == (len(TEXTS), width, 384)
+    assert np.abs((found - expected) * mask[..., None]).max() < 1e-4
+    pooled = [onnx_encoder.pool(h, mask, "mean") for h in (found, expected)]
+    assert np.abs(pooled[0] - pooled[1]).max() < 1e-6
+
+
+def test_a_machines_first_run_imports_neither_torch_nor_transformers(tmp_path):
+    # issue 49: before, the first run on a machine imported both to export MiniLM (about 6 CPU seconds)
+    code = ("import sys; from doclens.evaluators.models.sentence_encoder import Encoder; "
+            "v = Encoder(device='cpu', runtime='onnx').encode(['knee pain']); "
+            "print(v.shape, 'torch' in sys.modules, 'transformers' in sys.modules)")
+    env = {**__import__("os").environ, "DOCLENS_CACHE": str(tmp_path / "empty")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(REPO), env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-3:] == ["384)", "False", "False"]
+    assert [p.name.split("-", 1)[1] for p in (tmp_path / "empty" / "models").iterdir()] == ["bert-graph-1-opset17.onnx"]
+
+
+def test_a_model_that_is_no_bert_encoder_is_exported_by_torch(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "t5"}), encoding="utf-8")
+    assert onnx_encoder.graph_of(tmp_path) is None and onnx_encoder.graph_of(tmp_path / "absent") is None
+    assert onnx_encoder.onnx_path("f", "2.0", tmp_path).name == "f-torch2.0-opset17.onnx"
+    assert onnx_encoder.onnx_path("f", "", tmp_path, "bert-graph-1").name == "f-bert-graph-1-opset17.onnx"

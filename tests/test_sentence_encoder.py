@@ -79,10 +79,38 @@ def test_clinical_rules_judges_in_rounds_with_the_verdicts_of_one_pair_at_a_time
     requests = [ClaimRequest(premise, [claim]) for premise, claim, _, _ in PAIRS.values()]
     judged = batched.judge_claims_many(requests)
     assert [(j.entailed, j.explanation) for row in judged for j in row] == expected
-    assert 1 <= len(batches) <= 2 and sum(batches) > 8, batches  # a round's texts in one pass each
+    # the pairs' words in one pass first, then a round's texts in one pass each
+    assert 1 <= len(batches) <= 3 and sum(batches) > 8, batches
     assert len(encoder._kept) == 4  # the cache stays bounded; the round kept its own vectors
     assert batched.entail_batch([(p, c) for p, c, _, _ in PAIRS.values()]) == [e for e, _ in expected]
     assert batched.usage.pairs == len(PAIRS)
+
+
+@needs_clinical
+def test_clinical_rules_encodes_the_pairs_words_before_the_first_round(monkeypatch):
+    # issue 49: a pair whose missing words are weighed (_closest_words) is no longer deferred to a
+    # second round for their vectors: every word of the pairs is encoded before the first
+    from doclens.evaluators.base import ClaimRequest
+    from doclens.evaluators.rules import clinical_rules
+    from tests.test_clinical_rules import PAIRS
+
+    judge = clinical_rules.ClinicalRulesJudge()
+    weighed, deferred = [], []
+    original = judge._closest_words
+
+    def closest(missing, premise_sentences):
+        weighed.append(missing)
+        try:
+            return original(missing, premise_sentences)
+        except clinical_rules._Unencoded:
+            deferred.append(missing)
+            raise
+
+    monkeypatch.setattr(judge, "_closest_words", closest)
+    expected = [clinical_rules.ClinicalRulesJudge().explain(p, c) for p, c, _, _ in PAIRS.values()]
+    judged = judge.judge_claims_many([ClaimRequest(premise, [claim]) for premise, claim, _, _ in PAIRS.values()])
+    assert [(j.entailed, j.explanation) for row in judged for j in row] == expected
+    assert any(weighed) and deferred == []
 
 
 @needs_clinical

@@ -1,9 +1,12 @@
 """A sentence encoder's transformer run by ONNX Runtime (``Encoder(runtime="onnx")``,
 :mod:`doclens.evaluators.models.sentence_encoder`; ``docs/design.md``, "Sentence encoder runtimes").
 
-The model is exported once a machine with ``torch.onnx.export`` (TorchScript exporter, opset 17,
-float32, batch and length dynamic) and kept in the DocLens cache folder
-(``models/<fingerprint>-<torch version>-opset17.onnx``, :func:`onnx_path`, sealed with the user's
+The model's graph is made once a machine and kept in the DocLens cache folder: a BERT encoder's
+(the shipped MiniLM) written from its weights by :mod:`~doclens.evaluators.models.onnx_graph`,
+without torch (``models/<fingerprint>-bert-graph-1-opset17.onnx``; issue 49: the torch export cost a
+machine's first run about 6 CPU seconds), any other model exported with ``torch.onnx.export``
+(TorchScript exporter, opset 17, float32, batch and length dynamic;
+``models/<fingerprint>-torch<version>-opset17.onnx``), :func:`onnx_path`, sealed with the user's
 key and checked before it is loaded: ``docs/caches.md``; a folder that cannot be written keeps it in
 memory for the process). After that a run imports neither torch nor
 ``transformers``: the text is cut into word pieces by the model's own ``tokenizer.json`` through
@@ -36,13 +39,22 @@ OPSET = 17
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
-def onnx_path(fingerprint: str, torch_version: str, directory: Path | None = None) -> Path:
+def onnx_path(fingerprint: str, torch_version: str, directory: Path | None = None, graph: str | None = None) -> Path:
     """Where the export of the model with content ``fingerprint`` is kept: ``directory``, else
-    ``models/`` in the DocLens cache folder."""
+    ``models/`` in the DocLens cache folder; named by what made it, ``graph`` (a graph written from
+    the weights, :data:`doclens.evaluators.models.onnx_graph.GRAPH`) or else torch's version."""
     from doclens.evaluators.cache import default_cache_dir
 
     folder = directory if directory is not None else default_cache_dir() / "models"
-    return Path(folder) / f"{fingerprint}-torch{torch_version}-opset{OPSET}.onnx"
+    return Path(folder) / f"{fingerprint}-{graph or 'torch' + torch_version}-opset{OPSET}.onnx"
+
+
+def graph_of(folder: str | Path) -> str | None:
+    """The name of the graph :mod:`~doclens.evaluators.models.onnx_graph` writes for the model in
+    ``folder`` (a BERT encoder), or ``None``: it is exported with torch (:func:`export`)."""
+    from doclens.evaluators.models.onnx_graph import GRAPH, buildable
+
+    return GRAPH if buildable(folder) else None
 
 
 def export(folder: str) -> bytes:
@@ -82,21 +94,30 @@ SEAL_KIND = "onnx export"
 
 def exported(folder: str, fingerprint: str, directory: Path | str | None = None) -> bytes:
     """The model's ONNX bytes: the kept export's, read once and checked against this user's seal
-    (``docs/caches.md``), else exported now and kept (in memory only when the folder cannot be
-    written, or when ``directory`` is :data:`IN_MEMORY`); ``directory`` ``None``: the cache
-    folder's ``models/``. A kept file whose seal does not check (crafted, another user's, kept
-    before issue 47) is never loaded: one warning names it, and it is exported again (and
+    (``docs/caches.md``), else made now (a BERT encoder's graph written from its weights by
+    :func:`doclens.evaluators.models.onnx_graph.build`, any other model exported by torch) and
+    kept (in memory only when the folder cannot be written, or when ``directory`` is
+    :data:`IN_MEMORY`); ``directory`` ``None``: the cache folder's ``models/``. A kept file whose
+    seal does not check (crafted, another user's, kept before issue 47) is never loaded: one
+    warning names it, and it is made again (and
     overwritten, :data:`IN_MEMORY` aside)."""
     from importlib.metadata import version
 
     from doclens.evaluators.cache import read_sealed_file, write_sealed_file
 
     memory = directory == IN_MEMORY
-    path = onnx_path(fingerprint, version("torch"), None if memory or directory is None else Path(directory))
+    graph = graph_of(folder)
+    path = onnx_path(fingerprint, "" if graph else version("torch"),
+                     None if memory or directory is None else Path(directory), graph)
     kept = read_sealed_file(path, SEAL_KIND)
     if kept is not None:
         return kept
-    data = export(folder)
+    if graph:  # a BERT encoder: its graph written from the weights, no torch (onnx_graph.py)
+        from doclens.evaluators.models.onnx_graph import build
+
+        data = build(folder)
+    else:
+        data = export(folder)
     if not memory:
         try:
             write_sealed_file(path, SEAL_KIND, data)

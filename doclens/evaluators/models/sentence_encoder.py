@@ -259,6 +259,10 @@ class Encoder:
                 versions.append(f"{module}={version(module)}")
             except PackageNotFoundError as exc:
                 raise MissingExtraError("sentence encoding", self.extra, module) from exc
+        if self.runtime == "onnx":  # a graph written from the weights rounds apart from torch's export
+            from doclens.evaluators.models.onnx_encoder import graph_of
+
+            versions += [f"graph={graph}" for graph in [graph_of(self.path)] if graph]
         return f"{self.fingerprint}|{self.pooling}|max_length={self.max_length}|{'|'.join(versions)}"
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:

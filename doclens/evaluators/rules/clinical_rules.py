@@ -79,6 +79,7 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -146,6 +147,10 @@ WORD_MATRICES_KEPT = 64
 #: Premises whose :class:`_PremiseView` is kept (:meth:`ClinicalRulesJudge._view`), least recently
 #: used out first: a note's claims come together, so a few suffice.
 PREMISE_VIEWS_KEPT = 64
+#: (claim, premise) rankings kept outside rounds (:meth:`ClinicalRulesJudge._ranked`), oldest out
+#: first: a claim's alignments come within one pair's judgement (while judging in rounds, every
+#: pair's is kept until the call ends, for the round that judges it again).
+RANKINGS_KEPT = 64
 
 
 @dataclass
@@ -338,6 +343,12 @@ class ClinicalRulesJudge(Evaluator):
         #: token alignment (:mod:`~doclens.evaluators.rules.alignment`): measured when the decision model reads it
         self._aligner = TokenAligner(self._load_encoder, STOP_WORDS)
         self.token_alignment = self._decision_model is not None and self._decision_model.reads_alignment
+        #: while judging in rounds: what a pair's checks found before any MiniLM vector was read,
+        #: kept for the round that judges it again (:meth:`_once`; the same values, computed once)
+        self._round_memo: dict[tuple, object] | None = None
+        #: (claim, id of a premise's sentence list) → (that list, the claim's stems, the sentences
+        #: ranked by keys in common): :meth:`_ranked`, read by each alignment of the claim
+        self._rankings: OrderedDict[tuple[str, int], tuple[list[Sentence], set[str], list[Sentence]]] = OrderedDict()
 
     def _export_dir(self):
         """Where MiniLM's ONNX export is kept: ``models/`` beside the lexicons, else in memory."""
@@ -403,9 +414,10 @@ class ClinicalRulesJudge(Evaluator):
         results: dict[tuple[str, str], RuleVerdict] = {}
         if self.paraphrase == "none":
             return {pair: self._judge(*pair) for pair in todo}
-        self._wanted = set()
+        self._wanted, self._round_memo = set(), {}
         self._aligner.start_rounds()
         try:
+            self._encode_words(todo)
             while todo:
                 deferred = []
                 for pair in todo:
@@ -420,9 +432,26 @@ class ClinicalRulesJudge(Evaluator):
                     self._aligner.encode_wanted()
                 todo = deferred
         finally:
-            self._wanted, self._round_vectors = None, {}
+            self._wanted, self._round_vectors, self._round_memo = None, {}, None
+            self._rankings.clear()
             self._aligner.end_rounds()
         return results
+
+    def _encode_words(self, pairs: list[tuple[str, str]]) -> None:
+        """Before the first round: the vectors of every word of the pairs' premises and claims, in
+        one batch (:meth:`_closest_words` reads a premise's words and a claim's missing ones): a
+        pair that needs only words is then judged in the first round, not judged again in the
+        second (a third of a reward step's pairs were; issue 49). Words are short and recur, so
+        the batch is cheap; sentences are still encoded only when a pair asks for them."""
+        analyser = self.analyser
+        words: dict[str, None] = {}
+        for premise in dict.fromkeys(p for p, _ in pairs):
+            words.update(dict.fromkeys(self._view(analyser.sentences(premise)).words))
+        for claim in dict.fromkeys(c for _, c in pairs):
+            words.update(dict.fromkeys(w.text.lower() for s in analyser.sentences(claim) for w in s.words))
+        texts = [w for w in words if self._vector(w) is None]
+        if texts:
+            self._round_vectors.update(zip(texts, self._load_encoder().encode(texts)))
 
     @property
     def analyser(self) -> Analyser:
@@ -537,10 +566,10 @@ class ClinicalRulesJudge(Evaluator):
         # the claim's section key ("Medical Reasoning:") says where the fact was written: it has no
         # status of its own to check ("Medical Reasoning: This is not controlled" is no claim that
         # something medical is affirmed)
-        findings += assertion_problems([w for w in words if w.text.lower() not in key], index, reports_result(claim),
-                                       self._located(claim_sentences))
-        findings += self._detail_problems([w for w in words if w.text.lower() not in key], claim_sentences,
-                                          premise_sentences)
+        findings += self._once("assertion", premise, claim, lambda: assertion_problems(
+            [w for w in words if w.text.lower() not in key], index, reports_result(claim), self._located(claim_sentences)))
+        findings += self._once("detail", premise, claim, lambda: self._detail_problems(
+            [w for w in words if w.text.lower() not in key], claim_sentences, premise_sentences))
         evidence = evidence_sentences({w.stem for w in words if w.text.lower() not in key}, premise_sentences, best)
         closest, shown = (evidence[0].text if evidence else None), tuple(s.text for s in evidence)
         if only_weighed and not self._weighed(findings):
@@ -548,6 +577,31 @@ class ClinicalRulesJudge(Evaluator):
         features = self._features(claim, words, key, missing, findings, forgiven, premise_sentences, claim_sentences)
         features.update(self._alignment(claim, words, findings, premise_sentences))
         return Assessment(findings, forgiven, closest, features, shown)
+
+    def _once(self, name: str, premise: str, claim: str, compute: Callable[[], list]) -> list:
+        """``compute()``, a check that reads no MiniLM vector; while judging in rounds its result is
+        kept for the pair, so a pair deferred for vectors is not checked again (a new list each call)."""
+        memo = self._round_memo
+        if memo is None:
+            return compute()
+        found = memo.get((name, premise, claim))
+        if found is None:
+            found = memo[(name, premise, claim)] = compute()
+        return list(found)  # type: ignore[call-overload]
+
+    def _ranked(self, claim: str, words: list[Word], premise_sentences: list[Sentence]) -> tuple[set[str], list[Sentence]]:
+        """The claim's stems, and the premise sentences by claim keys in common, most first (ties in
+        note order): ranked once a claim and premise, for every alignment that reads it."""
+        key = (claim, id(premise_sentences))
+        kept = self._rankings.get(key)
+        if kept is not None and kept[0] is premise_sentences:
+            return kept[1], kept[2]
+        stems = {w.stem for w in words}
+        ranked = sorted(premise_sentences, key=lambda s: -len(s.stems & stems))
+        self._rankings[key] = (premise_sentences, stems, ranked)
+        while self._round_memo is None and len(self._rankings) > RANKINGS_KEPT:
+            self._rankings.popitem(last=False)
+        return stems, ranked
 
     def _weighed(self, findings: list[Finding]) -> bool:
         """Whether the decision model weighs a claim with these findings (there is one, and no
@@ -579,8 +633,7 @@ class ClinicalRulesJudge(Evaluator):
         claim keys in common, ties in note order."""
         if not self.token_alignment or any((f.kind, f.conflict) in DECISIVE for f in findings):
             return {}
-        stems = {w.stem for w in words}
-        ranked = sorted(premise_sentences, key=lambda s: -len(s.stems & stems))
+        _stems, ranked = self._ranked(claim, words, premise_sentences)
         return self._aligner.features(claim, [s.text for s in ranked])
 
     def _features(self, claim: str, words: list[Word], key: set[str], missing: list[str], findings: list[Finding],
@@ -681,8 +734,7 @@ class ClinicalRulesJudge(Evaluator):
         most keys in common (so a note's sentences are encoded only when a claim needs rewording)."""
         if not premise_sentences:
             return None
-        stems = {w.stem for w in words}
-        ranked = sorted(premise_sentences, key=lambda s: -len(s.stems & stems))
+        stems, ranked = self._ranked(claim, words, premise_sentences)
         if not encoder or self.paraphrase == "none":
             return ranked[0]
         candidates = [s for s in ranked[:ALIGN_CANDIDATES] if s.stems & stems] or ranked[:1]

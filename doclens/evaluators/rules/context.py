@@ -135,6 +135,9 @@ class ConText:
         self._matcher = Matcher(nlp.vocab)
         self._phrases = PhraseMatcher(nlp.vocab, attr="LOWER")
         self._rules: dict[str, ContextRule] = {}
+        #: for each token pattern, the words (lower case) each of its required tokens may be; ``None``
+        #: when a pattern reads anything else (then the token matcher runs on every sentence)
+        self._needs: list[list[frozenset[str]]] | None = []
         self.add(rules)
 
     def add(self, rules: list[ContextRule]) -> None:
@@ -144,6 +147,8 @@ class ConText:
             self._rules[key] = rule
             if rule.pattern is not None:
                 self._matcher.add(key, [rule.pattern])
+                needs = _needed_words(rule.pattern)
+                self._needs = None if needs is None or self._needs is None else [*self._needs, needs]
             else:
                 self._phrases.add(key, [self._tokenizer(rule.literal.lower())])
 
@@ -153,7 +158,8 @@ class ConText:
 
     def modifiers(self, doc) -> list[Modifier]:
         """The triggers of ``doc`` (one sentence), with their scopes limited by each other."""
-        matches = [(match_id, start, end) for match_id, start, end in list(self._matcher(doc)) + list(self._phrases(doc))
+        found_by_tokens = list(self._matcher(doc)) if self._may_match(doc) else []
+        matches = [(match_id, start, end) for match_id, start, end in found_by_tokens + list(self._phrases(doc))
                    if self._holds(match_id, doc, start, end)]
         found = []
         for match_id, start, end in _longest(matches):
@@ -163,6 +169,15 @@ class ConText:
                 _limit(first, second)
                 _limit(second, first)
         return found
+
+    def _may_match(self, doc) -> bool:
+        """Whether some token pattern could match ``doc``: each of its required tokens' words occurs
+        in it. A sentence where none could is not given to the token matcher, which would find nothing
+        (it cost a tenth of a reward step, and half the sentences of real notes have no trigger: issue 49)."""
+        if self._needs is None:
+            return True
+        words = {token.lower_ for token in doc}
+        return any(all(choices & words for choices in needs) for needs in self._needs)
 
     def _holds(self, match_id, doc, start: int, end: int) -> bool:
         where = self._rules[self._vocab.strings[match_id]].where
@@ -181,6 +196,25 @@ class ConText:
                     found.add(modifier.rule.category)
             categories.append(found)
         return modifiers, categories
+
+
+def _needed_words(pattern: list) -> list[frozenset[str]] | None:
+    """For a token pattern that reads only ``LOWER`` (a word, or ``IN`` a list) with no operator or
+    ``?``, ``*``, ``+``: the words each token that must be present may be; else ``None``."""
+    needs = []
+    for token in pattern:
+        if set(token) != {"LOWER"} and set(token) != {"LOWER", "OP"} or token.get("OP") not in (None, "?", "*", "+"):
+            return None
+        value = token["LOWER"]
+        if token.get("OP") in ("?", "*"):
+            continue
+        if isinstance(value, str):
+            needs.append(frozenset([value]))
+        elif isinstance(value, dict) and set(value) == {"IN"}:
+            needs.append(frozenset(value["IN"]))
+        else:
+            return None
+    return needs
 
 
 def _scoped(modifier: Modifier, length: int) -> Modifier:
