@@ -14,7 +14,7 @@ is written "n/a".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from doclens.core.errors import require
 from doclens.core.metrics import MIN_SECTION_ITEMS
@@ -165,7 +165,7 @@ def _series_colours(count: int) -> list[str | tuple[float, float, float, float]]
     return [cmap(i % 20) for i in range(count)]
 
 
-def distribution_figure(scores: dict[str, Sequence[float | None]], means: dict | None = None,
+def distribution_figure(scores: Mapping[str, Sequence[float | None]], means: dict | None = None,
                         what: str = "score distribution"):
     """One strip per metric: each instance a dot at its score (×100, jittered vertically by its
     position, deterministically), the pooled score as a vertical line; above :data:`MAX_DOTS`
