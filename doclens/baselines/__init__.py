@@ -17,6 +17,7 @@ packages come with the ``baselines`` and ``medcon`` extras.
 from __future__ import annotations
 
 import logging
+from typing import Literal, get_args
 
 from doclens.baselines._util import BaselineUnavailableError
 from doclens.core.errors import ConfigurationError, DocLensError, InputError, MissingExtraError
@@ -48,7 +49,12 @@ BASELINE_DESCRIPTIONS = {
 #: across lines into one token; a division a note lacks is scored as ``#####EMPTY#####`` — MEDCON
 #: 0, ROUGE and BERTScore 1.0 where both sides lack it; each division is averaged over all notes) —
 #: use it to compare with ACI-BENCH's published division numbers. ``cards/baselines.md`` says more.
-DIVISION_PROCEDURES = ("doclens", "aci-bench")
+DivisionProcedure = Literal["doclens", "aci-bench"]
+DIVISION_PROCEDURES: tuple[DivisionProcedure, ...] = get_args(DivisionProcedure)
+
+#: What a baseline that cannot run does (:func:`compute_baselines`): raise, or record the failure.
+OnFailure = Literal["raise", "record"]
+ON_FAILURE: tuple[OnFailure, ...] = get_args(OnFailure)
 
 #: What ACI-BENCH scored for a division one note lacks while other notes have it (pandas
 #: ``fillna`` in ``evaluate_fullnote.py``).
@@ -189,7 +195,8 @@ def _mean(rows: list[dict[str, float]], keys: tuple[str, ...]) -> dict[str, floa
 
 def compute_baselines(predictions: list[str], references: list[str], names: list[str], *,
                       task: str = "general", options: dict | None = None, progress: bool = False,
-                      divisions: str = "doclens", remove_citations: bool = True, on_failure: str = "raise") -> dict:
+                      divisions: DivisionProcedure = "doclens", remove_citations: bool = True,
+                      on_failure: OnFailure = "raise") -> dict:
     """Score predictions against references with the baselines ``names``.
 
     Parameters
@@ -237,10 +244,8 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
         instances where neither has it are left out of that section's mean; with
         ``"aci-bench"`` it runs over all instances. ``config["section_support"]`` says over how
         many instances each section's mean runs (0 → its values are 0.0 and mean nothing) and
-        ``config["divisions"]`` which procedure was used.
-
-    Edge cases: an empty prediction or reference scores 0.0 on every metric of every baseline;
-    no value is ever NaN.
+        ``config["divisions"]`` which procedure was used. An empty prediction or reference scores
+        0.0 on every metric of every baseline; no value is ever NaN.
 
     Raises ``ValueError`` (an unknown baseline name or task), :class:`ConfigurationError` (MEDCON
     without a backend, or settings that cannot work), :class:`MissingExtraError` (a baseline's
@@ -250,7 +255,7 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
     different lengths, none at all, or not strings).
     """
     names, options, procedures = check_baseline_settings(names, options, task=task, divisions=divisions)
-    if on_failure not in ("raise", "record"):
+    if on_failure not in ON_FAILURE:
         raise ValueError(f"on_failure must be 'raise' or 'record', not {on_failure!r}")
     texts, common = _inputs(predictions, references, set(procedures.values()), task, remove_citations)
     return {name: _score_or_record(name, texts[procedures[name]], dict(options.get(name) or {}), progress,
@@ -272,7 +277,7 @@ def _inputs(predictions: list[str], references: list[str], procedures: set[str],
 
 
 def _score_or_record(name: str, texts: tuple, options: dict, progress: bool, configs: tuple[dict, dict],
-                     on_failure: str) -> dict:
+                     on_failure: OnFailure) -> dict:
     """:func:`_score_one` (its config: the run's ``common`` and this baseline's ``divided`` settings
     of ``configs``), or with ``on_failure="record"`` the failure's record in its place (``common`` only)."""
     common, divided = configs
@@ -288,7 +293,7 @@ def _score_or_record(name: str, texts: tuple, options: dict, progress: bool, con
 
 
 def check_baseline_settings(names, options: dict | None = None, *, task: str = "general",
-                            divisions: str = "doclens") -> tuple[list[str], dict, dict]:
+                            divisions: DivisionProcedure = "doclens") -> tuple[list[str], dict, dict]:
     """Check baseline names and options without loading anything (a run checks them before it
     judges anything): ``(names, options per baseline, division procedure per baseline)``.
     Raises ``ValueError`` or :class:`ConfigurationError` naming the bad name or option."""
@@ -360,5 +365,6 @@ def _score_one(name: str, texts: tuple, options: dict, progress: bool, common: d
 
 
 __all__ = ["ACI_BENCH_EMPTY_DIVISION", "BASELINE_NAMES", "BASELINE_DESCRIPTIONS", "BaselineUnavailableError",
-           "check_baseline_settings", "DIVISION_PROCEDURES", "TASKS", "aci_bench_divisions",
+           "check_baseline_settings", "DIVISION_PROCEDURES", "DivisionProcedure", "ON_FAILURE", "OnFailure", "TASKS",
+           "aci_bench_divisions",
            "compute_baselines", "metric_keys", "remove_citation_markers"]
