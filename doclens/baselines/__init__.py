@@ -17,6 +17,7 @@ packages come with the ``baselines`` and ``medcon`` extras.
 from __future__ import annotations
 
 import logging
+from typing import Literal, get_args
 
 from doclens.baselines._util import BaselineUnavailableError
 from doclens.core.errors import ConfigurationError, DocLensError, InputError, MissingExtraError
@@ -40,9 +41,20 @@ BASELINE_DESCRIPTIONS = {
 }
 
 
-#: How note divisions are scored (``task="note_generation"``): ``"doclens"`` (default) or
-#: ``"aci-bench"`` (ACI-BENCH's ``evaluate_fullnote.py`` procedure, reproduced exactly).
-DIVISION_PROCEDURES = ("doclens", "aci-bench")
+#: How note divisions are scored (``task="note_generation"``; the full-note scores do not depend on
+#: it except for ``__lf1__``, see :func:`compute_baselines`). ``"doclens"`` (default): each
+#: division's text with its line breaks, stripped, averaged over the notes where either side has
+#: the division. ``"aci-bench"``: ACI-BENCH's ``evaluate_fullnote.py`` exactly
+#: (:func:`aci_bench_divisions`: line breaks inside a division become ``__lf1__``, gluing words
+#: across lines into one token; a division a note lacks is scored as ``#####EMPTY#####`` — MEDCON
+#: 0, ROUGE and BERTScore 1.0 where both sides lack it; each division is averaged over all notes) —
+#: use it to compare with ACI-BENCH's published division numbers. ``cards/baselines.md`` says more.
+DivisionProcedure = Literal["doclens", "aci-bench"]
+DIVISION_PROCEDURES: tuple[DivisionProcedure, ...] = get_args(DivisionProcedure)
+
+#: What a baseline that cannot run does (:func:`compute_baselines`): raise, or record the failure.
+OnFailure = Literal["raise", "record"]
+ON_FAILURE: tuple[OnFailure, ...] = get_args(OnFailure)
 
 #: What ACI-BENCH scored for a division one note lacks while other notes have it (pandas
 #: ``fillna`` in ``evaluate_fullnote.py``).
@@ -159,10 +171,10 @@ def _division_rows(predictions: list[str], references: list[str], procedure: str
     pairs: list[tuple[str, str]] = []
     rows: dict[str, list[int]] = {}
     if procedure == "aci-bench":
-        split_predictions, split_references = aci_bench_divisions(predictions), aci_bench_divisions(references)
+        divided_predictions, divided_references = aci_bench_divisions(predictions), aci_bench_divisions(references)
         for section in SECTION_NAMES:  # every note, a missing division included
             rows[section] = list(range(len(pairs), len(pairs) + len(predictions)))
-            pairs += list(zip(split_predictions[section], split_references[section]))
+            pairs += list(zip(divided_predictions[section], divided_references[section]))
         return pairs, rows
     split_predictions = [split_note_sections(text) for text in predictions]
     split_references = [split_note_sections(text) for text in references]
@@ -183,7 +195,8 @@ def _mean(rows: list[dict[str, float]], keys: tuple[str, ...]) -> dict[str, floa
 
 def compute_baselines(predictions: list[str], references: list[str], names: list[str], *,
                       task: str = "general", options: dict | None = None, progress: bool = False,
-                      divisions: str = "doclens", remove_citations: bool = True, on_failure: str = "raise") -> dict:
+                      divisions: DivisionProcedure = "doclens", remove_citations: bool = True,
+                      on_failure: OnFailure = "raise") -> dict:
     """Score predictions against references with the baselines ``names``.
 
     Parameters
@@ -200,14 +213,11 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
         With ``"note_generation"`` each note is also split into ACI-BENCH's four divisions
         (:data:`doclens.parsing.sections.SECTION_NAMES`) and every baseline is reported per section too.
     options : dict, optional
-        Per-baseline settings: ``{"rouge": {"use_stemmer": True}, "bertscore": {"model_type": …,
-        "num_layers": …, "rescale_with_baseline": "auto", "baseline_path": …}, "medcon":
-        {"backend": "quickumls", "quickumls_path": …}}``. MEDCON has no default backend.
-        ROUGE's defaults are ``evaluate.load("rouge")``'s: ``use_stemmer=False`` and ROUGE-Lsum
-        sentences from the text's own line breaks (``sentence_splitter="lines"``; ``"doclens"``
-        for DocLens's splitter); ``rouge_types`` picks a subset.
-    progress : bool, default False
-        Show progress.
+        Per-baseline settings, each baseline's keyword arguments: ``{"rouge": {"use_stemmer": True}, "bertscore":
+        {"model_type": …, "num_layers": …}, "medcon": {"backend": "quickumls", "quickumls_path": …}}``
+        (:func:`.rouge.rouge_per_instance`, :func:`.bertscore.bertscore_per_instance`,
+        :func:`.medcon.medcon_per_instance` say what each takes). MEDCON has no default backend.
+    progress : bool, default False: show progress.
     remove_citations : bool, default True
         Remove citation markers (``[3]``) from predictions first. ``False`` scores predictions
         exactly as given (what a published table did: ACI-BENCH's LED outputs contain ``[n]``
@@ -217,20 +227,11 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
         folder, out of memory — :class:`BaselineUnavailableError`; or any other error while it
         runs): raise, or, with ``"record"``, leave ``{"failed": True, "error": <message>,
         "scores": {}, "config": {…}}`` in its place while the other baselines still run
-        (``doclens score`` records, so that a failing
-        baseline never costs the judged work).
+        (``doclens score`` records, so that a failing baseline never costs the judged work).
     divisions : {"doclens", "aci-bench"}, default "doclens"
-        How ``note_generation`` divisions are scored (the full-note scores do not depend on it
-        except for ``__lf1__``, see above). ``"doclens"``: each division's text with its line
-        breaks, stripped, averaged over the notes where either side has the division.
-        ``"aci-bench"``: ACI-BENCH's ``evaluate_fullnote.py`` exactly (:func:`aci_bench_divisions`:
-        line breaks inside a division become ``__lf1__``, gluing words across lines into one
-        token; a division a note lacks is scored as ``#####EMPTY#####`` — MEDCON 0, ROUGE and
-        BERTScore 1.0 where both sides lack it; each division is averaged over all notes) — use
-        it to compare with ACI-BENCH's published division numbers. A baseline's own options may also
-        carry ``"divisions"``, which wins for that
+        How ``note_generation`` divisions are scored: :data:`DIVISION_PROCEDURES` says how the two
+        differ. A baseline's own options may also carry ``"divisions"``, which wins for that
         baseline (so the CLI's ``--baseline-option medcon='{"divisions": "aci-bench"}'`` works).
-        ``cards/baselines.md`` says how the two differ.
 
     Returns
     -------
@@ -243,52 +244,56 @@ def compute_baselines(predictions: list[str], references: list[str], names: list
         instances where neither has it are left out of that section's mean; with
         ``"aci-bench"`` it runs over all instances. ``config["section_support"]`` says over how
         many instances each section's mean runs (0 → its values are 0.0 and mean nothing) and
-        ``config["divisions"]`` which procedure was used.
+        ``config["divisions"]`` which procedure was used. An empty prediction or reference scores
+        0.0 on every metric of every baseline; no value is ever NaN.
 
-    Edge cases: an empty prediction or reference scores 0.0 on every metric of every baseline;
-    no value is ever NaN.
-
-    Raises
-    ------
-    ValueError
-        An unknown baseline name or task.
-    ConfigurationError
-        MEDCON without a backend, or settings that cannot work.
-    MissingExtraError
-        A baseline's package is not installed; the message names the extra.
-    BaselineUnavailableError
-        A baseline's model cannot be loaded (with ``on_failure="raise"``); the message names
-        what is missing and how to provide it.
-    InputError
-        Predictions and references of different lengths, none at all, or not strings.
+    Raises ``ValueError`` (an unknown baseline name or task), :class:`ConfigurationError` (MEDCON
+    without a backend, or settings that cannot work), :class:`MissingExtraError` (a baseline's
+    package is not installed; the message names the extra), :class:`BaselineUnavailableError` (a
+    baseline's model cannot be loaded, with ``on_failure="raise"``; the message names what is
+    missing and how to provide it) and :class:`InputError` (predictions and references of
+    different lengths, none at all, or not strings).
     """
     names, options, procedures = check_baseline_settings(names, options, task=task, divisions=divisions)
-    if on_failure not in ("raise", "record"):
+    if on_failure not in ON_FAILURE:
         raise ValueError(f"on_failure must be 'raise' or 'record', not {on_failure!r}")
+    texts, common = _inputs(predictions, references, set(procedures.values()), task, remove_citations)
+    return {name: _score_or_record(name, texts[procedures[name]], dict(options.get(name) or {}), progress,
+                                   (common, {"divisions": procedures[name]} if task == Task.NOTE_GENERATION else {}),
+                                   on_failure)
+            for name in names}
+
+
+def _inputs(predictions: list[str], references: list[str], procedures: set[str], task: str,
+            remove_citations: bool) -> tuple[dict, dict]:
+    """The texts to score (:func:`_texts_to_score`) per division procedure, and the config every
+    baseline's result shares; :class:`InputError` for texts that cannot be scored."""
     _check_texts(predictions, references)
     given = [remove_citation_markers(text) for text in predictions] if remove_citations else list(predictions)
-    texts = {procedure: _texts_to_score(given, list(references), procedure, task)
-             for procedure in sorted(set(procedures.values()))}
+    texts = {procedure: _texts_to_score(given, list(references), procedure, task) for procedure in sorted(procedures)}
     common = {"n_instances": len(given), "task": task, "aggregation": "mean of per-instance values",
               "citation_markers_removed": "predictions" if remove_citations else "none"}
-    results = {}
-    for name in names:
-        divided = {"divisions": procedures[name]} if task == Task.NOTE_GENERATION else {}
-        try:
-            results[name] = _score_one(name, texts[procedures[name]], dict(options.get(name) or {}), progress,
-                                       {**common, **divided})
-        except Exception as exc:  # noqa: BLE001 - "record": no baseline failure may cost the caller's other work
-            if on_failure == "raise":
-                raise
-            logger.debug("baseline %s failed", name, exc_info=True)  # the caller reports it once
-            error = str(exc) if isinstance(exc, DocLensError) else f"{type(exc).__name__}: {exc}"
-            results[name] = {"failed": True, "error": error, "scores": {}, "per_instance": [],
-                             "config": {**common, "failed": True}}
-    return results
+    return texts, common
+
+
+def _score_or_record(name: str, texts: tuple, options: dict, progress: bool, configs: tuple[dict, dict],
+                     on_failure: OnFailure) -> dict:
+    """:func:`_score_one` (its config: the run's ``common`` and this baseline's ``divided`` settings
+    of ``configs``), or with ``on_failure="record"`` the failure's record in its place (``common`` only)."""
+    common, divided = configs
+    try:
+        return _score_one(name, texts, options, progress, {**common, **divided})
+    except Exception as exc:  # noqa: BLE001 - "record": no baseline failure may cost the caller's other work
+        if on_failure == "raise":
+            raise
+        logger.debug("baseline %s failed", name, exc_info=True)  # the caller reports it once
+        error = str(exc) if isinstance(exc, DocLensError) else f"{type(exc).__name__}: {exc}"
+        return {"failed": True, "error": error, "scores": {}, "per_instance": [],
+                "config": {**common, "failed": True}}
 
 
 def check_baseline_settings(names, options: dict | None = None, *, task: str = "general",
-                            divisions: str = "doclens") -> tuple[list[str], dict, dict]:
+                            divisions: DivisionProcedure = "doclens") -> tuple[list[str], dict, dict]:
     """Check baseline names and options without loading anything (a run checks them before it
     judges anything): ``(names, options per baseline, division procedure per baseline)``.
     Raises ``ValueError`` or :class:`ConfigurationError` naming the bad name or option."""
@@ -360,5 +365,6 @@ def _score_one(name: str, texts: tuple, options: dict, progress: bool, common: d
 
 
 __all__ = ["ACI_BENCH_EMPTY_DIVISION", "BASELINE_NAMES", "BASELINE_DESCRIPTIONS", "BaselineUnavailableError",
-           "check_baseline_settings", "DIVISION_PROCEDURES", "TASKS", "aci_bench_divisions",
+           "check_baseline_settings", "DIVISION_PROCEDURES", "DivisionProcedure", "ON_FAILURE", "OnFailure", "TASKS",
+           "aci_bench_divisions",
            "compute_baselines", "metric_keys", "remove_citation_markers"]

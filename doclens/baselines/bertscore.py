@@ -7,6 +7,17 @@ Baseline rescaling needs a baseline file (``bert-score`` ships them for its name
 ``rescale_baseline/<lang>/<model>.tsv``). ``BERTScorer`` raises when the file is missing and the
 functional ``bert_score.score()`` silently skips rescaling; here the choice is explicit and the
 result's config says what was done (``rescaled``, ``baseline_path``, ``rescale_note``).
+
+Every token of one text is matched to its most similar token of the other (cosine of the
+contextual embeddings from layer ``num_layers``)::
+
+    recall    = 1/|ref|  Σ_{r ∈ ref}  max_{p ∈ pred} cos(r, p)
+    precision = 1/|pred| Σ_{p ∈ pred} max_{r ∈ ref}  cos(r, p)
+    f1        = 2 · precision · recall / (precision + recall)
+
+(idf-weighted means when ``idf``, with idf from the references). When rescaled, each value
+becomes ``(x − b) / (1 − b)`` with the baseline ``b`` of the file: rescaled values can be
+negative.
 """
 
 from __future__ import annotations
@@ -54,6 +65,7 @@ def resolve_rescaling(rescale_with_baseline, baseline_path: str | None, model_ty
             f"bertscore rescale_with_baseline must be 'auto', True or False, not {rescale_with_baseline!r}")
     if rescale_with_baseline is False:
         return False, None, "rescaling not requested: raw cosine similarities"
+    path: str | None
     if baseline_path is not None:
         if not os.path.isfile(baseline_path):
             raise ConfigurationError(f"bertscore baseline_path {baseline_path!r} is not a file")
@@ -129,23 +141,14 @@ def bertscore_per_instance(predictions: list[str], references: list[str], *, mod
                            num_layers: int | None = None, lang: str = "en", rescale_with_baseline="auto",
                            baseline_path: str | None = None, idf: bool = False, batch_size: int = 64,
                            device: str | None = None, progress: bool = False) -> tuple[list[dict[str, float]], dict]:
-    """BERTScore of each (prediction, reference) pair. (About 60 lines of code: one call of
-    ``bert-score`` with the checks and settings its config records, in order.)
+    """BERTScore of each (prediction, reference) pair: one call of ``bert-score`` with the checks
+    and settings its config records, in order.
 
-    Every token of one text is matched to its most similar token of the other (cosine of the
-    contextual embeddings from layer ``num_layers``)::
+    The formulas are the module's (above).
 
-        recall    = 1/|ref|  Σ_{r ∈ ref}  max_{p ∈ pred} cos(r, p)
-        precision = 1/|pred| Σ_{p ∈ pred} max_{r ∈ ref}  cos(r, p)
-        f1        = 2 · precision · recall / (precision + recall)
-
-    (idf-weighted means when ``idf``, with idf from the references). When rescaled, each value
-    becomes ``(x − b) / (1 − b)`` with the baseline ``b`` of the file: rescaled values can be
-    negative.
-
-    The model is found by :func:`resolve_model` first: a model that cannot be had fails in
-    seconds with :class:`BaselineUnavailableError` (as does a load or a run that fails: files
-    missing, out of memory), never after ``transformers``' minute of retries.
+    The model is found by :func:`resolve_model` first: a model that cannot be had fails in seconds
+    with :class:`BaselineUnavailableError` (as does a load or a run that fails: files missing, out of
+    memory), never after ``transformers``' minute of retries.
 
     Edge cases: a pair where either side is empty (or only white space) is not sent to the model
     and scores 0.0 for precision, recall and F1. Texts longer than the model's maximum input
@@ -155,20 +158,15 @@ def bertscore_per_instance(predictions: list[str], references: list[str], *, mod
     Parameters
     ----------
     predictions, references : list of str, same length.
-    model_type : str, default ``"microsoft/deberta-xlarge-mnli"``
-        A model name ``bert-score`` knows, or a local model folder.
+    model_type : str, default ``"microsoft/deberta-xlarge-mnli"``: a model name ``bert-score`` knows, or a local folder.
     num_layers : int, optional
         Layer whose embeddings are compared. Required for a local folder or a model
         ``bert-score`` has no default layer for.
-    lang : str, default ``"en"``
-        Language, used to find the bundled baseline file.
-    rescale_with_baseline : {"auto", True, False}, default "auto"
-        See :func:`resolve_rescaling`.
-    baseline_path : str, optional
-        A baseline file of your own.
+    lang : str, default ``"en"``: the language, used to find the bundled baseline file.
+    rescale_with_baseline : {"auto", True, False}, default "auto": see :func:`resolve_rescaling`.
+    baseline_path : str, optional: a baseline file of your own.
     idf, batch_size, device : passed to ``bert_score.BERTScorer``.
-    progress : bool, default False
-        Let ``bert-score`` print its progress.
+    progress : bool, default False: let ``bert-score`` print its progress.
 
     Returns
     -------
@@ -176,67 +174,60 @@ def bertscore_per_instance(predictions: list[str], references: list[str], *, mod
         One dict per pair with the keys :data:`METRIC_KEYS`.
     config : dict
         model_type, model_source (:func:`resolve_model`), num_layers, lang, idf, rescaled, baseline_path,
-        rescale_note, hashcode
-        (``bert-score``'s signature of the setting), versions, truncated_texts, empty_pairs.
+        rescale_note, hashcode (``bert-score``'s signature of the setting), versions, truncated_texts, empty_pairs.
     """
-    bert_score = require("bert_score", "the BERTScore baseline", "baselines")
     bert_utils = require("bert_score.utils", "the BERTScore baseline", "baselines")
     model_type = os.fspath(model_type)  # a pathlib.Path folder works too
-    if baseline_path is not None:
-        baseline_path = os.fspath(baseline_path)
-    num_layers = _layer(bert_utils, model_type, num_layers)
-    rescale, used_baseline, note = resolve_rescaling(rescale_with_baseline, baseline_path, model_type, lang,
-                                                     num_layers)
-
+    own_baseline = None if baseline_path is None else os.fspath(baseline_path)
+    layer = _layer(bert_utils, model_type, num_layers)
+    rescale, used_baseline, note = resolve_rescaling(rescale_with_baseline, own_baseline, model_type, lang, layer)
     keep = [i for i, (p, r) in enumerate(zip(predictions, references)) if p.strip() and r.strip()]
     per_instance = [{key: 0.0 for key in METRIC_KEYS} for _ in predictions]
-    load_from, model_source = resolve_model(model_type)
-    try:
-        with _progress_bars(progress):  # transformers' "Loading weights" bar, not under -q
-            scorer = bert_score.BERTScorer(
-                model_type=load_from, num_layers=num_layers, lang=lang, idf=idf,
-                idf_sents=[references[i] for i in keep] if idf and keep else None,
-                rescale_with_baseline=rescale, baseline_path=used_baseline if rescale else None,
-                batch_size=batch_size, device=device)
-        truncated, max_length = _count_truncated(bert_utils, load_from,
-                                                 [predictions[i] for i in keep] + [references[i] for i in keep])
-        if keep:
-            precision, recall, f1 = scorer.score([predictions[i] for i in keep], [references[i] for i in keep],
-                                                 verbose=progress, batch_size=batch_size)
-    except (OSError, RuntimeError, MemoryError) as exc:  # files missing or unreadable, out of memory
-        raise BaselineUnavailableError(f"BERTScore model {model_type!r} ({model_source} {load_from}) could not "
-                                       f"be loaded or run: {type(exc).__name__}: {exc}; {_HOW_TO_PROVIDE}") from exc
+    load_from, model_source = resolve_model(model_type)  # fails in seconds when the model cannot be had
+    kept_predictions, kept_references = [predictions[i] for i in keep], [references[i] for i in keep]
+    settings = {"num_layers": layer, "lang": lang, "idf": idf, "idf_sents": kept_references if idf and keep else None,
+                "rescale_with_baseline": rescale, "baseline_path": used_baseline if rescale else None,
+                "batch_size": batch_size, "device": device}
+    (precision, recall, f1), truncated, max_length, on_device = _score_texts(
+        bert_utils, (load_from, model_source, model_type), settings, kept_predictions, kept_references, progress)
     if truncated:
         logger.warning("BERTScore: %d text(s) exceed the model's %d tokens and were truncated",
                        truncated, max_length)
     for position, index in enumerate(keep):
-        per_instance[index] = {
-            "bertscore_precision": float(precision[position]),
-            "bertscore_recall": float(recall[position]),
-            "bertscore_f1": float(f1[position]),
-        }
+        per_instance[index] = dict(zip(METRIC_KEYS, (float(precision[position]), float(recall[position]),
+                                                     float(f1[position]))))
     logger.debug("BERTScore scored %d of %d pairs", len(keep), len(predictions))
-    config = {
-        "package": "bert-score",
-        "version": package_version("bert-score"),
+    config = {"package": "bert-score", "version": package_version("bert-score"),
         "transformers_version": package_version("transformers"),
-        "model_type": model_type,
-        "num_layers": num_layers,
-        "lang": lang,
-        "idf": idf,
-        "rescaled": rescale,
-        "baseline_path": used_baseline,
-        "rescale_note": note,
+        "model_type": model_type, "num_layers": layer, "lang": lang, "idf": idf,
+        "rescaled": rescale, "baseline_path": used_baseline, "rescale_note": note,
         # bert-score's signature under the model's name, not the cache folder it was loaded from
-        "hashcode": bert_utils.get_hash(model_type, num_layers, idf, rescale, baseline_path is not None, False),
-        "model_source": model_source,
-        "device": str(scorer.device),
-        "max_length": max_length,
-        "truncated_texts": truncated,
-        "empty_pairs": len(predictions) - len(keep),
-        "approximation": False,
+        "hashcode": bert_utils.get_hash(model_type, layer, idf, rescale, own_baseline is not None, False),
+        "model_source": model_source, "device": on_device, "max_length": max_length,
+        "truncated_texts": truncated, "empty_pairs": len(predictions) - len(keep), "approximation": False,
     }
     return per_instance, config
+
+
+def _score_texts(bert_utils, model: tuple[str, str, str], settings: dict, predictions: list[str],
+                 references: list[str], progress: bool):
+    """Load ``bert_score.BERTScorer`` (``model``: what to load, its source, the name asked for;
+    ``settings``: the scorer's other arguments) and score the pairs: ``((precision, recall, f1),
+    truncated texts, the length they are truncated to, the device)``. A load or run that fails is
+    :class:`BaselineUnavailableError`."""
+    bert_score = require("bert_score", "the BERTScore baseline", "baselines")
+    load_from, model_source, model_type = model
+    try:
+        with _progress_bars(progress):  # transformers' "Loading weights" bar, not under -q
+            scorer = bert_score.BERTScorer(model_type=load_from, **settings)
+        truncated, max_length = _count_truncated(bert_utils, load_from, predictions + references)
+        scores = ((), (), ())
+        if predictions:
+            scores = scorer.score(predictions, references, verbose=progress, batch_size=settings["batch_size"])
+    except (OSError, RuntimeError, MemoryError) as exc:  # files missing or unreadable, out of memory
+        raise BaselineUnavailableError(f"BERTScore model {model_type!r} ({model_source} {load_from}) could not "
+                                       f"be loaded or run: {type(exc).__name__}: {exc}; {_HOW_TO_PROVIDE}") from exc
+    return scores, truncated, max_length, str(scorer.device)
 
 
 @contextlib.contextmanager

@@ -31,6 +31,7 @@ import json
 import logging
 import os
 from collections.abc import Iterable, Mapping
+from types import SimpleNamespace
 
 from doclens.baselines._util import package_version, progress_bar
 from doclens.core.errors import ConfigurationError, require
@@ -126,11 +127,8 @@ def build_quickumls_index(umls_dir: str, destination: str, *, lowercase: bool = 
     if os.listdir(destination):
         raise ConfigurationError(f"QuickUMLS index destination {destination!r} is not empty")
 
-    class _Options:  # the attributes extract_from_mrconso reads
-        pass
-
-    opts = _Options()
-    opts.lowercase, opts.normalize_unicode, opts.language = lowercase, normalize_unicode, language
+    # the attributes extract_from_mrconso reads (QuickUMLS's install options)
+    opts = SimpleNamespace(lowercase=lowercase, normalize_unicode=normalize_unicode, language=language)
     log = io.StringIO()
     with contextlib.redirect_stdout(log):
         terms = install.extract_from_mrconso(mrconso, mrsty, opts)
@@ -274,7 +272,7 @@ def _build_linker_index(aliases: list[str], index_dir: str | None, ef_search: in
         index.addDataPointBatch(vectors)
         index.createIndex({"M": 100, "efConstruction": 2000, "post": 0, "indexThreadQty": os.cpu_count() or 1},
                           print_progress=False)
-        if paths:
+        if paths and index_dir:
             os.makedirs(index_dir, exist_ok=True)
             with open(paths["concept_aliases.json"], "w", encoding="utf-8") as handle:
                 json.dump(kept, handle)

@@ -129,7 +129,9 @@ def _candidate_layout(candidates: list[list[int]]):
     column of each sentence)``."""
     import numpy as np
 
-    tokens, offsets, spans = [], [], []
+    tokens: list[int] = []
+    offsets: list[int] = []
+    spans: list[tuple[int, list[int]]] = []
     step = max(map(len, candidates)) + 1
     for index, sentence in enumerate(candidates):
         spans.append((len(tokens), sentence))
@@ -258,20 +260,12 @@ def rouge_per_instance(predictions: list[str], references: list[str], *, use_ste
     ngram_types = [name for name in types if name in ("rouge1", "rouge2")]
     scorer = (rouge_scorer.RougeScorer(ngram_types, use_stemmer=use_stemmer, tokenizer=tokenizer)
               if ngram_types else None)
-    lcs_types = [name for name in types if name in ("rougeL", "rougeLsum")]
-    lcs = _LcsScorer(tokenizer, scoring) if lcs_types else None
+    lcs = _LcsScorer(tokenizer, scoring) if {"rougeL", "rougeLsum"} & set(types) else None
     pairs = progress_bar(zip(predictions, references), total=len(predictions), desc="ROUGE",
                          enabled=progress)
     per_instance = []
     for position, (prediction, reference) in enumerate(pairs):
-        where = f"instance {position}"
-        scores = scorer.score(reference, prediction) if scorer else {}
-        if "rougeL" in lcs_types:
-            scores.update(lcs.score(reference, prediction, ("rougeL",), where))
-        if "rougeLsum" in lcs_types:
-            if sentence_splitter == "doclens":  # ROUGE-Lsum reads one sentence a line
-                reference, prediction = "\n".join(split_sentences(reference)), "\n".join(split_sentences(prediction))
-            scores.update(lcs.score(reference, prediction, ("rougeLsum",), where))
+        scores = _pair_scores(scorer, lcs, types, sentence_splitter, reference, prediction, f"instance {position}")
         per_instance.append({f"{rouge_type}_{part}": float(getattr(scores[rouge_type], attribute))
                              for rouge_type in types
                              for part, attribute in (("precision", "precision"), ("recall", "recall"),
@@ -281,3 +275,20 @@ def rouge_per_instance(predictions: list[str], references: list[str], *, use_ste
               "sentence_splitter": sentence_splitter, "rouge_types": list(types), "approximation": False}
     config["signature"] = rouge_signature(config)
     return per_instance, config
+
+
+def _pair_scores(scorer, lcs: _LcsScorer | None, types, sentence_splitter: str, reference: str, prediction: str,
+                 where: str) -> dict:
+    """``{rouge type: rouge-score Score}`` of one pair: the n-gram types from ``scorer``
+    (``rouge-score``'s), ROUGE-L and ROUGE-Lsum from ``lcs`` (ROUGE-Lsum on DocLens's sentences,
+    one a line, when ``sentence_splitter`` is ``"doclens"``)."""
+    scores = scorer.score(reference, prediction) if scorer else {}
+    if lcs is None:
+        return scores
+    if "rougeL" in types:
+        scores.update(lcs.score(reference, prediction, ("rougeL",), where))
+    if "rougeLsum" in types:
+        if sentence_splitter == "doclens":  # ROUGE-Lsum reads one sentence a line
+            reference, prediction = "\n".join(split_sentences(reference)), "\n".join(split_sentences(prediction))
+        scores.update(lcs.score(reference, prediction, ("rougeLsum",), where))
+    return scores

@@ -21,10 +21,12 @@ is generated from it). A partial report never replaces a complete one: it goes b
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
 import warnings
+from collections.abc import Callable, Iterator
 
 from doclens.cli import (
     agreement,
@@ -102,9 +104,6 @@ def main(argv: list[str] | None = None) -> int:
     2 bad input or option, 3 scored but incomplete, 130 interrupted). No user input ends in a
     traceback: bad files and values are one ``doclens: error:`` line naming the file, line,
     instance and field; an unexpected error names its type (``-vv`` logs the traceback)."""
-    import signal
-    import threading
-
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -113,7 +112,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.global_quiet and hasattr(args, "quiet"):
         args.quiet = True
     verbosity = -1 if args.global_quiet or getattr(args, "quiet", False) else min(args.verbose, 2)
-    handler, shown = _log_to_stderr(verbosity)
+    with _command_context(verbosity):
+        for note in getattr(args, "deprecated_options", None) or []:
+            logger.warning("%s", note)
+        _lean_for_presets(args)
+        return _run_command(args)
+
+
+@contextlib.contextmanager
+def _command_context(verbosity: int) -> Iterator[None]:
+    """What one command runs inside, undone when it ends: the log handler at ``verbosity``,
+    quiet third-party libraries under ``-q``, the SIGTERM handler (main thread only) and the
+    current folder on ``sys.path``."""
+    import signal
+    import threading
+
+    handler, previous_level, shown = _log_to_stderr(verbosity)
     restore_third_party = _quiet_third_party() if verbosity < 0 else None
     previous = None
     if threading.current_thread() is threading.main_thread():
@@ -123,9 +137,22 @@ def main(argv: list[str] | None = None) -> int:
     added_cwd = os.getcwd() not in sys.path and "" not in sys.path
     if added_cwd:
         sys.path.insert(0, os.getcwd())
-    for note in getattr(args, "deprecated_options", None) or []:
-        logger.warning("%s", note)
-    _lean_for_presets(args)
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+        if added_cwd and os.getcwd() in sys.path:
+            sys.path.remove(os.getcwd())
+        logger.removeHandler(handler)
+        logger.setLevel(previous_level)
+        warnings.showwarning = shown
+        if restore_third_party is not None:
+            restore_third_party()
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    """``args.func(args)``'s exit code; every error as one line on stderr and its exit code."""
     try:
         return args.func(args)
     except DocLensError as exc:
@@ -145,16 +172,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"doclens: internal error: {type(exc).__name__}: {exc} (run with -vv for the traceback and "
               "please report it)", file=sys.stderr)
         return EXIT_ERROR
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-        if added_cwd and os.getcwd() in sys.path:
-            sys.path.remove(os.getcwd())
-        logger.removeHandler(handler)
-        logger.setLevel(handler.previous_level)
-        warnings.showwarning = shown
-        if restore_third_party is not None:
-            restore_third_party()
 
 
 #: What ``-q`` sets for the libraries judges load: their progress bars (transformers' weight
@@ -169,15 +186,20 @@ def _quiet_third_party():
     """Silence third-party progress bars and logs for one command; returns what undoes it."""
     saved = {name: os.environ.get(name) for name in QUIET_ENVIRONMENT}
     os.environ.update(QUIET_ENVIRONMENT)
-    undo = []
+    undo: list[Callable[[], None]] = []
     if "transformers" in sys.modules:
         from transformers.utils import logging as transformers_logging
 
         level, bars = transformers_logging.get_verbosity(), transformers_logging.is_progress_bar_enabled()
         transformers_logging.set_verbosity_error()
         transformers_logging.disable_progress_bar()
-        undo.append(lambda: (transformers_logging.set_verbosity(level),
-                             bars and transformers_logging.enable_progress_bar()))
+
+        def restore_transformers() -> None:
+            transformers_logging.set_verbosity(level)
+            if bars:
+                transformers_logging.enable_progress_bar()
+
+        undo.append(restore_transformers)
     if "huggingface_hub" in sys.modules:
         from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
 
@@ -226,12 +248,13 @@ def _log_to_stderr(verbosity: int):
     warnings), ``-v`` (1: info) or ``-vv`` (2: debug, which may show instance text) asks for, and
     Python warnings (the report's warnings, a missing price …) through it as one line each,
     without the source line ``warnings`` would print; ``-vv`` adds where a warning came from.
-    Returns the handler and the previous ``warnings.showwarning``, restored when the command ends."""
+    Returns the handler, the logger's previous level and the previous ``warnings.showwarning``,
+    restored when the command ends."""
     level = {-1: logging.ERROR, 0: logging.WARNING, 1: logging.INFO}.get(verbosity, logging.DEBUG)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_Formatter(detailed=verbosity >= 2))
     handler.setLevel(level)  # -q filters what reaches stderr only: other handlers still get warnings
-    handler.previous_level = logger.level
+    previous_level = logger.level
     logger.addHandler(handler)
     if level < logger.getEffectiveLevel():
         logger.setLevel(level)
@@ -247,4 +270,4 @@ def _log_to_stderr(verbosity: int):
         logger.debug("the warning above came from %s:%s", filename, lineno)
 
     warnings.showwarning = show
-    return handler, shown
+    return handler, previous_level, shown

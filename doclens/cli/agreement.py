@@ -12,10 +12,10 @@ from doclens.families import DOCLENS_METRICS
 from doclens.views.text import agreement_text
 
 
-def _named_scores(spec: str) -> tuple[str, str]:
+def _named_scores(spec: str) -> tuple[str | None, str]:
+    """``NAME=PATH`` → ``(NAME, PATH)``; a bare path → ``(None, PATH)``."""
     name, sep, path = spec.partition("=")
     return (name, path) if sep and name else (None, spec)
-
 
 
 def _human_header(args: argparse.Namespace) -> list[str]:
@@ -33,74 +33,89 @@ def _human_header(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from doclens.stats.agreement import (
-        instance_agreement,
-        pairwise_agreement,
-        read_human_scores,
-        read_preferences,
-        report_metric_scores,
-    )
-    from doclens.views.leaderboard import system_name
-
     header = _human_header(args)
     metrics = args.metric or list(DOCLENS_METRICS)
-    results = []
+    points: dict[str, list[tuple[float, float]]] = {}
     if "preferred" in header:
         if args.plot:
             raise InputError(f"{args.human} holds pairwise preferences: --plot draws per-instance scores "
                              "(a CSV with a human score column)", field="preferred")
-        systems = {}
-        for spec in args.scores:
-            name, path = _named_scores(spec)
-            report = load_report(path)
-            name = name or system_name(report.config, path)
-            if name in systems:
-                raise InputError(f"two scores files name system {name!r}; name them with NAME=PATH", field="system")
-            systems[name] = report
-        signatures = {r.signature for r in systems.values()}
-        if len(signatures) > 1 and not args.allow_different_signatures:
+        pairwise = _pairwise_results(args, metrics)
+        if pairwise is None:
             print("doclens: error: the scores files have different signatures; their scores are not comparable "
                   "(--allow-different-signatures compares them anyway)", file=sys.stderr)
             return 2
-        preferences = read_preferences(args.human)
-        for metric in metrics:
-            scores = {name: report_metric_scores(report, metric) for name, report in systems.items()}
-            results.append(pairwise_agreement(scores, preferences, metric, source=args.human).to_dict())
-        mode = "pairwise"
+        mode, results = "pairwise", pairwise
     else:
-        if len(args.scores) != 1:
-            raise InputError(f"{args.human} has no 'preferred' column, so it holds per-instance scores: give exactly "
-                             f"one scores file (got {len(args.scores)})")
-        if not args.human_column:
-            candidates = [c for c in header if c != args.id_column]
-            raise InputError(f"{args.human}: choose the human score column with --human-column (columns: "
-                             f"{', '.join(candidates) or 'none'})")
-        report = load_report(_named_scores(args.scores[0])[1])
-        human, unrated = read_human_scores(args.human, args.human_column, args.id_column)
-        points = {}
-        for metric in metrics:
-            scores = report_metric_scores(report, metric)
-            results.append(instance_agreement(scores, human, metric, args.human_column,
-                                              unrated, source=args.human).to_dict())
-            points[metric] = [(human[i], scores[i]) for i in human if scores.get(i) is not None]
-        mode = "instance"
+        mode, (results, points) = "instance", _instance_results(args, header, metrics)
     if args.json:
         print(json.dumps({"mode": mode, "human": args.human, "results": results}, indent=2, allow_nan=False))
     else:
         print(agreement_text(mode, results, args.human, args.human_column))
     if mode == "instance" and args.plot:  # after the numbers: a plot that fails never takes them with it
-        from doclens.views.plots import write_agreement_plot
+        return _write_plot(args, points, results)
+    return 0
 
-        sys.stdout.flush()
-        try:
-            write_agreement_plot(args.plot, points, results, args.human_column)
-        except DocLensError:
-            raise
-        except Exception as exc:  # matplotlib's own errors: the numbers above stand
-            print(f"doclens: error: the agreement plot could not be drawn ({type(exc).__name__}: "
-                  f"{str(exc)[:300]}); the numbers above are complete", file=sys.stderr)
-            return EXIT_ERROR
-        print(f"agreement plot written to {args.plot}", file=sys.stderr)
+
+def _pairwise_results(args: argparse.Namespace, metrics: list[str]) -> list[dict] | None:
+    """Each metric's agreement with the pairwise preferences of ``args.human``, one scores file per
+    system; ``None`` when the files' signatures differ and that was not allowed."""
+    from doclens.stats.agreement import pairwise_agreement, read_preferences, report_metric_scores
+    from doclens.views.leaderboard import system_name
+
+    systems = {}
+    for spec in args.scores:
+        name, path = _named_scores(spec)
+        report = load_report(path)
+        name = name or system_name(report.config, path)
+        if name in systems:
+            raise InputError(f"two scores files name system {name!r}; name them with NAME=PATH", field="system")
+        systems[name] = report
+    signatures = {r.signature for r in systems.values()}
+    if len(signatures) > 1 and not args.allow_different_signatures:
+        return None
+    preferences = read_preferences(args.human)
+    return [pairwise_agreement({name: report_metric_scores(report, metric) for name, report in systems.items()},
+                               preferences, metric, source=args.human).to_dict() for metric in metrics]
+
+
+def _instance_results(args: argparse.Namespace, header: list[str], metrics: list[str]):
+    """Each metric's agreement with the per-instance human scores of ``args.human``, and the
+    ``(human, metric)`` points of each metric for the plot."""
+    from doclens.stats.agreement import instance_agreement, read_human_scores, report_metric_scores
+
+    if len(args.scores) != 1:
+        raise InputError(f"{args.human} has no 'preferred' column, so it holds per-instance scores: give exactly "
+                         f"one scores file (got {len(args.scores)})")
+    if not args.human_column:
+        candidates = [c for c in header if c != args.id_column]
+        raise InputError(f"{args.human}: choose the human score column with --human-column (columns: "
+                         f"{', '.join(candidates) or 'none'})")
+    report = load_report(_named_scores(args.scores[0])[1])
+    human, unrated = read_human_scores(args.human, args.human_column, args.id_column)
+    results, points = [], {}
+    for metric in metrics:
+        scores = report_metric_scores(report, metric)
+        results.append(instance_agreement(scores, human, metric, args.human_column,
+                                          unrated, source=args.human).to_dict())
+        points[metric] = [(human[i], score) for i in human if (score := scores.get(i)) is not None]
+    return results, points
+
+
+def _write_plot(args: argparse.Namespace, points: dict, results: list[dict]) -> int:
+    """Draw ``--plot`` after the numbers were printed; a plot that fails is an error line, not a traceback."""
+    from doclens.views.plots import write_agreement_plot
+
+    sys.stdout.flush()
+    try:
+        write_agreement_plot(args.plot, points, results, args.human_column)
+    except DocLensError:
+        raise
+    except Exception as exc:  # matplotlib's own errors: the numbers above stand
+        print(f"doclens: error: the agreement plot could not be drawn ({type(exc).__name__}: "
+              f"{str(exc)[:300]}); the numbers above are complete", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"agreement plot written to {args.plot}", file=sys.stderr)
     return 0
 
 

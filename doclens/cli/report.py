@@ -26,7 +26,7 @@ MAX_PAGE_MB = 50.0
 
 def run(args: argparse.Namespace) -> int:
     from doclens.reports.scores_files import scan_report
-    from doclens.stats.bootstrap import bootstrap_description, bootstrap_intervals
+    from doclens.stats.bootstrap import bootstrap_description
     from doclens.views.html import instance_failures, write_page, write_report_html
 
     # Two bounded-memory passes over the scores file: counts (for the intervals shown first) and
@@ -36,25 +36,12 @@ def run(args: argparse.Namespace) -> int:
     refuse_overwriting_inputs([("--output", output)], [*scores_inputs([args.scores]), args.input])
     failures = array("q")
     header, ids, counts = scan_report(args.scores, each=lambda result: failures.append(instance_failures(result)))
-    intervals = bootstrap_intervals(counts, args.resamples, args.seed, args.confidence) if args.resamples else None
-    if intervals is not None:  # every other family the report has, resampled alike
-        from doclens.families import DEFAULT_SELECTOR, FAMILIES
-
-        for family in FAMILIES:
-            if family.selector != DEFAULT_SELECTOR and all(m in header.get("scores", {}) for m in family.metrics):
-                intervals.update(bootstrap_intervals(counts, args.resamples, args.seed, args.confidence,
-                                                     metrics=family.metrics))
+    intervals = _intervals(args, header, counts) if args.resamples else None
     plots = "" if args.no_plots else _plots(header, ids, counts)
     del counts
     sources = _sources(args, header) if args.input else None
     if sources is not None:
-        missing = [i for i in ids if i not in sources.offsets]
-        if missing:
-            sources.close()
-            unreadable = (f" ({len(sources.unreadable)} line(s) of it could not be read: "
-                          f"{'; '.join(sources.unreadable[:5])})" if sources.unreadable else "")
-            raise InputError(f"{args.input}: {len(missing)} scored instance(s) not found, e.g. "
-                             f"{', '.join(repr(i) for i in missing[:5])}{unreadable}", field="id")
+        _check_sources(args, sources, ids)
     shown = _shown_positions(failures, args.max_instances)
     note = None if shown is None else (
         f"Showing {len(shown):,} of {len(ids):,} instances: those with the most failures first (then in file "
@@ -77,6 +64,31 @@ def run(args: argparse.Namespace) -> int:
           + (f"; {expected - written[-1]} instances left out: the page reached its size budget (--max-page-mb "
              f"{args.max_page_mb:g})" if written and written[-1] < expected else ""))
     return 0
+
+
+def _intervals(args: argparse.Namespace, header: dict, counts) -> dict:
+    """The bootstrap intervals of the DocLens metrics and of every other family the report has,
+    resampled alike."""
+    from doclens.families import DEFAULT_SELECTOR, FAMILIES
+    from doclens.stats.bootstrap import bootstrap_intervals
+
+    intervals = bootstrap_intervals(counts, args.resamples, args.seed, args.confidence)
+    for family in FAMILIES:
+        if family.selector != DEFAULT_SELECTOR and all(m in header.get("scores", {}) for m in family.metrics):
+            intervals.update(bootstrap_intervals(counts, args.resamples, args.seed, args.confidence,
+                                                 metrics=family.metrics))
+    return intervals
+
+
+def _check_sources(args: argparse.Namespace, sources, ids: list[str]) -> None:
+    """:class:`InputError` (``sources`` closed) when ``--input`` lacks a scored instance."""
+    missing = [i for i in ids if i not in sources.offsets]
+    if missing:
+        sources.close()
+        unreadable = (f" ({len(sources.unreadable)} line(s) of it could not be read: "
+                      f"{'; '.join(sources.unreadable[:5])})" if sources.unreadable else "")
+        raise InputError(f"{args.input}: {len(missing)} scored instance(s) not found, e.g. "
+                         f"{', '.join(repr(i) for i in missing[:5])}{unreadable}", field="id")
 
 
 def _sources(args: argparse.Namespace, header: dict):

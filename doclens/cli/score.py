@@ -87,7 +87,8 @@ def _options(args: argparse.Namespace, names: tuple[str, ...]) -> dict:
             if getattr(args, name, None) is not None and getattr(args, name, None) is not False}
 
 
-def _parse_pairs(pairs: list[str], flag: str) -> dict:
+def _parse_pairs(pairs: list[str] | None, flag: str) -> dict:
+    """``KEY=VALUE`` pairs (a JSON value, else the text) as ``{key: value}``, dashes in keys read as underscores."""
     result = {}
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
@@ -782,6 +783,23 @@ def add_parser(sub) -> None:
         doclens score test2GPT-4_.csv --columns id=encounter_id,prediction=note --references clinicalnlp_taskC_test2.csv \
             --reference-columns id=encounter_id,reference=note,source=dialogue --source-units lines   # ACI-BENCH as published
         """)
+    _add_input_options(score)
+    _add_output_options(score)
+    _add_judge_choice_options(score)
+    _add_counting_options(score)
+    _add_batch_and_review_options(score)
+    score.add_argument("--baselines", help=f"comma-separated: {','.join(BASELINE_NAMES)}")
+    score.add_argument("--baseline-option", action="append", metavar="NAME=JSON",
+                       help='per-baseline options, e.g. bertscore=\'{"model_type": "/models/x", "num_layers": 6}\'')
+    _add_family_options(score)
+    model_dests, cache_dests = add_judge_options(score)
+    _add_engine_options(score)
+    _add_board_options(score)
+    score.set_defaults(func=run, model_options=model_dests, run_options=cache_dests)
+
+
+def _add_input_options(score) -> None:
+    """``score``'s inputs: the files, their format, split and columns, and ``--references``."""
     score.add_argument("input", nargs="+", help="instances {id, prediction, reference, source?, reference_claims?, "
                                      "prediction_claims?, task?}: a JSONL file ('-' for stdin), a JSON array, CSV/TSV, "
                                      "Parquet, a folder written by datasets' save_to_disk, or an owner/name Hub "
@@ -802,6 +820,10 @@ def add_parser(sub) -> None:
                             "reference_claims, task) to its columns, e.g. id=encounter_id,reference=note,"
                             "source=dialogue")
     score.add_argument("--references", metavar="REFS", help=REFERENCES_HELP)
+
+
+def _add_output_options(score) -> None:
+    """``score``'s outputs: the report file and format, ``--resume`` and the system's name."""
     score.add_argument("-o", "--output", help="report JSON (default: INPUT.doclens.json beside the input); results are "
                                               "written as each chunk finishes, to OUTPUT's journal "
                                               "(scores.journal.jsonl beside scores.json) until the run ends); with "
@@ -818,6 +840,10 @@ def add_parser(sub) -> None:
     score.add_argument("--system",
                        help="name of the system that wrote the predictions (shown by 'doclens leaderboard'; "
                             "default there: the report's file name)")
+
+
+def _add_judge_choice_options(score) -> None:
+    """``score``'s judge and claim extractor, with their constructor arguments."""
     score.add_argument("--evaluator",
                        help=f"preset name (see 'doclens presets') or package.module:ClassName, imported from the "
                             f"current folder first (default: {DEFAULT_EVALUATOR}, the offline default judge)")
@@ -832,6 +858,11 @@ def add_parser(sub) -> None:
     score.add_argument("--extractor-arg", action="append", metavar="KEY=VALUE",
                        help="extra constructor argument for the extractor (repeatable; VALUE read as JSON if it "
                             "parses)")
+
+
+def _add_counting_options(score) -> None:
+    """How ``score`` counts: the task, uncited statements and outputs, the premise's scope, source
+    units, sections' minimum items, citations per statement and unparsed replies."""
     score.add_argument("--task", choices=(AUTO_TASK, *TASKS), default=AUTO_TASK,
                        help="task for lines without a 'task' field; auto (the default) scores a line whose "
                             "reference has SOAP section headers as note_generation, per section, and others as "
@@ -866,15 +897,6 @@ def add_parser(sub) -> None:
                        help="keep at most N citations per statement (default: all)")
     score.add_argument("--on-unparsed", choices=ON_UNPARSED,
                        help="how judge replies that stay unparseable count (default zero, with a warning)")
-    _add_batch_and_review_options(score)
-    score.add_argument("--baselines", help=f"comma-separated: {','.join(BASELINE_NAMES)}")
-    score.add_argument("--baseline-option", action="append", metavar="NAME=JSON",
-                       help='per-baseline options, e.g. bertscore=\'{"model_type": "/models/x", "num_layers": 6}\'')
-    _add_family_options(score)
-    model_dests, cache_dests = add_judge_options(score)
-    _add_engine_options(score)
-    _add_board_options(score)
-    score.set_defaults(func=run, model_options=model_dests, run_options=cache_dests)
 
 
 def _add_board_options(score) -> None:

@@ -9,7 +9,7 @@ import tempfile
 from collections.abc import Callable
 
 
-def write_atomically(path: os.PathLike, write: Callable, errors: str = "strict", binary: bool = False) -> None:
+def write_atomically(path: str | os.PathLike[str], write: Callable, errors: str = "strict", binary: bool = False) -> None:
     """Call ``write(handle)`` on a temporary file next to ``path``, then rename it into place: a
     crash mid-write never leaves a truncated file. ``errors`` is the UTF-8 encoder's error
     handler (``"backslashreplace"`` shows a lone surrogate as ``\\udc00`` on an HTML page);

@@ -120,16 +120,16 @@ class PremiseRef:
     def parse(cls, value, where: str) -> PremiseRef:
         """From ``{"split", "encounter", "note"}`` or ``"split/encounter/note"``; ``where`` names
         the file, line and field in the error."""
+        parts: list[object] = [None, None, None]
         if isinstance(value, str) and value.count("/") == 2:
-            split, encounter, note = value.split("/")
+            parts = list(value.split("/"))
         elif isinstance(value, dict):
-            split, encounter, note = (value.get(k) for k in ("split", "encounter", "note"))
-        else:
-            split = encounter = note = None
-        if not all(isinstance(v, str) and v and "/" not in v and ".." not in v for v in (split, encounter, note)):
+            parts = [value.get(k) for k in ("split", "encounter", "note")]
+        names = [v for v in parts if isinstance(v, str) and v and "/" not in v and ".." not in v]
+        if len(names) != 3:
             raise InputError(f"{where}: a premise reference is {{'split', 'encounter', 'note'}} or "
                              f"'split/encounter/note', got {value!r}", field="premise_ref")
-        return cls(split, encounter, note)  # type: ignore[arg-type]
+        return cls(*names)
 
     def __str__(self) -> str:
         return f"{self.split}/{self.encounter}/{self.note}"
@@ -338,32 +338,51 @@ def read_labelled(path: str, *, group_column: str | None = None, aci_bench_dir: 
     if missing:
         raise InputError(f"{path}: column(s) {', '.join(repr(c) for c in missing)} missing; the file has "
                          f"{', '.join(repr(c) for c in columns) or 'no columns'}", field=missing[0])
-    notes = notes or AciBenchNotes(aci_bench_dir)
-    items, undecided, seen = [], 0, {}
+    reader = notes or AciBenchNotes(aci_bench_dir)
+    items: list[LabelledItem] = []
+    seen: dict[str, int] = {}
+    undecided = 0
     for number, row in rows:
-        where = f"{path} line {number}"
-        label = _label(row, where, number)
-        claim = _text(row, "claim", where)
-        premise = _text(row, "premise", where, required=False)
-        if premise is None:
-            if row.get("premise_ref") in (None, ""):
-                raise InputError(f"{where}: 'premise' is missing or empty (and there is no 'premise_ref')",
-                                 field="premise", line=number)
-            premise = notes.text(PremiseRef.parse(row["premise_ref"], where), where)
-        ident = _text(row, "id", where, required=False, name=True) or f"line {number}"
-        if ident in seen:
-            raise InputError(f"{where}: id {ident!r} repeats line {seen[ident]}", field="id", line=number)
-        seen[ident] = number
-        side = row.get("side") or None
-        if side is not None and side not in SIDES:
-            raise InputError(f"{where}: 'side' must be recall or precision, got {side!r}", field="side", line=number)
-        group = _text(row, group_column, where, name=True) if group_column else None
-        if label is None:
+        item = _labelled_item(row, f"{path} line {number}", number, reader, group_column, seen)
+        if item is None:
             undecided += 1
-            continue
-        items.append(LabelledItem(ident, claim or "", premise, label, group, side,
-                                  _text(row, "kind", where, required=False, name=True)))
+        else:
+            items.append(item)
     return LabelledSet(Path(path).name, items, undecided, group_column)
+
+
+def _labelled_item(row: dict, where: str, number: int, notes: AciBenchNotes, group_column: str | None,
+                   seen: dict[str, int]) -> LabelledItem | None:
+    """One row of a user's labelled file as an item (``None``: its label is left undecided),
+    every field checked first (:func:`read_labelled`); ``seen``: the ids so far and their lines."""
+    label = _label(row, where, number)
+    claim = _text(row, "claim", where)
+    premise = _text(row, "premise", where, required=False)
+    if premise is None:
+        if row.get("premise_ref") in (None, ""):
+            raise InputError(f"{where}: 'premise' is missing or empty (and there is no 'premise_ref')",
+                             field="premise", line=number)
+        premise = notes.text(PremiseRef.parse(row["premise_ref"], where), where)
+    ident = _text(row, "id", where, required=False, name=True) or f"line {number}"
+    if ident in seen:
+        raise InputError(f"{where}: id {ident!r} repeats line {seen[ident]}", field="id", line=number)
+    seen[ident] = number
+    side = _side(row.get("side") or None, where, number)
+    group = _text(row, group_column, where, name=True) if group_column else None
+    if label is None:
+        return None
+    return LabelledItem(ident, claim or "", premise, label, group, side,
+                        _text(row, "kind", where, required=False, name=True))
+
+
+def _side(value: object, where: str, number: int) -> Side | None:
+    """A row's ``side`` (empty: ``None``), or :class:`InputError` for a value that is not one of :data:`SIDES`."""
+    if value is None:
+        return None
+    for side in SIDES:
+        if value == side:
+            return side
+    raise InputError(f"{where}: 'side' must be recall or precision, got {value!r}", field="side", line=number)
 
 
 def shipped_set(name: str = "real-outputs", half: Half = "held-out", aci_bench_dir: Path | str | None = None,

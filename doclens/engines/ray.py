@@ -195,7 +195,8 @@ class ScoreWorker:
             results, error = [], _error_facts(exc)
         deltas = []
         for usage, start in zip((evaluator_usage, extractor_usage), before):
-            deltas.append(None if usage is None else {k: v - start[k] for k, v in _usage_fields(usage).items()})
+            deltas.append(None if usage is None or start is None else
+                          {k: v - start[k] for k, v in _usage_fields(usage).items()})
         meta = {"run": run.to_dict(), "usage": deltas[0], "extractor_usage": deltas[1],
                 "shared_usage": shared, "error": error,
                 "facts": {"evaluator": _facts(scorer.evaluator, {}, scorer.families),
@@ -410,7 +411,7 @@ class RayScoring:
                 continue
             directory = str(Path(cache_dir).expanduser().resolve() if cache_dir else default_cache_dir().resolve())
             if directory not in self._caches:
-                self._caches[directory] = Cache(directory)
+                self._caches[directory] = Cache(Path(directory))
                 copy = None if refresh else self._caches[directory].snapshot()  # None: the cache is set aside
                 snapshots[directory] = None if copy is None else ray.put(copy)
             plan.append({"directory": directory, "refresh": bool(refresh), "snapshot": snapshots.get(directory)})
@@ -431,7 +432,7 @@ class RayScoring:
         started = not ray.is_initialized()
         reaper = None
         if started:
-            options = {"logging_level": logging.WARNING}
+            options: dict[str, object] = {"logging_level": logging.WARNING}
             if self.runtime_env:
                 options["runtime_env"] = self.runtime_env
             if self.address:
@@ -461,7 +462,7 @@ class RayScoring:
                 ray.shutdown()
             _stop_reaper(reaper)
 
-    def _execute(self, ray, bar) -> Iterator[list[InstanceResult]]:
+    def _execute(self, ray, bar) -> Iterator[tuple[list[InstanceResult], RunMeta]]:
         context = ray.data.DataContext.get_current()
         context.execution_options.preserve_order = True  # chunks come back in input order
         context.enable_progress_bars = False  # DocLens shows its own, per instance
@@ -555,6 +556,9 @@ def score_on_ray(make_scorer: Callable, instances: Iterable[dict | Instance], *,
             sink.add_chunk(results, chunk_meta)
     except BaseException as exc:
         error = getattr(scoring.scorer.evaluator, "redact", lambda text: text)(f"{type(exc).__name__}: {exc}")
-        exc.partial_report = sink.finish(scoring.reported_scorer(), scoring.run, partial=True, error=error)
+        # an attribute of whatever exception ended the run, as DocLens.score_to's (the CLI reads it with getattr):
+        # no exception class declares it
+        exc.partial_report = sink.finish(  # type: ignore[attr-defined]
+            scoring.reported_scorer(), scoring.run, partial=True, error=error)
         raise
     return sink.finish(scoring.reported_scorer(), scoring.run)

@@ -34,6 +34,7 @@ import logging
 import os
 
 from doclens.core.errors import ConfigurationError, InputError
+from doclens.core.settings import OnUnparsed
 from doclens.core.signature import Signature
 from doclens.core.types import InstanceResult
 from doclens.families import result_from_dict
@@ -75,8 +76,11 @@ class ResultSink:
 
     keep_results = True
 
-    def __init__(self, on_unparsed: str = "zero"):
+    def __init__(self, on_unparsed: OnUnparsed = "zero"):
         self.aggregator = Aggregator(on_unparsed, keep_results=self.keep_results)
+        #: the scorer whose usage a journal's commit lines record (:class:`FileSink`; a Ray run
+        #: sets the one that reports the workers' usage before each chunk)
+        self.scorer = None
 
     def start(self, scorer, run: Run) -> None:
         """Called once before the first chunk."""
@@ -118,7 +122,7 @@ class FileSink(ResultSink):
 
     keep_results = False
 
-    def __init__(self, output: str, fmt: str = "json", on_unparsed: str = "zero", resume: bool = False,
+    def __init__(self, output: str, fmt: str = "json", on_unparsed: OnUnparsed = "zero", resume: bool = False,
                  system: str | None = None):
         if fmt not in OUTPUT_FORMATS:
             raise ConfigurationError(f"output format must be one of {OUTPUT_FORMATS}, got {fmt!r}")
@@ -133,7 +137,7 @@ class FileSink(ResultSink):
         self.written: str | None = None  # the summary path finish() wrote
         #: the calls, tokens and cost of the run being resumed (as of its last committed chunk)
         self.prior_usage: dict = {}
-        self.scorer = self.run = None
+        self.run: Run | None = None
 
     def start(self, scorer, run: Run) -> None:
         super().start(scorer, run)
@@ -183,7 +187,9 @@ class FileSink(ResultSink):
     def add_chunk(self, results: list[InstanceResult], meta: RunMeta) -> None:
         # the commit line also records the usage so far, so that a resumed run's report counts
         # the calls of the run it continues
-        usage = _add_usage(self.prior_usage, usage_of(self.scorer, self.run)) if self.scorer is not None else {}
+        if self.journal is None:
+            raise RuntimeError("FileSink.add_chunk before start(): there is no journal to write to")
+        usage: dict = _add_usage(self.prior_usage, usage_of(self.scorer, self.run)) if self.scorer is not None else {}
         self.journal.write_chunk(results, {**meta.to_dict(), "usage": usage})
         self.aggregator.add(results)
 

@@ -181,6 +181,17 @@ def row_to_instance(row, mapping: dict[str, str], where: str, *, decode: bool, r
         warnings.warn(f"{located}: {sum(repaired.values())} lone surrogate(s) (text no encoding can write) in "
                       f"{', '.join(repr(name) for name in repaired)} replaced with U+FFFD", UnicodeRepairWarning,
                       stacklevel=2)
+    data = _instance_fields(row, mapping, decode, located)
+    try:
+        return Instance.from_dict(data, None if require_id else position, require_id=require_id)
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}", field=exc.field) from None
+
+
+def _instance_fields(row: dict, mapping: dict[str, str], decode: bool, located: str) -> dict[str, Any]:
+    """``{field: value}`` of a row's cells (:func:`row_to_instance`): empty cells of optional
+    fields left out, structured cells decoded when ``decode``; a mapped column that is missing is
+    an :class:`InputError` prefixed with ``located``."""
     data: dict[str, Any] = {}
     for field_name in FIELDS:
         column = _column_of(field_name, mapping)
@@ -201,10 +212,7 @@ def row_to_instance(row, mapping: dict[str, str], where: str, *, decode: bool, r
         if decode and field_name in OPTIONAL_TEXT and value == "":
             continue
         data[field_name] = value
-    try:
-        return Instance.from_dict(data, None if require_id else position, require_id=require_id)
-    except InputError as exc:
-        raise InputError(f"{where}: {exc}", field=exc.field) from None
+    return data
 
 
 def _repair_row(row: dict) -> tuple[dict, dict[str, int]]:
@@ -236,6 +244,7 @@ class Rows:
         self.total = total
         self.require_id = require_id
         self.seen: dict[str, str] = {}
+        self.system: str | None = None  # the system a submission names (inputs/references.py)
 
     def __iter__(self) -> Iterator[Instance]:
         for position, (location, row) in enumerate(self._rows()):
@@ -276,7 +285,11 @@ class Rows:
 
 
 class SizedRows(Rows):
+    """:class:`Rows` whose number is known (:func:`sized` makes one only then)."""
+
     def __len__(self) -> int:
+        if self.total is None:
+            raise TypeError("rows whose number is not known have no len()")
         return self.total
 
 

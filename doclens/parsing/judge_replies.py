@@ -175,6 +175,23 @@ class ClaimReading:
     named: int = field(default=0, repr=False)  # items filed under an asked claim
 
 
+def _targets(item: dict, claims: Sequence[str], slot_of_id: dict[int, int],
+             slots_of_text: dict[str, list[int]]) -> list[int] | None:
+    """The claim slots one reply item answers, by its number and its copy of the claim's text;
+    ``None`` when it names no claim, or its number and copied text name different claims."""
+    number = item_id(item)
+    copied = normalise_claim(item["claim"]) if isinstance(item.get("claim"), str) else None
+    by_text = slots_of_text.get(copied, []) if copied else []
+    if number in slot_of_id:
+        if (by_text and slot_of_id[number] not in by_text) or (
+                copied and not by_text and not _alike(copied, normalise_claim(claims[slot_of_id[number]]))):
+            return None  # number and copied text name different claims
+        return [slot_of_id[number]]
+    if by_text:  # identical claim texts are one question: the item answers each of them
+        return by_text
+    return None
+
+
 def _resolve(items: Sequence[dict], claims: Sequence[str], ids: Sequence[int] | None) -> ClaimReading:
     numbers = list(range(1, len(claims) + 1)) if ids is None else list(ids)
     if len(numbers) != len(claims):
@@ -188,18 +205,8 @@ def _resolve(items: Sequence[dict], claims: Sequence[str], ids: Sequence[int] | 
     for item in items:
         verdict = Verdict(entailed=bool(read_label(item["entailment_prediction"])),
                           explanation=str(item.get("explanation", "") or "").strip(), label=item.get("_label"))
-        number = item_id(item)
-        copied = normalise_claim(item["claim"]) if isinstance(item.get("claim"), str) else None
-        by_text = slots_of_text.get(copied, []) if copied else []
-        if number in slot_of_id:
-            if (by_text and slot_of_id[number] not in by_text) or (
-                    copied and not by_text and not _alike(copied, normalise_claim(claims[slot_of_id[number]]))):
-                extra += 1  # number and copied text name different claims
-                continue
-            targets = [slot_of_id[number]]
-        elif by_text:  # identical claim texts are one question: the item answers each of them
-            targets = by_text
-        else:
+        targets = _targets(item, claims, slot_of_id, slots_of_text)
+        if targets is None:
             extra += 1
             continue
         named += 1

@@ -27,18 +27,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Literal
 
 from doclens.core.errors import InputError
-from doclens.core.settings import SOURCE_UNITS  # the vocabulary lives with the settings
+from doclens.core.settings import SOURCE_UNITS, SourceUnits  # the vocabulary lives with the settings
 from doclens.core.types import SourceUnit
 
 _MARKER = re.compile(r"\[(\d+)\]")
 _SPEAKER = re.compile(r"^\s*\[([A-Za-z][A-Za-z _\-]{0,30})\]\s*")
 _TURN = re.compile(r"^[ \t]*\[[A-Za-z][A-Za-z _\-]{0,30}\]", re.MULTILINE)
 
-#: how an unnumbered source string is cut into units: ``given`` refuses it (the default)
-SourceUnits = Literal["given", "lines", "turns", "sentences", "auto"]
 NUMBER_HINT = ("number its citable units '[0] … [1] …', pass a list of strings, or have DocLens number them: "
                "--source-units lines|turns|sentences|auto (DocLens(source_units=...))")
 
@@ -72,7 +69,7 @@ def _unnumbered_units(text: str, how: str) -> list[str]:
     return split_sentences(text)
 
 
-def number_source(text: str, units: str) -> tuple[list[str] | None, str]:
+def number_source(text: str, units: SourceUnits) -> tuple[list[str] | None, SourceUnits]:
     """``(unit texts, how)`` of a source string: ``(None, "given")`` when it is numbered already
     (or ``units`` is ``given``), else its units cut as ``units`` says (``auto``: detected, the
     detected way returned)."""
@@ -80,14 +77,14 @@ def number_source(text: str, units: str) -> tuple[list[str] | None, str]:
         raise InputError(f"source units must be one of {', '.join(SOURCE_UNITS)}, got {units!r}", field="source")
     if units == "given" or not text.strip() or text.lstrip().startswith("[0]"):
         return None, "given"
-    how = units
+    how: SourceUnits = units
     if units == "auto":
         lines = [line for line in text.splitlines() if line.strip()]
         how = "lines" if len(lines) > 1 else "sentences"
     return _unnumbered_units(text, how), how
 
 
-def parse_source_units(source: str | Sequence[str] | None, units: str = "given") -> list[SourceUnit]:
+def parse_source_units(source: str | Sequence[str] | None, units: SourceUnits = "given") -> list[SourceUnit]:
     """Return the source's units, in order, numbered from 0.
 
     ``None`` or ``""`` gives ``[]``. A non-empty string with no ``[0]`` marker raises

@@ -177,38 +177,43 @@ def sentence_spans(line: str) -> list[tuple[int, int, int]]:
     leading list marker. Spans cover the line without gaps (white space between sentences goes
     to the sentence after it)."""
     spans: list[tuple[int, int, int]] = []
-    length = len(line)
     start = 0
-    while start < length:
+    while start < len(line):
         marker = _LIST_MARKER.match(line, start)
         body = marker.end() if marker else start
-        end = length
-        position = body
-        while True:
-            match = _TERMINATOR.search(line, position)
-            if match is None:
-                break
-            position = match.end()
-            after = position
-            if position < length and line[position] in " \t[":
-                run = _CITATION_RUN.match(line, position)
-                if run:
-                    after = run.end()
-            wide = not _WIDE_TERMINATORS.isdisjoint(match.group(0))
-            if not wide and after < length and not line[after].isspace():
-                continue  # 1.2 cm, 3.5mg, e.g.x
-            following = _NON_SPACE.search(line, after)
-            next_char = following.group(0) if following else ""
-            marks = match.group(0).rstrip("\"')]”’»")
-            if not wide and marks == "." and not _full_stop_ends(line, match.start(), next_char, body):
-                continue
-            if not wide and next_char and not next_char.isupper() and (".." in marks or "…" in marks):
-                continue  # a pause, not an end: "i have ... i mean", "chronic urol ... urolithiasis"
-            end = following.start() if following else length
-            break
+        end = _sentence_end(line, body)
         spans.append((start, body, end))
         start = end
     return spans
+
+
+def _sentence_end(line: str, body: int) -> int:
+    """Where the sentence whose body starts at ``body`` ends (:func:`sentence_spans`): after the
+    first terminator that ends it, the citation groups that close it and the white space after
+    them; the line's length when none does."""
+    length = len(line)
+    position = body
+    while True:
+        match = _TERMINATOR.search(line, position)
+        if match is None:
+            return length
+        position = match.end()
+        after = position
+        if position < length and line[position] in " \t[":
+            run = _CITATION_RUN.match(line, position)
+            if run:
+                after = run.end()
+        wide = not _WIDE_TERMINATORS.isdisjoint(match.group(0))
+        if not wide and after < length and not line[after].isspace():
+            continue  # 1.2 cm, 3.5mg, e.g.x
+        following = _NON_SPACE.search(line, after)
+        next_char = following.group(0) if following else ""
+        marks = match.group(0).rstrip("\"')]”’»")
+        if not wide and marks == "." and not _full_stop_ends(line, match.start(), next_char, body):
+            continue
+        if not wide and next_char and not next_char.isupper() and (".." in marks or "…" in marks):
+            continue  # a pause, not an end: "i have ... i mean", "chronic urol ... urolithiasis"
+        return following.start() if following else length
 
 
 def split_sentences(text: str) -> list[str]:

@@ -14,7 +14,7 @@ is written "n/a".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from doclens.core.errors import require
 from doclens.core.metrics import MIN_SECTION_ITEMS
@@ -147,13 +147,16 @@ SECTION_READING = {"claim_recall": "the section's reference claims stated by the
 def _upper_limit(series: dict[str, dict[str, dict]], metric: str) -> float:
     """The y axis's top (×100): the highest bar plus a margin, rounded up to ten, at most 100 —
     bars still start at 0, but low scores are not flattened against a 0–100 axis."""
-    values = [v.get(metric) for per in series.values() for v in per.values() if v and v.get(metric) is not None]
+    values = [float(v[metric]) for per in series.values() for v in per.values() if v and v.get(metric) is not None]
     top = 100 * max(values, default=1.0) * 1.2  # room for the item counts above the bars
     return float(min(110, max(10, 10 * -(-top // 10))))
 
 
-def _series_colours(count: int) -> list[str]:
-    palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
+def _series_colours(count: int) -> list[str | tuple[float, float, float, float]]:
+    """A colour per series: the colour-blind-safe palette's hex strings, or matplotlib's RGBA
+    tuples of ``tab20`` past eight series."""
+    palette: list[str | tuple[float, float, float, float]] = [
+        "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
     if count <= len(palette):
         return palette[:count]
     from matplotlib import colormaps
@@ -162,7 +165,7 @@ def _series_colours(count: int) -> list[str]:
     return [cmap(i % 20) for i in range(count)]
 
 
-def distribution_figure(scores: dict[str, Sequence[float | None]], means: dict | None = None,
+def distribution_figure(scores: Mapping[str, Sequence[float | None]], means: dict | None = None,
                         what: str = "score distribution"):
     """One strip per metric: each instance a dot at its score (×100, jittered vertically by its
     position, deterministically), the pooled score as a vertical line; above :data:`MAX_DOTS`

@@ -182,7 +182,7 @@ class Report:
         handle.write(text)
 
     @classmethod
-    def load(cls, path: os.PathLike) -> Report:
+    def load(cls, path: str | os.PathLike[str]) -> Report:
         """Read a scores file through :func:`doclens.reports.scores_files.iter_report`, which checks it
         against the shipped schema: raises :class:`doclens.core.errors.InputError` naming the file, the
         instance and the field of the first problem."""

@@ -155,7 +155,7 @@ class JournalState:
         self.dropped_lines = 0  # an uncommitted chunk's lines, a truncated last line
 
 
-def read_journal(path: str, state: JournalState = None) -> Iterator[tuple[list[str], dict]]:
+def read_journal(path: str, state: JournalState | None = None) -> Iterator[tuple[list[str], dict]]:
     """``(result lines, commit metadata)`` for each committed chunk of a journal, in order; the
     lines are the raw JSON text of each result. Lines after the last commit (a chunk cut off by a
     kill) and a truncated last line are dropped and counted in ``state.dropped_lines``; anything
@@ -222,19 +222,22 @@ def counts_from_document(document: dict) -> tuple[list[str], list[dict]]:
                 isinstance(column.get(k), list) and len(column[k]) == len(ids) for k in ("hits", "items")):
             raise ValueError(f"'instance_counts.{metric}' must hold 'hits' and 'items' lists, one entry per id")
         columns.append((column["hits"], column["items"]))
-    out = []
-    for i in range(len(ids)):
-        row = {}
-        for metric, (hits, items) in zip(metrics, columns):
-            h, n = hits[i], items[i]
-            if n is None and h is None:
-                continue
-            if not (isinstance(h, int) and isinstance(n, int) and 0 <= h <= n) or isinstance(h, bool) \
-                    or isinstance(n, bool):
-                raise ValueError(f"'instance_counts.{metric}' entry {i}: expected 0 <= hits <= items (integers)")
-            row[metric] = (h, n)
-        out.append(row)
-    return list(ids), out
+    return list(ids), [_counts_row(i, metrics, columns) for i in range(len(ids))]
+
+
+def _counts_row(i: int, metrics: list[str], columns: list[tuple[list, list]]) -> dict[str, tuple[int, int]]:
+    """Instance ``i``'s ``{metric: (hits, items)}`` from the summary's columns (a metric with
+    neither left out); :class:`ValueError` for an entry that is not ``0 <= hits <= items``."""
+    row = {}
+    for metric, (hits, items) in zip(metrics, columns):
+        h, n = hits[i], items[i]
+        if n is None and h is None:
+            continue
+        if not (isinstance(h, int) and isinstance(n, int) and 0 <= h <= n) or isinstance(h, bool) \
+                or isinstance(n, bool):
+            raise ValueError(f"'instance_counts.{metric}' entry {i}: expected 0 <= hits <= items (integers)")
+        row[metric] = (h, n)
+    return row
 
 
 # ---- Parquet ------------------------------------------------------------------------------------

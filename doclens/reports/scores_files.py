@@ -39,7 +39,7 @@ import copy
 import json
 import math
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from functools import cache
 
 from doclens.core.errors import InputError, cannot_read
@@ -367,41 +367,47 @@ def iter_report(path: str, header: dict | None = None, problems: list | None = N
     except OSError as exc:
         raise cannot_read(path, exc, "the scores file") from None
     with handle:
-        buffer = _Buffer(handle, path)
-        buffer.expect("{", NotAScoresFile)
-        seen = set()
-        if buffer.peek() == "}":
-            buffer.pos += 1
-        else:
-            while True:
-                key = buffer.value()
-                if not isinstance(key, str):
-                    line = buffer.line(buffer.start)
-                    raise InputError(f"{path} line {line}: not valid JSON (an object key must be a string)",
-                                     line=line)
-                if key in seen:
-                    refuse((key,), f"key {key!r} is given more than once (JSON keeps only the last)")
-                seen.add(key)
-                buffer.expect(":")
-                if key == "instances":
-                    yield from _checked_instances(buffer, instance_validator, refuse)
-                else:
-                    header[key] = buffer.value()
-                    if key == "format" and header[key] != REPORT_FORMAT:
-                        raise wrong_format(header[key])
-                    for parts, message in value_problems(header[key], (key,)):
-                        refuse(parts, message)
-                if buffer.expect(",}") == "}":
-                    break
-        if buffer.peek():
-            line = buffer.line()
-            raise InputError(f"{path} line {line}: not valid JSON (extra data after the scores object)", line=line)
+        seen = yield from _read_object(_Buffer(handle, path), path, header, instance_validator, refuse, wrong_format)
     if header.get("format") != REPORT_FORMAT:
         raise wrong_format(header.get("format"))
     for parts, message in schema_messages(header_validator, header):
         refuse(parts, message)
     if "instances" not in seen:
         yield from _iter_results_file(path, header, instance_validator, refuse)
+
+
+def _read_object(buffer: _Buffer, path: str, header: dict, instance_validator, refuse: Callable[..., None],
+                 wrong_format: Callable[[object], NotAScoresFile]) -> Generator[dict, None, set[str]]:
+    """:func:`iter_report`'s one pass over the top-level object: yield each checked instance of an
+    inline ``instances`` array, put every other field into ``header``; return the keys seen."""
+    buffer.expect("{", NotAScoresFile)
+    seen: set[str] = set()
+    if buffer.peek() == "}":
+        buffer.pos += 1
+    else:
+        while True:
+            key = buffer.value()
+            if not isinstance(key, str):
+                line = buffer.line(buffer.start)
+                raise InputError(f"{path} line {line}: not valid JSON (an object key must be a string)", line=line)
+            if key in seen:
+                refuse((key,), f"key {key!r} is given more than once (JSON keeps only the last)")
+            seen.add(key)
+            buffer.expect(":")
+            if key == "instances":
+                yield from _checked_instances(buffer, instance_validator, refuse)
+            else:
+                header[key] = buffer.value()
+                if key == "format" and header[key] != REPORT_FORMAT:
+                    raise wrong_format(header[key])
+                for parts, message in value_problems(header[key], (key,)):
+                    refuse(parts, message)
+            if buffer.expect(",}") == "}":
+                break
+    if buffer.peek():
+        line = buffer.line()
+        raise InputError(f"{path} line {line}: not valid JSON (extra data after the scores object)", line=line)
+    return seen
 
 
 def _iter_results_file(path: str, header: dict, instance_validator, refuse) -> Iterator[dict]:
@@ -417,6 +423,7 @@ def _iter_results_file(path: str, header: dict, instance_validator, refuse) -> I
                          "'instances_file' naming the results beside it", field="instances")
     expected = _expected_counts(path, header)
     rule = CountingRule.from_config(header.get("config"))
+    rows: Iterator[tuple[int | None, object]]
     if header["instances_format"] == "parquet":
         rows = ((None, row) for row in iter_parquet_results(results_path))
     else:
@@ -431,6 +438,7 @@ def _iter_results_file(path: str, header: dict, instance_validator, refuse) -> I
             for parts, message in found:
                 refuse(("instances", index, *parts), message, label, ident)
             continue
+        assert isinstance(data, dict)  # the schema check (found) refuses every value that is not an object
         if expected is not None:
             counts = result_counts(result_from_dict(data), rule)
             if index >= len(expected[0]) or expected[0][index] != data["id"] or expected[1][index] != counts:

@@ -125,7 +125,7 @@ def validate_document(document, expected_ids: Iterable[str] | None = None,
     problems = _duplicate_key_problems(document)
     if kind is None:
         fmt = document.get("format") if isinstance(document, dict) else None
-        kind = FORMATS.get(fmt)
+        kind = FORMATS.get(fmt) if isinstance(fmt, str) else None
         if kind is None:
             known = ", ".join(repr(f) for f in FORMATS)
             problems.append(Problem("$.format", f"unknown format {fmt!r}; expected one of {known}"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -43,7 +44,7 @@ class CrossEncoder:
         self.max_length = max_length
         self.requested_device = device
         self.pairs_scored = 0
-        self._loaded = None
+        self._loaded: tuple[Any, Any, Any, str] | None = None  # torch, the tokenizer, the model, the device
 
     def _load(self):
         if self._loaded is None:

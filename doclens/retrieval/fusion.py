@@ -11,20 +11,24 @@ cosine similarities need no calibration against each other.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from typing import TypeVar
+
+#: an item id of a ranking (a fact's index, a document name …)
+Item = TypeVar("Item", bound=Hashable)
 
 #: The default ``k`` of reciprocal rank fusion.
 RRF_K = 60
 
 
-def reciprocal_rank_fusion(rankings: Sequence[Sequence[Hashable]], k: int = RRF_K) -> list[tuple[Hashable, float]]:
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[Item]], k: int = RRF_K) -> list[tuple[Item, float]]:
     """Fuse ``rankings`` (each a sequence of ids, best first, no repeats within one) into
     ``[(id, score), …]``, best first. Ties are broken by the best single rank the item reached,
     then by the order items were first seen (rankings in order, each best first), so the result
     is deterministic."""
     if k < 0:
         raise ValueError(f"reciprocal rank fusion needs k >= 0, got {k}")
-    scores: dict[Hashable, float] = {}
-    best: dict[Hashable, int] = {}
+    scores: dict[Item, float] = {}
+    best: dict[Item, int] = {}
     for ranking in rankings:
         seen = set()
         for rank, item in enumerate(ranking, start=1):

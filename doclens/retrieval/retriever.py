@@ -102,42 +102,56 @@ class FactIndex:
         depth = min(max(self.config.candidates, top_n), len(self.facts))
         dense_rankings: list[tuple[list[int], list[float]]] = []
         if self.dense is not None and queries:
+            assert self.encoder is not None  # a dense index is made with its encoder (Retriever.index)
             vectors = self.encoder.encode(list(queries))
             scores, ids = self.dense.search(np.ascontiguousarray(vectors), depth)
             for row_scores, row_ids in zip(scores, ids):
                 keep = row_ids >= 0
                 dense_rankings.append((row_ids[keep].tolist(), row_scores[keep].tolist()))
-        results = []
-        for q, query in enumerate(queries):
-            rankings = []
-            sparse_ids, sparse_scores = self.sparse.rank(query, depth) if self.sparse is not None else ([], [])
-            if self.sparse is not None:
-                rankings.append(sparse_ids)
-            dense_ids, dense_scores = dense_rankings[q] if dense_rankings else ([], [])
-            if self.dense is not None:
-                rankings.append(dense_ids)
-            fused = reciprocal_rank_fusion(rankings, k=self.config.rrf_k)
-            sparse_at = {i: (r, s) for r, (i, s) in enumerate(zip(sparse_ids, sparse_scores), start=1)}
-            dense_at = {i: (r, s) for r, (i, s) in enumerate(zip(dense_ids, dense_scores), start=1)}
-            hits = []
-            for fact_id, rrf in fused:
-                sparse_rank, sparse_score = sparse_at.get(fact_id, (None, None))
-                dense_rank, dense_score = dense_at.get(fact_id, (None, None))
-                hits.append(Hit(fact=self.facts[fact_id], rank=0, score=rrf, rrf_score=rrf,
-                                sparse_rank=sparse_rank, sparse_score=sparse_score,
-                                dense_rank=dense_rank, dense_score=dense_score))
-            if self.reranker is not None and hits:
-                head, tail = hits[: self.config.rerank_depth], hits[self.config.rerank_depth:]
-                logits = self.reranker.score(query, [hit.fact.premise_text for hit in head])
-                for hit, logit in zip(head, logits):
-                    hit.rerank_score = hit.score = float(logit)
-                head.sort(key=lambda hit: (-hit.rerank_score, -hit.rrf_score, hit.fact.index))
-                hits = head + tail  # past rerank_depth: fused order, rerank_score None
-            hits = hits[:top_n]
-            for rank, hit in enumerate(hits, start=1):
-                hit.rank = rank
-            results.append(hits)
-        return results
+        return [self._hits(query, dense_rankings[q] if dense_rankings else ([], []), depth, top_n)
+                for q, query in enumerate(queries)]
+
+    def _hits(self, query: str, dense_ranking: tuple[list[int], list[float]], depth: int, top_n: int) -> list[Hit]:
+        """One query's ``top_n`` hits, best first: BM25's and the dense ranking (``dense_ranking``:
+        fact ids and scores, best first) fused, the fused top re-ranked when there is a re-ranker."""
+        rankings = []
+        sparse_ids, sparse_scores = self.sparse.rank(query, depth) if self.sparse is not None else ([], [])
+        if self.sparse is not None:
+            rankings.append(sparse_ids)
+        dense_ids, dense_scores = dense_ranking
+        if self.dense is not None:
+            rankings.append(dense_ids)
+        fused = reciprocal_rank_fusion(rankings, k=self.config.rrf_k)
+        sparse_at = {i: (r, s) for r, (i, s) in enumerate(zip(sparse_ids, sparse_scores), start=1)}
+        dense_at = {i: (r, s) for r, (i, s) in enumerate(zip(dense_ids, dense_scores), start=1)}
+        hits = []
+        for fact_id, rrf in fused:
+            sparse_rank, sparse_score = sparse_at.get(fact_id, (None, None))
+            dense_rank, dense_score = dense_at.get(fact_id, (None, None))
+            hits.append(Hit(fact=self.facts[fact_id], rank=0, score=rrf, rrf_score=rrf,
+                            sparse_rank=sparse_rank, sparse_score=sparse_score,
+                            dense_rank=dense_rank, dense_score=dense_score))
+        if self.reranker is not None and hits:
+            head, tail = hits[: self.config.rerank_depth], hits[self.config.rerank_depth:]
+            logits = self.reranker.score(query, [hit.fact.premise_text for hit in head])
+            hits = _reranked(head, logits, [rrf for _, rrf in fused]) + tail  # past rerank_depth: fused order
+        hits = hits[:top_n]
+        for rank, hit in enumerate(hits, start=1):
+            hit.rank = rank
+        return hits
+
+
+def _reranked(head: list[Hit], logits, fused_scores: list[float]) -> list[Hit]:
+    """``head`` (the fused top, in fused order; ``fused_scores`` their RRF scores, in that order)
+    re-scored by the cross-encoder's ``logits`` and sorted by them, ties by the fused score, then
+    by the fact's position."""
+    keyed = []
+    for hit, logit, rrf in zip(head, logits, fused_scores):
+        score = float(logit)
+        hit.rerank_score = hit.score = score
+        keyed.append(((-score, -rrf, hit.fact.index), hit))
+    keyed.sort(key=lambda pair: pair[0])
+    return [hit for _, hit in keyed]
 
 
 class Retriever:
@@ -202,6 +216,7 @@ class Retriever:
         dense, key, cache_hit = None, None, False
         if self.config.dense and facts:
             encoder = self.encoder
+            assert encoder is not None  # config.dense: the encoder property makes one
             key = store_key(facts_hash(facts), encoder.fingerprint, encoder.pooling, encoder.max_length)
             dense = self.store.load(key, len(facts))
             cache_hit = dense is not None

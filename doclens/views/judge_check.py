@@ -159,6 +159,18 @@ def confusion_figure(judges: list[dict]):
     return figure
 
 
+def _judge_bars(judge: dict, groups: list[str]) -> tuple[list[float], list[list[float]], list[float]]:
+    """One judge's bars over ``groups`` ("all": its overall row): balanced accuracy (0 where
+    undefined), its interval as (below, above) error lengths, and the supported-rate gap."""
+    rows = [judge["overall"] if g == "all" else judge["per_group"].get(g) for g in groups]
+    values = [r["balanced_accuracy"] if r and r["balanced_accuracy"] is not None else 0 for r in rows]
+    errors = [[max(0.0, v - (r["balanced_accuracy_interval"][0] if r and r["balanced_accuracy_interval"][0]
+                             is not None else v)) for v, r in zip(values, rows)],
+              [max(0.0, (r["balanced_accuracy_interval"][1] if r and r["balanced_accuracy_interval"][1]
+                         is not None else v) - v) for v, r in zip(values, rows)]]
+    return values, errors, [r["supported_rate_gap"] or 0 if r else 0 for r in rows]
+
+
 def group_figure(judges: list[dict]):
     """Per group (and overall): balanced accuracy with its interval, and the supported-rate gap
     (dashed lines at ±:data:`GAP_FLAG`); one bar per judge."""
@@ -168,17 +180,11 @@ def group_figure(judges: list[dict]):
     height = 0.8 / len(judges)
     colours = ("#0072B2", "#E69F00")
     for j, judge in enumerate(judges):
-        rows = [judge["overall"] if g == "all" else judge["per_group"].get(g) for g in groups]
         positions = [n + (j - (len(judges) - 1) / 2) * height for n in range(len(groups))]
-        values = [r["balanced_accuracy"] if r and r["balanced_accuracy"] is not None else 0 for r in rows]
-        errors = [[max(0.0, v - (r["balanced_accuracy_interval"][0] if r and r["balanced_accuracy_interval"][0]
-                                 is not None else v)) for v, r in zip(values, rows)],
-                  [max(0.0, (r["balanced_accuracy_interval"][1] if r and r["balanced_accuracy_interval"][1]
-                             is not None else v) - v) for v, r in zip(values, rows)]]
+        values, errors, gaps = _judge_bars(judge, groups)
         accuracy.barh(positions, values, height=height, xerr=errors, color=colours[j % 2],
                       label=plain_label(judge["name"]), error_kw={"elinewidth": 0.8, "capsize": 2})
-        gap.barh(positions, [r["supported_rate_gap"] or 0 if r else 0 for r in rows], height=height,
-                 color=colours[j % 2])
+        gap.barh(positions, gaps, height=height, color=colours[j % 2])
     accuracy.set_yticks(range(len(groups)), [plain_label(g) for g in groups], fontsize=8)
     accuracy.set_ylim(len(groups) - 0.5, -0.5)
     accuracy.set_xlim(0, 1)

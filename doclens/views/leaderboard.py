@@ -57,7 +57,7 @@ class Entry:
     partial: bool
     intervals: dict[str, Interval]
     ids: list[str] = field(repr=False)
-    counts: list[dict] = field(repr=False)
+    counts: Sequence[dict] = field(repr=False)  # a list, or the columns scan_report reads (CountColumns)
     rank: int | None = None
     versus_leader: Difference | None = None  # paired B − A with A = the table's leader
     versus_leader_note: str = ""
@@ -170,7 +170,7 @@ def format_interval(interval: Interval) -> str:
     """``59.09 [55.10, 63.02]`` (×100), or ``n/a``."""
     if interval.point is None:
         return "n/a"
-    if interval.low is None:
+    if interval.low is None or interval.high is None:
         return f"{100 * interval.point:.2f}" + (f" (n={interval.instances}<{interval.min_instances}: no CI)"
                                                  if interval.note else "")
     return f"{100 * interval.point:.2f} [{100 * interval.low:.2f}, {100 * interval.high:.2f}]"

@@ -326,9 +326,13 @@ def figure_html(figure, prefix: str, kind: str, title: str, description: str, nu
             "</figure>\n")
 
 
-def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+#: a table cell: a name or a number, escaped when written, or ``(html,)``: markup written as it is
+Cell = str | int | float | tuple[str]
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[Cell]]) -> str:
     """A plain table; cells are escaped here, except those already given as markup (``(html,)``)."""
-    def cell(value) -> str:  # names and numbers: a name is cut (visible.cut)
+    def cell(value: Cell) -> str:  # names and numbers: a name is cut (visible.cut)
         return value[0] if isinstance(value, tuple) else escape(cut(value, NAME_CHARS))
     return ("<table><thead><tr>" + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr></thead><tbody>"
             + "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>" for row in rows)
@@ -355,40 +359,57 @@ def leaderboard_plots_html(entries: Sequence, metric: str, number: int, n_resamp
     if not plots_available():
         return MISSING_EXTRA
     prefix = f"board{number}"
-    parts = [f'<h3>Plots of table {number}</h3>']
-    shown = [e for e in entries if e.intervals[metric].point is not None]
-    if shown:
-        description = "; ".join(f"{e.rank or '-'}. {visible(cut(e.system, NAME_CHARS))}: "
-                                f"{_interval_text(e.intervals[metric])}" for e in shown)
-        parts.append(drawn("the forest plot", lambda: figure_html(
-            forest_figure(entries, metric), f"{prefix}-forest", "forest",
-            f"Table {number}: {metric} with bootstrap intervals (×100)", description)))
     names = _unique_names(entries)
-    series = {name: e.sections for name, e in zip(names, entries) if e.sections}
-    if series:
-        sections = list(dict.fromkeys(s for per in series.values() for s in per))
-        rows = [[name, section] + [_percent((per.get(section) or {}).get(m)) for m in SECTION_METRICS]
-                for name, per in series.items() for section in sections]
-        premise = _premise(entries[0].signature)
-        parts.append(drawn("the section bars", lambda: figure_html(
-            section_figure(series, SECTION_METRICS, "the section bars", premise=premise), f"{prefix}-sections",
-            "sections", f"Table {number}: claim recall and precision per note section (×100): {_judged(premise)}",
-            f"{len(series)} systems × {len(sections)} sections; numbers in the table below",
-            _table(["system", "section", *SECTION_METRICS], rows))))
+    parts = [f'<h3>Plots of table {number}</h3>', _forest_html(entries, metric, number, prefix),
+             _board_sections_html(entries, names, number, prefix)]
     if 2 <= len(entries) <= MAX_MATRIX_SYSTEMS:
-        matrix = pairwise_differences(entries, metric, n_resamples, seed, confidence)
-        rows = [[names[r]] + ["—" if cell is None or cell.delta is None else
-                              f"{100 * cell.delta:+.2f}" + ("*" if cell.distinguishable else "") for cell in row]
-                for r, row in enumerate(matrix)]
-        parts.append(drawn("the pairwise matrix", lambda: figure_html(
-            pairwise_figure(entries, matrix, metric), f"{prefix}-pairwise", "pairwise",
-            f"Table {number}: paired-bootstrap differences of {metric}, row − column (×100)",
-            "* marks a difference whose interval excludes 0; numbers in the table below",
-            _table(["row − column", *names], rows))))
+        parts.append(_pairwise_html(entries, names, metric, number, prefix, (n_resamples, seed, confidence)))
     elif len(entries) > MAX_MATRIX_SYSTEMS:
         parts.append(f'<p class="muted">{len(entries)} systems: no pairwise matrix above '
                      f"{MAX_MATRIX_SYSTEMS}.</p>")
     return "".join(parts)
+
+
+def _forest_html(entries: Sequence, metric: str, number: int, prefix: str) -> str:
+    """A leaderboard table's forest plot, or ``""`` when no entry has a score."""
+    shown = [e for e in entries if e.intervals[metric].point is not None]
+    if not shown:
+        return ""
+    description = "; ".join(f"{e.rank or '-'}. {visible(cut(e.system, NAME_CHARS))}: "
+                            f"{_interval_text(e.intervals[metric])}" for e in shown)
+    return drawn("the forest plot", lambda: figure_html(
+        forest_figure(entries, metric), f"{prefix}-forest", "forest",
+        f"Table {number}: {metric} with bootstrap intervals (×100)", description))
+
+
+def _board_sections_html(entries: Sequence, names: list[str], number: int, prefix: str) -> str:
+    """A leaderboard table's section bars, or ``""`` when no entry has note sections."""
+    series = {name: e.sections for name, e in zip(names, entries) if e.sections}
+    if not series:
+        return ""
+    sections = list(dict.fromkeys(s for per in series.values() for s in per))
+    rows = [[name, section] + [_percent((per.get(section) or {}).get(m)) for m in SECTION_METRICS]
+            for name, per in series.items() for section in sections]
+    premise = _premise(entries[0].signature)
+    return drawn("the section bars", lambda: figure_html(
+        section_figure(series, SECTION_METRICS, "the section bars", premise=premise), f"{prefix}-sections",
+        "sections", f"Table {number}: claim recall and precision per note section (×100): {_judged(premise)}",
+        f"{len(series)} systems × {len(sections)} sections; numbers in the table below",
+        _table(["system", "section", *SECTION_METRICS], rows)))
+
+
+def _pairwise_html(entries: Sequence, names: list[str], metric: str, number: int, prefix: str,
+                   bootstrap: tuple[int, int | None, float]) -> str:
+    """A leaderboard table's pairwise matrix (``bootstrap``: resamples, seed, confidence)."""
+    matrix = pairwise_differences(entries, metric, *bootstrap)
+    rows = [[names[r]] + ["—" if cell is None or cell.delta is None else
+                          f"{100 * cell.delta:+.2f}" + ("*" if cell.distinguishable else "") for cell in row]
+            for r, row in enumerate(matrix)]
+    return drawn("the pairwise matrix", lambda: figure_html(
+        pairwise_figure(entries, matrix, metric), f"{prefix}-pairwise", "pairwise",
+        f"Table {number}: paired-bootstrap differences of {metric}, row − column (×100)",
+        "* marks a difference whose interval excludes 0; numbers in the table below",
+        _table(["row − column", *names], rows)))
 
 
 def _interval_text(interval) -> str:
@@ -410,30 +431,41 @@ def report_plots_html(header: dict, ids: Sequence[str], scores: Mapping[str, Seq
     scores (each dot links to its instance) and the verdict breakdown, each with its numbers."""
     if not plots_available():
         return MISSING_EXTRA
-    parts = ["<h2>Plots</h2>"]
-    sections = header.get("sections") or {}
-    if sections:
-        rows = [[cut(section, NAME_CHARS)] + [_percent(values.get(m)) for m in DOCLENS_METRICS]
-                for section, values in sections.items()]
-        premise = _premise(header.get("signature"))
-        parts.append(drawn("the section bars", lambda: figure_html(
-            section_figure({"report": sections}, SECTION_METRICS, "the section bars", premise=premise),
-            "report-sections", "sections", f"Claim recall and precision per note section (×100): {_judged(premise)}",
-            "; ".join(f"{r[0]}: recall {r[1]}, precision {r[2]}" for r in rows),
-            _table(["section", *DOCLENS_METRICS], rows))))
+    parts = ["<h2>Plots</h2>", _report_sections_html(header)]
     if ids and any(v is not None for values in scores.values() for v in values):
         parts.append(drawn("the score distribution", lambda: _distribution_html(header, ids, scores)))
+    parts.append(_verdicts_html(header))
+    return "".join(parts)
+
+
+def _report_sections_html(header: dict) -> str:
+    """A report page's per-section bars, or ``""`` when the report has no note sections."""
+    sections = header.get("sections") or {}
+    if not sections:
+        return ""
+    rows = [[cut(section, NAME_CHARS)] + [_percent(values.get(m)) for m in DOCLENS_METRICS]
+            for section, values in sections.items()]
+    premise = _premise(header.get("signature"))
+    return drawn("the section bars", lambda: figure_html(
+        section_figure({"report": sections}, SECTION_METRICS, "the section bars", premise=premise),
+        "report-sections", "sections", f"Claim recall and precision per note section (×100): {_judged(premise)}",
+        "; ".join(f"{r[0]}: recall {r[1]}, precision {r[2]}" for r in rows),
+        _table(["section", *DOCLENS_METRICS], rows)))
+
+
+def _verdicts_html(header: dict) -> str:
+    """A report page's verdict breakdown, or ``""`` when nothing was judged."""
     breakdown = verdict_breakdown(header.get("counts") or {}, header.get("unparsed") or {},
                                   header.get("failed") or {}, header.get("config"), _family_blocks(header))
-    if any(sum(v.values()) for v in breakdown.values()):
-        verdicts = list(dict.fromkeys(v for per in breakdown.values() for v in per))
-        rows = [[kind] + [per.get(v, "") for v in verdicts] for kind, per in breakdown.items()]
-        parts.append(drawn("the verdict breakdown", lambda: figure_html(
-            verdict_figure(breakdown), "report-verdicts", "verdicts",
-            "Verdicts: how many items the judge supported, did not, or could not judge",
-            "; ".join(f"{kind}: " + ", ".join(f"{v} {n}" for v, n in per.items()) for kind, per in breakdown.items()),
-            _table(["items", *verdicts], rows))))
-    return "".join(parts)
+    if not any(sum(v.values()) for v in breakdown.values()):
+        return ""
+    verdicts = list(dict.fromkeys(v for per in breakdown.values() for v in per))
+    rows: list[list[Cell]] = [[kind, *(per.get(v, "") for v in verdicts)] for kind, per in breakdown.items()]
+    return drawn("the verdict breakdown", lambda: figure_html(
+        verdict_figure(breakdown), "report-verdicts", "verdicts",
+        "Verdicts: how many items the judge supported, did not, or could not judge",
+        "; ".join(f"{kind}: " + ", ".join(f"{v} {n}" for v, n in per.items()) for kind, per in breakdown.items()),
+        _table(["items", *verdicts], rows)))
 
 
 def _family_blocks(header: dict) -> dict:

@@ -26,24 +26,36 @@ def summary_text(report, min_section_items: int = MIN_SECTION_ITEMS) -> str:
     count, those under ``min_section_items`` flagged), usage, the baselines
     side by side, the signature and the warnings."""
 
-    def fmt(value):
-        return "   n/a" if value is None else f"{100 * value:6.2f}"
-
     banner = demo_banner(report.signature, report.config)
     lines = [f"*** {banner} ***"] if banner else []
     lines += [f"DocLens {'(PARTIAL) ' if report.partial else ''}— {report.size} instances",
               f"{'metric':<20}{'pooled':>8}{'macro':>8}{'items':>8}{'empty':>7}{'skipped':>9}"]
     for metric in reported_metrics(report.scores):
         c = report.counts.get(metric, {})
-        lines.append(f"{metric:<20}{fmt(report.scores.get(metric)):>8}{fmt(report.scores.get(metric + '_macro')):>8}"
+        lines.append(f"{metric:<20}{_fmt(report.scores.get(metric)):>8}{_fmt(report.scores.get(metric + '_macro')):>8}"
                      f"{c.get('items', 0):>8}{c.get('empty', 0):>7}{c.get('skipped', 0):>9}")
         if metric == "claim_precision" and CLAIM_F1 in report.scores:  # derived: no counts of its own
-            lines.append(f"{CLAIM_F1:<20}{fmt(report.scores.get(CLAIM_F1)):>8}"
-                         f"{fmt(report.scores.get(CLAIM_F1 + '_macro')):>8}")
+            lines.append(f"{CLAIM_F1:<20}{_fmt(report.scores.get(CLAIM_F1)):>8}"
+                         f"{_fmt(report.scores.get(CLAIM_F1 + '_macro')):>8}")
     lines += not_applicable_lines(report.counts)
-    lines += section_table(report.sections, fmt, min_section_items)
+    lines += section_table(report.sections, _fmt, min_section_items)
     lines += placement_lines(report.counts)
     lines += review_lines(report.counts)
+    lines += _run_lines(report)
+    lines += _side_by_side_lines(report.side_by_side())
+    lines.append(f"signature: {report.signature}")
+    lines.extend(f"{LEVEL_WORDS[level]}: {message}" for level, message in report.levelled_warnings())
+    return visible("\n".join(lines))  # sections, signature, warnings: drawn as they are (views/visible.py)
+
+
+def _fmt(value: float | None) -> str:
+    """A score ×100 in six characters, or ``n/a``."""
+    return "   n/a" if value is None else f"{100 * value:6.2f}"
+
+
+def _run_lines(report) -> list[str]:
+    """The summary's lines on the run: citations found, unparsed replies, failed calls, usage."""
+    lines = []
     citations = report.counts.get("citations") or {}
     if citations.get("statements"):
         lines.append(f"statements={citations['statements']} uncited={citations['uncited_statements']} "
@@ -58,16 +70,18 @@ def summary_text(report, min_section_items: int = MIN_SECTION_ITEMS) -> str:
                      f"failed={u.get('failed_calls', 0)} "
                      f"tokens={u.get('prompt_tokens', 0) + u.get('completion_tokens', 0)} "
                      f"cost=${u.get('cost_usd', 0):.4f} pairs={u.get('pairs', 0)}")
-    comparison = report.side_by_side()
-    if comparison:
-        columns = [c for c in comparison[0] if c != "part"]
-        lines.append("side by side (DocLens claim recall, baseline recalls; baselines are per-instance means):")
-        lines.append(f"  {'part':<20}" + "".join(f"{c:>18}" for c in columns))
-        for row in comparison:
-            lines.append(f"  {row['part']:<20}" + "".join(f"{fmt(row[c]):>18}" for c in columns))
-    lines.append(f"signature: {report.signature}")
-    lines.extend(f"{LEVEL_WORDS[level]}: {message}" for level, message in report.levelled_warnings())
-    return visible("\n".join(lines))  # sections, signature, warnings: drawn as they are (views/visible.py)
+    return lines
+
+
+def _side_by_side_lines(comparison: list[dict]) -> list[str]:
+    """DocLens's claim recall beside the baselines' recalls (:meth:`doclens.Report.side_by_side`)."""
+    if not comparison:
+        return []
+    columns = [c for c in comparison[0] if c != "part"]
+    lines = ["side by side (DocLens claim recall, baseline recalls; baselines are per-instance means):",
+             f"  {'part':<20}" + "".join(f"{c:>18}" for c in columns)]
+    lines += [f"  {row['part']:<20}" + "".join(f"{_fmt(row[c]):>18}" for c in columns) for row in comparison]
+    return lines
 
 
 def review_lines(counts: dict) -> list[str]:
@@ -111,7 +125,8 @@ def not_applicable_lines(counts: dict) -> list[str]:
     metrics did not apply to (the citation family's uncited outputs), one line per count."""
     lines = []
     for family in FAMILIES:
-        found = {(counts.get(metric) or {}).get("not_applicable") for metric in family.metrics} - {None, 0}
+        found: set[int] = {number for metric in family.metrics  # neither None nor 0
+                           if (number := (counts.get(metric) or {}).get("not_applicable"))}
         for number in sorted(found):
             metrics = [m for m in family.metrics if (counts.get(m) or {}).get("not_applicable") == number]
             lines.append(f"n/a: {', '.join(metrics)} for {number} instance(s) {family.not_applicable_reason}")

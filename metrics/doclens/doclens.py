@@ -261,7 +261,7 @@ class Doclens(evaluate.Metric):
                                  baselines=settings.get("baselines"), baseline_options=settings.get("baseline_options"),
                                  **{name: settings[name] for name in doclens.ScoringSettings.names() if name in settings})
         report = scorer.score(rows, progress=False)
-        result = dict(report.scores)
+        result: dict[str, object] = dict(report.scores)  # the scores, then the signature, counts and the rest
         result["signature"] = report.signature
         result["counts"] = report.counts
         if report.sections:
