@@ -85,8 +85,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from doclens.core.errors import ConfigurationError
 from doclens.core.threads import ThreadPlan, computing_with, plan
-from doclens.core.types import ClaimJudgement
-from doclens.evaluators.base import ClaimRequest, Evaluator
+from doclens.core.types import CitationJudgement, ClaimJudgement
+from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
 from doclens.evaluators.rules.alignment import NotYetEncoded, TokenAligner
 from doclens.evaluators.rules.analysis import Analyser, context_rules, section_key_words
 from doclens.evaluators.rules.assertion import assertion_problems, reports_result
@@ -484,16 +484,18 @@ class ClinicalRulesJudge(Evaluator):
                     on_done(n)
         return results
 
-    def judge_citations_many(self, requests):
+    def judge_citations_many(self, requests: list[CitationRequest], *,
+                             on_done: Callable[[int], None] | None = None) -> list[CitationJudgement]:
         """The base class's leave-one-out verdicts, each with the explanation of its whole
-        citation group (the cited units together against the statement)."""
+        citation group (the cited units together against the statement); ``on_done`` as the base
+        class's (the progress bar steps as statements are judged, not once at the end)."""
         from doclens.evaluators.base import join_units
 
-        results = super().judge_citations_many(requests)
+        results = super().judge_citations_many(requests, on_done=on_done)
         with computing_with(self._threads.threads):
             for request, result in zip(requests, results):
                 if request.cited:
-                    result.explanation = self.explain(join_units(request.cited, request.cited), request.statement)[1]
+                    result.explanation = self.explain(join_units(request.cited, list(request.cited)), request.statement)[1]
         return results
 
     def explain(self, premise: str, claim: str) -> tuple[bool, str]:
