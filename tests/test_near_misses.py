@@ -87,6 +87,10 @@ NEAR_MISSES = {
         "He will start cardiac rehab next week.", "He will start dermal rehab next week.", "site", ["skin"]),
     "site: back after a section key": ("Neck: Supple.", "General Examination: Back is supple.", "site", ["back"]),
     # v10 (issue 46's generated near-misses, as classes, on sentences of their own)
+    "qualifier: a level the note gives the same thing in a sentence the claim is not closest to": (
+        "Her hemoglobin is low. Anemia labs: Still pending. We will find the cause when they are back.",
+        "The cause of the high hemoglobin will be determined once the pending anemia labs come back.", "qualifier",
+        ["note says low", "claim says high"]),
     "denial: an item the note states, denied with a head the note never names": (
         "The patient describes a dull, throbbing pain in the calf.",
         "There is no dull throbbing pain below the calf muscle.", "denial", ["does not deny", "throb"]),
@@ -155,6 +159,9 @@ EQUIVALENTS = {
     "a preamble is no hedge (note)": ("Possible clinical note: The patient has a fever. No cough.",
                                       "The patient has a fever."),
     # v10: what the new denial and direction rules leave alone
+    "a level the note gives the same thing elsewhere": (
+        "Her hemoglobin is low. Anemia labs: Still pending. We will find the cause when they are back.",
+        "The cause of the low hemoglobin will be determined once the pending anemia labs come back."),
     "continued where the note says it is taken and prescribed": (
         "He takes naproxen daily. I prescribed naproxen 500 mg twice daily.", "Naproxen 500 mg twice daily was continued."),
     "a comparison with 'not as' is no denial": ("Her knee is swollen and limited in function.",

@@ -38,6 +38,27 @@ def other_qualifier(word: str, sentence: Sentence | None) -> str | None:
     return None
 
 
+def qualifies_otherwise(word: str, words: list[Word], premise_sentences: list[Sentence]) -> str | None:
+    """v10: another qualifier of ``word``'s scale that the note puts, affirmed, next to the word the
+    claim's ``word`` qualifies, in any sentence ("high hemoglobin" against "Her hemoglobin is low"
+    where the claim's closest sentence is another one, "Anemia labs: pending"). The words ``word``
+    qualifies are the claim's content words on either side of it; next to is within one content word."""
+    at = [k for k, w in enumerate(words) if SPELLINGS.get(w.text.lower(), w.text.lower()) == word]
+    scale = next((s for s in QUALIFIER_SCALES if word in s), None)
+    if not at or scale is None:
+        return None
+    qualified = {words[k + d].stem for k in at for d in (-1, 1) if 0 <= k + d < len(words)
+                 and SPELLINGS.get(words[k + d].text.lower(), words[k + d].text.lower()) not in scale}
+    for sentence in premise_sentences:
+        said = sentence.words
+        for k, w in enumerate(said):
+            other = SPELLINGS.get(w.text.lower(), w.text.lower())
+            if other in scale and other != word and w.status != Status.NEGATED and any(
+                    n.stem in qualified for n in said[max(0, k - 1): k + 2] if n is not w):
+                return other
+    return None
+
+
 def called_normal(word: str, words: list[Word], premise_sentences: list[Sentence]) -> str | None:
     """v8: the word the note calls a finding normal by (:data:`~doclens.evaluators.rules.words.NORMAL_WORDS`)
     where the claim calls it abnormal (``word`` in ``ABNORMAL_WORDS``): in the first note sentence that
@@ -174,7 +195,8 @@ def said_otherwise(missing: list[str], words: list[Word], first: dict[str, tuple
             problems.append(Finding(FindingKind.OPPOSITE, verdict, conflict=True))
         elif SPELLINGS.get(m, m) in POLAR:  # v10: "3rd" is the qualifier "third"
             word = SPELLINGS.get(m, m)
-            other = other_qualifier(word, best) or called_normal(word, words, premise_sentences)
+            other = (other_qualifier(word, best) or qualifies_otherwise(word, words, premise_sentences)
+                     or called_normal(word, words, premise_sentences))
             problems.append(Finding(FindingKind.QUALIFIER, f"note says {other}, claim says {word}", conflict=True) if other
                             else Finding(FindingKind.POLAR, f"note does not say {word}"))
         else:
