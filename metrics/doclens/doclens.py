@@ -224,6 +224,26 @@ class Doclens(evaluate.Metric):
 
     def _compute(self, predictions, references, sources=None, reference_claims=None, prediction_claims=None,
                  tasks=None, return_report=False, return_instance_scores=False, **options):
+        settings = self._settings(options)
+        columns = self._columns(len(predictions), {"sources": sources, "reference_claims": reference_claims,
+                                                   "prediction_claims": prediction_claims, "tasks": tasks})
+        judge = settings.get("evaluator")
+        if judge is None:
+            judge = self._evaluator(settings.get("evaluator_options"))
+        extractor = settings.get("extractor")
+        if isinstance(extractor, str):
+            extractor = load_extractor(extractor)
+        rows = _rows(predictions, references, columns)
+        if extractor is None and callable(getattr(judge, "make_extractor", None)) and any(
+                "reference_claims" not in row or "prediction_claims" not in row for row in rows):
+            extractor = judge.make_extractor()
+        scorer = doclens.DocLens(judge, extractor, settings=settings.get("settings"),
+                                 baselines=settings.get("baselines"), baseline_options=settings.get("baseline_options"),
+                                 **{name: settings[name] for name in doclens.ScoringSettings.names() if name in settings})
+        return _result(scorer.score(rows, progress=False), return_report, return_instance_scores)
+
+    def _settings(self, options: dict) -> dict:
+        """The scoring options of this call over those given to ``load``; unknown keywords are an error."""
         unknown = sorted(set(options) - set(OPTIONS))
         if unknown:
             raise ValueError(f"doclens: unknown compute() keyword(s) {unknown}; per-instance inputs are "
@@ -232,46 +252,46 @@ class Doclens(evaluate.Metric):
         settings = {**self.scoring_options, **options}
         if settings.get("settings") is None and settings.get("task") is None:
             settings["task"] = AUTO_TASK  # as the command line and the reward: detected per instance
-        columns = {"sources": sources, "reference_claims": reference_claims, "prediction_claims": prediction_claims,
-                   "tasks": tasks}
+        return settings
+
+    def _columns(self, rows: int, columns: dict) -> dict:
+        """The optional per-instance columns, each as long as the predictions, claims read back from
+        the stored shape."""
         for name, column in columns.items():
-            if column is not None and len(column) != len(predictions):
-                raise ValueError(f"doclens: {name} has {len(column)} rows, predictions has {len(predictions)}")
+            if column is not None and len(column) != rows:
+                raise ValueError(f"doclens: {name} has {len(column)} rows, predictions has {rows}")
         for name in ("reference_claims", "prediction_claims"):
             if name in self.input_columns:  # read back from the stored shape
                 columns[name] = [_read_claims(cell) for cell in columns[name]]
-        judge = settings.get("evaluator")
-        if judge is None:
-            judge = self._evaluator(settings.get("evaluator_options"))
-        extractor = settings.get("extractor")
-        if isinstance(extractor, str):
-            extractor = load_extractor(extractor)
-        rows = []
-        for i, (prediction, reference) in enumerate(zip(predictions, references)):
-            row = {"id": str(i), "prediction": prediction, "reference": reference}
-            for name, field in (("sources", "source"), ("reference_claims", "reference_claims"),
-                                ("prediction_claims", "prediction_claims"), ("tasks", "task")):
-                if columns[name] is not None and columns[name][i] is not None:
-                    row[field] = columns[name][i]
-            rows.append(row)
-        if extractor is None and callable(getattr(judge, "make_extractor", None)) and any(
-                "reference_claims" not in row or "prediction_claims" not in row for row in rows):
-            extractor = judge.make_extractor()
-        scorer = doclens.DocLens(judge, extractor, settings=settings.get("settings"),
-                                 baselines=settings.get("baselines"), baseline_options=settings.get("baseline_options"),
-                                 **{name: settings[name] for name in doclens.ScoringSettings.names() if name in settings})
-        report = scorer.score(rows, progress=False)
-        result: dict[str, object] = dict(report.scores)  # the scores, then the signature, counts and the rest
-        result["signature"] = report.signature
-        result["counts"] = report.counts
-        if report.sections:
-            result["sections"] = report.sections
-        if report.baselines:
-            result["baselines"] = {name: value["scores"] for name, value in report.baselines.items()}
-        if return_report:
-            result["report"] = report.to_dict()
-        if return_instance_scores:  # each instance's scores, and those its families derive (claim F1)
-            families = reported(report.scores)
-            result["instance_scores"] = [
-                {"id": r.id, **r.scores, **derived_scores(r.scores, families)} for r in report.instances]
-        return result
+        return columns
+
+
+def _rows(predictions, references, columns: dict) -> list[dict]:
+    """The scorer's instances: each prediction and reference with the optional columns it has."""
+    rows = []
+    for i, (prediction, reference) in enumerate(zip(predictions, references)):
+        row = {"id": str(i), "prediction": prediction, "reference": reference}
+        for name, field in (("sources", "source"), ("reference_claims", "reference_claims"),
+                            ("prediction_claims", "prediction_claims"), ("tasks", "task")):
+            if columns[name] is not None and columns[name][i] is not None:
+                row[field] = columns[name][i]
+        rows.append(row)
+    return rows
+
+
+def _result(report, return_report: bool, return_instance_scores: bool) -> dict[str, object]:
+    """``compute()``'s answer: the scores, then the signature, counts and the rest."""
+    result: dict[str, object] = dict(report.scores)
+    result["signature"] = report.signature
+    result["counts"] = report.counts
+    if report.sections:
+        result["sections"] = report.sections
+    if report.baselines:
+        result["baselines"] = {name: value["scores"] for name, value in report.baselines.items()}
+    if return_report:
+        result["report"] = report.to_dict()
+    if return_instance_scores:  # each instance's scores, and those its families derive (claim F1)
+        families = reported(report.scores)
+        result["instance_scores"] = [
+            {"id": r.id, **r.scores, **derived_scores(r.scores, families)} for r in report.instances]
+    return result
