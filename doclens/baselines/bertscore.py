@@ -41,6 +41,8 @@ _RESCALE_CHOICES = ("auto", True, False)
 def bundled_baseline_path(model_type: str, lang: str = "en") -> str | None:
     """The baseline file ``bert-score`` ships for ``model_type`` and ``lang``, or None."""
     bert_score = require("bert_score", "the BERTScore baseline", "baselines")
+    if bert_score.__file__ is None:  # a namespace package (never an installed bert-score): no files to read
+        return None
     path = os.path.join(os.path.dirname(bert_score.__file__), "rescale_baseline", lang, f"{model_type}.tsv")
     return path if os.path.isfile(path) else None
 

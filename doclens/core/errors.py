@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from types import ModuleType
+
 # Exit codes of the ``doclens`` command line; :data:`EXIT_CODES` says what each means (the one
 # home of those meanings: docs/reference/exit-codes.md is generated from it).
 EXIT_OK = 0
@@ -39,7 +42,7 @@ class InputError(DocLensError, ValueError):
         self.line = line
 
 
-def cannot_read(path, exc: OSError, what: str = "") -> InputError:
+def cannot_read(path: str | os.PathLike[str], exc: OSError, what: str = "") -> InputError:
     """The one error for a file that cannot be opened or read: its name, what it should be
     (``what``, e.g. ``"the scores file"``) and the system's reason."""
     return InputError(f"{path}: cannot read{' ' + what if what else ''} ({exc.strerror or exc})")
@@ -83,7 +86,7 @@ class RunStoppedError(DocLensError):
         self.reason = reason  # "circuit_breaker" or "deadline"
 
 
-def require(module: str, feature: str, extra: str):
+def require(module: str, feature: str, extra: str) -> ModuleType:
     """Import ``module`` or raise :class:`MissingExtraError` naming the extra to install."""
     import importlib
 

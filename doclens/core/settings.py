@@ -29,7 +29,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, cast, get_args
+from typing import Any, Literal, TypeVar, cast, get_args
 
 from doclens.core.errors import ConfigurationError
 from doclens.core.tasks import AUTO_TASK, TASKS
@@ -144,6 +144,10 @@ def metric_selectors(metrics: Any) -> tuple[str, ...]:
     return tuple(names)
 
 
+#: a settings class's own type: :meth:`_Settings.from_kwargs` and :meth:`_Settings.replace` give one
+_S = TypeVar("_S", bound="_Settings")
+
+
 class _Settings:
     """What the settings classes share: made from keywords in one place, changed by copy."""
 
@@ -161,7 +165,7 @@ class _Settings:
                                      f"the options are {', '.join(cls.names())}")
 
     @classmethod
-    def from_kwargs(cls, base=None, /, **options: Any):
+    def from_kwargs(cls: type[_S], base: _S | None = None, /, **options: Any) -> _S:
         """Settings from keyword options, the one path from loose keywords to settings: a name the
         class does not have is refused, naming it and the names it has. ``None`` means "not
         given": without ``base``, an option that takes no ``None`` gets its default (one whose
@@ -176,7 +180,7 @@ class _Settings:
             raise ConfigurationError(f"settings must be a doclens.{cls.__name__}, got {type(base).__name__}")
         return base.replace(**options)
 
-    def replace(self, **changes: Any):
+    def replace(self: _S, **changes: Any) -> _S:
         """A copy with ``changes``, checked again (a name the class lacks is refused). ``None``
         leaves an option as it is, as :meth:`from_kwargs` reads it over settings already made (no
         change: this object itself). To set an option to ``None`` itself (``max_citations=None``:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar, cast
 
 from doclens.core.errors import InputError
 
@@ -112,7 +112,7 @@ def _legacy_reason(data: dict) -> str | None:
 OPTIONAL_VERDICT_FIELDS = ("reason", "placement", "probability", "evidence", "findings", "review")
 
 
-def _verdict_dict(verdict) -> dict:
+def _verdict_dict(verdict: ClaimVerdict | CitationVerdict) -> dict[str, Any]:
     """A verdict as JSON: every field; ``reason`` only when the item was decided without the judge,
     ``placement`` only for an entailed note claim."""
     data = asdict(verdict)
@@ -122,7 +122,7 @@ def _verdict_dict(verdict) -> dict:
     return data
 
 
-def instance_id(value, where: str = "instance") -> str:
+def instance_id(value: object, where: str = "instance") -> str:
     """An instance id as DocLens keeps it: a non-empty string as is, an integer turned into its
     decimal string (``7`` → ``"7"``). Anything else (a missing id, ``""``, a float, ``NaN``,
     ``true``, an object, a list) raises :class:`doclens.core.errors.InputError` naming ``where`` and
@@ -146,7 +146,11 @@ def instance_id(value, where: str = "instance") -> str:
     raise InputError(f"{where}: field 'id' must be a non-empty string or an integer, got {shown}", field="id")
 
 
-def _from_dict(cls, data: dict):
+#: the verdict types that :func:`_from_dict` reads
+_Verdict = TypeVar("_Verdict", "ClaimVerdict", "CitationVerdict")
+
+
+def _from_dict(cls: type[_Verdict], data: dict[str, Any]) -> _Verdict:
     names = {f.name for f in fields(cls)}
     return cls(**{k: v for k, v in data.items() if k in names})
 
@@ -225,7 +229,7 @@ class Instance:
 
 
 # ---- the instance schema, one step a function (Instance.from_dict runs them in order) -------------
-def _instance_label(data, position: int | None) -> str:
+def _instance_label(data: object, position: int | None) -> str:
     """``instance 'id'`` when the id is usable, else ``instance #position``, else ``instance``."""
     ident = data.get("id") if isinstance(data, dict) else None
     if isinstance(ident, (str, int)) and not isinstance(ident, bool) and ident != "":
@@ -233,7 +237,7 @@ def _instance_label(data, position: int | None) -> str:
     return f"instance #{position}" if position is not None else "instance"
 
 
-def _check_object(data, where: str) -> None:
+def _check_object(data: object, where: str) -> None:
     if not isinstance(data, dict):
         raise InputError(f"{where}: expected a JSON object, got {type(data).__name__}", field=None)
 
@@ -246,7 +250,7 @@ def _check_texts(data: dict, where: str) -> None:
             raise InputError(f"{where}: field '{name}' must be a string, got {type(data[name]).__name__}", field=name)
 
 
-def _check_source(source, where: str) -> None:
+def _check_source(source: object, where: str) -> None:
     if source is not None and not isinstance(source, (str, list)):
         raise InputError(f"{where}: field 'source' must be a string, or a list of strings (units, documents) "
                          "and objects (table rows)", field="source")
@@ -256,7 +260,7 @@ def _check_source(source, where: str) -> None:
                              f"object (a table row), got {type(item).__name__}", field="source")
 
 
-def _check_claims(claims, name: str, where: str) -> None:
+def _check_claims(claims: object, name: str, where: str) -> None:
     """Given claims: a list of non-empty strings, or a mapping section → such a list."""
     if claims is None:
         return
@@ -266,8 +270,9 @@ def _check_claims(claims, name: str, where: str) -> None:
     if not ok:
         raise InputError(f"{where}: field '{name}' must be a list of strings (or, for note_generation, "
                          "an object mapping section names to lists of strings)", field=name)
+    sections = cast("dict[str, list[str]]", claims)  # not a list: a section mapping (checked above)
     located = list(enumerate(claims)) if isinstance(claims, list) else [
-        (f"{section!r}][{i}", c) for section, values in claims.items() for i, c in enumerate(values)]
+        (f"{section!r}][{i}", c) for section, values in sections.items() for i, c in enumerate(values)]
     for i, claim in located:
         if not claim.strip():
             raise InputError(f"{where}: field '{name}[{i}]' is an empty claim (leave empty claims out)", field=name)
@@ -418,7 +423,7 @@ class CitationVerdict:
         return bool(self.entailed) and not self.invalid and bool(self.cited)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> type:
     """``SupportJudgement`` and ``SupportVerdict`` live in :mod:`doclens.core.support`, with the
     family's other types; importing them from here still works."""
     if name in ("SupportJudgement", "SupportVerdict"):
@@ -466,14 +471,14 @@ class InstanceResult:
         where that family was not judged): what a family's ``item_fields`` name."""
         return getattr(self, name) if name in self.VERDICT_LISTS else self.family_items.get(name)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> list[Any] | None:
         """A registered family's own items by its name (``family_items[name]``, ``None`` where it
         was not judged): for code written before families kept their items in one place."""
         if not name.startswith("__") and name in FAMILY_HOOKS.names():
             return self.__dict__.get("family_items", {}).get(name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def __setattr__(self, name: str, value) -> None:
+    def __setattr__(self, name: str, value: Any) -> None:  # any field's value
         """``result.<family name> = items`` sets ``family_items[name]`` (``None`` removes them)."""
         if name in _RESULT_FIELDS or name not in FAMILY_HOOKS.names():
             object.__setattr__(self, name, value)

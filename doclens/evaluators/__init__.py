@@ -9,9 +9,17 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from doclens.core.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from doclens.evaluators.base import Evaluator
+    from doclens.extraction.extractors import Extractor
+
+#: what :func:`_load` makes: an instance of the base class it is given
+_Made = TypeVar("_Made")
 
 #: name → ("module:factory", one-line description, keeps data on this machine?)
 EVALUATOR_PRESETS: dict[str, tuple[str, str, str]] = {
@@ -65,7 +73,7 @@ EXTRACTOR_PRESETS: dict[str, tuple[str, str]] = {
 }
 
 
-def import_target(target: str):
+def import_target(target: str) -> Any:  # whatever the target names
     """The object a ``"package.module:Name"`` target names; a :class:`ConfigurationError` that says
     what is wrong when the module or the name is missing."""
     module_name, _, attr = target.partition(":")
@@ -83,7 +91,7 @@ def import_target(target: str):
         raise ConfigurationError(f"module {module_name!r} has no {attr!r} (from {target!r})") from exc
 
 
-def _parameters(factory):
+def _parameters(factory: Callable[..., object]) -> set[str] | None:
     """The keyword names ``factory`` takes, read from its signature; ``None`` when it takes any
     (``**options``) or has no signature to read."""
     try:
@@ -95,7 +103,7 @@ def _parameters(factory):
     return set(parameters)
 
 
-def _constructor_parameters(name: str, presets: dict) -> tuple[bool, set[str] | None]:
+def _constructor_parameters(name: str, presets: Mapping[str, tuple[str, ...]]) -> tuple[bool, set[str] | None]:
     """Whether preset or target ``name`` imports, and the keyword names its constructor takes
     (:func:`_parameters`: ``None`` when it takes ``**options``)."""
     target = presets[name][0] if name in presets else name
@@ -105,7 +113,8 @@ def _constructor_parameters(name: str, presets: dict) -> tuple[bool, set[str] | 
         return False, None
 
 
-def accepted_options(name: str, options: dict, presets: dict) -> dict:
+def accepted_options(name: str, options: Mapping[str, Any],
+                     presets: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:
     """The subset of ``options`` that the constructor of preset or target ``name`` takes (all of
     them when it takes ``**options``; none when it cannot be imported: loading it says why)."""
     imports, taken = _constructor_parameters(name, presets)
@@ -114,13 +123,13 @@ def accepted_options(name: str, options: dict, presets: dict) -> dict:
     return dict(options) if taken is None else {k: v for k, v in options.items() if k in taken}
 
 
-def named_options(name: str, presets: dict) -> set[str]:
+def named_options(name: str, presets: Mapping[str, tuple[str, ...]]) -> set[str]:
     """The options the constructor of preset or target ``name`` names in its signature (none for
     one that takes only ``**options``, or cannot be imported): what may be passed to it alone."""
     return _constructor_parameters(name, presets)[1] or set()
 
 
-def _construct(factory, options: dict[str, Any], what: str):
+def _construct(factory: Callable[..., object], options: dict[str, Any], what: str) -> object:
     options = {k: v for k, v in options.items() if v is not None}
     taken = _parameters(factory)
     unknown = sorted(set(options) - taken) if taken is not None else []
@@ -129,20 +138,23 @@ def _construct(factory, options: dict[str, Any], what: str):
     return factory(**options)
 
 
-def _load(name: str, presets: dict, base, kind: str, options: dict):
+def _load(name: str, presets: Mapping[str, tuple[str, ...]], base: type[_Made], kind: str,
+          options: dict[str, Any]) -> _Made:
     if name not in presets and ":" not in name:
         raise ConfigurationError(f"unknown {kind} {name!r}; presets: {', '.join(presets)}, "
                                  "or give 'package.module:ClassName'")
     target = presets[name][0] if name in presets else name
     made = _construct(import_target(target), options, f"{kind} {name!r}")
-    if kind == "extractor" and not isinstance(made, base) and callable(getattr(made, "make_extractor", None)):
-        made = made.make_extractor()
+    if kind == "extractor" and not isinstance(made, base):
+        make = getattr(made, "make_extractor", None)
+        if callable(make):
+            made = make()
     if not isinstance(made, base):
         raise ConfigurationError(f"{name!r} did not produce a doclens.{base.__name__} (got {type(made).__name__})")
     return made
 
 
-def load_evaluator(name: str, **options):
+def load_evaluator(name: str, **options: Any) -> Evaluator:
     """An evaluator by preset name or ``package.module:ClassName``; ``options`` go to its
     constructor (``None`` values are dropped)."""
     from doclens.evaluators.base import Evaluator
@@ -150,7 +162,7 @@ def load_evaluator(name: str, **options):
     return _load(name, EVALUATOR_PRESETS, Evaluator, "evaluator", options)
 
 
-def load_extractor(name: str, **options):
+def load_extractor(name: str, **options: Any) -> Extractor:
     """An extractor by preset name or ``package.module:ClassName`` (an extractor, or a judge whose
     ``make_extractor()`` gives one)."""
     from doclens.extraction.extractors import Extractor

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from doclens.core.support import NOT_ADDRESSED, SUPPORTED, SupportJudgement
 from doclens.core.types import NO_VERDICT, CitationJudgement, ClaimJudgement, Direction
@@ -51,7 +52,14 @@ def join_units(units: dict[int, str], ids: Sequence[int]) -> str:
     return "\n".join(units[i] for i in sorted(ids))
 
 
-def _takes_on_done(method) -> bool:
+#: a progress callback: called with each request's index once it is judged
+OnDone = Callable[[int], None]
+#: a batch method's request and answer types (:func:`_with_on_done`)
+_Request = TypeVar("_Request")
+_Answer = TypeVar("_Answer")
+
+
+def _takes_on_done(method: Callable[..., object]) -> bool:
     try:
         parameters = inspect.signature(method).parameters
     except (TypeError, ValueError):
@@ -59,9 +67,9 @@ def _takes_on_done(method) -> bool:
     return "on_done" in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
 
 
-def _with_on_done(method):
+def _with_on_done(method: Callable[[Evaluator, list[_Request]], _Answer]) -> Callable[..., _Answer]:
     @functools.wraps(method)
-    def batch(self, requests, *, on_done=None):
+    def batch(self: Evaluator, requests: list[_Request], *, on_done: OnDone | None = None) -> _Answer:
         answers = method(self, requests)
         if on_done is not None:
             for n in range(len(requests)):
@@ -71,7 +79,8 @@ def _with_on_done(method):
     return batch
 
 
-def _citation_judgement(request: CitationRequest, entailed: bool, memo: dict) -> CitationJudgement:
+def _citation_judgement(request: CitationRequest, entailed: bool,
+                        memo: dict[tuple[str, str], bool]) -> CitationJudgement:
     """A cited statement's judgement from the leave-one-out rounds' answers (``memo``): when the
     cited units together entail it, each citation is precise when its unit alone entails the
     statement or the other units without it do not (a single citation: precise)."""
@@ -110,7 +119,7 @@ class Evaluator(Component):
         under theirs: :mod:`doclens.engines.ray`)."""
         return type(self).__name__
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         """Progress callbacks are part of the contract: a subclass that overrides a batch method
         without the ``on_done`` keyword gets it, called for every request when the batch returns
         (its instances then step together), so callers never inspect a judge's signature."""
@@ -139,7 +148,8 @@ class Evaluator(Component):
     def _overrides(self, method: str) -> bool:
         return getattr(type(self), method) is not getattr(Evaluator, method)
 
-    def judge_claims_many(self, requests: list[ClaimRequest], *, on_done=None) -> list[list[ClaimJudgement]]:
+    def judge_claims_many(self, requests: list[ClaimRequest], *,
+                          on_done: OnDone | None = None) -> list[list[ClaimJudgement]]:
         """Judge many requests. The base sends every pair of every request to
         :meth:`entail_batch` in one call, each distinct pair once. With ``on_done`` (a progress
         bar's step, called once per request index when it is judged) the requests go in groups
@@ -169,7 +179,7 @@ class Evaluator(Component):
         of the judge's batches (its ``batch_size``, else 8), so batching stays efficient."""
         return 4 * (getattr(self, "batch_size", None) or 8)
 
-    def _progress_groups(self, sizes: list[int], on_done) -> list[list[int]]:
+    def _progress_groups(self, sizes: list[int], on_done: OnDone | None) -> list[list[int]]:
         """Request indices in order, in one group (no progress wanted) or in groups of at least
         :meth:`progress_pairs` pairs."""
         if on_done is None:
@@ -183,7 +193,8 @@ class Evaluator(Component):
                 current, pairs = [], 0
         return groups + ([current] if current else [])
 
-    def judge_citations_many(self, requests: list[CitationRequest], *, on_done=None) -> list[CitationJudgement]:
+    def judge_citations_many(self, requests: list[CitationRequest], *,
+                             on_done: OnDone | None = None) -> list[CitationJudgement]:
         """Judge many statements with the leave-one-out rule, in three rounds of batched calls.
 
         1. ``C ⇒ s`` for every statement;
@@ -212,7 +223,8 @@ class Evaluator(Component):
                     on_done(n)
         return results
 
-    def _leave_one_out(self, requests: list[CitationRequest], memo: dict) -> list[CitationJudgement]:
+    def _leave_one_out(self, requests: list[CitationRequest],
+                       memo: dict[tuple[str, str], bool]) -> list[CitationJudgement]:
         """The three rounds of :meth:`judge_citations_many` for ``requests``; ``memo`` holds the
         pairs already judged (and receives the new ones)."""
 

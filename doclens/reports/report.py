@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from doclens.core.signature import Signature
 from doclens.core.types import STATUS_FAILED, STATUS_UNPARSED, InstanceResult
@@ -13,6 +13,11 @@ from doclens.families import FAMILIES, CountingRule, reported, result_counts, re
 from doclens.families.claims import OTHER_SECTION_COUNT
 from doclens.reports.files import write_atomically
 from doclens.reports.scores_files import REPORT_FORMAT, iter_instance_results, wrong_format_message
+
+if TYPE_CHECKING:  # the optional extras' types (tables, plots): imported only by the methods that need them
+    import datasets
+    import pandas
+    from matplotlib.figure import Figure
 
 
 def levelled_warnings(header: dict) -> list[tuple[str, str]]:
@@ -62,7 +67,7 @@ class Report:
     #: key of the scores file each (``report.<family name>`` reads one too)
     blocks: dict[str, dict] = field(default_factory=dict)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> dict[str, Any]:
         """A registered family's block by its name (``blocks[name]``; ``{}`` when the family was
         not on): for code written before the families kept their blocks in one place."""
         if not name.startswith("__") and any(family.name == name for family in FAMILIES):
@@ -74,7 +79,7 @@ class Report:
         return levelled_warnings({"warnings": self.warnings, "warning_levels": self.warning_levels})
 
     # ---- access ---------------------------------------------------------------------------
-    def __getitem__(self, key: str):
+    def __getitem__(self, key: str) -> float | None:
         return self.scores[key]
 
     @property
@@ -172,7 +177,7 @@ class Report:
         written as a JSON ``\\u`` escape, so saving never fails on the text it holds."""
         write_atomically(path, self.write)
 
-    def write(self, handle) -> None:
+    def write(self, handle: TextIO) -> None:
         """Write the report's JSON to an open text handle (a file, or ``sys.stdout`` for ``-o -``)."""
         try:
             text = self.to_json()
@@ -228,7 +233,7 @@ class Report:
             rows.append(row)
         return rows
 
-    def to_pandas(self):
+    def to_pandas(self) -> pandas.DataFrame:
         """The per-instance rows (:meth:`to_rows`) as a pandas ``DataFrame``; needs the ``tables``
         extra. Metric columns are floats (``NaN`` where :meth:`to_rows` has ``None``), count
         columns nullable integers (``Int64``)."""
@@ -243,7 +248,7 @@ class Report:
                 frame[column] = frame[column].astype("float64")
         return frame
 
-    def to_dataset(self):
+    def to_dataset(self) -> datasets.Dataset:
         """The per-instance rows (:meth:`to_rows`) as a ``datasets.Dataset`` (``None`` kept as
         null); needs the ``tables`` extra."""
         from doclens.core.errors import require
@@ -263,7 +268,7 @@ class Report:
                 *(c for family in families for c in family.trailing_columns()), "unparsed", "failed"]
 
     # ---- display --------------------------------------------------------------------------
-    def plot(self, kind: str = "sections", metrics: list[str] | None = None):
+    def plot(self, kind: str = "sections", metrics: list[str] | None = None) -> Figure:
         """A matplotlib ``Figure`` of this report, as ``doclens report``'s page draws it (needs the
         ``plots`` extra; :mod:`doclens.reports.plots`). ``kind``: ``"sections"`` (claim recall and
         precision per note section), ``"distribution"`` (each instance's score per metric, the

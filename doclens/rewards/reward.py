@@ -47,7 +47,7 @@ import warnings
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from doclens.core.errors import (
     ConfigurationError,
@@ -67,7 +67,12 @@ from doclens.rewards.claims_cache import ReferenceClaimsCache
 from doclens.rewards.values import check_weights, combine, components, selectors_for, verdicts_of
 from doclens.scoring.scorer import DocLens
 
+if TYPE_CHECKING:  # the trainer's types (the [train] extra), for the callback's signature
+    from transformers import TrainerControl, TrainerState, TrainingArguments
+
 logger = logging.getLogger("doclens")
+#: the reward or Trainer metric itself (``with ... as reward:``)
+_Closer = TypeVar("_Closer", bound="ClosesItsJudge")
 
 ON_OVER_BUDGET = ("warn", "raise")
 #: The longest completion analysed, in characters (longer ones are cut to it, and counted): about
@@ -158,7 +163,7 @@ def _is_number(value: Any) -> bool:
 
 def make_scorer(evaluator: str | Evaluator = "clinical-rules", extractor: str | Extractor | None = "auto", *,
                 task: str | None = None, evaluator_options: dict | None = None,
-                settings: ScoringSettings | None = None, **scorer_options) -> DocLens:
+                settings: ScoringSettings | None = None, **scorer_options: Any) -> DocLens:
     """The :class:`doclens.DocLens` that a reward or a Trainer metric keeps for a whole run: the
     judge loaded once (a preset name with ``evaluator_options``, or an object), an extractor
     (``"auto"``: the judge's own ``make_extractor()``; completions always need one), and every
@@ -215,7 +220,7 @@ class ClosesItsJudge:
         """Close the judge and the extractor (class docstring); safe to call twice."""
         self.scorer.close()
 
-    def __enter__(self):
+    def __enter__(self: _Closer) -> _Closer:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -230,16 +235,18 @@ class ClosesItsJudge:
         owner = self
 
         class CloseJudge(TrainerCallback):
-            def on_save(self, args, state, control, **kwargs):
+            def on_save(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+                        **kwargs: Any) -> None:
                 owner.close()
 
-            def on_train_end(self, args, state, control, **kwargs):
+            def on_train_end(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+                             **kwargs: Any) -> None:
                 owner.close()
 
         return CloseJudge()
 
 
-def _with_threads(evaluator, options: dict | None, threads: int | None) -> dict | None:
+def _with_threads(evaluator: str | Evaluator, options: dict | None, threads: int | None) -> dict | None:
     """``options`` with the preset judge's ``threads`` (:mod:`doclens.core.threads`) when given."""
     if threads is None:
         return options
@@ -331,7 +338,8 @@ class DocLensReward(ClosesItsJudge):
                  max_unscored_share: float = DEFAULT_MAX_UNSCORED_SHARE, reference_column: str = "reference",
                  source_column: str = "source", reference_claims_column: str = "reference_claims",
                  task_column: str = "task", name: str | None = None, evaluator_options: dict | None = None,
-                 settings: ScoringSettings | None = None, threads: int | None = None, **scorer_options):
+                 settings: ScoringSettings | None = None, threads: int | None = None,
+                 **scorer_options: Any) -> None:
         evaluator_options = _with_threads(evaluator, evaluator_options, threads)
         try:
             self.weights = check_weights(score)
@@ -375,7 +383,7 @@ class DocLensReward(ClosesItsJudge):
     # ------------------------------------------------------------------------------------------
     def __call__(self, prompts: Sequence | None = None, completions: Sequence | None = None,
                  log_metric: Callable[[str, float], None] | None = None,
-                 log_extra: Callable[[str, list], None] | None = None, **columns) -> list[float | None]:
+                 log_extra: Callable[[str, list], None] | None = None, **columns: Any) -> list[float | None]:
         """One reward per completion (TRL's ``reward_funcs`` contract; ``prompts`` is not read):
         a float, or ``None`` for a completion not scored (module docstring)."""
         if completions is None:
@@ -392,7 +400,8 @@ class DocLensReward(ClosesItsJudge):
         self._check_budget(elapsed, counts)
         return rewards
 
-    def score_components(self, completions: Sequence, **columns) -> list[dict[str, float | None] | None]:
+    def score_components(self, completions: Sequence,
+                         **columns: Any) -> list[dict[str, float | None] | None]:
         """Every component (:func:`doclens.rewards.values.components`) of every completion, in
         order (``None`` for a completion not scored: module docstring); ``columns`` as TRL passes
         them. The counts are in :attr:`last_step`."""
@@ -513,12 +522,13 @@ class DocLensReward(ClosesItsJudge):
                 logger.warning("DocLensReward: %d completion(s) longer than %d characters were cut to that length "
                                "before scoring (max_chars=); counted in doclens/capped", counts.capped, self.max_chars)
 
-    def _log(self, values: list[dict | None], counts: StepCounts, elapsed: float, log_metric, log_extra) -> None:
+    def _log(self, values: list[dict[str, float | None] | None], counts: StepCounts, elapsed: float,
+             log_metric: Callable[[str, float], None] | None, log_extra: Callable[[str, list], None] | None) -> None:
         """The step's mean of each component that has a value (``log_metric``), each completion's
         components (``log_extra``, TRL's completions table), the step's counts and wall time."""
         names = next((list(v) for v in values if v is not None), [])
         for name in names:
-            present = [v[name] for v in values if v is not None and v.get(name) is not None]
+            present = [value for v in values if v is not None and (value := v.get(name)) is not None]
             if log_metric is not None and present:
                 log_metric(f"doclens/{name}", sum(present) / len(present))
             if log_extra is not None:

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Iterable, Sized
+from collections.abc import Iterable, Iterator, Sequence, Sized
+from typing import Any
 
 from doclens.core.errors import ConfigurationError, InputError, UnparsedJudgementError
 from doclens.core.settings import QUESTION_STATEMENTS, UNCITED, KeywordSignature, ScoringSettings  # noqa: F401
 from doclens.core.tasks import AUTO_TASK, SECTION_NAMES, Task, check_task
-from doclens.core.types import NO_VERDICT, Direction, Instance, InstanceResult, Statement
+from doclens.core.types import NO_VERDICT, Direction, Instance, InstanceResult, SourceUnit, Statement
 from doclens.engines.progress import InstanceSteps, ProgressBar, judge_batch
 from doclens.engines.sink import FileSink, ResultSink
 from doclens.evaluators.base import Evaluator
@@ -162,7 +163,8 @@ class DocLens:
 
     def __init__(self, evaluator: Evaluator, extractor: Extractor | None = None, *,
                  settings: ScoringSettings | None = None, baselines: list[str] | None = None,
-                 baseline_options: dict | None = None, family_options: dict | None = None, **options):
+                 baseline_options: dict | None = None, family_options: dict | None = None,
+                 **options: Any) -> None:
         if not isinstance(evaluator, Evaluator):
             raise ConfigurationError(f"evaluator must be a doclens.Evaluator, got {type(evaluator).__name__}")
         if extractor is not None and not isinstance(extractor, Extractor):
@@ -200,7 +202,7 @@ class DocLens:
         settings (:class:`doclens.families.FamilyContext`)."""
         return FamilyContext(self.settings, self.evaluator, self.extractor, self.family_options.get(family.name))
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:  # a setting's value (its own type), or a family's settings
         """``scorer.uncited`` … : each setting read from :attr:`settings` (for code written when
         they were attributes of their own), and a family's own settings by its name
         (``scorer.<family name>``: ``None`` where the family is off); nothing else is looked up here."""
@@ -211,7 +213,7 @@ class DocLens:
             return self.__dict__["family_options"].get(name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def __setattr__(self, name: str, value) -> None:
+    def __setattr__(self, name: str, value: Any) -> None:  # any attribute's value
         if name == "settings" or name in ScoringSettings.names():
             raise AttributeError(f"a DocLens's settings are frozen ({name}): build a new DocLens, e.g. "
                                  f"DocLens(evaluator, extractor, settings=scorer.settings.replace({name}=…))")
@@ -310,7 +312,8 @@ class DocLens:
         meta = RunMeta()
         return self._score_chunk(chunk, meta), meta
 
-    def _read_chunk(self, iterator, run: Run) -> tuple[list[Instance], InputError | None, int]:
+    def _read_chunk(self, iterator: Iterator[dict | Instance],
+                    run: Run) -> tuple[list[Instance], InputError | None, int]:
         """Up to ``chunk_size`` instances to score, the input error that stopped the reading (the
         instances before it are still scored), and how many instances were read (those in
         ``run.done``, scored by the run being resumed, are read but not returned)."""
@@ -420,7 +423,7 @@ class DocLens:
             work.statements = self._statements(instance.prediction, task, set(work.units), run, instance.id)
         return work
 
-    def _citable_units(self, instance: Instance, where: str, run: RunMeta):
+    def _citable_units(self, instance: Instance, where: str, run: RunMeta) -> list[SourceUnit] | None:
         """The source's numbered units for the citation metrics: a ``"[0] …"`` string or a list
         (strings, and table rows, each row the unit ``"column: value; …"``). A long text without
         ``[0]`` has no citable units: with source support on, the citation metrics are skipped for
@@ -428,7 +431,6 @@ class DocLens:
         source = instance.source
         try:
             if isinstance(source, list) and any(isinstance(item, dict) for item in source):
-                from doclens.core.types import SourceUnit
                 from doclens.retrieval.facts import record_units
 
                 return [SourceUnit(unit.index, unit.text, unit.speaker) for unit, _ in record_units(source)]
@@ -532,7 +534,8 @@ def _raise_on_unparsed(results: list[InstanceResult]) -> None:
                                      f"{', '.join(bad)} (on_unparsed='raise')")
 
 
-def _given_claims(given, task: str, field_name: str, where: str) -> dict[str | None, list[str]]:
+def _given_claims(given: Sequence[str] | dict[str, list[str]], task: str, field_name: str,
+                  where: str) -> dict[str | None, list[str]]:
     """Claims given in the input: a list (the whole text) or, for notes, a section mapping."""
     if not isinstance(given, dict):
         return {None: list(given)}

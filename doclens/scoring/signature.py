@@ -35,11 +35,18 @@ place only, :meth:`Signature.read`, for signatures read back from files.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from doclens.core.settings import ScoringSettings
 from doclens.core.signature import Signature, SignatureField, parse_signature, render_signature
 from doclens.evaluators.llm.prompting import prompts_fingerprint
 from doclens.version import __version__
+
+if TYPE_CHECKING:
+    from doclens.evaluators.base import Evaluator
+    from doclens.evaluators.usage import Component
+    from doclens.extraction.extractors import Extractor
+    from doclens.scoring.run import RunMeta
 
 __all__ = ["Signature", "SignatureField", "render_signature", "parse_signature", "signature_fields", "make_signature",
            "get_signature", "component_signature", "signature_differences"]
@@ -71,13 +78,14 @@ def signature_fields(*, version: str, tasks: list[str], judge: str, extract: str
     return fields
 
 
-def make_signature(*, family_fields: Sequence[SignatureField] = (), **settings) -> Signature:
+def make_signature(*, family_fields: Sequence[SignatureField] = (), **settings: Any) -> Signature:
     """The signature of one run from loose fields: :func:`signature_fields` of ``settings`` then
     the metric families' ``family_fields``. Runs are signed by :func:`get_signature`."""
     return Signature([*signature_fields(**settings), *family_fields])
 
 
-def get_signature(settings: ScoringSettings, judge, extractor=None, run=None,
+def get_signature(settings: ScoringSettings, judge: Evaluator, extractor: Extractor | None = None,
+                  run: RunMeta | None = None,
                   family_fields: Sequence[SignatureField] = ()) -> Signature:
     """The signature of a run scored under ``settings`` by ``judge`` and ``extractor`` (the ones
     that actually scored: on Ray, as the workers reported them), the one place a run is signed
@@ -86,17 +94,17 @@ def get_signature(settings: ScoringSettings, judge, extractor=None, run=None,
     before any input is read: every task's fields named, the extractor named whether or not it
     will be used. ``family_fields``: the fields the run's metric families declare, in order."""
     tasks = sorted(run.tasks) if run is not None else ["*"]
-    used_extractor = extractor is not None and (run is None or run.used_extractor)
+    used = extractor if extractor is not None and (run is None or run.used_extractor) else None  # or None: not used
     if run is None:
         extract = component_signature(extractor) if extractor is not None else "none"
     else:
         extract = "+".join((["given"] if run.used_given else [])
-                           + ([component_signature(extractor)] if used_extractor else [])) or "none"
-    prompt_tags = list(judge.prompt_tags()) + (list(extractor.prompt_tags()) if used_extractor else [])
+                           + ([component_signature(used)] if used is not None else [])) or "none"
+    prompt_tags = list(judge.prompt_tags()) + (list(used.prompt_tags()) if used is not None else [])
     decoding = judge.decoding() or {}
     extract_decoding = {}
-    if used_extractor and callable(extractor.decoding):
-        extract_decoding = {k: v for k, v in extractor.decoding().items() if decoding.get(k) != v}
+    if used is not None and callable(used.decoding):
+        extract_decoding = {k: v for k, v in used.decoding().items() if decoding.get(k) != v}
     met = (lambda task: True) if run is None else (lambda task: task in run.tasks)
     notes = met("note_generation")
     return make_signature(version=__version__, tasks=tasks, judge=component_signature(judge),
@@ -111,7 +119,7 @@ def get_signature(settings: ScoringSettings, judge, extractor=None, run=None,
                           section_fallback=settings.section_fallback if notes else None)
 
 
-def component_signature(component) -> str:
+def component_signature(component: Component) -> str:
     """The judge or extractor part of a signature: ``component.signature()``, except that a
     component still carrying the base classes' default name ``custom`` is named by its class,
     ``custom(pkg.mod.Class)`` or ``custom(pkg.mod.Class):model``."""

@@ -3,6 +3,8 @@
 and citation precision of medical text generation (Xie et al., DocLens)."""
 
 import inspect
+from collections.abc import Sequence
+from typing import Any
 
 import datasets
 import evaluate
@@ -106,14 +108,20 @@ _COLUMNS = {"predictions": datasets.Value("string"), "references": datasets.Valu
             "tasks": datasets.Value("string")}
 
 
-def _claim_list(value, row, name):
+#: a claims cell as stored (:func:`_store_claims`): every key of ``_CLAIMS``, a list or null each
+StoredClaims = dict[str, list[str] | None]
+#: claims as the caller gives them: a list, or for note_generation a section mapping
+Claims = list[str] | dict[str, list[str]]
+
+
+def _claim_list(value: object, row: int, name: str) -> list[str]:
     if not isinstance(value, (list, tuple)) or not all(isinstance(claim, str) for claim in value):
         raise ValueError(f"doclens: row #{row}, field '{name}' must be a list of strings (or, for note_generation, a "
                          f"mapping from section ({', '.join(SECTION_NAMES)}) to a list of strings)")
     return list(value)
 
 
-def _store_claims(value, row, name):
+def _store_claims(value: object, row: int, name: str) -> StoredClaims:
     """A claims cell as stored (every key present, as evaluate's string check wants): a list goes
     under "claims"; a section mapping under the section names, a missing section as an empty list
     (the scorer reads it so); no claims (None) leaves every key null. Checked here, row by row:
@@ -130,18 +138,18 @@ def _store_claims(value, row, name):
     return {**dict.fromkeys(_CLAIMS), "claims": _claim_list(value, row, name)}
 
 
-def _read_claims(stored):
+def _read_claims(stored: StoredClaims | None) -> Claims | None:
     """The claims a stored cell holds, in the caller's form (list, or section mapping, or None)."""
     if stored is None or all(value is None for value in stored.values()):
         return None
     if stored["claims"] is not None:
         return list(stored["claims"])
-    return {section: list(stored[section]) for section in SECTION_NAMES}
+    return {section: list(stored[section] or ()) for section in SECTION_NAMES}  # each a list: _store_claims
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Doclens(evaluate.Metric):
-    def __init__(self, *args, inputs=(), **kwargs):
+    def __init__(self, *args: Any, inputs: str | Sequence[str] = (), **kwargs: Any) -> None:
         unknown = [name for name in ([inputs] if isinstance(inputs, str) else inputs) if name not in OPTIONAL_INPUTS]
         if isinstance(inputs, str) or unknown:
             raise ValueError(f"doclens: inputs= takes a list of column names among {', '.join(OPTIONAL_INPUTS)}"
@@ -157,7 +165,7 @@ class Doclens(evaluate.Metric):
         self._rows_added = 0
         super().__init__(*args, **kwargs)
 
-    def _info(self):
+    def _info(self) -> evaluate.MetricInfo:
         if self.config_name not in CONFIG_NAMES:
             raise ValueError(f"doclens has no config {self.config_name!r}; valid config names (evaluator presets): "
                              f"{', '.join(CONFIG_NAMES)}")
@@ -172,7 +180,7 @@ class Doclens(evaluate.Metric):
             reference_urls=["https://arxiv.org/abs/2311.09581"],
         )
 
-    def _stored(self, columns, first_row):
+    def _stored(self, columns: dict[str, Any], first_row: int) -> dict[str, Any]:
         """Check that every per-instance column was declared at load; claims in their stored shape."""
         undeclared = [name for name in columns if name in OPTIONAL_INPUTS and name not in self.input_columns]
         if undeclared:
@@ -192,14 +200,15 @@ class Doclens(evaluate.Metric):
                 stored[name] = [_store_claims(value, first_row + i, name) for i, value in enumerate(stored[name])]
         return stored
 
-    def add_batch(self, *, predictions=None, references=None, **kwargs):
+    def add_batch(self, *, predictions: Sequence[str] | None = None, references: Sequence[str] | None = None,
+                  **kwargs: Any) -> None:
         """Add a batch of predictions, references and the columns declared at load."""
         kwargs = self._stored(kwargs, self._rows_added)
         result = super().add_batch(predictions=predictions, references=references, **kwargs)
         self._rows_added += len(predictions) if predictions is not None else 0
         return result
 
-    def add(self, *, prediction=None, reference=None, **kwargs):
+    def add(self, *, prediction: str | None = None, reference: str | None = None, **kwargs: Any) -> None:
         """Add one prediction, reference and the columns declared at load."""
         kwargs = {name: value[0] for name, value in self._stored({k: [v] for k, v in kwargs.items()},
                                                                   self._rows_added).items()}
@@ -207,14 +216,15 @@ class Doclens(evaluate.Metric):
         self._rows_added += 1
         return result
 
-    def compute(self, *, predictions=None, references=None, **kwargs):
+    def compute(self, *, predictions: Sequence[str] | None = None, references: Sequence[str] | None = None,
+                **kwargs: Any) -> dict[str, Any] | None:
         """Compute DocLens; see the module description for the inputs."""
         try:
             return super().compute(predictions=predictions, references=references, **kwargs)
         finally:
             self._rows_added = 0
 
-    def _evaluator(self, evaluator_options):
+    def _evaluator(self, evaluator_options: dict[str, Any] | None) -> doclens.Evaluator:
         preset = DEFAULT_PRESET if self.config_name == "default" else self.config_name
         cached = getattr(self, "_loaded_evaluator", None)
         if cached is None or cached[0] != (preset, repr(evaluator_options)):
@@ -222,8 +232,10 @@ class Doclens(evaluate.Metric):
             self._loaded_evaluator = cached
         return cached[1]
 
-    def _compute(self, predictions, references, sources=None, reference_claims=None, prediction_claims=None,
-                 tasks=None, return_report=False, return_instance_scores=False, **options):
+    def _compute(self, predictions: Sequence[str], references: Sequence[str], sources: Sequence[Any] | None = None,
+                 reference_claims: Sequence[Any] | None = None, prediction_claims: Sequence[Any] | None = None,
+                 tasks: Sequence[str | None] | None = None, return_report: bool = False,
+                 return_instance_scores: bool = False, **options: Any) -> dict[str, object]:
         settings = self._settings(options)
         columns = self._columns(len(predictions), {"sources": sources, "reference_claims": reference_claims,
                                                    "prediction_claims": prediction_claims, "tasks": tasks})
@@ -234,9 +246,9 @@ class Doclens(evaluate.Metric):
         if isinstance(extractor, str):
             extractor = load_extractor(extractor)
         rows = _rows(predictions, references, columns)
-        if extractor is None and callable(getattr(judge, "make_extractor", None)) and any(
-                "reference_claims" not in row or "prediction_claims" not in row for row in rows):
-            extractor = judge.make_extractor()
+        make = getattr(judge, "make_extractor", None) if extractor is None else None
+        if callable(make) and any("reference_claims" not in row or "prediction_claims" not in row for row in rows):
+            extractor = make()
         scorer = doclens.DocLens(judge, extractor, settings=settings.get("settings"),
                                  baselines=settings.get("baselines"), baseline_options=settings.get("baseline_options"),
                                  **{name: settings[name] for name in doclens.ScoringSettings.names() if name in settings})
@@ -266,7 +278,7 @@ class Doclens(evaluate.Metric):
         return columns
 
 
-def _rows(predictions, references, columns: dict) -> list[dict]:
+def _rows(predictions: Sequence[str], references: Sequence[str], columns: dict) -> list[dict]:
     """The scorer's instances: each prediction and reference with the optional columns it has."""
     rows = []
     for i, (prediction, reference) in enumerate(zip(predictions, references)):
@@ -279,7 +291,7 @@ def _rows(predictions, references, columns: dict) -> list[dict]:
     return rows
 
 
-def _result(report, return_report: bool, return_instance_scores: bool) -> dict[str, object]:
+def _result(report: doclens.Report, return_report: bool, return_instance_scores: bool) -> dict[str, object]:
     """``compute()``'s answer: the scores, then the signature, counts and the rest."""
     result: dict[str, object] = dict(report.scores)
     result["signature"] = report.signature
