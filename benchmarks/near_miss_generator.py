@@ -1086,13 +1086,15 @@ def _accepted_examples(variants, verdicts, premise, judge, show: int) -> dict:
     return dict(out)
 
 
-def write_jsonl(variants: list[Variant], path: str) -> None:
-    """One labelled item per variant (``label`` false), readable by ``read_labelled`` with its premise reference."""
+def write_jsonl(variants: list, path: str, label: bool = False, extra: str = "checked") -> None:
+    """One labelled item per variant, readable by ``read_labelled`` with its premise reference:
+    ``label`` false for a near miss, true for the rewording generator's variants, whose ``extra``
+    field is ``rule`` where a near miss's is ``checked``."""
     with open(path, "w", encoding="utf-8") as handle:
         for v in variants:
-            row = {"id": v.id, "claim": v.claim, "premise_ref": v.premise_ref, "label": False, "kind": v.kind,
+            row = {"id": v.id, "claim": v.claim, "premise_ref": v.premise_ref, "label": label, "kind": v.kind,
                    "half": v.half, "source_id": v.source_id, "source_claim": v.source_claim, "before": v.before,
-                   "after": v.after, "checked": v.checked}
+                   "after": v.after, extra: getattr(v, extra)}
             if v.side:
                 row["side"] = v.side
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")

@@ -52,6 +52,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from benchmarks.near_miss_generator import PROBE, Source, _rate, counts, read_sources, sample  # noqa: E402
+from benchmarks.near_miss_generator import write_jsonl as _write_items  # noqa: E402
 
 KINDS = ("number_word", "range", "frequency", "age", "sex", "unit", "fraction", "couple")
 #: the halves whose variants may be read (shown); fresh and fresh-2 are measured by aggregate only
@@ -326,14 +327,7 @@ def _rejected_examples(variants, verdicts, control, premise, judge, show: int) -
 
 def write_jsonl(variants: list[Variant], path: str) -> None:
     """One labelled item per variant (``label`` true), readable by ``read_labelled`` with its premise reference."""
-    with open(path, "w", encoding="utf-8") as handle:
-        for v in variants:
-            row = {"id": v.id, "claim": v.claim, "premise_ref": v.premise_ref, "label": True, "kind": v.kind,
-                   "half": v.half, "source_id": v.source_id, "source_claim": v.source_claim, "before": v.before,
-                   "after": v.after, "rule": v.rule}
-            if v.side:
-                row["side"] = v.side
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    _write_items(variants, path, label=True, extra="rule")
 
 
 def main(argv: list[str] | None = None) -> int:
