@@ -185,7 +185,10 @@ class Source:
 
 
 @dataclass(frozen=True)
-class Variant:
+class VariantFields:
+    """What every generated variant holds, a near miss here and a rewording in
+    ``benchmarks/rewording_generator.py``; each adds the field that says why it is one."""
+
     id: str
     source_id: str
     half: str
@@ -196,6 +199,10 @@ class Variant:
     after: dict
     premise_ref: str
     side: str | None
+
+
+@dataclass(frozen=True)
+class Variant(VariantFields):
     checked: str
 
 

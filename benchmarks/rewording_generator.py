@@ -51,7 +51,7 @@ from dataclasses import dataclass
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from benchmarks.near_miss_generator import PROBE, Source, _rate, counts, read_sources, sample  # noqa: E402
+from benchmarks.near_miss_generator import PROBE, Source, VariantFields, _rate, counts, read_sources, sample  # noqa: E402
 from benchmarks.near_miss_generator import write_jsonl as _write_items  # noqa: E402
 
 KINDS = ("number_word", "range", "frequency", "age", "sex", "unit", "fraction", "couple")
@@ -112,17 +112,7 @@ class Edit:
 
 
 @dataclass(frozen=True)
-class Variant:
-    id: str
-    source_id: str
-    half: str
-    kind: str
-    source_claim: str
-    claim: str
-    before: dict
-    after: dict
-    premise_ref: str
-    side: str | None
+class Variant(VariantFields):
     rule: str
 
 
