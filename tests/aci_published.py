@@ -1,6 +1,6 @@
 """ACI-BENCH's published tables for test splits 2 and 3 beside DocLens's baselines on the same
 system outputs (``../shared/data/aci_bench_systems``, real outputs of 21 systems). Used by
-``tests/test_baselines_published.py`` and ``benchmarks/baselines_published.py``.
+``tests/baselines/test_baselines_published.py`` and ``benchmarks/baselines_published.py``.
 
 The paper's numbers come from ACI-BENCH's ``evaluation/evaluate_fullnote.py`` (wyim/aci-bench):
 ``evaluate.load("rouge")`` F1 (no stemming) on each full note as given and on each division

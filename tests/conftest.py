@@ -3,15 +3,17 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
 
 
-#: the smoke tier (``python -m pytest -m smoke``; docs/testing.md): one fast file per layer of the
+#: the smoke tier (``python -m pytest -m smoke``; docs/testing.md), as paths under tests/: one fast file per layer of the
 #: package (docs/design.md §5), no model loaded, under 2 minutes on a 2-core machine; CI runs everything
 SMOKE_FILES = frozenset({
-    "test_metrics.py", "test_families.py", "test_family_homes.py", "test_settings.py", "test_statements.py",
-    "test_source_units.py", "test_judge_replies.py", "test_claim_f1.py", "test_layers.py", "test_sections.py",
+    "core/test_metrics.py", "families/test_families.py", "families/test_family_homes.py", "core/test_settings.py",
+    "parsing/test_statements.py", "parsing/test_source_units.py", "parsing/test_judge_replies.py", "core/test_claim_f1.py",
+    "project/test_layers.py", "parsing/test_sections.py",
 })
 
 
@@ -35,10 +37,18 @@ def pytest_configure(config):
     os.environ["DOCLENS_CACHE"] = tempfile.mkdtemp(prefix="doclens-session-cache-")
 
 
+def _under_tests(path: Path) -> str:
+    """``path`` relative to ``tests/`` (``core/test_metrics.py``), or ``""`` outside it (a doctest's module)."""
+    try:
+        return path.resolve().relative_to(TESTS).as_posix()
+    except ValueError:
+        return ""
+
+
 def pytest_collection_modifyitems(config, items):
     """Mark the tests of :data:`SMOKE_FILES` ``smoke`` (those of them marked ``slow`` stay out)."""
     for item in items:
-        if item.path.name in SMOKE_FILES and item.path.parent.name == "tests" and not item.get_closest_marker("slow"):
+        if _under_tests(item.path) in SMOKE_FILES and not item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.smoke)
 
 

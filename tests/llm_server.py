@@ -332,7 +332,7 @@ class FakeChatServer:
         # server whose reply time is the fixed latency alone turn it off.
         self.prefix_cache = prefix_cache
         # False: usage carries no ``prompt_tokens_details`` at all, as llama.cpp's server
-        # (llama-cpp-python 0.3.36) answers (tests/test_real_server.py)
+        # (llama-cpp-python 0.3.36) answers (tests/evaluators/llm/test_real_server.py)
         self.usage_details = usage_details
         self.requests: list[dict] = []
         self.headers: list[dict] = []  # each request's headers (names lower-case), in order

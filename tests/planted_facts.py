@@ -1,5 +1,5 @@
 """Clinical statements found nowhere in ACI-BENCH, each with a paraphrase: planted into records of
-distractor notes by ``tests/test_retrieval.py`` (the first eight) and ``benchmarks/source_support.py``
+distractor notes by ``tests/retrieval/test_retrieval.py`` (the first eight) and ``benchmarks/source_support.py``
 (all forty) to measure whether retrieval brings them back."""
 
 #: (planted fact, the same claim paraphrased)

@@ -1,4 +1,4 @@
-"""A judge whose process dies once, for the Ray engine's retry test (``tests/test_ray_engine.py``):
+"""A judge whose process dies once, for the Ray engine's retry test (``tests/engines/test_ray_engine.py``):
 the first time it is asked about a hypothesis containing ``trigger`` while the file ``marker``
 exists, it removes the file and ends its process with ``os._exit`` (as an out-of-memory kill
 would: no exception, no clean-up)."""

@@ -9,7 +9,7 @@ else — the scorer, Ray, the running reduction (streamed or in memory), per-sec
 bootstrap intervals, the scores and results files, the text and HTML tables, ``Report.to_rows``,
 the ``evaluate`` module and the reward — iterates over the registered families
 (:data:`doclens.families.FAMILIES`, :func:`doclens.families.register`) and reads only these
-declarations. A new family is one module (``tests/test_toy_family.py`` is one).
+declarations. A new family is one module (``tests/families/test_toy_family.py`` is one).
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ spans**: a later header always reopens its own division (``REVIEW OF SYSTEMS`` a
 subjective again), where ACI-BENCH's tagger keeps only a division's first span and leaves a later
 header's text inside whatever division it follows. No ACI-BENCH reference note writes a division
 twice or a key inside a paragraph, so on clinicians' notes both readings divide alike
-(``tests/test_sections.py``). The default (``False``) is ACI-BENCH's tagger, which the baselines
+(``tests/parsing/test_sections.py``). The default (``False``) is ACI-BENCH's tagger, which the baselines
 and the citation statements (the original scripts' ``divide_section.py``) reproduce.
 """
 

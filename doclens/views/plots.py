@@ -23,7 +23,7 @@ Labels hold ids, system, metric and section names and numbers, never clinical te
 
 **Checkable marks.** Each ``<figure>`` carries ``data-axes``: per axes, its box in the SVG's user
 units (y down) and its data limits, so a test can turn a mark's drawn position back into the
-number it stands for (``tests/test_plots.py`` does, in Chromium).
+number it stands for (``tests/views/test_plots.py`` does, in Chromium).
 """
 
 from __future__ import annotations

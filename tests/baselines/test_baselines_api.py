@@ -9,7 +9,7 @@ from doclens.baselines import BASELINE_NAMES, compute_baselines, remove_citation
 from doclens.core.errors import ConfigurationError, InputError
 from doclens.parsing.sections import SECTION_NAMES, split_note_sections
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 
 def test_baseline_names():

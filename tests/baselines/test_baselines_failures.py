@@ -171,7 +171,7 @@ def test_quiet_score_with_baselines_prints_nothing_on_stderr(tmp_path):
     data = tmp_path / "in.jsonl"
     data.write_text(json.dumps(NOTE) + "\n")
     option = json.dumps({"model_type": str(minilm.get_model_path()), "num_layers": 6})  # no baseline file: a warning
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-m", "doclens", "score", str(data), "--evaluator", "overlap",
                            "--baselines", "rouge,bertscore", "--baseline-option", f"bertscore={option}", "-q",
                            "-o", str(tmp_path / "scores.json")], capture_output=True, text=True, cwd=tmp_path,

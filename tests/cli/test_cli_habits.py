@@ -17,7 +17,7 @@ from doclens.cli import build_parser, main
 from doclens.reports.report import Report
 from doclens.version import __version__
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GOOD = {"id": "a", "prediction": "Fever [0][1]. Zyxwv rash [1].", "reference": "fever", "source": ["fever", "rash"],
         "reference_claims": ["fever"], "prediction_claims": ["fever"]}
 

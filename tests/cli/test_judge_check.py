@@ -74,7 +74,7 @@ def test_overlap_on_a_small_csv(tmp_path, capsys):
 
 
 def test_a_judge_class_against_a_preset_with_mcnemar(tmp_path, capsys):
-    code, result = run_check(tmp_path, "--evaluator", "overlap", "--against", "tests.test_judge_check:SubstringJudge")
+    code, result = run_check(tmp_path, "--evaluator", "overlap", "--against", "tests.cli.test_judge_check:SubstringJudge")
     assert code == 0
     substring = result["judges"][1]
     assert [w["id"] for w in substring["wrong"]] == ["c3", "c8"]

@@ -140,7 +140,7 @@ def test_the_judges_take_their_settings_and_list_their_options_from_them():
 def test_settings_and_signatures_pickle_unchanged_into_an_engine():
     """What the Ray engine sends its actors (``doclens score --engine ray``): the worker's scorer
     factory with the driver's settings object, pickled; the scorer it builds has those settings.
-    (The Ray round trip itself is tests/test_ray_engine.py's, skipped where Ray is missing.)"""
+    (The Ray round trip itself is tests/engines/test_ray_engine.py's, skipped where Ray is missing.)"""
     from doclens.cli import build_parser
     from doclens.cli.score import build_scorer, scoring_settings
 

@@ -10,7 +10,7 @@ import pytest
 from doclens.core.errors import ConfigurationError
 from doclens.core.threads import DEFAULT_THREADS, check_threads, computing_with, plan, quiet_tokenizers
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_the_option_wins_then_omp_num_threads_then_one(monkeypatch):

@@ -11,7 +11,7 @@ import pytest
 from doclens.cli import main
 from doclens.core.errors import EXIT_OK, EXIT_USAGE
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ROW = {"id": "a", "prediction": "Fever for two days. No cough.", "reference": "Fever for two days and a cough.",
        "reference_claims": ["Fever for two days.", "A cough."], "prediction_claims": ["Fever for two days.", "No cough."]}
 JUDGE = ["--evaluator", "overlap", "-q"]

@@ -29,7 +29,7 @@ from doclens.families import derived_scores, reported
 from doclens.reports.report import Report
 from tests.aci_published import DATA
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CSV = DATA / "published_csv" / "test2"
 CLAIM_SCORES = ("claim_recall", "claim_precision", "claim_f1", "claim_recall_macro", "claim_precision_macro",
                 "claim_f1_macro")

@@ -20,7 +20,7 @@ import pytest
 from doclens.engines.progress import InstanceSteps, usage_postfix
 from tests.llm_server import FakeChatServer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 N = 5
 
 

@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 from doclens.cli import main
-
-from .llm_server import FakeChatServer
+from tests.llm_server import FakeChatServer
 
 try:
     import ray
@@ -26,7 +25,7 @@ except ImportError as exc:  # the [ray] extra is not installed
     ray = None
     RAY_MISSING = f"Ray is not importable ({exc}); install the [ray] extra to run these tests"
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 needs_ray = pytest.mark.skipif(ray is None, reason=RAY_MISSING if ray is None else "")
 
 

@@ -16,7 +16,7 @@ from doclens.engines.reaper import running
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="the watchdog reads /proc (Linux only)")
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 #: a harmless process whose command line holds the bytes "ray" ("/home/ray", "array")
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(600)", "/home/ray/array.npy"]

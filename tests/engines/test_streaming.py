@@ -198,7 +198,7 @@ def _run(argv, capsys):
 @pytest.mark.parametrize("fmt", ("jsonl", "json"))
 def test_a_killed_run_resumes_to_the_uninterrupted_result(tmp_path, capsys, fmt):
     rows = _write_jsonl(tmp_path / "in.jsonl", numbered_rows(120))
-    options = ["--evaluator", "tests.test_streaming:SlowOverlap", "--extractor", "sentences", "--chunk-size", "4",
+    options = ["--evaluator", "tests.engines.test_streaming:SlowOverlap", "--extractor", "sentences", "--chunk-size", "4",
                "-q", "--output-format", fmt]
     whole = tmp_path / "whole.json"
     assert _run(["score", rows, *options, "-o", whole], capsys)[0] == EXIT_OK

@@ -1,4 +1,4 @@
-"""Hostile cache folders (issue 47), beside round 4's hostile inputs (``tests/test_hostile_inputs.py``):
+"""Hostile cache folders (issue 47), beside round 4's hostile inputs (``tests/inputs/test_hostile_inputs.py``):
 a cache that is damaged, read-only, on a read-only file system, foreign or crafted never stops a
 run, never runs code and never changes a verdict. Each case scores the README's example notes with
 the default judge (clinical-rules: its readings, MiniLM's vectors, the derived stems and drug

@@ -139,7 +139,7 @@ class UncitedShare(MetricFamily):
 
 
 def test_a_new_family_is_one_class_and_one_registration(tmp_path):
-    """Registered (the public API; ``tests/test_toy_family.py`` has a family with a judging step
+    """Registered (the public API; ``tests/families/test_toy_family.py`` has a family with a judging step
     of its own), a family counted from the scorer's own verdicts is reduced (streamed too),
     written and shown without any other change."""
     with registered(UncitedShare()) as family:

@@ -17,7 +17,7 @@ import pytest
 
 from doclens.families import CITATIONS, CLAIMS, FAMILIES
 
-PACKAGE = Path(__file__).resolve().parents[1] / "doclens"
+PACKAGE = Path(__file__).resolve().parents[2] / "doclens"
 REGISTRY = "families/__init__.py"
 #: family name → its own modules (relative to doclens/)
 HOMES = {

@@ -24,10 +24,9 @@ from doclens import DocLens, Report
 from doclens.evaluators.base import ClaimRequest
 from doclens.families import APPLIES, FAMILIES, SKIPPED, MetricFamily, register, registered
 from doclens.views.text import summary_text
+from tests.helpers import TokenSubsetEvaluator
 
-from .helpers import TokenSubsetEvaluator
-
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 METRIC = "reference_grounded"
 
 

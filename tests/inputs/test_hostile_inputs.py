@@ -7,8 +7,8 @@ Most cases run ``main([...])`` in-process (fast); a few need a real process: SIG
 
 The kit grows beside this file (issue 47): what users do by mistake — outputs written over inputs,
 swapped tables, malformed labelled files, a damaged ACI-BENCH folder, ids checked before anything is
-spent — in ``tests/test_user_mistakes.py``; damaged, read-only, foreign and crafted caches in
-``tests/test_hostile_caches.py``.
+spent — in ``tests/inputs/test_user_mistakes.py``; damaged, read-only, foreign and crafted caches in
+``tests/evaluators/test_hostile_caches.py``.
 """
 
 import json
@@ -325,7 +325,7 @@ def test_score_refuses_a_non_utf8_file_before_scoring(tmp_path, capsys):
     data = tmp_path / "in.jsonl"
     good = "".join(json.dumps(r) + "\n" for r in ROWS)
     data.write_bytes(good.encode() + b'{"id": "z", "prediction": "caf\xe9", "reference": "x"}\n')
-    code, out, err = run(["score", data, "--evaluator", "tests.test_hostile_inputs:CountingEvaluator", "-q",
+    code, out, err = run(["score", data, "--evaluator", "tests.inputs.test_hostile_inputs:CountingEvaluator", "-q",
                           "-o", tmp_path / "s.json"], capsys)
     assert code == EXIT_USAGE and f"{data} line 4: not UTF-8" in err and "0xe9" in err
     assert CountingEvaluator.calls == 0 and not (tmp_path / "s.json").exists()
@@ -425,7 +425,7 @@ def test_nan_human_scores_are_refused(tmp_path, good_scores, capsys):
 def test_output_paths_are_checked_before_any_scoring(tmp_path, good_scores, capsys):
     rows = write_jsonl(tmp_path / "in.jsonl", ROWS)
     CountingEvaluator.calls = 0
-    evaluator = "tests.test_hostile_inputs:CountingEvaluator"
+    evaluator = "tests.inputs.test_hostile_inputs:CountingEvaluator"
     for output, words in ((tmp_path / "no" / "such" / "s.json", ["does not exist"]), (tmp_path, ["is a folder"])):
         code, out, err = run(["score", rows, "--evaluator", evaluator, "-q", "-o", output], capsys)
         assert code == EXIT_USAGE and str(output) in err and all(w in err for w in words), err
@@ -512,7 +512,7 @@ def _rows_with_a_surrogate(tmp_path, at):
 def test_a_lone_surrogate_in_one_row_is_repaired_naming_line_and_instance_and_the_rest_scores(tmp_path, capsys):
     path = _rows_with_a_surrogate(tmp_path, 3)
     output = tmp_path / "s.json"
-    code, out, err = run(["score", path, "--evaluator", "tests.test_hostile_inputs:EncodingEvaluator",
+    code, out, err = run(["score", path, "--evaluator", "tests.inputs.test_hostile_inputs:EncodingEvaluator",
                           "--chunk-size", 2, "-o", output], capsys)
     assert code == EXIT_OK, err
     assert "line 4: instance 'i3'" in err and "'prediction'" in err and "U+FFFD" in err and "\ud800" not in err
@@ -531,7 +531,7 @@ def test_the_api_repairs_a_lone_surrogate_in_a_dict_or_an_instance_and_scores_th
                  prediction_claims=[f"The patient has fever {k}."]) for k in range(4)]
     rows[1] = dict(rows[1], prediction="Fever \ud800 [0].", prediction_claims=["Fever \udc00 today."])
     items = [rows[0], Instance.from_dict(rows[1]), *rows[2:]]
-    scorer = DocLens(load_evaluator("tests.test_hostile_inputs:EncodingEvaluator"))
+    scorer = DocLens(load_evaluator("tests.inputs.test_hostile_inputs:EncodingEvaluator"))
     with pytest.warns(UserWarning, match=r"instance 'i1': 2 lone surrogate\(s\) in prediction, prediction_claims"):
         report = scorer.score(items, progress=False)
     assert [r.id for r in report.instances] == ["i0", "i1", "i2", "i3"]
@@ -541,7 +541,7 @@ def test_the_api_repairs_a_lone_surrogate_in_a_dict_or_an_instance_and_scores_th
 def test_resume_goes_past_a_row_with_a_lone_surrogate(tmp_path, capsys, monkeypatch):
     path = _rows_with_a_surrogate(tmp_path, 7)
     output = tmp_path / "s.json"
-    argv = ["score", path, "--evaluator", "tests.test_hostile_inputs:EncodingEvaluator", "-q", "--chunk-size", 2,
+    argv = ["score", path, "--evaluator", "tests.inputs.test_hostile_inputs:EncodingEvaluator", "-q", "--chunk-size", 2,
             "-o", output]
     monkeypatch.setenv("DOCLENS_TEST_RAISE", "crash")
     code, out, err = run(argv, capsys)
@@ -586,7 +586,7 @@ class FailingEvaluator(OverlapEvaluator):
 def test_a_run_stopped_mid_way_keeps_a_partial_report(tmp_path, capsys, monkeypatch, what, expected):
     monkeypatch.setenv("DOCLENS_TEST_RAISE", what)
     rows = write_jsonl(tmp_path / "in.jsonl", ROWS)
-    code, out, err = run(["score", rows, "--evaluator", "tests.test_hostile_inputs:FailingEvaluator", "-q",
+    code, out, err = run(["score", rows, "--evaluator", "tests.inputs.test_hostile_inputs:FailingEvaluator", "-q",
                           "--chunk-size", 1, "-o", tmp_path / "s.json"], capsys)
     assert code == expected, err
     report = Report.load(tmp_path / "s.json")
@@ -613,7 +613,7 @@ def test_sigterm_leaves_a_partial_report_and_exits_130(tmp_path):
     rows = write_jsonl(tmp_path / "in.jsonl", [dict(ROWS[0], id=f"r{k}") for k in range(400)])
     output, started = tmp_path / "s.json", tmp_path / "started"
     process = subprocess.Popen([sys.executable, "-m", "doclens.cli", "score", str(rows), "--evaluator",
-                                "tests.test_hostile_inputs:SlowEvaluator", "--chunk-size", "1", "-q", "-o",
+                                "tests.inputs.test_hostile_inputs:SlowEvaluator", "--chunk-size", "1", "-q", "-o",
                                 str(output)], env={**_env(), "DOCLENS_TEST_STARTED": str(started)},
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
     deadline = time.monotonic() + 120
@@ -666,7 +666,7 @@ def crafted_scores(tmp_path, good_scores):
 
 def test_crafted_scores_file_executes_nothing_in_chromium(tmp_path, good_scores, capsys):
     from doclens.views.html import content_security_policy
-    from tests.test_leaderboard import open_in_chromium
+    from tests.views.test_leaderboard import open_in_chromium
 
     path, data = crafted_scores(tmp_path, good_scores)
     assert run(["validate", path], capsys)[0] == EXIT_OK  # schema-valid: only escaping and the CSP stand

@@ -1,9 +1,9 @@
-"""What users do by mistake (issue 47), beside round 4's hostile inputs (``tests/test_hostile_inputs.py``):
+"""What users do by mistake (issue 47), beside round 4's hostile inputs (``tests/inputs/test_hostile_inputs.py``):
 an output written over an input, swapped tables, malformed labelled files, a damaged ACI-BENCH folder,
 a repeated id found only mid-run. Each case ends in one clear error (exit 2) before anything is
 lost or spent, or in the right number; none ends in a wrong number or a destroyed file.
 
-Damaged, read-only, foreign and crafted caches are in ``tests/test_hostile_caches.py``.
+Damaged, read-only, foreign and crafted caches are in ``tests/evaluators/test_hostile_caches.py``.
 """
 
 import csv
@@ -15,7 +15,7 @@ import pytest
 from doclens import DocLens
 from doclens.core.errors import EXIT_OK, EXIT_USAGE
 from doclens.evaluators.rules.overlap import OverlapEvaluator
-from tests.test_hostile_inputs import run, write_jsonl  # round 4's helpers: no traceback, no internal error
+from tests.inputs.test_hostile_inputs import run, write_jsonl  # round 4's helpers: no traceback, no internal error
 
 ROWS = [{"id": f"i{k}", "prediction": f"The patient has fever {k}. He coughs.", "reference": "Fever, cough.",
          "reference_claims": ["The patient has fever."], "prediction_claims": [f"The patient has fever {k}."]}
@@ -400,7 +400,7 @@ def test_a_damaged_aci_bench_dir_names_the_file_and_line(tmp_path, capsys, damag
 
 
 # ---- check before you spend (deliverable 7) ---------------------------------------------------------
-COUNTING = "tests.test_hostile_inputs:CountingEvaluator"
+COUNTING = "tests.inputs.test_hostile_inputs:CountingEvaluator"
 
 
 def _systems(tmp_path, repeat_in_second: bool):
@@ -422,7 +422,7 @@ def test_a_repeated_id_in_any_output_file_stops_the_run_before_the_first_judge_c
     """Issue 47 item 8: with ``score a.jsonl b.jsonl --references refs.jsonl -o out/`` system a was
     scored in full and b up to its repeated id (with an LLM judge, paid for). Every output file is
     now checked before the first judge call: exit 2, nothing judged, nothing written."""
-    from tests.test_hostile_inputs import CountingEvaluator
+    from tests.inputs.test_hostile_inputs import CountingEvaluator
 
     a, b, refs = _systems(tmp_path, repeat_in_second=True)
     CountingEvaluator.calls = 0
@@ -437,7 +437,7 @@ def test_a_repeated_id_in_any_output_file_stops_the_run_before_the_first_judge_c
 @pytest.mark.parametrize("several", [False, True])
 def test_a_repeated_id_in_a_table_is_found_before_anything_is_scored(tmp_path, capsys, several):
     """The same for tables that hold their references (no --references), one input or several."""
-    from tests.test_hostile_inputs import CountingEvaluator
+    from tests.inputs.test_hostile_inputs import CountingEvaluator
 
     rows = [{**ROWS[k % 3], "id": f"i{k}"} for k in range(40)]
     good = write_jsonl(tmp_path / "good.jsonl", rows)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 pytest.importorskip("evaluate", reason="the [evaluate]/[dev] extra is not installed")
 
@@ -118,7 +118,7 @@ SECTIONED_PRED = {"subjective": ["Fever for two days."], "assessment_and_plan": 
 SECTION_CODE = """
 import evaluate, json
 from tests.helpers import TokenSubsetEvaluator
-from tests.test_evaluate_module import NOTE, PARTIAL, SECTIONED_REF, SECTIONED_PRED
+from tests.metric.test_evaluate_module import NOTE, PARTIAL, SECTIONED_REF, SECTIONED_PRED
 out = {}
 columns = ["reference_claims", "prediction_claims", "tasks"]
 m = evaluate.load("metrics/doclens", inputs=columns, evaluator=TokenSubsetEvaluator())

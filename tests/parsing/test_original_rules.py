@@ -149,7 +149,7 @@ def cite_note(note: str, n_units: int):
 def oracle_counts(prediction: str, sentences, n_units: int, max_citations: int) -> dict:
     """The original scripts' counting rules over the oracle's sentences. The section boundaries
     (the one thing borrowed from the package) come from ``doclens.parsing.sections.note_section_spans``,
-    whose rules follow ACI-BENCH's section tagger (``tests/test_sections.py``)."""
+    whose rules follow ACI-BENCH's section tagger (``tests/parsing/test_sections.py``)."""
     line_starts, offset = [], 0
     for line in prediction.split("\n"):
         line_starts.append(offset)
@@ -286,7 +286,7 @@ def with_inline_key(note: str) -> str | None:
 def oracle_division(note: str) -> dict[str, str]:
     """ACI-BENCH's ``divide_note_by_metasections``, as the original scripts' ``divide_section.py``
     called it: the package's port of the tagger (``split_note_sections`` without real headers),
-    checked against ACI-BENCH's own divisions in ``tests/test_sections.py``."""
+    checked against ACI-BENCH's own divisions in ``tests/parsing/test_sections.py``."""
     from doclens.parsing.sections import split_note_sections
 
     return split_note_sections(note)

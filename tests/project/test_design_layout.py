@@ -4,7 +4,7 @@ exists: the one lasting check of the spent layout move (issue 28's ``tools/relay
 import re
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "doclens"
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 #: the README and the user guide's pages (the README's sections moved there; the generated
 #: reference pages and docs/design.md are not guide pages)

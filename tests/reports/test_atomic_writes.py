@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ROUNDS = 30
 
 #: a writer process: two threads, each writing its own payload (different lengths, different

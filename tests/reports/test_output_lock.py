@@ -13,11 +13,10 @@ import pytest
 
 from doclens.reports.files import OutputLocked, output_lock, write_atomically
 from doclens.reports.results_files import journal_path
+from tests.evaluators.llm.test_llm_endpoint import INSTANCE
+from tests.llm_server import FakeChatServer
 
-from .llm_server import FakeChatServer
-from .test_llm_endpoint import INSTANCE
-
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _input(path: Path, prefix: str) -> Path:

@@ -12,7 +12,7 @@ from doclens import DocLens
 from doclens.evaluators.rules.overlap import OverlapEvaluator
 from doclens.reports.scores_files import CountColumns
 from doclens.stats import bootstrap
-from tests.test_hostile_inputs import run
+from tests.inputs.test_hostile_inputs import run
 
 
 def _counts(size: int) -> CountColumns:

@@ -27,10 +27,9 @@ from doclens.retrieval import (
     source_facts,
     word_count,
 )
+from tests.planted_facts import PLANTED as ALL_PLANTED
 
-from .planted_facts import PLANTED as ALL_PLANTED
-
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _spans_hold(source_units, facts):

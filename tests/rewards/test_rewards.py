@@ -29,7 +29,7 @@ from doclens.rewards import (
 )
 from doclens.rewards.values import f1
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TEST2 = REPO.parent / "shared" / "data" / "aci_bench_systems" / "test2"
 
 # ---- ACI-BENCH-shaped rows for the tiny models: a numbered dialogue, a sectioned note ------------
@@ -291,7 +291,7 @@ print(json.dumps({"instances": r["instance_scores"], "claim_recall": r["claim_re
 
 @pytest.mark.slow
 def test_evaluate_module_returns_one_score_dict_per_instance(tmp_path):
-    from tests.test_evaluate_module import run_python
+    from tests.metric.test_evaluate_module import run_python
 
     out = run_python(INSTANCE_SCORES_CODE, REPO, tmp_path)
     assert out["instances"] == [
@@ -491,7 +491,7 @@ def test_seq2seq_trainer_evaluate_returns_the_cli_scores_of_the_decoded_texts(tm
 
 def _llm_reward(server, **options):
     """An LLM judge on the tests' local server (rule-based answers unless scripted), sentence claims."""
-    from tests.test_llm_faults import judge
+    from tests.evaluators.llm.test_llm_faults import judge
 
     return DocLensReward(judge(server, no_cache=True, concurrency=2), "sentences", **options)
 
@@ -770,7 +770,7 @@ def test_a_reward_left_open_with_an_llm_judge_closes_it_quietly_at_exit(tmp_path
     code = """
 import json, warnings
 from tests.llm_server import FakeChatServer
-from tests.test_rewards import _llm_reward, _trl_call
+from tests.rewards.test_rewards import _llm_reward, _trl_call
 server = FakeChatServer().__enter__()
 reward = _llm_reward(server)
 with warnings.catch_warnings():
@@ -778,7 +778,7 @@ with warnings.catch_warnings():
     values, _, _ = _trl_call(reward, ["Fever."], reference=["Fever."])
 print(json.dumps(values))
 """
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     env = dict(os.environ, PYTHONPATH=str(repo))
     done = subprocess.run([sys.executable, "-c", code], cwd=repo, env=env, capture_output=True, text=True,
                           timeout=300)

@@ -33,9 +33,8 @@ from doclens.reports.report import Report
 from doclens.retrieval import RetrievalConfig, Retriever
 from doclens.scoring.source_support import SourceSupport, check_metrics
 from doclens.stats.bootstrap import bootstrap_intervals
-
-from .helpers import TokenSubsetEvaluator
-from .llm_server import FakeChatServer, judge_reply
+from tests.helpers import TokenSubsetEvaluator
+from tests.llm_server import FakeChatServer, judge_reply
 
 FAST = {"backoff_base": 0.01, "backoff_max": 0.05}
 DIALOGUE = ("[0][doctor] what brings you in ?\n[1][patient] i have had a cough for four days .\n"
@@ -152,7 +151,7 @@ def test_nli_classifier_verdicts_are_its_argmax_class(tmp_path):
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from .tiny_models import build_tiny_classifier
+    from tests.tiny_models import build_tiny_classifier
 
     path = build_tiny_classifier(tmp_path / "tiny-nli")
     judge = load_evaluator("nli", model=str(path), cache_dir=str(tmp_path / "cache"))
@@ -409,7 +408,7 @@ def test_core_install_scores_short_sources_and_names_the_extra_for_long_ones(tmp
         "except ImportError as exc:\n"
         "    print('error:', exc)\n")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path,
-                            env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+                            env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
     assert result.returncode == 0, result.stderr[-2000:]
     lines = result.stdout.strip().splitlines()
     assert lines[0] == "['supported', 'not_supported']" and lines[1] == "True"

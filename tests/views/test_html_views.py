@@ -23,7 +23,7 @@ from doclens.inputs.jsonl import SourceIndex
 from doclens.views.html import _environment, write_leaderboard_html, write_report_html
 from doclens.views.visible import visible
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 #: text a template engine or a browser could act on: markup, both quotes, Jinja2's own syntax,
 #: an entity, non-ASCII letters and emoji, a bidi override and a zero-width space

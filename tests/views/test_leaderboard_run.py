@@ -11,7 +11,7 @@ import pytest
 
 from doclens.cli import main
 from doclens.core.errors import EXIT_OK, EXIT_USAGE
-from tests.test_cli_score_many import files  # noqa: F401  (the fixture: two systems' outputs and their references)
+from tests.cli.test_cli_score_many import files  # noqa: F401  (the fixture: two systems' outputs and their references)
 
 #: two names that share their first 40 characters (ACI-BENCH's BioBART runs, full and division-combined)
 LONG = ("BioBART_clinicalnlp_taskC_test2_full_run_one", "BioBART_clinicalnlp_taskC_test2_division_combined")

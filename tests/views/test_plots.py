@@ -15,7 +15,7 @@ from doclens.evaluators.rules.overlap import OverlapEvaluator  # noqa: E402
 from doclens.views.leaderboard import load_entry, rank_group  # noqa: E402
 from doclens.views.plots import leaderboard_figure, pairwise_differences  # noqa: E402
 from tests.conftest import REPO  # noqa: E402
-from tests.test_leaderboard import chromium_binary  # noqa: E402
+from tests.views.test_leaderboard import chromium_binary  # noqa: E402
 
 NOTES = [json.loads(line) for line in (REPO / "examples" / "notes.jsonl").read_text().splitlines()]
 #: a rendered mark read back into a number (×100): SVG coordinates carry 6 significant digits

@@ -7,7 +7,7 @@ import json
 from doclens import DocLens
 from doclens.evaluators.rules.overlap import OverlapEvaluator
 from doclens.views.visible import html_text, visible
-from tests.test_hostile_inputs import ROWS, run, write_jsonl
+from tests.inputs.test_hostile_inputs import ROWS, run, write_jsonl
 
 RLO = "\u202e"
 HIDDEN = f"{RLO}revef on\u200b\u2066x\u2069\u00ad\x1b[31m"  # drawn "no fever" by a browser; ESC colours a terminal

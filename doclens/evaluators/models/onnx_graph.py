@@ -11,7 +11,7 @@ self-attention (queries, keys and values, scores scaled by 1/√head size, the p
 float32's lowest value as ``transformers`` does, softmax) with its output projection, residual and
 layer norm, then the feed-forward block (exact, erf-based GELU) with its residual and layer norm;
 the output is the last hidden state, as the traced export's. The same arithmetic as the traced
-graph up to float rounding (tests/test_onnx_graph.py compares the two).
+graph up to float rounding (tests/evaluators/models/test_onnx_encoder.py compares the two).
 
 Only a model :func:`buildable` accepts is written this way (``BertModel``, absolute positions,
 GELU, ``model.safetensors``); any other is exported with torch as before

@@ -20,8 +20,7 @@ from doclens.evaluators.llm.chat import (
     render_reask,
 )
 from doclens.evaluators.llm.prompting import load_prompt, make_fence
-
-from .llm_server import judge_reply
+from tests.llm_server import judge_reply
 
 
 class InProcessJudge(ChatJudge):

@@ -20,8 +20,7 @@ from doclens.evaluators.llm.openai_chat import (
     retry_after_seconds,
 )
 from doclens.scoring.dry_run import dry_run_estimate
-
-from .llm_server import FakeChatServer
+from tests.llm_server import FakeChatServer
 
 
 @pytest.fixture(autouse=True)

@@ -13,8 +13,7 @@ from doclens import DocLens, load_evaluator
 from doclens.core.errors import UnparsedJudgementError
 from doclens.evaluators.llm.chat import TOO_LONG
 from doclens.evaluators.llm.prompting import make_fence
-
-from .llm_server import FakeChatServer, Reply, cached_prompt_tokens, claims_in, context_error, fence_token, judge_reply
+from tests.llm_server import FakeChatServer, Reply, cached_prompt_tokens, claims_in, context_error, fence_token, judge_reply
 
 FAST = {"backoff_base": 0.01, "backoff_max": 0.05}
 
@@ -451,7 +450,7 @@ def test_llm_extractor_on_the_same_endpoint():
 
 
 def test_usage_without_prompt_token_details_counts_no_cached_tokens():
-    """llama.cpp's server reports usage without ``prompt_tokens_details`` (tests/test_real_server.py)."""
+    """llama.cpp's server reports usage without ``prompt_tokens_details`` (tests/evaluators/llm/test_real_server.py)."""
     with FakeChatServer(usage_details=False) as server:
         evaluator = judge(server)
         report = score(evaluator)
@@ -460,7 +459,7 @@ def test_usage_without_prompt_token_details_counts_no_cached_tokens():
 
 
 def test_max_tokens_is_sent_when_set_and_named_in_the_signature():
-    """A small model behind a real server can loop until its context is full (tests/test_real_server.py):
+    """A small model behind a real server can loop until its context is full (tests/evaluators/llm/test_real_server.py):
     max_tokens bounds each reply."""
     with FakeChatServer() as server:
         bounded = judge(server, "mistral-cot", max_tokens=256)

@@ -20,9 +20,8 @@ from doclens.cli import main
 from doclens.core.errors import EXIT_INCOMPLETE, ConfigurationError, RunStoppedError
 from doclens.evaluators.llm.openai_chat import parse_duration
 from doclens.scoring.scorer import incomplete_reasons
-
-from .llm_server import FAULT_KINDS, FakeChatServer, Reply, fault_reply, faults, prompt_text
-from .test_llm_endpoint import EXPECTED, INSTANCE  # the same instance and its rule-judge scores
+from tests.evaluators.llm.test_llm_endpoint import EXPECTED, INSTANCE  # the same instance and its rule-judge scores
+from tests.llm_server import FAULT_KINDS, FakeChatServer, Reply, fault_reply, faults, prompt_text
 
 FAST = {"backoff_base": 0.005, "backoff_max": 0.02}
 KEY = "sk-test-SECRET-1234567890abcdef"
@@ -572,7 +571,7 @@ def claim_verdicts(report):
 @pytest.mark.parametrize("name", ["gpt4-json-cot", "json", "cot"])
 @pytest.mark.parametrize("model", ["answer_then_quote", "planted_block_judge"])
 def test_planted_verdicts_never_decide_a_verdict(name, model):
-    from . import llm_server
+    from tests import llm_server
 
     with FakeChatServer() as server:
         honest = claim_verdicts(score(judge(server, name, no_cache=True), [INJECTED]))

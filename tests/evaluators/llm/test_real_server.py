@@ -21,15 +21,14 @@ import pytest
 
 from doclens import DocLens, load_evaluator
 from doclens.scoring.dry_run import dry_run_estimate
-
-from .llama_server import MODEL_ALIAS, LlamaServer, unavailable
+from tests.llama_server import MODEL_ALIAS, LlamaServer, unavailable
 
 REASON = unavailable()
 if REASON and os.environ.get("DOCLENS_REQUIRE_LLAMA_SERVER") == "1":
     raise RuntimeError(f"DOCLENS_REQUIRE_LLAMA_SERVER=1 but the real server cannot run: {REASON}")
 pytestmark = [pytest.mark.skipif(REASON is not None, reason=REASON or ""), pytest.mark.slow]
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "aci_bench_systems" / "test2"
+DATA = Path(__file__).resolve().parents[4] / "shared" / "data" / "aci_bench_systems" / "test2"
 SYSTEM = "BART+FT_SAMSum.jsonl"  # one of the 21 systems' real outputs
 CLAIMS = 1  # claims a side per note
 # max_tokens: SmolLM2 can loop until its 8192-token context is full (docs/serving.md)

@@ -27,8 +27,7 @@ from doclens.parsing.judge_replies import (
     read_claim_verdicts,
 )
 from doclens.parsing.statements import strip_citations
-
-from .llm_server import FakeChatServer, entails, fenced, judge_reply
+from tests.llm_server import FakeChatServer, entails, fenced, judge_reply
 
 # ---- the reply matrix ----------------------------------------------------------------------------
 CLAIMS = ["The patient has a fever.", "The patient takes metformin.", "No rash.", "Blood pressure is 120/80."]

@@ -22,7 +22,7 @@ transformers = pytest.importorskip("transformers")
 local_chat = pytest.importorskip("doclens.evaluators.models.local_chat")
 LocalChatJudge = local_chat.LocalChatJudge
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 INSTANCE = {"id": "1", "prediction": "Fever [0]. Cough [0][1].", "reference": "Fever. Cough. Rash.",
             "source": ["patient: i have had a fever", "patient: and a cough"],
             "reference_claims": ["The patient has a fever.", "The patient has a cough.", "The patient has a rash."],
@@ -433,7 +433,7 @@ def test_quiet_run_prints_no_third_party_bar_or_notice(tiny_model, tmp_path):
 
     data = tmp_path / "in.jsonl"
     data.write_text(json.dumps(INSTANCE) + "\n")
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[3]
     env = {**os.environ, "PYTHONPATH": str(root), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     for name in ("TQDM_DISABLE", "HF_HUB_DISABLE_PROGRESS_BARS", "TRANSFORMERS_VERBOSITY"):
         env.pop(name, None)

@@ -25,8 +25,7 @@ from doclens.evaluators.models.nli import (  # noqa: E402
 )
 from doclens.parsing.statements import strip_citations  # noqa: E402
 from doclens.reports.report import Report  # noqa: E402
-
-from .tiny_models import build_minilm_classifier, calibration_pairs  # noqa: E402
+from tests.tiny_models import build_minilm_classifier, calibration_pairs  # noqa: E402
 
 LONG_PREMISE = " ".join(f"turn {i}: the patient reports fever and cough, no chest pain." for i in range(40))
 
@@ -296,7 +295,7 @@ def test_evaluate_module_with_the_nli_config_in_a_training_loop(classifier_dir, 
     """The real `evaluate` loader, config name `nli`, as a training loop calls it: twice, with the
     model loaded once and the second compute answered from the cache."""
     pytest.importorskip("evaluate", reason="the [evaluate]/[dev] extra is not installed")
-    from .test_evaluate_module import REPO, run_python
+    from tests.metric.test_evaluate_module import REPO, run_python
 
     code = f"""
 import evaluate, json

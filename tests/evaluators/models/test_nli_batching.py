@@ -18,8 +18,7 @@ from doclens.evaluators.models.nli import (  # noqa: E402
     plan_batches,
 )
 from doclens.evaluators.models.torch_utils import choose_dtype, placement  # noqa: E402
-
-from .tiny_models import calibration_pairs  # noqa: E402
+from tests.tiny_models import calibration_pairs  # noqa: E402
 
 LONG_PREMISE = " ".join(f"turn {i}: the patient reports fever and cough, no chest pain." for i in range(12))
 

@@ -13,8 +13,7 @@ from doclens import DocLens, load_evaluator  # noqa: E402
 from doclens.core.errors import ConfigurationError  # noqa: E402
 from doclens.evaluators.models.nli import NLIClassifierEvaluator, TrueNLIEvaluator  # noqa: E402
 from doclens.evaluators.models.nli_runtimes import RUNTIMES, OnnxNetwork  # noqa: E402
-
-from .test_nli import CITED, LONG_PREMISE, pairs_for_tests  # noqa: E402
+from tests.evaluators.models.test_nli import CITED, LONG_PREMISE, pairs_for_tests  # noqa: E402
 
 
 def logits_of(judge, pairs):

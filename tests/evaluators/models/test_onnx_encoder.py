@@ -19,7 +19,7 @@ from doclens.core.errors import ConfigurationError  # noqa: E402
 from doclens.evaluators.models import onnx_encoder  # noqa: E402
 from doclens.evaluators.models.sentence_encoder import Encoder  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 LONG = "The patient reports intermittent left knee pain after running. " * 30  # over 128 tokens
 TEXTS = ["Left knee pain for two weeks.", "pain", "She denies fever and chills.", "Continue ibuprofen 600 mg.",
          "achy", LONG, "HTN, DM2; s/p CABG x3 (2019)."]

@@ -65,7 +65,7 @@ def test_cache_encodes_each_text_once_and_forgets_the_least_recently_used():
 def test_clinical_rules_judges_in_rounds_with_the_verdicts_of_one_pair_at_a_time(monkeypatch):
     from doclens.evaluators.base import ClaimRequest
     from doclens.evaluators.rules import clinical_rules
-    from tests.test_clinical_rules import PAIRS
+    from tests.evaluators.rules.test_clinical_rules import PAIRS
 
     one_by_one = clinical_rules.ClinicalRulesJudge()
     expected = [one_by_one.explain(premise, claim) for premise, claim, _, _ in PAIRS.values()]
@@ -92,7 +92,7 @@ def test_clinical_rules_encodes_the_pairs_words_before_the_first_round(monkeypat
     # second round for their vectors: every word of the pairs is encoded before the first
     from doclens.evaluators.base import ClaimRequest
     from doclens.evaluators.rules import clinical_rules
-    from tests.test_clinical_rules import PAIRS
+    from tests.evaluators.rules.test_clinical_rules import PAIRS
 
     judge = clinical_rules.ClinicalRulesJudge()
     weighed, deferred = [], []
@@ -117,7 +117,7 @@ def test_clinical_rules_encodes_the_pairs_words_before_the_first_round(monkeypat
 def test_clinical_rules_reuses_vectors_across_calls(monkeypatch):
     from doclens.evaluators.base import ClaimRequest
     from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge
-    from tests.test_clinical_rules import PAIRS
+    from tests.evaluators.rules.test_clinical_rules import PAIRS
 
     premise, claim, _, _ = PAIRS["paraphrase: age phrasing"]
     judge = ClinicalRulesJudge()
@@ -163,7 +163,7 @@ def test_clinical_rules_takes_its_vector_cache_as_an_option(tmp_path):
     from doclens.evaluators.models.sentence_encoder import VectorCache
     from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge
     from doclens.evaluators.rules.resources import JudgeResources
-    from tests.test_clinical_rules import PAIRS
+    from tests.evaluators.rules.test_clinical_rules import PAIRS
 
     premise, claim, _, _ = PAIRS["paraphrase: age phrasing"]
     first = ClinicalRulesJudge(resources=JudgeResources(vector_cache=VectorCache(tmp_path / "a")))

@@ -1,7 +1,7 @@
 """doclens judge-fit and doclens/evaluators/rules/fit.py: grouped cross-validation, the threshold
 chosen by it under the guard kinds' floor, refusals, and a model fitted on a user's items that the
 judge loads by option and names in its signature. (The shipped model's refit is in
-tests/test_decision_model.py.)"""
+tests/evaluators/rules/test_decision_model.py.)"""
 
 import json
 

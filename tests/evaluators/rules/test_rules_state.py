@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 RULES = REPO / "doclens" / "evaluators" / "rules"
 
 #: what a module-level value may be made by: values that cannot change once made (and, in a class
