@@ -55,6 +55,10 @@ _PREDICATE_NOT = re.compile(r"\b(?:not|never)\b|n't\b", re.IGNORECASE)
 #: any negation a note sentence may write (a cue word, or a negated word: :func:`predicate_negation_problems`)
 _ANY_NEGATION = re.compile(r"\b(?:no|not|never|none|nor|neither|without|denies|denied|deny|negative)\b|n't\b",
                            re.IGNORECASE)
+#: v11: a negation a note writes on a predicate ("is not constant", "never", "no longer there"): the only
+#: kind that words a claim's "not" on a predicate; a denial of findings ("no swelling", "denies
+#: numbness") in a sentence about the claim's facts does not (:func:`predicate_negation_problems`)
+_NOTE_PREDICATE_NOT = re.compile(r"\b(?:not|never|no longer)\b|n't\b", re.IGNORECASE)
 #: words that say a finding is normal, which a denial of abnormal findings may reword (:func:`_denial_never_made`)
 _NORMAL = re.compile(r"\b(?:normal|unremarkable|intact|clear|negative|benign|stable|fine|well)\b", re.IGNORECASE)
 #: a comparison ("not as functional as it used to be") states a change, not a denial
@@ -71,13 +75,14 @@ def predicate_negation_problems(sentence: Sentence, concept: set[str], premise_s
     something. A note sentence that shares a content word with it and says what the "not" is said of,
     as written and with no negation ("the pain is there all the time"), contradicts it; when none of
     the sentences about its facts writes a negation, the claim's is its own: a ``denial`` finding.
-    Both decide. A condition or idiom ("if it does not improve", "not only") is no
+    v11: nor when they write only denials of findings ("Knee pain, no swelling" for "the knee pain
+    was not there all the time"): a "not" on a predicate is worded by a note's own "not", "never" or
+    "no longer" (:data:`_NOTE_PREDICATE_NOT`). Both decide. A condition or idiom ("if it does not improve", "not only") is no
     statement (:data:`_NO_FACT`)."""
     if (not about or not _PREDICATE_NOT.search(sentence.text) or _NO_FACT.search(sentence.text)
             or _COMPARISON.search(sentence.text) or sentence.directions
             or any(w.status == Status.NEGATED for w in sentence.words)):
         return []
-    unnegated = [s for s in about if not (_ANY_NEGATION.search(s.text) or any(w.status == Status.NEGATED for w in s.words))]
     # what the "not" is said of, as written ("all the time"): a note sentence about the claim's facts
     # that says it with no negation states what the claim denies
     said = _PREDICATE_NOT.split(sentence.text, maxsplit=1)[1]
@@ -87,7 +92,7 @@ def predicate_negation_problems(sentence: Sentence, concept: set[str], premise_s
     if stating is not None:
         return [Finding(FindingKind.ASSERTION, f"note says \"{short(stating.text)}\" (affirmed), claim says not "
                         f"{said}", conflict=True)]
-    if len(unnegated) < len(about):
+    if any(_NOTE_PREDICATE_NOT.search(s.text) for s in about):
         return []
     return [Finding(FindingKind.DENIAL, f"note does not write the claim's \"not\" (\"{short(about[0].text)}\")")]
 

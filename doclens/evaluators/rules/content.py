@@ -10,11 +10,12 @@ from collections.abc import Container
 
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind, short
-from doclens.evaluators.rules.lexicons import site_name
+from doclens.evaluators.rules.lexicons import DIRECTIONS, Axis, site_name
 from doclens.evaluators.rules.sentences import Sentence, Status, Word
 from doclens.evaluators.rules.words import (
     ABNORMAL_WORDS,
     EXAMINING,
+    NAMED_LEVELS,
     NORMAL_WORDS,
     POLAR,
     POLAR_PREFIXES,
@@ -25,6 +26,14 @@ from doclens.evaluators.rules.words import (
 )
 
 
+def same_way(word: str, other: str) -> bool:
+    """v11: two amount words that state one direction of a level or a change ("high" and "elevated",
+    "decreased" and "reduced", "increase" and "increased"): no contradiction of each other."""
+    mine, theirs = DIRECTIONS.get(word), DIRECTIONS.get(other)
+    return (mine is not None and theirs is not None and mine[1] == theirs[1]
+            and {mine[0], theirs[0]} <= {Axis.LEVEL, Axis.CHANGE})
+
+
 def other_qualifier(word: str, sentence: Sentence | None) -> str | None:
     """The qualifier of ``word``'s scale that ``sentence`` uses instead (:data:`QUALIFIER_SCALES`)."""
     if sentence is None:
@@ -32,7 +41,7 @@ def other_qualifier(word: str, sentence: Sentence | None) -> str | None:
     used = {SPELLINGS.get(w.text.lower(), w.text.lower()) for w in sentence.words}  # v10: "2nd" is "second"
     for scale in QUALIFIER_SCALES:
         if word in scale:
-            others = sorted((scale & used) - {word})
+            others = sorted(o for o in (scale & used) - {word} if not same_way(word, o))
             if others:
                 return others[0]
     return None
@@ -42,7 +51,12 @@ def qualifies_otherwise(word: str, words: list[Word], premise_sentences: list[Se
     """v10: another qualifier of ``word``'s scale that the note puts, affirmed, next to the word the
     claim's ``word`` qualifies, in any sentence ("high hemoglobin" against "Her hemoglobin is low"
     where the claim's closest sentence is another one, "Anemia labs: pending"). The words ``word``
-    qualifies are the claim's content words on either side of it; next to is within one content word."""
+    qualifies are the claim's content words on either side of it; next to is within one content word.
+    v11 (amounts): a level or change said after its thing may stand two content words on ("Her
+    hemoglobin level was low"); a level named by one word (:data:`~doclens.evaluators.rules.words.NAMED_LEVELS`:
+    the note's "high blood pressure" is read as "hypertension") is its level word on its thing ("note
+    says hypertension, claim says low" for "low blood pressure"); an amount word of the same direction
+    ("elevated" for "high") is none other (:func:`same_way`)."""
     at = [k for k, w in enumerate(words) if SPELLINGS.get(w.text.lower(), w.text.lower()) == word]
     scale = next((s for s in QUALIFIER_SCALES if word in s), None)
     if not at or scale is None:
@@ -50,12 +64,24 @@ def qualifies_otherwise(word: str, words: list[Word], premise_sentences: list[Se
     qualified = {words[k + d].stem for k in at for d in (-1, 1) if 0 <= k + d < len(words)
                  and SPELLINGS.get(words[k + d].text.lower(), words[k + d].text.lower()) not in scale}
     for sentence in premise_sentences:
-        said = sentence.words
-        for k, w in enumerate(said):
-            other = SPELLINGS.get(w.text.lower(), w.text.lower())
-            if other in scale and other != word and w.status != Status.NEGATED and any(
-                    n.stem in qualified for n in said[max(0, k - 1): k + 2] if n is not w):
+        for k in range(len(sentence.words)):
+            other = _qualifies_at(word, scale, qualified, sentence.words, k)
+            if other is not None:
                 return other
+    return None
+
+
+def _qualifies_at(word: str, scale: frozenset[str], qualified: set[str], said: list[Word], k: int) -> str | None:
+    """The note's word at ``k`` of ``said`` as written, where it is another qualifier of ``scale`` than
+    ``word`` (:func:`qualifies_otherwise`) and qualifies a word of ``qualified``."""
+    w = said[k]
+    lower = SPELLINGS.get(w.text.lower(), w.text.lower())
+    level, things = NAMED_LEVELS.get(lower, (lower, frozenset()))
+    if w.status == Status.NEGATED or level not in scale or level == word or same_way(word, level):
+        return None
+    before = 2 if level in DIRECTIONS else 1  # v11: "hemoglobin level was low"
+    if qualified & things or any(n.stem in qualified for n in said[max(0, k - before): k + 2] if n is not w):
+        return lower
     return None
 
 

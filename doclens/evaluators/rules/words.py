@@ -118,6 +118,20 @@ QUALIFIER_SCALES = tuple(frozenset(scale.split()) for scale in (
     "high low elevated", "worse better improved worsened worsening", "negative positive",
     "first second third fourth fifth sixth seventh eighth ninth tenth"))
 
+#: v11: levels a note names by one word, each with its level word and the things it is the level of
+#: ("high blood pressure" is written "hypertension" before any rule reads it, clinical_equivalents.json):
+#: a claim's "low blood pressure" against the note's "hypertension" is another level of one thing
+#: (content.qualifies_otherwise)
+NAMED_LEVELS = MappingProxyType({
+    "hypertension": ("high", frozenset({"blood", "pressure", "bp"})),
+    "hypotension": ("low", frozenset({"blood", "pressure", "bp"})),
+    "hyperglycemia": ("high", frozenset({"sugar", "sugars", "glucose"})),
+    "hypoglycemia": ("low", frozenset({"sugar", "sugars", "glucose"})),
+    "hyperkalemia": ("high", frozenset({"potassium"})),
+    "hypokalemia": ("low", frozenset({"potassium"})),
+    "hypernatremia": ("high", frozenset({"sodium"})),
+    "hyponatremia": ("low", frozenset({"sodium"})),
+})
 #: Verbs that plan a test, whose result is not known yet: "we will obtain an MRI" does not say
 #: what the MRI showed.
 PLANNED_VERBS = ("obtain", "schedule", "repeat")

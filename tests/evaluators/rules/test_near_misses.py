@@ -124,6 +124,19 @@ NEAR_MISSES = {
     "direction: a low level the note says of nothing": (
         "Her hemoglobin A1c was checked today and will be repeated in three months.", "Her hemoglobin A1c was low.",
         "direction", ["note does not say low"]),
+    # v11 (issue 46's generated near-misses, as classes, on sentences of their own)
+    "qualifier: a level the note says after its thing, in a sentence the claim is not closest to": (
+        "Her potassium level was low at 3.1. Kidney labs: still pending. We need to wait for the pending kidney labs.",
+        "The cause of the high potassium will be found once the pending kidney labs come back.", "qualifier",
+        ["note says low", "claim says high"]),
+    "qualifier: a level the note names by one word (hypertension for low blood pressure)": (
+        "He reports high blood pressure for ten years. He takes lisinopril for the blood pressure.",
+        "We talked about how his low blood pressure may have more than one cause.", "qualifier",
+        ["note says hypertension", "claim says low"]),
+    "denial: a 'not' on a predicate where the note only denies findings": (
+        "Knee pain, no swelling. The pain keeps her up at night.",
+        "She said that the knee pain was not there all the time.", "denial",
+        ["does not write the claim's \"not\""]),
 }
 
 
@@ -166,6 +179,18 @@ EQUIVALENTS = {
         "He takes naproxen daily. I prescribed naproxen 500 mg twice daily.", "Naproxen 500 mg twice daily was continued."),
     "a comparison with 'not as' is no denial": ("Her knee is swollen and limited in function.",
                                                 "Her knee is not as functional as it used to be."),
+    # v11: what the amount and predicate-negation rules leave alone
+    "a level the note says after its thing, in the claim's direction": (
+        "Her potassium level was low at 3.1. Kidney labs: still pending. We need to wait for the pending kidney labs.",
+        "The cause of the low potassium will be found once the pending kidney labs come back."),
+    "a level the note says by another word of its direction (elevated for high)": (
+        "Her blood pressure was elevated today.", "Her blood pressure was high today."),
+    "a level the note names by one word, in the claim's direction": (
+        "He reports low blood pressure when he stands up. He drinks more water for it.",
+        "His low blood pressure was discussed."),
+    "a 'not' on a predicate the note words with its own 'not'": (
+        "Knee pain, no swelling. The knee pain is not constant.",
+        "She said that the knee pain was not there all the time."),
 }
 
 
