@@ -3,7 +3,7 @@ reason, a purpose or a basis to a fact ("edema, which may be due to prolonged st
 reduce swelling"; "well controlled based on checks at home"), or that widens a list the note gives
 to "other" things ("no other abnormalities"), states something the note never does, however well
 the rest of it is covered. Such an addition is not weighed as rewording: it decides "not supported"
-(docs/design.md §4, "Claims that say more than the note").
+(docs/design.md §4, "Judging real notes"; docs/changelog.md, "Claims that say more than the note").
 
 * **A reason, purpose or basis** (:data:`LINKS`: "due to", "secondary to", "because (of)", "caused
   by", "as a result of", "based on", "to reduce / prevent / rule out …") is supported only when one
@@ -13,6 +13,11 @@ the rest of it is covered. Such an addition is not weighed as rewording: it deci
   "likely due to", "from", "to reduce").
 * **"Other" things** ("no other X", "any other X", "or other X") are supported only when a note
   sentence says "other" (or "otherwise", "else", "additional", "further") of X itself.
+* **A plan read as a state** ("is swimming as tolerated", "has been icing") is supported only when a
+  note sentence gives the activity outside a plan (not after an advising or ordering word in its
+  clause, nor as an order opening it: "increase swimming as tolerated", "Ice the knee").
+* **A sign said to be reported** ("reports tenderness") is supported only when a note sentence that
+  holds it is not an examination's (palpation, exam, "reveals" …).
 """
 
 from __future__ import annotations
@@ -191,3 +196,4 @@ def _reported_sign_problems(analyser: Analyser, text: str, premise_sentences: li
         if holding and all(_EXAMINED.search(s.text) for s in holding):
             problems.append(Finding(FindingKind.ADDITION, f"note has \"{word}\" only from its examination"))
     return problems
+
