@@ -59,6 +59,10 @@ v4) a finding that contradicts the premise rejects the claim and a logistic mode
    or daily frequency of the same drug, and two sides compared the other way round, decide "not
    supported" (typed findings ``direction``, ``site``, ``person``, ``dose``, ``frequency``,
    ``side``); body sites, people and directions are never forgiven as rewording.
+8. **additions** (v11, :func:`~doclens.evaluators.rules.additions.addition_problems`): a reason,
+   purpose or basis, "other" things, an activity said to be done or a sign said to be reported that
+   the note gives only as a plan or from its examination: what a claim says beyond the note decides
+   "not supported" (``addition``).
 
 Drug names (:func:`is_drug`: the maintained ``drug-named-entity-recognition`` lexicon and the
 hand-written :data:`DRUGS`) are keyed by their generic name ("Norvasc" is "amlodipine"); the lexicon
@@ -87,6 +91,7 @@ from doclens.core.errors import ConfigurationError
 from doclens.core.threads import ThreadPlan, computing_with, plan
 from doclens.core.types import CitationJudgement, ClaimJudgement
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
+from doclens.evaluators.rules.additions import addition_problems
 from doclens.evaluators.rules.alignment import NotYetEncoded, TokenAligner
 from doclens.evaluators.rules.analysis import Analyser, context_rules, section_key_words
 from doclens.evaluators.rules.assertion import assertion_problems, reports_result
@@ -626,7 +631,8 @@ class ClinicalRulesJudge(Evaluator):
             findings += number_and_side_problems(self.analyser, claim_sentence, premise_sentences)
         numbers_differ = any(f.kind is FindingKind.NUMBER and f.conflict for f in findings)
         return findings + [f for f in near_miss_problems(self.analyser, words, claim_sentences, premise_sentences)
-                           if not (f.kind is FindingKind.DOSE and numbers_differ)]
+                           if not (f.kind is FindingKind.DOSE and numbers_differ)
+                           ] + addition_problems(self.analyser, claim_sentences, premise_sentences)
 
     def _alignment(self, claim: str, words: list[Word], findings: list[Finding],
                    premise_sentences: list[Sentence]) -> dict[str, float]:

@@ -70,11 +70,12 @@ OPTIONAL_FEATURES = ALIGNMENT_FEATURES
 #: contradiction may use); and these absences decide too: a drug the note does not name, numbers and
 #: sides no sentence holds together, a claim with nothing to check, a number or side the note does not
 #: state, a site it never names, a stop or a dose change it never states; v8: a finding the claim denies
-#: that the note gives and never denies, a frequency the note never gives the drug.
+#: that the note gives and never denies, a frequency the note never gives the drug; v11: what a claim adds
+#: that the note never gives (a reason, purpose or basis; "other" things: rules/additions.py).
 DECISIVE = frozenset({(kind, True) for kind in FindingKind} | {
     (FindingKind.DRUG, False), (FindingKind.TOGETHER, False), (FindingKind.EMPTY, False), (FindingKind.NUMBER, False),
     (FindingKind.SIDE, False), (FindingKind.SITE, False), (FindingKind.DIRECTION, False), (FindingKind.DENIAL, False),
-    (FindingKind.FREQUENCY, False)})
+    (FindingKind.FREQUENCY, False), (FindingKind.ADDITION, False)})
 
 MODEL_FILE = "decision_model.json"
 

@@ -26,7 +26,9 @@ class FindingKind(TextEnum):
     opposite direction of change or state, ``person`` the fact said of someone else, ``dose`` /
     ``frequency`` another dose or daily frequency of the same drug. v8: ``denial``, a finding the claim
     denies that the note gives and never denies (a contradiction where the note's sentence holds the
-    whole denied item)."""
+    whole denied item). v11: ``addition``, a reason, purpose or basis, or "other" things, that the
+    claim adds and the note never gives (:mod:`~doclens.evaluators.rules.additions`; never a
+    contradiction, but it decides)."""
 
     MISSING = "missing"
     DRUG = "drug"
@@ -45,6 +47,7 @@ class FindingKind(TextEnum):
     DOSE = "dose"
     FREQUENCY = "frequency"
     DENIAL = "denial"
+    ADDITION = "addition"
 
 
 #: The kinds' values, in :class:`FindingKind`'s order.
