@@ -95,3 +95,26 @@ def test_the_table_reader_sees_each_table_once_with_its_lead():
     tables = _tables_and_their_lead(section)
     assert [row for row, _ in tables] == ["| x |", "| y |", "| z |"]
     assert [bool(BENCHMARK.search(lead)) for _, lead in tables] == [True, False, True]
+
+
+#: a measured figure: a decimal with its unit, a three-decimal fraction or a count "N of M"
+#: (settings such as a 20,000-character cut are not matched)
+FIGURE = re.compile(r"(?<![\w.,])(?:\d+\.\d+ ?(?:s|ms|MB|GB|KB|%|×)|0\.\d{3}|\d+ of \d[\d,]*)(?![\w])")
+#: the user guide: the README and the pages under docs/ (the changelog keeps superseded figures, and
+#: docs/design.md states no figure but names the card)
+GUIDE = [REPO / "README.md", *(p for p in sorted((REPO / "docs").glob("*.md")) if p.name not in ("changelog.md", "design.md"))]
+
+
+def test_a_figure_of_a_card_is_not_stated_again_in_the_guide():
+    """One home per figure (issue 50): a figure a card's "Current figures" gives is not written again
+    on a guide page, which links to the card instead."""
+    current = {card.name: set(FIGURE.findall(_current_figures(card.read_text(encoding="utf-8")))) for card in CARDS}
+    twice = [(page.name, figure, sorted(name for name, figures in current.items() if figure in figures))
+             for page in GUIDE for figure in sorted(set(FIGURE.findall(page.read_text(encoding="utf-8"))))
+             if any(figure in figures for figures in current.values())]
+    assert twice == [], f"figures stated on a guide page and in a card: {twice}"
+
+
+def test_the_figure_pattern_matches_measured_figures_not_settings():
+    text = "took 4.6 s wall, 12.5 s of CPU, 2.42× the wall, 86.7 % right, 0.813 balanced, 6 of 8 replies; cut at 20,000"
+    assert FIGURE.findall(text) == ["4.6 s", "12.5 s", "2.42×", "86.7 %", "0.813", "6 of 8"]
