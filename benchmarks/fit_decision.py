@@ -74,7 +74,7 @@ def main() -> int:
                         help="kept for older command lines: judge-fit's JSON always lists the items judged wrongly")
     parser.add_argument("--guard-out", help="also keep the guard items (judge_quality's dev pairs) in this JSONL file")
     parser.add_argument("--alignment", action="store_true",
-                        help="also weigh MiniLM's token alignment (the variant measured in cards/clinical-rules.md, "
+                        help="also weigh MiniLM's token alignment (the variant measured in docs/changelog.md, "
                              "not shipped)")
     parser.add_argument("-o", "--output", help="write the model to this file (with --alignment, say where)")
     parser.add_argument("--write", action="store_true", help=f"save the model as doclens/evaluators/rules/{MODEL_FILE}")

