@@ -112,7 +112,36 @@ def _checked(args: argparse.Namespace, name: str, pairs, flag: str, items) -> di
     finally:
         judge.close()
     return {"name": name, "signature": judge.signature(), "verdicts": verdicts,
-            "seconds": {"load": round(load_seconds, 2), "judge": round(judge_seconds, 2)}}
+            "seconds": {"load": round(load_seconds, 2), "judge": round(judge_seconds, 2)},
+            "in_sample": calibration_in_sample(args, getattr(getattr(judge, "calibration", None), "provenance", None))}
+
+
+def calibration_in_sample(args: argparse.Namespace, provenance: dict | None) -> dict | None:
+    """When the judge's calibration was fitted on the shipped half being checked (clinical-rules'
+    is fitted on the read halves, dev and held-out: ``benchmarks/fit_calibration.py``), its
+    calibration figures there are in-sample: what its fit estimated out of fold on that half instead
+    (``out_of_fold``, ``None`` when it recorded none); ``None`` when it was not fitted on these items.
+
+    >>> args = argparse.Namespace(items=None, set=None, half="dev", default_half="held-out")
+    >>> calibration_in_sample(args, {"fitted_on": "real-outputs dev + held-out", "out_of_fold": {"dev": {"ece": 0.04}}})
+    {'half': 'dev', 'out_of_fold': {'ece': 0.04}}
+    >>> calibration_in_sample(argparse.Namespace(**{**vars(args), "half": "fresh"}), {"fitted_on": "real-outputs dev"})
+    """
+    fitted_on = str((provenance or {}).get("fitted_on", ""))
+    if args.items or " " not in fitted_on:
+        return None
+    shipped, halves = fitted_on.split(" ", 1)
+    half = args.half or args.default_half
+    if shipped != (args.set or "real-outputs") or half not in halves.split(" + "):
+        return None
+    return {"half": half, "out_of_fold": (provenance or {}).get("out_of_fold", {}).get(half)}
+
+
+def _with_in_sample(summary: dict, in_sample: dict | None) -> dict:
+    """The judge's summary, its calibration block marked when the calibration was fitted on these items."""
+    if summary.get("calibration") is not None and in_sample is not None:
+        summary["calibration"]["fitted_on_these_items"] = in_sample
+    return summary
 
 
 def run(args: argparse.Namespace) -> int:
@@ -147,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
         "items": len(items), "undecided_left_out": labelled.undecided, "warnings": warnings,
         "bootstrap": bootstrap_description(args.resamples, args.bootstrap_seed, args.confidence),
         "judges": [{"name": j["name"], "signature": j["signature"], "seconds": j["seconds"],
-                    **summarise(items, j["verdicts"], **bootstrap)} for j in judges],
+                    **_with_in_sample(summarise(items, j["verdicts"], **bootstrap), j["in_sample"])} for j in judges],
     }
     if args.against:
         result["paired"] = compare(items, judges[0]["verdicts"], judges[1]["verdicts"], **bootstrap)

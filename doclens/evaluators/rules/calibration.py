@@ -6,18 +6,28 @@ probability that means what it says: the model's score is fitted to rank claims,
 fitted on, and a decided claim has no score at all. A :class:`Calibration` maps both to
 ``P(supported)``:
 
-* a claim a finding decided gets the share of such claims labelled supported (with one of each
-  class added, so it is never 0 or 1);
+* a claim a finding decided gets the share of decided claims labelled supported (with one of each
+  class added, so it is never 0 or 1); or, in a calibration fitted ``by-kind``, the share of claims
+  decided by the same **kind** of finding (:func:`decisive_kinds`: "assertion/contradiction",
+  "number/unstated" …), shrunk towards the common share by :data:`SHRINKAGE` pseudo-items since some
+  kinds are rare; a claim several decisive findings reject gets the lowest of their shares. By kind
+  orders the verdicts better (a negation found on the claim's own concept is a false alarm far more
+  often than a number the note does not state), but the read halves it is fitted on are the ones the
+  rules were tuned on, and on the unread halves its shares for decided claims were too low, so the
+  shipped calibration keeps one share (docs/changelog.md, v11 "Confidence");
 * a claim the model scored gets the isotonic regression of the labels on the model's score
-  (``scipy.optimize.isotonic_regression``: monotone in the score), read between its fitted points.
+  (``scipy.optimize.isotonic_regression``: monotone in the score), each step shrunk a little towards
+  1/2 and kept monotone, read between its fitted points.
 
-It is fitted (:func:`fit_calibration`, ``benchmarks/fit_calibration.py``) on labelled items the
-decision model was **not** fitted on — the real-output set's read held-out half — and applies only
-to the decision model it was fitted with (its fingerprint): a refitted model
-(``doclens judge-fit``) gets no probability until it is calibrated too. The verdict's
-*confidence* is the probability for a supported verdict and one minus it otherwise
-(:attr:`doclens.core.types.ClaimVerdict.confidence`); ``doclens judge-check`` measures how well it
-is calibrated on any half, and ``doclens score --review-below P`` lists the verdicts under ``P``.
+It is fitted (:func:`fit_calibration`, ``benchmarks/fit_calibration.py``) on the two **read** halves
+of the real-output set, ``dev`` and ``held-out``; its own figures on them are estimated
+out of fold (:func:`out_of_fold`: each encounter's probabilities come from a calibration fitted
+without it); the fit never reads an unread half. It applies only to the decision model it was fitted
+with (its fingerprint): a refitted model (``doclens judge-fit``) gets no probability until it is
+calibrated too. The verdict's *confidence* is the probability for a supported verdict and one minus
+it otherwise (:attr:`doclens.core.types.ClaimVerdict.confidence`); ``doclens judge-check`` measures
+how well it is calibrated on any half, and ``doclens score --review-below P`` lists the verdicts
+under ``P``.
 """
 
 from __future__ import annotations
@@ -30,29 +40,55 @@ from importlib import resources
 from pathlib import Path
 
 CALIBRATION_FILE = "calibration.json"
+#: Pseudo-items by which a decisive kind's share of supported claims is drawn towards the share over
+#: every decided claim: a kind seen 10 times is half its own share, half the common one.
+SHRINKAGE = 10.0
+
+
+def decisive_kinds(findings) -> tuple[str, ...]:
+    """The kinds of the findings that decide a verdict (the decision module's ``DECISIVE``), each as
+    ``kind/contradiction`` (something the note states otherwise) or ``kind/unstated`` (an absence
+    that decides), once each, sorted.
+
+    >>> from doclens.evaluators.rules.findings import Finding, FindingKind
+    >>> decisive_kinds([Finding(FindingKind.NUMBER, "note does not state 20"), Finding(FindingKind.MISSING, "x")])
+    ('number/unstated',)
+    """
+    from doclens.evaluators.rules.decision import DECISIVE
+
+    return tuple(sorted({f"{f.kind}/{'contradiction' if f.conflict else 'unstated'}"
+                         for f in findings if (f.kind, f.conflict) in DECISIVE}))
 
 
 @dataclass(frozen=True)
 class Calibration:
-    """``decided``: ``P(supported)`` of a claim a finding decided; ``points``: the isotonic fit of
-    ``P(supported)`` on the model's score, as (score, probability) points in increasing score;
-    ``decision_model``: the fingerprint of the decision model it calibrates."""
+    """``decided``: ``P(supported)`` of a claim a finding decided, whatever its kind; ``points``: the
+    isotonic fit of ``P(supported)`` on the model's score, as (score, probability) points in
+    increasing score; ``decision_model``: the fingerprint of the decision model it calibrates;
+    ``kinds``: ``P(supported)`` of a claim decided by each kind of :func:`decisive_kinds` (a kind
+    not in it reads ``decided``)."""
 
     decided: float
     points: tuple[tuple[float, float], ...]
     decision_model: str
     provenance: dict = field(default_factory=dict, compare=False)
+    kinds: tuple[tuple[str, float], ...] = ()
 
-    def probability(self, score: float | None) -> float:
-        """``P(supported)`` of a verdict: ``score`` is the decision model's, ``None`` when a finding decided.
+    def probability(self, score: float | None, kinds: tuple[str, ...] | list[str] = ()) -> float:
+        """``P(supported)`` of a verdict: ``score`` is the decision model's, ``None`` when a finding
+        decided; then ``kinds`` are the deciding findings' kinds (:func:`decisive_kinds`): the lowest of
+        their probabilities.
 
         >>> Calibration(0.05, ((0.2, 0.1), (0.8, 0.9)), "x").probability(0.5)
         0.5
         >>> Calibration(0.05, ((0.2, 0.1), (0.8, 0.9)), "x").probability(None)
         0.05
+        >>> Calibration(0.05, ((0.2, 0.1),), "x", kinds=(("a/contradiction", 0.2),)).probability(None, ["a/contradiction"])
+        0.2
         """
         if score is None:
-            return self.decided
+            known = dict(self.kinds)
+            return min((known.get(k, self.decided) for k in kinds), default=self.decided)
         xs = [x for x, _ in self.points]
         ys = [y for _, y in self.points]
         if score <= xs[0]:
@@ -65,55 +101,121 @@ class Calibration:
 
     @property
     def fingerprint(self) -> str:
-        text = json.dumps([self.decided, list(self.points), self.decision_model])
+        parts: list = [self.decided, list(self.points), self.decision_model]
+        text = json.dumps(parts + [list(map(list, self.kinds))] if self.kinds else parts)
         return hashlib.sha256(text.encode()).hexdigest()[:8]
 
     def to_json(self) -> dict:
-        return {"decided": self.decided, "points": [list(p) for p in self.points],
+        return {"decided": self.decided, "kinds": dict(self.kinds), "points": [list(p) for p in self.points],
                 "decision_model": self.decision_model, "provenance": self.provenance}
 
     @classmethod
     def from_json(cls, data: dict) -> Calibration:
         try:
             points = tuple((float(x), float(y)) for x, y in data["points"])
-            found = cls(float(data["decided"]), points, str(data["decision_model"]), dict(data.get("provenance") or {}))
-        except (KeyError, TypeError, ValueError) as exc:
+            kinds = tuple(sorted((str(k), float(v)) for k, v in (data.get("kinds") or {}).items()))
+            found = cls(float(data["decided"]), points, str(data["decision_model"]), dict(data.get("provenance") or {}),
+                        kinds)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"calibration: not written by Calibration.to_json ({type(exc).__name__}: {exc})") from exc
-        if not points or not all(0 <= y <= 1 for _, y in points) or not 0 < found.decided < 1:
+        if (not points or not all(0 <= y <= 1 for _, y in points) or not 0 < found.decided < 1
+                or not all(0 < v < 1 for _, v in kinds)):
             raise ValueError("calibration: probabilities must lie in [0, 1] and there must be points")
         return found
 
 
-def fit_calibration(scores: list[float | None], labels: list[bool], decision_model: str,
-                    provenance: dict | None = None) -> Calibration:
-    """Fit a :class:`Calibration` from the verdicts of labelled items: each item's decision model
-    score (``None`` when a finding decided) and its label.
-
-    >>> fit_calibration([None, None, 0.2, 0.4, 0.6, 0.9], [False, False, False, True, False, True], "x").decided
-    0.25
-    """
+def _score_points(scores: list[float], labels: list[bool]) -> tuple[tuple[float, float], ...]:
+    """The isotonic fit of ``labels`` on ``scores`` as points: items with one score pooled, one point
+    at each end of each step, each step's share shrunk towards 1/2 ((hits + 1/2) / (items + 1), so no
+    verdict is certain) and the shrunk steps made monotone again (a small step shrinks more than a
+    large one: v10's shipped map gave its highest scores 0.875, below the step under them)."""
     import numpy as np
     from scipy.optimize import isotonic_regression
 
-    decided = [label for score, label in zip(scores, labels) if score is None]
-    scored = sorted((score, label) for score, label in zip(scores, labels) if score is not None)
+    pooled: dict[float, list[int]] = {}
+    for score, label in zip(scores, labels):
+        pooled.setdefault(round(float(score), 4), [0, 0])
+        pooled[round(float(score), 4)][0] += 1
+        pooled[round(float(score), 4)][1] += bool(label)
+    xs = sorted(pooled)
+    sizes = np.array([pooled[x][0] for x in xs], dtype=float)
+    fitted = isotonic_regression(np.array([pooled[x][1] for x in xs]) / sizes, weights=sizes).x
+    steps: list[tuple[int, int]] = []  # [start, end) of each constant run
+    for n in range(len(xs)):
+        if n == 0 or fitted[n] != fitted[n - 1]:
+            steps.append((n, n + 1))
+        else:
+            steps[-1] = (steps[-1][0], n + 1)
+    size = np.array([sizes[a:b].sum() for a, b in steps])
+    shrunk = np.array([(fitted[a] * size[k] + 0.5) / (size[k] + 1) for k, (a, _) in enumerate(steps)])
+    monotone = isotonic_regression(shrunk, weights=size).x
+    points = {}
+    for (a, b), p in zip(steps, monotone):
+        points[xs[a]] = points[xs[b - 1]] = round(float(p), 4)
+    return tuple(sorted(points.items()))
+
+
+def _kind_shares(kinds: list[tuple[str, ...]], labels: list[bool], shrinkage: float) -> tuple[float, dict[str, float]]:
+    """``P(supported)`` of a decided claim, over all ((hits + 1) / (items + 2)), and per decisive kind,
+    shrunk towards it: (hits + shrinkage · all) / (items + shrinkage)."""
+    common = (sum(labels) + 1) / (len(labels) + 2)
+    seen: dict[str, list[int]] = {}
+    for found, label in zip(kinds, labels):
+        for kind in set(found):
+            counts = seen.setdefault(kind, [0, 0])
+            counts[0] += 1
+            counts[1] += bool(label)
+    return common, {k: (hits + shrinkage * common) / (items + shrinkage) for k, (items, hits) in seen.items()}
+
+
+def fit_calibration(scores: list[float | None], labels: list[bool], decision_model: str,
+                    provenance: dict | None = None, kinds: list[tuple[str, ...]] | None = None,
+                    shrinkage: float = SHRINKAGE) -> Calibration:
+    """Fit a :class:`Calibration` from the verdicts of labelled items: each item's decision model
+    score (``None`` when a finding decided), its label and, for a decided item, the kinds of the
+    findings that decided it (:func:`decisive_kinds`; none given: one share for every decided claim).
+
+    >>> fit_calibration([None, None, 0.2, 0.4, 0.6, 0.9], [False, False, False, True, False, True], "x").decided
+    0.25
+    >>> found = fit_calibration([None] * 4 + [0.2, 0.9], [True, False, False, False, False, True], "x",
+    ...                         kinds=[("a/contradiction",), ("a/contradiction",), ("b/unstated",), ("b/unstated",), (), ()],
+    ...                         shrinkage=2)
+    >>> found.probability(None, ["a/contradiction"]) > found.decided > found.probability(None, ["b/unstated"])
+    True
+    """
+    given = kinds if kinds is not None else [()] * len(labels)
+    decided = [(label, found) for score, label, found in zip(scores, labels, given) if score is None]
+    scored = [(score, label) for score, label in zip(scores, labels) if score is not None]
     if len(scored) < 2:
         raise ValueError("calibration needs at least two items the decision model scored")
-    xs = np.array([s for s, _ in scored], dtype=float)
-    fitted = isotonic_regression(np.array([float(label) for _, label in scored])).x
-    # one point per step of the fit (its first and last score), shrunk a little towards 1/2 so that
-    # no verdict is certain: (hits + 1/2) / (items + 1) within each step
-    points: list[tuple[float, float]] = []
-    start = 0
-    for end in range(1, len(xs) + 1):
-        if end == len(xs) or fitted[end] != fitted[start]:
-            size = end - start
-            p = round((fitted[start] * size + 0.5) / (size + 1), 4)
-            points += [(round(float(xs[start]), 4), p), (round(float(xs[end - 1]), 4), p)]
-            start = end
-    kept = sorted(dict(points).items())
-    return Calibration(round((sum(decided) + 1) / (len(decided) + 2), 4), tuple(kept), decision_model,
-                       {**(provenance or {}), "decided_items": len(decided), "scored_items": len(scored)})
+    common, shares = _kind_shares([found for _, found in decided], [label for label, _ in decided], shrinkage)
+    return Calibration(round(common, 4), _score_points([s for s, _ in scored], [lb for _, lb in scored]), decision_model,
+                       {**(provenance or {}), "decided_items": len(decided), "scored_items": len(scored),
+                        **({"shrinkage": shrinkage} if kinds is not None else {})},
+                       tuple(sorted((k, round(v, 4)) for k, v in shares.items())))
+
+
+def out_of_fold(scores: list[float | None], labels: list[bool], kinds: list[tuple[str, ...]], groups: list[str],
+                folds: int = 5, shrinkage: float = SHRINKAGE) -> list[float]:
+    """Each item's ``P(supported)`` from a calibration fitted without its group's fold: groups (an
+    encounter, so no note is on both sides) in sorted order, dealt out in turn to ``folds`` folds.
+    What the calibration's figures are on the items it is fitted on, estimated honestly.
+
+    >>> p = out_of_fold([0.1, 0.9, 0.2, 0.8, None, None], [False, True] * 3, [()] * 4 + [("a/unstated",)] * 2,
+    ...                 ["a", "a", "b", "b", "c", "c"], folds=3)
+    >>> len(p) == 6 and all(0 < x < 1 for x in p)
+    True
+    """
+    dealt = {g: n % folds for n, g in enumerate(sorted(set(groups)))}
+    found = [0.0] * len(labels)
+    for fold in range(folds):
+        train = [n for n, g in enumerate(groups) if dealt[g] != fold]
+        calibration = fit_calibration([scores[n] for n in train], [labels[n] for n in train], "",
+                                      kinds=[kinds[n] for n in train], shrinkage=shrinkage)
+        for n, g in enumerate(groups):
+            if dealt[g] == fold:
+                found[n] = calibration.probability(scores[n], kinds[n])
+    return found
 
 
 def load_calibration(path: str | os.PathLike | None = None) -> Calibration:

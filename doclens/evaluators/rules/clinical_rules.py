@@ -95,7 +95,7 @@ from doclens.evaluators.rules.additions import addition_problems
 from doclens.evaluators.rules.alignment import NotYetEncoded, TokenAligner
 from doclens.evaluators.rules.analysis import Analyser, context_rules, section_key_words
 from doclens.evaluators.rules.assertion import assertion_problems, reports_result
-from doclens.evaluators.rules.calibration import Calibration, load_calibration
+from doclens.evaluators.rules.calibration import Calibration, decisive_kinds, load_calibration
 from doclens.evaluators.rules.content import missing_words, not_mentioned, said_otherwise
 from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE
 from doclens.evaluators.rules.decision import DECISIVE, DecisionModel, load_model
@@ -526,7 +526,7 @@ class ClinicalRulesJudge(Evaluator):
                    + (f" ({closest}{forgiven})" if closest else ""))
         evidence = assessment.evidence
         if self._decision_model is None or any((f.kind, f.conflict) in DECISIVE for f in findings):
-            probability = self._probability(None) if self._decision_model is not None else None
+            probability = self._probability(None, findings) if self._decision_model is not None else None
             if findings:
                 return RuleVerdict(False, "not supported: " + said, any(f.conflict for f in findings), findings,
                                    probability=probability)
@@ -546,13 +546,19 @@ class ClinicalRulesJudge(Evaluator):
                                    f"more than {share:.0%} of them" + (f"; {closest}" if closest else "")), False,
                            findings, (), score, probability)
 
-    def _probability(self, score: float | None) -> float | None:
+    @property
+    def calibration(self) -> Calibration | None:
+        """The calibration the judge's probabilities come from (``None``: it gives none)."""
+        return self._calibration if self._decision_model is not None else None
+
+    def _probability(self, score: float | None, findings: list[Finding] | tuple[Finding, ...] = ()) -> float | None:
         """The calibrated ``P(supported)`` (:mod:`~doclens.evaluators.rules.calibration`): only with the
-        decision model the calibration was fitted for."""
+        decision model the calibration was fitted for; a decided claim's by the kinds of its deciding
+        ``findings``."""
         calibration = self._calibration
         if calibration is None or self._decision_model is None:
             return None
-        return round(calibration.probability(score), 4)
+        return round(calibration.probability(score, decisive_kinds(findings) if score is None else ()), 4)
 
     def assess(self, premise: str, claim: str, *, only_weighed: bool = False) -> Assessment:
         """What the rules find in one pair (:class:`Assessment`): each check's findings, the words
