@@ -16,12 +16,6 @@ NOT_MIRRORED = {
 }
 #: top-level packages a tests/ folder may mirror, by the folder's first part
 PACKAGES = {"benchmarks": REPO / "benchmarks"}
-#: folders whose files are not searched for paths of tests, each with why
-UNSEARCHED = {
-    "doclens/evaluators/rules": "its files enter the rules' digest (doclens/evaluators/rules/version.py), so a comment "
-                                "there changes the judge's signature; its comments name tests by their old flat paths "
-                                "until the next change to the rules updates them",
-}
 #: a test file named by path (tests/core/test_metrics.py) or as a module (tests.core.test_metrics)
 NAMED_PATH = re.compile(r"\btests/((?:[a-z_0-9]+/)*test_[a-z0-9_]+\.py)")
 NAMED_MODULE = re.compile(r"\btests\.((?:[a-z_0-9]+\.)*test_[a-z0-9_]+)\b")
@@ -62,8 +56,7 @@ def _searched() -> list[Path]:
     for folder in ("docs", "cards", ".ci", "benchmarks", "tests", "doclens", "metrics"):
         files += [p for p in (REPO / folder).rglob("*") if p.is_file() and p.suffix in {".py", ".md", ".txt", ""}
                   and "__pycache__" not in p.parts]
-    unsearched = [REPO / folder for folder in UNSEARCHED]
-    return [p for p in files if not any(p.is_relative_to(u) for u in unsearched)]
+    return files
 
 
 def test_every_test_file_the_repository_names_exists():

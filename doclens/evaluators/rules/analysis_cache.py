@@ -238,7 +238,7 @@ def _container_codec(hint, origin, args) -> Codec:
 
 @lru_cache(maxsize=4)
 def _codec_of(hint) -> Codec:
-    """:func:`codec` of ``hint``, built once: a pure function of a type (tests/test_rules_state.py, rule 4)."""
+    """:func:`codec` of ``hint``, built once: a pure function of a type (tests/evaluators/rules/test_rules_state.py, rule 4)."""
     return codec(hint)
 
 

@@ -411,7 +411,7 @@ class ClinicalRulesJudge(Evaluator):
         longest first) and the deferred pairs judged again, until none is left. A pair needs at
         most two rounds of texts (the sentences it aligns with, then the words it would forgive),
         and judging again reads the analysed sentences from memory. Verdicts are those of
-        :meth:`explain` one pair at a time (tests/test_clinical_rules.py)."""
+        :meth:`explain` one pair at a time (tests/evaluators/rules/test_clinical_rules.py)."""
         with computing_with(self._threads.threads):  # MiniLM's and numpy's threads (core/threads.py)
             return self._explain_rounds(list(dict.fromkeys(pairs)))
 

@@ -42,7 +42,7 @@ DRUG_LEXICON = "drug-named-entity-recognition"
 #: the drug-names file's format (:func:`~doclens.evaluators.cache.read_sealed_json`)
 DRUG_NAMES_FORMAT = "doclens-drug-names/2"
 #: the drug names derived for the versions this release was built with (package data beside this
-#: module; ``benchmarks/ship_lexicons.py`` writes it, tests/test_near_misses.py checks it)
+#: module; ``benchmarks/ship_lexicons.py`` writes it, tests/evaluators/rules/test_near_misses.py checks it)
 SHIPPED_DRUG_NAMES = "drug_names.json"
 
 

@@ -11,7 +11,7 @@ A :class:`JudgeResources` is made from a cache folder — :meth:`JudgeResources.
 :meth:`close` writes the stems and readings not written yet (the files reopen on use). Where its
 files are is settled when the object is made, never at a first use, and two objects share
 nothing: the modules of ``doclens/evaluators/rules/`` keep no cache and register no exit hook of
-their own (tests/test_rules_state.py checks it), so a judge that is not closed loses what it had
+their own (tests/evaluators/rules/test_rules_state.py checks it), so a judge that is not closed loses what it had
 not written yet (its stems, fewer than 2,000, and its readings, fewer than 256), never a verdict.
 A judge made without one gets ``JudgeResources()``: the lexicons in the default cache folder, the
 readings and vectors kept in memory (as before).

@@ -139,7 +139,7 @@ def porter_from_file() -> Callable[[str], str] | None:
     """``PorterStemmer().stem`` from the installed ``nltk/stem/porter.py`` run alone, its three
     imports of the rest of NLTK (:data:`_PORTER_IMPORTS`) left out: ``nltk/__init__`` imports most
     of NLTK and SciPy's statistics (1.3-1.8 s of CPU at every start that stems a new word). The
-    same code, so the same stems (tests/test_near_misses.py compares them with NLTK's over
+    same code, so the same stems (tests/evaluators/rules/test_near_misses.py compares them with NLTK's over
     lemminflect's words). ``None`` where NLTK is not installed or its file does not have exactly
     those imports (another NLTK): then NLTK is imported."""
     import importlib.util

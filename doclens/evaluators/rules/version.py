@@ -8,7 +8,7 @@ The digest (:func:`rules_digest`) is SHA-256 over every ``.py`` and ``.json`` fi
 each as its file name and its bytes with line endings written ``\\n``: the same on every install
 and platform (no path, no line ending, no modification time enters it), read through
 :mod:`importlib.resources` so an installed wheel gives what a checkout gives
-(tests/test_rules_state.py recomputes it from the files, and checks a changed table changes it).
+(tests/evaluators/rules/test_rules_state.py recomputes it from the files, and checks a changed table changes it).
 """
 
 from __future__ import annotations
