@@ -40,6 +40,7 @@ and the citation statements (the original scripts' ``divide_section.py``) reprod
 
 from __future__ import annotations
 
+import functools
 import re
 
 from doclens.core.tasks import SECTION_NAMES, Task
@@ -217,5 +218,12 @@ def segments(task: str, text: str) -> dict[str | None, str]:
     """The parts of ``text`` scored separately: the four SOAP divisions for
     ``note_generation``, else the whole text under the key ``None``."""
     if task == Task.NOTE_GENERATION:
-        return {name: part for name, part in split_note_sections(text, real_headers=True).items()}
+        return dict(_note_segments(text))  # a new dict each call: callers may change theirs
     return {None: text}
+
+
+@functools.lru_cache(maxsize=256)
+def _note_segments(text: str) -> tuple[tuple[str | None, str], ...]:
+    """A note's sections, cut once a text (a note is cut for its claims, their placement and each
+    reward step's references again; issue 49)."""
+    return tuple(split_note_sections(text, real_headers=True).items())

@@ -6,6 +6,7 @@ direction and section, or which statement) each answer belongs to.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from doclens.core.settings import PREMISE_SCOPES, SECTION_FALLBACKS  # noqa: F401  (re-exported)
@@ -78,8 +79,17 @@ _LOCATING_STOP = frozenset("""a an the and or of to in on at for with is are was
 her they their it its this that no not patient""".split())
 
 
-def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _LOCATING_STOP}
+@functools.lru_cache(maxsize=4096)
+def _words(text: str) -> frozenset[str]:
+    """The words placement compares (kept per text: each claim reads every section of its note
+    again; issue 49)."""
+    return frozenset(w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _LOCATING_STOP)
+
+
+@functools.lru_cache(maxsize=4096)
+def _flat(text: str) -> str:
+    """``text`` in lower case, its whitespace runs one space (kept per text, as :func:`_words`)."""
+    return " ".join(text.lower().split())
 
 
 def located_section(sections: dict, evidence: list[str] | None, claim: str) -> str | None:
@@ -87,9 +97,9 @@ def located_section(sections: dict, evidence: list[str] | None, claim: str) -> s
     section holding the judge's first evidence sentence (``ClaimJudgement.evidence``), read as
     written; without evidence (a judge that gives none), or where the sentence is not found verbatim,
     the section sharing the most words with it (or with the claim). ``None``: no section shares any."""
-    needle = " ".join((evidence or [claim])[0].lower().split())
+    needle = _flat((evidence or [claim])[0])
     for section, text in sections.items():
-        if section is not None and needle and needle in " ".join(text.lower().split()):
+        if section is not None and needle and needle in _flat(text):
             return section
     words = _words(needle)
     best = max(((len(words & _words(text)), section) for section, text in sections.items() if section is not None),

@@ -206,3 +206,17 @@ def test_unions_change_no_clinicians_note(shared_data):
             pytest.skip(f"{path} is not on this machine")
         for row in map(json.loads, path.read_text().splitlines()):
             assert segments("note_generation", row["reference"]) == split_note_sections(row["reference"]), row["id"]
+
+
+def test_segments_kept_per_text_hand_each_caller_its_own_dict():
+    """A note's sections are cut once a text (issue 49): a caller that changes the dict it got
+    changes nothing another caller gets."""
+    from doclens.parsing.sections import segments
+
+    note = "SUBJECTIVE\nKnee pain for two weeks.\n\nPLAN\nIbuprofen as needed."
+    first = segments("note_generation", note)
+    expected = dict(first)
+    first.clear()
+    again = segments("note_generation", note)
+    assert again == expected and again is not first
+    assert any(text.strip() for text in again.values())
