@@ -101,6 +101,7 @@ from doclens.evaluators.rules.numbers import number_and_side_problems
 from doclens.evaluators.rules.resources import JudgeResources
 from doclens.evaluators.rules.sentences import Sentence, Status, Word
 from doclens.evaluators.rules.version import rules_digest
+from doclens.evaluators.rules.vitals import normal_vitals_words
 from doclens.evaluators.rules.words import DRUGS, SEX_WORDS, STOP_WORDS, is_content, is_drug
 
 #: Words that place a finding on a body part ("lateral knee"): part of where a denied finding is.
@@ -564,12 +565,17 @@ class ClinicalRulesJudge(Evaluator):
         index = self._index(premise_sentences)
         best = self._aligned(claim, words, premise_sentences)
         key = section_key_words(claim, analyser.drug_names)
-        findings, forgiven, best, missing = self._content_problems(claim, words, key, index, premise_sentences, best)
+        # v11: a claim that the vital signs are normal, which the note says with its readings (vitals.py)
+        vitals, readings, vital_problems = normal_vitals_words(claim, words, key, premise, premise_sentences)
+        findings, forgiven, best, missing = self._content_problems(claim, words, key | vitals, index,
+                                                                   premise_sentences, readings[0] if readings else best)
+        findings = vital_problems + findings
         # the claim's section key ("Medical Reasoning:") says where the fact was written: it has no
         # status of its own to check ("Medical Reasoning: This is not controlled" is no claim that
-        # something medical is affirmed)
+        # something medical is affirmed); nor have the words the note's vital signs say (v11)
         findings += self._once("assertion", premise, claim, lambda: assertion_problems(
-            [w for w in words if w.text.lower() not in key], index, reports_result(claim), self._located(claim_sentences)))
+            [w for w in words if w.text.lower() not in key | vitals], index, reports_result(claim),
+            self._located(claim_sentences)))
         findings += self._once("detail", premise, claim, lambda: self._detail_problems(
             [w for w in words if w.text.lower() not in key], claim_sentences, premise_sentences))
         evidence = evidence_sentences({w.stem for w in words if w.text.lower() not in key}, premise_sentences, best)
