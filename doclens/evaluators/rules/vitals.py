@@ -21,7 +21,9 @@ give, or a single reading for all of them leaves the claim's words missing as be
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import lru_cache
+from types import MappingProxyType
 from typing import NamedTuple
 
 from doclens.evaluators.rules.findings import Finding, FindingKind
@@ -41,17 +43,17 @@ _NOT_SAYING_NORMAL = frozenset("stable look looks looked appear appears appeared
 VITAL_WORDS = frozenset({"vital", "vitals", "sign", "signs"})
 #: kind → how a claim names it: a claim calling one vital sign normal names it whole ("heart rate",
 #: not "heart": "the heart is normal" is the heart's examination).
-_NAMED = {
+_NAMED = MappingProxyType({
     "blood pressure": re.compile(r"\b(?:blood pressures?|bps?)\b", re.I),
     "heart rate": re.compile(r"\b(?:heart rates?|pulse rates?|pulses?|hr)\b", re.I),
     "respiratory rate": re.compile(r"\b(?:respiratory rates?|respiration rates?|respirations|breathing rates?|rr)\b", re.I),
     "temperature": re.compile(r"\b(?:temperatures?|temp|afebrile)\b", re.I),
     "oxygen saturation": re.compile(r"\b(?:oxygen saturations?|o2 sat(?:uration)?s?|spo2|oxygenation|pulse ox\w*)\b", re.I),
-}
+})
 
 _NUMBER = r"[^0-9\n]{0,40}?(\d{2,3}(?:\.\d+)?)"
 #: kind → (the words that name it, then its reading); the readings' ranges are :data:`RANGES`.
-_READINGS = {
+_READINGS = MappingProxyType({
     "blood pressure": re.compile(r"\b(?:blood pressure|bp)\b[^0-9\n]{0,40}?(\d{2,3})\s*(?:/|over)\s*(\d{2,3})\b", re.I),
     "heart rate": re.compile(r"\b(?:heart rate|pulse rate|pulse|hr)\b" + _NUMBER, re.I),
     "respiratory rate": re.compile(r"\b(?:respiratory rate|respiration rate|respirations|breathing rate|rr)\b"
@@ -59,20 +61,21 @@ _READINGS = {
     "temperature": re.compile(r"\b(?:temperature|temp)\b" + _NUMBER, re.I),
     "oxygen saturation": re.compile(r"\b(?:oxygen saturation|o2 saturation|o2 sat|spo2|oxygenation|pulse ox\w*|"
                                     r"saturation|sats?)\b" + r"[^0-9\n]{0,40}?(\d{2,3})\s*%", re.I),
-}
+})
 #: kind → the ranges of a normal reading (inclusive): the module docstring's thresholds.
-RANGES: dict[str, tuple[tuple[float, float], ...]] = {
+RANGES: Mapping[str, tuple[tuple[float, float], ...]] = MappingProxyType({
     "blood pressure": ((90, 139), (60, 89)),  # systolic, diastolic
     "heart rate": ((60, 100),),
     "respiratory rate": ((12, 20),),
     "temperature": ((95.0, 100.3),),  # °F; a value under 50 is read in °C (35.0-37.9)
     "oxygen saturation": ((95, 100),),
-}
+})
 #: Words that call a vital sign abnormal where the note affirms them.
 ABNORMAL_STATES = frozenset("""tachycardic tachycardia bradycardic bradycardia febrile hypotensive hypotension hypoxic
 hypoxia hypoxemia tachypneic tachypnea hypothermic hypothermia""".split())
 _LEVEL_WORDS = frozenset("elevated high low abnormal increased decreased borderline".split())
-_VITAL_TERMS = ({"blood", "pressur"}, {"heart", "rate"}, {"puls"}, {"temperatur"}, {"respir"}, {"satur"})
+_VITAL_TERMS = tuple(frozenset(terms.split()) for terms in (
+    "blood pressur", "heart rate", "puls", "temperatur", "respir", "satur"))
 _HEADING = re.compile(r"^\W*vital(?:s| signs)?(?: reviewed)?\W*$", re.I)
 _OWNER = re.compile(r"^([A-Z][a-z]+)['’]s\s")
 _SAID_NORMAL = re.compile(r"^\W*(?:(?:are|were|all)\s+)?(?:within normal limits|wnl|normal|stable|unremarkable)\W*$", re.I)
