@@ -1,7 +1,8 @@
 """clinical-rules v11 (issue 46): facts the note writes another way, as classes, each on sentences
 written for it (docs/changelog.md, "Facts the note writes another way"): the vital signs called
 normal where the note gives only its readings, or a VITALS heading over "Within normal limits"; the
-spelling "ronchi" for rhonchi; the lungs of a lung sound. Each pair fails on v10's rules; each class
+spelling "ronchi" for rhonchi, a prefix with or without its hyphen, a unit's closing period; the
+lungs of a lung sound. Each pair fails on v10's rules; each class
 has a guard of the same shape that stays unsupported. Needs the [clinical] extra (spaCy, MiniLM)."""
 
 import pytest
@@ -55,6 +56,12 @@ SAID_ANOTHER_WAY = {
     "vital signs normal: the patient's name as their owner": (VITALS, "Maria's vital signs are good.", "maria"),
     "one vital sign called normal: its reading in range": (VITALS, "Her blood pressure looks good today.", "good"),
     "afebrile: a temperature in range": (VITALS, "She is afebrile.", "afebrile"),
+    "a prefix with a hyphen: closed up": ("Her pre-diabetes is managed with diet alone.",
+                                          "Prediabetes managed with diet alone.", "prediabetes"),
+    "a prefix closed up: with a hyphen": ("We will reassess the wound in two weeks.",
+                                          "The wound will be re-assessed in two weeks.", "reassessed"),
+    "a unit's closing period: no part of its last word": ("We will check the hemoglobin A1C.",
+                                                          "Her A1C will be checked.", "a1c"),
     "ronchi: the spelling of rhonchi": ("Lungs: Scattered ronchi at the bases.", "Rhonchi at the bases.", "rhonchi"),
     "rhonchi: the lungs, their one site": ("Respiratory: Rhonchi and wheezing bilaterally.",
                                            "His lungs have bilateral rhonchi.", "lung"),
@@ -72,6 +79,8 @@ GUARDS = {
                                                                ["162/98", "good"]),
     "one vital sign called normal: the note does not give it": (VITALS, "Oxygen saturation is normal.", ["oxygen"]),
     "afebrile: a fever": (VITALS_HIGH, "She is afebrile.", ["101.2", "afebrile"]),
+    "a prefix with a hyphen: no longer the bare word": ("Her pre-diabetes is managed with diet alone.",
+                                                        "Diabetes managed with diet alone.", ["diabetes"]),
     "ronchi: another lung sound": ("Lungs: Scattered wheezes at the bases.", "Ronchi at the bases.", ["ronchi"]),
     "a heart sound in the lungs": ("Cardiovascular: Grade 2/6 systolic murmur.\nRespiratory: Clear.",
                                    "There is a systolic murmur in the lungs.", ["lung"]),

@@ -138,6 +138,19 @@ SPELLINGS = MappingProxyType({"disk": "disc", "disks": "discs", "1st": "first", 
 #: rhonchi") is still checked.
 OWN_SITE = MappingProxyType({**dict.fromkeys("""rhonchi rhonchus ronchi wheeze wheezes wheezing crackle crackles rale
 rales""".split(), "lung"), **dict.fromkeys("murmur murmurs gallop gallops".split(), "heart")})
+#: v11: prefixes that make another word of the word they open ("prediabetes" is not "diabetes",
+#: "postoperative" not "operative"); written with a hyphen or closed up, they are one word
+#: (analysis._PREFIXED), and a word and its prefixed form are never each other's rewording.
+PREFIXES = ("pre", "post", "re", "anti", "sub", "hyper", "hypo", "intra", "inter", "peri", "multi", "semi", "non")
+
+
+def prefixed_pair(word: str, other: str) -> bool:
+    """v11: whether one of two words is the other with a prefix of :data:`PREFIXES` ("diabetes",
+    "prediabetes")."""
+    short, long = sorted((word, other), key=len)
+    return len(short) >= 4 and long.endswith(short) and long[: len(long) - len(short)] in PREFIXES
+
+
 #: Subjects of a habitual "used to" ("as it used to be"); "it is used to treat" is the verb use.
 PRONOUNS = frozenset("i you he she it we they".split())
 #: Words that attach what follows them to the phrase before: "no tenderness *to* palpation".
