@@ -37,6 +37,7 @@ from doclens.evaluators.rules.words import (
     ONCE_PER,
     PLANNED_VERBS,
     POLAR,
+    PREFIXES,
     PRONOUNS,
     SECTION_WORDS,
     SEX_WORDS,
@@ -73,6 +74,14 @@ _FOLLOW_UP = re.compile(r"\b(follow)(?:up|-up)\b", re.IGNORECASE)
 #: "non-tender" and "non tender" are the word "nontender", the opposite of "tender" (a hyphen
 #: would make them "non" and an affirmed "tender")
 _NON = re.compile(r"\bnon[-\s]+(?=[a-z])", re.IGNORECASE)
+#: v11: a prefix written with a hyphen is the word closed up, one word two spellings ("pre-diabetes" /
+#: "prediabetes", "post-operative" / "postoperative", "re-evaluate" / "reevaluate"; AMA Manual of
+#: Style, prefixes: closed up as a rule, a hyphen a variant); split, the note's "pre-diabetes" read
+#: as "diabetes" and missed the claim's "prediabetes"
+_PREFIXED = re.compile(r"\b(" + "|".join(p for p in PREFIXES if p != "non") + r")-(?=[a-z])", re.IGNORECASE)
+#: v11: a unit's closing period is no part of its last word ("the hemoglobin A1C." read "a1c."),
+#: unless that word is written with periods ("b.i.d.", "p.o.": a dosing abbreviation keeps its own)
+_CLOSING_PERIOD = re.compile(r"(^|\s)([^\s.]*[A-Za-z0-9])\.\s*$")
 #: A claim's leading "Key:" whose words all name a note section or body system ("Medical
 #: Reasoning:", "Musculoskeletal:", "HENT:") is where the fact was written, not part of it.
 _SECTION_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z/&\- ]{0,40}):\s+(?=\S)")
@@ -301,8 +310,8 @@ class Analyser:
         nlp, context = self._spacy()
         # "150 over 95" (spoken) and "150/95" (written) are one reading
         # one fact, one spelling (clinical_equivalents.json): "radiographs" are "xrays", "upper extremity" an "arm"
-        doc = nlp.make_doc(_ATTACHED_UNIT.sub(r"\1 \2", _NON.sub("non", _FOLLOW_UP.sub(r"\1 up", _OVER.sub(
-            _reading, self._equivalents.written_one_way(text))))))
+        doc = nlp.make_doc(_ATTACHED_UNIT.sub(r"\1 \2", _PREFIXED.sub(r"\1", _NON.sub("non", _FOLLOW_UP.sub(
+            r"\1 up", _OVER.sub(_reading, _CLOSING_PERIOD.sub(r"\1\2", self._equivalents.written_one_way(text))))))))
         if not len(doc):
             return sentence
         texts = [t.text for t in doc]

@@ -106,7 +106,8 @@ from doclens.evaluators.rules.numbers import number_and_side_problems
 from doclens.evaluators.rules.resources import JudgeResources
 from doclens.evaluators.rules.sentences import Sentence, Status, Word
 from doclens.evaluators.rules.version import rules_digest
-from doclens.evaluators.rules.words import DRUGS, SEX_WORDS, STOP_WORDS, is_content, is_drug
+from doclens.evaluators.rules.vitals import normal_vitals_words
+from doclens.evaluators.rules.words import DRUGS, SEX_WORDS, STOP_WORDS, is_content, is_drug, prefixed_pair
 
 #: Words that place a finding on a body part ("lateral knee"): part of where a denied finding is.
 POSITIONS = frozenset("""lateral medial anterior posterior upper lower proximal distal superior inferior dorsal
@@ -575,12 +576,17 @@ class ClinicalRulesJudge(Evaluator):
         index = self._index(premise_sentences)
         best = self._aligned(claim, words, premise_sentences)
         key = section_key_words(claim, analyser.drug_names)
-        findings, forgiven, best, missing = self._content_problems(claim, words, key, index, premise_sentences, best)
+        # v11: a claim that the vital signs are normal, which the note says with its readings (vitals.py)
+        vitals, readings, vital_problems = normal_vitals_words(claim, words, key, premise, premise_sentences)
+        findings, forgiven, best, missing = self._content_problems(claim, words, key | vitals, index,
+                                                                   premise_sentences, readings[0] if readings else best)
+        findings = vital_problems + findings
         # the claim's section key ("Medical Reasoning:") says where the fact was written: it has no
         # status of its own to check ("Medical Reasoning: This is not controlled" is no claim that
-        # something medical is affirmed)
+        # something medical is affirmed); nor have the words the note's vital signs say (v11)
         findings += self._once("assertion", premise, claim, lambda: assertion_problems(
-            [w for w in words if w.text.lower() not in key], index, reports_result(claim), self._located(claim_sentences)))
+            [w for w in words if w.text.lower() not in key | vitals], index, reports_result(claim),
+            self._located(claim_sentences)))
         findings += self._once("detail", premise, claim, lambda: self._detail_problems(
             [w for w in words if w.text.lower() not in key], claim_sentences, premise_sentences))
         evidence = evidence_sentences({w.stem for w in words if w.text.lower() not in key}, premise_sentences, best)
@@ -814,11 +820,23 @@ class ClinicalRulesJudge(Evaluator):
         self._embed(candidates + unused)
         found = []
         for m in candidates:
-            cosine, used = max((self._cosine(m, u), u) for u in unused)
-            # (two words of one direction, "elevated" and "high", say the same: v7)
-            if SUBSTITUTION_COSINE <= cosine < SYNONYM_COSINE and not same_direction(m, used) and not self._same_site(m, used):
+            used = self._swapped_for(m, unused)
+            if used is not None:
                 found.append((m, used))
         return found
+
+    def _swapped_for(self, word: str, unused: list[str]) -> str | None:
+        """The note word ``word`` was swapped for, of the ``unused`` ones (encoded): one related to it
+        that is no synonym, nor of one direction or site; v11: or it with a prefix, or without one
+        ("diabetes" for the note's "prediabetes" is another thing)."""
+        prefixed = next((u for u in unused if prefixed_pair(word, u)), None)
+        if prefixed is not None:
+            return prefixed
+        cosine, used = max((self._cosine(word, u), u) for u in unused)
+        # (two words of one direction, "elevated" and "high", say the same: v7)
+        if SUBSTITUTION_COSINE <= cosine < SYNONYM_COSINE and not same_direction(word, used) and not self._same_site(word, used):
+            return used
+        return None
 
     def _same_site(self, word: str, other: str) -> bool:
         """Two words naming one body site, or one a part of the other ("legs" of "extremities", v7)."""
@@ -835,8 +853,8 @@ class ClinicalRulesJudge(Evaluator):
         if not self._forgivable(missing, words):
             return False
         candidates = list(dict.fromkeys(w.text.lower() for w in best.words))
-        if not candidates:
-            return False
+        if not candidates or any(prefixed_pair(m, u) for m in missing for u in candidates):
+            return False  # v11: "diabetes" is no rewording of "prediabetes" (words.PREFIXES)
         self._embed(missing + candidates + [claim, best.text])  # one batch; words recur, mostly cached
         if not all(any(self._cosine(m, u) >= PARAPHRASE_WORD_COSINE for u in candidates) for m in missing):
             return False

@@ -17,6 +17,7 @@ from doclens.evaluators.rules.words import (
     EXAMINING,
     NAMED_LEVELS,
     NORMAL_WORDS,
+    OWN_SITE,
     POLAR,
     POLAR_PREFIXES,
     QUALIFIER_SCALES,
@@ -190,16 +191,22 @@ def site_named(analyser: Analyser, text: str, premise_sentences: list[Sentence])
                                     for s in premise_sentences for w in s.words)
 
 
+def own_site(analyser: Analyser, text: str, words: list[Word]) -> bool:
+    """v11: a claim word naming the one site the claim's finding can have (:data:`~doclens.evaluators.rules.words.OWN_SITE`:
+    the lungs of "the lungs have rhonchi"), which the note need not name beside the finding."""
+    return analyser.noun(text) in {OWN_SITE[w.text.lower()] for w in words if w.text.lower() in OWN_SITE}
+
+
 def missing_words(analyser: Analyser, words: list[Word], key: set[str], index: dict,
                   premise_sentences: list[Sentence]) -> list[str]:
     """The claim's words (lower case, once each) the premise does not use, nor says in other words
     (an abbreviation written out, a finding a normal one says is absent, a site named by its noun
-    or adjective); the ``key`` words (:func:`~doclens.evaluators.rules.analysis.section_key_words`)
-    are never missing."""
+    or adjective, v11: the one site of the claim's finding); the ``key`` words
+    (:func:`~doclens.evaluators.rules.analysis.section_key_words`) are never missing."""
     return [w for w in dict.fromkeys(w.text.lower() for w in words)
             if analyser.normal(w) not in index and not abbreviation_found(analyser, w, words, index)
             and w not in key and not said_absent(analyser, w, words, premise_sentences)
-            and not site_named(analyser, w, premise_sentences)]
+            and not site_named(analyser, w, premise_sentences) and not own_site(analyser, w, words)]
 
 
 def said_otherwise(missing: list[str], words: list[Word], first: dict[str, tuple[int, Word, Sentence]],

@@ -22,7 +22,7 @@ from doclens.evaluators.rules.lexicons import (
     frequencies_in,
 )
 from doclens.evaluators.rules.sentences import Regimen, Sentence, Status, Word
-from doclens.evaluators.rules.words import QUALIFIER_SCALES
+from doclens.evaluators.rules.words import OWN_SITE, QUALIFIER_SCALES
 
 #: v8: sites that lie over every other ("skin"): never forgiven, but no other site contradicts them
 TISSUES = frozenset({"skin"})
@@ -247,7 +247,7 @@ def _site_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str]
     concept = claim_stems - {analyser.normal(site) for site in sentence.sites}
     named = {site for s in premise_sentences for site in s.sites}
     problems = []
-    for site in sorted(sentence.sites):
+    for site in sorted(sentence.sites - _own_sites(sentence)):
         if not any(_names(analyser, other, site) for other in named):
             if not _denied_everywhere(analyser, sentence, site, premise_sentences):
                 problems.append(Finding(FindingKind.SITE, f"note does not name the {site}"))
@@ -264,6 +264,13 @@ def _site_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str]
             continue
         problems.append(Finding(FindingKind.SITE, f"note says {', '.join(sorted(there)[:3])}, claim says {site}", conflict=True))
     return problems
+
+
+def _own_sites(sentence: Sentence) -> set[str]:
+    """v11: the one site each of the claim's findings can have ("lungs" of "rhonchi",
+    :data:`~doclens.evaluators.rules.words.OWN_SITE`): no detail of its own, which the note need not
+    name beside the finding."""
+    return {OWN_SITE[w.text.lower()] for w in sentence.words if w.text.lower() in OWN_SITE}
 
 
 def _names(analyser: Analyser, other: str, site: str) -> bool:

@@ -139,9 +139,32 @@ PLANNED_VERBS = ("obtain", "schedule", "repeat")
 #: closest note sentence to a claim's "acute disc herniation" is another one with "acute" in it).
 #: v10: an ordinal written with its digits is the ordinal word ("3rd and 4th fingers" / "third and
 #: fourth fingers"; "2nd degree" / "second degree"): one word, two spellings.
+#: v11: "ronchi" / "ronchus", the spelling without the h that notes and dictation use for the lung
+#: sound rhonchi (Bates' guide spells it rhonchi): one finding, two spellings.
 SPELLINGS = MappingProxyType({"disk": "disc", "disks": "discs", "1st": "first", "2nd": "second", "3rd": "third",
                               "4th": "fourth", "5th": "fifth", "6th": "sixth", "7th": "seventh", "8th": "eighth",
-                              "9th": "ninth", "10th": "tenth"})
+                              "9th": "ninth", "10th": "tenth", "ronchi": "rhonchi", "ronchus": "rhonchus",
+                              "ronchorous": "rhonchorous"})
+#: v11: findings that only one body site can have, with that site (Bates' guide: the adventitious
+#: lung sounds, heard over the lungs; murmurs and gallops, heart sounds): a claim that names the
+#: site of such a finding ("the lungs have rhonchi") says no more than the finding, and the note's
+#: "Respiratory: Rhonchi bilaterally" need not name the lungs. Another site ("the heart has
+#: rhonchi") is still checked.
+OWN_SITE = MappingProxyType({**dict.fromkeys("""rhonchi rhonchus ronchi wheeze wheezes wheezing crackle crackles rale
+rales""".split(), "lung"), **dict.fromkeys("murmur murmurs gallop gallops".split(), "heart")})
+#: v11: prefixes that make another word of the word they open ("prediabetes" is not "diabetes",
+#: "postoperative" not "operative"); written with a hyphen or closed up, they are one word
+#: (analysis._PREFIXED), and a word and its prefixed form are never each other's rewording.
+PREFIXES = ("pre", "post", "re", "anti", "sub", "hyper", "hypo", "intra", "inter", "peri", "multi", "semi", "non")
+
+
+def prefixed_pair(word: str, other: str) -> bool:
+    """v11: whether one of two words is the other with a prefix of :data:`PREFIXES` ("diabetes",
+    "prediabetes")."""
+    short, long = sorted((word, other), key=len)
+    return len(short) >= 4 and long.endswith(short) and long[: len(long) - len(short)] in PREFIXES
+
+
 #: Subjects of a habitual "used to" ("as it used to be"); "it is used to treat" is the verb use.
 PRONOUNS = frozenset("i you he she it we they".split())
 #: Words that attach what follows them to the phrase before: "no tenderness *to* palpation".

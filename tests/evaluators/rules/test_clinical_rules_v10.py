@@ -44,8 +44,9 @@ GUARDS = {
                                              "Tingling in the 3rd finger of the left hand.", ["second", "third"]),
     "key: the examined part still read": ("Abdomen: Soft. Tenderness in the right lower quadrant.",
                                           "Palpation of Abdomen: Tenderness in the left lower quadrant.", ["left"]),
+    # v11: the lungs are the one site of wheezes (words.OWN_SITE), so the guard puts the heart's finding there
     "key: the examined part must be in the note": ("Heart: Regular rate and rhythm.",
-                                                   "Auscultation of Lungs: Wheezes.", ["lung"]),
+                                                   "Auscultation of Lungs: Regular rate and rhythm.", ["lung"]),
     "site: another site's adjective": ("Examination of Abdomen: Soft, nontender.", "Pelvic exam: soft and nontender.",
                                        ["pelvi"]),
     "normal: abnormal against unremarkable": ("The EKG obtained today was unremarkable.", "The EKG was abnormal.",
