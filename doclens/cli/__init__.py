@@ -22,37 +22,33 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import logging
 import os
 import sys
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 
-from doclens.cli import (
-    agreement,
-    baselines,
-    compare,
-    install_metric,
-    judge_check,
-    judge_fit,
-    leaderboard,
-    presets,
-    report,
-    score,
-    validate,
-)
-from doclens.cli.common import Terminated
+from doclens.cli.common import COMMANDS, Terminated
 from doclens.core.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, DocLensError, DocLensWarning
 from doclens.version import __version__
 
 logger = logging.getLogger("doclens")
 
-#: the commands, in the order ``doclens --help`` lists them
-COMMANDS = (score, install_metric, presets, validate, compare, agreement, report, leaderboard, baselines, judge_check,
-            judge_fit)
+
+def chosen_command(argv: list[str] | None) -> str | None:
+    """The command ``argv`` names: its first word that is not an option (the global options take
+    no value), or None (no command, or an unknown one: argparse then says so)."""
+    words = [word for word in (sys.argv[1:] if argv is None else argv) if not word.startswith("-")]
+    return words[0] if words and words[0] in COMMANDS else None
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The ``doclens`` parser. Every command is listed with its one-line help (:data:`COMMANDS`);
+    only those in ``commands`` (None: all, for the reference pages) have their module imported
+    and their options added. :func:`main` passes the one command it runs, or none for
+    ``doclens --help``, so that ``doclens score`` does not import what ``report`` or
+    ``leaderboard`` need."""
     parser = argparse.ArgumentParser(
         prog="doclens", description="Fact-level evaluation of medical text generation.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -71,8 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="errors only on stderr: no warnings, no progress bar, no library's progress bars or "
                              "notices (as 'score -q'); one line still says when items were unparsed or failed")
     sub = parser.add_subparsers(dest="command", required=True)
-    for command in COMMANDS:
-        command.add_parser(sub)
+    for name, (module, summary) in COMMANDS.items():
+        if commands is None or name in commands:
+            importlib.import_module(f"doclens.cli.{module}").add_parser(sub)
+        else:
+            sub.add_parser(name, help=summary)
     return parser
 
 
@@ -104,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     2 bad input or option, 3 scored but incomplete, 130 interrupted). No user input ends in a
     traceback: bad files and values are one ``doclens: error:`` line naming the file, line,
     instance and field; an unexpected error names its type (``-vv`` logs the traceback)."""
-    parser = build_parser()
+    command = chosen_command(argv)
+    parser = build_parser([command] if command else [])
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help, --version (0) or a usage error (2)

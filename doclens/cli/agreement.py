@@ -121,7 +121,7 @@ def _write_plot(args: argparse.Namespace, points: dict, results: list[dict]) -> 
 
 def add_parser(sub) -> None:
     agreement = command_parser(
-        sub, "agreement", help="agreement of DocLens scores with human judgements", examples="""
+        sub, "agreement", examples="""
         doclens agreement scores.json human.csv --human-column completeness
         doclens agreement sysA=a.json sysB=b.json preferences.csv --metric claim_recall
         """,

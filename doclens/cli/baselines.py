@@ -111,7 +111,7 @@ def add_parser(sub) -> None:
     from doclens.baselines import BASELINE_NAMES, DIVISION_PROCEDURES
     from doclens.core.tasks import TASKS
 
-    parser = command_parser(sub, "baselines", help="ROUGE / BERTScore / MEDCON alone, without a judge",
+    parser = command_parser(sub, "baselines",
                             description=__doc__.split("\n\n")[0].replace("``", ""), examples="""
         doclens baselines notes.jsonl --baselines rouge                # one table: id, prediction, reference
         doclens baselines predictions.csv --references refs.jsonl -o rouge.json

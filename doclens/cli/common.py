@@ -62,14 +62,33 @@ def deprecated_alias(old: str, new: str):
     return DeprecatedAlias
 
 
-def command_parser(sub, name: str, *, help: str, examples: str, description: str = ""):
+#: The commands, in the order ``doclens --help`` lists them: name -> (module under
+#: :mod:`doclens.cli`, one-line help). Read without importing the modules: ``doclens score``
+#: imports only :mod:`doclens.cli.score` (:func:`doclens.cli.build_parser`).
+COMMANDS = {
+    "score": ("score", "score generated texts: JSONL, JSON, CSV, Parquet, a saved or Hub dataset"),
+    "install-metric": ("install_metric", "make evaluate.load('doclens') work offline"),
+    "presets": ("presets", "list evaluator and extractor presets, and the baselines"),
+    "validate": ("validate", "check submissions or scores files against their JSON Schemas"),
+    "compare": ("compare", "paired bootstrap difference between two scores files (B − A)"),
+    "agreement": ("agreement", "agreement of DocLens scores with human judgements"),
+    "report": ("report", "a static HTML page of one scores file, instance by instance"),
+    "leaderboard": ("leaderboard", "rank scores files with intervals, one table per signature"),
+    "baselines": ("baselines", "ROUGE / BERTScore / MEDCON alone, without a judge"),
+    "judge-check": ("judge_check", "measure a judge on labelled (claim, premise, label) items"),
+    "judge-fit": ("judge_fit", "refit clinical-rules' decision model on labelled items"),
+}
+
+
+def command_parser(sub, name: str, *, examples: str, description: str = ""):
     """A command's parser whose ``--help`` ends with ``examples`` (kept as written: one command
-    per line) and whose description (wrapped) defaults to its one-line ``help``."""
+    per line) and whose description (wrapped) defaults to its one-line help (:data:`COMMANDS`)."""
     import textwrap
 
-    text = "\n\n".join(textwrap.fill(p, 90) for p in (description or help).split("\n\n"))
+    summary = COMMANDS[name][1]
+    text = "\n\n".join(textwrap.fill(p, 90) for p in (description or summary).split("\n\n"))
     epilog = "examples:\n" + textwrap.indent(textwrap.dedent(examples).strip("\n"), "  ")
-    return sub.add_parser(name, help=help, description=text, epilog=epilog,
+    return sub.add_parser(name, help=summary, description=text, epilog=epilog,
                           formatter_class=argparse.RawDescriptionHelpFormatter)
 
 

@@ -58,7 +58,7 @@ def _row(key: str, d: Difference) -> str:
 
 
 def add_parser(sub) -> None:
-    compare = command_parser(sub, "compare", help="paired bootstrap difference between two scores files (B − A)",
+    compare = command_parser(sub, "compare",
                              examples="""
         doclens compare baseline.doclens.json new.doclens.json
         doclens compare a.json b.json --resamples 5000 --bootstrap-seed 7 --json

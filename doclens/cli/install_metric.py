@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub) -> None:
-    install = command_parser(sub, "install-metric", help="make evaluate.load('doclens') work offline", examples="""
+    install = command_parser(sub, "install-metric", examples="""
         doclens install-metric
         doclens install-metric --modules-cache /data/hf/modules
         python -c "import evaluate; print(evaluate.load('doclens', 'clinical-rules'))"

@@ -198,7 +198,7 @@ def add_parser(sub) -> None:
     from doclens.cli.score import add_judge_options
 
     check = command_parser(
-        sub, "judge-check", help="measure a judge on labelled (claim, premise, label) items", examples="""
+        sub, "judge-check", examples="""
         doclens judge-check                                   # clinical-rules on the shipped held-out half
         doclens judge-check --evaluator overlap --against clinical-rules --html check.html
         doclens judge-check ours.csv --group-column site --evaluator gpt4-json-cot --base-url http://llm:8000/v1

@@ -118,7 +118,7 @@ def add_parser(sub) -> None:
 
     defaults = FitSettings()
     fit = command_parser(
-        sub, "judge-fit", help="refit clinical-rules' decision model on labelled items", examples="""
+        sub, "judge-fit", examples="""
         doclens judge-fit ours.csv --group-column encounter -o our_model.json
         doclens judge-check ours_held_out.csv --decision-model our_model.json
         doclens score notes.jsonl --evaluator-arg decision_model=our_model.json

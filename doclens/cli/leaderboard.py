@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub) -> None:
-    board = command_parser(sub, "leaderboard", help="rank scores files with intervals, one table per signature",
+    board = command_parser(sub, "leaderboard",
                            examples="""
         doclens leaderboard scores/*.json
         doclens leaderboard scores/*.json --rank-by claim_recall -o board.html --json board.json

@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub) -> None:
-    presets = command_parser(sub, "presets", help="list evaluator and extractor presets, and the baselines", examples="""
+    presets = command_parser(sub, "presets", examples="""
         doclens presets
         """)
     presets.set_defaults(func=run)

@@ -128,7 +128,7 @@ def _instances_shown(path: str, shown):
 
 
 def add_parser(sub) -> None:
-    report = command_parser(sub, "report", help="a static HTML page of one scores file, instance by instance",
+    report = command_parser(sub, "report",
                             examples="""
         doclens report scores.json -o report.html
         doclens report scores.json --input notes.jsonl -o report.html --resamples 0

@@ -769,7 +769,6 @@ def _add_batch_and_review_options(score) -> None:
 def add_parser(sub) -> None:
     """The ``score`` command's options: a flat list of declarations (long, with nothing to split)."""
     score = command_parser(sub, "score",
-                           help="score generated texts: JSONL, JSON, CSV, Parquet, a saved or Hub dataset",
                            examples="""
         doclens score examples/notes.jsonl -o scores.json            # the offline default judge, clinical-rules
         doclens score notes.jsonl --evaluator gpt4-json-cot --model gpt-4o --api-key-env OPENAI_API_KEY

@@ -70,7 +70,7 @@ def _validate_input(path: str) -> bool:
 
 
 def add_parser(sub) -> None:
-    validate = command_parser(sub, "validate", help="check submissions or scores files against their JSON Schemas",
+    validate = command_parser(sub, "validate",
                               examples="""
         doclens validate submission.json --references benchmark.jsonl
         doclens validate scores/*.json

@@ -39,6 +39,20 @@ def _cli(args, cwd, *python_flags):
                           capture_output=True, text=True, timeout=300)
 
 
+def test_a_command_imports_only_its_own_module(tmp_path):
+    """``doclens --help`` and ``doclens presets`` list every command, yet import no other command's
+    module (what ``leaderboard`` or ``report`` need is not paid by ``score``); issue 49."""
+    probe = ("import sys; from doclens.cli import main; code = main(sys.argv[1:]); "
+             "print(sorted(m for m in sys.modules if m.startswith('doclens.cli.') and m != 'doclens.cli.common'))")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for args, expected in ((["--help"], []), (["-q", "presets"], ["doclens.cli.presets"])):
+        result = subprocess.run([sys.executable, "-c", probe, *args], cwd=tmp_path, env=env, capture_output=True,
+                                text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+        assert "leaderboard" in result.stdout and "judge-fit" in result.stdout or args != ["--help"]
+        assert result.stdout.strip().splitlines()[-1] == repr(expected), (args, result.stdout[-300:])
+
+
 def test_every_option_of_every_command_has_help():
     parser, commands = _subcommands()
     missing = [f"doclens {' '.join(a.option_strings) or a.dest}" for a in parser._actions
