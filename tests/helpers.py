@@ -50,3 +50,21 @@ class ProvenanceJudge(Evaluator):
         provenance = [c for c, text in cited.items() if tokens(text) & tokens(statement)]
         return CitationJudgement(entailed=entailed, provenance=provenance,
                                  precise={c: entailed and c in provenance for c in cited})
+
+
+def assert_said_another_way(judge, premise: str, claim: str, word: str) -> None:
+    """A claim that says the note's fact in other words is supported with every content word found:
+    ``word`` (the claim's other way of saying it) neither missing, weighed nor forgiven."""
+    verdict, explanation = judge.explain(premise, claim)
+    assert verdict is True, explanation
+    assert "every content word" in explanation, explanation  # nothing forgiven, nothing weighed
+    assert word not in explanation.split("closest:")[0] and "forgiven" not in explanation, explanation
+
+
+def assert_rejected_naming(judge, premise: str, claim: str, needles: list[str]) -> None:
+    """A guard of the same shape with one detail changed is not supported, its explanation naming
+    each of ``needles``."""
+    verdict, explanation = judge.explain(premise, claim)
+    assert verdict is False, explanation
+    for needle in needles:
+        assert needle in explanation, explanation
