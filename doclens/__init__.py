@@ -43,6 +43,7 @@ from doclens.evaluators import load_evaluator
 from doclens.evaluators.base import Evaluator
 from doclens.extraction.extractors import Extractor
 from doclens.reports.report import Report
+from doclens.rewards.settings import RewardSettings
 from doclens.scoring.scorer import DocLens
 from doclens.scoring.signature import Signature
 from doclens.version import __version__
@@ -84,6 +85,7 @@ __all__ = [
     "NumberedSourcesWarning",
     "Report",
     "RewardBudgetWarning",
+    "RewardSettings",
     "ScoringSettings",
     "Signature",
     "SourceUnit",

@@ -19,8 +19,9 @@ from doclens.rewards.reward import (
     StepCounts,
     completion_text,
 )
+from doclens.rewards.settings import RewardSettings
 from doclens.rewards.trainer_metric import DocLensMetric
 from doclens.rewards.values import COMPONENTS
 
 __all__ = ["COMPONENTS", "DEFAULT_MAX_CHARS", "DocLensMetric", "DocLensReward", "RewardBudgetExceeded",
-           "RewardBudgetWarning", "RewardScoringFailed", "StepCounts", "completion_text"]
+           "RewardBudgetWarning", "RewardScoringFailed", "RewardSettings", "StepCounts", "completion_text"]

@@ -41,7 +41,6 @@ Each step's counts are in :attr:`DocLensReward.last_step` and logged through TRL
 from __future__ import annotations
 
 import logging
-import math
 import time
 import warnings
 import weakref
@@ -64,7 +63,8 @@ from doclens.extraction.extractors import Extractor
 from doclens.inputs.unicode import replace_lone_surrogates
 from doclens.parsing.sections import detect_task
 from doclens.rewards.claims_cache import ReferenceClaimsCache
-from doclens.rewards.values import check_weights, combine, components, selectors_for, verdicts_of
+from doclens.rewards.settings import DEFAULT_MAX_CHARS, DEFAULT_MAX_UNSCORED_SHARE, RewardSettings
+from doclens.rewards.values import combine, components, selectors_for, verdicts_of
 from doclens.scoring.scorer import DocLens
 
 if TYPE_CHECKING:  # the trainer's types (the [train] extra), for the callback's signature
@@ -74,13 +74,6 @@ logger = logging.getLogger("doclens")
 #: the reward or Trainer metric itself (``with ... as reward:``)
 _Closer = TypeVar("_Closer", bound="ClosesItsJudge")
 
-ON_OVER_BUDGET = ("warn", "raise")
-#: The longest completion analysed, in characters (longer ones are cut to it, and counted): about
-#: 2.5 times the longest note of ACI-BENCH (13,047 characters) and far below spaCy's one-million
-#: limit; the default judge scores a completion this long in under a second.
-DEFAULT_MAX_CHARS = 32_000
-#: The share of a step's completions that may go unscored before the step raises.
-DEFAULT_MAX_UNSCORED_SHARE = 0.5
 
 
 class RewardScoringFailed(RuntimeError):
@@ -155,10 +148,6 @@ def _part_text(part: Any, where: str) -> str:
         raise InputError(f"{where} (type 'text'): its 'text' must be a string, got {type(text).__name__}",
                          field="completions")
     return text
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def make_scorer(evaluator: str | Evaluator = "clinical-rules", extractor: str | Extractor | None = "auto", *,
@@ -255,6 +244,16 @@ def _with_threads(evaluator: str | Evaluator, options: dict | None, threads: int
     return {**(options or {}), "threads": threads}
 
 
+def _reward_settings(base: RewardSettings | None, given: dict[str, Any]) -> RewardSettings:
+    """The reward's own settings (:class:`RewardSettings`, checked there once): ``given`` (its
+    keywords) over ``base``; with ``base``, a keyword left at its default leaves ``base``'s value."""
+    if base is None:
+        return RewardSettings(**given)
+    defaults = RewardSettings()
+    return RewardSettings.from_kwargs(base, **{option: value for option, value in given.items()
+                                              if value is not None and value != getattr(defaults, option)})
+
+
 class DocLensReward(ClosesItsJudge):
     """One DocLens score per completion, as a TRL reward function (module docstring).
 
@@ -306,6 +305,10 @@ class DocLensReward(ClosesItsJudge):
         ``$OMP_NUM_THREADS`` when set, else 1, so a reward beside a trainer that keeps every core
         busy does not spin; set for the judge's calls only, the trainer's torch threads stay as
         they are: :mod:`doclens.core.threads`).
+    reward_settings : RewardSettings, optional
+        The options above that are the reward's own (``score`` … ``name``, ``threads``) as one
+        :class:`doclens.rewards.settings.RewardSettings`, checked there; a keyword of the same
+        name that is not left at its default changes it (``RewardSettings.from_kwargs``).
     settings : ScoringSettings, optional
         The scoring settings (:class:`doclens.core.settings.ScoringSettings`), as
         :class:`doclens.DocLens` takes them; ``task`` and ``scorer_options`` change them.
@@ -339,37 +342,29 @@ class DocLensReward(ClosesItsJudge):
                  source_column: str = "source", reference_claims_column: str = "reference_claims",
                  task_column: str = "task", name: str | None = None, evaluator_options: dict | None = None,
                  settings: ScoringSettings | None = None, threads: int | None = None,
-                 **scorer_options: Any) -> None:
-        evaluator_options = _with_threads(evaluator, evaluator_options, threads)
-        try:
-            self.weights = check_weights(score)
-        except ValueError as exc:
-            raise ConfigurationError(str(exc)) from None
-        if on_over_budget not in ON_OVER_BUDGET:
-            raise ConfigurationError(f"on_over_budget must be one of {ON_OVER_BUDGET}, got {on_over_budget!r}")
-        if budget_s is not None and not budget_s > 0:
-            raise ConfigurationError(f"budget_s must be a positive number of seconds or None, got {budget_s!r}")
-        for option, value in (("budget_chunk_size", budget_chunk_size), ("max_chars", max_chars)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ConfigurationError(f"{option} must be a whole number >= 1, got {value!r}")
-        if not _is_number(max_unscored_share) or not 0 <= max_unscored_share <= 1:
-            raise ConfigurationError(f"max_unscored_share must be a share from 0 to 1, got {max_unscored_share!r}")
-        if not _is_number(empty_value) or not math.isfinite(empty_value):
-            raise ConfigurationError(f"empty_value must be a finite number (a reward), got {empty_value!r}")
+                 reward_settings: RewardSettings | None = None, **scorer_options: Any) -> None:
+        given = {"score": score, "empty_value": empty_value, "budget_s": budget_s, "on_over_budget": on_over_budget,
+                 "budget_chunk_size": budget_chunk_size, "max_chars": max_chars,
+                 "max_unscored_share": max_unscored_share, "reference_column": reference_column,
+                 "source_column": source_column, "reference_claims_column": reference_claims_column,
+                 "task_column": task_column, "name": name, "threads": threads}
+        self.reward_settings = own = _reward_settings(reward_settings, given)
+        evaluator_options = _with_threads(evaluator, evaluator_options, own.threads)
+        self.weights = own.weights
         if selectors_for(self.weights):  # a component of an opt-in family turns that family on
             scorer_options.setdefault("metrics", selectors_for(self.weights))
         self.scorer = make_scorer(evaluator, extractor, task=task, evaluator_options=evaluator_options,
                                   settings=settings, **scorer_options)
         self._close_when_collected()
         self.claims = reference_claims_cache(self.scorer)
-        self.empty_value = float(empty_value)
-        self.budget_s, self.on_over_budget, self.budget_chunk_size = budget_s, on_over_budget, budget_chunk_size
-        self.max_chars, self.max_unscored_share = max_chars, float(max_unscored_share)
-        self.columns = {"reference": reference_column, "source": source_column,
-                        "reference_claims": reference_claims_column, "task": task_column}
-        self.score_name = score if isinstance(score, str) else "mix"
+        self.empty_value = float(own.empty_value)
+        self.budget_s = own.budget_s
+        self.on_over_budget, self.budget_chunk_size = own.on_over_budget, own.budget_chunk_size
+        self.max_chars, self.max_unscored_share = own.max_chars, float(own.max_unscored_share)
+        self.columns = own.columns
+        self.score_name = own.score if isinstance(own.score, str) else "mix"
         #: TRL names a reward by ``__name__`` (``rewards/<name>/mean`` in its logs)
-        self.__name__ = name or f"doclens_{self.score_name}"
+        self.__name__ = own.name or f"doclens_{self.score_name}"
         #: the verdict lists a completion's reward depends on: an item of one without a verdict
         #: leaves the completion unscored
         self.verdict_lists = tuple(dict.fromkeys(field for name_, weight in self.weights.items() if weight
