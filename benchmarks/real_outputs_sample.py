@@ -47,6 +47,13 @@ ROUND_4_ENCOUNTERS = 4
 #: likewise), the half ``sealed`` — drawn and labelled before any change of issue 46 (invariants,
 #: placement, confidence, a learned step) and measured once, at the end of that work.
 ROUND_5_ENCOUNTERS = 5
+#: The sixth round: the next 4 encounters of each split after round 5's (the table claims' skipped
+#: likewise), the half ``calibration`` — drawn and labelled after clinical-rules v11, to fit the
+#: verdicts' confidence on notes no rule was written from (issue 46): read by name only, by the
+#: calibration fit, never by anyone writing a rule.
+ROUND_6_ENCOUNTERS = 4
+#: the half each round after the second is, whole
+LATER_HALVES = {3: "fresh", 4: "fresh_2", 5: "sealed", 6: "calibration"}
 TABLE_CLAIMS = Path(__file__).resolve().parents[1] / "doclens" / "datasets" / "real_outputs" / "table_claims.jsonl"
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
@@ -94,7 +101,7 @@ def _encounters(ids: list[str], first: int, count: int, split: str, round_: int)
 
 
 def draw(data: Path = DATA) -> list[dict]:
-    """Every item of the five rounds, round 1 first (its ids are positions in this list)."""
+    """Every item of the six rounds, round 1 first (its ids are positions in this list)."""
     items: list[dict] = []
     for round_, first, count, cut in ((1, 0, ENCOUNTERS_PER_SPLIT, _SENTENCE_END),
                                       (2, ENCOUNTERS_PER_SPLIT, ROUND_2_ENCOUNTERS, _SENTENCE_END_2),
@@ -103,14 +110,17 @@ def draw(data: Path = DATA) -> list[dict]:
                                       (4, ENCOUNTERS_PER_SPLIT + ROUND_2_ENCOUNTERS + ROUND_3_ENCOUNTERS,
                                        ROUND_4_ENCOUNTERS, _SENTENCE_END_2),
                                       (5, ENCOUNTERS_PER_SPLIT + ROUND_2_ENCOUNTERS + ROUND_3_ENCOUNTERS
-                                       + ROUND_4_ENCOUNTERS, ROUND_5_ENCOUNTERS, _SENTENCE_END_2)):
+                                       + ROUND_4_ENCOUNTERS, ROUND_5_ENCOUNTERS, _SENTENCE_END_2),
+                                      (6, ENCOUNTERS_PER_SPLIT + ROUND_2_ENCOUNTERS + ROUND_3_ENCOUNTERS
+                                       + ROUND_4_ENCOUNTERS + ROUND_5_ENCOUNTERS, ROUND_6_ENCOUNTERS,
+                                       _SENTENCE_END_2)):
         for split in SPLITS:
             refs = read_jsonl(data / split / "references.jsonl")
             outputs = {s: read_jsonl(data / split / "systems" / f"{s}.jsonl") for s in SYSTEMS}
             ids = sorted(refs)
             random.Random(f"real-outputs/{split}").shuffle(ids)
             for rank, encounter in enumerate(_encounters(ids, first, count, split, round_)):
-                half = {3: "fresh", 4: "fresh_2", 5: "sealed"}.get(round_) or ("dev" if rank < count // 2 else "held_out")
+                half = (LATER_HALVES.get(round_) or ("dev" if rank < count // 2 else "held_out"))
                 for system in SYSTEMS:
                     note = outputs[system][encounter]["prediction"]
                     rng = random.Random(f"real-outputs/{split}/{encounter}/{system}")

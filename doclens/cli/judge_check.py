@@ -77,7 +77,8 @@ def add_item_options(parser: argparse.ArgumentParser, default_half: str) -> None
     parser.add_argument("--half", choices=HALVES,
                         help=f"the shipped set's half (default {default_half}; dev is for tuning, held-out for "
                              "figures you report; fresh: real-outputs' third round, drawn after held-out was read; "
-                             "fresh-2: its fourth, drawn after v7 was measured on fresh)")
+                             "fresh-2: its fourth, drawn after v7 was measured on fresh; sealed: its fifth, measured "
+                             "once a round; calibration: its sixth, what the confidence is fitted on)")
     parser.add_argument("--group-column", metavar="COLUMN",
                         help="ITEMS: the column that groups items (a system, a site …): figures per group, and "
                              "what cross-validation keeps together")
@@ -118,7 +119,7 @@ def _checked(args: argparse.Namespace, name: str, pairs, flag: str, items) -> di
 
 def calibration_in_sample(args: argparse.Namespace, provenance: dict | None) -> dict | None:
     """When the judge's calibration was fitted on the shipped half being checked (clinical-rules'
-    is fitted on the read halves, dev and held-out: ``benchmarks/fit_calibration.py``), its
+    is fitted on the calibration half: ``benchmarks/fit_calibration.py``), its
     calibration figures there are in-sample: what its fit estimated out of fold on that half instead
     (``out_of_fold``, ``None`` when it recorded none); ``None`` when it was not fitted on these items.
 

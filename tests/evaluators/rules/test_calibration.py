@@ -92,13 +92,15 @@ def test_a_calibration_file_without_kinds_still_loads():
         Calibration.from_json({**old, "kinds": [NEGATION]})
 
 
-def test_the_shipped_calibration_is_fitted_on_both_read_halves_with_its_out_of_fold_estimate():
+def test_the_shipped_calibration_is_fitted_on_the_calibration_half_with_its_out_of_fold_estimate():
+    """Fitted on notes no rule was written from (the real-output set's round 6), not on the read
+    halves the rules were tuned on (docs/changelog.md, v12 "Confidence")."""
     shipped = load_calibration()
     provenance = shipped.provenance
-    assert provenance["fitted_on"] == "real-outputs dev + held-out"
-    assert provenance["decided_items"] + provenance["scored_items"] == provenance["items"] > 1000
-    # the honest estimate travels with it: out of fold, per read half
-    assert set(provenance["out_of_fold"]) == {"dev", "held-out", "both"}
+    assert provenance["fitted_on"] == "real-outputs calibration"
+    assert provenance["decided_items"] + provenance["scored_items"] == provenance["items"] == 281
+    # the honest estimate travels with it: out of fold, on the half it was fitted on
+    assert set(provenance["out_of_fold"]) == {"calibration", "all"}
     assert all(0 < v["ece"] < 0.2 and 0.5 < v["accuracy_at_80"] <= 1 for v in provenance["out_of_fold"].values())
     # the way decided claims are calibrated is the one its command names (benchmarks/fit_calibration.py)
     by_kind = provenance["decided"] == "by-kind"

@@ -93,6 +93,12 @@ def test_the_sealed_half_is_never_fitted_on(tmp_path, capsys):
     assert not (tmp_path / "m.json").exists()
 
 
+def test_the_calibration_half_never_fits_a_decision_model(tmp_path, capsys):
+    assert main(["judge-fit", "--set", "real-outputs", "--half", "calibration", "-o", str(tmp_path / "m.json")]) == 2
+    assert "the calibration half fits the verdicts' confidence only" in capsys.readouterr().err
+    assert not (tmp_path / "m.json").exists()
+
+
 def test_the_cli_refuses_before_loading_the_judge(tmp_path, capsys):
     path = tmp_path / "few.csv"
     path.write_text("claim,premise,label\n" + "".join(f"c{n},p,true\n" for n in range(40)), encoding="utf-8")
