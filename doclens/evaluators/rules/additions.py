@@ -27,6 +27,7 @@ import re
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind, short
 from doclens.evaluators.rules.sentences import Sentence
+from doclens.evaluators.rules.statements import statement_problems
 from doclens.evaluators.rules.words import is_content
 
 #: Words that attach a reason, a purpose or a basis to a fact. "since" is left out: it is mostly a
@@ -68,6 +69,7 @@ def addition_problems(analyser: Analyser, claim_sentences: list[Sentence],
         problems += _other_problems(analyser, sentence.text, premise_sentences)
         problems += _plan_problems(analyser, sentence.text, premise_sentences)
         problems += _reported_sign_problems(analyser, sentence.text, premise_sentences)
+    problems += statement_problems(analyser, claim_sentences, premise_sentences)  # rule 10 (statements.py)
     return list(dict.fromkeys(problems))
 
 
