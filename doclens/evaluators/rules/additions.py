@@ -18,6 +18,9 @@ the rest of it is covered. Such an addition is not weighed as rewording: it deci
   clause, nor as an order opening it: "increase swimming as tolerated", "Ice the knee").
 * **A sign said to be reported** ("reports tenderness") is supported only when a note sentence that
   holds it is not an examination's (palpation, exam, "reveals" …).
+
+Rule 10 (v12, :mod:`~doclens.evaluators.rules.statements`: what kind of statement a claim makes) is
+read here too, so that its findings come with rule 8's.
 """
 
 from __future__ import annotations
