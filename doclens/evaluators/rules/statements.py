@@ -14,8 +14,11 @@ words (docs/design.md §4, "Judging real notes"; docs/changelog.md, v12 "What ki
 * **A state read as a plan.** A claim that plans or goes on with something ("continue Tylenol", "she
   will take Tylenol", "will continue to check her blood pressure") is supported only where a note
   sentence holding the thing gives it as a plan (an advising, ordering or continuing word, "as
-  needed", a plan heading); a note that only says it was or is done ("She took Tylenol yesterday",
-  "he checks his blood pressure weekly") does not plan it (``addition``).
+  needed", a plan heading); a note that only says it was done before ("She took Tylenol yesterday",
+  "tried", "… ago") does not plan it (``addition``). A present habit ("he checks his blood pressure
+  weekly") is no past: the labellers read "will continue" as supported by one. A
+  test the claim orders or plans ("will obtain a repeat echo") where every note sentence naming it
+  gives its result and plans nothing ("Echo showed a reduced ejection fraction") is one too.
 * **A result where the note only orders the test.** A claim that gives a test's result ("Lipid
   panel: elevated cholesterol", "the x-ray revealed no fracture") is not supported where every note
   sentence naming the test orders, plans or schedules it and none gives a result (``addition``).
@@ -80,6 +83,8 @@ GOING_ON = re.compile(r"\b(?:takes|taking|uses|using|currently|still|continu\w*|
 TESTS = frozenset("""x-ray x-rays xray xrays radiograph radiographs mri ct scan ultrasound echo echocardiogram ekg ecg
 labs lab panel profile a1c hemoglobin culture biopsy urinalysis cbc bmp cmp swab imaging test tests bloodwork
 mammogram colonoscopy""".split())
+#: Words before a test that do not name it ("repeat echo", "her x-ray").
+_NOT_NAMING = frozenset("repeat new another further follow-up initial baseline additional recent prior previous".split())
 #: What a claim writes of a test's result.
 RESULTS = re.compile(r"\b(?:show\w*|reveal\w*|demonstrat\w*|normal|abnormal|unremarkable|negative|positive|"
                      r"elevated|high|low|decreased|increased|within normal limits|wnl|confirm\w*|found|"
@@ -156,7 +161,9 @@ def _start_problems(analyser: Analyser, sentence: Sentence, premise_sentences: l
 def _span(text: str, cue: re.Match, written: str) -> str:
     """The claim's words from its cue to the drug it names ("started on amlodipine", "Atorvastatin 40 mg
     nightly was initiated"), or the two apart when they stand far from each other."""
-    at = text.find(written)
+    lower, word = text.lower(), written.lower()
+    at = lower.find(word, cue.start())
+    at = at if at >= 0 else lower.rfind(word, 0, cue.start())
     start, end = min(cue.start(), at), max(cue.end(), at + len(written))
     if at < 0 or end - start > 60:
         return f"{' '.join(cue.group(0).split())} {written}"
@@ -186,23 +193,35 @@ def _done_before(text: str) -> bool:
 
 
 def _result_problems(analyser: Analyser, sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
-    """(c): a test's result where every note sentence naming the test only orders or plans it."""
+    """(c): a test's result where every note sentence naming the test only orders or plans it; and (b)
+    for a test: an order or plan where every note sentence naming it gives its result and none plans it."""
     lowers = _WORD.findall(sentence.text.lower())
     tests = [i for i, w in enumerate(lowers) if w in TESTS]
-    if not tests or TEST_PLANNED.search(sentence.text):
-        return []
-    result = RESULTS.search(sentence.text)
-    if result is None:
+    if not tests:
         return []
     at = tests[0]
     # the test as named: the test word and the content word before it ("lipid panel", "chest x-ray")
-    named = [w for w in lowers[max(at - 1, 0): at + 1] if is_content(w)] or [lowers[at]]
+    named = [w for w in lowers[max(at - 1, 0): at + 1] if is_content(w) and w not in _NOT_NAMING] or [lowers[at]]
     keys = {analyser.normal(named[0]), analyser.normal(named[0].replace("-", ""))}  # "x-ray" is read "xray"
     holding = [s for s in premise_sentences if keys & s.stems]
-    if not holding or not all(_only_planned(s, keys, analyser) for s in holding):
+    if not holding:
         return []
-    return [Finding(FindingKind.ADDITION, f"note only orders or plans the {' '.join(named)} (\"{short(holding[0].text, 70)}\"), "
-                    f"claim gives its result (\"{result.group(0)}\")")]
+    planned, result = TEST_PLANNED.search(sentence.text), RESULTS.search(sentence.text)
+    if not planned and result and all(_only_planned(s, keys, analyser) for s in holding):
+        return [Finding(FindingKind.ADDITION, f"note only orders or plans the {' '.join(named)} "
+                        f"(\"{short(holding[0].text, 70)}\"), claim gives its result (\"{result.group(0)}\")")]
+    if planned and not result and all(_only_reported(s) for s in holding):
+        said = _span(sentence.text, planned, lowers[at])
+        return [Finding(FindingKind.ADDITION, f"claim plans the {' '.join(named)} (\"{said}\"), which the note has "
+                        f"only as done (\"{short(holding[0].text, 70)}\"), never as a plan")]
+    return []
+
+
+def _only_reported(sentence: Sentence) -> bool:
+    """Whether a note sentence gives a test's result and plans nothing ("Echo showed a reduced ejection
+    fraction")."""
+    return bool(RESULTS.search(sentence.text)) and not (TEST_PLANNED.search(sentence.text)
+                                                         or NOTE_PLANS.search(sentence.text))
 
 
 def _only_planned(sentence: Sentence, keys: set[str], analyser: Analyser) -> bool:

@@ -35,6 +35,9 @@ STATEMENTS = {
     "a plan where the note says done before": (
         "He used a heating pad on his neck two days ago.", "He should keep using a heating pad on his neck.",
         FindingKind.ADDITION, ["heating pad", "used a heating pad", "plan"]),
+    "an order where the note gives the result": (
+        "An echocardiogram showed an ejection fraction of 55%.", "We will schedule an echocardiogram.",
+        FindingKind.ADDITION, ["will schedule an echocardiogram", "showed an ejection fraction"]),
     "a result where the note orders the test": ("We will check a hemoglobin A1c.", "Hemoglobin A1c was elevated.",
                                                 FindingKind.ADDITION, ["check a hemoglobin A1c", "elevated"]),
     "a hedge against where the note leans towards": (
@@ -58,6 +61,9 @@ GUARDS = {
     "a result the note gives": ("Hemoglobin A1c was elevated at 8.1.", "Her hemoglobin A1c was elevated."),
     "a result the note gives beside a plan to repeat it": ("Thyroid panel was normal. We will repeat it in a year.",
                                                            "Thyroid panel was normal."),
+    "a repeat the note plans beside its result": (
+        "Chest x-ray showed no infiltrate. We will repeat the chest x-ray in 6 weeks.",
+        "We will repeat the chest x-ray in 6 weeks."),
     "a hedge towards where the note leans towards": ("The rash is consistent with contact dermatitis.",
                                                      "The rash is likely contact dermatitis."),
 }
@@ -77,7 +83,8 @@ def test_another_kind_of_statement_decides_not_supported(judge, case):
 def test_absences_are_not_phrased_as_contradictions(judge):
     """A plan or result the note never gives is an absence (``addition``): it decides, but is not
     written as "note says …" (issue 46's invariant, findings.CONTRADICTION_PHRASING)."""
-    for case in ("a plan where the note says done before", "a result where the note orders the test"):
+    for case in ("a plan where the note says done before", "a result where the note orders the test",
+                 "an order where the note gives the result"):
         premise, claim, _kind, _quoted = STATEMENTS[case]
         additions = [f for f in judge.verdict(premise, claim).findings if f.kind is FindingKind.ADDITION]
         assert additions and not any(f.conflict or CONTRADICTION_PHRASING.search(f.text) for f in additions)
