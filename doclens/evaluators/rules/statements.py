@@ -25,7 +25,8 @@ words (docs/design.md §4, "Judging real notes"; docs/changelog.md, v12 "What ki
 * **A hedge reversed.** A claim that a diagnosis is unlikely or excluded ("less likely", "unlikely",
   "ruled out", "doubt") where every hedged note sentence about it leans towards it ("consistent
   with", "concern for", "likely", "suspicious for"), or the reverse, is contradicted
-  (``assertion``).
+  (``assertion``); so is a hedge against a diagnosis that every note sentence about it states
+  outright, with no word of doubt or denial ("Assessment: Acute bronchitis.").
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import re
 
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind, short
-from doclens.evaluators.rules.sentences import Sentence
+from doclens.evaluators.rules.sentences import Sentence, Status
 from doclens.evaluators.rules.words import is_content
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
@@ -103,6 +104,10 @@ HEDGE_AGAINST = re.compile(r"\b(?:less likely|unlikely|not likely|ruled out|doub
 HEDGE_TOWARDS = re.compile(r"\b(?:(?<!less )(?<!not )likely|consistent with|concern\w* (?:for|of)|suspicious (?:for|of)|"
                            r"suspect\w*|suggestive of|compatible with|probabl[ey]|indicative of|high suspicion)\b",
                            re.IGNORECASE)
+#: Any word of doubt or denial in a note sentence (:func:`_states_outright`).
+_DOUBT = re.compile(r"\b(?:no|not|never|denies|denied|without|negative|possible|possibly|may|might|could|likely|"
+                    r"unlikely|probabl[ey]|suspect\w*|suspicious|concern\w*|consistent|rule out|ruled out|versus|vs|"
+                    r"differential|if|whether|question\w*|doubt\w*|less|r/o)\b|\?", re.IGNORECASE)
 #: Words of a hedge that name nothing hedged.
 _HEDGE_WORDS = frozenset("""likely unlikely less consistent concern concerning concerned suspicious suspect suspected
 suspicion ruled rule doubt doubtful excluded suggestive compatible probable probably indicative symptoms symptom
@@ -240,22 +245,44 @@ def _only_planned(sentence: Sentence, keys: set[str], analyser: Analyser) -> boo
 
 
 def _hedge_problems(analyser: Analyser, sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
-    """(d): a hedge the note gives the other way round where it speaks of the same diagnosis."""
-    against, towards = HEDGE_AGAINST.search(sentence.text), HEDGE_TOWARDS.search(sentence.text)
-    if bool(against) == bool(towards):
+    """(d): a hedge the note gives the other way round where it speaks of the same diagnosis; or, for a
+    hedge against it, a note that states the diagnosis outright there ("Assessment: Viral pharyngitis."
+    for "viral pharyngitis is less likely")."""
+    hedged = _hedged(analyser, sentence)
+    if hedged is None:
         return []
-    hedge = against or towards
-    assert hedge is not None
-    thing = {s for s in _stems(analyser, sentence.text) if s not in {analyser.normal(w) for w in _HEDGE_WORDS}}
-    if not thing:
-        return []
+    hedge, against, thing = hedged
     about = [s for s in premise_sentences if 2 * len(thing & s.stems) >= len(thing)]
     same = HEDGE_AGAINST if against else HEDGE_TOWARDS
     other = HEDGE_TOWARDS if against else HEDGE_AGAINST
-    opposite = [s for s in about if other.search(s.text) and not same.search(s.text)]
-    if not opposite or any(same.search(s.text) for s in about):
+    if not about or any(same.search(s.text) for s in about):
         return []
-    said = other.search(opposite[0].text)
-    assert said is not None
-    return [Finding(FindingKind.ASSERTION, f"note says \"{said.group(0)}\" (\"{short(opposite[0].text, 70)}\"), "
-                    f"claim says \"{hedge.group(0)}\"", conflict=True)]
+    opposite = [s for s in about if other.search(s.text)]
+    if opposite:
+        said = other.search(opposite[0].text)
+        assert said is not None
+        return [Finding(FindingKind.ASSERTION, f"note says \"{said.group(0)}\" (\"{short(opposite[0].text, 70)}\"), "
+                        f"claim says \"{hedge.group(0)}\"", conflict=True)]
+    if against and all(_states_outright(s, thing) for s in about):
+        return [Finding(FindingKind.ASSERTION, f"note says \"{short(about[0].text, 70)}\" (affirmed), claim says "
+                        f"\"{hedge.group(0)}\"", conflict=True)]
+    return []
+
+
+def _hedged(analyser: Analyser, sentence: Sentence) -> tuple[re.Match, bool, set[str]] | None:
+    """A claim sentence's one-way hedge, whether it is against the diagnosis, and what it hedges (its
+    content stems but the hedge's words); ``None`` without one, or with hedges both ways."""
+    against, towards = HEDGE_AGAINST.search(sentence.text), HEDGE_TOWARDS.search(sentence.text)
+    hedge = against or towards
+    if hedge is None or (against and towards):
+        return None
+    thing = {s for s in _stems(analyser, sentence.text) if s not in {analyser.normal(w) for w in _HEDGE_WORDS}}
+    return (hedge, bool(against), thing) if thing else None
+
+
+def _states_outright(sentence: Sentence, thing: set[str]) -> bool:
+    """Whether a note sentence states the claim's diagnosis with no hedge and no negation: each of its
+    words there affirmed, and no other word of doubt in the sentence."""
+    words = [w for w in sentence.words if w.stem in thing]
+    return (bool(words) and all(w.status == Status.AFFIRMED for w in words)
+            and not _DOUBT.search(sentence.text))

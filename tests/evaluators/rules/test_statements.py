@@ -43,6 +43,8 @@ STATEMENTS = {
     "a hedge against where the note leans towards": (
         "The rash is consistent with contact dermatitis.", "Contact dermatitis is less likely.",
         FindingKind.ASSERTION, ["consistent with", "less likely"]),
+    "a hedge against a diagnosis the note states": ("Assessment: Acute bronchitis.", "Acute bronchitis is less likely.",
+                                                    FindingKind.ASSERTION, ["Assessment: Acute bronchitis.", "less likely"]),
     "a hedge towards where the note excludes": ("Cellulitis ruled out.", "Cellulitis is likely.",
                                                 FindingKind.ASSERTION, ["ruled out", "likely"]),
     "a hedge towards where the note doubts": ("I doubt this is gout.", "This is probably gout.",
@@ -64,6 +66,8 @@ GUARDS = {
     "a repeat the note plans beside its result": (
         "Chest x-ray showed no infiltrate. We will repeat the chest x-ray in 6 weeks.",
         "We will repeat the chest x-ray in 6 weeks."),
+    "a hedge against where the note hedges against": ("Bronchitis is less likely. The cough is most likely from asthma.",
+                                                      "Bronchitis is less likely."),
     "a hedge towards where the note leans towards": ("The rash is consistent with contact dermatitis.",
                                                      "The rash is likely contact dermatitis."),
 }
