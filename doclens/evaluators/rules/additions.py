@@ -18,6 +18,9 @@ the rest of it is covered. Such an addition is not weighed as rewording: it deci
   clause, nor as an order opening it: "increase swimming as tolerated", "Ice the knee").
 * **A sign said to be reported** ("reports tenderness") is supported only when a note sentence that
   holds it is not an examination's (palpation, exam, "reveals" …).
+
+Rule 10 (v12, :mod:`~doclens.evaluators.rules.statements`: what kind of statement a claim makes) is
+read here too, so that its findings come with rule 8's.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import re
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind, short
 from doclens.evaluators.rules.sentences import Sentence
+from doclens.evaluators.rules.statements import statement_problems
 from doclens.evaluators.rules.words import is_content
 
 #: Words that attach a reason, a purpose or a basis to a fact. "since" is left out: it is mostly a
@@ -68,6 +72,7 @@ def addition_problems(analyser: Analyser, claim_sentences: list[Sentence],
         problems += _other_problems(analyser, sentence.text, premise_sentences)
         problems += _plan_problems(analyser, sentence.text, premise_sentences)
         problems += _reported_sign_problems(analyser, sentence.text, premise_sentences)
+    problems += statement_problems(analyser, claim_sentences, premise_sentences)  # rule 10 (statements.py)
     return list(dict.fromkeys(problems))
 
 

@@ -63,6 +63,10 @@ v4) a finding that contradicts the premise rejects the claim and a logistic mode
    purpose or basis, "other" things, an activity said to be done or a sign said to be reported that
    the note gives only as a plan or from its examination: what a claim says beyond the note decides
    "not supported" (``addition``).
+10. **what kind of statement** (v12, :func:`~doclens.evaluators.rules.statements.statement_problems`, called by
+    rule 8's): a start where the note goes on with a drug (and the reverse), a plan where the note says
+    only what was done, a test's result where the note only orders the test, a hedge reversed: each
+    decides "not supported" (``direction``, ``addition``, ``assertion``).
 
 Drug names (:func:`is_drug`: the maintained ``drug-named-entity-recognition`` lexicon and the
 hand-written :data:`DRUGS`) are keyed by their generic name ("Norvasc" is "amlodipine"); the lexicon

@@ -38,6 +38,9 @@ CARDIAC = "CARDIOVASCULAR: Regular rate and rhythm. No murmurs. No rubs. No gall
     ("His diabetes is well controlled.", "His diabetes is poorly controlled."),
     # a swapped test is a thing, even abbreviated
     ("Screen for std.", "We will screen her today for HIV."),
+    # v12: a new start is not going on with a drug (the labelling rule's "timing" and "newly",
+    # doclens/datasets/real_outputs/DATASHEET.md; this pair was held supported here until v12)
+    ("Continue metformin 500 mg twice daily.", "He was started on metformin 500 mg twice daily."),
     # generated near-misses (benchmarks/near_miss_generator.py), each class failed on the first v8:
     # abnormal where the note, speaking of the same finding, says normal
     ("CHEST X-RAY: X-ray of the chest is unremarkable.", "Chest x-ray: Abnormal."),
@@ -79,7 +82,6 @@ def test_explanations_quote_the_words_that_differ(judge):
     ("There is tenderness to palpation over the paraspinal muscles of the neck.",
      "Tenderness to palpation of the cervical spine paraspinal muscles."),
     ("She has a history of high blood pressure.", "She has a history of hypertension."),
-    ("Continue metformin 500 mg twice daily.", "He was started on metformin 500 mg twice daily."),
 ])
 def test_lay_and_clinical_names_of_one_thing_are_one(judge, premise, claim):
     verdict = judge.verdict(premise, claim)

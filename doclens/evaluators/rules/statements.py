@@ -1,0 +1,288 @@
+"""Rule 10 of ``clinical-rules`` (v12), **what kind of statement a claim makes**: a claim can use
+every word of the note and still state another kind of fact about it — a new start where the note
+goes on with a drug, a plan where the note says what was done, a test's result where the note only
+orders the test, a hedge the other way round. Each decides "not supported", quoting both texts'
+words (docs/design.md §4, "Judging real notes"; docs/changelog.md, v12 "What kind of statement").
+
+* **A start where the note goes on (and the reverse).** A claim that a drug or treatment was
+  started ("He was started on metformin", "lisinopril was initiated", "newly prescribed") states a
+  new start, which the labelling rule counts as timing ("newly", ``doclens/datasets/real_outputs/
+  DATASHEET.md``): where every note sentence naming the drug says it goes on ("Continue
+  metformin", "He takes metformin") and none starts it, the claim is contradicted (``direction``).
+  A claim that the patient takes or is on a drug ("He takes lisinopril") where every note sentence
+  naming it starts or prescribes it ("We will start lisinopril") is contradicted the same way.
+* **A state read as a plan.** A claim that plans or goes on with something ("continue Tylenol", "she
+  will take Tylenol", "will continue to check her blood pressure") is supported only where a note
+  sentence holding the thing gives it as a plan (an advising, ordering or continuing word, "as
+  needed", a plan heading); a note that only says it was done before ("She took Tylenol yesterday",
+  "tried", "… ago") does not plan it (``addition``). A present habit ("he checks his blood pressure
+  weekly") is no past: the labellers read "will continue" as supported by one. A
+  test the claim orders or plans ("will obtain a repeat echo") where every note sentence naming it
+  gives its result and plans nothing ("Echo showed a reduced ejection fraction") is one too.
+* **A result where the note only orders the test.** A claim that gives a test's result ("Lipid
+  panel: elevated cholesterol", "the x-ray revealed no fracture") is not supported where every note
+  sentence naming the test orders, plans or schedules it and none gives a result (``addition``).
+* **A hedge reversed.** A claim that a diagnosis is unlikely or excluded ("less likely", "unlikely",
+  "ruled out", "doubt") where every hedged note sentence about it leans towards it ("consistent
+  with", "concern for", "likely", "suspicious for"), or the reverse, is contradicted
+  (``assertion``); so is a hedge against a diagnosis that every note sentence about it states
+  outright, with no word of doubt or denial ("Assessment: Acute bronchitis.").
+"""
+
+from __future__ import annotations
+
+import re
+
+from doclens.evaluators.rules.analysis import Analyser
+from doclens.evaluators.rules.findings import Finding, FindingKind, short
+from doclens.evaluators.rules.sentences import Sentence, Status
+from doclens.evaluators.rules.words import is_content
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
+#: Treatments other than a named drug that are started or gone on with.
+TREATMENTS = frozenset("""therapy medication medications medicine medicines treatment inhaler brace splint injection
+injections supplement supplements regimen""".split())
+
+# --- (a) a start where the note goes on ------------------------------------------------------------------
+#: A claim that something was started: a past start, in the passive or with a subject ("was started on",
+#: "we initiated", "newly prescribed", "started taking").
+CLAIM_STARTED = re.compile(
+    r"\b(?:was|were|been|being|got|get|gets)\s+(?:\w+ly\s+)?(?:started|initiated|begun|placed|put)\b"
+    r"|\b(?:we|i|they|he|she|doctor|physician)\s+(?:\w+ly\s+)?(?:started|initiated|began)\b"
+    r"|\bnew(?:ly)?\s+(?:started|initiated|prescribed|prescription)\b"
+    r"|\b(?:started|initiated|began)\s+(?:taking|using|on)\b", re.IGNORECASE)
+#: A claim that the patient takes or is on something now ("He takes lisinopril", "is currently on").
+CLAIM_TAKES = re.compile(r"\b(?:takes|is taking|has been taking|uses|is using|has been using|is on|remains on|"
+                         r"still on|currently on|has been on)\b", re.IGNORECASE)
+#: How a note starts a drug (a present or future start, a prescription) and how it goes on with one.
+NOTE_STARTS = re.compile(r"\b(?:start\w*|initiat\w*|begin\w*|began|begun|new|newly|prescrib\w*|placed on|put on)\b",
+                         re.IGNORECASE)
+NOTE_GOES_ON = re.compile(r"\b(?:continu\w*|takes|taking|took|currently|current|still|remains?|uses|using|"
+                          r"(?:is|was|been) on|refill\w*|home medications?|medications? include)\b", re.IGNORECASE)
+
+# --- (b) a state read as a plan -----------------------------------------------------------------------
+#: A claim that plans or goes on with something: "continue X", "will take X", "should continue to check".
+CLAIM_PLANS = re.compile(
+    r"(?:^|[:;.]\s*|\b(?:will|should|to|can|may|must|plans? to|going to|advised to|instructed to)\s+)"
+    r"(?:\w+ly\s+)?(?:continue|keep)\s+(?:on\s+|with\s+|to\s+|taking\s+|using\s+)?"
+    r"|\b(?:will|should|plans? to|going to)\s+(?:\w+ly\s+)?(?:take|use)\s+", re.IGNORECASE)
+#: What makes a note's sentence a plan for what it holds: a continuing, advising or ordering word, "as
+#: needed", a plan heading.
+NOTE_PLANS = re.compile(r"\b(?:continu\w*|will|should|recommend\w*|advis\w*|encourag\w*|instruct\w*|plan\w*|"
+                        r"prescrib\w*|start\w*|can|may|as needed|prn|refill\w*|increase|decrease|resume|keep|"
+                        r"treatment|order\w*|schedul\w*|try|consider|need\w*|must|going to|want\w*|discuss\w*|"
+                        r"agree\w*|goal)\b", re.IGNORECASE)
+
+#: What says a thing was done before (b's note side), and what says it goes on.
+DONE_BEFORE = re.compile(r"\b(?:took|used|tried|given|received|applied|wore|had|did|completed|finished|ago|yesterday|"
+                         r"last|previously|prior|in the past|earlier|once)\b", re.IGNORECASE)
+GOING_ON = re.compile(r"\b(?:takes|taking|uses|using|currently|still|continu\w*|has been|have been|daily|every|each|"
+                      r"nightly|weekly|routinely|regularly|is on|remains)\b", re.IGNORECASE)
+
+# --- (c) a result where the note only orders the test ------------------------------------------------------
+#: Tests whose result a claim can state.
+TESTS = frozenset("""x-ray x-rays xray xrays radiograph radiographs mri ct scan ultrasound echo echocardiogram ekg ecg
+labs lab panel profile a1c hemoglobin culture biopsy urinalysis cbc bmp cmp swab imaging test tests bloodwork
+mammogram colonoscopy""".split())
+#: Words before a test that do not name it ("repeat echo", "her x-ray").
+_NOT_NAMING = frozenset("repeat new another further follow-up initial baseline additional recent prior previous".split())
+#: What a claim writes of a test's result.
+RESULTS = re.compile(r"\b(?:show\w*|reveal\w*|demonstrat\w*|normal|abnormal|unremarkable|negative|positive|"
+                     r"elevated|high|low|decreased|increased|within normal limits|wnl|confirm\w*|found|"
+                     r"significant for|notable for|consistent with|no evidence)\b", re.IGNORECASE)
+#: How a note writes that a result is known, besides :data:`RESULTS` ("reviewing the radiographic findings").
+NOTE_RESULTS = re.compile(r"\b(?:review\w*|findings?|results?|read|interpret\w*|came back|returned)\b", re.IGNORECASE)
+#: How a note plans a test rather than reports it.
+TEST_PLANNED = re.compile(r"\b(?:order\w*|will|plan\w*|obtain|get|getting|schedul\w*|recommend\w*|check|draw|send|"
+                          r"refer\w*|consider\w*|repeat|pending|to be|would like|going to|request\w*)\b",
+                          re.IGNORECASE)
+
+# --- (d) a hedge reversed ----------------------------------------------------------------------------
+#: A hedge against a diagnosis (-1) and one towards it (+1).
+HEDGE_AGAINST = re.compile(r"\b(?:less likely|unlikely|not likely|ruled out|doubt\w*|low suspicion|"
+                           r"not consistent with|not suggestive of|not concerning for|excluded)\b", re.IGNORECASE)
+HEDGE_TOWARDS = re.compile(r"\b(?:(?<!less )(?<!not )likely|consistent with|concern\w* (?:for|of)|suspicious (?:for|of)|"
+                           r"suspect\w*|suggestive of|compatible with|probabl[ey]|indicative of|high suspicion)\b",
+                           re.IGNORECASE)
+#: Any word of doubt or denial in a note sentence (:func:`_states_outright`).
+_DOUBT = re.compile(r"\b(?:no|not|never|denies|denied|without|negative|possible|possibly|may|might|could|likely|"
+                    r"unlikely|probabl[ey]|suspect\w*|suspicious|concern\w*|consistent|rule out|ruled out|versus|vs|"
+                    r"differential|if|whether|question\w*|doubt\w*|less|r/o)\b|\?", re.IGNORECASE)
+#: Words of a hedge that name nothing hedged.
+_HEDGE_WORDS = frozenset("""likely unlikely less consistent concern concerning concerned suspicious suspect suspected
+suspicion ruled rule doubt doubtful excluded suggestive compatible probable probably indicative symptoms symptom
+findings finding presentation picture this it low high""".split())
+
+
+def statement_problems(analyser: Analyser, claim_sentences: list[Sentence],
+                       premise_sentences: list[Sentence]) -> list[Finding]:
+    """Rule 10's findings (module docstring); each decides (``decision.DECISIVE``)."""
+    problems: list[Finding] = []
+    for sentence in claim_sentences:
+        problems += _start_problems(analyser, sentence, premise_sentences)
+        problems += _plan_problems(analyser, sentence, premise_sentences)
+        problems += _result_problems(analyser, sentence, premise_sentences)
+        problems += _hedge_problems(analyser, sentence, premise_sentences)
+    return problems
+
+
+def _stems(analyser: Analyser, text: str) -> list[str]:
+    return [analyser.normal(w) for w in _WORD.findall(text.lower()) if is_content(w)]
+
+
+def _treated(analyser: Analyser, sentence: Sentence) -> list[tuple[str, str]]:
+    """The drugs and treatments a sentence names: (key, as written)."""
+    return list(dict.fromkeys((analyser.normal(w), w) for w in _WORD.findall(sentence.text)
+                              if analyser.is_drug(w.lower()) or w.lower() in TREATMENTS))
+
+
+def _naming(premise_sentences: list[Sentence], key: str) -> list[Sentence]:
+    return [s for s in premise_sentences if key in s.stems or any(r.drug == key for r in s.regimens)]
+
+
+def _start_problems(analyser: Analyser, sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
+    """(a): a start the note never makes where it goes on with the drug, and the reverse."""
+    started, takes = CLAIM_STARTED.search(sentence.text), CLAIM_TAKES.search(sentence.text)
+    if not started and not takes:
+        return []
+    problems = []
+    for key, written in _treated(analyser, sentence):
+        naming = _naming(premise_sentences, key)
+        goes_on = [s for s in naming if NOTE_GOES_ON.search(s.text)]
+        starts = [s for s in naming if NOTE_STARTS.search(s.text)]
+        claimed = started or takes
+        assert claimed is not None
+        if started and goes_on and not starts:
+            note = goes_on[0]
+        elif takes and not started and starts and not goes_on:
+            note = starts[0]
+        else:
+            continue
+        problems.append(Finding(FindingKind.DIRECTION, f"note says \"{short(note.text, 70)}\", claim says "
+                                f"\"{_span(sentence.text, claimed, written)}\"", conflict=True))
+    return problems
+
+
+def _span(text: str, cue: re.Match, written: str) -> str:
+    """The claim's words from its cue to the drug it names ("started on amlodipine", "Atorvastatin 40 mg
+    nightly was initiated"), or the two apart when they stand far from each other."""
+    lower, word = text.lower(), written.lower()
+    at = lower.find(word, cue.start())
+    at = at if at >= 0 else lower.rfind(word, 0, cue.start())
+    start, end = min(cue.start(), at), max(cue.end(), at + len(written))
+    if at < 0 or end - start > 60:
+        return f"{' '.join(cue.group(0).split())} {written}"
+    return " ".join(text[start:end].split())
+
+
+def _plan_problems(analyser: Analyser, sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
+    """(b): a plan or going on that the note never plans, where it says the thing was or is done."""
+    problems = []
+    for match in CLAIM_PLANS.finditer(sentence.text):
+        rest = re.split(r"[,;:.]|\b(?:and|but|for|as|to|because|which|until|if)\b", sentence.text[match.end():],
+                        maxsplit=1, flags=re.IGNORECASE)[0]
+        thing = [s for s in _stems(analyser, rest) if s in sentence.stems][:3]
+        if not thing:
+            continue
+        holding = [s for s in premise_sentences if thing[0] in s.stems and 2 * len(set(thing) & s.stems) >= len(thing)]
+        if holding and not any(NOTE_PLANS.search(s.text) or not _done_before(s.text) for s in holding):
+            problems.append(Finding(FindingKind.ADDITION, f"claim plans \"{short(rest.strip(), 40)}\", which the note "
+                                    f"has only as done (\"{short(holding[0].text, 70)}\"), never as a plan"))
+    return problems
+
+
+def _done_before(text: str) -> bool:
+    """Whether a note sentence says something was done before, and not that it goes on ("She took
+    Tylenol yesterday", not "She takes Norvasc daily")."""
+    return bool(DONE_BEFORE.search(text)) and not GOING_ON.search(text)
+
+
+def _result_problems(analyser: Analyser, sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
+    """(c): a test's result where every note sentence naming the test only orders or plans it; and (b)
+    for a test: an order or plan where every note sentence naming it gives its result and none plans it."""
+    lowers = _WORD.findall(sentence.text.lower())
+    tests = [i for i, w in enumerate(lowers) if w in TESTS]
+    if not tests:
+        return []
+    at = tests[0]
+    # the test as named: the test word and the content word before it ("lipid panel", "chest x-ray")
+    named = [w for w in lowers[max(at - 1, 0): at + 1] if is_content(w) and w not in _NOT_NAMING] or [lowers[at]]
+    keys = {analyser.normal(named[0]), analyser.normal(named[0].replace("-", ""))}  # "x-ray" is read "xray"
+    holding = [s for s in premise_sentences if keys & s.stems]
+    if not holding:
+        return []
+    planned, result = TEST_PLANNED.search(sentence.text), RESULTS.search(sentence.text)
+    if not planned and result and all(_only_planned(s, keys, analyser) for s in holding):
+        return [Finding(FindingKind.ADDITION, f"note only orders or plans the {' '.join(named)} "
+                        f"(\"{short(holding[0].text, 70)}\"), claim gives its result (\"{result.group(0)}\")")]
+    if planned and not result and all(_only_reported(s) for s in holding):
+        said = _span(sentence.text, planned, lowers[at])
+        return [Finding(FindingKind.ADDITION, f"claim plans the {' '.join(named)} (\"{said}\"), which the note has "
+                        f"only as done (\"{short(holding[0].text, 70)}\"), never as a plan")]
+    return []
+
+
+def _only_reported(sentence: Sentence) -> bool:
+    """Whether a note sentence gives a test's result and plans nothing ("Echo showed a reduced ejection
+    fraction")."""
+    return bool(RESULTS.search(sentence.text)) and not (TEST_PLANNED.search(sentence.text)
+                                                         or NOTE_PLANS.search(sentence.text))
+
+
+def _only_planned(sentence: Sentence, keys: set[str], analyser: Analyser) -> bool:
+    """Whether a note sentence names the test (``keys``) only as planned: each time it is written, a
+    planning word before it in its clause or after it ("x-ray pending"), and no result or review of
+    one (a sentence that names it otherwise, "radiographic" for "x-ray", tells nothing)."""
+    text = sentence.text
+    written = [w for w in _WORD.finditer(text)
+               if {analyser.normal(w.group(0)), analyser.normal(w.group(0).replace("-", ""))} & keys]
+    for word in written:
+        clause = re.split(r"[,;:]", text[: word.start()])[-1]
+        after = re.split(r"[,;:.]", text[word.end():])[0]
+        if not (TEST_PLANNED.search(clause) or re.search(r"\b(?:pending|ordered|scheduled|to be)\b", after, re.IGNORECASE)):
+            return False
+    return bool(written) and not RESULTS.search(text) and not NOTE_RESULTS.search(text)
+
+
+def _hedge_problems(analyser: Analyser, sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
+    """(d): a hedge the note gives the other way round where it speaks of the same diagnosis; or, for a
+    hedge against it, a note that states the diagnosis outright there ("Assessment: Viral pharyngitis."
+    for "viral pharyngitis is less likely")."""
+    hedged = _hedged(analyser, sentence)
+    if hedged is None:
+        return []
+    hedge, against, thing = hedged
+    about = [s for s in premise_sentences if 2 * len(thing & s.stems) >= len(thing)]
+    same = HEDGE_AGAINST if against else HEDGE_TOWARDS
+    other = HEDGE_TOWARDS if against else HEDGE_AGAINST
+    if not about or any(same.search(s.text) for s in about):
+        return []
+    opposite = [s for s in about if other.search(s.text)]
+    if opposite:
+        said = other.search(opposite[0].text)
+        assert said is not None
+        return [Finding(FindingKind.ASSERTION, f"note says \"{said.group(0)}\" (\"{short(opposite[0].text, 70)}\"), "
+                        f"claim says \"{hedge.group(0)}\"", conflict=True)]
+    if against and all(_states_outright(s, thing) for s in about):
+        return [Finding(FindingKind.ASSERTION, f"note says \"{short(about[0].text, 70)}\" (affirmed), claim says "
+                        f"\"{hedge.group(0)}\"", conflict=True)]
+    return []
+
+
+def _hedged(analyser: Analyser, sentence: Sentence) -> tuple[re.Match, bool, set[str]] | None:
+    """A claim sentence's one-way hedge, whether it is against the diagnosis, and what it hedges (its
+    content stems but the hedge's words); ``None`` without one, or with hedges both ways."""
+    against, towards = HEDGE_AGAINST.search(sentence.text), HEDGE_TOWARDS.search(sentence.text)
+    hedge = against or towards
+    if hedge is None or (against and towards):
+        return None
+    thing = {s for s in _stems(analyser, sentence.text) if s not in {analyser.normal(w) for w in _HEDGE_WORDS}}
+    return (hedge, bool(against), thing) if thing else None
+
+
+def _states_outright(sentence: Sentence, thing: set[str]) -> bool:
+    """Whether a note sentence states the claim's diagnosis with no hedge and no negation: each of its
+    words there affirmed, and no other word of doubt in the sentence."""
+    words = [w for w in sentence.words if w.stem in thing]
+    return (bool(words) and all(w.status == Status.AFFIRMED for w in words)
+            and not _DOUBT.search(sentence.text))
