@@ -100,6 +100,7 @@ from doclens.evaluators.rules.alignment import NotYetEncoded, TokenAligner
 from doclens.evaluators.rules.analysis import Analyser, context_rules, section_key_words
 from doclens.evaluators.rules.assertion import assertion_problems, reports_result
 from doclens.evaluators.rules.calibration import Calibration, decisive_kinds, load_calibration
+from doclens.evaluators.rules.concepts import concept_finding, unnamed_concepts
 from doclens.evaluators.rules.content import missing_words, not_mentioned, said_otherwise
 from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE
 from doclens.evaluators.rules.decision import DECISIVE, DecisionModel, load_model
@@ -790,7 +791,34 @@ class ClinicalRulesJudge(Evaluator):
                 problems.append(Finding(FindingKind.SUBSTITUTION, f"note says {used}, claim says {m}" if thing else
                                         f"note does not mention {m} (its closest word there: {used})", conflict=thing))
                 kept.remove(m)
+        # v12: a head clinical concept the note never names, weighed before as rewording, decides
+        concepts = self._unnamed_concepts(kept, words, index, premise_sentences, best)
+        kept = [m for m in kept if m not in concepts]
+        problems += [concept_finding(concepts)] if concepts else []
         return problems + not_mentioned(kept, premise_sentences, self.analyser.drug_names), forgiven, best, absent
+
+    def _unnamed_concepts(self, kept: list[str], words: list[Word], index: dict, premise_sentences: list[Sentence],
+                          best: Sentence | None) -> list[str]:
+        """v12: the missing words that are the claim's head clinical concept, with no equivalent in
+        the note (:func:`~doclens.evaluators.rules.concepts.unnamed_concepts`; only with the encoder):
+        an equivalent is a note word, or two words running in ``best``, the sentence the claim is
+        about ("falling asleep" for "insomnia"), that MiniLM finds close."""
+        if not kept or self.paraphrase != "minilm":
+            return []
+        analyser = self.analyser
+
+        def abbreviation(m: str) -> bool:
+            return any(w.text.lower() == m and (w.text.isupper() or bool(analyser.expansions(w))) for w in words)
+
+        def closeness(found: list[str]) -> list[float]:
+            spans = [] if best is None else [f"{a.text} {b.text}".lower() for a, b in zip(best.words, best.words[1:])
+                                             if b.position == a.position + 1]
+            self._embed(found + spans)
+            return [max([c, *(self._cosine(m, s) for s in spans)])
+                    for m, c in zip(found, self._closest_words(found, premise_sentences))]
+
+        return unnamed_concepts(self.resources.concepts, [m for m in kept if not analyser.is_drug(m)], words, index,
+                                analyser.noun, abbreviation, closeness)
 
     def _forgivable(self, missing: list[str], words: list[Word]) -> bool:
         """Whether the missing words could be forgiven at all, before any encoding: tolerance on,

@@ -71,11 +71,12 @@ OPTIONAL_FEATURES = ALIGNMENT_FEATURES
 #: sides no sentence holds together, a claim with nothing to check, a number or side the note does not
 #: state, a site it never names, a stop or a dose change it never states; v8: a finding the claim denies
 #: that the note gives and never denies, a frequency the note never gives the drug; v11: what a claim adds
-#: that the note never gives (a reason, purpose or basis; "other" things: rules/additions.py).
+#: that the note never gives (a reason, purpose or basis; "other" things: rules/additions.py); v12: the
+#: claim's head clinical concept the note never names, nor an equivalent (rules/concepts.py).
 DECISIVE = frozenset({(kind, True) for kind in FindingKind} | {
     (FindingKind.DRUG, False), (FindingKind.TOGETHER, False), (FindingKind.EMPTY, False), (FindingKind.NUMBER, False),
     (FindingKind.SIDE, False), (FindingKind.SITE, False), (FindingKind.DIRECTION, False), (FindingKind.DENIAL, False),
-    (FindingKind.FREQUENCY, False), (FindingKind.ADDITION, False)})
+    (FindingKind.FREQUENCY, False), (FindingKind.ADDITION, False), (FindingKind.CONCEPT, False)})
 
 MODEL_FILE = "decision_model.json"
 

@@ -28,9 +28,12 @@ class FindingKind(TextEnum):
     denies that the note gives and never denies (a contradiction where the note's sentence holds the
     whole denied item). v11: ``addition``, a reason, purpose or basis, or "other" things, that the
     claim adds and the note never gives (:mod:`~doclens.evaluators.rules.additions`; never a
-    contradiction, but it decides)."""
+    contradiction, but it decides). v12: ``concept``, the claim's head clinical concept (a symptom,
+    sign, diagnosis, test or procedure) that the note never names, nor an equivalent
+    (:mod:`~doclens.evaluators.rules.concepts`; an absence that decides)."""
 
     MISSING = "missing"
+    CONCEPT = "concept"
     DRUG = "drug"
     POLAR = "polar"
     QUALIFIER = "qualifier"

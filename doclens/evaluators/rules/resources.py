@@ -28,6 +28,7 @@ from doclens.evaluators.cache import DEFAULT_LEXICONS, default_cache_dir, lexico
 if TYPE_CHECKING:
     from doclens.evaluators.models.sentence_encoder import VectorCache
     from doclens.evaluators.rules.analysis_cache import AnalysisCache
+    from doclens.evaluators.rules.concepts import ConceptLexicon
     from doclens.evaluators.rules.lexicons import Equivalents
     from doclens.evaluators.rules.stems import PorterStems
 
@@ -47,6 +48,7 @@ class JudgeResources:
         self.vector_cache = vector_cache
         self._drug_names: dict[str, str] | None = None
         self._equivalents: Equivalents | None = None
+        self._concepts: ConceptLexicon | None = None
         self._stems: PorterStems | None = None
 
     @classmethod
@@ -84,6 +86,15 @@ class JudgeResources:
 
             self._equivalents = equivalents()
         return self._equivalents
+
+    @property
+    def concepts(self) -> ConceptLexicon:
+        """``clinical_concepts.json`` read (:func:`~doclens.evaluators.rules.concepts.read_concepts`, v12)."""
+        if self._concepts is None:
+            from doclens.evaluators.rules.concepts import read_concepts
+
+            self._concepts = read_concepts()
+        return self._concepts
 
     @property
     def stems(self) -> PorterStems:

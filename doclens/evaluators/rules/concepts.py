@@ -1,0 +1,94 @@
+"""v12 (issue 46): a claim about a clinical concept the note never names.
+
+A claim's missing word (one the note does not use, nor says in other words: :mod:`~doclens.evaluators.rules.content`)
+is weighed by the decision model as rewording, and most missing words are: a verb, a modifier, a
+lay word for the note's clinical one. But where the missing word is the claim's **head clinical
+concept** — the symptom, sign, diagnosis, test, study or procedure the claim is about — and the note
+has no word close to it, the claim says something the note does not, however well its other words
+("patient", "reports", "denies", the body site) match. Such a word decides "not supported"
+(:data:`~doclens.evaluators.rules.decision.DECISIVE`), and the explanation quotes it.
+
+A word is a clinical concept when ``clinical_concepts.json`` lists it (general clinical vocabulary by
+category: the review of systems, the physical examination, common diagnoses, laboratory panels,
+imaging, procedures; generic heads such as "pain", "problem" or "test" are left out) or it ends as
+a clinical term does ("-itis", "-ectomy", "-scopy" …). It is the claim's head, not a modifier, unless
+the next word of the claim is a noun the note does use ("frontal sinus": the sinus is the thing).
+An abbreviation is never one (the note may write it out in a way the rules do not expand), nor a
+word the encoder finds a close equivalent of among the note's words (MiniLM cosine ≥
+:data:`EQUIVALENT_COSINE`: a lay or clinical synonym the note uses). Without the encoder the rule
+does not apply (``paraphrase=none``: no equivalent can be looked for)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Container
+from importlib import resources
+from typing import NamedTuple
+
+from doclens.evaluators.rules.findings import Finding, FindingKind
+from doclens.evaluators.rules.sentences import Word
+
+#: A missing concept whose closest note word (MiniLM cosine, words encoded alone) is at least this
+#: close has an equivalent in the note: rewording, weighed as before. Set between the cosines of a
+#: word with its lay or clinical synonym ("swelling"/"edema", "menses"/"menstrual": above 0.6 or at
+#: 0.55 where clinical_equivalents.json already writes them as one) and of a concept with a related
+#: but other one (a symptom with its organ's other symptoms: 0.4-0.5), measured on the real-output dev half.
+EQUIVALENT_COSINE = 0.6
+
+CONCEPTS_FILE = "clinical_concepts.json"
+
+
+class ConceptLexicon(NamedTuple):
+    """``clinical_concepts.json`` read: its terms (lower case) and its clinical endings."""
+
+    terms: frozenset[str]
+    suffixes: tuple[str, ...]
+
+
+def read_concepts() -> ConceptLexicon:
+    """``clinical_concepts.json`` read, at each call (the judge reads it once, into its
+    :class:`~doclens.evaluators.rules.resources.JudgeResources`); every entry names a known source."""
+    table = json.loads(resources.files("doclens.evaluators.rules").joinpath(CONCEPTS_FILE).read_text(encoding="utf-8"))
+    sources = table["sources"]
+    for entry in [*table["concepts"], table["suffixes"]]:
+        if entry.get("source") not in sources:
+            raise ValueError(f"{CONCEPTS_FILE}: entry {entry.get('category', 'suffixes')} names no known source")
+    terms = frozenset(t.lower() for entry in table["concepts"] for t in entry["terms"])
+    return ConceptLexicon(terms, tuple(table["suffixes"]["endings"]))
+
+
+def is_concept(lexicon: ConceptLexicon, word: str, noun: str) -> bool:
+    """Whether ``word`` (lower case; ``noun`` its noun lemma) names a clinical concept: listed, or
+    ending as a clinical term does (a word longer than its ending by four letters at least)."""
+    if word in lexicon.terms or noun in lexicon.terms:
+        return True
+    return word.isalpha() and any(word.endswith(s) and len(word) >= len(s) + 4 for s in lexicon.suffixes)
+
+
+def unnamed_concepts(lexicon: ConceptLexicon, kept: list[str], words: list[Word], found: Container[str],
+                     noun: Callable[[str], str], abbreviation: Callable[[str], bool],
+                     closeness: Callable[[list[str]], list[float]]) -> list[str]:
+    """The missing words of ``kept`` that are the claim's head clinical concept with no equivalent
+    in the note (module docstring). ``lexicon``: :func:`read_concepts`'s; ``words``: the claim's
+    words in order; ``found``: the stems the note uses; ``noun``: a word's noun lemma;
+    ``abbreviation``: whether a claim word is one; ``closeness``: each word's cosine with its
+    closest equivalent in the note."""
+    candidates = [m for m in kept if is_concept(lexicon, m, noun(m)) and not abbreviation(m)
+                  and not _modifies(m, words, found)]
+    if not candidates:
+        return []
+    return [m for m, cosine in zip(candidates, closeness(candidates)) if cosine < EQUIVALENT_COSINE]
+
+
+def _modifies(word: str, words: list[Word], found: Container[str]) -> bool:
+    """Whether each use of ``word`` in the claim stands right before a word the note uses (the thing
+    it qualifies: "frontal sinus", "herniated disc"; not "hesitancy while urinating")."""
+    at = [k for k, w in enumerate(words) if w.text.lower() == word]
+    return bool(at) and all(k + 1 < len(words) and words[k + 1].position == words[k].position + 1
+                            and words[k + 1].stem in found for k in at)
+
+
+def concept_finding(concepts: list[str]) -> Finding:
+    """The finding that decides: the concepts quoted, as absences (never phrased as a contradiction)."""
+    quoted = ", ".join(f"\"{c}\"" for c in concepts)
+    return Finding(FindingKind.CONCEPT, f"note never names {quoted}, what the claim is about, nor an equivalent")
