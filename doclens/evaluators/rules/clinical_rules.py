@@ -105,6 +105,7 @@ from doclens.evaluators.rules.content import missing_words, not_mentioned, said_
 from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE
 from doclens.evaluators.rules.decision import DECISIVE, DecisionModel, load_model
 from doclens.evaluators.rules.findings import FINDING_KINDS, Assessment, Finding, FindingKind, short
+from doclens.evaluators.rules.levels import unsaid_levels
 from doclens.evaluators.rules.lexicons import same_direction
 from doclens.evaluators.rules.near_misses import near_miss_problems
 from doclens.evaluators.rules.numbers import number_and_side_problems
@@ -594,6 +595,7 @@ class ClinicalRulesJudge(Evaluator):
             self._located(claim_sentences)))
         findings += self._once("detail", premise, claim, lambda: self._detail_problems(
             [w for w in words if w.text.lower() not in key], claim_sentences, premise_sentences))
+        findings = unsaid_levels(findings, claim, words, key, premise_sentences)  # v12: levels.py
         evidence = evidence_sentences({w.stem for w in words if w.text.lower() not in key}, premise_sentences, best)
         closest, shown = (evidence[0].text if evidence else None), tuple(s.text for s in evidence)
         if only_weighed and not self._weighed(findings):

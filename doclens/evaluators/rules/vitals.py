@@ -189,3 +189,25 @@ def normal_vitals_words(claim: str, words: list[Word], key: set[str], premise: s
         return VitalsSaid(said | ({owner.group(1).lower()} if owner else set()), shown, [])
     strong = [w for w in calls_normal if w not in _NOT_SAYING_NORMAL]
     return VitalsSaid(set(), [], _out_of_range(premise_sentences, named, strong[0]) if strong else [])
+
+
+def claim_vitals(claim: str) -> frozenset[str]:
+    """v12: the vital signs a claim names, whole ("blood pressure", "heart rate": :data:`_NAMED`)."""
+    return frozenset(kind for kind, pattern in _NAMED.items() if pattern.search(claim))
+
+
+def _level(kind: str, values: tuple[float, ...]) -> int:
+    """A reading's level against its adult range (:data:`RANGES`): -1 below, 0 inside, +1 above (a
+    blood pressure is above when either number is: 150/85 is elevated)."""
+    if kind == "temperature" and values[0] < 50:
+        return -1 if values[0] < 35.0 else (1 if values[0] > 37.9 else 0)
+    signs = {-1 if value < low else (1 if value > high else 0) for value, (low, high) in zip(values, RANGES[kind])}
+    return 1 if 1 in signs else (-1 if -1 in signs else 0)
+
+
+def reading_levels(sentences: list[Sentence], kinds: frozenset[str]) -> list[tuple[str, str, int]]:
+    """v12: each reading of the vital signs ``kinds`` that ``sentences`` give: (kind, the reading as
+    written, its level: :func:`_level`). A note's 150/95 says a claim's "blood pressure is elevated"
+    (levels.py)."""
+    return [(kind, "/".join(match.groups()), _level(kind, tuple(float(v) for v in match.groups())))
+            for sentence in sentences for kind in sorted(kinds) for match in _READINGS[kind].finditer(sentence.text)]
