@@ -83,7 +83,7 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -458,6 +458,29 @@ class ClinicalRulesJudge(Evaluator):
         texts = [w for w in words if self._vector(w) is None]
         if texts:
             self._round_vectors.update(zip(texts, self._load_encoder().encode(texts)))
+
+    def prepare(self, premises: Sequence[str], claims: Sequence[str]) -> None:
+        """A training run's references (:meth:`Evaluator.prepare`): MiniLM's vectors of every
+        sentence and word of each premise and of each claim and its words, encoded now in one batch
+        and kept as any other (:data:`EMBEDDINGS_KEPT`), so a step that judges new completions against
+        them encodes the completions' text only (a reference's sentences and claims were a third of a
+        reward step's encoding; issue 49). Each vector is the one a pair would have encoded when it
+        first needed it: verdicts are those without it (tests/rewards/test_rewards.py)."""
+        if self.paraphrase == "none":
+            return
+        analyser = self.analyser
+        texts: dict[str, None] = {}
+        for premise in premises:
+            sentences = analyser.sentences(premise.strip())
+            texts.update(dict.fromkeys(s.text for s in sentences))
+            texts.update(dict.fromkeys(self._view(sentences).words))
+        for claim in claims:
+            texts[claim] = None
+            texts.update(dict.fromkeys(w.text.lower() for s in analyser.sentences(claim) for w in s.words))
+        missing = [t for t in texts if self._vector(t) is None]
+        if missing:
+            with computing_with(self._threads.threads):
+                self._load_encoder().encode(missing)
 
     @property
     def analyser(self) -> Analyser:
