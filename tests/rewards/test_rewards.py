@@ -186,6 +186,8 @@ def test_a_references_sentences_and_claims_are_encoded_once_when_first_met_and_v
     reference_texts |= {c for claims in reward.claims.claims_for([("note_generation", r) for r in references])
                         for section in claims.values() for c in section}
     assert reference_texts and all(judge._vector(t) is not None for t in reference_texts)
+    judge._load_encoder()._kept.clear()  # what a run's new completions push out of the encoder's cache
+    assert all(judge._vector(t) is not None for t in reference_texts)  # kept apart
 
     encoded: list[str] = []
     encoder = judge._load_encoder()

@@ -148,6 +148,10 @@ ALIGN_CANDIDATES = 8
 #: sentences and words recur at every training step (benchmarks/reward_latency.py); 20,000 vectors
 #: of 384 float32 take about 31 MB.
 EMBEDDINGS_KEPT = 20_000
+#: Texts whose vectors :meth:`ClinicalRulesJudge.prepare` keeps apart from the others (a training
+#: run's references: an ACI-BENCH note's sentences, words and claims are about 160 texts, so 250
+#: references or more; 40,000 vectors of 384 float32 take about 61 MB), oldest prepared out first.
+PREPARED_KEPT = 40_000
 #: Premises whose word-vector matrix is kept (:meth:`ClinicalRulesJudge._closest_words`), oldest out first.
 WORD_MATRICES_KEPT = 64
 #: Premises whose :class:`_PremiseView` is kept (:meth:`ClinicalRulesJudge._view`), least recently
@@ -343,6 +347,7 @@ class ClinicalRulesJudge(Evaluator):
         #: vectors of this call's rounds (kept apart from the encoder's bounded cache, never evicted)
         self._wanted: set[str] | None = None
         self._round_vectors: dict[str, object] = {}
+        self._prepared: OrderedDict[str, object] = OrderedDict()  # vectors of texts prepare() was given
         self._word_matrices: dict[tuple[str, ...], object] = {}
         #: id of a premise's sentence list → (that list, its view); the list is held so its id stays its own
         self._premise_views: OrderedDict[int, tuple[list[Sentence], _PremiseView]] = OrderedDict()
@@ -388,6 +393,8 @@ class ClinicalRulesJudge(Evaluator):
 
     def _vector(self, text: str):
         found = self._round_vectors.get(text)
+        if found is None:
+            found = self._prepared.get(text)
         return found if found is not None else self._load_encoder().cached(text)
 
     def _embed(self, texts: list[str]) -> None:
@@ -465,7 +472,9 @@ class ClinicalRulesJudge(Evaluator):
         and kept as any other (:data:`EMBEDDINGS_KEPT`), so a step that judges new completions against
         them encodes the completions' text only (a reference's sentences and claims were a third of a
         reward step's encoding; issue 49). Each vector is the one a pair would have encoded when it
-        first needed it: verdicts are those without it (tests/rewards/test_rewards.py)."""
+        first needed it: verdicts are those without it (tests/rewards/test_rewards.py). They are
+        kept apart from the completions' (:data:`PREPARED_KEPT`), which a training run never meets
+        again and which would otherwise push them out before the reference comes back."""
         if self.paraphrase == "none":
             return
         analyser = self.analyser
@@ -481,6 +490,12 @@ class ClinicalRulesJudge(Evaluator):
         if missing:
             with computing_with(self._threads.threads):
                 self._load_encoder().encode(missing)
+        kept = self._prepared
+        for text in texts:
+            kept[text] = self._vector(text)
+            kept.move_to_end(text)
+        while len(kept) > PREPARED_KEPT:
+            kept.popitem(last=False)
 
     @property
     def analyser(self) -> Analyser:
