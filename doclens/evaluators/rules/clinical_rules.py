@@ -88,7 +88,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from doclens.core.errors import ConfigurationError
-from doclens.core.threads import ThreadPlan, computing_with, plan
+from doclens.core.threads import ThreadPlan, collector_paused, computing_with, plan
 from doclens.core.types import CitationJudgement, ClaimJudgement
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
 from doclens.evaluators.rules.additions import addition_problems
@@ -420,7 +420,8 @@ class ClinicalRulesJudge(Evaluator):
         most two rounds of texts (the sentences it aligns with, then the words it would forgive),
         and judging again reads the analysed sentences from memory. Verdicts are those of
         :meth:`explain` one pair at a time (tests/evaluators/rules/test_clinical_rules.py)."""
-        with computing_with(self._threads.threads):  # MiniLM's and numpy's threads (core/threads.py)
+        # MiniLM's and numpy's threads, and no cyclic collection while judging (core/threads.py)
+        with computing_with(self._threads.threads), collector_paused():
             return self._explain_rounds(list(dict.fromkeys(pairs)))
 
     def _explain_rounds(self, todo: list[tuple[str, str]]) -> dict[tuple[str, str], RuleVerdict]:
