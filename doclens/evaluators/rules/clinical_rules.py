@@ -155,7 +155,9 @@ PREPARED_KEPT = 40_000
 #: Premises whose word-vector matrix is kept (:meth:`ClinicalRulesJudge._closest_words`), oldest out first.
 WORD_MATRICES_KEPT = 64
 #: Premises whose :class:`_PremiseView` is kept (:meth:`ClinicalRulesJudge._view`), least recently
-#: used out first: a note's claims come together, so a few suffice.
+#: used out first: a note's claims come together, so a few suffice (while judging in rounds, every
+#: premise's is kept until the call ends: each round meets every premise again; a reward step of 64
+#: built 470 views of 200 premises with 64 kept; issue 49).
 PREMISE_VIEWS_KEPT = 64
 #: (claim, premise) rankings kept outside rounds (:meth:`ClinicalRulesJudge._ranked`), oldest out
 #: first: a claim's alignments come within one pair's judgement (while judging in rounds, every
@@ -448,6 +450,7 @@ class ClinicalRulesJudge(Evaluator):
         finally:
             self._wanted, self._round_vectors, self._round_memo = None, {}, None
             self._rankings.clear()
+            self._trim_views()
             self._aligner.end_rounds()
         return results
 
@@ -782,9 +785,13 @@ class ClinicalRulesJudge(Evaluator):
                         index.setdefault(key, []).append((word, sentence))
         view = _PremiseView(index, first)
         self._premise_views[id(premise_sentences)] = (premise_sentences, view)
-        while len(self._premise_views) > PREMISE_VIEWS_KEPT:
-            self._premise_views.popitem(last=False)
+        self._trim_views()
         return view
+
+    def _trim_views(self) -> None:
+        """At most :data:`PREMISE_VIEWS_KEPT` views, outside a call that judges in rounds."""
+        while self._round_memo is None and len(self._premise_views) > PREMISE_VIEWS_KEPT:
+            self._premise_views.popitem(last=False)
 
     def _aligned(self, claim: str, words: list[Word], premise_sentences: list[Sentence],
                  encoder: bool = False) -> Sentence | None:
