@@ -135,6 +135,12 @@ class Evaluator(Component):
         raise NotImplementedError(
             f"{type(self).__name__} must implement entail_batch(pairs) or judge_claims/judge_citation")
 
+    def prepare(self, premises: Sequence[str], claims: Sequence[str]) -> None:
+        """Texts this judge will meet again and again (a training run's references, met at every
+        step that samples their prompt: :class:`doclens.rewards.DocLensReward` calls this once per
+        reference): a judge that keeps work per text may do it now, once, so that later calls
+        spend their time on the new text only. Verdicts never depend on it. The base does nothing."""
+
     # ---- higher-level judgements -------------------------------------------------------------
     def judge_claims(self, premise: str, claims: list[str], task: str = "general",
                      direction: str = Direction.RECALL) -> list[ClaimJudgement]:

@@ -76,6 +76,12 @@ _Closer = TypeVar("_Closer", bound="ClosesItsJudge")
 
 
 
+def _claim_texts(claims: Any) -> list[str]:
+    """The claim strings of a reference's claims (a list, or a section mapping of lists; ``None``: none)."""
+    lists = claims.values() if isinstance(claims, Mapping) else [claims] if claims else []
+    return [claim for items in lists if isinstance(items, (list, tuple)) for claim in items if isinstance(claim, str)]
+
+
 class RewardScoringFailed(RuntimeError):
     """The judge could not score a step's completions: none of them, more than
     ``max_unscored_share`` of them, or it stopped the run (circuit breaker, deadline)."""
@@ -370,6 +376,8 @@ class DocLensReward(ClosesItsJudge):
         self.verdict_lists = tuple(dict.fromkeys(field for name_, weight in self.weights.items() if weight
                                                  for field in verdicts_of(name_)))
         self.steps = 0
+        #: the references whose texts the judge has prepared (:meth:`_prepare_references`)
+        self._prepared: set[str] = set()
         self.last_step_s: float | None = None
         self.last_step = StepCounts()
         self.over_budget_steps = 0
@@ -480,7 +488,20 @@ class DocLensReward(ClosesItsJudge):
         for i, claims in zip(todo, self.claims.claims_for([(rows[i]["task"], rows[i]["reference"]) for i in todo])):
             if claims is not None:
                 rows[i]["reference_claims"] = claims
+        self._prepare_references(rows)
         return [Instance.from_dict(row, i) for i, row in enumerate(rows)]
+
+    def _prepare_references(self, rows: list[dict[str, Any]]) -> None:
+        """The judge's per-text work on each reference met for the first time, and on its claims
+        (:meth:`doclens.evaluators.base.Evaluator.prepare`: ``clinical-rules`` encodes their
+        sentences now), paid once a reference rather than at every step that samples its prompt."""
+        new = {row["reference"].strip(): row.get("reference_claims") for row in rows
+               if row["reference"].strip() not in self._prepared}
+        if not new:
+            return
+        claims = [claim for given in new.values() for claim in _claim_texts(given)]
+        self.scorer.evaluator.prepare(list(new), list(dict.fromkeys(claims)))
+        self._prepared.update(new)
 
     def _row(self, i: int, completion: Any, reference: Any, source: Any, given_claims: Any, given_task: Any,
              counts: StepCounts) -> dict[str, Any]:

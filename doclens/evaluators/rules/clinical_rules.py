@@ -87,12 +87,12 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from doclens.core.errors import ConfigurationError
-from doclens.core.threads import ThreadPlan, computing_with, plan
+from doclens.core.threads import ThreadPlan, collector_paused, computing_with, plan
 from doclens.core.types import CitationJudgement, ClaimJudgement
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
 from doclens.evaluators.rules.additions import addition_problems
@@ -154,10 +154,16 @@ ALIGN_CANDIDATES = 8
 #: sentences and words recur at every training step (benchmarks/reward_latency.py); 20,000 vectors
 #: of 384 float32 take about 31 MB.
 EMBEDDINGS_KEPT = 20_000
+#: Texts whose vectors :meth:`ClinicalRulesJudge.prepare` keeps apart from the others (a training
+#: run's references: an ACI-BENCH note's sentences, words and claims are about 160 texts, so 250
+#: references or more; 40,000 vectors of 384 float32 take about 61 MB), oldest prepared out first.
+PREPARED_KEPT = 40_000
 #: Premises whose word-vector matrix is kept (:meth:`ClinicalRulesJudge._closest_words`), oldest out first.
 WORD_MATRICES_KEPT = 64
 #: Premises whose :class:`_PremiseView` is kept (:meth:`ClinicalRulesJudge._view`), least recently
-#: used out first: a note's claims come together, so a few suffice.
+#: used out first: a note's claims come together, so a few suffice (while judging in rounds, every
+#: premise's is kept until the call ends: each round meets every premise again; a reward step of 64
+#: built 470 views of 200 premises with 64 kept; issue 49).
 PREMISE_VIEWS_KEPT = 64
 #: (claim, premise) rankings kept outside rounds (:meth:`ClinicalRulesJudge._ranked`), oldest out
 #: first: a claim's alignments come within one pair's judgement (while judging in rounds, every
@@ -349,6 +355,7 @@ class ClinicalRulesJudge(Evaluator):
         #: vectors of this call's rounds (kept apart from the encoder's bounded cache, never evicted)
         self._wanted: set[str] | None = None
         self._round_vectors: dict[str, object] = {}
+        self._prepared: OrderedDict[str, object] = OrderedDict()  # vectors of texts prepare() was given
         self._word_matrices: dict[tuple[str, ...], object] = {}
         #: id of a premise's sentence list → (that list, its view); the list is held so its id stays its own
         self._premise_views: OrderedDict[int, tuple[list[Sentence], _PremiseView]] = OrderedDict()
@@ -394,6 +401,8 @@ class ClinicalRulesJudge(Evaluator):
 
     def _vector(self, text: str):
         found = self._round_vectors.get(text)
+        if found is None:
+            found = self._prepared.get(text)
         return found if found is not None else self._load_encoder().cached(text)
 
     def _embed(self, texts: list[str]) -> None:
@@ -419,7 +428,8 @@ class ClinicalRulesJudge(Evaluator):
         most two rounds of texts (the sentences it aligns with, then the words it would forgive),
         and judging again reads the analysed sentences from memory. Verdicts are those of
         :meth:`explain` one pair at a time (tests/evaluators/rules/test_clinical_rules.py)."""
-        with computing_with(self._threads.threads):  # MiniLM's and numpy's threads (core/threads.py)
+        # MiniLM's and numpy's threads, and no cyclic collection while judging (core/threads.py)
+        with computing_with(self._threads.threads), collector_paused():
             return self._explain_rounds(list(dict.fromkeys(pairs)))
 
     def _explain_rounds(self, todo: list[tuple[str, str]]) -> dict[tuple[str, str], RuleVerdict]:
@@ -446,6 +456,7 @@ class ClinicalRulesJudge(Evaluator):
         finally:
             self._wanted, self._round_vectors, self._round_memo = None, {}, None
             self._rankings.clear()
+            self._trim_views()
             self._aligner.end_rounds()
         return results
 
@@ -464,6 +475,37 @@ class ClinicalRulesJudge(Evaluator):
         texts = [w for w in words if self._vector(w) is None]
         if texts:
             self._round_vectors.update(zip(texts, self._load_encoder().encode(texts)))
+
+    def prepare(self, premises: Sequence[str], claims: Sequence[str]) -> None:
+        """A training run's references (:meth:`Evaluator.prepare`): MiniLM's vectors of every
+        sentence and word of each premise and of each claim and its words, encoded now in one batch
+        and kept as any other (:data:`EMBEDDINGS_KEPT`), so a step that judges new completions against
+        them encodes the completions' text only (a reference's sentences and claims were a third of a
+        reward step's encoding; issue 49). Each vector is the one a pair would have encoded when it
+        first needed it: verdicts are those without it (tests/rewards/test_rewards.py). They are
+        kept apart from the completions' (:data:`PREPARED_KEPT`), which a training run never meets
+        again and which would otherwise push them out before the reference comes back."""
+        if self.paraphrase == "none":
+            return
+        analyser = self.analyser
+        texts: dict[str, None] = {}
+        for premise in premises:
+            sentences = analyser.sentences(premise.strip())
+            texts.update(dict.fromkeys(s.text for s in sentences))
+            texts.update(dict.fromkeys(self._view(sentences).words))
+        for claim in claims:
+            texts[claim] = None
+            texts.update(dict.fromkeys(w.text.lower() for s in analyser.sentences(claim) for w in s.words))
+        missing = [t for t in texts if self._vector(t) is None]
+        if missing:
+            with computing_with(self._threads.threads):
+                self._load_encoder().encode(missing)
+        kept = self._prepared
+        for text in texts:
+            kept[text] = self._vector(text)
+            kept.move_to_end(text)
+        while len(kept) > PREPARED_KEPT:
+            kept.popitem(last=False)
 
     @property
     def analyser(self) -> Analyser:
@@ -750,9 +792,13 @@ class ClinicalRulesJudge(Evaluator):
                         index.setdefault(key, []).append((word, sentence))
         view = _PremiseView(index, first)
         self._premise_views[id(premise_sentences)] = (premise_sentences, view)
-        while len(self._premise_views) > PREMISE_VIEWS_KEPT:
-            self._premise_views.popitem(last=False)
+        self._trim_views()
         return view
+
+    def _trim_views(self) -> None:
+        """At most :data:`PREMISE_VIEWS_KEPT` views, outside a call that judges in rounds."""
+        while self._round_memo is None and len(self._premise_views) > PREMISE_VIEWS_KEPT:
+            self._premise_views.popitem(last=False)
 
     def _aligned(self, claim: str, words: list[Word], premise_sentences: list[Sentence],
                  encoder: bool = False) -> Sentence | None:
