@@ -132,9 +132,9 @@ __all__ = ("DRUGS", "FINDING_KINDS", "RULES_VERSION", "Assessment", "ClinicalRul
            "is_drug")
 
 #: The rules' human version, bumped with a round of rules; the signature carries it with a digest of
-#: the rules' files (:func:`~doclens.evaluators.rules.version.rules_digest`: ``rule-based:v11-<8 hex>``),
+#: the rules' files (:func:`~doclens.evaluators.rules.version.rules_digest`: ``rule-based:v12-<8 hex>``),
 #: which changes whenever a rule or a table does.
-RULES_VERSION = "11"
+RULES_VERSION = "12"
 
 #: Paraphrase tolerance: the shipped MiniLM sentence encoder aligns the claim with a premise
 #: sentence; up to three missing content words (two fifths of the claim's at most; never a drug, a polar
@@ -989,7 +989,7 @@ class ClinicalRulesJudge(Evaluator):
 
     @property
     def rules_version(self) -> str:
-        """:data:`RULES_VERSION` and the digest of the rules' files: ``11-<8 hex>`` (version.py)."""
+        """:data:`RULES_VERSION` and the digest of the rules' files: ``12-<8 hex>`` (version.py)."""
         if self._rules_version is None:
             self._rules_version = f"{RULES_VERSION}-{rules_digest()}"
         return self._rules_version

@@ -1,6 +1,6 @@
 """The version of ``clinical-rules``' rules that its signature carries: the human version
-(:data:`~doclens.evaluators.rules.clinical_rules.RULES_VERSION`, ``11``) and a digest of the files
-that decide its verdicts, ``rule-based:v11-<8 hex>`` (issue 50: the version changed only when
+(:data:`~doclens.evaluators.rules.clinical_rules.RULES_VERSION`, ``12``) and a digest of the files
+that decide its verdicts, ``rule-based:v12-<8 hex>`` (issue 50: the version changed only when
 someone remembered to change it; now any change to a rule or a table changes it).
 
 The digest (:func:`rules_digest`) is SHA-256 over every ``.py`` and ``.json`` file directly in
