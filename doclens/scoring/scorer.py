@@ -27,6 +27,7 @@ from typing import Any
 from doclens.core.errors import ConfigurationError, InputError, UnparsedJudgementError
 from doclens.core.settings import QUESTION_STATEMENTS, UNCITED, KeywordSignature, ScoringSettings  # noqa: F401
 from doclens.core.tasks import AUTO_TASK, SECTION_NAMES, Task, check_task
+from doclens.core.threads import collector_paused
 from doclens.core.types import NO_VERDICT, Direction, Instance, InstanceResult, SourceUnit, Statement
 from doclens.engines.progress import InstanceSteps, ProgressBar, judge_batch
 from doclens.engines.sink import FileSink, ResultSink
@@ -264,7 +265,8 @@ class DocLens:
                 chunk, pending, read = self._read_chunk(iterator, run)
                 if chunk:
                     meta = RunMeta()
-                    results = self._score_chunk(chunk, meta, bar)
+                    with collector_paused():  # docs/design.md, "Speed": collected between chunks
+                        results = self._score_chunk(chunk, meta, bar)
                     run.merge(meta)
                     sink.add_chunk(results, meta)
                 # instances read but not scored (skipped by --resume) step the bar here; the
@@ -310,7 +312,8 @@ class DocLens:
         calls this and passes both to a sink on the driver, in input order
         (:mod:`doclens.engines.sink`): the report is then the same as :meth:`score`'s."""
         meta = RunMeta()
-        return self._score_chunk(chunk, meta), meta
+        with collector_paused():
+            return self._score_chunk(chunk, meta), meta
 
     def _read_chunk(self, iterator: Iterator[dict | Instance],
                     run: Run) -> tuple[list[Instance], InputError | None, int]:

@@ -158,6 +158,12 @@ class Analyser:
         self.absent_when = [(frozenset(map(self.normal, when)), frozenset(map(self.normal, absent)))
                             for when, absent in self._equivalents.implies_absent]
 
+    def prefetch(self, texts) -> None:
+        """Fetch from the analysis cache, in one query, the stored readings of those ``texts`` not
+        read yet (:meth:`AnalysisCache.prefetch`); :meth:`sentences` decodes each when asked."""
+        if self._cache is not None:
+            self._cache.prefetch([text for text in texts if text not in self._memo])
+
     def sentences(self, text: str) -> list[Sentence]:
         cached = self._memo.get(text)
         if cached is not None:

@@ -445,6 +445,8 @@ class ClinicalRulesJudge(Evaluator):
 
     def _explain_rounds(self, todo: list[tuple[str, str]]) -> dict[tuple[str, str], RuleVerdict]:
         results: dict[tuple[str, str], RuleVerdict] = {}
+        # the stored readings of every premise and claim in one query, not one a text (issue 49)
+        self.analyser.prefetch(dict.fromkeys(text for pair in todo for text in pair))
         if self.paraphrase == "none":
             return {pair: self._judge(*pair) for pair in todo}
         self._wanted, self._round_memo = set(), {}

@@ -153,3 +153,39 @@ def test_read_sealed_json_reports_a_refused_file_to_its_owner(tmp_path):
     assert read_sealed_json(path, "kind/1", "v", refusals) is None and refusals.found == [path]
     path.write_text("{not json")
     assert read_sealed_json(path, "kind/1", "v", refusals) is None and refusals.found == [path, path]
+
+
+def test_a_later_judge_fetches_its_readings_in_one_query_and_decodes_each_once(tmp_path, monkeypatch):
+    """Issue 49: a warm run asked the file for each text's reading in its own query (some 3,000 for
+    one system's notes). The judge fetches every premise's and claim's reading together, then decodes
+    each once, when the text is first read; the verdicts are those of the judge that read them."""
+    first = _judge(tmp_path, monkeypatch, [])
+    verdicts = first.judge_claims_many([ClaimRequest(PREMISE, CLAIMS)])
+    first.close()
+    later_reads: list[str] = []
+    later = _judge(tmp_path, monkeypatch, later_reads)
+    cache = later.resources.analysis_cache
+    queries: list[int] = []
+    decoded: list[bytes] = []
+    get_blobs, decode = AnalysisCache.get_blobs, analysis_cache.decode_reading
+    monkeypatch.setattr(AnalysisCache, "get_blobs", lambda self, keys: queries.append(len(keys)) or get_blobs(self, keys))
+    monkeypatch.setattr(analysis_cache, "decode_reading", lambda payload: decoded.append(payload) or decode(payload))
+    assert later.judge_claims_many([ClaimRequest(PREMISE, CLAIMS)]) == verdicts
+    assert queries == [1 + len(CLAIMS)] and len(decoded) == len(set(decoded)) == 1 + len(CLAIMS)
+    assert later_reads == [] and cache.hits == 1 + len(CLAIMS) and cache._fetched == {}
+
+
+def test_a_collection_of_scalars_is_checked_item_by_item():
+    """The one-pass check of a set of words (issue 49) refuses what the item-by-item one refused."""
+    from fractions import Fraction
+
+    from doclens.evaluators.rules.analysis_cache import Refused, codec
+
+    words = codec(frozenset[str])[1]
+    assert words(["a", "b"]) == frozenset({"a", "b"}) and words([]) == frozenset()
+    for bad in (["a", 1], ["a", ["b"]], [True], "ab"):
+        with pytest.raises(Refused):
+            words(bad)
+    assert codec(list)[1]([1, {"fraction": [1, 2]}]) == [1, Fraction(1, 2)]
+    with pytest.raises(Refused):
+        codec(set)[1]([1, None])
