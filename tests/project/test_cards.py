@@ -37,8 +37,8 @@ def test_the_clinical_rules_card_leaves_its_rounds_to_the_changelog():
     assert text.count("\n## Current figures\n") == 1
     rounds = [h for h in _headings(text, "#{3,6}") if re.match(r"v\d|Before v\d|In short", h)]
     assert rounds == [], f"a round's section in the card: {rounds}"
-    for version in ("v11 (`lr-bd937b8f`) as shipped", "v10 (`lr-bf9c8d6e`) as shipped", "v10 (`lr-11f7aeb6`)", "v10 (`lr-971b1aa2`)",
-                    "v10 (`lr-734a1cf8`)", "v9", "v8", "v7", "v6",
+    for version in ("v11 (`lr-bd937b8f`) as shipped", "v10 (`lr-bf9c8d6e`) as shipped", "v10 (`lr-11f7aeb6`)",
+                    "v10 (`lr-971b1aa2`)", "v10 (`lr-734a1cf8`)", "v9", "v8", "v7", "v6",
                     "v5", "v4", "Before v4"):
         assert any(h.startswith(version) for h in _headings(changelog, "###")), version
     current = _current_figures(text)
