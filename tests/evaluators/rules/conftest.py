@@ -14,3 +14,10 @@ def clinical_judge():
     made = ClinicalRulesJudge()
     yield made
     made.close()
+
+
+@pytest.fixture(scope="module")
+def judge(clinical_judge):
+    """The default judge under the name most rules tests use (a module's own ``judge`` fixture, a
+    judge with other settings, takes its place there)."""
+    return clinical_judge

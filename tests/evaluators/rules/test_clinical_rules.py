@@ -17,14 +17,6 @@ from doclens.extraction.extractors import ClauseExtractor, split_clauses  # noqa
 from doclens.reports.report import Report  # noqa: E402
 from tests.conftest import REPO  # noqa: E402
 
-
-@pytest.fixture(scope="module")
-def judge():
-    made = ClinicalRulesJudge()
-    yield made
-    made.close()
-
-
 # (premise, claim, entailed, words the explanation must contain)
 PAIRS = {
     "negation: note negates, claim affirms": (

