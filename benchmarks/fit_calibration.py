@@ -106,7 +106,7 @@ def estimates(rows: list[dict], folds: int, shrinkage: float, read: list[dict]) 
     for method in ("by_kind", "one_share"):
         kinds = [r["kinds"] if method == "by_kind" else () for r in rows]
         found["out_of_fold"][method] = figures(rows, out_of_fold(scores, labels, kinds, groups, folds, shrinkage))
-        if read and read is not rows:
+        if read:
             old = fit_calibration([r["score"] for r in read], [r["label"] for r in read], "",
                                   kinds=[r["kinds"] if method == "by_kind" else () for r in read], shrinkage=shrinkage)
             found["read_halves_map"][method] = figures(rows, [old.probability(s, k) for s, k in zip(scores, kinds)])
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     read = [r for r in judged if r["half"] in READ_HALVES]
     honest = estimates(rows, args.folds, args.shrinkage, [] if set(fit_on) == set(READ_HALVES) else read)
     if args.decided == "one-share":
-        rows = [{**r, "kinds": ()} for r in rows]
+        rows, read = ([{**r, "kinds": ()} for r in part] for part in (rows, read))
     model = ClinicalRulesJudge(calibration=None)._decision_model
     calibration = fit_calibration([r["score"] for r in rows], [r["label"] for r in rows], model.fingerprint,
                                   {"fitted_on": f"real-outputs {' + '.join(fit_on)}", "items": len(rows),
@@ -146,8 +146,7 @@ def main(argv: list[str] | None = None) -> int:
                                   kinds=[r["kinds"] for r in rows] if args.decided == "by-kind" else None,
                                   shrinkage=args.shrinkage)
     shown = rows + [r for r in read if r["half"] not in fit_on]
-    kinds = [r["kinds"] if args.decided == "by-kind" else () for r in shown]
-    probabilities = [calibration.probability(r["score"], k) for r, k in zip(shown, kinds)]
+    probabilities = [calibration.probability(r["score"], r["kinds"]) for r in shown]
     report = {"calibration": calibration.to_json(), "fingerprint": calibration.fingerprint, **honest,
               "in_sample": figures(shown, probabilities)}
     print(json.dumps(report, indent=2))
