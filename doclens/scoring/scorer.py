@@ -265,8 +265,7 @@ class DocLens:
                 chunk, pending, read = self._read_chunk(iterator, run)
                 if chunk:
                     meta = RunMeta()
-                    with collector_paused():  # docs/design.md, "Speed": collected between chunks
-                        results = self._score_chunk(chunk, meta, bar)
+                    results = self._score_chunk(chunk, meta, bar)
                     run.merge(meta)
                     sink.add_chunk(results, meta)
                 # instances read but not scored (skipped by --resume) step the bar here; the
@@ -312,8 +311,7 @@ class DocLens:
         calls this and passes both to a sink on the driver, in input order
         (:mod:`doclens.engines.sink`): the report is then the same as :meth:`score`'s."""
         meta = RunMeta()
-        with collector_paused():
-            return self._score_chunk(chunk, meta), meta
+        return self._score_chunk(chunk, meta), meta
 
     def _read_chunk(self, iterator: Iterator[dict | Instance],
                     run: Run) -> tuple[list[Instance], InputError | None, int]:
@@ -341,6 +339,7 @@ class DocLens:
             return chunk, exc, read
         return chunk, None, read
 
+    @collector_paused()  # docs/design.md, "Speed": cycles are collected between chunks, not within one
     def _score_chunk(self, chunk: list[Instance], run: RunMeta,
                      bar: ProgressBar | None = None) -> list[InstanceResult]:
         """The results of one chunk, in its order; what the chunk taught the run (tasks met,
