@@ -52,8 +52,10 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.smoke)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def shared_data() -> Path:
+    """The shared test sets (``../shared/data``); a test needing them is skipped, with the reason, where
+    they are absent. Session-scoped so module fixtures can take it too."""
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared test data not found at {SHARED_DATA} (clone the project beside ../shared)")
     return SHARED_DATA

@@ -196,12 +196,8 @@ def test_sealed_half_is_refused(shared_data):
 
 
 @pytest.fixture(scope="module")
-def real_sample():
-    from tests.conftest import SHARED_DATA
-
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"shared test data not found at {SHARED_DATA} (clone the project beside ../shared)")
-    sources = nm.read_sources(["held-out", nm.PROBE], SHARED_DATA / "aci_bench_systems")
+def real_sample(shared_data):
+    sources = nm.read_sources(["held-out", nm.PROBE], shared_data / "aci_bench_systems")
     picked = sources[::6]
     return picked, nm.generate(picked)
 

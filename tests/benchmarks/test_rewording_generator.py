@@ -156,12 +156,8 @@ def test_sealed_half_is_refused_and_unread_halves_are_not_written(shared_data, t
 
 
 @pytest.fixture(scope="module")
-def real_slice():
-    from tests.conftest import SHARED_DATA
-
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"shared test data not found at {SHARED_DATA} (clone the project beside ../shared)")
-    sources = rw.read_sources(["held-out", rw.PROBE], SHARED_DATA / "aci_bench_systems")
+def real_slice(shared_data):
+    sources = rw.read_sources(["held-out", rw.PROBE], shared_data / "aci_bench_systems")
     picked = sources[::3]
     return picked, rw.generate(picked)
 
