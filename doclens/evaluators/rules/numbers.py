@@ -49,7 +49,16 @@ def _number_for_concept(value, unit, context, premise_sentences) -> str | None:
     return ", ".join(f"{v} {u}" for v, u in sorted(values)[:3])
 
 
+def _local(unit: str | None, context: frozenset, other_unit: str | None, sentence: Sentence) -> bool:
+    """Whether a note number (``other_unit``, in ``sentence``) speaks where the claim's number does:
+    near the same words, or with the same unit ("four days" needs no context; v13: but a count of
+    times is bound to what is done so often: "twice daily" needs the words of what is taken twice,
+    docs/design.md §4, "Numbers bound to their phrase")."""
+    return not context or bool(context & sentence.keys) or (unit not in (None, "time") and other_unit == unit)
+
+
 def check_number(value, unit, context, premise_sentences) -> Finding | None:
+    """The finding on one number of the claim (``None``: the note gives it)."""
     shown = f"{value} {unit}" if unit else value
     differs = _number_for_concept(value, unit, context, premise_sentences)
     if differs:
@@ -57,15 +66,16 @@ def check_number(value, unit, context, premise_sentences) -> Finding | None:
     near = []
     for sentence in premise_sentences:
         for v, u, _ in sentence.numbers:
-            # near the same words, or with the same unit ("four days" needs no context)
-            local = not context or bool(context & sentence.keys) or (unit is not None and u == unit)
+            local = _local(unit, context, u, sentence)
             if v == value and (unit is None or u is None or u == unit) and local:
                 return None
             if same_duration(value, unit, v, u):
                 return None  # one duration in other units ("1 month", "4 weeks"), read as a unit is
             # what the note says instead: a number of the same kind (the same unit or the same
-            # value; a reading such as 7/10 for a reading), never "42 year" for a pain score
-            if local and (u == unit or v == value) and ("/" in v) == ("/" in value):
+            # value; a reading such as 7/10 for a reading), never "42 year" for a pain score; v13:
+            # nor a count of times for a count of puffs ("twice a day" for "2 puffs")
+            same_kind = u == unit or (v == value and "time" not in (u, unit))
+            if local and same_kind and ("/" in v) == ("/" in value):
                 near.append(f"{v} {u}" if u else v)
     if near:
         return Finding(FindingKind.NUMBER, f"note says {', '.join(dict.fromkeys(near[:3]))}, claim says {shown}", conflict=True)
