@@ -632,7 +632,48 @@ def _add_number(sentence: Sentence, lowers: list[str], i: int, implicit_once: bo
     context = _number_context(lowers, i, content_positions, keys_at)
     if implicit_once:
         sentence.implied.add(len(sentence.numbers))
+    if unit in _DURATIONS and _follows_up(lowers, i):
+        sentence.follow_ups.add(len(sentence.numbers))
     sentence.numbers.append(("1" if implicit_once else number_value(lower), unit, context))
+
+
+#: v13: words that make a duration an interval to the next visit ("follow up in 2 weeks", "see her
+#: back in 2 weeks", "return in 3 months", "2-week follow-up"): :func:`_follows_up`.
+FOLLOW_UP_WORDS = frozenset("""follow followup follow-up f/u return returns returning recheck re-check revisit reassess
+reassessment reevaluate re-evaluate reevaluation re-evaluation see seen seeing visit appointment rtc""".split())
+#: Words that end the stretch before a number a follow-up word can reach.
+_FOLLOW_UP_BREAKS = frozenset({",", ";", ".", ":", "and", "but", "or", "for", "since", "x"})
+#: Words after a duration that put it in the past ("2 weeks ago", "3 days prior").
+_PAST = frozenset("ago prior before earlier previously later".split())
+#: What a "return to …" that is a follow-up returns to ("return to clinic"); "return to work" is none.
+_RETURN_TO = frozenset("clinic office care see us me our this".split())
+
+
+def _follows_up(lowers: list[str], i: int) -> bool:
+    """v13: whether the duration at ``i`` is the interval to a follow-up: a follow-up word
+    (:data:`FOLLOW_UP_WORDS`, or "back" after "come") within six tokens before it with no break
+    (a comma, "and", "for": "cough for 2 weeks and will follow up" is a cough's) and not in the
+    past ("2 weeks ago"), or one within two tokens after ("a 2-week follow-up", "2 week recheck")."""
+    if set(lowers[i + 1: i + 4]) & _PAST or (i and lowers[i - 1] in ("past", "last", "over", "for")):
+        return False
+    if any(lowers[j] in FOLLOW_UP_WORDS and lowers[j] not in ("see", "seen", "seeing") and not _returns_elsewhere(lowers, j)
+           for j in range(i + 1, min(i + 4, len(lowers)))):
+        return True  # "a 6-week follow-up" (not "3 months to return to a labor-intensive job")
+    for j in range(i - 1, max(i - 7, -1), -1):
+        if lowers[j] in _FOLLOW_UP_BREAKS:
+            return False
+        if lowers[j] in FOLLOW_UP_WORDS or (lowers[j] == "back" and j and lowers[j - 1] in ("come", "comes", "coming")):
+            return not _returns_elsewhere(lowers, j)
+    return False
+
+
+def _returns_elsewhere(lowers: list[str], j: int) -> bool:
+    """Whether the follow-up word at ``j`` is a return to something other than the clinic ("return to
+    work in 2 weeks", "returning to sports")."""
+    if not lowers[j].startswith("return") or lowers[j + 1: j + 2] != ["to"]:
+        return False
+    after = [w for w in lowers[j + 2: j + 4] if w not in ("the", "a")][:1]
+    return not set(after) & _RETURN_TO
 
 
 def _number_context(lowers: list[str], i: int, content_positions: list[int], keys_at: dict[int, frozenset]) -> frozenset:
