@@ -10,7 +10,9 @@ words (docs/design.md §4, "Judging real notes"; docs/changelog.md, v12 "What ki
   DATASHEET.md``): where every note sentence naming the drug says it goes on ("Continue
   metformin", "He takes metformin") and none starts it, the claim is contradicted (``direction``).
   A claim that the patient takes or is on a drug ("He takes lisinopril") where every note sentence
-  naming it starts or prescribes it ("We will start lisinopril") is contradicted the same way.
+  naming it starts or prescribes it ("We will start lisinopril") is contradicted the same way. v13
+  (issue 46): "is currently taking" (an adverb between) is such a claim, a start the claim plans now
+  ("will start", "we will prescribe") is a start, and a note's restart or "resume" is one.
 * **A state read as a plan.** A claim that plans or goes on with something ("continue Tylenol", "she
   will take Tylenol", "will continue to check her blood pressure") is supported only where a note
   sentence holding the thing gives it as a plan (an advising, ordering or continuing word, "as
