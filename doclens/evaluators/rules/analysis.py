@@ -12,6 +12,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Callable, Container
 from dataclasses import replace
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from doclens.core.errors import ConfigurationError
@@ -579,6 +580,8 @@ def _numbers_and_sides(sentence: Sentence, texts: list[str], lowers: list[str], 
         implicit_once = _implicit_once(lowers, i) or _implicit_one(lowers, i)
         if is_number(lower) or implicit_once:
             _add_number(sentence, lowers, i, implicit_once, content_positions, keys_at)
+        elif lower.rstrip(".") in ABBREVIATED_COUNTS:
+            _add_abbreviated_count(sentence, lowers, i, content_positions, keys_at)
         elif lower in SIDES or (lower == "both" and i + 1 in stem_at):  # "both hands" is bilateral
             sentence.sides.append(_side_at(texts, lowers, i, content_positions, keys_at, stem_at, negated_at))
 
@@ -612,24 +615,90 @@ def _add_number(sentence: Sentence, lowers: list[str], i: int, implicit_once: bo
     lower = lowers[i]
     if lower in ("once", "twice") and not set(lowers[i + 1: i + 2]) & FREQUENCY:
         return  # "once the labs come back" is no count
-    # "20 mg a day" is a count (once), no duration; "a year ago" one year
-    unit = None if lower in ("a", "per") and lowers[i + 1: i + 2] == ["day"] else unit_after(lowers, i)
+    # "20 mg a day" is a count (once), no duration; "a year ago" one year. v13: a count of times a
+    # frequency gives ("twice daily", "2 x a day", "daily", "20 mg a day") has the unit "time", as
+    # "2 times daily" has: it is the frequency's number, never the puffs or tablets of a dose
+    # (docs/design.md §4, "Numbers bound to their phrase")
+    counts_times = (lower in ("once", "twice") or (implicit_once and lowers[i] not in ("last", "an"))
+                    or (lowers[i + 1: i + 2] == ["x"] and bool(set(lowers[i + 2: i + 3]) & FREQUENCY)))
+    counts_times = counts_times and not (lower == "a" and lowers[i + 2: i + 3] == ["ago"])
+    unit = "time" if counts_times else unit_after(lowers, i)
     if unit == "year" and "old" in lowers[i + 1: i + 5]:
         unit = "year old"  # an age ("57-year-old"), never a duration ("1 year ago")
     if unit is None:
         unit = _range_unit(lowers, i)
         if unit is not None:
             sentence.range_starts.add(len(sentence.numbers))
-    # the content words around it: within three tokens, and the nearest one each way
-    # ("follow up with me in 3 months": follow; "Radiographs taken today, 3 views":
-    # radiographs and views)
-    near = [j for j in range(i - 3, i + 4) if j in keys_at] + (
-        [k for k in content_positions if k < i][-1:] + [k for k in content_positions if k > i][:1])
-    # (not "side": "5/5 on the right side" is the note's "5/5 strength on the right", v7)
-    context = frozenset().union(*(keys_at[j] for j in near)) - {"side"}
+    context = _number_context(lowers, i, content_positions, keys_at)
     if implicit_once:
         sentence.implied.add(len(sentence.numbers))
+    if unit in _DURATIONS and _follows_up(lowers, i):
+        sentence.follow_ups.add(len(sentence.numbers))
     sentence.numbers.append(("1" if implicit_once else number_value(lower), unit, context))
+
+
+#: v13: words that make a duration an interval to the next visit ("follow up in 2 weeks", "see her
+#: back in 2 weeks", "return in 3 months", "2-week follow-up"): :func:`_follows_up`.
+FOLLOW_UP_WORDS = frozenset("""follow followup follow-up f/u return returns returning recheck re-check revisit reassess
+reassessment reevaluate re-evaluate reevaluation re-evaluation see seen seeing visit appointment rtc""".split())
+#: Words that end the stretch before a number a follow-up word can reach.
+_FOLLOW_UP_BREAKS = frozenset({",", ";", ".", ":", "and", "but", "or", "for", "since", "x"})
+#: Words after a duration that put it in the past ("2 weeks ago", "3 days prior").
+_PAST = frozenset("ago prior before earlier previously later".split())
+#: What a "return to …" that is a follow-up returns to ("return to clinic"); "return to work" is none.
+_RETURN_TO = frozenset("clinic office care see us me our this".split())
+
+
+def _follows_up(lowers: list[str], i: int) -> bool:
+    """v13: whether the duration at ``i`` is the interval to a follow-up: a follow-up word
+    (:data:`FOLLOW_UP_WORDS`, or "back" after "come") within six tokens before it with no break
+    (a comma, "and", "for": "cough for 2 weeks and will follow up" is a cough's) and not in the
+    past ("2 weeks ago"), or one within two tokens after ("a 2-week follow-up", "2 week recheck")."""
+    if set(lowers[i + 1: i + 4]) & _PAST or (i and lowers[i - 1] in ("past", "last", "over", "for")):
+        return False
+    if any(lowers[j] in FOLLOW_UP_WORDS and lowers[j] not in ("see", "seen", "seeing") and not _returns_elsewhere(lowers, j)
+           for j in range(i + 1, min(i + 4, len(lowers)))):
+        return True  # "a 6-week follow-up" (not "3 months to return to a labor-intensive job")
+    for j in range(i - 1, max(i - 7, -1), -1):
+        if lowers[j] in _FOLLOW_UP_BREAKS:
+            return False
+        if lowers[j] in FOLLOW_UP_WORDS or (lowers[j] == "back" and j and lowers[j - 1] in ("come", "comes", "coming")):
+            return not _returns_elsewhere(lowers, j)
+    return False
+
+
+def _returns_elsewhere(lowers: list[str], j: int) -> bool:
+    """Whether the follow-up word at ``j`` is a return to something other than the clinic ("return to
+    work in 2 weeks", "returning to sports")."""
+    if not lowers[j].startswith("return") or lowers[j + 1: j + 2] != ["to"]:
+        return False
+    after = [w for w in lowers[j + 2: j + 4] if w not in ("the", "a")][:1]
+    return not set(after) & _RETURN_TO
+
+
+def _number_context(lowers: list[str], i: int, content_positions: list[int], keys_at: dict[int, frozenset]) -> frozenset:
+    """The content keys around the number at ``i``: within three tokens, and the nearest content
+    word each way ("follow up with me in 3 months": follow; "Radiographs taken today, 3 views":
+    radiographs and views); not "side" ("5/5 on the right side" is the note's "5/5 strength on the
+    right", v7)."""
+    near = [j for j in range(i - 3, i + 4) if j in keys_at] + (
+        [k for k in content_positions if k < i][-1:] + [k for k in content_positions if k > i][:1])
+    return frozenset().union(*(keys_at[j] for j in near)) - {"side"}
+
+
+#: v13: the Latin dosing abbreviations that give a count of doses a day ("BID" is "twice daily").
+ABBREVIATED_COUNTS = MappingProxyType({"bid": "2", "b.i.d": "2", "tid": "3", "t.i.d": "3", "qid": "4", "q.i.d": "4",
+                                       "qd": "1", "q.d": "1"})
+
+
+def _add_abbreviated_count(sentence: Sentence, lowers: list[str], i: int, content_positions: list[int],
+                           keys_at: dict[int, frozenset]) -> None:
+    """v13: the count of times a dosing abbreviation gives ("BID": 2 time), implied like the once of
+    "daily": a note's supports or contradicts a claim's "twice daily", a claim's need not be written
+    in the note with a number (its frequency is the regimen's, near_misses)."""
+    sentence.implied.add(len(sentence.numbers))
+    context = _number_context(lowers, i, content_positions, keys_at)
+    sentence.numbers.append((ABBREVIATED_COUNTS[lowers[i].rstrip(".")], "time", context))
 
 
 def _range_unit(lowers: list[str], i: int) -> str | None:

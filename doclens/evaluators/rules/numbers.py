@@ -49,27 +49,71 @@ def _number_for_concept(value, unit, context, premise_sentences) -> str | None:
     return ", ".join(f"{v} {u}" for v, u in sorted(values)[:3])
 
 
-def check_number(value, unit, context, premise_sentences) -> Finding | None:
+def _local(unit: str | None, context: frozenset, other_unit: str | None, sentence: Sentence) -> bool:
+    """Whether a note number (``other_unit``, in ``sentence``) speaks where the claim's number does:
+    near the same words, or with the same unit ("four days" needs no context; v13: but a count of
+    times is bound to what is done so often: "twice daily" needs the words of what is taken twice,
+    docs/design.md §4, "Numbers bound to their phrase")."""
+    return not context or bool(context & sentence.keys) or (unit not in (None, "time") and other_unit == unit)
+
+
+def check_number(value, unit, context, premise_sentences, follow_up: bool = False) -> Finding | None:
+    """The finding on one number of the claim (``None``: the note gives it); ``follow_up``: it is the
+    claim's interval to a follow-up (:attr:`~doclens.evaluators.rules.sentences.Sentence.follow_ups`)."""
     shown = f"{value} {unit}" if unit else value
     differs = _number_for_concept(value, unit, context, premise_sentences)
     if differs:
         return Finding(FindingKind.NUMBER, f"note says {differs}, claim says {shown}", conflict=True)
+    bound = _check_follow_up(value, unit, context, shown, premise_sentences) if follow_up else None
+    if bound is not None:
+        return bound
     near = []
     for sentence in premise_sentences:
         for v, u, _ in sentence.numbers:
-            # near the same words, or with the same unit ("four days" needs no context)
-            local = not context or bool(context & sentence.keys) or (unit is not None and u == unit)
-            if v == value and (unit is None or u is None or u == unit) and local:
+            local = _local(unit, context, u, sentence)
+            if _gives(value, unit, v, u, local):
                 return None
-            if same_duration(value, unit, v, u):
-                return None  # one duration in other units ("1 month", "4 weeks"), read as a unit is
-            # what the note says instead: a number of the same kind (the same unit or the same
-            # value; a reading such as 7/10 for a reading), never "42 year" for a pain score
-            if local and (u == unit or v == value) and ("/" in v) == ("/" in value):
-                near.append(f"{v} {u}" if u else v)
+            if local and _same_kind(value, unit, v, u):
+                near.append(f"{v} {u}" if u else v)  # what the note says instead
     if near:
         return Finding(FindingKind.NUMBER, f"note says {', '.join(dict.fromkeys(near[:3]))}, claim says {shown}", conflict=True)
     return Finding(FindingKind.NUMBER, f"note does not state {shown} there")
+
+
+def _gives(value, unit, v, u, local: bool) -> bool:
+    """Whether the note's number ``v`` ``u`` gives the claim's: the same value in the same unit (or
+    one of them with none) where it speaks (``local``), or one duration in other units ("1 month",
+    "4 weeks", read as a unit is)."""
+    return (v == value and (unit is None or u is None or u == unit) and local) or same_duration(value, unit, v, u)
+
+
+def _same_kind(value, unit, v, u) -> bool:
+    """Whether a note number is what the note says instead of the claim's: the same unit or the same
+    value (a reading such as 7/10 for a reading), never "42 year" for a pain score; v13: nor a count
+    of times for a count of puffs ("twice a day" for "2 puffs")."""
+    return (u == unit or (v == value and "time" not in (u, unit))) and ("/" in v) == ("/" in value)
+
+
+def _check_follow_up(value, unit, context, shown: str, premise_sentences) -> Finding | None:
+    """v13: a claim's interval to a follow-up ("follow up in 2 weeks", :func:`check_number`) where no
+    note follow-up has it and no note sentence gives it near the claim's words: where the note gives
+    the follow-up another interval, a contradiction quoting it; where the note's same duration is
+    bound to something else ("a cough for 2 weeks"), an absence; ``None`` otherwise (the ordinary
+    check reads it: a follow-up the note writes another way, "RTC 2 weeks", is not told apart)."""
+    intervals = [(v, u) for s in premise_sentences for k, (v, u, _) in enumerate(s.numbers) if k in s.follow_ups]
+    if any(v == value and u == unit or same_duration(value, unit, v, u) for v, u in intervals):
+        return None
+    same = [s for s in premise_sentences for v, u, _ in s.numbers
+            if (v == value and u == unit) or same_duration(value, unit, v, u)]
+    if any(context & s.keys for s in same):
+        return None
+    if intervals:
+        said = dict.fromkeys(f"{v} {u}" for v, u in intervals)
+        return Finding(FindingKind.NUMBER, f"note gives the follow-up in {', '.join(list(said)[:3])}, claim says "
+                       f"{shown}", conflict=True)
+    if same:
+        return Finding(FindingKind.NUMBER, f"note does not state {shown} as the time to a follow-up")
+    return None
 
 
 def check_side(claimed: Side, premise_sentences) -> Finding | None:
@@ -121,7 +165,8 @@ def _plural_in_both(analyser: Analyser, claim_sentence: Sentence, premise_senten
 def number_and_side_problems(analyser: Analyser, claim_sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
     """Numbers with their units and sides with their body part; several of one claim sentence
     must stand together in one premise sentence."""
-    found = [check_number(v, u, c, premise_sentences) for _, (v, u, c) in claim_sentence.stated]
+    found = [check_number(v, u, c, premise_sentences, k in claim_sentence.follow_ups)
+             for k, (v, u, c) in claim_sentence.stated]
     # a count the claim only implies ("2 mg daily": once) is not required of the note, but
     # another count for the same concept contradicts it ("2 mg twice daily")
     found += [p for p in (check_number(*claim_sentence.numbers[k], premise_sentences)
@@ -146,13 +191,14 @@ def _apart(claim_sentence: Sentence, premise_sentences: list[Sentence]) -> list[
     ("left kidney 10 cm" is not supported by "right kidney 10 cm … left kidney 12 cm")."""
     # a range's two ends are found apart: "range of motion 0 to 120 degrees" is "Extension: 0
     # degrees. Flexion: 120 degrees."; its first end is checked on its own only
-    together = [n for k, n in claim_sentence.stated if k not in claim_sentence.range_starts]
+    together = [(n, k in claim_sentence.follow_ups) for k, n in claim_sentence.stated
+                if k not in claim_sentence.range_starts]
     if len(together) + len(claim_sentence.sides) <= 1:
         return []
     named = {other.side for sentence in premise_sentences for other in sentence.sides}
-    if any(all(check_number(v, u, c, [s]) is None for v, u, c in together)
+    if any(all(check_number(v, u, c, [s], follow_up) is None for (v, u, c), follow_up in together)
            and all(check_side(side, [s]) is None or _only_side(side, named, s) for side in claim_sentence.sides)
            for s in premise_sentences):
         return []
     return [Finding(FindingKind.TOGETHER, "no note sentence holds " + ", ".join(
-        [f"{v} {u}" if u else v for v, u, _ in together] + [side.phrase for side in claim_sentence.sides]) + " together")]
+        [f"{v} {u}" if u else v for (v, u, _), _ in together] + [side.phrase for side in claim_sentence.sides]) + " together")]

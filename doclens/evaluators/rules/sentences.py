@@ -74,6 +74,9 @@ class Sentence:
     #: a note's implied count supports or contradicts a claim's; a claim's own need not be in the
     #: note, but another count there contradicts it
     implied: set[int] = field(default_factory=set)
+    #: v13: the durations (their indices in ``numbers``) that are the interval to a follow-up ("follow
+    #: up in 2 weeks", analysis._follows_up)
+    follow_ups: set[int] = field(default_factory=set)
     sides: list[Side] = field(default_factory=list)
     #: v6's near-miss facts (:func:`~doclens.evaluators.rules.near_misses.near_miss_problems`): the directions it
     #: states (axis, sign, word: :func:`~doclens.evaluators.rules.lexicons.directions_of`), the body

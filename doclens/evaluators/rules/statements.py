@@ -10,7 +10,9 @@ words (docs/design.md §4, "Judging real notes"; docs/changelog.md, v12 "What ki
   DATASHEET.md``): where every note sentence naming the drug says it goes on ("Continue
   metformin", "He takes metformin") and none starts it, the claim is contradicted (``direction``).
   A claim that the patient takes or is on a drug ("He takes lisinopril") where every note sentence
-  naming it starts or prescribes it ("We will start lisinopril") is contradicted the same way.
+  naming it starts or prescribes it ("We will start lisinopril") is contradicted the same way. v13
+  (issue 46): "is currently taking" (an adverb between) is such a claim, a start the claim plans now
+  ("will start", "we will prescribe") is a start, and a note's restart or "resume" is one.
 * **A state read as a plan.** A claim that plans or goes on with something ("continue Tylenol", "she
   will take Tylenol", "will continue to check her blood pressure") is supported only where a note
   sentence holding the thing gives it as a plan (an advising, ordering or continuing word, "as
@@ -50,13 +52,18 @@ CLAIM_STARTED = re.compile(
     r"\b(?:was|were|been|being|got|get|gets)\s+(?:\w+ly\s+)?(?:started|initiated|begun|placed|put)\b"
     r"|\b(?:we|i|they|he|she|doctor|physician)\s+(?:\w+ly\s+)?(?:started|initiated|began)\b"
     r"|\bnew(?:ly)?\s+(?:started|initiated|prescribed|prescription)\b"
-    r"|\b(?:started|initiated|began)\s+(?:taking|using|on)\b", re.IGNORECASE)
-#: A claim that the patient takes or is on something now ("He takes lisinopril", "is currently on").
-CLAIM_TAKES = re.compile(r"\b(?:takes|is taking|has been taking|uses|is using|has been using|is on|remains on|"
-                         r"still on|currently on|has been on)\b", re.IGNORECASE)
-#: How a note starts a drug (a present or future start, a prescription) and how it goes on with one.
-NOTE_STARTS = re.compile(r"\b(?:start\w*|initiat\w*|begin\w*|began|begun|new|newly|prescrib\w*|placed on|put on)\b",
-                         re.IGNORECASE)
+    r"|\b(?:started|initiated|began)\s+(?:taking|using|on)\b"
+    # v13: a start planned now ("will start", "we will prescribe", "plan to initiate", "will be started on")
+    r"|\b(?:will|to|plans?\s+to|going\s+to)\s+(?:\w+ly\s+)?(?:be\s+)?(?:start|started|initiate|initiated|begin|"
+    r"prescribe|prescribed)\b", re.IGNORECASE)
+#: A claim that the patient takes or is on something now ("He takes lisinopril", "is currently on";
+#: v13: an adverb between, "is currently taking", "currently takes").
+CLAIM_TAKES = re.compile(r"\b(?:takes|(?:is|has been|are|have been)\s+(?:\w+ly\s+)?(?:taking|using|on)|uses|"
+                         r"remains on|still on|currently (?:on|takes|uses|taking|using))\b", re.IGNORECASE)
+#: How a note starts a drug (a present or future start, a prescription; v13: a restart, "resume") and
+#: how it goes on with one.
+NOTE_STARTS = re.compile(r"\b(?:start\w*|restart\w*|resum\w*|initiat\w*|begin\w*|began|begun|new|newly|prescrib\w*|"
+                         r"placed on|put on)\b", re.IGNORECASE)
 NOTE_GOES_ON = re.compile(r"\b(?:continu\w*|takes|taking|took|currently|current|still|remains?|uses|using|"
                           r"(?:is|was|been) on|refill\w*|home medications?|medications? include)\b", re.IGNORECASE)
 

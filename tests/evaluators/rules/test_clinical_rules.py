@@ -147,7 +147,7 @@ PAIRS = {
     "number: daily is once daily": (
         "Continue on bumex 2 mg daily.", "Continue Bumex 2 mg once daily.", True, ["supported"]),
     "number: twice daily is not daily": (
-        "Continue on bumex 2 mg twice daily.", "Continue Bumex 2 mg daily.", False, ["note says 2, claim says 1"]),
+        "Continue on bumex 2 mg twice daily.", "Continue Bumex 2 mg daily.", False, ["note says 2 time, claim says 1 time"]),
     "side: a plural organ without a side is both": (
         "Her lungs are clear.", "Lungs are clear to auscultation bilaterally.", True, ["supported"]),
     "side: a plural claim does not make one side both": (
@@ -222,7 +222,7 @@ def test_once_is_a_count_only_as_a_frequency(judge):
     conjunction = judge.analyser.sentences("It will be decided once the labs come back.")
     frequency = judge.analyser.sentences("Take it once a day.")
     assert [n for s in conjunction for n in s.numbers] == []
-    assert [(v, u) for s in frequency for v, u, _ in s.numbers] == [("1", None)]
+    assert [(v, u) for s in frequency for v, u, _ in s.numbers] == [("1", "time")]  # v13: a count of times
 
 
 def test_a_habitual_used_to_is_no_content_word(judge):

@@ -23,6 +23,14 @@ STATEMENTS = {
     "a treatment gone on with where the note begins it": (
         "We will begin physical therapy twice a week.", "He is on physical therapy twice a week.",
         FindingKind.DIRECTION, ["begin physical therapy", "is on physical therapy"]),
+    # v13 (issue 46): the current state where the note prescribes, with an adverb between, and a start
+    # planned now where the note says it is taken
+    "currently taking where the note prescribes": (
+        "I will prescribe montelukast 10 mg nightly.", "He is currently taking montelukast 10 mg nightly.",
+        FindingKind.DIRECTION, ["prescribe montelukast", "is currently taking montelukast"]),
+    "a start planned where the note says taken": (
+        "She is on levothyroxine 50 mcg daily.", "We will start levothyroxine 50 mcg daily.",
+        FindingKind.DIRECTION, ["is on levothyroxine", "will start levothyroxine"]),
     "a plan where the note says done before": (
         "He used a heating pad on his neck two days ago.", "He should keep using a heating pad on his neck.",
         FindingKind.ADDITION, ["heating pad", "used a heating pad", "plan"]),
@@ -47,6 +55,12 @@ GUARDS = {
     "a start where the note starts": ("Sertraline 50 mg daily was started today.",
                                       "She was started on sertraline 50 mg daily."),
     "taken where the note goes on": ("Continue amlodipine 5 mg daily.", "She takes amlodipine 5 mg daily."),
+    "currently taking where the note goes on": ("Continue montelukast 10 mg nightly.",
+                                                "He is currently taking montelukast 10 mg nightly."),
+    "a start planned where the note starts": ("Plan: start levothyroxine 50 mcg daily.",
+                                              "We will start levothyroxine 50 mcg daily."),
+    "a start planned where the note restarts": ("She stopped taking levothyroxine. We will restart levothyroxine.",
+                                                "We will start levothyroxine."),
     "taken where the note says taken": ("She takes naproxen every day for the back pain.",
                                         "She takes naproxen for the back pain."),
     "a plan the note makes beside what was done": ("She tried naproxen last month. Continue naproxen as needed.",
