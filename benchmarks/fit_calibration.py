@@ -11,16 +11,22 @@ calibration error of 0.117, and 18 % of the claims a finding decided were labell
 5–7 % on the read halves). ``--fit-on dev,held-out`` fits the old way; ``read_halves_map`` always
 prints how that way fares on the halves fitted on.
 
-A verdict a finding decided has no score: by default (``--decided one-share``) every decided claim
-gets one share; ``--decided by-kind`` gives each the share of the kinds of its deciding findings
-(``decisive_kinds``), shrunk towards the common one by ``--shrinkage`` pseudo-items.
+A verdict a finding decided has no score: by default (``--decided by-kind``, round 13) each gets the share
+of supported claims among those the same kinds of finding decided (``decisive_kinds``), shrunk towards
+the share over all decided claims by ``--shrinkage`` pseudo-items; ``--decided one-share`` (v8–v12)
+gives every decided claim that one share. A scored verdict's probability is by default (``--scored
+logistic``, round 13) a logistic function of the score's log-odds, its weight kept positive (monotone in
+the score), and of the decision features named by ``--inputs`` (none by default: measured, they add
+nothing out of fold; cards/clinical-rules.md "Confidence"), their weights penalised;
+``--scored isotonic`` (v8–v12) is monotone steps on the score.
 
 What it prints, beside the fitted calibration:
 
 * ``out_of_fold``: the honest estimate on the halves fitted on. Each encounter's probabilities come
-  from a calibration fitted without it (``--folds`` folds of encounters); expected calibration error
-  and the accuracy of the most confident 80 % per half and over them all, for both ways of
-  calibrating decided claims (``by_kind``, ``one_share``);
+  from a calibration fitted without it (``--folds`` folds of encounters); expected calibration error,
+  Brier score and the accuracy of the most confident 80 % per half and over them all, for both ways
+  of calibrating decided claims (``by_kind``, ``one_share``) with the chosen map of scored claims,
+  and for v12's way (``v12``: one share, isotonic steps) when that is not the chosen one;
 * ``read_halves_map``: a map fitted on ``dev`` and ``held-out`` measured on the halves fitted on
   (when those are not the read halves themselves);
 * ``in_sample``: the shipped calibration on the items it is fitted on (optimistic), and on the read
@@ -56,6 +62,7 @@ from doclens.evaluators.rules.calibration import (  # noqa: E402
     out_of_fold,
 )
 from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge  # noqa: E402
+from doclens.evaluators.rules.decision import FEATURES  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 #: the read halves: the rules were written from them
@@ -65,11 +72,14 @@ FIT_ON = ("calibration",)
 #: the halves the calibration may be fitted on (never fresh, fresh-2 or sealed: they measure it)
 FITTABLE = ("dev", "held-out", "calibration")
 COMMAND = "python -m benchmarks.fit_calibration --write"
+#: the shipped ways of calibrating a decided claim and a scored one (round 13, issue 46)
+DECIDED, SCORED = "by-kind", "logistic"
 
 
-def judged_rows(aci_bench_dir: str | None, halves: tuple[str, ...]) -> list[dict]:
+def judged_rows(aci_bench_dir: str | None, halves: tuple[str, ...], with_features: bool = False) -> list[dict]:
     """Every item of ``halves`` as the calibration reads it: half, encounter, label, verdict,
-    decision score (``None`` when a finding decided) and deciding kinds."""
+    decision score (``None`` when a finding decided), deciding kinds and, ``with_features``, a scored
+    claim's decision features (those the judge reads for its probability)."""
     judge = ClinicalRulesJudge(calibration=None)
     rows = []
     for half in halves:
@@ -77,8 +87,11 @@ def judged_rows(aci_bench_dir: str | None, halves: tuple[str, ...]) -> list[dict
         judged = judge._explain_all([(i.premise, i.claim) for i in items])
         for item in items:
             verdict = judged[(item.premise, item.claim)]
+            features = (judge.assess(item.premise, item.claim, only_weighed=True).features
+                        if with_features and verdict.score is not None else {})
             rows.append({"half": half, "group": item.fold_key, "label": bool(item.label), "supported": verdict.entailed,
-                         "score": verdict.score, "kinds": decisive_kinds(verdict.findings) if verdict.score is None else ()})
+                         "score": verdict.score, "kinds": decisive_kinds(verdict.findings) if verdict.score is None else (),
+                         "features": features})
     return rows
 
 
@@ -93,24 +106,41 @@ def figures(rows: list[dict], probabilities: list[float]) -> dict:
         confidences = [q if s else 1.0 - q for q, s in zip(p, supported)]
         at80 = accuracy_at_coverage(confidences, [s == y for s, y in zip(supported, labels)], (0.8,))["0.8"]
         found[half] = {"items": len(chosen), "ece": expected_calibration_error(p, labels)["ece"],
+                       "brier": round(sum((q - y) ** 2 for q, y in zip(p, labels)) / len(p), 4),
                        "accuracy_at_80": at80["accuracy"]}
     return found
 
 
-def estimates(rows: list[dict], folds: int, shrinkage: float, read: list[dict]) -> dict:
+def estimates(rows: list[dict], folds: int, shrinkage: float, read: list[dict], scored: str = "logistic",
+              inputs: tuple[str, ...] = ()) -> dict:
     """The out-of-fold figures on ``rows`` (the items fitted on), for both ways of calibrating decided
-    claims, and those of a map fitted on the read halves' ``read`` rows measured on ``rows``."""
+    claims with the ``scored`` map over ``inputs`` (and v12's way, ``v12``, when that is not it), and
+    those of a map fitted on the read halves' ``read`` rows measured on ``rows``."""
     scores, labels = [r["score"] for r in rows], [r["label"] for r in rows]
-    groups = [r["group"] for r in rows]
+    groups, features = [r["group"] for r in rows], [r["features"] for r in rows]
     found: dict = {"out_of_fold": {}, "read_halves_map": {}}
-    for method in ("by_kind", "one_share"):
-        kinds = [r["kinds"] if method == "by_kind" else () for r in rows]
-        found["out_of_fold"][method] = figures(rows, out_of_fold(scores, labels, kinds, groups, folds, shrinkage))
+    ways = {"by_kind": (True, scored, inputs), "one_share": (False, scored, inputs)}
+    if scored != "isotonic":
+        ways["v12"] = (False, "isotonic", ())
+    for method, (by_kind, how, names) in ways.items():
+        kinds = [r["kinds"] if by_kind else () for r in rows]
+        found["out_of_fold"][method] = figures(rows, out_of_fold(scores, labels, kinds, groups, folds, shrinkage, how,
+                                                                 features, names))
         if read:
             old = fit_calibration([r["score"] for r in read], [r["label"] for r in read], "",
-                                  kinds=[r["kinds"] if method == "by_kind" else () for r in read], shrinkage=shrinkage)
-            found["read_halves_map"][method] = figures(rows, [old.probability(s, k) for s, k in zip(scores, kinds)])
+                                  kinds=[r["kinds"] if by_kind else () for r in read], shrinkage=shrinkage,
+                                  scored=how, features=[r["features"] for r in read], inputs=names)
+            found["read_halves_map"][method] = figures(rows, [old.probability(s, k, f)
+                                                              for s, k, f in zip(scores, kinds, features)])
     return found
+
+
+def command(decided: str, scored: str, inputs: tuple[str, ...], fit_on: tuple[str, ...]) -> str:
+    """The command that fits a calibration so, as its provenance says it (the defaults left out)."""
+    return (COMMAND + (f" --decided {decided}" if decided != DECIDED else "")
+            + (f" --scored {scored}" if scored != SCORED else "")
+            + (f" --inputs {','.join(inputs)}" if inputs else "")
+            + (f" --fit-on {','.join(fit_on)}" if fit_on != FIT_ON else ""))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,9 +149,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=5, help="folds of encounters for the out-of-fold estimate")
     parser.add_argument("--shrinkage", type=float, default=SHRINKAGE,
                         help="pseudo-items drawing a decisive kind's share towards all decided claims'")
-    parser.add_argument("--decided", choices=("one-share", "by-kind"), default="one-share",
-                        help="a decided verdict's probability: one share for every decided claim (default) or the "
-                             "shares of its deciding kinds")
+    parser.add_argument("--decided", choices=("one-share", "by-kind"), default=DECIDED,
+                        help="a decided verdict's probability: the shares of its deciding kinds (default) or one "
+                             "share for every decided claim (v8-v12)")
+    parser.add_argument("--scored", choices=("logistic", "isotonic"), default=SCORED,
+                        help="a scored verdict's probability: logistic in the score's log-odds and --inputs "
+                             "(default) or isotonic steps on the score (v8-v12)")
+    parser.add_argument("--inputs", default="",
+                        help="comma-separated decision features a logistic map weighs beside the score (default none)")
     parser.add_argument("--fit-on", default=",".join(FIT_ON),
                         help=f"comma-separated halves to fit on, from {', '.join(FITTABLE)} (default "
                              f"{','.join(FIT_ON)}: notes no rule was written from)")
@@ -130,23 +165,28 @@ def main(argv: list[str] | None = None) -> int:
     fit_on = tuple(dict.fromkeys(h.strip() for h in args.fit_on.split(",") if h.strip()))
     if not fit_on or set(fit_on) - set(FITTABLE):
         parser.error(f"--fit-on takes halves from {', '.join(FITTABLE)}, got {args.fit_on!r}")
-    judged = judged_rows(args.aci_bench_dir, tuple(dict.fromkeys(fit_on + READ_HALVES)))
+    inputs = tuple(dict.fromkeys(f.strip() for f in args.inputs.split(",") if f.strip()))
+    if set(inputs) - set(FEATURES) or (inputs and args.scored != "logistic"):
+        parser.error(f"--inputs takes decision features ({', '.join(FEATURES)}) and --scored logistic, got {args.inputs!r}")
+    judged = judged_rows(args.aci_bench_dir, tuple(dict.fromkeys(fit_on + READ_HALVES)), with_features=bool(inputs))
     rows = [r for r in judged if r["half"] in fit_on]
     read = [r for r in judged if r["half"] in READ_HALVES]
-    honest = estimates(rows, args.folds, args.shrinkage, [] if set(fit_on) == set(READ_HALVES) else read)
+    honest = estimates(rows, args.folds, args.shrinkage, [] if set(fit_on) == set(READ_HALVES) else read,
+                       args.scored, inputs)
     if args.decided == "one-share":
         rows, read = ([{**r, "kinds": ()} for r in part] for part in (rows, read))
     model = ClinicalRulesJudge(calibration=None)._decision_model
     calibration = fit_calibration([r["score"] for r in rows], [r["label"] for r in rows], model.fingerprint,
                                   {"fitted_on": f"real-outputs {' + '.join(fit_on)}", "items": len(rows),
-                                   "command": COMMAND + (" --decided by-kind" if args.decided == "by-kind" else "")
-                                   + (f" --fit-on {','.join(fit_on)}" if fit_on != FIT_ON else ""),
-                                   "decided": args.decided, "folds": args.folds,
+                                   "command": command(args.decided, args.scored, inputs, fit_on),
+                                   "decided": args.decided, "scored": args.scored, "inputs": list(inputs),
+                                   "folds": args.folds,
                                    "out_of_fold": honest["out_of_fold"][args.decided.replace("-", "_")]},
                                   kinds=[r["kinds"] for r in rows] if args.decided == "by-kind" else None,
-                                  shrinkage=args.shrinkage)
+                                  shrinkage=args.shrinkage, scored=args.scored,
+                                  features=[r["features"] for r in rows], inputs=inputs)
     shown = rows + [r for r in read if r["half"] not in fit_on]
-    probabilities = [calibration.probability(r["score"], r["kinds"]) for r in shown]
+    probabilities = [calibration.probability(r["score"], r["kinds"], r["features"]) for r in shown]
     report = {"calibration": calibration.to_json(), "fingerprint": calibration.fingerprint, **honest,
               "in_sample": figures(shown, probabilities)}
     print(json.dumps(report, indent=2))

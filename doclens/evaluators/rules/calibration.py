@@ -6,23 +6,31 @@ probability that means what it says: the model's score is fitted to rank claims,
 fitted on, and a decided claim has no score at all. A :class:`Calibration` maps both to
 ``P(supported)``:
 
-* a claim a finding decided gets the share of decided claims labelled supported (with one of each
-  class added, so it is never 0 or 1); or, in a calibration fitted ``by-kind``, the share of claims
-  decided by the same **kind** of finding (:func:`decisive_kinds`: "assertion/contradiction",
-  "number/unstated" …), shrunk towards the common share by :data:`SHRINKAGE` pseudo-items since some
-  kinds are rare; a claim several decisive findings reject gets the lowest of their shares. By kind
-  orders the verdicts better (a negation found on the claim's own concept is a false alarm far more
-  often than a number the note does not state), but the read halves it is fitted on are the ones the
-  rules were tuned on, and on the unread halves its shares for decided claims were too low, so the
-  shipped calibration keeps one share (docs/changelog.md, v11 "Confidence");
-* a claim the model scored gets the isotonic regression of the labels on the model's score
-  (``scipy.optimize.isotonic_regression``: monotone in the score), each step shrunk a little towards
-  1/2 and kept monotone, read between its fitted points.
+* a claim a finding decided gets the share of claims decided by the same **kind** of finding
+  (:func:`decisive_kinds`: "assertion/contradiction", "number/unstated" …) labelled supported,
+  shrunk towards the share over all decided claims by :data:`SHRINKAGE` pseudo-items since some
+  kinds are rare (that common share has one of each class added, so it is never 0 or 1); a claim
+  several decisive findings reject gets the lowest of their shares. By kind orders the verdicts
+  better: a negation found on the claim's own concept is a false alarm far more often than a number
+  the note does not state. A calibration fitted ``one-share`` (v8–v12's) gives every decided claim
+  the common share;
+* a claim the model scored gets, in the shipped calibration (round 13), a **logistic** function of
+  the score's log-odds (Platt's scaling; its weight kept positive, so the map is monotone in the
+  score), to which decision features (:data:`~doclens.evaluators.rules.decision.FEATURES`, the
+  ``inputs`` of a fit) may add their weights, penalised; or, fitted ``isotonic`` (v8–v12's), the
+  isotonic regression of the labels on the score (``scipy.optimize.isotonic_regression``), each step
+  shrunk a little towards 1/2 and kept monotone, read between its fitted points. The isotonic steps
+  follow the noise of the ~180 scored claims they are fitted on (a step of coin flips at scores
+  0.3–0.6 on the calibration half); the two-parameter curve does not (cards/clinical-rules.md,
+  "Confidence").
 
-It is fitted (:func:`fit_calibration`, ``benchmarks/fit_calibration.py``) on the two **read** halves
-of the real-output set, ``dev`` and ``held-out``; its own figures on them are estimated
-out of fold (:func:`out_of_fold`: each encounter's probabilities come from a calibration fitted
-without it); the fit never reads an unread half. It applies only to the decision model it was fitted
+Either way only the probability depends on it: the verdict is the decision model's (its score
+against its threshold). The shipped calibration is fitted (:func:`fit_calibration`,
+``benchmarks/fit_calibration.py``) on the real-output set's ``calibration`` half, notes no rule was
+written from (v8–v11 fitted it on the **read** halves, ``dev`` and ``held-out``, where the rules
+were tuned, and it was too sure elsewhere); its own figures there are estimated out of fold
+(:func:`out_of_fold`: each encounter's probabilities come from a calibration fitted without it);
+the fit never reads an unread half. It applies only to the decision model it was fitted
 with (its fingerprint): a refitted model (``doclens judge-fit``) gets no probability until it is
 calibrated too. The verdict's *confidence* is the probability for a supported verdict and one minus
 it otherwise (:attr:`doclens.core.types.ClaimVerdict.confidence`); ``doclens judge-check`` measures
@@ -34,12 +42,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
 CALIBRATION_FILE = "calibration.json"
+#: The terms of a ``logistic`` map that are not decision features: its intercept and the weight of
+#: the decision score's log-odds (positive: the map is monotone in the score).
+LOGISTIC_TERMS = ("intercept", "log_odds")
+#: The score's log-odds are read with the score kept this far from 0 and 1.
+SCORE_EDGE = 1e-4
+#: The L2 penalty on a logistic map's feature weights (standardised features; neither the intercept nor
+#: the score's weight is penalised).
+LOGISTIC_L2 = 1.0
+#: How a scored claim's probability may be fitted (:func:`fit_calibration`'s ``scored``).
+SCORED = ("isotonic", "logistic")
 #: Pseudo-items by which a decisive kind's share of supported claims is drawn towards the share over
 #: every decided claim: a kind seen 10 times is half its own share, half the common one.
 SHRINKAGE = 10.0
@@ -66,18 +85,24 @@ class Calibration:
     isotonic fit of ``P(supported)`` on the model's score, as (score, probability) points in
     increasing score; ``decision_model``: the fingerprint of the decision model it calibrates;
     ``kinds``: ``P(supported)`` of a claim decided by each kind of :func:`decisive_kinds` (a kind
-    not in it reads ``decided``)."""
+    not in it reads ``decided``); ``logistic`` (round 13): a scored claim's ``P(supported)`` as a logistic
+    function of the score's log-odds and, optionally, decision features (:data:`LOGISTIC_TERMS` then
+    feature names, each with its weight); when given it is read instead of ``points``."""
 
     decided: float
     points: tuple[tuple[float, float], ...]
     decision_model: str
     provenance: dict = field(default_factory=dict, compare=False)
     kinds: tuple[tuple[str, float], ...] = ()
+    logistic: tuple[tuple[str, float], ...] = ()
 
-    def probability(self, score: float | None, kinds: tuple[str, ...] | list[str] = ()) -> float:
+    def probability(self, score: float | None, kinds: tuple[str, ...] | list[str] = (),
+                    features: dict[str, float] | None = None) -> float:
         """``P(supported)`` of a verdict: ``score`` is the decision model's, ``None`` when a finding
         decided; then ``kinds`` are the deciding findings' kinds (:func:`decisive_kinds`): the lowest of
-        their probabilities.
+        their probabilities. A scored claim's ``features`` (the decision model's,
+        :data:`~doclens.evaluators.rules.decision.FEATURES`) are read by a ``logistic`` map that
+        weighs them (one that is missing reads 0).
 
         >>> Calibration(0.05, ((0.2, 0.1), (0.8, 0.9)), "x").probability(0.5)
         0.5
@@ -85,10 +110,14 @@ class Calibration:
         0.05
         >>> Calibration(0.05, ((0.2, 0.1),), "x", kinds=(("a/contradiction", 0.2),)).probability(None, ["a/contradiction"])
         0.2
+        >>> Calibration(0.05, (), "x", logistic=(("intercept", 0.0), ("log_odds", 1.0))).probability(0.8)
+        0.8
         """
         if score is None:
             known = dict(self.kinds)
             return min((known.get(k, self.decided) for k in kinds), default=self.decided)
+        if self.logistic:
+            return _logistic_probability(dict(self.logistic), score, features or {})
         xs = [x for x, _ in self.points]
         ys = [y for _, y in self.points]
         if score <= xs[0]:
@@ -102,11 +131,13 @@ class Calibration:
     @property
     def fingerprint(self) -> str:
         parts: list = [self.decided, list(self.points), self.decision_model]
-        text = json.dumps(parts + [list(map(list, self.kinds))] if self.kinds else parts)
+        parts += [list(map(list, self.kinds))] if self.kinds or self.logistic else []
+        text = json.dumps(parts + [list(map(list, self.logistic))] if self.logistic else parts)
         return hashlib.sha256(text.encode()).hexdigest()[:8]
 
     def to_json(self) -> dict:
         return {"decided": self.decided, "kinds": dict(self.kinds), "points": [list(p) for p in self.points],
+                **({"logistic": dict(self.logistic)} if self.logistic else {}),
                 "decision_model": self.decision_model, "provenance": self.provenance}
 
     @classmethod
@@ -114,13 +145,19 @@ class Calibration:
         try:
             points = tuple((float(x), float(y)) for x, y in data["points"])
             kinds = tuple(sorted((str(k), float(v)) for k, v in (data.get("kinds") or {}).items()))
+            logistic = tuple((str(k), float(v)) for k, v in (data.get("logistic") or {}).items())
             found = cls(float(data["decided"]), points, str(data["decision_model"]), dict(data.get("provenance") or {}),
-                        kinds)
+                        kinds, logistic)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"calibration: not written by Calibration.to_json ({type(exc).__name__}: {exc})") from exc
-        if (not points or not all(0 <= y <= 1 for _, y in points) or not 0 < found.decided < 1
+        if (not (points or logistic) or not all(0 <= y <= 1 for _, y in points) or not 0 < found.decided < 1
                 or not all(0 < v < 1 for _, v in kinds)):
-            raise ValueError("calibration: probabilities must lie in [0, 1] and there must be points")
+            raise ValueError("calibration: probabilities must lie in [0, 1] and there must be points or a logistic map")
+        terms = dict(logistic)
+        if logistic and (set(LOGISTIC_TERMS) - set(terms) or not all(map(math.isfinite, terms.values()))
+                         or terms["log_odds"] <= 0):
+            raise ValueError(f"calibration: a logistic map needs finite {' and '.join(LOGISTIC_TERMS)}, the score's "
+                             "weight positive (monotone in the score)")
         return found
 
 
@@ -155,6 +192,46 @@ def _score_points(scores: list[float], labels: list[bool]) -> tuple[tuple[float,
     return tuple(sorted(points.items()))
 
 
+def _log_odds(score: float) -> float:
+    score = min(max(float(score), SCORE_EDGE), 1.0 - SCORE_EDGE)
+    return math.log(score / (1.0 - score))
+
+
+def _logistic_probability(terms: dict[str, float], score: float, features: dict[str, float]) -> float:
+    z = terms["intercept"] + terms["log_odds"] * _log_odds(score) + sum(
+        w * float(features.get(name, 0.0)) for name, w in terms.items() if name not in LOGISTIC_TERMS)
+    return round(1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z)))), 6)
+
+
+def _score_logistic(scores: list[float], labels: list[bool], features: list[dict[str, float]],
+                    inputs: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
+    """A logistic map of ``labels`` on the scores' log-odds and the ``inputs`` among ``features`` (round 13,
+    Platt's scaling with more inputs): maximum likelihood with the inputs standardised and their weights
+    penalised by :data:`LOGISTIC_L2`, the score's weight kept positive (monotone in the score); the
+    weights returned on the inputs' own scale."""
+    import numpy as np
+    from scipy.optimize import minimize
+
+    x = np.array([[_log_odds(s)] + [float(f.get(name, 0.0)) for name in inputs] for s, f in zip(scores, features)])
+    y = np.array(labels, dtype=float)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    mean[0], scale[0] = 0.0, 1.0  # the score's log-odds as they are
+    scale[scale == 0] = 1.0
+    xs = np.hstack([np.ones((len(y), 1)), (x - mean) / scale])
+    penalty = np.array([0.0, 0.0] + [LOGISTIC_L2] * len(inputs))
+
+    def loss(theta):
+        p = 1.0 / (1.0 + np.exp(-np.clip(xs @ theta, -60, 60)))
+        value = -(y * np.log(p + 1e-12) + (1 - y) * np.log(1 - p + 1e-12)).sum() + (penalty * theta ** 2).sum() / 2
+        return value, xs.T @ (p - y) + penalty * theta
+
+    bounds = [(None, None), (1e-3, None)] + [(None, None)] * len(inputs)
+    theta = minimize(loss, np.r_[0.0, 1.0, np.zeros(len(inputs))], jac=True, method="L-BFGS-B", bounds=bounds).x
+    raw = theta[1:] / scale
+    intercept = float(theta[0] - (raw * mean).sum())
+    return (("intercept", round(intercept, 6)), *zip(("log_odds", *inputs), (round(float(w), 6) for w in raw)))
+
+
 def _kind_shares(kinds: list[tuple[str, ...]], labels: list[bool], shrinkage: float) -> tuple[float, dict[str, float]]:
     """``P(supported)`` of a decided claim, over all ((hits + 1) / (items + 2)), and per decisive kind,
     shrunk towards it: (hits + shrinkage · all) / (items + shrinkage)."""
@@ -168,12 +245,22 @@ def _kind_shares(kinds: list[tuple[str, ...]], labels: list[bool], shrinkage: fl
     return common, {k: (hits + shrinkage * common) / (items + shrinkage) for k, (items, hits) in seen.items()}
 
 
+def _check_scored(scored: str, inputs: tuple[str, ...], features: list[dict[str, float]] | None) -> None:
+    if scored not in SCORED:
+        raise ValueError(f"calibration: scored must be one of {', '.join(SCORED)}, got {scored!r}")
+    if inputs and (scored != "logistic" or features is None):
+        raise ValueError("calibration: inputs are read by a logistic map, from each item's features")
+
+
 def fit_calibration(scores: list[float | None], labels: list[bool], decision_model: str,
                     provenance: dict | None = None, kinds: list[tuple[str, ...]] | None = None,
-                    shrinkage: float = SHRINKAGE) -> Calibration:
+                    shrinkage: float = SHRINKAGE, scored: str = "isotonic",
+                    features: list[dict[str, float]] | None = None, inputs: tuple[str, ...] = ()) -> Calibration:
     """Fit a :class:`Calibration` from the verdicts of labelled items: each item's decision model
     score (``None`` when a finding decided), its label and, for a decided item, the kinds of the
     findings that decided it (:func:`decisive_kinds`; none given: one share for every decided claim).
+    ``scored``: a scored claim's map, ``"isotonic"`` (monotone steps on the score) or ``"logistic"``
+    (round 13: on the score's log-odds and the ``inputs`` among each item's decision ``features``).
 
     >>> fit_calibration([None, None, 0.2, 0.4, 0.6, 0.9], [False, False, False, True, False, True], "x").decided
     0.25
@@ -183,23 +270,31 @@ def fit_calibration(scores: list[float | None], labels: list[bool], decision_mod
     >>> found.probability(None, ["a/contradiction"]) > found.decided > found.probability(None, ["b/unstated"])
     True
     """
+    _check_scored(scored, inputs, features)
     given = kinds if kinds is not None else [()] * len(labels)
+    rows = features if features is not None else [{}] * len(labels)
     decided = [(label, found) for score, label, found in zip(scores, labels, given) if score is None]
-    scored = [(score, label) for score, label in zip(scores, labels) if score is not None]
-    if len(scored) < 2:
+    kept = [n for n, score in enumerate(scores) if score is not None]
+    if len(kept) < 2:
         raise ValueError("calibration needs at least two items the decision model scored")
     common, shares = _kind_shares([found for _, found in decided], [label for label, _ in decided], shrinkage)
-    return Calibration(round(common, 4), _score_points([s for s, _ in scored], [lb for _, lb in scored]), decision_model,
-                       {**(provenance or {}), "decided_items": len(decided), "scored_items": len(scored),
+    xs: list[float] = [float(scores[n]) for n in kept]  # type: ignore[arg-type]
+    ys = [labels[n] for n in kept]
+    points, logistic = (((), _score_logistic(xs, ys, [rows[n] for n in kept], tuple(inputs))) if scored == "logistic"
+                        else (_score_points(xs, ys), ()))
+    return Calibration(round(common, 4), points, decision_model,
+                       {**(provenance or {}), "decided_items": len(decided), "scored_items": len(kept),
                         **({"shrinkage": shrinkage} if kinds is not None else {})},
-                       tuple(sorted((k, round(v, 4)) for k, v in shares.items())))
+                       tuple(sorted((k, round(v, 4)) for k, v in shares.items())), logistic)
 
 
 def out_of_fold(scores: list[float | None], labels: list[bool], kinds: list[tuple[str, ...]], groups: list[str],
-                folds: int = 5, shrinkage: float = SHRINKAGE) -> list[float]:
+                folds: int = 5, shrinkage: float = SHRINKAGE, scored: str = "isotonic",
+                features: list[dict[str, float]] | None = None, inputs: tuple[str, ...] = ()) -> list[float]:
     """Each item's ``P(supported)`` from a calibration fitted without its group's fold: groups (an
     encounter, so no note is on both sides) in sorted order, dealt out in turn to ``folds`` folds.
-    What the calibration's figures are on the items it is fitted on, estimated honestly.
+    What the calibration's figures are on the items it is fitted on, estimated honestly
+    (``scored``, ``features``, ``inputs``: as :func:`fit_calibration`'s).
 
     >>> p = out_of_fold([0.1, 0.9, 0.2, 0.8, None, None], [False, True] * 3, [()] * 4 + [("a/unstated",)] * 2,
     ...                 ["a", "a", "b", "b", "c", "c"], folds=3)
@@ -207,14 +302,17 @@ def out_of_fold(scores: list[float | None], labels: list[bool], kinds: list[tupl
     True
     """
     dealt = {g: n % folds for n, g in enumerate(sorted(set(groups)))}
+    rows = features if features is not None else [{}] * len(labels)
     found = [0.0] * len(labels)
     for fold in range(folds):
         train = [n for n, g in enumerate(groups) if dealt[g] != fold]
         calibration = fit_calibration([scores[n] for n in train], [labels[n] for n in train], "",
-                                      kinds=[kinds[n] for n in train], shrinkage=shrinkage)
+                                      kinds=[kinds[n] for n in train], shrinkage=shrinkage, scored=scored,
+                                      features=[rows[n] for n in train] if features is not None else None,
+                                      inputs=inputs)
         for n, g in enumerate(groups):
             if dealt[g] == fold:
-                found[n] = calibration.probability(scores[n], kinds[n])
+                found[n] = calibration.probability(scores[n], kinds[n], rows[n])
     return found
 
 

