@@ -172,42 +172,59 @@ _STATE_SECTIONS = frozenset({"subjective", "objective_exam", "objective_results"
 _PLAN_SECTION = "assessment_and_plan"
 #: What makes a plan sentence propose something new: advice, a trial, a new prescription or order, a
 #: referral, a follow-up ("recommended she try Alvesco", "prescribes motrin", "would like to get a lipid
-#: panel", "to follow up … to see if he is ready to return to playing soccer").
-_PROPOSES = re.compile(r"\b(?:recommend\w*|advis\w*|encourag\w*|counsel\w*|instruct\w*|prescrib\w*|start\w*|"
-                       r"initiat\w*|try|trial|order\w*|would like|refer\w*|schedul\w*|follow[ -]?up|return to|"
-                       r"consider\w*)\b", re.IGNORECASE)
+#: panel", "to follow up … to see if he is ready to return to playing soccer"). Not counselling or
+#: instructions: they are about a problem the patient has.
+_PROPOSES = re.compile(r"\b(?:recommend\w*|advis\w*|encourag\w*|prescrib\w*|start\w*|initiat\w*|try|trial|"
+                       r"order\w*|would like|refer\w*|schedul\w*|follow[ -]?up|return to|consider\w*)\b",
+                       re.IGNORECASE)
+#: Where what is proposed ends and why begins ("refer her to psychiatry for her depression").
+_REASON = re.compile(r"\b(?:for|because|due to|given|since|secondary to|regarding|about)\b|[;:]", re.IGNORECASE)
 #: What says the planned thing already goes on ("prescribed a refill of her albuterol", "will continue
 #: Celebrex"): such a plan sentence states the present too.
 _GOES_ON = re.compile(r"\b(?:continu\w*|refill\w*|renew\w*|still|currently|current|already|remains?|"
                       r"(?:has|have) been)\b", re.IGNORECASE)
-#: A claim that itself plans, advises or agrees ("she agreed to the recommended plan", "as needed").
+#: A claim that itself plans, advises, agrees or waits ("she agreed to the recommended plan", "as
+#: needed", "labs are pending").
 _CLAIM_PLANS = re.compile(r"\b(?:will|should|plan\w*|recommend\w*|advis\w*|encourag\w*|instruct\w*|"
                           r"prescrib\w*|start\w*|continu\w*|try|order\w*|refer\w*|schedul\w*|follow[ -]?up|"
                           r"return|consider\w*|discuss\w*|agree\w*|as needed|prn|can|may|need\w*|want\w*|"
-                          r"goal|resume|refill\w*)\b", re.IGNORECASE)
+                          r"goal|resume|refill\w*|pending|awaiting|await\w*)\b", re.IGNORECASE)
 #: the explanation of a claim that a plan elsewhere was the only evidence for
 PLAN_ONLY_NOTE = "not supported: the note states it only as a plan in another section"
 
 
+def _proposal(sentence: str, claim: str) -> str | None:
+    """The word by which ``sentence`` proposes what ``claim`` says, when it proposes something new
+    (:data:`_PROPOSES`, not :data:`_GOES_ON`) and names none of the claim's words outside what it
+    proposes: before the proposing word, or in the reason after it ("Depression: referral to
+    psychiatry" states the depression; "refer her to psychiatry for her depression" too)."""
+    proposes = _PROPOSES.search(sentence)
+    if proposes is None or _GOES_ON.search(sentence):
+        return None
+    after = sentence[proposes.end():]
+    reason = _REASON.search(after)
+    outside = sentence[:proposes.start()] + " " + (after[reason.start():] if reason else "")
+    return None if _words(claim) & _words(outside) else proposes.group(0)
+
+
 def _only_planned(judgement: ClaimJudgement, claim: str, section, premise_sections: dict | None) -> ClaimJudgement:
     """``judgement``, or, for a supported claim of a history, exam or results section whose every
-    evidence sentence is a plan sentence of the assessment and plan that proposes something new
-    (:data:`_PROPOSES`, not :data:`_GOES_ON`), "not supported": the plan proposes it, the claim
-    reports it as found or ongoing ("She is currently taking ibuprofen." in the history, where only
-    the plan "prescribes motrin"; issue 46: a claim that appears only in a plan sentence elsewhere is
-    no result). A claim that itself plans (:data:`_CLAIM_PLANS`) is kept. The judge's probability
-    rated the other answer: the verdict has none (unrated)."""
+    evidence sentence is a plan sentence of the assessment and plan that only proposes what the claim
+    says (:func:`_proposal`), "not supported": the plan proposes it, the claim reports it as found or
+    ongoing ("She is currently taking ibuprofen." in the history, where only the plan "prescribes
+    motrin"; issue 46: a claim that appears only in a plan sentence elsewhere is no result). A claim
+    that itself plans or waits (:data:`_CLAIM_PLANS`) is kept. The judge's probability rated the
+    other answer: the verdict has none (unrated)."""
     evidence = judgement.evidence
     if (premise_sections is None or not judgement.entailed or section not in _STATE_SECTIONS or not evidence
             or _CLAIM_PLANS.search(claim)):
         return judgement
-    for sentence in evidence:
-        if (located_section(premise_sections, [sentence], claim) != _PLAN_SECTION or not _PROPOSES.search(sentence)
-                or _GOES_ON.search(sentence)):
-            return judgement
-    proposed = _PROPOSES.search(evidence[0]).group(0)  # type: ignore[union-attr]
+    proposed = [_proposal(sentence, claim) for sentence in evidence
+                if located_section(premise_sections, [sentence], claim) == _PLAN_SECTION]
+    if len(proposed) < len(evidence) or None in proposed:
+        return judgement
     return dataclasses.replace(judgement, entailed=False, probability=None, evidence=None,
-                               explanation=f"{PLAN_ONLY_NOTE} (\"{proposed}\"), the claim states it as found "
+                               explanation=f"{PLAN_ONLY_NOTE} (\"{proposed[0]}\"), the claim states it as found "
                                            f"({section}); the judge said: {judgement.explanation}")
 
 

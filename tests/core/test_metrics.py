@@ -490,6 +490,20 @@ def test_a_history_fact_the_note_only_plans_elsewhere_is_not_supported():
     assert trying.entailed and trying.placement == "other_section"
 
 
+def test_a_plan_that_names_the_problem_or_orders_a_pending_test_is_still_evidence():
+    """A plan sentence that names the claim's problem before (or as the reason for) what it proposes
+    states the problem; a claim that a test is pending is what an order says."""
+    note = ("HISTORY OF PRESENT ILLNESS\nShe is here for her yearly visit.\n"
+            "RESULTS\nNone today.\n"
+            "ASSESSMENT AND PLAN\nDepression: I am making a referral to psychiatry. "
+            "I will refer her to dermatology for her eczema. I ordered a lipid panel.")
+    depression, eczema, pending = _note_verdicts(note, {"subjective": ["She reports depression.", "She has eczema."],
+                                                        "objective_results": ["Lipid panel is pending."]})
+    assert depression.entailed and depression.placement == "other_section"
+    assert eczema.entailed and eczema.placement == "other_section"
+    assert pending.entailed and pending.placement == "other_section"
+
+
 def test_under_the_papers_section_premise_a_fact_in_another_section_is_not_entailed():
     judge = CountingJudge()
     report = score([WHOLE_NOTE_ROW], judge, premise_scope="section")
