@@ -256,10 +256,13 @@ class ScoringSettings(_Settings):
         ``note_generation``: what a claim is judged against. ``"note"``: the whole premise note, once;
         a supported claim whose evidence — the premise sentence the judge found it in
         (``ClaimVerdict.evidence``), or, for a judge that gives none, the note section sharing most of
-        its words — lies outside its own section is *stated in another section*
-        (``ClaimVerdict.placement``, counted per metric and section), and still counted under its own
-        section (issue 46). ``"section"``: the paper's per-section premise (claim verdicts equal the
-        original DocLens scripts'). Signature ``premise:``; ``docs/design.md`` §4.
+        its words — lies outside its own section, and that its own section does not state too, is
+        *stated in another section* (``ClaimVerdict.placement``, counted per metric and section), and
+        still counted under its own section (issue 46); one its own section states too is placed
+        there, that section's sentence its evidence. A history, exam or results claim whose only
+        evidence is a plan proposing it is not supported (``docs/design.md`` "Premise scope").
+        ``"section"``: the paper's per-section premise (claim verdicts equal the original DocLens
+        scripts'). Signature ``premise:``; ``docs/design.md`` §4.
     section_fallback : {"note", "section"}
         Under ``premise_scope="section"``: a claim whose section the premise note lacks is judged
         against the whole note (``"note"``, counted in ``counts[...]["section_fallbacks"]``) or,

@@ -360,7 +360,8 @@ class ClaimVerdict:
     placement: Placement | None = None
     #: the judge's calibrated probability that the premise supports the claim (:class:`ClaimJudgement`)
     probability: float | None = None
-    #: the premise sentences the judge found a supported claim in
+    #: the premise sentences the judge found a supported claim in; for a note claim placed in its own
+    #: section after the judge found it elsewhere, the own section's supporting sentence (issue 46)
     evidence: list[str] | None = None
     #: the judge's typed findings (:class:`ClaimJudgement`)
     findings: list[dict] | None = None

@@ -6,6 +6,7 @@ direction and section, or which statement) each answer belongs to.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 
@@ -111,12 +112,12 @@ def own_section_requests(works: list[Work], claim_slots: list[tuple], claim_answ
                          ) -> tuple[list[ClaimRequest], list[tuple], dict]:
     """``premise_scope="note"``'s check of placement: the supported note claims whose evidence lies
     outside their own section (:func:`located_section`) and whose own section holds no sentence as
-    close to them (:func:`_own_section_holds`), asked again against that section alone. A claim its
+    close to them (:func:`_own_section_sentence`), asked again against that section alone. A claim its
     own section also supports is stated there (issue 46: "stated in another section" only when the
     sentence that supports it lies outside the claim's section, and no sentence of its own section
     does). Each slot is ``(i, direction, section, positions)``; ``held``: ``(i, direction, section)``
-    → ``{position: True}`` for the claims found outside whose own section holds them as closely (not
-    asked: placed in their own section)."""
+    → ``{position: [sentence]}`` for the claims found outside whose own section holds them as closely
+    (not asked: placed in their own section, that sentence their evidence)."""
     requests, slots, held = [], [], {}
     sections_of: dict[tuple[str, str], dict] = {}  # a premise's sections, cut once for all its slots
     for (i, direction, section), answers in zip(claim_slots, claim_answers):
@@ -130,7 +131,8 @@ def own_section_requests(works: list[Work], claim_slots: list[tuple], claim_answ
         own = sections.get(section, "")
         found = [k for k, answer in enumerate(answers) if answer.entailed and answer.status == STATUS_OK
                  and located_section(sections, answer.evidence, claims[k]) not in (None, section)]
-        held[(i, direction, section)] = {k: True for k in found if _own_section_holds(own, answers[k].evidence, claims[k])}
+        close = {k: _own_section_sentence(own, answers[k].evidence, claims[k]) for k in found}
+        held[(i, direction, section)] = {k: [sentence] for k, sentence in close.items() if sentence is not None}
         positions = tuple(k for k in found if k not in held[(i, direction, section)])
         if positions and own.strip():
             requests.append(ClaimRequest(own.strip(), [claims[k] for k in positions], work.task, direction, section))
@@ -138,26 +140,92 @@ def own_section_requests(works: list[Work], claim_slots: list[tuple], claim_answ
     return requests, slots, held
 
 
-def _own_section_holds(own: str, evidence: list[str] | None, claim: str) -> bool:
-    """Whether a sentence of the claim's own section shares as many of the claim's words as the
-    evidence found elsewhere (and some): the fact is then stated in its own section too, whatever
-    sentence the judge aligned it with ("encourage walking" in the plan for a plan's "walking is
-    encouraged", however the judge aligned it with the history)."""
+def _own_section_sentence(own: str, evidence: list[str] | None, claim: str) -> str | None:
+    """The sentence of the claim's own section sharing the most of the claim's words, when it shares
+    as many as the evidence found elsewhere (and some): the fact is then stated in its own section
+    too, whatever sentence the judge aligned it with ("encourage walking" in the plan for a plan's
+    "walking is encouraged", however the judge aligned it with the history); ``None`` otherwise."""
     words = _words(claim)
     if not words:
-        return False
+        return None
     elsewhere = len(words & _words((evidence or [claim])[0]))
-    here = max((len(words & _words(sentence)) for sentence in split_sentences(own)), default=0)
-    return here > 0 and here >= elsewhere
+    here, sentence = max(((len(words & _words(s)), s) for s in split_sentences(own)), default=(0, None),
+                         key=lambda pair: pair[0])
+    return sentence if here > 0 and here >= elsewhere else None
 
 
 def own_section_lookup(slots: list[tuple], answers: list[list[ClaimJudgement]], held: dict) -> dict:
-    """``(i, direction, section)`` → ``{position: whether its own section supports it too}``: the
-    claims :func:`own_section_requests` held, and the answers of those it asked."""
+    """``(i, direction, section)`` → ``{position: its evidence in its own section, or None}``: the
+    claims :func:`own_section_requests` held, and the answers of those it asked (an answer that
+    supports the claim gives its own evidence, ``[]`` from a judge that gives none; one that does
+    not, ``None``: the claim is stated only in another section)."""
     lookup = {key: dict(found) for key, found in held.items()}
     for (i, direction, section, positions), found in zip(slots, answers):
-        lookup.setdefault((i, direction, section), {}).update({k: bool(a.entailed) for k, a in zip(positions, found)})
+        lookup.setdefault((i, direction, section), {}).update(
+            {k: (list(a.evidence or []) if a.entailed else None) for k, a in zip(positions, found)})
     return lookup
+
+
+#: Sections that report what is or was found (history, examination, results), not what is planned.
+_STATE_SECTIONS = frozenset({"subjective", "objective_exam", "objective_results"})
+#: The section that plans.
+_PLAN_SECTION = "assessment_and_plan"
+#: What makes a plan sentence propose something new: advice, a trial, a new prescription or order, a
+#: referral, a follow-up ("recommended she try Alvesco", "prescribes motrin", "would like to get a lipid
+#: panel", "to follow up … to see if he is ready to return to playing soccer"). Not counselling or
+#: instructions: they are about a problem the patient has.
+_PROPOSES = re.compile(r"\b(?:recommend\w*|advis\w*|encourag\w*|prescrib\w*|start\w*|initiat\w*|try|trial|"
+                       r"order\w*|would like|refer\w*|schedul\w*|follow[ -]?up|return to|consider\w*)\b",
+                       re.IGNORECASE)
+#: Where what is proposed ends and why begins ("refer her to psychiatry for her depression").
+_REASON = re.compile(r"\b(?:for|because|due to|given|since|secondary to|regarding|about)\b|[;:]", re.IGNORECASE)
+#: What says the planned thing already goes on ("prescribed a refill of her albuterol", "will continue
+#: Celebrex"): such a plan sentence states the present too.
+_GOES_ON = re.compile(r"\b(?:continu\w*|refill\w*|renew\w*|still|currently|current|already|remains?|"
+                      r"(?:has|have) been)\b", re.IGNORECASE)
+#: A claim that itself plans, advises, agrees or waits ("she agreed to the recommended plan", "as
+#: needed", "labs are pending").
+_CLAIM_PLANS = re.compile(r"\b(?:will|should|plan\w*|recommend\w*|advis\w*|encourag\w*|instruct\w*|"
+                          r"prescrib\w*|start\w*|continu\w*|try|order\w*|refer\w*|schedul\w*|follow[ -]?up|"
+                          r"return|consider\w*|discuss\w*|agree\w*|as needed|prn|can|may|need\w*|want\w*|"
+                          r"goal|resume|refill\w*|pending|awaiting|await\w*)\b", re.IGNORECASE)
+#: the explanation of a claim that a plan elsewhere was the only evidence for
+PLAN_ONLY_NOTE = "not supported: the note states it only as a plan in another section"
+
+
+def _proposal(sentence: str, claim: str) -> str | None:
+    """The word by which ``sentence`` proposes what ``claim`` says, when it proposes something new
+    (:data:`_PROPOSES`, not :data:`_GOES_ON`) and names none of the claim's words outside what it
+    proposes: before the proposing word, or in the reason after it ("Depression: referral to
+    psychiatry" states the depression; "refer her to psychiatry for her depression" too)."""
+    proposes = _PROPOSES.search(sentence)
+    if proposes is None or _GOES_ON.search(sentence):
+        return None
+    after = sentence[proposes.end():]
+    reason = _REASON.search(after)
+    outside = sentence[:proposes.start()] + " " + (after[reason.start():] if reason else "")
+    return None if _words(claim) & _words(outside) else proposes.group(0)
+
+
+def _only_planned(judgement: ClaimJudgement, claim: str, section, premise_sections: dict | None) -> ClaimJudgement:
+    """``judgement``, or, for a supported claim of a history, exam or results section whose every
+    evidence sentence is a plan sentence of the assessment and plan that only proposes what the claim
+    says (:func:`_proposal`), "not supported": the plan proposes it, the claim reports it as found or
+    ongoing ("She is currently taking ibuprofen." in the history, where only the plan "prescribes
+    motrin"; issue 46: a claim that appears only in a plan sentence elsewhere is no result). A claim
+    that itself plans or waits (:data:`_CLAIM_PLANS`) is kept. The judge's probability rated the
+    other answer: the verdict has none (unrated)."""
+    evidence = judgement.evidence
+    if (premise_sections is None or not judgement.entailed or section not in _STATE_SECTIONS or not evidence
+            or _CLAIM_PLANS.search(claim)):
+        return judgement
+    proposed = [_proposal(sentence, claim) for sentence in evidence
+                if located_section(premise_sections, [sentence], claim) == _PLAN_SECTION]
+    if len(proposed) < len(evidence) or None in proposed:
+        return judgement
+    return dataclasses.replace(judgement, entailed=False, probability=None, evidence=None,
+                               explanation=f"{PLAN_ONLY_NOTE} (\"{proposed[0]}\"), the claim states it as found "
+                                           f"({section}); the judge said: {judgement.explanation}")
 
 
 def _placed(judgement: ClaimJudgement, claim: str, section, fallback: bool,
@@ -207,11 +275,16 @@ def _claim_verdicts(i: int, work: Work, claim_lookup: dict, premise_scope: str, 
             for k, claim in enumerate(claims):
                 judgement = answers[k] if answers else ClaimJudgement(entailed=False, explanation=empty,
                                                                       reason=REASON_EMPTY_PREMISE)
-                placement, explanation = _placed(judgement, claim, section, fallback, premise_sections, own.get(k, False))
+                own_evidence = own.get(k)
+                if own_evidence is None and not fallback:
+                    judgement = _only_planned(judgement, claim, section, premise_sections)
+                placement, explanation = _placed(judgement, claim, section, fallback, premise_sections,
+                                                 own_evidence is not None)
+                evidence = own_evidence if own_evidence and placement == PLACEMENT_OWN_SECTION else judgement.evidence
                 target.append(ClaimVerdict(text=claim, entailed=judgement.entailed, explanation=explanation,
                                            status=judgement.status, section=section, raw=judgement.raw,
                                            reason=judgement.reason, placement=placement,
-                                           probability=judgement.probability, evidence=judgement.evidence,
+                                           probability=judgement.probability, evidence=evidence,
                                            findings=judgement.findings))
             error = work.failed_extractions.get((field_name, section))
             if error is not None:  # the claims are unknown: one item says so, scored per on_unparsed

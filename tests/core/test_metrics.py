@@ -437,6 +437,73 @@ def test_a_fact_its_own_section_states_too_is_placed_there():
     assert verdict.entailed and verdict.placement == "own_section"
 
 
+def _note_verdicts(reference, claims):
+    """The clinical-rules verdicts of ``claims`` (section → claims) of ``reference`` against itself."""
+    from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge
+
+    row = {"id": "p", "task": "note_generation", "reference": reference, "prediction": reference,
+           "reference_claims": claims, "prediction_claims": {}}
+    return score([row], ClinicalRulesJudge()).instances[0].reference_claims
+
+
+def test_the_evidence_of_a_claim_its_own_section_states_too_is_its_own_sections_sentence():
+    """The judge aligns the claim with the history, but the plan states it as closely: placed in the
+    plan, and the evidence printed beside it is the plan's sentence, not the history's (issue 46:
+    the evidence is the supporting sentence)."""
+    note = ("HISTORY OF PRESENT ILLNESS\nHe reports a dry cough for three weeks, without any fever.\n"
+            "ASSESSMENT AND PLAN\nCough: three weeks, dry. We will order a chest film.")
+    [verdict] = _note_verdicts(note, {"assessment_and_plan": ["Dry cough for three weeks."]})
+    assert verdict.entailed and verdict.placement == "own_section"
+    assert verdict.evidence == ["Cough: three weeks, dry."]
+
+
+def test_a_result_its_own_section_gives_as_a_count_of_views_is_placed_there():
+    """A results section writes the x-ray as "two views of the left wrist" and the finding in the
+    next sentence; the plan repeats it with the word "x-rays". The claim "x-ray shows no fracture"
+    is stated in its own section (a count of views is a set of radiographs), with that section's
+    sentences as its evidence."""
+    note = ("HISTORY OF PRESENT ILLNESS\nShe fell on her outstretched left hand yesterday.\n"
+            "RESULTS\nTwo views of the left wrist were obtained. These show no fracture.\n"
+            "ASSESSMENT AND PLAN\nI explained to her that her left wrist x-rays show no fracture. We will place a splint.")
+    [verdict] = _note_verdicts(note, {"objective_results": ["Left wrist x-ray shows no fracture."]})
+    assert verdict.entailed and verdict.placement == "own_section"
+    assert verdict.evidence == ["Two views of the left wrist were obtained.", "These show no fracture."]
+    assert not verdict.explanation.startswith("[stated in another section")
+
+
+def test_a_history_fact_the_note_only_plans_elsewhere_is_not_supported():
+    """The history says "currently taking naproxen"; the note only prescribes it, in its plan. A plan
+    that proposes something new is no evidence for a claim that reports it as found or ongoing (issue
+    46: a claim that appears only in a plan sentence elsewhere is not stated in another section).
+    A plan that says the thing goes on ("will continue her lisinopril") is evidence, and a claim that
+    itself plans ("will try") is judged as before."""
+    note = ("HISTORY OF PRESENT ILLNESS\nShe strained her lower back lifting boxes two days ago.\n"
+            "PHYSICAL EXAM\nTenderness over the lumbar paraspinal muscles.\n"
+            "ASSESSMENT AND PLAN\nLumbar strain. I prescribed naproxen and recommended she try a heating pad. "
+            "She will continue her lisinopril.")
+    taking, lisinopril, trying = _note_verdicts(note, {"subjective": [
+        "She is currently taking naproxen.", "She takes lisinopril.", "She will try a heating pad."]})
+    assert taking.entailed is False and taking.placement is None and taking.evidence is None
+    assert taking.probability is None  # the judge rated the other answer
+    assert taking.explanation.startswith('not supported: the note states it only as a plan in another section ("prescribed")')
+    assert lisinopril.entailed and lisinopril.placement == "other_section"
+    assert trying.entailed and trying.placement == "other_section"
+
+
+def test_a_plan_that_names_the_problem_or_orders_a_pending_test_is_still_evidence():
+    """A plan sentence that names the claim's problem before (or as the reason for) what it proposes
+    states the problem; a claim that a test is pending is what an order says."""
+    note = ("HISTORY OF PRESENT ILLNESS\nShe is here for her yearly visit.\n"
+            "RESULTS\nNone today.\n"
+            "ASSESSMENT AND PLAN\nDepression: I am making a referral to psychiatry. "
+            "I will refer her to dermatology for her eczema. I ordered a lipid panel.")
+    depression, eczema, pending = _note_verdicts(note, {"subjective": ["She reports depression.", "She has eczema."],
+                                                        "objective_results": ["Lipid panel is pending."]})
+    assert depression.entailed and depression.placement == "other_section"
+    assert eczema.entailed and eczema.placement == "other_section"
+    assert pending.entailed and pending.placement == "other_section"
+
+
 def test_under_the_papers_section_premise_a_fact_in_another_section_is_not_entailed():
     judge = CountingJudge()
     report = score([WHOLE_NOTE_ROW], judge, premise_scope="section")

@@ -175,6 +175,9 @@ PAIRS = {
     "number: the wider context still finds the note's other value": (
         "Three radiographs of the right knee were taken today.", "Radiographs taken today, 2 views of the right knee.",
         False, ["note says 3, claim says 2"]),
+    "number: a count of views is kept when it is read as x-rays": (
+        "X-rays of the left knee were normal.", "Four views of the left knee were normal.",
+        False, ["note does not state 4"]),
     "number: a range's ends share its unit and are found apart": (
         "Knee range of motion. Extension: 0 degrees. Flexion: 120 degrees.", "Knee range of motion is zero to 120 degrees.",
         True, ["supported"]),

@@ -149,6 +149,8 @@ EQUIVALENTS = {
     "generic is brand": ("Continue celecoxib 200 mg daily.", "He continues Celebrex 200 mg daily."),
     "arm is upper extremity": ("Prior left upper extremity surgery.", "She had surgery on her left arm."),
     "radiograph is x-ray": ("Radiographs of the right knee were normal.", "X-ray of the right knee was normal."),
+    "a count of views of a part is its x-rays": ("3 views of the right ankle were taken today. These reveal no "
+                                                 "evidence of fracture.", "Right ankle x-ray showed no fracture."),
     "lungs clear: no wheezes, rales, rhonchi": ("Respiratory: Lungs are clear to auscultation bilaterally.",
                                                 "No wheezes, rales, or rhonchi."),
     "a part's site is its whole's": ("Pain with flexion and extension of the right elbow.",
