@@ -145,8 +145,9 @@ def assertion_problems(words: list[Word], index: dict, reports_result: bool = Fa
     else:
         denied_stated = _denial_stated_otherwise(words, index, located)
     conflicts: dict[tuple[str, Status, Status, bool], list[str]] = {}
+    shared: dict[int, int] = {}  # :func:`_shared` of each note sentence met, by its id (alive in ``index``)
     for word in words:
-        occurrence = _conflicting_occurrence(word, index, claim_stems, reports_result)
+        occurrence = _conflicting_occurrence(word, index, claim_stems, reports_result, shared)
         if occurrence is not None:
             premise_word, sentence, about_claim = occurrence
             conflicts.setdefault((sentence.text, premise_word.status, word.status, about_claim), []).append(word.text.lower())
@@ -291,14 +292,15 @@ def _negation_holds(words: list[Word], index: dict, claim_stems: set[str]) -> bo
     return any(_negates(sentence, negated, claim_stems) for sentence in about if len(sentence.stems & claim_stems) == best)
 
 
-def _conflicting_occurrence(word: Word, index: dict, claim_stems: set[str],
-                            reports_result: bool) -> tuple[Word, Sentence, bool] | None:
+def _conflicting_occurrence(word: Word, index: dict, claim_stems: set[str], reports_result: bool,
+                            shared: dict[int, int] | None = None) -> tuple[Word, Sentence, bool] | None:
     """The premise occurrence whose status conflicts with ``word``'s, read where the note speaks of
     the claim's concept, and whether that sentence is about the claim (v7: only then is the other
     status a contradiction; a word the note gives only in a sentence about something else, "I do
     not expect to see anything significant on x-ray" for "pressing caused significant pain", is not
     stated as the claim states it, and the decision model weighs that); ``None`` when none
-    conflicts."""
+    conflicts. ``shared``: :func:`_shared`'s counts for this claim, by sentence id, kept across
+    its words (a claim's words meet the same note sentences again: issue 49)."""
     if word.dependent:
         return None  # "no problems with the knee" says nothing of the knee's status
     if word.text.lower() in ("controlled", "control"):
@@ -316,7 +318,7 @@ def _conflicting_occurrence(word: Word, index: dict, claim_stems: set[str],
     # the word's status where the note speaks of the claim's concept: the occurrences in
     # the sentences with the most claim keys ("reports numbness in his right foot" against
     # "denies numbness … in his right foot", whatever numbness the note affirms elsewhere)
-    common = [_shared(sentence, claim_stems) for _, sentence in found]
+    common = _shared_counts([sentence for _, sentence in found], claim_stems, {} if shared is None else shared)
     best = max(common)
     closest = [(w, sentence) for (w, sentence), n in zip(found, common) if n == best]
     if word.status == Status.NEGATED:
@@ -338,14 +340,28 @@ def _conflicting_occurrence(word: Word, index: dict, claim_stems: set[str],
 COMPOUND_PART = 5
 
 
+def _shared_counts(sentences: list[Sentence], claim_stems: set[str], memo: dict[int, int]) -> list[int]:
+    """:func:`_shared` of each sentence, read from ``memo`` (by sentence id, for one claim) when counted before."""
+    counts = []
+    for sentence in sentences:
+        count = memo.get(id(sentence))
+        if count is None:
+            count = memo[id(sentence)] = _shared(sentence, claim_stems)
+        counts.append(count)
+    return counts
+
+
 def _shared(sentence: Sentence, claim_stems: set[str]) -> int:
     """How many claim stems a note sentence holds, a stem counted also as the last part of a compound
     word ("urinary" of "Genitourinary: Denies bladder issues.", "intestinal" of "gastrointestinal"): where
     the note speaks of "urinary issues" (v10)."""
     stems = sentence.stems
-    parts = {c for c in claim_stems - stems if len(c) >= COMPOUND_PART
-             and any(len(s) > len(c) and s.endswith(c) for s in stems)}
-    return len(stems & claim_stems) + len(parts)
+    held = len(stems & claim_stems)
+    unheld = [c for c in claim_stems - stems if len(c) >= COMPOUND_PART]
+    if not unheld:
+        return held
+    longer = [s for s in stems if len(s) > COMPOUND_PART]  # a stem a part ends can only be longer than the part
+    return held + sum(1 for c in unheld if any(len(s) > len(c) and s.endswith(c) for s in longer))
 
 
 def _negated_elsewhere(premise_word: Word, claim_word: Word, claim_stems: set[str]) -> bool:

@@ -87,6 +87,7 @@ figures.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections import OrderedDict
@@ -301,6 +302,16 @@ class _Unencoded(Exception):
 
 #: Where a claim is cut into parts for :meth:`ClinicalRulesJudge._weakest_part`.
 _CLAIM_PART = re.compile(r"[,;]|\band\b")
+
+
+@functools.lru_cache(maxsize=4096)
+def _claim_parts(claim: str, key: frozenset[str]) -> tuple[tuple[str, ...], ...]:
+    """The content words (lower case, not ``key``'s) of each part of ``claim`` that has one, cut at
+    :data:`_CLAIM_PART`: read once a claim, not once a pair (a reference's claim is weighed against
+    every completion of its prompt; issue 49)."""
+    parts = ([w for w in re.findall(r"[A-Za-z][A-Za-z'\-]*", part.lower()) if is_content(w) and w not in key]
+             for part in _CLAIM_PART.split(claim))
+    return tuple(tuple(words) for words in parts if words)
 
 
 class ClinicalRulesJudge(Evaluator):
@@ -758,11 +769,7 @@ class ClinicalRulesJudge(Evaluator):
         semicolons and "and"): a claim that joins a stated fact to one the note lacks ("The lungs
         are clear and the abdomen is soft") has a part with nothing found, however well the rest
         is covered."""
-        shares = []
-        for part in _CLAIM_PART.split(claim):
-            words = [w for w in re.findall(r"[A-Za-z][A-Za-z'\-]*", part.lower()) if is_content(w) and w not in key]
-            if words:
-                shares.append(sum(w not in missing for w in words) / len(words))
+        shares = [sum(w not in missing for w in words) / len(words) for words in _claim_parts(claim, frozenset(key))]
         return min(shares, default=1.0)
 
     def _closest_words(self, missing: list[str], premise_sentences: list[Sentence]) -> list[float]:
