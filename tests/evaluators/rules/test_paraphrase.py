@@ -3,7 +3,8 @@ claim word that names a specific thing or quality (a test's abbreviation, a clas
 clinical term, a quality such as "supple") is forgiven only for a near-synonym of a note word, not
 for a merely related one; a verdict that forgave a word says which, as what, and never that every
 content word matches. Guards: near-synonyms, lay and clinical names and inflections stay supported.
-Sentences made up for the class (no labelled item's words)."""
+v13: a clinical concept in another's place (beside the same claim word) is a swapped thing, and a
+near-synonym in its place stays a rewording. Sentences made up for the class (no labelled item's words)."""
 
 import pytest
 
