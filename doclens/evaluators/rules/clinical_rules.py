@@ -47,7 +47,7 @@ v4) a finding that contradicts the premise rejects the claim and a logistic mode
    missing word a near-synonym of a word of that sentence (≥ :data:`PARAPHRASE_WORD_COSINE`;
    v12: ≥ :data:`PARAPHRASE_THING_COSINE` for a word that names a specific thing or quality, a
    test's abbreviation, "type II", "supple": :mod:`~doclens.evaluators.rules.paraphrase`; v13: never
-   a clinical concept where the aligned sentence has another thing in its place, which is a swap);
+   a clinical concept where the aligned sentence has another concept in its place, which is a swap);
    never drug names or polar words (normal/abnormal, increased/decreased …), and rules 2–4 still
    apply, so a forgiven word never hides a contradiction. The explanation names each forgiven word
    with the note word it was read as, and never says that every content word matches.
@@ -932,7 +932,7 @@ class ClinicalRulesJudge(Evaluator):
         def concept(m: str) -> bool:
             return is_concept(self.resources.concepts, m, analyser.noun(m))
 
-        return concept_in_place(word, words, sentence, unused, concept, lambda u: analyser.names_a_thing(u) or concept(u),
+        return concept_in_place(word, words, sentence, unused, concept,
                                 lambda m, u: self._cosine(m, u) >= SYNONYM_COSINE or self._same_site(m, u))
 
     def _swapped_for(self, word: str, unused: list[str]) -> str | None:

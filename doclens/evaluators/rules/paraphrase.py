@@ -18,12 +18,14 @@ alike (``clinical_equivalents.json``) and inflections (one stem) are never missi
 v13 (issue 46): **one clinical concept in another's place** is no rewording, however related the
 two words are: where the claim's missing word is a clinical concept (``clinical_concepts.json``:
 :func:`~doclens.evaluators.rules.concepts.is_concept`) and the note sentence the claim is about has,
-beside the same claim word (the content word before or after it), a word naming a thing that the
-claim does not use and that is no near-synonym of it ("order a lipid panel" against "order a thyroid
-panel", "a potassium level" against "a hemoglobin level", "shows crepitus laterally" against "shows
-tenderness laterally"), the note says that thing and the claim another (:func:`concept_in_place`): a
-substitution, which decides. A concept whose neighbours the note does not share ("burning
-sensations" against "stomach burning") is weighed as before.
+beside the same claim word (the content word before or after it), another clinical concept that the
+claim does not use and that is no near-synonym of it ("a potassium level" against "a hemoglobin
+level", "shows crepitus laterally" against "shows tenderness laterally", "a CT of the abdomen"
+against "an ultrasound of the abdomen"), the note says that thing and the claim another
+(:func:`concept_in_place`): a substitution, which decides. The note's word must be a concept too:
+any noun beside the same word is no swap ("fever ... last night" against "yes, it was 38.5 last
+night"). A concept whose neighbours the note does not share ("burning sensations" against "stomach
+burning") is weighed as before.
 
 A verdict names each forgiven word with the note word it was read as (:func:`forgiven_as`) and
 never says that every content word of the claim matches the note.
@@ -74,11 +76,10 @@ def all_near(analyser: Analyser, missing: list[str], words: list[str], cosine: C
 
 
 def concept_in_place(missing: str, words: Sequence[Word], sentence: Sentence, unused: Collection[str],
-                     is_concept: Callable[[str], bool], names_a_thing: Callable[[str], bool],
-                     synonym: Callable[[str, str], bool]) -> str | None:
+                     is_concept: Callable[[str], bool], synonym: Callable[[str, str], bool]) -> str | None:
     """v13: the note word of ``sentence`` standing where the claim has ``missing``, a clinical
     concept (``is_concept``) the note does not use: a word of ``unused`` (the sentence's words the
-    claim does not use, lower case) that names a thing (``names_a_thing``), is no near-synonym of it
+    claim does not use, lower case) that is a clinical concept too, is no near-synonym of it
     (``synonym``: a cosine of at least the synonym floor, one body site) and stands beside the
     claim word that stands beside ``missing`` (the content word before it, or after it), or ``None``
     (module docstring)."""
@@ -91,7 +92,7 @@ def concept_in_place(missing: str, words: Sequence[Word], sentence: Sentence, un
     note = sentence.words
     for n, word in enumerate(note):
         used = word.text.lower()
-        if used not in unused or not names_a_thing(used) or synonym(missing, used):
+        if used not in unused or not is_concept(used) or synonym(missing, used):
             continue
         if (before is not None and n and note[n - 1].stem == before) or (
                 after is not None and n + 1 < len(note) and note[n + 1].stem == after):

@@ -15,9 +15,7 @@ from doclens.evaluators.rules.findings import CONTRADICTION_PHRASING, FindingKin
 # (premise, claim, the concept the explanation must quote)
 UNNAMED = {
     "a symptom reported that the note never names": (
-        # (v13: against "He reports burning when urinating", the claim's concept stands in the
-        # place of the note's: a swapped thing, tests/evaluators/rules/test_paraphrase.py)
-        "He reports that urinating has been difficult for two days.", "He reports urgency when urinating for two days.",
+        "He reports burning when urinating for two days.", "He reports urgency when urinating for two days.",
         "urgency"),
     "a symptom denied that the note never names": (
         "She denies chest pain or shortness of breath when walking up stairs.",
