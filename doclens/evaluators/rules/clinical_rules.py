@@ -46,7 +46,8 @@ v4) a finding that contradicts the premise rejects the claim and a logistic mode
    finds the claim close to one note sentence (cosine ≥ :data:`PARAPHRASE_COSINE`) and each
    missing word a near-synonym of a word of that sentence (≥ :data:`PARAPHRASE_WORD_COSINE`;
    v12: ≥ :data:`PARAPHRASE_THING_COSINE` for a word that names a specific thing or quality, a
-   test's abbreviation, "type II", "supple": :mod:`~doclens.evaluators.rules.paraphrase`);
+   test's abbreviation, "type II", "supple": :mod:`~doclens.evaluators.rules.paraphrase`; v13: never
+   a clinical concept where the aligned sentence has another concept in its place, which is a swap);
    never drug names or polar words (normal/abnormal, increased/decreased …), and rules 2–4 still
    apply, so a forgiven word never hides a contradiction. The explanation names each forgiven word
    with the note word it was read as, and never says that every content word matches.
@@ -104,7 +105,7 @@ from doclens.evaluators.rules.alignment import NotYetEncoded, TokenAligner
 from doclens.evaluators.rules.analysis import Analyser, context_rules, section_key_words
 from doclens.evaluators.rules.assertion import assertion_problems, reports_result
 from doclens.evaluators.rules.calibration import Calibration, decisive_kinds, load_calibration
-from doclens.evaluators.rules.concepts import concept_finding, unnamed_concepts
+from doclens.evaluators.rules.concepts import concept_finding, is_concept, unnamed_concepts
 from doclens.evaluators.rules.content import missing_words, not_mentioned, said_otherwise
 from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE
 from doclens.evaluators.rules.decision import DECISIVE, DecisionModel, load_model
@@ -113,7 +114,7 @@ from doclens.evaluators.rules.levels import unsaid_levels
 from doclens.evaluators.rules.lexicons import same_direction
 from doclens.evaluators.rules.near_misses import near_miss_problems
 from doclens.evaluators.rules.numbers import number_and_side_problems
-from doclens.evaluators.rules.paraphrase import all_near, forgiven_as
+from doclens.evaluators.rules.paraphrase import all_near, concept_in_place, forgiven_as
 from doclens.evaluators.rules.resources import JudgeResources
 from doclens.evaluators.rules.sentences import Sentence, Status, Word
 from doclens.evaluators.rules.version import rules_digest
@@ -856,10 +857,9 @@ class ClinicalRulesJudge(Evaluator):
             if best is not None and self._paraphrase_of(kept, words, best, claim):
                 forgiven, kept = forgiven_as(kept, list(dict.fromkeys(w.text.lower() for w in best.words)), self._cosine), []
         if kept and best is not None and self.paraphrase == "minilm":
-            for m, used in self._substitutions(kept, words, best):
+            for m, used, thing in self._substitutions(kept, words, best):
                 # a swapped thing ("numbness" for "injuries") contradicts; a swapped verb or modifier
                 # ("enjoy" for "go", "consistent" for "based") is weighed by the decision model (v7)
-                thing = self.analyser.names_a_thing(m)
                 problems.append(Finding(FindingKind.SUBSTITUTION, f"note says {used}, claim says {m}" if thing else
                                         f"note does not mention {m} (its closest word there: {used})", conflict=thing))
                 kept.remove(m)
@@ -904,12 +904,14 @@ class ClinicalRulesJudge(Evaluator):
         content = len({w.stem for w in words})
         return not (len(missing) > PARAPHRASE_MAX_MISSING or len(missing) > PARAPHRASE_SHARE * content)
 
-    def _substitutions(self, missing: list[str], words: list[Word], sentence: Sentence) -> list[tuple[str, str]]:
+    def _substitutions(self, missing: list[str], words: list[Word], sentence: Sentence) -> list[tuple[str, str, bool]]:
         """A near miss: the claim's one missing word, where the sentence the claim is about holds
         every other content word of the claim and uses a related word that is no synonym (cosine in
-        [:data:`SUBSTITUTION_COSINE`, :data:`SYNONYM_COSINE`), none closer): ``[(claim word, note
-        word)]``. With more words missing, the claim is reworded or about something else, and a
-        related word is no evidence of a swap (measured on the real-output dev half)."""
+        [:data:`SUBSTITUTION_COSINE`, :data:`SYNONYM_COSINE`), none closer), or v13 a clinical
+        concept in another's place (:meth:`_concept_in_place`): ``[(claim word, note word, whether
+        it is a swapped thing, which contradicts)]``. With more words missing, the claim is reworded
+        or about something else, and a related word is no evidence of a swap (measured on the
+        real-output dev half)."""
         claim_stems = {w.stem for w in words}
         others = claim_stems - {self.analyser.normal(m) for m in missing}
         unused = list(dict.fromkeys(w.text.lower() for w in sentence.words if w.stem not in claim_stems))
@@ -924,10 +926,23 @@ class ClinicalRulesJudge(Evaluator):
         self._embed(candidates + unused)
         found = []
         for m in candidates:
-            used = self._swapped_for(m, unused)
+            # v13: a clinical concept in another's place is a swapped thing (paraphrase.py)
+            in_place = self._concept_in_place(m, words, sentence, unused)
+            used = in_place or self._swapped_for(m, unused)
             if used is not None:
-                found.append((m, used))
+                found.append((m, used, in_place is not None or self.analyser.names_a_thing(m)))
         return found
+
+    def _concept_in_place(self, word: str, words: list[Word], sentence: Sentence, unused: list[str]) -> str | None:
+        """v13: the note word where the claim has the clinical concept ``word`` (paraphrase.py:
+        :func:`~doclens.evaluators.rules.paraphrase.concept_in_place`; ``unused`` encoded)."""
+        analyser = self.analyser
+
+        def concept(m: str) -> bool:
+            return is_concept(self.resources.concepts, m, analyser.noun(m))
+
+        return concept_in_place(word, words, sentence, unused, concept,
+                                lambda m, u: self._cosine(m, u) >= SYNONYM_COSINE or self._same_site(m, u))
 
     def _swapped_for(self, word: str, unused: list[str]) -> str | None:
         """The note word ``word`` was swapped for, of the ``unused`` ones (encoded): one related to it
@@ -967,6 +982,9 @@ class ClinicalRulesJudge(Evaluator):
         # related to the missing one but no synonym ("knee swelling" for "knee pain": 0.44)
         claim_stems = {w.stem for w in words}
         unused = [w.text.lower() for w in best.words if w.stem not in claim_stems]
+        # v13: one clinical concept in another's place is no rewording (paraphrase.py)
+        if any(self._concept_in_place(m, words, best, unused) for m in missing):
+            return False
         if any(SUBSTITUTION_COSINE <= self._cosine(m, u) < SYNONYM_COSINE for m in missing for u in unused):
             if not all(any(self._cosine(m, u) >= SYNONYM_COSINE for u in unused) for m in missing):
                 return False

@@ -15,6 +15,18 @@ on the real-output dev half, holding common nouns to a near-synonym too rejected
 rewordings as wrong ones (cards/clinical-rules.md). Lay and clinical names the rules' tables spell
 alike (``clinical_equivalents.json``) and inflections (one stem) are never missing at all.
 
+v13 (issue 46): **one clinical concept in another's place** is no rewording, however related the
+two words are: where the claim's missing word is a clinical concept (``clinical_concepts.json``:
+:func:`~doclens.evaluators.rules.concepts.is_concept`) and the note sentence the claim is about has,
+beside the same claim word (the content word before or after it), another clinical concept that the
+claim does not use and that is no near-synonym of it ("a potassium level" against "a hemoglobin
+level", "shows crepitus laterally" against "shows tenderness laterally", "a CT of the abdomen"
+against "an ultrasound of the abdomen"), the note says that thing and the claim another
+(:func:`concept_in_place`): a substitution, which decides. The note's word must be a concept too:
+any noun beside the same word is no swap ("fever ... last night" against "yes, it was 38.5 last
+night"). A concept whose neighbours the note does not share ("burning sensations" against "stomach
+burning") is weighed as before.
+
 A verdict names each forgiven word with the note word it was read as (:func:`forgiven_as`) and
 never says that every content word of the claim matches the note.
 """
@@ -22,11 +34,12 @@ never says that every content word of the claim matches the note.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from doclens.evaluators.rules.analysis import Analyser
+    from doclens.evaluators.rules.sentences import Sentence, Word
 
 #: A classification written as a Roman numeral ("type II", "grade III", "stage IV").
 _ROMAN = re.compile(r"^(?:i{1,3}|iv|vi{0,3}|ix|x)$")
@@ -60,6 +73,31 @@ def all_near(analyser: Analyser, missing: list[str], words: list[str], cosine: C
         if not any(cosine(m, u) >= floor for u in words):
             return False
     return True
+
+
+def concept_in_place(missing: str, words: Sequence[Word], sentence: Sentence, unused: Collection[str],
+                     is_concept: Callable[[str], bool], synonym: Callable[[str, str], bool]) -> str | None:
+    """v13: the note word of ``sentence`` standing where the claim has ``missing``, a clinical
+    concept (``is_concept``) the note does not use: a word of ``unused`` (the sentence's words the
+    claim does not use, lower case) that is a clinical concept too, is no near-synonym of it
+    (``synonym``: a cosine of at least the synonym floor, one body site) and stands beside the
+    claim word that stands beside ``missing`` (the content word before it, or after it), or ``None``
+    (module docstring)."""
+    texts = [w.stem for w in words]
+    lower = [w.text.lower() for w in words]
+    if missing not in lower or not is_concept(missing):
+        return None
+    at = lower.index(missing)
+    before, after = (texts[at - 1] if at else None), (texts[at + 1] if at + 1 < len(texts) else None)
+    note = sentence.words
+    for n, word in enumerate(note):
+        used = word.text.lower()
+        if used not in unused or not is_concept(used) or synonym(missing, used):
+            continue
+        if (before is not None and n and note[n - 1].stem == before) or (
+                after is not None and n + 1 < len(note) and note[n + 1].stem == after):
+            return used
+    return None
 
 
 def forgiven_as(missing: list[str], words: list[str], cosine: Callable[[str, str], float]) -> list[str]:
