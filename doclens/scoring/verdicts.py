@@ -211,10 +211,11 @@ def _only_planned(judgement: ClaimJudgement, claim: str, section, premise_sectio
     """``judgement``, or, for a supported claim of a history, exam or results section whose every
     evidence sentence is a plan sentence of the assessment and plan that only proposes what the claim
     says (:func:`_proposal`), "not supported": the plan proposes it, the claim reports it as found or
-    ongoing ("She is currently taking ibuprofen." in the history, where only the plan "prescribes
-    motrin"; issue 46: a claim that appears only in a plan sentence elsewhere is no result). A claim
-    that itself plans or waits (:data:`_CLAIM_PLANS`) is kept. The judge's probability rated the
-    other answer: the verdict has none (unrated)."""
+    ongoing ("She has been using a heating pad." in the history, where only the plan "recommended she try
+    a heating pad"; issue 46: a claim that appears only in a plan sentence elsewhere is no result). A claim
+    that itself plans or waits (:data:`_CLAIM_PLANS`) is kept. The judge's probability (that the claim
+    is supported) is kept, so the overturned verdict's confidence is low and ``--review-below`` puts it
+    in the review queue."""
     evidence = judgement.evidence
     if (premise_sections is None or not judgement.entailed or section not in _STATE_SECTIONS or not evidence
             or _CLAIM_PLANS.search(claim)):
@@ -223,7 +224,7 @@ def _only_planned(judgement: ClaimJudgement, claim: str, section, premise_sectio
                 if located_section(premise_sections, [sentence], claim) == _PLAN_SECTION]
     if len(proposed) < len(evidence) or None in proposed:
         return judgement
-    return dataclasses.replace(judgement, entailed=False, probability=None, evidence=None,
+    return dataclasses.replace(judgement, entailed=False, evidence=None,
                                explanation=f"{PLAN_ONLY_NOTE} (\"{proposed[0]}\"), the claim states it as found "
                                            f"({section}); the judge said: {judgement.explanation}")
 

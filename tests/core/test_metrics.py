@@ -472,7 +472,7 @@ def test_a_result_its_own_section_gives_as_a_count_of_views_is_placed_there():
 
 
 def test_a_history_fact_the_note_only_plans_elsewhere_is_not_supported():
-    """The history says "currently taking naproxen"; the note only prescribes it, in its plan. A plan
+    """The history says "has been using a heating pad"; the note only recommends it, in its plan. A plan
     that proposes something new is no evidence for a claim that reports it as found or ongoing (issue
     46: a claim that appears only in a plan sentence elsewhere is not stated in another section).
     A plan that says the thing goes on ("will continue her lisinopril") is evidence, and a claim that
@@ -482,9 +482,10 @@ def test_a_history_fact_the_note_only_plans_elsewhere_is_not_supported():
             "ASSESSMENT AND PLAN\nLumbar strain. I prescribed naproxen and recommended she try a heating pad. "
             "She will continue her lisinopril.")
     taking, lisinopril, trying = _note_verdicts(note, {"subjective": [
-        "She is currently taking naproxen.", "She takes lisinopril.", "She will try a heating pad."]})
+        "She has been using a heating pad.", "She takes lisinopril.", "She will try a heating pad."]})
     assert taking.entailed is False and taking.placement is None and taking.evidence is None
-    assert taking.probability is None  # the judge rated the other answer
+    # the judge's P(supported) is kept: the overturned verdict's confidence is low, so it is reviewed
+    assert taking.probability is not None and taking.confidence == 1.0 - taking.probability < 0.5
     assert taking.explanation.startswith('not supported: the note states it only as a plan in another section ("prescribed")')
     assert lisinopril.entailed and lisinopril.placement == "other_section"
     assert trying.entailed and trying.placement == "other_section"
