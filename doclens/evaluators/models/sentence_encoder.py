@@ -89,6 +89,26 @@ def token_batches(tokens: Sequence[int], batch_size: int, batch_tokens: int = BA
     return batches
 
 
+def length_batches(tokens: Sequence[int], batch_size: int, batch_tokens: int = BATCH_TOKENS) -> list[list[int]]:
+    """Indices of texts of ``tokens`` tokens each, longest first, cut into batches of texts of one
+    length only, at most ``batch_size`` texts and ``batch_tokens`` tokens a batch (a text longer
+    than that goes alone): no padding at all. The ONNX runtime's batches (issue 49): a round of the
+    judge's rounds encodes a few texts of mixed lengths, which :func:`token_batches` padded to the
+    longest (on a 40-note system, 47,500 tokens computed for 38,800 real ones); ONNX Runtime's cost
+    per call is small, so more, smaller batches cost less than the padding did (``docs/design.md``,
+    "Sentence encoder runtimes")."""
+    order = sorted(range(len(tokens)), key=lambda i: -tokens[i])
+    batches: list[list[int]] = []
+    for i in order:
+        batch = batches[-1] if batches else None
+        if batch is None or tokens[batch[0]] != tokens[i] or len(batch) >= max(
+                1, min(batch_size, batch_tokens // max(1, tokens[i]))):
+            batches.append([i])
+        else:
+            batch.append(i)
+    return batches
+
+
 class VectorCache(BlobStore):
     """Sentence vectors kept on disk by content, across runs and processes: ``vectors.sqlite`` in
     the DocLens cache folder (:func:`doclens.evaluators.cache.default_cache_dir`). A vector is
@@ -150,7 +170,8 @@ def _unit_vector(payload: bytes) -> np.ndarray | None:
 class Encoder:
     """A sentence encoder: ``encode(texts)`` → float32 array ``(len(texts), dim)``, rows of unit
     length, encoded longest first (in tokens) in batches of at most ``batch_size`` texts and
-    ``batch_tokens`` padded tokens (:func:`token_batches`). ``texts_encoded`` counts every
+    ``batch_tokens`` padded tokens (:func:`token_batches`; the ONNX runtime's of one length each,
+    :func:`length_batches`). ``texts_encoded`` counts every
     text passed through the model (the vector store's cache is checked with it); ``texts_truncated``
     those longer than ``max_length`` tokens, of which only the first ``max_length`` tokens were
     encoded (BM25 still reads the whole fact).
@@ -305,7 +326,8 @@ class Encoder:
         return self._onnx
 
     def _encode_onnx(self, texts: Sequence[str]) -> np.ndarray:
-        """:meth:`_encode` by ONNX Runtime: the same batches, pooling and normalisation."""
+        """:meth:`_encode` by ONNX Runtime: the same pooling and normalisation, in batches of texts
+        of one length (:func:`length_batches`)."""
         from doclens.evaluators.models.onnx_encoder import pool
 
         model = self._onnx_model()
@@ -314,7 +336,7 @@ class Encoder:
             return out
         tokens, truncated = model.lengths(list(texts))
         self.texts_truncated += truncated
-        for batch in token_batches(tokens, self.batch_size, self.batch_tokens):
+        for batch in length_batches(tokens, self.batch_size, self.batch_tokens):  # no padding
             hidden, mask = model.hidden([texts[i] for i in batch])
             out[batch] = pool(hidden, mask, self.pooling)
             self.texts_encoded += len(batch)
