@@ -88,7 +88,9 @@ def _judge_facts(evaluator) -> dict:
 
 
 def child_score(out: str, argv: list[str]) -> int:
-    """``doclens score argv`` in this process; writes the judge's thread settings to ``out``."""
+    """``doclens score argv`` in this process, as the ``doclens`` command runs it (``main()`` reading
+    ``sys.argv``: what it does before the process exits counts too); writes the judge's thread
+    settings to ``out``."""
     from doclens.cli import main
     from doclens.cli import score as score_cli
 
@@ -101,7 +103,8 @@ def child_score(out: str, argv: list[str]) -> int:
         return scorer
 
     score_cli.build_scorer = recording
-    code = main(argv)
+    sys.argv = ["doclens", *argv]
+    code = main()
     Path(out).write_text(json.dumps({"code": code, **facts}))
     return code
 

@@ -189,19 +189,30 @@ def test_the_graph_with_its_weights_apart_computes_the_built_graph_bit_for_bit()
     assert np.array_equal(model.session.run(["hidden"], feed)[0], expected)  # what the encoder runs
 
 
-def test_onnx_batches_hold_one_length_and_a_vector_is_the_same_in_any_batch(tmp_path, monkeypatch):
-    # issue 49: the ONNX runtime's batches hold texts of one length (no padding: a round's few
-    # texts of mixed lengths were padded to the longest); a text's vector does not depend on the
-    # texts encoded with it, bit for bit
-    from doclens.evaluators.models.sentence_encoder import length_batches
+def test_onnx_batches_cost_least_and_a_vector_is_the_same_in_any_batch(tmp_path, monkeypatch):
+    # issue 49: the ONNX runtime's batches are cut for the fewest padded tokens plus a cost per call
+    # (a round's few texts of mixed lengths were padded to the longest); a text's vector does not
+    # depend on the texts encoded with it, bit for bit, so the cut changes no verdict
+    from doclens.evaluators.models.sentence_encoder import padding_batches, token_batches
 
-    tokens = [128, 3, 40, 3, 127, 9, 600, 3, 3, 3]
-    batches = length_batches(tokens, batch_size=3, batch_tokens=256)
-    assert sorted(i for b in batches for i in b) == list(range(len(tokens)))
-    assert all(len({tokens[i] for i in b}) == 1 and len(b) <= 3 for b in batches)
-    assert all(len(b) == 1 or tokens[b[0]] * len(b) <= 256 for b in batches)
-    assert [tokens[b[0]] for b in batches] == [600, 128, 127, 40, 9, 3, 3]
-    assert length_batches([], 4) == []
+    def cost(batches, tokens, call):
+        return sum(len(b) * max(tokens[i] for i in b) + call for b in batches)
+
+    tokens = [128, 3, 40, 3, 127, 9, 600, 3, 3, 3, 4, 4, 12, 11, 39]
+    for size, budget, call in ((3, 256, 16), (64, 512, 16), (64, 512, 0), (4, 40, 100)):
+        batches = padding_batches(tokens, size, budget, call)
+        assert sorted(i for b in batches for i in b) == list(range(len(tokens)))
+        assert [tokens[i] for b in batches for i in b] == sorted(tokens, reverse=True)
+        assert all(len(b) <= size and (len(b) == 1 or tokens[b[0]] * len(b) <= budget) for b in batches)
+        assert cost(batches, tokens, call) <= cost(token_batches(tokens, size, budget), tokens, call)
+        one_length = [[i for i in range(len(tokens)) if tokens[i] == n] for n in sorted(set(tokens), reverse=True)]
+        if size >= 64 and budget >= 512:
+            assert cost(batches, tokens, call) <= cost(one_length, tokens, call)
+    assert all(len({tokens[i] for i in b}) == 1 for b in padding_batches(tokens, 64, 512, 0))  # no padding
+    assert padding_batches(tokens, 64, 512, 10 ** 6) == [sorted(range(len(tokens)), key=lambda i: -tokens[i])[:1],
+                                                          sorted(range(len(tokens)), key=lambda i: -tokens[i])[1:5],
+                                                          sorted(range(len(tokens)), key=lambda i: -tokens[i])[5:]]
+    assert padding_batches([], 4) == []
     monkeypatch.setenv("DOCLENS_CACHE", str(tmp_path))
     encoder = Encoder(device="cpu", max_length=128, runtime="onnx", threads=1)
     together = encoder.encode(TEXTS)
