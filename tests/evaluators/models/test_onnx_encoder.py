@@ -115,6 +115,16 @@ def test_decision_features_are_measured_only_where_the_model_weighs_them():
     assert not judge.explain(*decided)[0]
 
 
+def _padded_feed(model) -> tuple[dict, np.ndarray, int]:
+    """The graph's inputs for :data:`TEXTS` in one padded batch, with the mask and the width."""
+    encodings = [model.tokenizer.encode(text) for text in TEXTS]
+    width = max(len(e.ids) for e in encodings)
+    ids, mask = np.zeros((len(TEXTS), width), dtype=np.int64), np.zeros((len(TEXTS), width), dtype=np.int64)
+    for row, encoding in enumerate(encodings):
+        ids[row, :len(encoding.ids)], mask[row, :len(encoding.ids)] = encoding.ids, 1
+    return {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}, mask, width
+
+
 def test_the_graph_written_from_the_weights_computes_torchs_export():
     # issue 49: the shipped MiniLM's graph is written from its weights (onnx_graph.py), not traced by
     # torch; its hidden states are the traced export's up to float rounding, on padded batches too
@@ -129,12 +139,7 @@ def test_the_graph_written_from_the_weights_computes_torchs_export():
     built, traced = (ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
                      for data in (build(folder), onnx_encoder.export(folder)))
     model = onnx_encoder.OnnxTransformer(folder, "fingerprint", 128, 1, onnx_encoder.IN_MEMORY)
-    encodings = [model.tokenizer.encode(text) for text in TEXTS]
-    width = max(len(e.ids) for e in encodings)
-    ids, mask = np.zeros((len(TEXTS), width), dtype=np.int64), np.zeros((len(TEXTS), width), dtype=np.int64)
-    for row, encoding in enumerate(encodings):
-        ids[row, :len(encoding.ids)], mask[row, :len(encoding.ids)] = encoding.ids, 1
-    feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    feed, mask, width = _padded_feed(model)
     found, expected = built.run(["hidden"], feed)[0], traced.run(["hidden"], feed)[0]
     assert found.shape == expected.shape == (len(TEXTS), width, 384)
     assert np.abs((found - expected) * mask[..., None]).max() < 1e-4
@@ -178,12 +183,7 @@ def test_the_graph_with_its_weights_apart_computes_the_built_graph_bit_for_bit()
     options.add_external_initializers(list(weights), values)
     apart = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
     model = onnx_encoder.OnnxTransformer(folder, "fingerprint", 128, 1, onnx_encoder.IN_MEMORY)
-    encodings = [model.tokenizer.encode(text) for text in TEXTS]
-    width = max(len(e.ids) for e in encodings)
-    ids, mask = np.zeros((len(TEXTS), width), dtype=np.int64), np.zeros((len(TEXTS), width), dtype=np.int64)
-    for row, encoding in enumerate(encodings):
-        ids[row, :len(encoding.ids)], mask[row, :len(encoding.ids)] = encoding.ids, 1
-    feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    feed, mask, width = _padded_feed(model)
     expected = whole.run(["hidden"], feed)[0]
     assert np.array_equal(apart.run(["hidden"], feed)[0], expected)
     assert np.array_equal(model.session.run(["hidden"], feed)[0], expected)  # what the encoder runs
