@@ -8,7 +8,7 @@ afterwards (``--levels 0,1,2``). Cases (``--cases``):
 * ``cold``: ``doclens score`` on one system's 40 notes of ACI-BENCH test split 2 (GPT-4 by default,
   ``../shared/data/aci_bench_systems/test2``, read in place), default settings, with an empty
   ``--cache-dir`` **and** an empty ``$DOCLENS_CACHE`` (a machine's first run: the drug and stem
-  lexicons and the ONNX export of MiniLM are made too);
+  lexicons are made too, and MiniLM's ONNX graph, made in memory at every run that encodes);
 * ``warm``: the same command again on the folders ``cold`` filled (with ``--cases warm`` alone, the
   cold run is still made first, untimed, so that warm is warm);
 * ``reward8`` / ``reward64``: :class:`doclens.rewards.DocLensReward` (the offline default judge,
@@ -18,7 +18,7 @@ afterwards (``--levels 0,1,2``). Cases (``--cases``):
   warmed (a first step) before the clock starts, as in a training loop;
 * ``main``: the README's main job, ``doclens score examples/notes.jsonl --evaluator clinical-rules``
   with ``--no-cache`` (every verdict judged again) on a machine whose ``$DOCLENS_CACHE`` holds the
-  lexicons and the ONNX export (what every run after a machine's first finds).
+  lexicons (what every run after a machine's first finds).
 
 Each result gives ``wall_s`` and ``cpu_s`` (the case's process: all its threads, user + system;
 for the reward steps the step alone), ``/proc/loadavg`` before and after, and the thread settings
@@ -89,7 +89,9 @@ def _judge_facts(evaluator) -> dict:
 
 
 def child_score(out: str, argv: list[str]) -> int:
-    """``doclens score argv`` in this process; writes the judge's thread settings to ``out``."""
+    """``doclens score argv`` in this process, as the ``doclens`` command runs it (``main()`` reading
+    ``sys.argv``: what it does before the process exits counts too); writes the judge's thread
+    settings to ``out``."""
     from doclens.cli import main
     from doclens.cli import score as score_cli
 
@@ -102,7 +104,8 @@ def child_score(out: str, argv: list[str]) -> int:
         return scorer
 
     score_cli.build_scorer = recording
-    code = main(argv)
+    sys.argv = ["doclens", *argv]
+    code = main()
     Path(out).write_text(json.dumps({"code": code, **facts}))
     return code
 

@@ -53,6 +53,25 @@ def test_a_command_imports_only_its_own_module(tmp_path):
         assert result.stdout.strip().splitlines()[-1] == repr(expected), (args, result.stdout[-300:])
 
 
+def test_the_command_line_leaves_the_last_collection_nothing_to_traverse(tmp_path):
+    """Issue 49: run as the command (``main()`` reading ``sys.argv``), a command that is done hides
+    what it made from the collector (``gc.freeze``) before the process exits, once its report is
+    written; called with arguments (a caller's own process, as in these tests) the collector is
+    left as it was."""
+    data = _write(tmp_path / "in.jsonl", [GOOD])
+    probe = ("import gc, os, sys; from doclens.cli import main; argv = sys.argv[1:]; sys.argv = ['doclens', *argv]; "
+             "code = main(argv) if os.environ['HOW'] == 'argv' else main(); print(code, gc.get_freeze_count() > 0)")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for how, frozen in (("command", "True"), ("argv", "False")):
+        out = tmp_path / f"{how}.json"
+        result = subprocess.run([sys.executable, "-c", probe, "score", str(data), "--evaluator", "overlap", "-q",
+                                 "-o", str(out)], cwd=tmp_path, env={**env, "HOW": how}, capture_output=True,
+                                text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.split()[-2:] == ["0", frozen], (how, result.stdout[-300:])
+        assert json.loads(out.read_text())["counts"]
+
+
 def test_every_option_of_every_command_has_help():
     parser, commands = _subcommands()
     missing = [f"doclens {' '.join(a.option_strings) or a.dest}" for a in parser._actions

@@ -571,10 +571,24 @@ def test_the_cache_key_is_made_once_private_and_outside_the_cache_folder(tmp_pat
         sealing.forget_keys()
 
 
-# ---- models/ and retrieval/: whole files sealed (MiniLM's ONNX export, the FAISS store) ------------
+# ---- models/ and retrieval/: whole files sealed (an ONNX export, the FAISS store) ------------------
+@pytest.fixture
+def exported_to_a_file(monkeypatch):
+    """MiniLM run as a model that is no BERT encoder is: exported once into ``models/`` and read
+    from there (the shipped MiniLM's graph is made in memory at each start and no file is kept,
+    issue 49). Its export is the graph written from its weights (onnx_graph.build), so no torch
+    export is needed; the kept file, its seal and its checks are the real ones."""
+    from doclens.evaluators.models import onnx_encoder
+    from doclens.evaluators.models.onnx_graph import build
+
+    monkeypatch.setattr(onnx_encoder, "graph_of", lambda folder: None)
+    monkeypatch.setattr(onnx_encoder, "export", build)
+
+
 def _kept_export(folder: Path) -> Path:
-    """Where a run with ``--cache-dir folder`` keeps MiniLM's ONNX export (clinical-rules' runtime
-    ``auto`` is ``onnx`` where ONNX Runtime is installed)."""
+    """Where a run with ``--cache-dir folder`` keeps the ONNX export of a model exported to a file
+    (:func:`exported_to_a_file`; clinical-rules' runtime ``auto`` is ``onnx`` where ONNX Runtime is
+    installed)."""
     from importlib.metadata import version
 
     from doclens.evaluators.models import onnx_encoder
@@ -583,6 +597,29 @@ def _kept_export(folder: Path) -> Path:
     encoder = Encoder(shipped_minilm_path("the test", "clinical"), device="cpu")
     return onnx_encoder.onnx_path(encoder.fingerprint, version("torch"), folder / "models",
                                   onnx_encoder.graph_of(encoder.path))
+
+
+def test_the_shipped_minilm_reads_no_model_file(baseline, tmp_path, capsys, monkeypatch):
+    """Issue 49: the shipped MiniLM's graph is made in memory from its weights at each start
+    (onnx_graph.build_apart), so a crafted file where its graph was kept is never read: no
+    warning, the same report, the file left as it is, and nothing written to models/."""
+    from importlib.metadata import version
+
+    from doclens.evaluators.models import onnx_encoder
+    from doclens.evaluators.models.onnx_graph import GRAPH
+    from doclens.evaluators.models.sentence_encoder import Encoder, shipped_minilm_path
+
+    pytest.importorskip("onnxruntime", reason="the graph is ONNX Runtime's")
+    monkeypatch.setattr(onnx_encoder, "_LOADED", {})
+    folder = tmp_path / "cache"
+    encoder = Encoder(shipped_minilm_path("the test", "clinical"), device="cpu")
+    kept_before = onnx_encoder.onnx_path(encoder.fingerprint, version("torch"), folder / "models", GRAPH)
+    crafted = _craft_export(kept_before, "another graph, another user's seal", tmp_path)
+    before = crafted.read_bytes()
+    code, report, err = score(tmp_path, capsys, "--cache-dir", folder)
+    assert code == EXIT_OK, err
+    assert report == baseline[0] and cache_warnings(err) == []
+    assert crafted.read_bytes() == before and [p.name for p in (folder / "models").iterdir()] == [crafted.name]
 
 
 def _another_graph() -> bytes:
@@ -630,7 +667,7 @@ MODEL_CRAFT = ["another graph (unsealed, as kept before issue 47)", "garbage", "
 
 
 @pytest.mark.parametrize("how", MODEL_CRAFT)
-def test_a_crafted_model_file_is_never_loaded(baseline, tmp_path, capsys, monkeypatch, how):
+def test_a_crafted_model_file_is_never_loaded(baseline, tmp_path, capsys, monkeypatch, how, exported_to_a_file):
     """models/ kept MiniLM's ONNX export unsealed, and every run (--no-cache too) loaded whatever
     file lay there: another graph changed verdicts, garbage stopped the run. The export is now
     sealed with the user's key and checked before it is loaded: a crafted file, garbage, or one
@@ -663,7 +700,7 @@ def test_a_crafted_model_file_is_never_loaded(baseline, tmp_path, capsys, monkey
     assert crafted.read_bytes() == before  # --no-cache writes nothing
 
 
-def test_the_crafted_model_file_would_change_verdicts(baseline, tmp_path, capsys, monkeypatch):
+def test_the_crafted_model_file_would_change_verdicts(baseline, tmp_path, capsys, monkeypatch, exported_to_a_file):
     """The control of the test above: the other graph sealed with the run's own key (as only the
     user can) is loaded, and changes the report — so it is the seal that keeps it out."""
     from doclens.evaluators.models import onnx_encoder

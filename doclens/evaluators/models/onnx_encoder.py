@@ -1,14 +1,14 @@
 """A sentence encoder's transformer run by ONNX Runtime (``Encoder(runtime="onnx")``,
 :mod:`doclens.evaluators.models.sentence_encoder`; ``docs/design.md``, "Sentence encoder runtimes").
 
-The model's graph is made once a machine and kept in the DocLens cache folder: a BERT encoder's
-(the shipped MiniLM) written from its weights by :mod:`~doclens.evaluators.models.onnx_graph`,
-without torch (``models/<fingerprint>-bert-graph-1-opset17.onnx``; issue 49: the torch export cost a
-machine's first run about 6 CPU seconds), any other model exported with ``torch.onnx.export``
-(TorchScript exporter, opset 17, float32, batch and length dynamic;
-``models/<fingerprint>-torch<version>-opset17.onnx``), :func:`onnx_path`, sealed with the user's
-key and checked before it is loaded: ``docs/caches.md``; a folder that cannot be written keeps it in
-memory for the process). After that a run imports neither torch nor
+A BERT encoder's graph (the shipped MiniLM) is made in memory at each start by
+:func:`doclens.evaluators.models.onnx_graph.build_apart`, without torch, its weights handed to the
+session as arrays (no file: issue 49; until round 13 a 90 MB file was written, sealed, and read and
+checked again by each later run, for a graph derived from the package's data alone). Any other model
+is exported once a machine with ``torch.onnx.export`` (TorchScript exporter, opset 17, float32,
+batch and length dynamic; ``models/<fingerprint>-torch<version>-opset17.onnx``), :func:`onnx_path`,
+sealed with the user's key and checked before it is loaded: ``docs/caches.md``; a folder that
+cannot be written keeps it in memory for the process). After that a run imports neither torch nor
 ``transformers``: the text is cut into word pieces by the model's own ``tokenizer.json`` through
 the ``tokenizers`` library (the same ids as ``transformers``' fast tokenizer, which wraps it) and
 the graph runs in an ONNX Runtime session with its own thread pool (``threads`` intra-op threads,
@@ -170,7 +170,17 @@ class OnnxTransformer:
         options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # no busy-wait (core/threads.py)
         options.log_severity_level = 3
-        self.session = ort.InferenceSession(exported(folder, fingerprint, directory), options, providers=["CPUExecutionProvider"])
+        if graph_of(folder):  # a BERT encoder: its graph made now, its weights handed over as arrays (no file)
+            from doclens.evaluators.models.onnx_graph import build_apart
+
+            graph, weights = build_apart(folder)
+            #: the weights' buffers, which the session reads in place: kept alive as long as it is
+            self._weights = [ort.OrtValue.ortvalue_from_numpy(array) for array in weights.values()]
+            options.add_external_initializers(list(weights), self._weights)
+            self.session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+        else:
+            self.session = ort.InferenceSession(exported(folder, fingerprint, directory), options,
+                                                providers=["CPUExecutionProvider"])
 
     def lengths(self, texts: list[str]) -> tuple[list[int], int]:
         """Each text's length in tokens (at most ``max_length``) and how many were longer."""

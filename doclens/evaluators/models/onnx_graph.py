@@ -11,7 +11,9 @@ self-attention (queries, keys and values, scores scaled by 1/√head size, the p
 float32's lowest value as ``transformers`` does, softmax) with its output projection, residual and
 layer norm, then the feed-forward block (exact, erf-based GELU) with its residual and layer norm;
 the output is the last hidden state, as the traced export's. The same arithmetic as the traced
-graph up to float rounding (tests/evaluators/models/test_onnx_encoder.py compares the two).
+graph up to float rounding (tests/evaluators/models/test_onnx_encoder.py compares the two). The
+encoder runs :func:`build_apart`'s graph, whose weights stay numpy arrays handed to ONNX Runtime,
+made at each start (about 0.2 s of CPU) and kept in no file.
 
 Only a model :func:`buildable` accepts is written this way (``BertModel``, absolute positions,
 GELU, ``model.safetensors``); any other is exported with torch as before
@@ -51,17 +53,36 @@ def buildable(folder: str | Path) -> bool:
             and config.get("hidden_act") == "gelu" and (Path(folder) / "model.safetensors").is_file())
 
 
-class _Graph:
-    """Nodes and initialisers, each name made once."""
+#: Weights of at least this many values are handed to ONNX Runtime apart from the graph
+#: (:func:`build_apart`); the smaller constants (scales, shapes) stay in it.
+APART_SIZE = 1024
 
-    def __init__(self, helper, numpy_helper):
+
+class _Graph:
+    """Nodes and initialisers, each name made once; with ``apart``, the weights of
+    :data:`APART_SIZE` values or more are kept as arrays (:attr:`weights`) and the graph holds a
+    placeholder for each (external data, filled by ONNX Runtime's ``add_external_initializers``)."""
+
+    def __init__(self, helper, numpy_helper, apart: bool = False):
         self.helper, self.numpy_helper = helper, numpy_helper
         self.nodes: list = []
         self.initializers: list = []
+        self.weights: dict[str, np.ndarray] = {}
+        self._apart = apart
         self._count = 0
 
     def constant(self, name: str, value: np.ndarray) -> str:
-        self.initializers.append(self.numpy_helper.from_array(value, name))
+        if self._apart and value.size >= APART_SIZE:
+            from onnx import TensorProto, helper
+
+            placeholder = TensorProto(name=name, data_type=helper.np_dtype_to_tensor_dtype(value.dtype),
+                                      dims=value.shape, data_location=TensorProto.EXTERNAL)
+            entry = placeholder.external_data.add()
+            entry.key, entry.value = "location", "handed-over-in-memory"
+            self.initializers.append(placeholder)
+            self.weights[name] = np.ascontiguousarray(value)
+        else:
+            self.initializers.append(self.numpy_helper.from_array(value, name))
         return name
 
     def op(self, kind: str, inputs: list[str], **attributes) -> str:
@@ -106,7 +127,21 @@ def _feed_forward(g: _Graph, x: str, weights: dict, prefix: str) -> str:
 def build(folder: str | Path) -> bytes:
     """The ONNX bytes of the BERT encoder in ``folder`` (:func:`buildable`): inputs ``input_ids``,
     ``attention_mask``, ``token_type_ids`` (int64, batch × length), output ``hidden`` (its last
-    hidden state, float32)."""
+    hidden state, float32). The weights are in the bytes (about 90 MB for MiniLM)."""
+    return _build(folder, apart=False)[0]
+
+
+def build_apart(folder: str | Path) -> tuple[bytes, dict[str, np.ndarray]]:
+    """:func:`build`'s graph with its weights apart: the graph's bytes (about 110 kB for MiniLM:
+    each weight a placeholder) and the weights by name, as ``SessionOptions.add_external_initializers``
+    takes them. The same graph and the same arithmetic as :func:`build`'s (bit for bit:
+    tests/evaluators/models/test_onnx_encoder.py), without copying 90 MB into a protobuf, checking,
+    writing, sealing and parsing it again: what a first run did once and every later run that
+    encoded paid in reading the kept file and checking its seal (issue 49)."""
+    return _build(folder, apart=True)
+
+
+def _build(folder: str | Path, apart: bool) -> tuple[bytes, dict[str, np.ndarray]]:
     onnx = require("onnx", "writing the sentence encoder's ONNX graph", "clinical")
     safetensors_numpy = require("safetensors.numpy", "reading the sentence encoder's weights", "clinical")
     from onnx import TensorProto, helper, numpy_helper
@@ -115,7 +150,7 @@ def build(folder: str | Path) -> bytes:
     weights = {name.removeprefix("bert."): value
                for name, value in safetensors_numpy.load_file(str(Path(folder) / "model.safetensors")).items()}
     size, heads, epsilon = int(config["hidden_size"]), int(config["num_attention_heads"]), float(config["layer_norm_eps"])
-    g = _Graph(helper, numpy_helper)
+    g = _Graph(helper, numpy_helper, apart)
     # embeddings: words + token types, then positions (BertEmbeddings' order), then the layer norm
     words = g.op("Gather", [g.constant("word_embeddings", weights["embeddings.word_embeddings.weight"]), "input_ids"])
     types = g.op("Gather", [g.constant("token_type_embeddings", weights["embeddings.token_type_embeddings.weight"]),
@@ -143,5 +178,6 @@ def build(folder: str | Path) -> bytes:
     model = helper.make_model(helper.make_graph(g.nodes, GRAPH, inputs, [output], g.initializers),
                               opset_imports=[helper.make_opsetid("", OPSET)], producer_name="doclens")
     model.ir_version = 8  # what ONNX Runtime 1.32 and opset 17 read
-    onnx.checker.check_model(model)
-    return model.SerializeToString()
+    if not apart:  # the checker looks for the placeholders' files; the graph is build()'s, checked there
+        onnx.checker.check_model(model)
+    return model.SerializeToString(), g.weights

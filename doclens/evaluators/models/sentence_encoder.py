@@ -89,6 +89,41 @@ def token_batches(tokens: Sequence[int], batch_size: int, batch_tokens: int = BA
     return batches
 
 
+#: What one more batch costs ONNX Runtime, in tokens of work (:func:`padding_batches`): about 3 ms a
+#: call against 0.2 ms a token for MiniLM on one thread (measured on the 4,323 texts a cold
+#: 40-note run encodes, cut as its rounds cut them: 0.215 ms a token, 3.3 ms a call).
+CALL_TOKENS = 16
+
+
+def padding_batches(tokens: Sequence[int], batch_size: int, batch_tokens: int = BATCH_TOKENS,
+                    call_tokens: int = CALL_TOKENS) -> list[list[int]]:
+    """Indices of texts of ``tokens`` tokens each, longest first, cut into batches of at most
+    ``batch_size`` texts and ``batch_tokens`` padded tokens (a text longer than that goes alone)
+    so that the padded tokens computed plus ``call_tokens`` for each batch are fewest (an exact
+    cut of the sorted texts, by dynamic programming). The ONNX runtime's batches (issue 49): the
+    judge's rounds encode a few texts of mixed lengths at a time, which :func:`token_batches`
+    padded to the longest (on a 40-note system, 47,500 tokens computed for 38,800 real ones),
+    while batches of one length each cost more calls than the padding they save; a text's vector
+    is the same bit for bit in any batch (tests/evaluators/models/test_onnx_encoder.py), so the cut
+    changes no verdict."""
+    order = sorted(range(len(tokens)), key=lambda i: -tokens[i])
+    lengths = [max(1, tokens[i]) for i in order]
+    best, cut = [0] + [0] * len(order), [0] * (len(order) + 1)
+    for end in range(1, len(order) + 1):
+        best[end] = -1
+        for start in range(end - 1, max(-1, end - 1 - batch_size), -1):  # the batch order[start:end]
+            if end - start > 1 and (end - start) * lengths[start] > batch_tokens:
+                break
+            cost = best[start] + (end - start) * lengths[start] + call_tokens
+            if best[end] < 0 or cost < best[end]:
+                best[end], cut[end] = cost, start
+    batches, end = [], len(order)
+    while end:
+        batches.append(order[cut[end]:end])
+        end = cut[end]
+    return batches[::-1]
+
+
 class VectorCache(BlobStore):
     """Sentence vectors kept on disk by content, across runs and processes: ``vectors.sqlite`` in
     the DocLens cache folder (:func:`doclens.evaluators.cache.default_cache_dir`). A vector is
@@ -150,7 +185,8 @@ def _unit_vector(payload: bytes) -> np.ndarray | None:
 class Encoder:
     """A sentence encoder: ``encode(texts)`` → float32 array ``(len(texts), dim)``, rows of unit
     length, encoded longest first (in tokens) in batches of at most ``batch_size`` texts and
-    ``batch_tokens`` padded tokens (:func:`token_batches`). ``texts_encoded`` counts every
+    ``batch_tokens`` padded tokens (:func:`token_batches`; the ONNX runtime's cut for the least
+    padding and calls, :func:`padding_batches`). ``texts_encoded`` counts every
     text passed through the model (the vector store's cache is checked with it); ``texts_truncated``
     those longer than ``max_length`` tokens, of which only the first ``max_length`` tokens were
     encoded (BM25 still reads the whole fact).
@@ -305,7 +341,8 @@ class Encoder:
         return self._onnx
 
     def _encode_onnx(self, texts: Sequence[str]) -> np.ndarray:
-        """:meth:`_encode` by ONNX Runtime: the same batches, pooling and normalisation."""
+        """:meth:`_encode` by ONNX Runtime: the same pooling and normalisation, in batches cut for
+        the least padding and calls (:func:`padding_batches`)."""
         from doclens.evaluators.models.onnx_encoder import pool
 
         model = self._onnx_model()
@@ -314,7 +351,7 @@ class Encoder:
             return out
         tokens, truncated = model.lengths(list(texts))
         self.texts_truncated += truncated
-        for batch in token_batches(tokens, self.batch_size, self.batch_tokens):
+        for batch in padding_batches(tokens, self.batch_size, self.batch_tokens):
             hidden, mask = model.hidden([texts[i] for i in batch])
             out[batch] = pool(hidden, mask, self.pooling)
             self.texts_encoded += len(batch)
