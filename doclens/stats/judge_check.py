@@ -11,6 +11,7 @@ wrong (:mod:`doclens.core.verdict_rates`), never dropped.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -118,7 +119,9 @@ def calibration(items: Sequence, verdicts: Sequence[ItemVerdict]) -> dict | None
     the expected calibration error and the reliability diagram's bins
     (:func:`~doclens.evaluators.rules.calibration.expected_calibration_error`), and the accuracy of the
     most confident verdicts at each of :data:`COVERAGES` (confidence: the probability of the verdict
-    given). ``None`` when any verdict has no probability."""
+    given), beside what the probabilities would read were they perfectly calibrated on these items
+    (:func:`if_calibrated`). ``None`` when any
+    verdict has no probability."""
     from doclens.evaluators.rules.calibration import accuracy_at_coverage, expected_calibration_error
 
     if not verdicts or any(v.probability is None or v.supported is None for v in verdicts):
@@ -128,7 +131,47 @@ def calibration(items: Sequence, verdicts: Sequence[ItemVerdict]) -> dict | None
     confidences = [p if v.supported else 1.0 - p for p, v in zip(probabilities, verdicts)]
     correct = [v.supported == label for v, label in zip(verdicts, labels)]
     return {**expected_calibration_error(probabilities, labels),
-            "accuracy_at_coverage": accuracy_at_coverage(confidences, correct, COVERAGES)}
+            "accuracy_at_coverage": accuracy_at_coverage(confidences, correct, COVERAGES),
+            "if_calibrated": if_calibrated(probabilities, confidences, COVERAGES[:-1])}
+
+
+#: Draws of labels behind :func:`if_calibrated`'s reference ECE, and their seed (fixed: the same items
+#: read the same reference every time).
+REFERENCE_DRAWS, REFERENCE_SEED = 1000, 46
+
+
+def if_calibrated(probabilities: list[float], confidences: list[float],
+                  coverages: tuple[float, ...] = (0.5, 0.8, 0.9), bins: int = 10) -> dict:
+    """What these probabilities would read if they were perfectly calibrated, on these many items: the
+    accuracy they promise at each coverage (the mean confidence of the most confident ``ceil(c · n)``
+    verdicts, ordered as :func:`~doclens.evaluators.rules.calibration.accuracy_at_coverage` orders them)
+    and the expected calibration error a calibrated map shows by chance, over the same ``bins`` (labels
+    drawn :data:`REFERENCE_DRAWS` times from the probabilities themselves, :data:`REFERENCE_SEED`): its
+    median and 90th percentile. A half's ECE near that median is as good as any map can read there;
+    accuracy at a coverage above the promised one needs verdicts ranked better, not a new map
+    (cards/clinical-rules.md, "Confidence").
+
+    >>> found = if_calibrated([0.9, 0.8, 0.3, 0.1], [0.9, 0.8, 0.7, 0.9], (0.5,))
+    >>> found["accuracy_at_coverage"]["0.5"], found["ece"]["median"] > 0
+    (0.9, True)
+    """
+    import numpy as np
+
+    p = np.asarray(probabilities, dtype=float)
+    order = sorted(range(len(confidences)), key=lambda k: -confidences[k])
+    promised = {f"{c:g}": round(float(np.mean([confidences[k] for k in order[:max(1, math.ceil(c * len(order)))]])), 4)
+                for c in coverages} if order else {}
+    if not len(p):
+        return {"accuracy_at_coverage": promised, "ece": None}
+    labels = np.random.default_rng(REFERENCE_SEED).random((REFERENCE_DRAWS, len(p))) < p
+    gaps = np.zeros(REFERENCE_DRAWS)
+    for b in range(bins):  # the bins of expected_calibration_error, edges included
+        inside = ((b / bins <= p) & (p < (b + 1) / bins)) | ((b == bins - 1) & (p == 1.0))
+        gaps += np.abs(p[inside].sum() - labels[:, inside].sum(axis=1))
+    eces = gaps / len(p)
+    return {"accuracy_at_coverage": promised, "ece": {"median": round(float(np.median(eces)), 4),
+                                                       "p90": round(float(np.quantile(eces, 0.9)), 4),
+                                                       "draws": REFERENCE_DRAWS}}
 
 
 def compare(items: Sequence, verdicts_a: Sequence[ItemVerdict], verdicts_b: Sequence[ItemVerdict], *,

@@ -68,7 +68,8 @@ def judge_text(judge: dict, show_wrong: int) -> list[str]:
 
 def calibration_lines(found: dict | None) -> list[str]:
     """The calibration block of :func:`judge_text`: expected calibration error, the reliability
-    diagram as rows, and accuracy by coverage; one line when the judge gives no probabilities."""
+    diagram as rows, accuracy by coverage, and what a calibrated map would read on these items (its
+    ECE by chance, the accuracy it promises); one line when the judge gives no probabilities."""
     if found is None:
         return ["  calibration: n/a (the judge gives no probability for every verdict)"]
     lines = [f"  calibration: expected calibration error {found['ece']:.3f} over {found['items']} items "
@@ -80,6 +81,12 @@ def calibration_lines(found: dict | None) -> list[str]:
     lines.append("  accuracy of the most confident verdicts: " + ", ".join(
         f"{float(c):.0%} coverage {v['accuracy']:.3f} (n={v['items']}, confidence >= {v['least_confidence']:.2f})"
         for c, v in coverage.items()))
+    reference = found.get("if_calibrated")
+    if reference and reference["ece"]:
+        lines.append(f"  were it calibrated: ECE {reference['ece']['median']:.3f} by chance on these items (median of "
+                     f"{reference['ece']['draws']} draws of labels from the probabilities; 90% under "
+                     f"{reference['ece']['p90']:.3f}); accuracy promised at " + ", ".join(
+                         f"{float(c):.0%} coverage {a:.3f}" for c, a in reference["accuracy_at_coverage"].items()))
     in_sample = found.get("fitted_on_these_items")
     if in_sample:
         estimate = in_sample.get("out_of_fold")

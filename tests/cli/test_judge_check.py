@@ -236,5 +236,64 @@ def test_judge_check_on_the_calibration_half_says_its_calibration_figures_are_in
     calibration = json.loads(out.read_text(encoding="utf-8"))["judges"][0]["calibration"]
     estimate = load_calibration().provenance["out_of_fold"]["calibration"]
     assert calibration["fitted_on_these_items"] == {"half": "calibration", "out_of_fold": estimate}
+    printed = capsys.readouterr().out
     assert (f"in-sample: the calibration was fitted on the calibration half; out of fold there it reads ECE "
-            f"{estimate['ece']:.3f}") in capsys.readouterr().out
+            f"{estimate['ece']:.3f}") in printed
+    reference = calibration["if_calibrated"]
+    assert 0 < reference["ece"]["median"] <= reference["ece"]["p90"] and set(reference["accuracy_at_coverage"]) == {
+        "0.5", "0.8", "0.9"}
+    assert f"were it calibrated: ECE {reference['ece']['median']:.3f} by chance on these items" in printed
+
+
+def _drawn(n: int, seed: int) -> tuple[list[float], list[bool]]:
+    """``n`` probabilities spread over [0, 1] and labels drawn from them: calibrated by construction."""
+    import random
+
+    draw = random.Random(seed)
+    probabilities = [round(draw.random(), 4) for _ in range(n)]
+    return probabilities, [draw.random() < p for p in probabilities]
+
+
+def test_what_a_calibrated_map_would_read_matches_the_ece_of_labels_drawn_from_it():
+    """judge-check's reference (issue 46): the ECE a perfectly calibrated map shows by chance on these
+    items, over the bins of expected_calibration_error, and the accuracy its confidences promise."""
+    import statistics
+
+    from doclens.evaluators.rules.calibration import expected_calibration_error
+    from doclens.stats.judge_check import if_calibrated
+
+    probabilities, _ = _drawn(300, 0)
+    confidences = [max(p, 1 - p) for p in probabilities]
+    reference = if_calibrated(probabilities, confidences)
+    by_hand = statistics.median(expected_calibration_error(probabilities, _drawn_labels(probabilities, seed))["ece"]
+                                for seed in range(200))
+    assert abs(reference["ece"]["median"] - by_hand) < 0.006
+    ranked = sorted(confidences, reverse=True)
+    assert reference["accuracy_at_coverage"]["0.8"] == round(sum(ranked[:240]) / 240, 4)
+    # more items, less chance error; certain probabilities, none at all
+    assert if_calibrated(probabilities * 20, confidences * 20)["ece"]["median"] < reference["ece"]["median"] / 3
+    assert if_calibrated([0.0, 1.0] * 50, [1.0] * 100)["ece"]["median"] == 0.0
+    # labels drawn from the map read near its reference; labels drawn against it read far above
+    drawn = expected_calibration_error(*_drawn(300, 0))["ece"]
+    against = expected_calibration_error(probabilities, [not y for y in _drawn(300, 0)[1]])["ece"]
+    assert drawn <= reference["ece"]["p90"] < against
+
+
+def _drawn_labels(probabilities: list[float], seed: int) -> list[bool]:
+    import random
+
+    draw = random.Random(1000 + seed)
+    return [draw.random() < p for p in probabilities]
+
+
+def test_judge_check_prints_what_a_calibrated_map_would_read():
+    from doclens.views.judge_check import calibration_lines
+
+    found = {"ece": 0.06, "items": 272, "bins": [], "accuracy_at_coverage": {
+        "0.8": {"items": 218, "accuracy": 0.913, "least_confidence": 0.7}},
+        "if_calibrated": {"accuracy_at_coverage": {"0.5": 0.93, "0.8": 0.875, "0.9": 0.85},
+                          "ece": {"median": 0.0534, "p90": 0.0713, "draws": 1000}}}
+    assert ("  were it calibrated: ECE 0.053 by chance on these items (median of 1000 draws of labels from the "
+            "probabilities; 90% under 0.071); accuracy promised at 50% coverage 0.930, 80% coverage 0.875, "
+            "90% coverage 0.850") in calibration_lines(found)
+    assert not any("were it calibrated" in line for line in calibration_lines({**found, "if_calibrated": None}))
