@@ -71,7 +71,7 @@ NOTE_VITALS: Mapping[str, re.Pattern[str]] = MappingProxyType({
 _ANY_VITAL = re.compile(r"\bvitals?\b", re.I)
 
 #: Words by which a claim speaks of an examination.
-_EXAMINED = re.compile(r"\b(?:exam|exams|examination|examinations|examined|assessment)\b", re.I)
+_EXAMINED = re.compile(r"\b(?:exam|exams|examination|examinations|examined)\b", re.I)
 #: The review of systems' organ systems a claim may say were examined, each with the words by which a
 #: note names it (itself, its organs and the findings Bates' Guide examines under it).
 SYSTEM_PARTS: Mapping[str, frozenset[str]] = MappingProxyType({system: frozenset(parts.split()) for system, parts in {

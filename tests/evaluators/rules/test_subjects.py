@@ -58,6 +58,8 @@ NOT_DECIDED = {
         "A neurological exam was performed and was normal."),
     "a cardiovascular exam the note gives as the heart's": ("Heart: regular rate and rhythm, no murmurs.",
                                                             "Cardiovascular exam is normal."),
+    "a body system the claim does not say was examined": (
+        "We discussed his diet and exercise today.", "We discussed his cardiovascular risk and his diet today."),
     "labs the note lists by their values": ("Sodium 140, potassium 4.2, creatinine 1.1, hemoglobin 13.5.",
                                             "Labs were reviewed."),
 }
