@@ -117,6 +117,7 @@ from doclens.evaluators.rules.numbers import number_and_side_problems
 from doclens.evaluators.rules.paraphrase import all_near, concept_in_place, forgiven_as
 from doclens.evaluators.rules.resources import JudgeResources
 from doclens.evaluators.rules.sentences import Sentence, Status, Word
+from doclens.evaluators.rules.subjects import framing_only, is_system, unnamed_subjects
 from doclens.evaluators.rules.version import rules_digest
 from doclens.evaluators.rules.vitals import normal_vitals_words
 from doclens.evaluators.rules.words import DRUGS, SEX_WORDS, STOP_WORDS, is_content, is_drug, prefixed_pair
@@ -865,6 +866,11 @@ class ClinicalRulesJudge(Evaluator):
                 kept.remove(m)
         # v12: a head clinical concept the note never names, weighed before as rewording, decides
         concepts = self._unnamed_concepts(kept, words, index, premise_sentences, best)
+        # v14: a vital sign, a test or study by its abbreviation, an examined body system; a claim that
+        # only frames what follows (subjects.py)
+        concepts += self._unnamed_subjects(claim, [m for m in kept if m not in concepts], words, premise_sentences, best)
+        if not concepts and self._framing_only(claim, kept):
+            problems.append(Finding(FindingKind.EMPTY, "claim only introduces what follows: it states no finding to check"))
         kept = [m for m in kept if m not in concepts]
         problems += [concept_finding(concepts)] if concepts else []
         return problems + not_mentioned(kept, premise_sentences, self.analyser.drug_names), forgiven, best, absent
@@ -880,7 +886,7 @@ class ClinicalRulesJudge(Evaluator):
         analyser = self.analyser
 
         def abbreviation(m: str) -> bool:
-            return any(w.text.lower() == m and (w.text.isupper() or bool(analyser.expansions(w))) for w in words)
+            return self._abbreviated(m, words)
 
         def closeness(found: list[str]) -> list[float]:
             spans = [] if best is None else [f"{a.text} {b.text}".lower() for a, b in zip(best.words, best.words[1:])
@@ -891,6 +897,32 @@ class ClinicalRulesJudge(Evaluator):
 
         return unnamed_concepts(self.resources.concepts, [m for m in kept if not analyser.is_drug(m)], words, index,
                                 analyser.noun, abbreviation, closeness)
+
+    def _unnamed_subjects(self, claim: str, kept: list[str], words: list[Word], premise_sentences: list[Sentence],
+                          best: Sentence | None) -> list[str]:
+        """v14: the claim's subjects the note never names (:func:`~doclens.evaluators.rules.subjects.unnamed_subjects`;
+        only with the encoder, which looks for an equivalent among the note's words)."""
+        if not kept or self.paraphrase != "minilm":
+            return []
+        premise = "\n".join(s.text for s in premise_sentences)
+        studies = [m for m in kept if m in self.resources.concepts.studies and self._abbreviated(m, words)]
+        return unnamed_subjects(claim, kept, words, premise, studies,
+                                lambda found: self._closest_words(found, premise_sentences))
+
+    def _abbreviated(self, word: str, words: list[Word]) -> bool:
+        """Whether the claim writes ``word`` as an abbreviation (upper case, or one the rules expand)."""
+        return any(w.text.lower() == word and (w.text.isupper() or bool(self.analyser.expansions(w))) for w in words)
+
+    def _framing_only(self, claim: str, kept: list[str]) -> bool:
+        """v14: a claim that only introduces what follows (:func:`~doclens.evaluators.rules.subjects.framing_only`)."""
+        analyser = self.analyser
+
+        def clinical(word: str) -> bool:
+            lower = word.lower()
+            return (any(c.isdigit() for c in lower) or is_concept(self.resources.concepts, lower, analyser.noun(lower))
+                    or analyser.is_drug(lower) or analyser.names_near_miss(lower) or is_system(lower))
+
+        return framing_only(claim, kept, clinical)
 
     def _forgivable(self, missing: list[str], words: list[Word]) -> bool:
         """Whether the missing words could be forgiven at all, before any encoding: tolerance on,

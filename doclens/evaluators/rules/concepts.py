@@ -36,13 +36,18 @@ from doclens.evaluators.rules.sentences import Word
 EQUIVALENT_COSINE = 0.6
 
 CONCEPTS_FILE = "clinical_concepts.json"
+#: v14: the categories of ``clinical_concepts.json`` whose terms are also read as a claim's subject
+#: when abbreviated ("MRI", "EKG": :mod:`~doclens.evaluators.rules.subjects`).
+STUDY_CATEGORIES = frozenset({"test", "study"})
 
 
 class ConceptLexicon(NamedTuple):
-    """``clinical_concepts.json`` read: its terms (lower case) and its clinical endings."""
+    """``clinical_concepts.json`` read: its terms (lower case) and its clinical endings; v14: the
+    terms of its tests and studies (:data:`STUDY_CATEGORIES`)."""
 
     terms: frozenset[str]
     suffixes: tuple[str, ...]
+    studies: frozenset[str] = frozenset()
 
 
 def read_concepts() -> ConceptLexicon:
@@ -54,7 +59,9 @@ def read_concepts() -> ConceptLexicon:
         if entry.get("source") not in sources:
             raise ValueError(f"{CONCEPTS_FILE}: entry {entry.get('category', 'suffixes')} names no known source")
     terms = frozenset(t.lower() for entry in table["concepts"] for t in entry["terms"])
-    return ConceptLexicon(terms, tuple(table["suffixes"]["endings"]))
+    studies = frozenset(t.lower() for entry in table["concepts"] if entry["category"] in STUDY_CATEGORIES
+                        for t in entry["terms"])
+    return ConceptLexicon(terms, tuple(table["suffixes"]["endings"]), studies)
 
 
 def is_concept(lexicon: ConceptLexicon, word: str, noun: str) -> bool:
