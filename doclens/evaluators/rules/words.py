@@ -29,7 +29,7 @@ STOP_WORDS = FUNCTION_WORDS | frozenset(
     """patient patients pt mr mrs ms miss dr mr. mrs. ms. dr. doctor today currently current presently
 report reports reported reporting state states stated notes noted note says said say tell tells told endorse
 endorses endorsed according describes described mention mentions mentioned complain complains complained
-present presents presented presenting physician provider clinician""".split()) | frozenset(
+present presents presented presenting""".split()) | frozenset(
     # reporting, procedural and filler words: how a fact was found, said or written down, not the
     # fact ("I do appreciate faint wheezing" = "faint wheezes"; "on exam", "was performed")
     """appreciate appreciated appreciates notice noticed notices experience experienced experiences experiencing

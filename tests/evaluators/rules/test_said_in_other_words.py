@@ -19,7 +19,7 @@ from tests.helpers import assert_rejected_naming, assert_said_another_way  # noq
 
 TABLE = Path(lexicons.__file__).with_name("clinical_equivalents.json")
 
-#: (note, claim, the claim's word the note says another way), both directions where the table reads both
+#: (note, claim, the claim's word the note says another way)
 SAID_ANOTHER_WAY = [
     # a lay name against the clinical one (MedlinePlus encyclopedia, "Alternative Names")
     ("She reports difficulty swallowing for two days.", "She has dysphagia.", "dysphagia"),
@@ -42,6 +42,20 @@ SAID_ANOTHER_WAY = [
     ("He has T2DM.", "He has type 2 diabetes.", "diabetes"),
     ("His HbA1c was 7.5.", "His A1c was 7.5.", "a1c"),
     ("He has a history of a CVA.", "He has a history of stroke.", "stroke"),
+    ("She has a sinus infection.", "She has sinusitis.", "sinusitis"),
+    ("He has a kidney infection.", "He has pyelonephritis.", "pyelonephritis"),
+    ("She has the stomach flu.", "She has gastroenteritis.", "gastroenteritis"),
+    ("She had a spontaneous abortion.", "She had a miscarriage.", "miscarriage"),
+    ("He feels his heart racing.", "He has palpitations.", "palpitations"),
+    ("He takes a water pill.", "He takes a diuretic.", "diuretic"),
+    ("She is on birth control pills.", "She takes oral contraceptives.", "contraceptives"),
+    # a vital sign or a test by its clinical abbreviation or its other name
+    ("Pulse 80.", "Heart rate is 80.", "heart"),
+    ("Heart rate 80.", "Pulse is 80.", "pulse"),
+    ("Temp 98.6.", "Temperature is 98.6.", "temperature"),
+    ("We will get an echo.", "We will order an echocardiogram.", "echocardiogram"),
+    ("Cardiac cath showed no blockage.", "Cardiac catheterization showed no blockage.", "catheterization"),
+    ("Normoactive bowel sounds.", "Normal active bowel sounds.", "active"),
     # the adjective of a finding's noun (Merriam-Webster's Medical Dictionary)
     ("Patient is anemic.", "Patient has anemia.", "anemia"),
     ("He has a fever.", "He is febrile.", "febrile"),
@@ -52,6 +66,9 @@ SAID_ANOTHER_WAY = [
     # who wrote the note: the register, not the fact
     ("The doctor ordered an x-ray of the knee.", "The physician ordered an x-ray of the knee.", "physician"),
     ("I will order an x-ray of the knee.", "The provider will order an x-ray of the knee.", "provider"),
+    ("The medical provider recommended Elavil 25 mg at bedtime.", "Elavil 25 milligrams at bedtime was recommended.",
+     "milligrams"),
+    ("Follow up with her primary care physician.", "Follow up with her PCP.", "pcp"),
 ]
 
 #: the same shapes with one detail changed: (note, claim, what the explanation names)
@@ -68,6 +85,12 @@ GUARDS = [
     ("He has left ear pain.", "He has right earache.", ["left", "right"]),
     ("His hemoglobin was 8.2.", "His HbA1c was 8.2.", ["a1c"]),
     ("She has allergic rhinitis.", "She has a fever.", ["fever"]),
+    ("She has a sinus infection.", "She denies sinusitis.", ["affirmed"]),
+    ("He has palpitations.", "He denies his heart racing.", ["affirmed"]),
+    ("Pulse 80.", "Heart rate 90.", ["note says 80, claim says 90"]),
+    ("Temp 98.6.", "Temperature 100.4.", ["note says 98.6, claim says 100.4"]),
+    ("Echo showed an ejection fraction of 55%.", "Echocardiogram showed an ejection fraction of 35%.", ["55", "35"]),
+    ("Normoactive bowel sounds.", "Hyperactive bowel sounds.", ["hyperactive"]),
     ("The doctor ordered an x-ray of the left knee.", "The provider ordered an x-ray of the right knee.",
      ["left", "right"]),
 ]
