@@ -48,6 +48,45 @@ STATEMENTS = {
                                                 FindingKind.ASSERTION, ["ruled out", "likely"]),
     "a hedge towards where the note doubts": ("I doubt this is gout.", "This is probably gout.",
                                               FindingKind.ASSERTION, ["doubt", "probably"]),
+    # v14 (issue 46): a current regimen against a planned change (the note's dose is the new one, or
+    # it cannot tell), and a planned change against a note that goes on with the drug
+    "a current dose where the note increases to it": (
+        "We will increase his lisinopril to 20 mg daily.", "He takes lisinopril 20 mg daily.",
+        FindingKind.DIRECTION, ["increase his lisinopril to 20 mg", "takes lisinopril", "20 mg as taken now"]),
+    "a current dose where the note increases by it": (
+        "Increase his metoprolol 50 mg.", "He is on metoprolol 50 mg.", FindingKind.DIRECTION,
+        ["Increase his metoprolol 50 mg", "is on metoprolol", "50 mg"]),
+    "a current dose where the note decreases to it": (
+        "Decrease gabapentin to 300 mg nightly.", "She takes gabapentin 300 mg nightly.", FindingKind.DIRECTION,
+        ["Decrease gabapentin to 300 mg", "takes gabapentin"]),
+    "a current dose where the note titrates to it": (
+        "We will titrate sertraline up to 100 mg daily.", "She is currently taking sertraline 100 mg daily.",
+        FindingKind.DIRECTION, ["titrate sertraline up to 100 mg", "is currently taking sertraline"]),
+    "a current drug where the note switches to it": (
+        "Switch from amlodipine 5 mg to losartan 50 mg.", "He is on losartan 50 mg.", FindingKind.DIRECTION,
+        ["Switch from amlodipine 5 mg to losartan 50 mg", "is on losartan"]),
+    "a current dose where the note will change it": (
+        "Her dose of metformin will be changed to 1000 mg twice daily.", "She takes metformin 1000 mg twice daily.",
+        FindingKind.DIRECTION, ["will be changed to 1000 mg", "takes metformin"]),
+    "a titration where the note continues": (
+        "Continue sertraline 100 mg daily.", "Titrate sertraline to 100 mg daily.", FindingKind.DIRECTION,
+        ["Continue sertraline 100 mg daily", "Titrate sertraline"]),
+    "a switch where the note says taken": (
+        "He is on losartan 50 mg daily.", "Switch him to losartan 50 mg daily.", FindingKind.DIRECTION,
+        ["is on losartan", "Switch him to losartan"]),
+    # v14 (issue 46): adherence the note does not state
+    "missed doses where the note says taken": (
+        "She takes metformin 500 mg twice daily.", "She has missed doses of metformin.", FindingKind.ADDITION,
+        ["missed doses of metformin", "takes metformin 500 mg"]),
+    "run out where the note runs out of something else": (
+        "He takes his metformin. He ran out of test strips.", "He ran out of metformin.", FindingKind.ADDITION,
+        ["ran out of metformin", "takes his metformin"]),
+    "run out where the note runs out of another drug": (
+        "She ran out of her amlodipine. She takes metformin daily.", "She ran out of metformin.",
+        FindingKind.ADDITION, ["ran out of metformin", "takes metformin daily"]),
+    "noncompliance where the note says taken": (
+        "She takes lisinopril 10 mg daily.", "She has been noncompliant with lisinopril.", FindingKind.ADDITION,
+        ["noncompliant with lisinopril", "takes lisinopril"]),
 }
 
 # (premise, claim): the same shapes, stating the note's kind of fact, which stay supported
@@ -75,6 +114,34 @@ GUARDS = {
                                                       "Bronchitis is less likely."),
     "a hedge towards where the note leans towards": ("The rash is consistent with contact dermatitis.",
                                                      "The rash is likely contact dermatitis."),
+    # v14 (issue 46): the current dose stated beside the change, a change against the same change, a
+    # dose before "from" or a made change, a purpose ("to lower"), another drug's change
+    "a current dose the note states beside its increase": (
+        "She takes lisinopril 5 mg daily; we will increase it to 10 mg daily.", "She takes lisinopril 5 mg daily."),
+    "an increase the note makes in other units": ("Increase lisinopril to 10 mg daily.",
+                                                  "Increase lisinopril to 10 milligrams daily."),
+    "a titration the note writes as an increase": ("Increase sertraline to 100 mg daily.",
+                                                   "Titrate sertraline to 100 mg daily."),
+    "staying on where the note continues": ("Continue lisinopril.", "She will stay on lisinopril."),
+    "the dose an increase starts from": ("We will increase his lisinopril from 10 mg to 20 mg daily.",
+                                         "He takes lisinopril 10 mg daily."),
+    "the drug a switch starts from": ("Switch from amlodipine 5 mg to losartan 50 mg.", "He is on amlodipine 5 mg."),
+    "a dose an increase already made": ("Her dose of lisinopril was increased to 20 mg last week.",
+                                        "She is taking lisinopril 20 mg."),
+    "a dose beside a purpose": ("To lower her blood pressure, continue lisinopril 20 mg daily.",
+                                "She takes lisinopril 20 mg daily."),
+    "a dose beside another drug's increase": ("Increase metformin to 1000 mg and continue lisinopril 20 mg daily.",
+                                              "She takes lisinopril 20 mg daily."),
+    "run out where the note says so": ("She ran out of amlodipine last week.", "She ran out of amlodipine."),
+    "missed doses where the note says so": ("He admits he has missed several doses of metformin.",
+                                            "He has missed doses of metformin."),
+    "run out where the note says so of no drug": ("She takes lisinopril. She ran out last week.",
+                                                  "She ran out of lisinopril."),
+    "off the drug where the note says so of her medications": (
+        "She takes lisinopril. She has been off her medications for a week.", "She has been off lisinopril."),
+    "stopped where the note says so": ("He stopped taking lisinopril because of a cough.", "He stopped taking lisinopril."),
+    "readings not taken, not a drug": ("She takes lisinopril. She is not taking her blood pressure readings at home.",
+                                       "She is not taking her blood pressure readings."),
 }
 
 
@@ -93,7 +160,8 @@ def test_absences_are_not_phrased_as_contradictions(judge):
     """A plan or result the note never gives is an absence (``addition``): it decides, but is not
     written as "note says …" (issue 46's invariant, findings.CONTRADICTION_PHRASING)."""
     for case in ("a plan where the note says done before", "a result where the note orders the test",
-                 "an order where the note gives the result"):
+                 "an order where the note gives the result", "missed doses where the note says taken",
+                 "run out where the note runs out of another drug"):
         premise, claim, _kind, _quoted = STATEMENTS[case]
         additions = [f for f in judge.verdict(premise, claim).findings if f.kind is FindingKind.ADDITION]
         assert additions and not any(f.conflict or CONTRADICTION_PHRASING.search(f.text) for f in additions)
