@@ -69,8 +69,9 @@ v4) a finding that contradicts the premise rejects the claim and a logistic mode
    "not supported" (``addition``).
 10. **what kind of statement** (v12, :func:`~doclens.evaluators.rules.statements.statement_problems`, called by
     rule 8's): a start where the note goes on with a drug (and the reverse), a plan where the note says
-    only what was done, a test's result where the note only orders the test, a hedge reversed: each
-    decides "not supported" (``direction``, ``addition``, ``assertion``).
+    only what was done, a test's result where the note only orders the test, a hedge reversed; v14: a
+    current dose where the note only plans a change to it (and the reverse), and missed or stopped
+    doses the note never states: each decides "not supported" (``direction``, ``addition``, ``assertion``).
 
 Drug names (:func:`is_drug`: the maintained ``drug-named-entity-recognition`` lexicon and the
 hand-written :data:`DRUGS`) are keyed by their generic name ("Norvasc" is "amlodipine"); the lexicon

@@ -29,6 +29,22 @@ words (docs/design.md §4, "Judging real notes"; docs/changelog.md, v12 "What ki
   with", "concern for", "likely", "suspicious for"), or the reverse, is contradicted
   (``assertion``); so is a hedge against a diagnosis that every note sentence about it states
   outright, with no word of doubt or denial ("Assessment: Acute bronchitis.").
+* **A current regimen against a planned change, and the reverse** (v14, issue 46). A claim that the
+  patient takes or is on a drug at a dose ("He takes lisinopril 20 mg") where every note sentence
+  giving the drug that dose gives it as the dose of a change the note plans ("increase his
+  lisinopril to 20 mg", "titrate …", "switch from X to Y", "change X to …"): the note's dose is the
+  new one (or it cannot tell which), so the current dose is not the note's (``direction``). A dose
+  after "from" ("increase from 10 mg to 20 mg"), or written before the change ("takes X 10 mg; we
+  will increase it"), or in a change already made ("was increased to 20 mg") is the current one.
+  The reverse: a claim that plans a change the direction words do not hold ("titrate", "switch",
+  "change", "adjust" X, X among the four words after) where the note goes on with X ("Continue X 5
+  mg"), no sentence naming it changes, starts or stops it and the note never uses the claim's word;
+  a negated change ("no change to", "not going to change") or a noun ("a change in") is none.
+* **Adherence the note does not state** (v14, issue 46). A claim that the patient missed doses of,
+  ran out of, skipped, forgot, stopped taking, is not taking or is noncompliant with a drug, where
+  the note names the drug and no note sentence about it (or about no other drug: "she ran out of
+  it") states anything of the kind (``addition``). "Not taking her blood pressure readings" is about
+  a measurement: only a drug among the four words after counts (two after "off").
 """
 
 from __future__ import annotations
@@ -38,7 +54,7 @@ import re
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind, short
 from doclens.evaluators.rules.sentences import Sentence, Status
-from doclens.evaluators.rules.words import is_content
+from doclens.evaluators.rules.words import DOSE_UNITS, is_content, is_number, number_value, unit_after
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 #: Treatments other than a named drug that are started or gone on with.
@@ -130,6 +146,8 @@ def statement_problems(analyser: Analyser, claim_sentences: list[Sentence],
         problems += _plan_problems(analyser, sentence, premise_sentences)
         problems += _result_problems(analyser, sentence, premise_sentences)
         problems += _hedge_problems(analyser, sentence, premise_sentences)
+        problems += _change_problems(analyser, sentence, premise_sentences)
+        problems += _adherence_problems(analyser, sentence, premise_sentences)
     return problems
 
 
@@ -293,3 +311,184 @@ def _states_outright(sentence: Sentence, thing: set[str]) -> bool:
     words = [w for w in sentence.words if w.stem in thing]
     return (bool(words) and all(w.status == Status.AFFIRMED for w in words)
             and not _DOUBT.search(sentence.text))
+
+
+# --- (e) a current regimen against a planned change ----------------------------------------------------
+#: A change of a drug's dose or of the drug that a text plans (a past "was increased" is made: its
+#: dose is the current one). "change" after "no" ("no change to") plans none.
+PLANNED_CHANGE = re.compile(
+    r"\b(?:(?:will|to|should|would|can)\s+be\s+(?:\w+ly\s+)?(?:increased|decreased|titrated|switched|changed|adjusted|"
+    r"reduced|raised|lowered|tapered|weaned|doubled)|increase|increasing|decrease|decreasing|titrate|titrating|"
+    r"uptitrate|switch|switching|(?<!no )change|changing|adjust|adjusting|reduce|reducing|raise|lower|taper|"
+    r"wean|double|bump)\b", re.IGNORECASE)
+#: Any change of a drug a note can write: planned, made, or a start or stop (a switch is both).
+ANY_CHANGE = re.compile(r"\b(?:increas\w*|decreas\w*|titrat\w*|uptitrat\w*|switch\w*|chang\w*|adjust\w*|reduc\w*|"
+                        r"rais\w*|lower\w*|taper\w*|wean\w*|doubl\w*|bump\w*|instead|replac\w*|substitut\w*|"
+                        r"transition\w*|convert\w*|higher|dose|dosage|start\w*|stop\w*|discontinu\w*|hold|held|"
+                        r"resum\w*|restart\w*|initiat\w*|prescrib\w*)\b", re.IGNORECASE)
+#: A claim's planned change the direction words (rule 7) do not hold.
+CLAIM_CHANGE = re.compile(r"\b(?:titrate|titrating|uptitrate|switch|switching|change|changing|adjust|adjusting)\b",
+                          re.IGNORECASE)
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)?|[a-z][a-z'\-]*")
+
+
+def _doses_at(lowers: list[str]) -> list[tuple[int, str]]:
+    """The doses a text writes, each with its number's position ("20 mg", as :class:`Regimen` keeps them)."""
+    return [(i, f"{number_value(w)} {unit_after(lowers, i)}") for i, w in enumerate(lowers)
+            if is_number(w) and unit_after(lowers, i) in DOSE_UNITS]
+
+
+#: Words after a change word that say it changes a drug's dose ("increase *his* lisinopril", "increase
+#: *the dose*", "switch *from*", "titrate *up to*"), not something else ("to lower her blood pressure").
+_CHANGE_OBJECT = frozenset("his her their the its it dose dosage doses from to up down by".split())
+#: Words that give the dose after them as the one taken now ("continue lisinopril 20 mg").
+_TAKEN_NOW = frozenset("continue continued continues continuing takes taking currently current remain remains "
+                       "remaining stay stays keep".split())
+
+
+def _change_at(lower: str, lowers: list[str], drug_at: set[int]) -> set[int]:
+    """The token positions of the changes a sentence plans to a drug's dose (:data:`PLANNED_CHANGE`,
+    governing a drug, a dose or :data:`_CHANGE_OBJECT` in the next three words)."""
+    found = set()
+    for match in PLANNED_CHANGE.finditer(lower):
+        at = len(_TOKEN.findall(lower[: match.end()])) - 1
+        ahead = range(at + 1, min(at + 4, len(lowers)))
+        if any(j in drug_at or lowers[j] in _CHANGE_OBJECT or is_number(lowers[j]) for j in ahead):
+            found.add(at)
+    return found
+
+
+def _changed_doses(analyser: Analyser, text: str) -> tuple[set[str], set[str]]:
+    """A note sentence's doses as the new dose of a change it plans, and as current doses: read back
+    from the dose, the first of a planned change (:func:`_change_at`), "from" (before any "to": "switch
+    from amlodipine 5 mg to losartan 50 mg") or a word of going on (:data:`_TAKEN_NOW`) says which; a
+    dose with none before it, or followed by "to" and another dose ("10 mg to 20 mg"), is current."""
+    lower = text.lower()
+    lowers = _TOKEN.findall(lower)
+    drug_at = {i for i, w in enumerate(lowers) if analyser.is_drug(w)}
+    changes = _change_at(lower, lowers, drug_at)
+    doses = _doses_at(lowers)
+    changed, current = set(), set()
+    for i, dose in doses:
+        new, to_seen = False, False
+        for j in range(i - 1, -1, -1):
+            if j in changes:
+                new = True
+            elif lowers[j] == "to":
+                to_seen = True
+                continue
+            elif not ((lowers[j] == "from" and not to_seen) or lowers[j] in _TAKEN_NOW):
+                continue
+            break
+        if new and not (lowers[i + 2: i + 3] == ["to"] and any(k > i + 2 for k, _ in doses)):
+            changed.add(dose)
+        else:
+            current.add(dose)
+    return changed, current
+
+
+#: A negation just before a claim's change ("no change to", "not going to change", "without changing").
+_NOT_BEFORE = re.compile(r"\b(?:no|not|n't|never|without|nor)\b(?:\s+\S+){0,2}\s*$", re.IGNORECASE)
+
+
+def _governed(analyser: Analyser, text: str, cue: re.Match, words: int, treatments: bool = False) -> list[tuple[str, str]]:
+    """The drugs (and with ``treatments`` the treatments, :data:`TREATMENTS`) among the first ``words``
+    words after ``cue`` in its clause: what the cue says is done to (key, as written)."""
+    reach = _WORD.findall(_CLAUSE_END.split(text[cue.end():], maxsplit=1)[0])[:words]
+    return [(analyser.normal(w), w) for w in reach
+            if analyser.is_drug(w.lower()) or (treatments and w.lower() in TREATMENTS)]
+
+
+def _change_problems(analyser: Analyser, sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
+    """(e): a current dose where the note gives the dose only as a planned change's, and a planned
+    change the note never makes where it goes on with the drug."""
+    takes, plans = CLAIM_TAKES.search(sentence.text), PLANNED_CHANGE.search(sentence.text)
+    problems = []
+    if takes and not plans:
+        for regimen in sentence.regimens:
+            note = _only_changed(analyser, regimen.drug, regimen.doses, premise_sentences)
+            if note is not None:
+                problems.append(Finding(FindingKind.DIRECTION, f"note says \"{short(note.text, 70)}\" (a planned "
+                                        f"change), claim says \"{_span(sentence.text, takes, regimen.name)}\" "
+                                        f"{', '.join(sorted(regimen.doses))} as taken now",
+                                        conflict=True))
+    for claimed in CLAIM_CHANGE.finditer(sentence.text) if not takes else ():
+        if _NOT_BEFORE.search(sentence.text[: claimed.start()]) or re.match(r"\s+(?:in|of)\b", sentence.text[claimed.end():]):
+            continue  # "no change to her metformin", "not going to change", "a change in medication"
+        if any(analyser.normal(claimed.group(0).lower()) in s.stems for s in premise_sentences):
+            continue  # the note's own "adjust" or "titrate", of whatever it names ("adjust accordingly")
+        for key, written in _governed(analyser, sentence.text, claimed, 4, treatments=True)[:1]:
+            naming = _naming(premise_sentences, key)
+            goes_on = [s for s in naming if NOTE_GOES_ON.search(s.text)]
+            if goes_on and not any(ANY_CHANGE.search(s.text) for s in naming):
+                problems.append(Finding(FindingKind.DIRECTION, f"note says \"{short(goes_on[0].text, 70)}\", claim "
+                                        f"says \"{_span(sentence.text, claimed, written)}\"", conflict=True))
+    return problems
+
+
+def _only_changed(analyser: Analyser, drug: str, doses: frozenset, premise_sentences: list[Sentence]) -> Sentence | None:
+    """The first note sentence that gives ``drug`` one of ``doses`` as a planned change's new dose,
+    where no note sentence gives it one of them as current; ``None`` otherwise."""
+    found = None
+    for s in premise_sentences:
+        held = doses & frozenset().union(*(r.doses for r in s.regimens if r.drug == drug))
+        if not held:
+            continue
+        changed, current = _changed_doses(analyser, s.text)
+        if held & current or not held & changed:
+            return None
+        found = found or s
+    return found
+
+
+# --- (f) adherence the note does not state -------------------------------------------------------------
+#: A claim that the patient does not take a drug as prescribed, the drug after it ("missed doses of",
+#: "ran out of", "not taking her", "noncompliant with"); "denies missing" or "has not missed" states none.
+NOT_ADHERENT = re.compile(
+    r"(?<!not )(?<!never )(?<!denies )(?<!denied )(?<!no )\b(?:miss\w*|skipp\w*|ran out|run out|running out|"
+    r"out of|forg[eo]t\w*|stopped taking|stopped using|not (?:been )?(?:taking|using)|off (?:of )?|"
+    r"non-?complian\w*|non-?adheren\w*|not (?:been )?(?:compliant|adherent))\b", re.IGNORECASE)
+#: How a note writes that a drug is not taken as prescribed (any of them: the note need not use the
+#: claim's words, "has been out of her amlodipine" for "ran out of").
+NOTE_NOT_ADHERENT = re.compile(
+    r"\b(?:miss\w*|skip\w*|ran out|run out|running out|out of|forg[eo]t\w*|stop\w*|discontinu\w*|quit\w*|off|"
+    r"not (?:been )?(?:taking|using)|not taken|n't (?:been )?(?:taking|using|taken)|non-?complian\w*|non-?adheren\w*|"
+    r"not (?:compliant|adherent)|adheren\w*|complian\w*|no longer|without|afford\w*|cost|refill\w*|hold\w*|held|"
+    r"intermittent\w*|inconsistent\w*|sporadic\w*|occasionally|avoid\w*)\b", re.IGNORECASE)
+#: What ends the reach of a claim's adherence words ("missed her appointment, and takes lisinopril").
+_CLAUSE_END = re.compile(r"[,;:.]|\b(?:and|but|because|since|which|who|while)\b", re.IGNORECASE)
+#: Words of when, which name no thing a patient runs out of ("she ran out last week").
+_WHEN = frozenset("""last week weeks month months day days year years ago yesterday today recently lately past few
+several couple now times time occasionally sometimes""".split())
+#: Generic words for a patient's drugs ("her medications"), which name any of them.
+_ANY_DRUG = re.compile(r"\b(?:medications?|medicines?|meds|pills?|doses?|prescriptions?|it|them)\b", re.IGNORECASE)
+
+
+def _adherence_problems(analyser: Analyser, sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
+    """(f): a drug the claim says is not taken as prescribed where the note names it and never says so."""
+    problems = []
+    for cue in NOT_ADHERENT.finditer(sentence.text):
+        # the drug it is said of, next to it after "off" ("off of his amlodipine", not "off your headache")
+        for key, written in _governed(analyser, sentence.text, cue, 2 if cue.group(0).lower().startswith("off") else 4)[:1]:
+            naming = _naming(premise_sentences, key)
+            if naming and not any(_states_not_adherent(analyser, s, key) for s in premise_sentences):
+                problems.append(Finding(FindingKind.ADDITION, f"claim has the patient \"{_span(sentence.text, cue, written)}\", "
+                                        f"which the note never states (it has \"{short(naming[0].text, 70)}\")"))
+    return problems
+
+
+def _states_not_adherent(analyser: Analyser, sentence: Sentence, key: str) -> bool:
+    """Whether a note sentence says a drug is not taken as prescribed that may be ``key``: it names
+    ``key`` beside such words, or the words govern a generic word for drugs ("ran out of *them*", "off
+    her *medications*"), or nothing at all where the sentence names no drug ("she ran out last week");
+    not what they govern otherwise ("he ran out of test strips", "missed his appointment")."""
+    if key in sentence.stems or any(r.drug == key for r in sentence.regimens):
+        return bool(NOTE_NOT_ADHERENT.search(sentence.text))
+    names_drug = any(analyser.is_drug(w.lower()) for w in _WORD.findall(sentence.text))
+    for cue in NOTE_NOT_ADHERENT.finditer(sentence.text):
+        reach = _WORD.findall(_CLAUSE_END.split(sentence.text[cue.end():], maxsplit=1)[0])[:6]
+        if _ANY_DRUG.search(" ".join(reach)):
+            return True
+        if not names_drug and not [w for w in reach if is_content(w.lower()) and w.lower() not in _WHEN]:
+            return True
+    return False

