@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from doclens.evaluators.rules.findings import Finding, FindingKind, short
+from doclens.evaluators.rules.lexicons import site_name
 from doclens.evaluators.rules.sentences import Sentence, Status, Word
 from doclens.evaluators.rules.words import RESULT_WORDS
 
@@ -141,7 +142,11 @@ def assertion_problems(words: list[Word], index: dict, reports_result: bool = Fa
     claim_stems = {w.stem for w in words}
     denied_stated: list[Finding] = []
     if _negation_holds(words, index, claim_stems):
-        words = [w for w in words if w.status != Status.NEGATED]
+        # v14: what the note names only as qualifying its denied finding ("No knee swelling.", "no pain
+        # with walking") is not denied: a claim that denies the finding there names it unnegated ("His
+        # knee is not swollen.", "She is walking without pain")
+        denied = {w.stem for w in words if w.status == Status.NEGATED}
+        words = [w for w in words if w.status != Status.NEGATED and not _qualifier_of_denial(w, index, denied)]
     else:
         denied_stated = _denial_stated_otherwise(words, index, located)
     conflicts: dict[tuple[str, Status, Status, bool], list[str]] = {}
@@ -189,7 +194,7 @@ def _denial_stated_otherwise(words: list[Word], index: dict, located: frozenset[
     for head, (phrase, conditions, qualified) in sorted(items.items()):
         stated = _stated_never_denied(index, head)
         if not stated:
-            found += _denial_never_made(index, head, phrase | conditions)
+            found += _denial_never_made(index, head, phrase | conditions) or _denied_only_as_part(words, index, head)
             continue
         holding = [(w, s) for w, s in stated if phrase <= s.stems]  # the item and where it is
         word, sentence = next(((w, s) for w, s in holding if _holds(s, phrase, conditions)),
@@ -234,6 +239,79 @@ def _denial_never_made(index: dict, head: str, item: frozenset[str]) -> list[Fin
     if not all(_states_plainly(s, others) for s in closest):
         return []
     return [Finding(FindingKind.DENIAL, f"note does not deny {', '.join(sorted(others))} (\"{short(closest[0].text)}\")")]
+
+
+def _denied_only_as_part(words: list[Word], index: dict, head: str) -> list[Finding]:
+    """v14: a claim that denies what the note denies only as a part of another finding: "She has no
+    maxillary sinuses" against "No frontal or maxillary sinus tenderness", "denies exertion" against
+    "Negative for chest pain on exertion". The note's negation is bound to its item's head (the
+    tenderness, the pain: :attr:`Word.head`); a word that only qualifies it (:func:`_qualifies`) is not
+    denied. When every note occurrence of the claim's negated head qualifies another head so, the
+    claim's whole negated item lies within that item, and the claim names that head nowhere, the denial
+    is the claim's alone (a ``denial`` finding, which decides). A claim that denies the note's head ("no
+    tenderness over the sinuses") is read as before (docs/design.md, "Judging real notes")."""
+    said = [(w, s) for w, s in index.get(head) or [] if w.stem == head]
+    claim_stems = {w.stem for w in words}
+    item = [w for w in words if w.status == Status.NEGATED and w.head == head]
+    phrase = frozenset().union(*(w.phrase for w in item)) if item else frozenset({head})
+    if not said or not all(_qualifies_another(w, s, head, phrase, claim_stems) for w, s in said):
+        return []
+    word, sentence = said[0]
+    named = next((w.text.lower() for w in sentence.words if w.phrase == word.phrase and w.stem == word.head), word.head)
+    return [Finding(FindingKind.DENIAL, f"note denies \"{_item_text(sentence, word)}\", not \"{_item_text(None, *item)}\": "
+                    f"{word.text.lower()} there only qualifies {named}")]
+
+
+def _qualifies_another(word: Word, sentence: Sentence, head: str, phrase: frozenset[str], claim_stems: set[str]) -> bool:
+    """Whether a note word (the claim's negated ``head``) is negated only as what qualifies another
+    head, one naming a thing the claim never names, in an item holding the claim's whole ``phrase``."""
+    return (word.status == Status.NEGATED and word.head in word.concept and word.head != head
+            and word.head not in claim_stems and phrase <= word.phrase and _qualifies(word, sentence))
+
+
+def _qualifies(word: Word, sentence: Sentence) -> bool:
+    """Whether a negated note word only qualifies its item's head: it comes after the head, joined by
+    "on", "with", "to" … ("chest pain on exertion": :attr:`Word.dependent`), or it is the body site
+    written right before it ("maxillary sinus tenderness", "knee swelling"); a symptom written before
+    another with no comma ("no fever chills") is a list, not a qualifier. A word written before such a
+    site qualifies the head as well (the maxillary of "maxillary sinus tenderness")."""
+    if word.dependent:
+        return True
+    item = sorted((w for w in sentence.words if w.status == Status.NEGATED and w.phrase == word.phrase),
+                  key=lambda w: w.position)
+    heads = [w.position for w in item if w.stem == word.head and w.position > word.position]
+    if not heads:
+        return False
+    chain = [w for w in item if word.position <= w.position < heads[0]]
+    contiguous = [w.position for w in chain] == list(range(word.position, heads[0]))
+    return contiguous and any(_names_site(w, sentence) for w in chain)
+
+
+def _names_site(word: Word, sentence: Sentence) -> bool:
+    """Whether a note word is one of the body sites its sentence names (:attr:`Sentence.sites`, by
+    lemma: "sinuses" is the sinus) or an adjective of a site ("cervical", "abdominal")."""
+    lower = word.text.lower()
+    forms = {lower, word.stem, lower.removesuffix("s"), lower.removesuffix("es")}
+    return bool(forms & sentence.sites) or site_name(lower, lower) is not None
+
+
+def _qualifier_of_denial(word: Word, index: dict, denied: set[str]) -> bool:
+    """v14: whether the note negates ``word`` only as what qualifies a head the claim denies too
+    (:func:`_qualifies`): "knee" of "No knee swelling." for "His knee is not swollen."."""
+    said = [(w, s) for w, s in index.get(word.stem) or [] if w.stem == word.stem and w.status == Status.NEGATED]
+    return bool(said) and all(w.head in denied and w.head != w.stem and _qualifies(w, s) for w, s in said)
+
+
+def _item_text(sentence: Sentence | None, *words: Word) -> str:
+    """A negated item as written: its words in order, "…" where words between them are left out
+    ("chest pain … exertion"). With ``sentence``, the whole item of its one word."""
+    if sentence is not None:
+        words = tuple(w for w in sentence.words if w.status == Status.NEGATED and w.phrase == words[0].phrase)
+    text, last = "", None
+    for w in sorted(words, key=lambda w: w.position):
+        text += ("" if last is None else " " if w.position == last + 1 else " … ") + w.text.lower()
+        last = w.position
+    return text
 
 
 def _states_plainly(sentence: Sentence, stems: frozenset[str]) -> bool:
