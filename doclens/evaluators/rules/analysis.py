@@ -212,7 +212,10 @@ class Analyser:
         word = word.lower()
         stem = self._stems.get(word)
         if stem is None:
-            spelled = SPELLINGS.get(word, word)
+            # a word the synonym table writes as another single word has that word's key, as a
+            # sentence's stems do ("echocardiogram" is "echo": clinical_equivalents.json)
+            one_way = self._equivalents.spelled.get(word, word)
+            spelled = SPELLINGS.get(one_way, one_way) if one_way.isalpha() else SPELLINGS.get(word, word)
             lemmas = self._lemmas(spelled) if spelled.isalpha() else {}
             lemma = (lemmas.get("NOUN") or lemmas.get("VERB") or (spelled,))[0]
             generic = self.drug_names.get(word)
