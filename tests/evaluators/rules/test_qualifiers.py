@@ -44,6 +44,7 @@ OTHERWISE = {
                                                            "She has severe knee pain.", "mild", "severe"),
     "periodicity": ("She should have an ultrasound of the kidneys every month.",
                     "She should have a yearly ultrasound of the kidneys.", "monthly", "yearly"),
+    "chronicity": ("He has a chronic cough from smoking.", "He has a new cough from smoking.", "chronic", "new"),
 }
 
 # (premise, claim): the note gives the qualifier (or an equivalent) for the concept, or the claim's
