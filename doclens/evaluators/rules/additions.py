@@ -23,13 +23,14 @@ the rest of it is covered. Such an addition is not weighed as rewording: it deci
   a course ("stable murmur", "improving"), a chronicity ("chronic", "new", "recurrent"), a repetition
   ("repeat echocardiogram", "again") or a periodicity ("yearly ultrasound") the claim gives a concept
   the note states without it is supported only when a note sentence holding a word of the concept
-  (or the one after it, opening "It …") says the qualifier in any form or an equivalent ("slight" ~
-  "mild", "unchanged" ~ "stable", "for years" ~ "chronic", a score out of ten or a "2+" grade for a
-  severity, "prior" or an earlier result for a repeat, "every year" ~ "yearly"). Where the note's
-  sentences of the concept say another qualifier of the family, it is a contradiction (``note says
-  mild of "knee pain", claim says severe``). Left out: a qualifier the claim denies ("no acute
-  fracture"), one of a visit ("a new patient"), and a severity where the note gives the concept with
-  a value (a reading, a score, a grade: the claim may read its severity there).
+  (or the one after it, opening "It …" or with a qualifier: "1. Asthma. Improving.") says the
+  qualifier in any form or an equivalent ("slight" ~ "mild", "unchanged" ~ "stable", "for years" ~
+  "chronic", a score out of ten or a "2+" grade for a severity, "prior" or an earlier result for a
+  repeat, "every year" ~ "yearly"). Where the note's sentences of the concept say another qualifier
+  of the family, it is a contradiction (``note says mild of "knee pain", claim says severe``). Left
+  out: a qualifier the claim denies ("no acute fracture"), one of a visit ("a new patient"), and a
+  severity where the note gives the concept with a value (a reading, a score, a grade: the claim may
+  read its severity there).
 
 Rule 10 (v12, :mod:`~doclens.evaluators.rules.statements`: what kind of statement a claim makes) is
 read here too, so that its findings come with rule 8's.
@@ -334,11 +335,14 @@ def _qualifier_finding(analyser: Analyser, qualifier: str, concept: list[str],
 
 def _said_of(stems: set[str], group: str, read: list[tuple[Sentence, set[str]]]) -> bool:
     """Whether the note says ``group`` of the concept (``stems``): in a sentence holding a word of it,
-    or in the sentence after one that opens by pointing back to it ("A rash on the arm. It is mild.").
-    ``read``: the note's sentences with their stems (:func:`_note_stems`)."""
+    or in the sentence after one that opens by pointing back to it ("A rash on the arm. It is mild.")
+    or with a qualifier ("1. Hypertension. Stable."). ``read``: the note's sentences with their stems
+    (:func:`_note_stems`)."""
     about = False
     for sentence, said in read:
-        follows = about and bool(_POINTS_BACK.match(sentence.text))
+        opening = _TOKENS.findall(sentence.text.lower())[:1]
+        follows = about and (bool(_POINTS_BACK.match(sentence.text)) or any(
+            _says_group(opening[0], other) for other in QUALIFIER_SAID))
         about = bool(stems & said)
         if (about or follows) and _says_group(sentence.text, group):
             return True

@@ -61,6 +61,8 @@ GUARDS = {
                                                         "She has mild asthma and a murmur."),
     "said of the concept by the next sentence": ("She has a rash on her left forearm. It is mild.",
                                                  "She has a mild rash on her left forearm."),
+    "a status alone after its problem": ("Assessment: 1. Asthma. Improving. 2. Knee pain.",
+                                         "Her asthma is improving."),
     "an equivalent: years of it for chronic": ("He has had low back pain for several years.",
                                                "He has chronic low back pain."),
     "an equivalent: a score for severe": ("She has knee pain after running, rated 8/10.",
