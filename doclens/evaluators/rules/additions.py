@@ -18,6 +18,19 @@ the rest of it is covered. Such an addition is not weighed as rewording: it deci
   clause, nor as an order opening it: "increase swimming as tolerated", "Ice the knee").
 * **A sign said to be reported** ("reports tenderness") is supported only when a note sentence that
   holds it is not an examination's (palpation, exam, "reveals" …).
+* **A qualifier added to a concept** (v14, :func:`qualifier_problems`; the words in
+  :data:`~doclens.evaluators.rules.lexicons.QUALIFIERS`): a severity ("slightly elevated", "severe"),
+  a course ("stable murmur", "improving"), a chronicity ("chronic", "new", "recurrent"), a repetition
+  ("repeat echocardiogram", "again") or a periodicity ("yearly ultrasound") the claim gives a concept
+  the note states without it is supported only when a note sentence holding a word of the concept
+  (or the one after it, opening "It …" or with a qualifier: "1. Asthma. Improving.") says the
+  qualifier in any form or an equivalent ("slight" ~ "mild", "unchanged" ~ "stable", "for years" ~
+  "chronic", a score out of ten or a "2+" grade for a severity, "prior" or an earlier result for a
+  repeat, "every year" ~ "yearly"). Where the note's sentences of the concept say another qualifier
+  of the family, it is a contradiction (``note says mild of "knee pain", claim says severe``). Left
+  out: a qualifier the claim denies ("no acute fracture"), one of a visit ("a new patient"), and a
+  severity where the note gives the concept with a value (a reading, a score, a grade: the claim may
+  read its severity there).
 
 Rule 10 (v12, :mod:`~doclens.evaluators.rules.statements`: what kind of statement a claim makes) is
 read here too, so that its findings come with rule 8's.
@@ -29,7 +42,8 @@ import re
 
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind, short
-from doclens.evaluators.rules.sentences import Sentence
+from doclens.evaluators.rules.lexicons import QUALIFIER_SAID, QUALIFIERS, SEVERITY_SCORE, QualifierFamily, severity_of_score
+from doclens.evaluators.rules.sentences import Sentence, Status
 from doclens.evaluators.rules.statements import statement_problems
 from doclens.evaluators.rules.words import is_content
 
@@ -72,6 +86,7 @@ def addition_problems(analyser: Analyser, claim_sentences: list[Sentence],
         problems += _other_problems(analyser, sentence.text, premise_sentences)
         problems += _plan_problems(analyser, sentence.text, premise_sentences)
         problems += _reported_sign_problems(analyser, sentence.text, premise_sentences)
+        problems += qualifier_problems(analyser, sentence, premise_sentences)
     problems += statement_problems(analyser, claim_sentences, premise_sentences)  # rule 10 (statements.py)
     return list(dict.fromkeys(problems))
 
@@ -202,3 +217,158 @@ def _reported_sign_problems(analyser: Analyser, text: str, premise_sentences: li
             problems.append(Finding(FindingKind.ADDITION, f"note has \"{word}\" only from its examination"))
     return problems
 
+
+#: Words that point back to something said before ("It is mild."): never a concept of their own.
+_POINTERS = frozenset("it this these those they he she there".split())
+#: Words between a qualifier and the concept it qualifies that say neither ("very mild", "more
+#: severe", "a grade 2/6 murmur").
+_QUALIFIER_FILLER = frozenset("very more most much rather quite fairly somewhat a an the her his their grade".split())
+#: Words that end the concept a qualifier reaches: a clause's break, a preposition, a conjunction, a verb of being.
+_CONCEPT_BREAKS = frozenset("""of in on at with to for from by about since over under after before during and or but nor
+which that who is are was were be been being has have had remains remained remain seems seem appears appear became
+become now still overall clinically currently""".split()) | _POINTERS
+#: A word after a course word that makes it a verb with an object ("improving her strength").
+_OBJECT_OPENS = frozenset("her his their the its my your our a an".split())
+#: Concepts a qualifier of a visit is about, not a finding ("a new patient").
+_NOT_CONCEPTS = frozenset("patient patients visit visits appointment appointments".split())
+#: A sentence that opens by pointing back to the one before ("It is mild.", "This has been stable.").
+_POINTS_BACK = re.compile(r"\W*(?:it|this|these|they|that|which|both|the latter)\b", re.IGNORECASE)
+_TOKENS = re.compile(r"[a-z][a-z0-9'\-]*|\d+(?:[./]\d+)?|[,;:.!?()]")
+#: What stands before a qualifier said of a concept before it ("the murmur is stable", "pain, improved").
+_PREDICATE_OPENS = frozenset(", is are was were be been being remains remained remain seems seem appears appear "
+                             "became become has have had now still".split())
+
+
+def qualifier_problems(analyser: Analyser, sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
+    """v14: a qualifier the claim adds to a concept the note states without it (module docstring):
+    a severity, course, chronicity, repetition or periodicity (:data:`~doclens.evaluators.rules.lexicons.QUALIFIERS`).
+    The concept is the content words the qualifier stands before (up to two), else those it is said
+    of ("the murmur is stable", "echo again"). Where no note sentence holds the concept, another rule
+    speaks; where one holds it with the qualifier's group (:data:`~doclens.evaluators.rules.lexicons.QUALIFIER_SAID`),
+    it is supported; where the note's sentences of the concept give another group of the family, it
+    is contradicted; else the qualifier is an addition, which decides."""
+    tokens = _TOKENS.findall(sentence.text.lower())
+    problems = []
+    for i, token in enumerate(tokens):
+        if token not in QUALIFIERS or not _affirmed(sentence, token):
+            continue
+        concept = _qualified(tokens, i)
+        if not concept or _NOT_CONCEPTS.intersection(concept):
+            continue
+        finding = _qualifier_finding(analyser, token, concept, premise_sentences)
+        if finding is not None:
+            problems.append(finding)
+    return problems
+
+
+def _affirmed(sentence: Sentence, token: str) -> bool:
+    """Whether the claim states its qualifier (not negated, hypothetical nor possible): "no acute
+    fracture" says less than the note's "no fracture"."""
+    said = [w for w in sentence.words if w.text.lower() == token]
+    return not said or any(w.status in (Status.AFFIRMED, Status.PLANNED, Status.HISTORICAL) for w in said)
+
+
+def _qualified(tokens: list[str], i: int) -> list[str]:
+    """The content words the qualifier at ``i`` qualifies: up to two after it, else up to two before
+    it in its clause (:func:`qualifier_problems`)."""
+    qualifier = tokens[i]
+    after = [] if qualifier == "again" else _reach(tokens[i + 1:])
+    if after and QUALIFIERS[qualifier][0] is QualifierFamily.COURSE and tokens[i + 1] in _OBJECT_OPENS:
+        return []  # "improving her strength": a verb
+    if after:
+        return after
+    family = QUALIFIERS[qualifier][0]
+    if not (qualifier == "again" or (i and tokens[i - 1] in _PREDICATE_OPENS)
+            or (family in (QualifierFamily.COURSE, QualifierFamily.PERIODICITY) and _ends_clause(tokens, i))):
+        return []  # said of nothing the claim names ("a 60-year-old new patient")
+    before = tokens[:i]
+    while before and (before[-1] == "," or before[-1] in _CONCEPT_BREAKS - _POINTERS):
+        before.pop()
+    return _reach(before[::-1])[::-1]
+
+
+def _ends_clause(tokens: list[str], i: int) -> bool:
+    """Whether the qualifier at ``i`` ends its clause ("her pain improved.", "ultrasound yearly")."""
+    return i + 1 == len(tokens) or tokens[i + 1] in _CONCEPT_BREAKS or not tokens[i + 1][0].isalnum()
+
+
+def _reach(tokens: list[str]) -> list[str]:
+    """Up to two content words from the start of ``tokens`` before a break (:data:`_CONCEPT_BREAKS`),
+    passing over fillers, numbers and other qualifiers."""
+    found: list[str] = []
+    for token in tokens:
+        if token in _CONCEPT_BREAKS or not token[0].isalnum():
+            break
+        if token in _NOT_CONCEPTS:
+            return [token]
+        if token in _QUALIFIER_FILLER or token in QUALIFIERS or not is_content(token):
+            continue
+        found.append(token)
+        if len(found) == 2:
+            break
+    return found
+
+
+def _qualifier_finding(analyser: Analyser, qualifier: str, concept: list[str],
+                       premise_sentences: list[Sentence]) -> Finding | None:
+    """The finding for a claim's ``qualifier`` of ``concept`` (:func:`qualifier_problems`), or ``None``."""
+    family, group = QUALIFIERS[qualifier]
+    stems = {analyser.normal(w) for w in concept}
+    read = [(s, _note_stems(analyser, s)) for s in premise_sentences]
+    holding = [s for s, said in read if stems <= said]
+    if not holding:
+        return None
+    if _said_of(stems, group, read):
+        return None
+    if family is QualifierFamily.SEVERITY and any(s.stated for s in holding):
+        return None  # a value read with it (a reading, a score, a grade): the claim may read its severity there
+    if family is QualifierFamily.REPETITION and any(_result_given(s, stems) for s in holding):
+        return None  # the note gives an earlier one's result: a plan of the test again is a repeat
+    shown = " ".join(w for w in concept)
+    others = sorted({other for s in holding for other in _groups_said(s.text, family)} - {group})
+    if others:
+        return Finding(FindingKind.QUALIFIER, f"note says {others[0]} of \"{shown}\", claim says {qualifier}",
+                       conflict=True)
+    return Finding(FindingKind.ADDITION, f"claim adds \"{qualifier}\" to \"{shown}\", which the note states "
+                                         f"without it (\"{short(holding[0].text, 60)}\")")
+
+
+def _said_of(stems: set[str], group: str, read: list[tuple[Sentence, set[str]]]) -> bool:
+    """Whether the note says ``group`` of the concept (``stems``): in a sentence holding a word of it,
+    or in the sentence after one that opens by pointing back to it ("A rash on the arm. It is mild.")
+    or with a qualifier ("1. Hypertension. Stable."). ``read``: the note's sentences with their stems
+    (:func:`_note_stems`)."""
+    about = False
+    for sentence, said in read:
+        opening = _TOKENS.findall(sentence.text.lower())[:1]
+        follows = about and (bool(_POINTS_BACK.match(sentence.text)) or any(
+            _says_group(opening[0], other) for other in QUALIFIER_SAID))
+        about = bool(stems & said)
+        if (about or follows) and _says_group(sentence.text, group):
+            return True
+    return False
+
+
+def _result_given(sentence: Sentence, stems: set[str]) -> bool:
+    """Whether a note sentence gives the concept as done (a result, not a plan: no plan cue in it, as
+    :data:`_PLAN_CUES`): an earlier one."""
+    return not _PLAN_CUES.search(sentence.text) and any(
+        w.stem in stems and w.status in (Status.AFFIRMED, Status.HISTORICAL) for w in sentence.words)
+
+
+def _note_stems(analyser: Analyser, sentence: Sentence) -> set[str]:
+    """A note sentence's stems as read, with those of its words as written (before equivalents)."""
+    return sentence.stems | set(sentence.keys) | {analyser.normal(t) for t in _TOKENS.findall(sentence.text.lower())
+                                                 if t[0].isalpha()}
+
+
+def _says_group(text: str, group: str) -> bool:
+    """Whether a note sentence says a qualifier group, in any form or by a score out of ten."""
+    if QUALIFIER_SAID[group].search(text):
+        return True
+    return any(severity_of_score(m) == group for m in SEVERITY_SCORE.finditer(text))
+
+
+def _groups_said(text: str, family: QualifierFamily) -> set[str]:
+    """The groups of ``family`` a note sentence says, in any form (:func:`_says_group`)."""
+    return {group for fam, group in set(QUALIFIERS.values()) if fam is family and _says_group(text, group)}

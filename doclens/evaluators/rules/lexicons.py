@@ -517,3 +517,69 @@ RELATIVE_COVERS: Mapping[str, frozenset[str]] = MappingProxyType({
 
 def covers(note_person: str, claim_person: str) -> bool:
     return note_person == claim_person or claim_person in RELATIVE_COVERS.get(note_person, ())
+
+
+class QualifierFamily(TextEnum):
+    """v14: what a qualifier a claim adds to a concept says of it (:data:`QUALIFIERS`)."""
+
+    SEVERITY = "severity"  # slight, mild, moderate, severe, marked
+    COURSE = "course"  # stable, improving, resolved, worsening
+    CHRONICITY = "chronicity"  # acute, chronic, new, recurrent
+    REPETITION = "repetition"  # a repeat test, done again
+    PERIODICITY = "periodicity"  # yearly, monthly, weekly
+
+
+#: v14 (rule 8, :mod:`~doclens.evaluators.rules.additions`): qualifiers a claim can add to a concept
+#: the note states without them ("stable murmur" where the note gives a murmur and no course), each
+#: with its family and its group: the note's word of the same group, in any form, says it
+#: (:data:`QUALIFIER_SAID`), another group of the family says something else ("note says mild, claim
+#: says severe"). Kept apart from the near-miss generator's lists (``benchmarks/near_miss_generator.py``).
+QUALIFIERS: Mapping[str, tuple[QualifierFamily, str]] = MappingProxyType({
+    **{w: (QualifierFamily.SEVERITY, "mild") for w in "slight slightly mild mildly minimal minimally".split()},
+    **{w: (QualifierFamily.SEVERITY, "moderate") for w in "moderate moderately".split()},
+    **{w: (QualifierFamily.SEVERITY, "severe") for w in "severe severely marked markedly extreme extremely".split()},
+    **{w: (QualifierFamily.COURSE, "stable") for w in "stable unchanged".split()},
+    **{w: (QualifierFamily.COURSE, "improving") for w in "improving improved".split()},
+    **{w: (QualifierFamily.COURSE, "resolved") for w in "resolved resolving".split()},
+    **{w: (QualifierFamily.COURSE, "worsening") for w in "worsening worsened progressing".split()},
+    **{w: (QualifierFamily.CHRONICITY, "acute") for w in "acute".split()},
+    **{w: (QualifierFamily.CHRONICITY, "chronic") for w in "chronic longstanding long-standing".split()},
+    **{w: (QualifierFamily.CHRONICITY, "new") for w in "new newly".split()},
+    **{w: (QualifierFamily.CHRONICITY, "recurrent") for w in "recurrent recurring".split()},
+    **{w: (QualifierFamily.REPETITION, "repeat") for w in "repeat repeated again".split()},
+    **{w: (QualifierFamily.PERIODICITY, "yearly") for w in "yearly annual annually".split()},
+    **{w: (QualifierFamily.PERIODICITY, "monthly") for w in "monthly".split()},
+    **{w: (QualifierFamily.PERIODICITY, "weekly") for w in "weekly".split()},
+})
+#: How a note says each group of :data:`QUALIFIERS` (its own word in another form, or an equivalent:
+#: "slight" ~ "mild", "unchanged" ~ "stable", "for years" ~ "chronic", "prior" ~ a repeat).
+QUALIFIER_SAID: Mapping[str, re.Pattern] = MappingProxyType({group: re.compile(pattern, re.IGNORECASE) for group, pattern in {
+    "mild": r"\b(?:slight\w*|mild\w*|minimal\w*|minor|trace|a (?:little|bit)|small)\b",
+    "moderate": r"\bmoderate\w*",
+    "severe": r"\b(?:sever\w*|marked\w*|extreme\w*|significant\w*|intense|excruciating|terrible|horrible|worst|bad|a lot of)\b",
+    "stable": r"\b(?:stab\w*|unchanged|no (?:change|changes)|not changed|the same)\b",
+    "improving": r"\b(?:improv\w*|better)\b",
+    "resolved": r"\b(?:resol\w*|gone|went away|no longer|healed)\b",
+    "worsening": r"\b(?:wors\w*|progress\w*|deteriorat\w*)\b",
+    "acute": r"\b(?:acute\w*|sudden\w*)\b",
+    "chronic": r"\b(?:chronic\w*|long-?standing|ongoing|persistent|(?:for|past|last|over) (?:the )?(?:\w+ )?years)\b",
+    "new": r"\b(?:new\w*|recent\w*|onset)\b",
+    "recurrent": r"\b(?:recur\w*|again|another|episodes)\b",
+    "repeat": r"\b(?:repeat\w*|again|another|re-?check\w*|follow-?up|prior|previous|last|before)\b",
+    "yearly": r"\b(?:year\w*|annual\w*)\b",
+    "monthly": r"\bmonth\w*",
+    "weekly": r"\bweek\w*",
+}.items()})
+#: A pain or severity score out of ten ("pain 7/10", "8 out of 10"), or a grade of plus signs ("1+
+#: edema"), or a rating ("rates it as a 7"), which says a severity group (:func:`severity_of_score`).
+SEVERITY_SCORE = re.compile(r"\b(\d{1,2})\s*(?:/|out of)\s*10\b|\b([1-4])\s*\+"
+                            r"|\brat(?:es|ed|ing|e)\b(?:\s+\w+){0,4}?\s+(?:an?\s+|at\s+)?(\d{1,2})\b", re.IGNORECASE)
+
+
+def severity_of_score(match: re.Match) -> str:
+    """The severity group a score says: out of ten 1-3 mild, 4-6 moderate, 7-10 severe; a grade 1+
+    mild, 2+ moderate, 3+ or 4+ severe."""
+    if match.group(2):
+        return ("mild", "moderate", "severe", "severe")[int(match.group(2)) - 1]
+    score = int(match.group(1) or match.group(3))
+    return "mild" if score <= 3 else "moderate" if score <= 6 else "severe"
