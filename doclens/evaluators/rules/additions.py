@@ -39,6 +39,7 @@ read here too, so that its findings come with rule 8's.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind, short
@@ -318,7 +319,7 @@ def _qualifier_finding(analyser: Analyser, qualifier: str, concept: list[str],
     holding = [s for s, said in read if stems <= said]
     if not holding:
         return None
-    if _said_of(stems, group, read):
+    if _said_of(stems, group, read, analyser.written_one_way):
         return None
     if family is QualifierFamily.SEVERITY and any(s.stated for s in holding):
         return None  # a value read with it (a reading, a score, a grade): the claim may read its severity there
@@ -333,18 +334,20 @@ def _qualifier_finding(analyser: Analyser, qualifier: str, concept: list[str],
                                          f"without it (\"{short(holding[0].text, 60)}\")")
 
 
-def _said_of(stems: set[str], group: str, read: list[tuple[Sentence, set[str]]]) -> bool:
+def _said_of(stems: set[str], group: str, read: list[tuple[Sentence, set[str]]],
+             one_way: Callable[[str], str] = str) -> bool:
     """Whether the note says ``group`` of the concept (``stems``): in a sentence holding a word of it,
     or in the sentence after one that opens by pointing back to it ("A rash on the arm. It is mild.")
     or with a qualifier ("1. Hypertension. Stable."). ``read``: the note's sentences with their stems
-    (:func:`_note_stems`)."""
+    (:func:`_note_stems`); ``one_way``: the sentence as the judge reads it, its synonyms written one
+    way ("CKD" says "chronic")."""
     about = False
     for sentence, said in read:
         opening = _TOKENS.findall(sentence.text.lower())[:1]
         follows = about and (bool(_POINTS_BACK.match(sentence.text)) or any(
             _says_group(opening[0], other) for other in QUALIFIER_SAID))
         about = bool(stems & said)
-        if (about or follows) and _says_group(sentence.text, group):
+        if (about or follows) and (_says_group(sentence.text, group) or _says_group(one_way(sentence.text), group)):
             return True
     return False
 

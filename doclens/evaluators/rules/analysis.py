@@ -205,6 +205,11 @@ class Analyser:
         """:func:`~doclens.evaluators.rules.words.is_drug` with the judge's drug names."""
         return is_drug(word, self.drug_names)
 
+    def written_one_way(self, text: str) -> str:
+        """``text`` with every synonym written as its first term (clinical_equivalents.json), as the
+        judge reads it: a rule that reads a sentence's raw text sees "CKD" as "chronic kidney disease"."""
+        return self._equivalents.written_one_way(text)
+
     def normal(self, word: str) -> str:
         """A word's key: a number word's digits, else the Porter stem of its lemma (lemminflect's
         noun, else verb lemma: "took" / "taken" → take; adjectives keep their form, so "worse" is
