@@ -25,8 +25,8 @@ runs at once is whole batches, each in a Python thread of its own
 (:meth:`doclens.evaluators.models.onnx_encoder.OnnxTransformer.pooled_batches`): they share nothing
 but the queue of batches, so none waits on another, and a vector is the same at any count. A count
 given (the option or ``$OMP_NUM_THREADS``) is that many runs; with none, :data:`DEFAULT_ENCODER_RUNS`
-at most the usable cores (:attr:`ThreadPlan.runs`), measured with ``benchmarks/contention.py``
-(``cards/clinical-rules.md``, "Threads").
+(one), at most the usable cores (:attr:`ThreadPlan.runs`), measured with ``benchmarks/contention.py``
+(``cards/clinical-rules.md``, "Round 14" and "Threads").
 """
 
 from __future__ import annotations
@@ -43,8 +43,10 @@ from doclens.core.errors import ConfigurationError
 #: The default count (module docstring): one thread, measured in benchmarks/real_system_speed.py.
 DEFAULT_THREADS = 1
 #: How many whole batches MiniLM's ONNX runtime runs at once when no count is set (module
-#: docstring, "Encoder runs"), at most the cores this process may use.
-DEFAULT_ENCODER_RUNS = 2
+#: docstring, "Encoder runs"), at most the cores this process may use: one, measured
+#: (``cards/clinical-rules.md``, "Threads": two cost 5-9 % more CPU and no wall time on this
+#: project's busy 2-core machine).
+DEFAULT_ENCODER_RUNS = 1
 
 
 def usable_cores() -> int:

@@ -130,7 +130,10 @@ class EncodingStream:
     (:meth:`vectors`). Each text is encoded once, as :meth:`Encoder.encode` would: a text's vector
     does not depend on the texts encoded with it (tests/evaluators/models/test_onnx_encoder.py).
     ``clinical-rules`` reads its texts' words with spaCy in the calling thread meanwhile (issue 49,
-    round 14; ``docs/design.md``, "Threads"): the model's runs release the GIL.
+    round 14; ``docs/design.md``, "Threads"): the model's runs release the GIL. Only where the
+    encoder is to use more than one thread (:attr:`Encoder.concurrent_runs` > 1: a count of 2 or
+    more given to the judge); at one, as by default, every text is encoded in the calling thread at
+    :meth:`vectors`, in one call, as before.
 
     A chunk goes as soon as the thread is free and at least ``chunk`` texts wait (all that wait:
     the later the thread is free, the larger and cheaper its batch); :meth:`vectors` hands over
@@ -139,7 +142,8 @@ class EncodingStream:
     manager: the thread is gone when the ``with`` ends, even on an error."""
 
     def __init__(self, encoder: Encoder, chunk: int = 32):
-        self.encoder, self.chunk = encoder, chunk
+        self.encoder = encoder
+        self.chunk = chunk if encoder.concurrent_runs > 1 else 0  # 0: all at vectors(), in this thread
         self._waiting: list[str] = []
         self._sent: list[tuple[list[str], Any]] = []
         self._thread: Any = None
@@ -155,7 +159,7 @@ class EncodingStream:
     def add(self, texts: Sequence[str]) -> None:
         """Hand ``texts`` over (each once: the caller leaves out what it handed over before)."""
         self._waiting.extend(texts)
-        if len(self._waiting) >= self.chunk and (not self._sent or self._sent[-1][1].done()):
+        if self.chunk and len(self._waiting) >= self.chunk and (not self._sent or self._sent[-1][1].done()):
             self._send()
 
     def _send(self) -> None:
@@ -170,6 +174,9 @@ class EncodingStream:
 
     def vectors(self) -> dict[str, np.ndarray]:
         """Every text handed over → its vector (waits for the thread; raises what it raised)."""
+        if not self.chunk:
+            texts, self._waiting = self._waiting, []
+            return dict(zip(texts, self.encoder.encode(texts))) if texts else {}
         self._send()
         found: dict[str, np.ndarray] = {}
         for texts, future in self._sent:
@@ -389,13 +396,21 @@ class Encoder:
         with computing_with(self.threads):
             return self._encode_torch(texts)
 
+    @property
+    def concurrent_runs(self) -> int:
+        """How many whole batches the ONNX runtime runs at once (``runs``, else ``threads``, else
+        :func:`doclens.core.threads.plan`'s); 1 for the torch runtime, whose pool is ``threads``."""
+        if self.runtime != "onnx":
+            return 1
+        from doclens.core.threads import plan
+
+        return self.runs or self.threads or plan().runs
+
     def _onnx_model(self):
         if self._onnx is None:
-            from doclens.core.threads import plan
             from doclens.evaluators.models.onnx_encoder import load
 
-            runs = self.runs or self.threads or plan().runs
-            self._onnx = load(self.path, self.fingerprint, self.max_length, runs, self.export_dir)
+            self._onnx = load(self.path, self.fingerprint, self.max_length, self.concurrent_runs, self.export_dir)
         return self._onnx
 
     def _encode_onnx(self, texts: Sequence[str]) -> np.ndarray:

@@ -290,6 +290,17 @@ def test_a_stream_encodes_each_text_once_in_its_own_thread_with_the_vectors_of_o
     assert len(callers) > 1 and threading.current_thread().name not in callers
     assert np.array_equal(np.stack([found[t] for t in texts]), expected)
     assert streamed.texts_encoded == alone.texts_encoded == len(texts)  # two up front, the rest streamed once
+    one = Encoder(device="cpu", max_length=128, runtime="onnx", runs=1)  # one run (the default): no thread
+    callers.clear()
+    monkeypatch.setattr(one, "encode", lambda batch: callers.append((threading.current_thread().name, len(batch)))
+                        or alone.encode(batch))
+    with EncodingStream(one, chunk=8) as stream:
+        for start in range(0, len(texts), 5):
+            stream.add(texts[start:start + 5])
+        assert callers == []  # nothing encoded before it is asked for
+        found = stream.vectors()
+    assert np.array_equal(np.stack([found[t] for t in texts]), expected)
+    assert callers == [(threading.current_thread().name, len(texts))]  # in one call, in the caller's thread
     with pytest.raises(ZeroDivisionError):  # an error in the thread reaches the caller
         with EncodingStream(streamed, chunk=1) as stream:
             monkeypatch.setattr(streamed, "encode", lambda batch: 1 / 0)
@@ -299,14 +310,15 @@ def test_a_stream_encodes_each_text_once_in_its_own_thread_with_the_vectors_of_o
 
 @clinical
 def test_the_judge_streams_each_word_once_while_spacy_reads_the_next_text(monkeypatch):
-    # issue 49, round 14: the words of the pairs' premises and claims, encoded before the first
-    # round, go to a background thread text by text; the same words as one batch of them all, once
+    # issue 49, round 14: told to use 2 threads, the judge hands the words of the pairs' premises and
+    # claims, encoded before the first round, to a background thread text by text; the same words as
+    # one batch of them all, once (with one thread, the default, one batch in its own thread)
     import threading
 
     from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge
     from doclens.evaluators.rules.resources import JudgeResources
 
-    judge = ClinicalRulesJudge(resources=JudgeResources.in_memory(), runtime="onnx")
+    judge = ClinicalRulesJudge(resources=JudgeResources.in_memory(), runtime="onnx", threads=2)
     premises = ["Left knee pain for two weeks. She denies fever. Continue ibuprofen 600 mg daily.",
                 "Lungs clear to auscultation. No edema. Blood pressure 120/80."]
     pairs = [(premises[0], "She has knee pain."), (premises[0], "No fever."), (premises[1], "The lungs are clear."),
