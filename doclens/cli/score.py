@@ -741,8 +741,8 @@ def add_judge_options(parser) -> tuple[tuple[str, ...], tuple[str, ...]]:
                             "caps the budget taken from free memory)")
     model.add_argument("--threads", type=POSITIVE_INT,
                        help="CPU threads an in-process judge computes with (clinical-rules: default "
-                            "$OMP_NUM_THREADS when set, else 1, cards/clinical-rules.md, \"Speed where users run "
-                            "it\"; local: default torch's own)")
+                            "$OMP_NUM_THREADS when set, else 1; N > 1 runs N MiniLM batches at once; "
+                            "cards/clinical-rules.md, \"Speed where users run it\"; local: default torch's own)")
     model.add_argument("--threshold", type=PROBABILITY, help="entailment probability threshold")
     model.add_argument("--max-length", type=POSITIVE_INT, help="model window in tokens")
     model.add_argument("--dry-run", action="store_true", help="count calls and tokens; spend nothing")

@@ -16,11 +16,17 @@ measures it, idle and beside busy processes (the card gives the figures).
 
 The count applies **only while DocLens computes** (:func:`computing_with`): torch's intra-op pool
 and numpy's BLAS pools are process-wide, so they are set for the duration of a judge's call and set
-back afterwards, and a training loop's own threads are left as the user had them. ONNX Runtime's
-session has a pool of its own (made with the count, spinning off) and its word pieces are cut one
-text at a time; HF ``tokenizers`` is told not to parallelise while the judge computes
-(``TOKENIZERS_PARALLELISM=false`` for the call, unless the user set it); spaCy's blank English
-tokenizer runs in the calling thread.
+back afterwards, and a training loop's own threads are left as the user had them. HF
+``tokenizers`` is told not to parallelise while the judge computes (``TOKENIZERS_PARALLELISM=false``
+for the call, unless the user set it); spaCy's blank English tokenizer runs in the calling thread.
+
+Encoder runs. ONNX Runtime's session computes a batch in one thread (no intra-op pool); what it
+runs at once is whole batches, each in a Python thread of its own
+(:meth:`doclens.evaluators.models.onnx_encoder.OnnxTransformer.pooled_batches`): they share nothing
+but the queue of batches, so none waits on another, and a vector is the same at any count. A count
+given (the option or ``$OMP_NUM_THREADS``) is that many runs; with none, :data:`DEFAULT_ENCODER_RUNS`
+(one), at most the usable cores (:attr:`ThreadPlan.runs`), measured with ``benchmarks/contention.py``
+(``cards/clinical-rules.md``, "Round 14" and "Threads").
 """
 
 from __future__ import annotations
@@ -36,18 +42,38 @@ from doclens.core.errors import ConfigurationError
 
 #: The default count (module docstring): one thread, measured in benchmarks/real_system_speed.py.
 DEFAULT_THREADS = 1
+#: How many whole batches MiniLM's ONNX runtime runs at once when no count is set (module
+#: docstring, "Encoder runs"), at most the cores this process may use: one, measured
+#: (``cards/clinical-rules.md``, "Threads": two cost 5-9 % more CPU and no wall time on this
+#: project's busy 2-core machine).
+DEFAULT_ENCODER_RUNS = 1
+
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity where the system says, else all)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - platforms without affinity (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)
 class ThreadPlan:
     """The count DocLens computes with and where it came from (``option``, ``OMP_NUM_THREADS`` or
-    ``default``): what benchmarks and ``describe()`` print."""
+    ``default``), and how many batches MiniLM's ONNX runtime runs at once (``encoder_runs``; the
+    count itself unless the count is the default): what benchmarks and ``describe()`` print."""
 
     threads: int
     source: str
+    encoder_runs: int | None = None
+
+    @property
+    def runs(self) -> int:
+        """Batches the ONNX encoder runs at once (:attr:`encoder_runs`, else :attr:`threads`)."""
+        return self.encoder_runs or self.threads
 
     def describe(self) -> dict:
-        return {"threads": self.threads, "source": self.source,
+        return {"threads": self.threads, "source": self.source, "encoder_runs": self.runs,
                 "tokenizers_parallelism": os.environ.get("TOKENIZERS_PARALLELISM", "false while the judge computes")}
 
 
@@ -71,7 +97,7 @@ def plan(threads: int | None = None) -> ThreadPlan:
     from_env = os.environ.get("OMP_NUM_THREADS", "").strip()
     if from_env.isdigit() and int(from_env) > 0:
         return ThreadPlan(int(from_env), "OMP_NUM_THREADS")
-    return ThreadPlan(DEFAULT_THREADS, "default")
+    return ThreadPlan(DEFAULT_THREADS, "default", min(DEFAULT_ENCODER_RUNS, usable_cores()))
 
 
 @contextlib.contextmanager

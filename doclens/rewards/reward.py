@@ -309,8 +309,8 @@ class DocLensReward(ClosesItsJudge):
     threads : int, optional
         The CPU threads the preset judge computes with (``clinical-rules``: default
         ``$OMP_NUM_THREADS`` when set, else 1, so a reward beside a trainer that keeps every core
-        busy does not spin; set for the judge's calls only, the trainer's torch threads stay as
-        they are: :mod:`doclens.core.threads`).
+        busy does not spin (N > 1: MiniLM runs N whole batches at once); set for the judge's
+        calls only, the trainer's torch threads stay as they are: :mod:`doclens.core.threads`).
     reward_settings : RewardSettings, optional
         The options above that are the reward's own (``score`` … ``name``, ``threads``) as one
         :class:`doclens.rewards.settings.RewardSettings`, checked there; a keyword of the same

@@ -10,6 +10,7 @@ import pytest
 from doclens.core.errors import ConfigurationError
 from doclens.core.threads import (
     DEFAULT_THREADS,
+    ThreadPlan,
     check_threads,
     collector_paused,
     computing_with,
@@ -28,6 +29,22 @@ def test_the_option_wins_then_omp_num_threads_then_one(monkeypatch):
     assert (plan().threads, plan().source) == (DEFAULT_THREADS, "default") == (1, "default")
     monkeypatch.setenv("OMP_NUM_THREADS", "")  # set but empty: not a count
     assert plan().source == "default"
+
+
+def test_the_onnx_encoder_runs_as_many_batches_at_once_as_the_count_says(monkeypatch):
+    # issue 49, round 14: the default count runs DEFAULT_ENCODER_RUNS (one, measured) whole batches
+    # of MiniLM at once, at most the usable cores; a count the user gives is that many
+    from doclens.core import threads
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert plan().runs == min(threads.DEFAULT_ENCODER_RUNS, threads.usable_cores())
+    assert plan().describe()["encoder_runs"] == plan().runs == threads.DEFAULT_ENCODER_RUNS == 1 == plan().threads
+    monkeypatch.setattr(threads, "usable_cores", lambda: 1)
+    assert plan().runs == 1  # never more runs than cores
+    assert (plan(1).runs, plan(3).runs) == (1, 3)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert plan().runs == 1 and plan().describe()["encoder_runs"] == 1
+    assert ThreadPlan(2, "option").runs == 2
 
 
 @pytest.mark.parametrize("bad", [0, -1, "2x", 1.5, "many"])

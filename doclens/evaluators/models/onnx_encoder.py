@@ -11,8 +11,9 @@ sealed with the user's key and checked before it is loaded: ``docs/caches.md``; 
 cannot be written keeps it in memory for the process). After that a run imports neither torch nor
 ``transformers``: the text is cut into word pieces by the model's own ``tokenizer.json`` through
 the ``tokenizers`` library (the same ids as ``transformers``' fast tokenizer, which wraps it) and
-the graph runs in an ONNX Runtime session with its own thread pool (``threads`` intra-op threads,
-spinning off, one inter-op thread), so it leaves the process's torch and BLAS pools as they are.
+the graph runs in an ONNX Runtime session of one thread a run (no intra-op pool), ``threads``
+batches at once, each in a thread of its own (:meth:`OnnxTransformer.pooled_batches`), so it leaves
+the process's torch and BLAS pools as they are.
 
 Same weights, same arithmetic up to float rounding: the pooled vectors differ from torch's by
 about 3e-7; ``clinical-rules``' verdicts were compared on the 21 systems of ACI-BENCH test 2
@@ -165,8 +166,12 @@ class OnnxTransformer:
         config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
         self.pad_id = int(config.get("pad_token_id") or 0)
         self.hidden_size = int(config["hidden_size"])
+        #: how many batches :meth:`pooled_batches` runs at once, each in a thread of its own
+        self.runs = max(1, int(threads))
         options = ort.SessionOptions()
-        options.intra_op_num_threads = max(1, int(threads))
+        # one thread a run: the count is spent on whole batches run at once, not on a pool whose
+        # threads wait on each other (core/threads.py); a batch's arithmetic is the same at any count
+        options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # no busy-wait (core/threads.py)
         options.log_severity_level = 3
@@ -199,6 +204,25 @@ class OnnxTransformer:
             types[row, :len(encoding.ids)] = encoding.type_ids
         hidden = self.session.run(["hidden"], {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})[0]
         return hidden.astype(np.float32, copy=False), mask
+
+    def pooled_batches(self, batches: list[list[str]], mode: str) -> list[np.ndarray]:
+        """Each batch's pooled rows (:func:`pool`), in order. With :attr:`runs` > 1 that many
+        batches run at once, each whole in a thread of its own (ONNX Runtime's ``run`` releases the
+        GIL and a session takes concurrent runs): the threads share nothing but the queue of
+        batches, so none waits on another, and each batch is computed as it would be alone, its
+        rows the same bit for bit (tests/evaluators/models/test_onnx_encoder.py). Batches come
+        longest first, so the last ones, which may leave a thread idle, are the shortest."""
+        def one(texts: list[str]) -> np.ndarray:
+            hidden, mask = self.hidden(texts)
+            return pool(hidden, mask, mode)
+
+        runs = min(self.runs, len(batches))
+        if runs <= 1:
+            return [one(texts) for texts in batches]
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(runs, thread_name_prefix="doclens-encoder") as workers:
+            return list(workers.map(one, batches))
 
 
 def pool(hidden: np.ndarray, mask: np.ndarray, mode: str) -> np.ndarray:

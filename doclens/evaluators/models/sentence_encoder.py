@@ -124,6 +124,66 @@ def padding_batches(tokens: Sequence[int], batch_size: int, batch_tokens: int = 
     return batches[::-1]
 
 
+class EncodingStream:
+    """Texts handed over a few at a time (:meth:`add`) while the caller goes on with other work,
+    encoded by ``encoder.encode`` in one background thread, and every vector when asked
+    (:meth:`vectors`). Each text is encoded once, as :meth:`Encoder.encode` would: a text's vector
+    does not depend on the texts encoded with it (tests/evaluators/models/test_onnx_encoder.py).
+    ``clinical-rules`` reads its texts' words with spaCy in the calling thread meanwhile (issue 49,
+    round 14; ``docs/design.md``, "Threads"): the model's runs release the GIL. Only where the
+    encoder is to use more than one thread (:attr:`Encoder.concurrent_runs` > 1: a count of 2 or
+    more given to the judge); at one, as by default, every text is encoded in the calling thread at
+    :meth:`vectors`, in one call, as before.
+
+    A chunk goes as soon as the thread is free and at least ``chunk`` texts wait (all that wait:
+    the later the thread is free, the larger and cheaper its batch); :meth:`vectors` hands over
+    the rest and waits. While a stream is open its encoder is called from its thread only: the
+    caller may read kept vectors (:meth:`Encoder.cached`) but must not encode. Use it as a context
+    manager: the thread is gone when the ``with`` ends, even on an error."""
+
+    def __init__(self, encoder: Encoder, chunk: int = 32):
+        self.encoder = encoder
+        self.chunk = chunk if encoder.concurrent_runs > 1 else 0  # 0: all at vectors(), in this thread
+        self._waiting: list[str] = []
+        self._sent: list[tuple[list[str], Any]] = []
+        self._thread: Any = None
+
+    def __enter__(self) -> EncodingStream:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._thread is not None:
+            self._thread.shutdown(wait=True, cancel_futures=True)
+            self._thread = None
+
+    def add(self, texts: Sequence[str]) -> None:
+        """Hand ``texts`` over (each once: the caller leaves out what it handed over before)."""
+        self._waiting.extend(texts)
+        if self.chunk and len(self._waiting) >= self.chunk and (not self._sent or self._sent[-1][1].done()):
+            self._send()
+
+    def _send(self) -> None:
+        if not self._waiting:
+            return
+        if self._thread is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._thread = ThreadPoolExecutor(1, thread_name_prefix="doclens-encoding-stream")
+        texts, self._waiting = self._waiting, []
+        self._sent.append((texts, self._thread.submit(self.encoder.encode, texts)))
+
+    def vectors(self) -> dict[str, np.ndarray]:
+        """Every text handed over → its vector (waits for the thread; raises what it raised)."""
+        if not self.chunk:
+            texts, self._waiting = self._waiting, []
+            return dict(zip(texts, self.encoder.encode(texts))) if texts else {}
+        self._send()
+        found: dict[str, np.ndarray] = {}
+        for texts, future in self._sent:
+            found.update(zip(texts, future.result()))
+        return found
+
+
 class VectorCache(BlobStore):
     """Sentence vectors kept on disk by content, across runs and processes: ``vectors.sqlite`` in
     the DocLens cache folder (:func:`doclens.evaluators.cache.default_cache_dir`). A vector is
@@ -203,20 +263,25 @@ class Encoder:
     ONNX export with ONNX Runtime (:mod:`~doclens.evaluators.models.onnx_encoder`: exported once a
     machine, then neither torch nor transformers is imported; CPU only). ``threads``: the CPU
     threads it computes with (:mod:`doclens.core.threads`: torch's pool is set for the call and set
-    back; ONNX Runtime's session has its own); ``None`` leaves torch's pool as it is. ``export_dir``:
+    back; ONNX Runtime's session computes a batch in one thread, see ``runs``); ``None`` leaves
+    torch's pool as it is. ``runs``: how many whole batches the ONNX runtime runs at once, each in a
+    thread of its own (:meth:`~doclens.evaluators.models.onnx_encoder.OnnxTransformer.pooled_batches`;
+    the vectors are the same at any count); ``None``: ``threads``, else
+    :func:`doclens.core.threads.plan`'s. ``export_dir``:
     where the ONNX export is kept (default ``models/`` in the cache folder;
     :data:`~doclens.evaluators.models.onnx_encoder.IN_MEMORY`: exported at each start, kept nowhere)."""
 
     def __init__(self, model: str | None = None, *, device: str | None = None, batch_size: int = 32,
                  max_length: int = 256, extra: str = "retrieval", cache_size: int = 0,
                  batch_tokens: int = BATCH_TOKENS, store: VectorCache | None = None, runtime: str = "torch",
-                 threads: int | None = None, export_dir: Path | str | None = None):
+                 threads: int | None = None, export_dir: Path | str | None = None, runs: int | None = None):
         if runtime not in RUNTIMES:
             raise ConfigurationError(f"unknown sentence encoder runtime {runtime!r}; use one of {', '.join(RUNTIMES)}")
         if runtime == "onnx" and device not in (None, "cpu"):
             raise ConfigurationError(f"runtime 'onnx' runs on the CPU; device {device!r} needs runtime='torch'")
         self.runtime = runtime
         self.threads = threads
+        self.runs = runs
         self.export_dir = export_dir
         self._onnx: OnnxTransformer | None = None
         self.extra = extra
@@ -331,29 +396,35 @@ class Encoder:
         with computing_with(self.threads):
             return self._encode_torch(texts)
 
+    @property
+    def concurrent_runs(self) -> int:
+        """How many whole batches the ONNX runtime runs at once (``runs``, else ``threads``, else
+        :func:`doclens.core.threads.plan`'s); 1 for the torch runtime, whose pool is ``threads``."""
+        if self.runtime != "onnx":
+            return 1
+        from doclens.core.threads import plan
+
+        return self.runs or self.threads or plan().runs
+
     def _onnx_model(self):
         if self._onnx is None:
-            from doclens.core.threads import plan
             from doclens.evaluators.models.onnx_encoder import load
 
-            self._onnx = load(self.path, self.fingerprint, self.max_length,
-                              self.threads if self.threads is not None else plan().threads, self.export_dir)
+            self._onnx = load(self.path, self.fingerprint, self.max_length, self.concurrent_runs, self.export_dir)
         return self._onnx
 
     def _encode_onnx(self, texts: Sequence[str]) -> np.ndarray:
         """:meth:`_encode` by ONNX Runtime: the same pooling and normalisation, in batches cut for
         the least padding and calls (:func:`padding_batches`)."""
-        from doclens.evaluators.models.onnx_encoder import pool
-
         model = self._onnx_model()
         out = np.zeros((len(texts), model.hidden_size), dtype=np.float32)
         if not len(texts):
             return out
         tokens, truncated = model.lengths(list(texts))
         self.texts_truncated += truncated
-        for batch in padding_batches(tokens, self.batch_size, self.batch_tokens):
-            hidden, mask = model.hidden([texts[i] for i in batch])
-            out[batch] = pool(hidden, mask, self.pooling)
+        batches = padding_batches(tokens, self.batch_size, self.batch_tokens)
+        for batch, rows in zip(batches, model.pooled_batches([[texts[i] for i in b] for b in batches], self.pooling)):
+            out[batch] = rows
             self.texts_encoded += len(batch)
         return out
 

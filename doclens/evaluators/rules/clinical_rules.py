@@ -415,7 +415,8 @@ class ClinicalRulesJudge(Evaluator):
                 encoder = Encoder(shipped_minilm_path("clinical-rules' paraphrase tolerance", "clinical"),
                                   device="cpu", batch_size=64, max_length=128, extra="clinical",
                                   cache_size=EMBEDDINGS_KEPT, store=self.resources.vector_cache, runtime=self.runtime,
-                                  threads=self._threads.threads, export_dir=self._export_dir())
+                                  threads=self._threads.threads, export_dir=self._export_dir(),
+                                  runs=self._threads.runs)
                 encoder.check_installed()  # a missing extra is reported now; the model loads on first encoding
             except MissingExtraError as exc:  # pragma: no cover - depends on the environment
                 raise ConfigurationError(
@@ -492,16 +493,28 @@ class ClinicalRulesJudge(Evaluator):
         one batch (:meth:`_closest_words` reads a premise's words and a claim's missing ones): a
         pair that needs only words is then judged in the first round, not judged again in the
         second (a third of a reward step's pairs were; issue 49). Words are short and recur, so
-        the batch is cheap; sentences are still encoded only when a pair asks for them."""
+        the batch is cheap; sentences are still encoded only when a pair asks for them. The words
+        of each text are encoded in a background thread as soon as spaCy has read it, while it reads
+        the next (:class:`~doclens.evaluators.models.sentence_encoder.EncodingStream`; issue 49,
+        round 14): the same words, each once, the same vectors."""
+        from doclens.evaluators.models.sentence_encoder import EncodingStream
+
         analyser = self.analyser
         words: dict[str, None] = {}
-        for premise in dict.fromkeys(p for p, _ in pairs):
-            words.update(dict.fromkeys(self._view(analyser.sentences(premise)).words))
-        for claim in dict.fromkeys(c for _, c in pairs):
-            words.update(dict.fromkeys(w.text.lower() for s in analyser.sentences(claim) for w in s.words))
-        texts = [w for w in words if self._vector(w) is None]
-        if texts:
-            self._round_vectors.update(zip(texts, self._load_encoder().encode(texts)))
+        with EncodingStream(self._load_encoder()) as stream:
+            for premise in dict.fromkeys(p for p, _ in pairs):
+                stream.add(self._new_words(words, self._view(analyser.sentences(premise)).words))
+            for claim in dict.fromkeys(c for _, c in pairs):
+                stream.add(self._new_words(words, (w.text.lower() for s in analyser.sentences(claim) for w in s.words)))
+            self._round_vectors.update(stream.vectors())
+
+    def _new_words(self, seen: dict[str, None], words) -> list[str]:
+        """Those of ``words`` not in ``seen`` (now added to it) and neither in this round's vectors
+        nor prepared: the stream's encoder leaves out those it keeps itself (its thread alone calls
+        the encoder while the stream is open)."""
+        new = [w for w in dict.fromkeys(words) if w not in seen]
+        seen.update(dict.fromkeys(new))
+        return [w for w in new if self._round_vectors.get(w) is None and self._prepared.get(w) is None]
 
     def prepare(self, premises: Sequence[str], claims: Sequence[str]) -> None:
         """A training run's references (:meth:`Evaluator.prepare`): MiniLM's vectors of every

@@ -217,3 +217,123 @@ def test_onnx_batches_cost_least_and_a_vector_is_the_same_in_any_batch(tmp_path,
     encoder = Encoder(device="cpu", max_length=128, runtime="onnx", threads=1)
     together = encoder.encode(TEXTS)
     assert all(np.array_equal(encoder._encode([text])[0], row) for text, row in zip(TEXTS, together))
+
+
+def test_batches_run_at_once_give_the_same_vectors_bit_for_bit(tmp_path, monkeypatch):
+    # issue 49, round 14: with runs > 1 whole batches run at once, each in a thread of its own, in a
+    # session of one thread; each batch is computed as alone, so every count gives the same vectors
+    import threading
+
+    monkeypatch.setenv("DOCLENS_CACHE", str(tmp_path))
+    texts = TEXTS + [f"{word} {n}" for n in range(40) for word in ("fever", "knee pain since", "no")]
+    encoders = {runs: Encoder(device="cpu", max_length=128, runtime="onnx", threads=1, runs=runs,
+                              batch_size=16, batch_tokens=128) for runs in (1, 2, 3)}
+    seen: dict[int, list[str]] = {runs: [] for runs in encoders}
+    lock = threading.Lock()
+
+    def watched(hidden, runs, barrier):
+        def run(batch):
+            with lock:
+                seen[runs].append(threading.current_thread().name)
+                first = len(seen[runs]) <= runs
+            if first and runs > 1:
+                barrier.wait()  # the first `runs` batches run at once, or this times out
+            return hidden(batch)
+        return run
+
+    for runs, encoder in encoders.items():
+        model = encoder._onnx_model()
+        assert model.runs == runs
+        assert model.session.get_session_options().intra_op_num_threads == 1  # no pool waiting on itself
+        monkeypatch.setattr(model, "hidden", watched(model.hidden, runs, threading.Barrier(runs, timeout=120)))
+    vectors = {runs: encoder.encode(texts) for runs, encoder in encoders.items()}
+    assert all(np.array_equal(vectors[1], v) for v in vectors.values())
+    assert all(encoder.texts_encoded == len(set(texts)) for encoder in encoders.values())
+    assert len(seen[1]) > 3 and set(seen[1]) == {threading.current_thread().name}  # one run: the caller's thread
+    assert len(set(seen[2])) == 2 and len(set(seen[3])) == 3
+    assert threading.current_thread().name not in set(seen[2]) | set(seen[3])
+    assert np.array_equal(encoders[2].encode(texts[:1]), vectors[1][:1])  # one batch: in the caller's thread
+
+
+def test_the_encoder_runs_as_many_batches_at_once_as_the_judge_was_told(monkeypatch):
+    from doclens.core.threads import plan
+    from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    for threads, runs in ((1, 1), (3, 3), (None, plan().runs)):
+        judge = ClinicalRulesJudge(threads=threads, runtime="onnx")
+        assert judge._load_encoder().runs == runs == judge.config()["threads"]["encoder_runs"]
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # the user's count holds for the encoder too
+    assert ClinicalRulesJudge(runtime="onnx")._load_encoder().runs == 1
+
+
+def test_a_stream_encodes_each_text_once_in_its_own_thread_with_the_vectors_of_one_call(tmp_path, monkeypatch):
+    # issue 49, round 14: clinical-rules hands each text's words to a background thread as spaCy
+    # reads them; the texts and vectors are those of one encode of them all
+    import threading
+
+    from doclens.evaluators.models.sentence_encoder import EncodingStream
+
+    monkeypatch.setenv("DOCLENS_CACHE", str(tmp_path))
+    texts = TEXTS + [f"word{n}" for n in range(50)]
+    alone = Encoder(device="cpu", max_length=128, runtime="onnx", runs=1)
+    expected = alone.encode(texts)
+    streamed = Encoder(device="cpu", max_length=128, runtime="onnx", runs=2, cache_size=100)
+    streamed.encode(texts[:2])  # kept: the stream's encoder leaves them out
+    callers = []
+    encode = streamed.encode
+    monkeypatch.setattr(streamed, "encode", lambda batch: callers.append(threading.current_thread().name) or encode(batch))
+    with EncodingStream(streamed, chunk=8) as stream:
+        for start in range(0, len(texts), 5):
+            stream.add(texts[start:start + 5])
+        found = stream.vectors()
+    assert len(callers) > 1 and threading.current_thread().name not in callers
+    assert np.array_equal(np.stack([found[t] for t in texts]), expected)
+    assert streamed.texts_encoded == alone.texts_encoded == len(texts)  # two up front, the rest streamed once
+    one = Encoder(device="cpu", max_length=128, runtime="onnx", runs=1)  # one run (the default): no thread
+    callers.clear()
+    monkeypatch.setattr(one, "encode", lambda batch: callers.append((threading.current_thread().name, len(batch)))
+                        or alone.encode(batch))
+    with EncodingStream(one, chunk=8) as stream:
+        for start in range(0, len(texts), 5):
+            stream.add(texts[start:start + 5])
+        assert callers == []  # nothing encoded before it is asked for
+        found = stream.vectors()
+    assert np.array_equal(np.stack([found[t] for t in texts]), expected)
+    assert callers == [(threading.current_thread().name, len(texts))]  # in one call, in the caller's thread
+    with pytest.raises(ZeroDivisionError):  # an error in the thread reaches the caller
+        with EncodingStream(streamed, chunk=1) as stream:
+            monkeypatch.setattr(streamed, "encode", lambda batch: 1 / 0)
+            stream.add(["fever"])
+            stream.vectors()
+
+
+@clinical
+def test_the_judge_streams_each_word_once_while_spacy_reads_the_next_text(monkeypatch):
+    # issue 49, round 14: told to use 2 threads, the judge hands the words of the pairs' premises and
+    # claims, encoded before the first round, to a background thread text by text; the same words as
+    # one batch of them all, once (with one thread, the default, one batch in its own thread)
+    import threading
+
+    from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge
+    from doclens.evaluators.rules.resources import JudgeResources
+
+    judge = ClinicalRulesJudge(resources=JudgeResources.in_memory(), runtime="onnx", threads=2)
+    premises = ["Left knee pain for two weeks. She denies fever. Continue ibuprofen 600 mg daily.",
+                "Lungs clear to auscultation. No edema. Blood pressure 120/80."]
+    pairs = [(premises[0], "She has knee pain."), (premises[0], "No fever."), (premises[1], "The lungs are clear."),
+             (premises[1], "Blood pressure was normal and the knee was swollen.")]
+    analyser = judge.analyser
+    expected = {w for p in premises for w in judge._view(analyser.sentences(p)).words}
+    expected |= {w.text.lower() for _, c in pairs for s in analyser.sentences(c) for w in s.words}
+    encoder = judge._load_encoder()
+    given: list[tuple[str, list[str]]] = []
+    encode = encoder.encode
+    monkeypatch.setattr(encoder, "encode", lambda texts: given.append((threading.current_thread().name, list(texts)))
+                        or encode(texts))
+    judge._round_vectors = {}
+    judge._encode_words(pairs)
+    words = [w for _, texts in given for w in texts]
+    assert sorted(words) == sorted(expected) and encoder.texts_encoded == len(expected)  # each once, no other
+    assert given and all(name != threading.current_thread().name for name, _ in given)
+    assert all(np.array_equal(judge._round_vectors[w], encode([w])[0]) for w in sorted(expected)[:5])
