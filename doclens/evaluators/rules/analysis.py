@@ -26,6 +26,7 @@ from doclens.evaluators.rules.lexicons import (
     site_at,
     site_name,
 )
+from doclens.evaluators.rules.numerals import KINDS_COUNTED, numbers_written_one_way
 from doclens.evaluators.rules.sentences import Regimen, Sentence, Side, Status, Word
 from doclens.evaluators.rules.words import (
     ATTACHING,
@@ -326,7 +327,8 @@ class Analyser:
         # "150 over 95" (spoken) and "150/95" (written) are one reading
         # one fact, one spelling (clinical_equivalents.json): "radiographs" are "xrays", "upper extremity" an "arm"
         doc = nlp.make_doc(_ATTACHED_UNIT.sub(r"\1 \2", _PREFIXED.sub(r"\1", _NON.sub("non", _FOLLOW_UP.sub(
-            r"\1 up", _OVER.sub(_reading, _CLOSING_PERIOD.sub(r"\1\2", self._equivalents.written_one_way(text))))))))
+            r"\1 up", _OVER.sub(_reading, _CLOSING_PERIOD.sub(r"\1\2", numbers_written_one_way(
+            self._equivalents.written_one_way(text)))))))))
         if not len(doc):
             return sentence
         texts = [t.text for t in doc]
@@ -517,8 +519,9 @@ def _no_fact_of_its_own(lowers: list[str], i: int) -> bool:
         return True  # "as it used to be", "he used to run": a habit of the past, not the verb use
     if lower == "needed" and i and lowers[i - 1] in ("as", "when", "if"):
         return True  # "when needed", "as needed": how often a drug is taken, no fact of its own
-    if lower in DOSING_ABBREVIATIONS:
-        return True  # "BID", "PRN", "PO": how a drug is taken (its frequency: :class:`Regimen`), no fact of its own
+    if lower in DOSING_ABBREVIATIONS or _number_says_it(lowers, i):
+        # "BID", "PRN", "PO": how a drug is taken (its frequency: :class:`Regimen`), no fact of its own
+        return True
     if lower in ONCE_PER and i and (lowers[i - 1] in COUNTED or is_number(lowers[i - 1])) and (
             lowers[i - 1] not in _ONE or lower == "daily"):
         # v10: "3 times daily", "twice weekly", "once daily" is "three times a day", "twice a week", "once
@@ -526,6 +529,13 @@ def _no_fact_of_its_own(lowers: list[str], i: int) -> bool:
         # (near_misses.py), as for "BID"; "once weekly" keeps its word ("a day" implies once)
         return True
     return lower == "plus" and bool(i) and is_number(lowers[i - 1])  # "one plus" is the grade "1+" ("reflexes 1+")
+
+
+def _number_says_it(lowers: list[str], i: int) -> bool:
+    """v14: a word whose fact the number after it carries: the "every" of "every 12 hours", a count a day
+    (:func:`_every_hours`) as "BID" is; the "type" of "type 2", the number's unit (:func:`_value_and_unit`)."""
+    after = "".join(lowers[i + 1: i + 2])
+    return (lowers[i] == "every" and _every_hours(lowers, i + 1) is not None) or (lowers[i] in KINDS_COUNTED and is_number(after))
 
 
 #: Words that name what holds a finding, not the finding ("signs of a fracture", "history of falls"): a
@@ -610,29 +620,58 @@ def _implicit_one(lowers: list[str], i: int) -> bool:
     year ago" (1 year ago). Like :func:`_implicit_once`, the count is implied: a claim's need not
     be in the note, a note's supports or contradicts a claim's ("1 year ago" is "last year")."""
     following = lowers[i + 1: i + 3]
-    if lowers[i] in ("a", "per") and following[:1] == ["day"]:
-        return bool(i) and lowers[i - 1] in DOSE_UNITS  # "20 mg a day", not "twice a day"
+    if lowers[i] in ("a", "per") and following[:1] == ["day"] and i and lowers[i - 1] in DOSE_UNITS:
+        return True  # "20 mg a day", not "twice a day"
     if lowers[i] == "last":
         return following[:1] in ([d] for d in _DURATIONS)
-    return lowers[i] in ("a", "an") and following[:1] in ([d] for d in _DURATIONS) and following[1:] == ["ago"]
+    if lowers[i] not in ("a", "an"):
+        return False
+    if following[:1] in ([d] for d in (*_DURATIONS, "hour")):
+        # v14: "a year ago", and a length of time: "for a week" is 1 week, "in a month" 1 month
+        # and one a frequency counts: "an hour daily"
+        return (following[1:] == ["ago"] or (bool(i) and lowers[i - 1] in _A_LENGTH)
+                or any(w in ONCE_PER for w in lowers[i + 2: i + 4]))
+    # v14: one of a thing a frequency counts: "a mile daily" ("a mile a day", numerals.py) is 1 mile
+    return (is_content("".join(following[:1])) and any(w in ONCE_PER for w in lowers[i + 2: i + 5])
+            and not (i and (is_number(lowers[i - 1]) or lowers[i - 1] in ("quarter", "third"))))  # not "half a pack"
+
+
+#: v14: words before "a week", "a month" that make it a length of time, one of its unit ("for a week")
+_A_LENGTH = frozenset("for in within over about around almost nearly approximately roughly than after past".split())
+
+
+def _every_hours(lowers: list[str], j: int) -> str | None:
+    """v14: the count a day of "every N hours" whose number is at ``j`` ("every 8 hours": "3"; "q8h" is
+    written so, numerals.py), when N divides a day and opens no range ("every 4-6 hours")."""
+    if not is_number(lowers[j] if j < len(lowers) else "") or unit_after(lowers, j) != "hour":
+        return None
+    hours = number_value(lowers[j])
+    if not hours.isdigit() or not 0 < int(hours) <= 24 or 24 % int(hours):
+        return None
+    return str(24 // int(hours))
+
+
+#: v14: an age's decade, "in his 50s", "in her early 40s", "in their mid-30s" (numerals.py: "fifties")
+_DECADE_OF_AGE = re.compile(r"[1-9]0'?s")
+_WHOSE_DECADE = frozenset("his her their early mid late mid-".split())
+#: v14: words after which "once" is a count ("seen once before", "once or twice"), not "once the labs…"
+_ONCE_COUNTED = frozenset("before today yesterday previously already last ago so since".split())
+
+
+def _once_counts(lowers: list[str], i: int) -> bool:
+    """Whether "once" at ``i`` is a count: before a frequency ("once a day"), a word that says when,
+    or a stop ("He was seen once."); "twice" always is (v14: "she fell twice" is 2 falls)."""
+    following = lowers[i + 1: i + 2]
+    return not following or not re.search(r"\w", following[0]) or bool(set(following) & (FREQUENCY | _ONCE_COUNTED))
 
 
 def _add_number(sentence: Sentence, lowers: list[str], i: int, implicit_once: bool, content_positions: list[int],
                 keys_at: dict[int, frozenset]) -> None:
     """The number at ``i`` (or the count 1 a frequency implies) with its unit and context."""
     lower = lowers[i]
-    if lower in ("once", "twice") and not set(lowers[i + 1: i + 2]) & FREQUENCY:
+    if lower == "once" and not _once_counts(lowers, i):
         return  # "once the labs come back" is no count
-    # "20 mg a day" is a count (once), no duration; "a year ago" one year. v13: a count of times a
-    # frequency gives ("twice daily", "2 x a day", "daily", "20 mg a day") has the unit "time", as
-    # "2 times daily" has: it is the frequency's number, never the puffs or tablets of a dose
-    # (docs/design.md §4, "Numbers bound to their phrase")
-    counts_times = (lower in ("once", "twice") or (implicit_once and lowers[i] not in ("last", "an"))
-                    or (lowers[i + 1: i + 2] == ["x"] and bool(set(lowers[i + 2: i + 3]) & FREQUENCY)))
-    counts_times = counts_times and not (lower == "a" and lowers[i + 2: i + 3] == ["ago"])
-    unit = "time" if counts_times else unit_after(lowers, i)
-    if unit == "year" and "old" in lowers[i + 1: i + 5]:
-        unit = "year old"  # an age ("57-year-old"), never a duration ("1 year ago")
+    lower, unit = _value_and_unit(lowers, i, implicit_once)
     if unit is None:
         unit = _range_unit(lowers, i)
         if unit is not None:
@@ -643,6 +682,37 @@ def _add_number(sentence: Sentence, lowers: list[str], i: int, implicit_once: bo
     if unit in _DURATIONS and _follows_up(lowers, i):
         sentence.follow_ups.add(len(sentence.numbers))
     sentence.numbers.append(("1" if implicit_once else number_value(lower), unit, context))
+
+
+def _counts_times(lowers: list[str], i: int, implicit_once: bool) -> bool:
+    """Whether the number at ``i`` is a count of times. "20 mg a day" is a count (once), no duration;
+    "a year ago" one year. v13: a count of times a frequency gives ("twice daily", "2 x a day", "daily",
+    "20 mg a day") has the unit "time", as "2 times daily" has: it is the frequency's number, never the
+    puffs or tablets of a dose (docs/design.md §4, "Numbers bound to their phrase"); v14: "for a week" is
+    a length of time, "a mile daily" one mile."""
+    lower = lowers[i]
+    counts_times = (lower in ("once", "twice") or (implicit_once and lowers[i] not in ("last", "an"))
+                    or (lowers[i + 1: i + 2] == ["x"] and bool(set(lowers[i + 2: i + 3]) & FREQUENCY)))
+    return counts_times and not (lower in ("a", "an") and (lowers[i + 1: i + 2] != ["day"]
+                                                           or bool(i) and lowers[i - 1] in _A_LENGTH))
+
+
+def _value_and_unit(lowers: list[str], i: int, implicit_once: bool) -> tuple[str, str | None]:
+    """The word of the number at ``i`` and its unit (:func:`_add_number`; a range's is found after)."""
+    lower = lowers[i]
+    unit = "time" if _counts_times(lowers, i, implicit_once) else unit_after(lowers, i)
+    if unit == "day" and (lowers[i + 2: i + 3] == ["weekly"] or lowers[i + 2: i + 4] in (["a", "week"], ["per", "week"])):
+        unit = "time"  # v14: "3 days a week" is three times a week
+    per_day = _every_hours(lowers, i) if i and lowers[i - 1] == "every" else None
+    if per_day is not None:  # v14: "every 8 hours" is three times a day
+        lower, unit = per_day, "time"
+    if unit is None and _DECADE_OF_AGE.fullmatch(lower) and i and lowers[i - 1] in _WHOSE_DECADE:
+        unit = "decade of age"  # v14: "in his 50s", "in her late 40s" (numbers.py: an age in it gives it)
+    if unit is None and i and lowers[i - 1] in KINDS_COUNTED:
+        unit = lowers[i - 1]  # v14: "type 2" (numerals.py: "type II") names a kind, never a count of tablets
+    if unit == "year" and "old" in lowers[i + 1: i + 5]:
+        unit = "year old"  # an age ("57-year-old"), never a duration ("1 year ago")
+    return lower, unit
 
 
 #: v13: words that make a duration an interval to the next visit ("follow up in 2 weeks", "see her

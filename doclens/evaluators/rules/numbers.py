@@ -8,11 +8,13 @@ from types import MappingProxyType
 
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind
+from doclens.evaluators.rules.numerals import KINDS_COUNTED
 from doclens.evaluators.rules.sentences import Sentence, Side
 
 #: Durations in days, to read one length written in two units as one: "one month" is "4 weeks", "1
-#: year" is "12 months" (v7). Within :data:`DURATION_TOLERANCE` of each other they are the same.
-DAYS = MappingProxyType({"day": 1, "week": 7, "month": 30, "year": 365})
+#: year" is "12 months" (v7); v14: "48 hours" is "2 days", "30 minutes" "0.5 hour". Within
+#: :data:`DURATION_TOLERANCE` of each other they are the same.
+DAYS = MappingProxyType({"minute": 1 / 1440, "hour": 1 / 24, "day": 1, "week": 7, "month": 30, "year": 365})
 DURATION_TOLERANCE = 0.1
 
 
@@ -60,7 +62,7 @@ def _local(unit: str | None, context: frozenset, other_unit: str | None, sentenc
 def check_number(value, unit, context, premise_sentences, follow_up: bool = False) -> Finding | None:
     """The finding on one number of the claim (``None``: the note gives it); ``follow_up``: it is the
     claim's interval to a follow-up (:attr:`~doclens.evaluators.rules.sentences.Sentence.follow_ups`)."""
-    shown = f"{value} {unit}" if unit else value
+    shown = (f"{unit} {value}" if unit in KINDS_COUNTED else f"{value} {unit}") if unit else value  # v14: "type 2"
     differs = _number_for_concept(value, unit, context, premise_sentences)
     if differs:
         return Finding(FindingKind.NUMBER, f"note says {differs}, claim says {shown}", conflict=True)
@@ -69,9 +71,9 @@ def check_number(value, unit, context, premise_sentences, follow_up: bool = Fals
         return bound
     near = []
     for sentence in premise_sentences:
-        for v, u, _ in sentence.numbers:
+        for k, (v, u, _) in enumerate(sentence.numbers):
             local = _local(unit, context, u, sentence)
-            if _gives(value, unit, v, u, local):
+            if _gives(value, unit, v, u, local, k in sentence.implied):
                 return None
             if local and _same_kind(value, unit, v, u):
                 near.append(f"{v} {u}" if u else v)  # what the note says instead
@@ -80,11 +82,18 @@ def check_number(value, unit, context, premise_sentences, follow_up: bool = Fals
     return Finding(FindingKind.NUMBER, f"note does not state {shown} there")
 
 
-def _gives(value, unit, v, u, local: bool) -> bool:
+def _gives(value, unit, v, u, local: bool, implied: bool = False) -> bool:
     """Whether the note's number ``v`` ``u`` gives the claim's: the same value in the same unit (or
     one of them with none) where it speaks (``local``), or one duration in other units ("1 month",
-    "4 weeks", read as a unit is)."""
-    return (v == value and (unit is None or u is None or u == unit) and local) or same_duration(value, unit, v, u)
+    "4 weeks", read as a unit is). v14: a number the note only implies (the once of "a pack
+    daily") gives the same unit only: "one pack" is not the once of "half a pack daily"."""
+    return ((v == value and (u == unit or not implied and (unit is None or u is None)) and local)
+            or same_duration(value, unit, v, u) or _in_decade(value, unit, v, u))
+
+
+def _in_decade(value, unit, v, u) -> bool:
+    """v14: a claim's decade of age ("in his 50s") that the note's age gives ("57-year-old")."""
+    return unit == "decade of age" and u == "year old" and v.isdigit() and int(v) // 10 * 10 == int(float(value))
 
 
 def _same_kind(value, unit, v, u) -> bool:
