@@ -344,7 +344,7 @@ def _said_of(stems: set[str], group: str, read: list[tuple[Sentence, set[str]]],
     about = False
     for sentence, said in read:
         opening = _TOKENS.findall(sentence.text.lower())[:1]
-        follows = about and (bool(_POINTS_BACK.match(sentence.text)) or any(
+        follows = about and (bool(_POINTS_BACK.match(sentence.text)) or bool(opening) and any(
             _says_group(opening[0], other) for other in QUALIFIER_SAID))
         about = bool(stems & said)
         if (about or follows) and (_says_group(sentence.text, group) or _says_group(one_way(sentence.text), group)):

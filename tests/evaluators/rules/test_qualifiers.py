@@ -117,3 +117,14 @@ def test_a_qualifier_the_note_gives_the_concept_stays_supported(judge, case):
 def test_qualifiers_outside_the_rule_find_nothing(judge, case):
     premise, claim = OUTSIDE[case]
     assert not _qualifier_findings(judge.verdict(premise, claim))
+
+
+@pytest.mark.parametrize("note", ["Hypertension.\n***\nHe is doing well.", "Hypertension. ...",
+                                  "Hypertension. ベースパーティングクリーンズ。 He is doing well.",
+                                  "Hypertension.\n* \xa0 \xa0ォークリース、求意性ます。"])
+def test_a_note_sentence_without_a_word_after_the_concept_is_read(judge, note):
+    """A note "sentence" with no word the rule reads (asterisks, an ellipsis, a system's output in
+    another script) after the concept's sentence: the qualifier rule reads past it (v14 as first
+    merged raised IndexError there, on a real system note of the 21-system audit, LED-div on test 2)."""
+    verdict = judge.verdict(note, "Stable hypertension.")
+    assert not verdict.entailed and any("adds \"stable\"" in f.text for f in verdict.findings), verdict.explanation
