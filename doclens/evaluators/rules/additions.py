@@ -250,13 +250,15 @@ def qualifier_problems(analyser: Analyser, sentence: Sentence, premise_sentences
     is contradicted; else the qualifier is an addition, which decides."""
     tokens = _TOKENS.findall(sentence.text.lower())
     problems = []
+    read: list[tuple[Sentence, set[str]]] = []  # the note's sentences with their stems, read once a claim sentence
     for i, token in enumerate(tokens):
         if token not in QUALIFIERS or not _affirmed(sentence, token):
             continue
         concept = _qualified(tokens, i)
         if not concept or _NOT_CONCEPTS.intersection(concept):
             continue
-        finding = _qualifier_finding(analyser, token, concept, premise_sentences)
+        read = read or [(s, _note_stems(analyser, s)) for s in premise_sentences]
+        finding = _qualifier_finding(analyser, token, concept, read)
         if finding is not None:
             problems.append(finding)
     return problems
@@ -311,11 +313,11 @@ def _reach(tokens: list[str]) -> list[str]:
 
 
 def _qualifier_finding(analyser: Analyser, qualifier: str, concept: list[str],
-                       premise_sentences: list[Sentence]) -> Finding | None:
-    """The finding for a claim's ``qualifier`` of ``concept`` (:func:`qualifier_problems`), or ``None``."""
+                       read: list[tuple[Sentence, set[str]]]) -> Finding | None:
+    """The finding for a claim's ``qualifier`` of ``concept`` (:func:`qualifier_problems`), or ``None``;
+    ``read``: the note's sentences with their stems (:func:`_note_stems`)."""
     family, group = QUALIFIERS[qualifier]
     stems = {analyser.normal(w) for w in concept}
-    read = [(s, _note_stems(analyser, s)) for s in premise_sentences]
     holding = [s for s, said in read if stems <= said]
     if not holding:
         return None

@@ -391,11 +391,15 @@ def _changed_doses(analyser: Analyser, text: str) -> tuple[set[str], set[str]]:
 _NOT_BEFORE = re.compile(r"\b(?:no|not|n't|never|without|nor)\b(?:\s+\S+){0,2}\s*$", re.IGNORECASE)
 
 
+def _reach(text: str, cue: re.Match, words: int) -> list[str]:
+    """The first ``words`` words after ``cue`` in its clause (:data:`_CLAUSE_END`)."""
+    return _WORD.findall(_CLAUSE_END.split(text[cue.end():], maxsplit=1)[0])[:words]
+
+
 def _governed(analyser: Analyser, text: str, cue: re.Match, words: int, treatments: bool = False) -> list[tuple[str, str]]:
     """The drugs (and with ``treatments`` the treatments, :data:`TREATMENTS`) among the first ``words``
     words after ``cue`` in its clause: what the cue says is done to (key, as written)."""
-    reach = _WORD.findall(_CLAUSE_END.split(text[cue.end():], maxsplit=1)[0])[:words]
-    return [(analyser.normal(w), w) for w in reach
+    return [(analyser.normal(w), w) for w in _reach(text, cue, words)
             if analyser.is_drug(w.lower()) or (treatments and w.lower() in TREATMENTS)]
 
 
@@ -486,7 +490,7 @@ def _states_not_adherent(analyser: Analyser, sentence: Sentence, key: str) -> bo
         return bool(NOTE_NOT_ADHERENT.search(sentence.text))
     names_drug = any(analyser.is_drug(w.lower()) for w in _WORD.findall(sentence.text))
     for cue in NOTE_NOT_ADHERENT.finditer(sentence.text):
-        reach = _WORD.findall(_CLAUSE_END.split(sentence.text[cue.end():], maxsplit=1)[0])[:6]
+        reach = _reach(sentence.text, cue, 6)
         if _ANY_DRUG.search(" ".join(reach)):
             return True
         if not names_drug and not [w for w in reach if is_content(w.lower()) and w.lower() not in _WHEN]:
