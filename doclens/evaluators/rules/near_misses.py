@@ -81,7 +81,7 @@ def _how_often_problems(analyser: Analyser, sentence: Sentence, claim_stems: set
     claimed = set(frequencies_in(sentence.text))
     if not claimed or sentence.regimens:
         return []  # a drug's frequency is its regimen's (_regimen_problems)
-    concept = claim_stems - {analyser.normal(w) for w in re.findall(r"[a-z]+", sentence.text.lower())
+    concept = claim_stems - {analyser.normal(w) for w in sentence.letter_runs
                              if frequencies_in(w) or w in ("once", "twice", "times", "week", "month", "day")}
     stated = {f for s in _about(concept, premise_sentences) for f in frequencies_in(s.text)}
     if stated and not claimed & stated:
@@ -96,8 +96,8 @@ RESULT_OPPOSITES = MappingProxyType({"positive": "negative", "negative": "positi
                                      "present": "absent", "absent": "present", "benign": "malignant", "malignant": "benign"})
 
 
-def _said(sentence: Sentence) -> set[str]:
-    return set(re.findall(r"[a-z]+", sentence.text.lower()))
+def _said(sentence: Sentence) -> frozenset[str]:
+    return sentence.letter_runs
 
 
 def _result_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str],
@@ -405,6 +405,6 @@ def _about(concept: set[str], premise_sentences: list[Sentence], least: int = 2)
     for k, (sentence, n) in enumerate(zip(premise_sentences, common)):
         if n == best:
             found.append(sentence)
-            if len(sentence.text.split()) <= 4 and k + 1 < len(premise_sentences):
+            if sentence.token_count <= 4 and k + 1 < len(premise_sentences):
                 found.append(premise_sentences[k + 1])
     return found

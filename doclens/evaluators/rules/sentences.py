@@ -5,12 +5,16 @@ the rules compare."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
 from doclens.core.types import TextEnum
 from doclens.evaluators.rules.lexicons import Direction
+
+#: A run of letters of a lower-cased text (:attr:`Sentence.letter_runs`).
+_LETTER_RUN = re.compile(r"[a-z]+")
 
 
 class Status(TextEnum):
@@ -100,6 +104,18 @@ class Sentence:
         (:meth:`~doclens.evaluators.rules.analysis.Analyser.sentences`, or the analysis cache's
         decoding) and never changed after. One set a sentence: read it, never change it."""
         return {w.stem for w in self.words}
+
+    @cached_property
+    def letter_runs(self) -> frozenset[str]:
+        """The runs of letters of the lower-cased text, as written (no stem, no equivalent): what the
+        near-miss rules look up a word in, made once a sentence rather than once a claim that reads it
+        (issue 49). Like :attr:`stems`, a sentence's text is never changed after it is read."""
+        return frozenset(_LETTER_RUN.findall(self.text.lower()))
+
+    @cached_property
+    def token_count(self) -> int:
+        """How many whitespace-separated tokens the text has (a short heading has few), counted once."""
+        return len(self.text.split())
 
     @property
     def stated(self) -> list[tuple[int, tuple[str, str | None, frozenset]]]:
