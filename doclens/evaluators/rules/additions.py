@@ -362,9 +362,10 @@ def _result_given(sentence: Sentence, stems: set[str]) -> bool:
 
 
 def _note_stems(analyser: Analyser, sentence: Sentence) -> set[str]:
-    """A note sentence's stems as read, with those of its words as written (before equivalents)."""
-    return sentence.stems | set(sentence.keys) | {analyser.normal(t) for t in _TOKENS.findall(sentence.text.lower())
-                                                 if t[0].isalpha()}
+    """A note sentence's stems as read, with those of its words as written (before equivalents):
+    made once a sentence (:meth:`~doclens.evaluators.rules.analysis.Analyser.of_sentence`)."""
+    return analyser.of_sentence("_note_stems", sentence, lambda: sentence.stems | set(sentence.keys) | {
+        analyser.normal(t) for t in _TOKENS.findall(sentence.text.lower()) if t[0].isalpha()})
 
 
 def _says_group(text: str, group: str) -> bool:

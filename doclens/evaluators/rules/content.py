@@ -187,8 +187,14 @@ def site_named(analyser: Analyser, text: str, premise_sentences: list[Sentence])
     "Examination of Abdomen", "the pelvis" its "pelvic" x-ray. Only the same site: the site check
     (near_misses.py) still decides another one."""
     site = site_name(text, analyser.noun(text))
-    return site is not None and any(site_name(w.text.lower(), analyser.noun(w.text.lower())) == site
-                                    for s in premise_sentences for w in s.words)
+    return site is not None and any(site in _site_names(analyser, s) for s in premise_sentences)
+
+
+def _site_names(analyser: Analyser, sentence: Sentence) -> set[str | None]:
+    """The sites a note sentence's words name (:func:`~doclens.evaluators.rules.lexicons.site_name`),
+    read once a sentence, not once for each claim word judged against it (issue 49)."""
+    return analyser.of_sentence("_site_names", sentence, lambda: {
+        site_name(w.text.lower(), analyser.noun(w.text.lower())) for w in sentence.words})
 
 
 def own_site(analyser: Analyser, text: str, words: list[Word]) -> bool:

@@ -438,7 +438,7 @@ def _only_changed(analyser: Analyser, drug: str, doses: frozenset, premise_sente
         held = doses & frozenset().union(*(r.doses for r in s.regimens if r.drug == drug))
         if not held:
             continue
-        changed, current = _changed_doses(analyser, s.text)
+        changed, current = analyser.of_sentence("_changed_doses", s, lambda s=s: _changed_doses(analyser, s.text))
         if held & current or not held & changed:
             return None
         found = found or s
