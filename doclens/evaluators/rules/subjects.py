@@ -115,9 +115,15 @@ def unnamed_subjects(claim: str, kept: list[str], words: list[Word], premise: st
     cosine with its closest equivalent in the note."""
     found = unnamed_vitals(claim, kept, premise)
     taken = {w for phrase in found for w in phrase.split()}
-    note = set(re.findall(r"[a-z0-9]+", premise.lower()))
+    note: set[str] = set()  # the note's words, read when a candidate is a body system (most claims have none)
+
+    def note_words() -> set[str]:
+        if not note:
+            note.update(re.findall(r"[a-z0-9]+", premise.lower()))
+        return note
+
     candidates = [m for m in kept if m not in taken and any(w.text.lower() == m for w in words) and (
-        m in studies or _unnamed_system(m, claim, note))]
+        m in studies or _unnamed_system(m, claim, note_words))]
     if candidates:
         found += [m for m, cosine in zip(candidates, closeness(candidates)) if cosine < EQUIVALENT_COSINE]
     return found
@@ -128,11 +134,12 @@ def is_system(word: str) -> bool:
     return _SYSTEM_SPELLINGS.get(word, word) in SYSTEM_PARTS
 
 
-def _unnamed_system(word: str, claim: str, note: set[str]) -> bool:
+def _unnamed_system(word: str, claim: str, note: Callable[[], set[str]]) -> bool:
     """Whether ``word`` is a body system a claim that speaks of an examination names, of which the
-    note names neither the system nor an organ or finding (:data:`SYSTEM_PARTS`)."""
+    note names neither the system nor an organ or finding (:data:`SYSTEM_PARTS`); ``note()``: the
+    note's words (lower case)."""
     system = _SYSTEM_SPELLINGS.get(word, word)
-    return system in SYSTEM_PARTS and bool(_EXAMINED.search(claim)) and not SYSTEM_PARTS[system] & note
+    return system in SYSTEM_PARTS and bool(_EXAMINED.search(claim)) and not SYSTEM_PARTS[system] & note()
 
 
 #: A claim that introduces what follows it ("Examination of the following areas was performed.",
