@@ -669,8 +669,12 @@ class ClinicalRulesJudge(Evaluator):
         best = self._aligned(claim, words, premise_sentences)
         key = section_key_words(claim, analyser.drug_names)
         # v11: a claim that the vital signs are normal, which the note says with its readings (vitals.py)
-        vitals, readings, vital_problems = normal_vitals_words(claim, words, key, premise, premise_sentences)
-        findings, forgiven, best, missing = self._content_problems(claim, words, key | vitals, index,
+        # what reads no vector is read once a pair, also when the pair is judged again for vectors (_once)
+        vitals, readings, vital_problems = self._once("vitals", premise, claim, lambda: normal_vitals_words(
+            claim, words, key, premise, premise_sentences))
+        absent = self._once("missing", premise, claim, lambda: missing_words(analyser, words, key | vitals, index,
+                                                                            premise_sentences))
+        findings, forgiven, best, missing = self._content_problems(claim, words, absent, index,
                                                                    premise_sentences, readings[0] if readings else best)
         findings = vital_problems + findings
         # the claim's section key ("Medical Reasoning:") says where the fact was written: it has no
@@ -690,12 +694,12 @@ class ClinicalRulesJudge(Evaluator):
         features.update(self._alignment(claim, words, findings, premise_sentences))
         return Assessment(findings, forgiven, closest, features, shown)
 
-    def _once(self, name: str, premise: str, claim: str, compute: Callable[[], list]) -> list:
+    def _once(self, name: str, premise: str, claim: str, compute: Callable[[], Sequence]) -> list:
         """``compute()``, a check that reads no MiniLM vector; while judging in rounds its result is
         kept for the pair, so a pair deferred for vectors is not checked again (a new list each call)."""
         memo = self._round_memo
         if memo is None:
-            return compute()
+            return list(compute())
         found = memo.get((name, premise, claim))
         if found is None:
             found = memo[(name, premise, claim)] = compute()
@@ -854,15 +858,15 @@ class ClinicalRulesJudge(Evaluator):
         self._embed([claim] + [s.text for s in candidates])
         return max(candidates, key=lambda s: self._cosine(claim, s.text) + 0.02 * len(s.stems & stems))
 
-    def _content_problems(self, claim: str, words: list[Word], key: set[str], index: dict,
+    def _content_problems(self, claim: str, words: list[Word], missing: list[str], index: dict,
                           premise_sentences: list[Sentence],
                           best: Sentence | None) -> tuple[list[Finding], list[str], Sentence | None, list[str]]:
-        """Content words the premise lacks: an opposite it states (normal/abnormal), a drug it does
-        not name, other words; a few missing words are forgiven as paraphrase (module docstring),
-        judged against the sentence MiniLM aligns the claim with (returned), and the missing words
-        (an opposite that says the same, "not controlled" for "uncontrolled", is not missing); the
-        ``key`` words (:func:`section_key_words`) are never missing."""
-        missing = missing_words(self.analyser, words, key, index, premise_sentences)
+        """Content words the premise lacks (``missing``: :func:`~doclens.evaluators.rules.content.missing_words`,
+        the section key's words, :func:`section_key_words`, never among them): an opposite it states
+        (normal/abnormal), a drug it does not name, other words; a few missing words are forgiven as
+        paraphrase (module docstring), judged against the sentence MiniLM aligns the claim with
+        (returned), and the missing words (an opposite that says the same, "not controlled" for
+        "uncontrolled", is not missing)."""
         problems, kept, absent = said_otherwise(missing, words, self._view(premise_sentences).first, best, premise_sentences)
         problems += other_sex(kept, index)
         forgiven: list[str] = []
