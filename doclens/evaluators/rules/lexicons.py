@@ -527,6 +527,7 @@ class QualifierFamily(TextEnum):
     CHRONICITY = "chronicity"  # acute, chronic, new, recurrent
     REPETITION = "repetition"  # a repeat test, done again
     PERIODICITY = "periodicity"  # yearly, monthly, weekly
+    KIND = "kind"  # v15: juvenile, gestational, congenital, primary, secondary (another disease)
 
 
 #: v14 (rule 8, :mod:`~doclens.evaluators.rules.additions`): qualifiers a claim can add to a concept
@@ -550,6 +551,16 @@ QUALIFIERS: Mapping[str, tuple[QualifierFamily, str]] = MappingProxyType({
     **{w: (QualifierFamily.PERIODICITY, "yearly") for w in "yearly annual annually".split()},
     **{w: (QualifierFamily.PERIODICITY, "monthly") for w in "monthly".split()},
     **{w: (QualifierFamily.PERIODICITY, "weekly") for w in "weekly".split()},
+    # v15 (issue 46): a modifier that makes a disease another one (a kind with its own onset, cause or
+    # course: juvenile arthritis is not adult arthritis, gestational diabetes not diabetes, secondary
+    # hypertension not essential hypertension), read of a clinical concept only (additions.py)
+    **{w: (QualifierFamily.KIND, "juvenile") for w in "juvenile".split()},
+    **{w: (QualifierFamily.KIND, "adult") for w in "adult-onset".split()},
+    **{w: (QualifierFamily.KIND, "gestational") for w in "gestational".split()},
+    **{w: (QualifierFamily.KIND, "congenital") for w in "congenital".split()},
+    **{w: (QualifierFamily.KIND, "acquired") for w in "acquired".split()},
+    **{w: (QualifierFamily.KIND, "primary") for w in "primary".split()},
+    **{w: (QualifierFamily.KIND, "secondary") for w in "secondary".split()},
 })
 #: How a note says each group of :data:`QUALIFIERS` (its own word in another form, or an equivalent:
 #: "slight" ~ "mild", "unchanged" ~ "stable", "for years" ~ "chronic", "prior" ~ a repeat).
@@ -569,6 +580,13 @@ QUALIFIER_SAID: Mapping[str, re.Pattern] = MappingProxyType({group: re.compile(p
     "yearly": r"\b(?:year\w*|annual\w*)\b",
     "monthly": r"\bmonth\w*",
     "weekly": r"\bweek\w*",
+    "juvenile": r"\b(?:juvenile|childhood|pediatric)\b",
+    "adult": r"\badult\b",
+    "gestational": r"\bgestational\b",
+    "congenital": r"\b(?:congenital\w*|since birth|from birth|born with)\b",
+    "acquired": r"\bacquired\b",
+    "primary": r"\b(?:primary|essential)\b",
+    "secondary": r"\b(?:secondary|due to|caused by)\b",
 }.items()})
 #: A pain or severity score out of ten ("pain 7/10", "8 out of 10"), or a grade of plus signs ("1+
 #: edema"), or a rating ("rates it as a 7"), which says a severity group (:func:`severity_of_score`).

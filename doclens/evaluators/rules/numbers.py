@@ -4,12 +4,14 @@ part, and several of one claim sentence are found together in one premise senten
 
 from __future__ import annotations
 
+import re
 from types import MappingProxyType
 
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind
 from doclens.evaluators.rules.numerals import KINDS_COUNTED
 from doclens.evaluators.rules.sentences import Sentence, Side
+from doclens.evaluators.rules.words import FREQUENCY, ONCE_PER, is_content
 
 #: Durations in days, to read one length written in two units as one: "one month" is "4 weeks", "1
 #: year" is "12 months" (v7); v14: "48 hours" is "2 days", "30 minutes" "0.5 hour". Within
@@ -188,10 +190,64 @@ def number_and_side_problems(analyser: Analyser, claim_sentence: Sentence, premi
                           for k in sorted(claim_sentence.implied)) if p and p.conflict]
     found += [None if side.side == "bilateral" and _plural_in_both(analyser, claim_sentence, premise_sentences)
               else check_side(side, premise_sentences) for side in claim_sentence.sides]
+    found += _more_than_once(analyser, claim_sentence.text, premise_sentences)
     problems = [p for p in found if p]
     if not problems:
         problems += _apart(claim_sentence, premise_sentences)
     return problems
+
+
+#: v15 (issue 46): a count of more than one said without a number ("several times", "multiple
+#: episodes", "a few falls"), and the word after it
+_MORE_THAN_ONE = re.compile(r"\b(several|multiple|numerous|a\s+few)\s+([a-z]+)", re.IGNORECASE)
+_WORD = re.compile(r"[a-z][a-z'\-]*")
+#: a note sentence that counts once and then tells of another time ("once last week and again today")
+_ANOTHER_TIME = re.compile(r"\b(?:again|another|more|recurr\w*|repeat\w*)\b", re.IGNORECASE)
+
+
+def _more_than_once(analyser: Analyser, text: str, premise_sentences: list[Sentence]) -> list[Finding]:
+    """v15 (issue 46): a count of events the claim gives as more than one without a number ("passed
+    out several times", "multiple episodes of syncope", "a few falls") where the note counts the same
+    event once ("passed out once", "one episode of syncope"): a count compared as a number, a
+    contradiction quoting both. The event is the content words around the claim's count (three
+    words each way, as a number's context: analysis._number_context); the note's is the context of
+    its count of one (no unit, or times), with two of them in common (one when the claim has one),
+    in a sentence that gives the event no count above one. A note that gives no count says nothing
+    here (another rule weighs the claim's words)."""
+    problems = []
+    text = analyser.written_one_way(text)  # as the note's sentences are read ("passed out" is "fainted")
+    for match in _MORE_THAN_ONE.finditer(text):
+        counted = match.group(2).lower()
+        event = _counted_event(analyser, text, match)
+        if not event:
+            continue
+        # the note's count of the same thing: of times for times, else with the claim's counted noun
+        # ("one fall" for "a few falls"); never the once a frequency implies ("a mile daily")
+        unit, noun = ("time", None) if counted == "times" else (None, analyser.normal(counted))
+        if any(_counts_once(sentence, unit, noun, event) for sentence in premise_sentences):
+            problems.append(Finding(FindingKind.NUMBER, f"note says once, claim says "
+                                    f"{' '.join(match.group(1).split()).lower()} {counted}", conflict=True))
+    return problems
+
+
+def _counted_event(analyser: Analyser, text: str, match: re.Match) -> set[str]:
+    """The keys of what a count of :data:`_MORE_THAN_ONE` counts (:func:`_more_than_once`): none for a
+    length ("several weeks"), a frequency ("a few times a week") or a count of nothing plural."""
+    counted = match.group(2).lower()
+    if counted != "times" and not (is_content(counted) and analyser.is_plural(counted)):
+        return set()
+    before = _WORD.findall(text[: match.start()].lower())[-3:]
+    after = _WORD.findall(text[match.end(2):].lower())[:3]
+    if after[:1] and (after[0] in FREQUENCY or after[0] in ONCE_PER):
+        return set()
+    return {analyser.normal(w) for w in [*before, counted, *after] if is_content(w)} - {"time"}
+
+
+def _counts_once(sentence: Sentence, unit: str | None, noun: str | None, event: set[str]) -> bool:
+    """Whether a note sentence counts the event once and no more (:func:`_more_than_once`)."""
+    counts = [v for k, (v, u, c) in enumerate(sentence.numbers) if u == unit and k not in sentence.implied
+              and (noun is None or noun in c) and len(event & c) >= min(2, len(event))]
+    return "1" in counts and set(counts) == {"1"} and not _ANOTHER_TIME.search(sentence.text)
 
 
 def _only_side(side: Side, named: set[str], sentence: Sentence) -> bool:
