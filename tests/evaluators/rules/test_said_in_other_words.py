@@ -56,12 +56,12 @@ SAID_ANOTHER_WAY = [
     ("We will get an echo.", "We will order an echocardiogram.", "echocardiogram"),
     ("Cardiac cath showed no blockage.", "Cardiac catheterization showed no blockage.", "catheterization"),
     ("Normoactive bowel sounds.", "Normal active bowel sounds.", "active"),
-    # the adjective of a finding's noun (Merriam-Webster's Medical Dictionary)
+    # the adjective of a finding's noun (medical dictionaries: clinical_equivalents.json, its "checked" fields)
     ("Patient is anemic.", "Patient has anemia.", "anemia"),
     ("He has a fever.", "He is febrile.", "febrile"),
     ("He reports feeling nauseous.", "He reports nausea.", "nausea"),
     ("She feels tired.", "She has fatigue.", "fatigue"),
-    # a test's other name (MedlinePlus lab tests, "Other names")
+    # a test's other name (MedlinePlus encyclopedia, "Alternative Names": "Lipid profile; Lipid panel")
     ("Autoimmune profile ordered.", "We will order an autoimmune panel.", "panel"),
     # who wrote the note: the register, not the fact
     ("The doctor ordered an x-ray of the knee.", "The physician ordered an x-ray of the knee.", "physician"),
