@@ -50,18 +50,18 @@ SAID_ANOTHER_WAY = [
     ("He takes a water pill.", "He takes a diuretic.", "diuretic"),
     ("She is on birth control pills.", "She takes oral contraceptives.", "contraceptives"),
     # a vital sign or a test by its clinical abbreviation or its other name
-    ("Pulse 80.", "Heart rate is 80.", "heart"),
-    ("Heart rate 80.", "Pulse is 80.", "pulse"),
+    ("Pulse rate 80.", "Heart rate is 80.", "heart"),
+    ("Heart rate 80.", "Pulse rate is 80.", "pulse"),
     ("Temp 98.6.", "Temperature is 98.6.", "temperature"),
     ("We will get an echo.", "We will order an echocardiogram.", "echocardiogram"),
     ("Cardiac cath showed no blockage.", "Cardiac catheterization showed no blockage.", "catheterization"),
     ("Normoactive bowel sounds.", "Normal active bowel sounds.", "active"),
-    # the adjective of a finding's noun (Merriam-Webster's Medical Dictionary)
+    # the adjective of a finding's noun (medical dictionaries: clinical_equivalents.json, its "checked" fields)
     ("Patient is anemic.", "Patient has anemia.", "anemia"),
     ("He has a fever.", "He is febrile.", "febrile"),
     ("He reports feeling nauseous.", "He reports nausea.", "nausea"),
     ("She feels tired.", "She has fatigue.", "fatigue"),
-    # a test's other name (MedlinePlus lab tests, "Other names")
+    # a test's other name (MedlinePlus encyclopedia, "Alternative Names": "Lipid profile; Lipid panel")
     ("Autoimmune profile ordered.", "We will order an autoimmune panel.", "panel"),
     # who wrote the note: the register, not the fact
     ("The doctor ordered an x-ray of the knee.", "The physician ordered an x-ray of the knee.", "physician"),
@@ -87,7 +87,11 @@ GUARDS = [
     ("She has allergic rhinitis.", "She has a fever.", ["fever"]),
     ("She has a sinus infection.", "She denies sinusitis.", ["affirmed"]),
     ("He has palpitations.", "He denies his heart racing.", ["affirmed"]),
-    ("Pulse 80.", "Heart rate 90.", ["note says 80, claim says 90"]),
+    ("Pulse rate 80.", "Heart rate 90.", ["note says 80, claim says 90"]),
+    # "pulse" alone is also the oximeter and the examination's peripheral pulse, no heart rate (round 15)
+    ("Pulse ox 98% on room air. Heart rate 72.", "Heart rate is 98.", ["note says 72, claim says 98"]),
+    ("Pulse oximetry 95%.", "Heart rate 95.", ["heart", "rate"]),
+    ("Radial pulse is palpable bilaterally.", "Heart rate is normal.", ["heart", "rate"]),
     ("Temp 98.6.", "Temperature 100.4.", ["note says 98.6, claim says 100.4"]),
     ("Echo showed an ejection fraction of 55%.", "Echocardiogram showed an ejection fraction of 35%.", ["55", "35"]),
     ("Normoactive bowel sounds.", "Hyperactive bowel sounds.", ["hyperactive"]),
