@@ -862,7 +862,7 @@ class ClinicalRulesJudge(Evaluator):
         judged against the sentence MiniLM aligns the claim with (returned), and the missing words
         (an opposite that says the same, "not controlled" for "uncontrolled", is not missing); the
         ``key`` words (:func:`section_key_words`) are never missing."""
-        missing = missing_words(self.analyser, words, key, index, premise_sentences)
+        missing = missing_words(self.analyser, words, key, index, premise_sentences, self.resources.concepts.signs)
         problems, kept, absent = said_otherwise(missing, words, self._view(premise_sentences).first, best, premise_sentences)
         problems += other_sex(kept, index)
         forgiven: list[str] = []
