@@ -112,7 +112,7 @@ NORMAL_WORDS = frozenset("normal unremarkable normoactive regular good fine clea
 #: Examination, the normal findings of each system: "Abdomen: soft, nontender, nondistended", "Neck: supple",
 #: "Sensation intact", "Lachman negative", "full range of motion", "alert and oriented"), which a note
 #: writes instead of calling the examination of a system normal (content.examined_normal).
-NORMAL_FINDINGS = NORMAL_WORDS - {"good", "fine"} | frozenset(
+NORMAL_FINDINGS = NORMAL_WORDS - frozenset({"good", "fine"}) | frozenset(
     "soft supple nontender nondistended intact symmetric equal full negative alert oriented".split())
 POLAR_PREFIXES = ("ab", "ir", "un", "non", "in", "a", "dis")
 #: Qualifiers of one scale: a claim's qualifier the note does not say, where the sentence the claim
