@@ -43,11 +43,13 @@ STUDY_CATEGORIES = frozenset({"test", "study"})
 
 class ConceptLexicon(NamedTuple):
     """``clinical_concepts.json`` read: its terms (lower case) and its clinical endings; v14: the
-    terms of its tests and studies (:data:`STUDY_CATEGORIES`)."""
+    terms of its tests and studies (:data:`STUDY_CATEGORIES`); v15: of its examination signs."""
 
     terms: frozenset[str]
     suffixes: tuple[str, ...]
     studies: frozenset[str] = frozenset()
+    #: v15: the terms of its examination signs (category "sign": tenderness, effusion, murmur …)
+    signs: frozenset[str] = frozenset()
 
 
 def read_concepts() -> ConceptLexicon:
@@ -61,7 +63,8 @@ def read_concepts() -> ConceptLexicon:
     terms = frozenset(t.lower() for entry in table["concepts"] for t in entry["terms"])
     studies = frozenset(t.lower() for entry in table["concepts"] if entry["category"] in STUDY_CATEGORIES
                         for t in entry["terms"])
-    return ConceptLexicon(terms, tuple(table["suffixes"]["endings"]), studies)
+    signs = frozenset(t.lower() for entry in table["concepts"] if entry["category"] == "sign" for t in entry["terms"])
+    return ConceptLexicon(terms, tuple(table["suffixes"]["endings"]), studies, signs)
 
 
 def is_concept(lexicon: ConceptLexicon, word: str, noun: str) -> bool:

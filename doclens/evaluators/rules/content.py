@@ -6,16 +6,19 @@ paraphrase tolerance (rule 5) and the drug and missing-word findings are the jud
 
 from __future__ import annotations
 
-from collections.abc import Container
+import re
+from collections.abc import Collection, Container
 
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind, short
 from doclens.evaluators.rules.lexicons import DIRECTIONS, Axis, site_name
 from doclens.evaluators.rules.sentences import Sentence, Status, Word
+from doclens.evaluators.rules.subjects import system_of
 from doclens.evaluators.rules.words import (
     ABNORMAL_WORDS,
     EXAMINING,
     NAMED_LEVELS,
+    NORMAL_FINDINGS,
     NORMAL_WORDS,
     OWN_SITE,
     POLAR,
@@ -124,6 +127,105 @@ def said_normal(word: str, words: list[Word], premise_sentences: list[Sentence])
     return False
 
 
+#: v15: a "Key:" line ("Abdomen: soft", "- Neck: supple", "Examination of Abdomen: …"), and an examining word
+_KEYED = re.compile(r"^[\s\-•*]*[A-Za-z][A-Za-z ]{0,30}:")
+_EXAMINING = re.compile(r"\b(?:" + "|".join(sorted(EXAMINING)) + r")\b", re.I)
+#: v15: how far after a normal-finding word a noun it qualifies may stand ("regular rate and rhythm",
+#: "full range of motion": "rhythm" and "motion" three words on)
+_QUALIFIED_WITHIN = 3
+
+
+def examined_normal(analyser: Analyser, words: list[Word], premise_sentences: list[Sentence],
+                    signs: Collection[str] = frozenset()) -> set[str]:
+    """v15 (issue 46): a claim that the examination of a body site or system is normal, and no more
+    (a word of :data:`~doclens.evaluators.rules.words.SAME_AS_NORMAL`, affirmed, and words naming the
+    sites or systems, and the findings it denies, checked as any denial is: "Abdominal exam is normal",
+    "The cardiovascular examination was unremarkable", "Heart exam is normal, with no murmurs"; not "The
+    abdominal x-ray was normal"), that the note gives as its findings, all
+    of them normal: the note examines each site or system (:func:`_examined_normal`) and states there
+    only normal findings (:data:`~doclens.evaluators.rules.words.NORMAL_FINDINGS`, a noun they qualify,
+    or findings it denies: "Examination of Abdomen: No hepatomegaly or splenomegaly", "Heart: Regular
+    rate and rhythm. No murmurs."). The words the note then says otherwise (returned, lower case): the
+    claim's normal word, and a system the note examines by its organ ("cardiovascular" for the note's
+    "Heart: …"). One finding stated otherwise there (a tenderness, a murmur, a number), or no
+    examination of the site, and nothing is returned: the claim's "normal" stays what the note does
+    not say. ``signs``: the examination signs (clinical_concepts.json) a sentence of findings names."""
+    normal = {w.text.lower() for w in words if w.text.lower() in SAME_AS_NORMAL and w.status == Status.AFFIRMED}
+    subjects = {w.text.lower(): _subject(analyser, w.text.lower()) for w in words
+                if w.text.lower() not in normal and w.status != Status.NEGATED}  # "with no murmurs": its own check
+    if len(normal) != 1 or not subjects or None in subjects.values():
+        return set()  # the claim says more than that a site is normal ("abdominal x-ray", "bowel sounds")
+    sign_stems = {analyser.normal(t) for t in signs}
+    if not all(_examined_normal(analyser, subject, premise_sentences, sign_stems) for subject in set(subjects.values())
+               if subject is not None):
+        return set()
+    return normal | {w for w, subject in subjects.items() if system_of(w) == subject}
+
+
+def _subject(analyser: Analyser, lower: str) -> str | None:
+    """The body system (:func:`~doclens.evaluators.rules.subjects.system_of`: "abdominal", "abdomen" and
+    "gastrointestinal" are one) or else the body site (:func:`~doclens.evaluators.rules.lexicons.site_name`)
+    a word names."""
+    site = site_name(lower, analyser.noun(lower))
+    return system_of(lower, site or analyser.noun(lower)) or site
+
+
+def _subjects(analyser: Analyser, lower: str) -> set[str]:
+    """The subject a word names (:func:`_subject`) and those of the wholes its site is part of
+    (clinical_equivalents.json's ``part_of``: a quadrant is the abdomen's)."""
+    site = site_name(lower, analyser.noun(lower))
+    wholes = analyser.site_wholes.get(site, frozenset()) if site else frozenset()
+    return {s for s in (_subject(analyser, lower), *(_subject(analyser, whole) for whole in wholes)) if s}
+
+
+def _examined_normal(analyser: Analyser, subject: str, premise_sentences: list[Sentence], signs: set[str]) -> bool:
+    """Whether the note examines ``subject`` and finds it normal everywhere it does: its examination
+    is each sentence naming it that is a "Key:" line, has an examining word or states a normal
+    finding, with the sentences of findings after it (an examining word, a normal finding, a sign of
+    ``signs``' stems, only denials: "Examination of the right knee: No effusion. Full range of
+    motion.") up to one naming another site or system or opening another "Key:" line; a sentence of
+    the history ("abdominal pain for 2 days") is none, and neither is one after it that states no
+    finding ("Recent cholesterol level is reviewed")."""
+    found = False
+    within = False
+    for sentence in premise_sentences:
+        named = {n for w in sentence.words for n in _subjects(analyser, w.text.lower())}
+        keyed = bool(_KEYED.match(sentence.text))
+        said = {w.text.lower() for w in sentence.words}
+        findings = bool(_EXAMINING.search(sentence.text)) or bool(said & NORMAL_FINDINGS)
+        if subject in named:
+            within = within or keyed or findings
+        elif named or keyed:
+            within = False
+        elif within:
+            within = findings or bool(sentence.stems & signs) or all(w.status == Status.NEGATED for w in sentence.words)
+        if not within:
+            continue
+        if sentence.stated or not _only_normal(analyser, sentence):
+            return False
+        found = True
+    return found
+
+
+def _only_normal(analyser: Analyser, sentence: Sentence) -> bool:
+    """Whether every finding ``sentence`` states is a normal one: a normal-finding word (or an
+    abbreviation of one: "RRR"), a word one of them qualifies (at most :data:`_QUALIFIED_WITHIN`
+    words before it), a word naming a site or system, or a finding it denies; none called abnormal,
+    none only possible."""
+    normal_stems = {analyser.normal(n) for n in NORMAL_FINDINGS}
+    normal_at = [w.position for w in sentence.words if w.status == Status.AFFIRMED and (
+        w.text.lower() in NORMAL_FINDINGS or any(keys & normal_stems for keys in analyser.expansions(w)))]
+    for w in sentence.words:
+        lower = w.text.lower()
+        if lower in ABNORMAL_WORDS or w.status not in (Status.AFFIRMED, Status.NEGATED):
+            return False
+        if w.status == Status.NEGATED or w.position in normal_at or _subject(analyser, lower) is not None:
+            continue
+        if not any(0 < w.position - p <= _QUALIFIED_WITHIN for p in normal_at):
+            return False
+    return True
+
+
 def _only_denies(sentence: Sentence, concept: set[str]) -> str | None:
     """A note sentence about the claim's concept that only denies findings ("Auscultation of Heart:
     No murmurs, gallops or rubs"): the first denial as the note words it, else ``None``."""
@@ -204,15 +306,19 @@ def own_site(analyser: Analyser, text: str, words: list[Word]) -> bool:
 
 
 def missing_words(analyser: Analyser, words: list[Word], key: set[str], index: dict,
-                  premise_sentences: list[Sentence]) -> list[str]:
+                  premise_sentences: list[Sentence], signs: Collection[str] = frozenset()) -> list[str]:
     """The claim's words (lower case, once each) the premise does not use, nor says in other words
     (an abbreviation written out, a finding a normal one says is absent, a site named by its noun
-    or adjective, v11: the one site of the claim's finding); the ``key`` words
-    (:func:`~doclens.evaluators.rules.analysis.section_key_words`) are never missing."""
+    or adjective, v11: the one site of the claim's finding, v15: a normal examination the note gives
+    as its normal findings, :func:`examined_normal`); the ``key`` words
+    (:func:`~doclens.evaluators.rules.analysis.section_key_words`) are never missing; ``signs``: the
+    examination signs of clinical_concepts.json."""
+    said_normal_by_findings = examined_normal(analyser, words, premise_sentences, signs)  # v15
     return [w for w in dict.fromkeys(w.text.lower() for w in words)
             if analyser.normal(w) not in index and not abbreviation_found(analyser, w, words, index)
             and w not in key and not said_absent(analyser, w, words, premise_sentences)
-            and not site_named(analyser, w, premise_sentences) and not own_site(analyser, w, words)]
+            and not site_named(analyser, w, premise_sentences) and not own_site(analyser, w, words)
+            and w not in said_normal_by_findings]
 
 
 def said_otherwise(missing: list[str], words: list[Word], first: dict[str, tuple[int, Word, Sentence]],

@@ -134,6 +134,22 @@ def is_system(word: str) -> bool:
     return _SYSTEM_SPELLINGS.get(word, word) in SYSTEM_PARTS
 
 
+#: v15: the organ whose examination is its system's ("Heart: regular rate and rhythm" is the
+#: cardiovascular examination, "Lungs: clear" the respiratory one), each one of :data:`SYSTEM_PARTS`' parts.
+SYSTEM_ORGANS: Mapping[str, str] = MappingProxyType({"heart": "cardiovascular", "lung": "respiratory",
+                                                     "abdomen": "gastrointestinal", "skin": "skin"})
+
+
+def system_of(word: str, noun: str = "") -> str | None:
+    """The body system of :data:`SYSTEM_PARTS` that ``word`` (lower case; ``noun`` its noun lemma)
+    names, in any spelling ("neuro", "neurologic": neurological) or by its organ (:data:`SYSTEM_ORGANS`),
+    else ``None``."""
+    system = _SYSTEM_SPELLINGS.get(word, word)
+    if system in SYSTEM_PARTS:
+        return system
+    return SYSTEM_ORGANS.get(noun or word)
+
+
 def _unnamed_system(word: str, claim: str, note: Callable[[], set[str]]) -> bool:
     """Whether ``word`` is a body system a claim that speaks of an examination names, of which the
     note names neither the system nor an organ or finding (:data:`SYSTEM_PARTS`); ``note()``: the

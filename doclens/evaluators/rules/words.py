@@ -108,6 +108,12 @@ worsening first second third extra additional""".split()) | frozenset(
 #: Abnormal" against "X-ray of the chest is unremarkable")
 ABNORMAL_WORDS = frozenset("abnormal irregular abnormally".split())
 NORMAL_WORDS = frozenset("normal unremarkable normoactive regular good fine clear benign wnl".split())
+#: v15 (issue 46): the words an examination's normal findings are written with (Bates' Guide to Physical
+#: Examination, the normal findings of each system: "Abdomen: soft, nontender, nondistended", "Neck: supple",
+#: "Sensation intact", "Lachman negative", "full range of motion", "alert and oriented"), which a note
+#: writes instead of calling the examination of a system normal (content.examined_normal).
+NORMAL_FINDINGS = NORMAL_WORDS - frozenset({"good", "fine"}) | frozenset(
+    "soft supple nontender nondistended intact symmetric equal full negative alert oriented".split())
 POLAR_PREFIXES = ("ab", "ir", "un", "non", "in", "a", "dis")
 #: Qualifiers of one scale: a claim's qualifier the note does not say, where the sentence the claim
 #: is about says another of the same scale, is a contradiction ("note says trace, claim says
