@@ -8,7 +8,7 @@ import re
 
 from doclens.evaluators.rules.findings import Finding, FindingKind, short
 from doclens.evaluators.rules.lexicons import site_name
-from doclens.evaluators.rules.sentences import Sentence, Status, Word
+from doclens.evaluators.rules.sentences import Sentence, Side, Status, Word
 from doclens.evaluators.rules.words import RESULT_WORDS
 
 
@@ -140,6 +140,8 @@ def assertion_problems(words: list[Word], index: dict, reports_result: bool = Fa
     are not negated there); it holds when one note sentence negates the first negated word, or
     half the negated words, of the claim."""
     claim_stems = {w.stem for w in words}
+    # r15 (issue 46): a denial the note limits to a site of one side is no denial everywhere
+    one_side = _denied_only_on_one_side(words, index, located)
     denied_stated: list[Finding] = []
     if _negation_holds(words, index, claim_stems):
         # v14: what the note names only as qualifying its denied finding ("No knee swelling.", "no pain
@@ -149,6 +151,7 @@ def assertion_problems(words: list[Word], index: dict, reports_result: bool = Fa
         words = [w for w in words if w.status != Status.NEGATED and not _qualifier_of_denial(w, index, denied)]
     else:
         denied_stated = _denial_stated_otherwise(words, index, located)
+    denied_stated += one_side
     conflicts: dict[tuple[str, Status, Status, bool], list[str]] = {}
     shared: dict[int, int] = {}  # :func:`_shared` of each note sentence met, by its id (alive in ``index``)
     for word in words:
@@ -239,6 +242,43 @@ def _denial_never_made(index: dict, head: str, item: frozenset[str]) -> list[Fin
     if not all(_states_plainly(s, others) for s in closest):
         return []
     return [Finding(FindingKind.DENIAL, f"note does not deny {', '.join(sorted(others))} (\"{short(closest[0].text)}\")")]
+
+
+def _denied_only_on_one_side(words: list[Word], index: dict, located: frozenset[str] = frozenset()) -> list[Finding]:
+    """r15 (issue 46): a claim that denies a finding with no site ("No edema.", "Denies any pain.")
+    where the note denies it only in sentences that name a site of one side ("no swelling of the
+    right knee", "Right knee: no effusion or swelling.", "denies left knee pain"). A denial the note
+    limits to one side's body part says nothing of the rest of the body: the general denial is the
+    claim's alone (a ``denial`` finding, which decides). The mirror holds as before: a claim that
+    limits its denial to a site ("no swelling of the right knee") is what the note's general denial
+    ("No swelling.") says (:func:`_covers`). It applies only where the claim names no site, side or
+    position at all (``located``), the note states the finding nowhere (other rules read that), and
+    every note sentence that denies it names a side with its body part: a note that denies it in a
+    sentence with no side ("Extremities: no edema.", "no edema in the lower extremities") denies it
+    as a whole."""
+    if located:
+        return []
+    found = []
+    heads = dict.fromkeys(w.head for w in words if w.status == Status.NEGATED and not w.dependent and w.head)
+    for head in heads:
+        said = [(w, s) for w, s in index.get(head) or [] if w.stem == head or w.head == head]
+        denials = [(w, s) for w, s in said if w.status == Status.NEGATED and w.head == head]
+        if not denials or len(denials) < len(said):
+            continue  # the note never denies it, or states it somewhere (other rules read both)
+        if not all(_one_side_of(w, s) is not None for w, s in denials):
+            continue
+        sentence = denials[0][1]
+        side = _one_side_of(*denials[0])
+        found.append(Finding(FindingKind.DENIAL, f"note denies {_item_text(sentence, denials[0][0])} only of the "
+                             f"{side.phrase.lower()} (\"{short(sentence.text)}\"), claim denies it with no site"))
+    return found
+
+
+def _one_side_of(word: Word, sentence: Sentence) -> Side | None:
+    """The side of one body part that a negated note word's item itself names ("swelling of the right
+    knee", "left knee pain": the knee is in the item), ``None`` when its item names none."""
+    return next((side for side in sentence.sides if side.side in ("left", "right") and side.head is not None
+                 and side.head in word.phrase and side.head != word.head), None)
 
 
 def _denied_only_as_part(words: list[Word], index: dict, head: str) -> list[Finding]:

@@ -9,8 +9,9 @@ has no word close to it, the claim says something the note does not, however wel
 (:data:`~doclens.evaluators.rules.decision.DECISIVE`), and the explanation quotes it.
 
 A word is a clinical concept when ``clinical_concepts.json`` lists it (general clinical vocabulary by
-category: the review of systems, the physical examination, common diagnoses, laboratory panels,
-imaging, procedures; generic heads such as "pain", "problem" or "test" are left out) or it ends as
+category: the review of systems, the physical examination (r15, issue 46: with its finding words,
+"supple", "soft", "nontender", which a note's examination writes or does not), common diagnoses,
+laboratory panels, imaging, procedures; generic heads such as "pain", "problem" or "test" are left out) or it ends as
 a clinical term does ("-itis", "-ectomy", "-scopy" …). It is the claim's head, not a modifier, unless
 the next word of the claim is a noun the note does use ("frontal sinus": the sinus is the thing).
 An abbreviation is never one (the note may write it out in a way the rules do not expand), nor a

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import re
 from types import MappingProxyType
+from typing import NamedTuple
 
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind
 from doclens.evaluators.rules.numerals import KINDS_COUNTED
 from doclens.evaluators.rules.sentences import Sentence, Side
-from doclens.evaluators.rules.words import FREQUENCY, ONCE_PER, is_content
+from doclens.evaluators.rules.words import FREQUENCY, ONCE_PER, POLAR, is_content, is_number, number_value
 
 #: Durations in days, to read one length written in two units as one: "one month" is "4 weeks", "1
 #: year" is "12 months" (v7); v14: "48 hours" is "2 days", "30 minutes" "0.5 hour". Within
@@ -67,9 +68,12 @@ def _shown(value, unit) -> str:
     return (f"{unit} {value}" if unit in KINDS_COUNTED else f"{value} {unit}") if unit else value
 
 
-def check_number(value, unit, context, premise_sentences, follow_up: bool = False) -> Finding | None:
+def check_number(value, unit, context, premise_sentences, follow_up: bool = False,
+                 measure: tuple[Analyser, Measure] | None = None) -> Finding | None:
     """The finding on one number of the claim (``None``: the note gives it); ``follow_up``: it is the
-    claim's interval to a follow-up (:attr:`~doclens.evaluators.rules.sentences.Sentence.follow_ups`)."""
+    claim's interval to a follow-up (:attr:`~doclens.evaluators.rules.sentences.Sentence.follow_ups`);
+    ``measure``: the analyser and what the claim names right before the number (:func:`measure_before`),
+    read to tell a number the note binds to another measure (:func:`_bound_elsewhere`)."""
     shown = _shown(value, unit)
     differs = _number_for_concept(value, unit, context, premise_sentences)
     if differs:
@@ -77,17 +81,91 @@ def check_number(value, unit, context, premise_sentences, follow_up: bool = Fals
     bound = _check_follow_up(value, unit, context, shown, premise_sentences) if follow_up else None
     if bound is not None:
         return bound
-    near = []
+    near, elsewhere = [], []
     for sentence in premise_sentences:
-        for k, (v, u, _) in enumerate(sentence.numbers):
+        for k, (v, u, c) in enumerate(sentence.numbers):
             local = _local(unit, context, u, sentence)
             if _gives(value, unit, v, u, local, k in sentence.implied):
-                return None
+                other = None if u in DAYS or u in UNMEASURED else _bound_elsewhere(measure, v, c, sentence)
+                if other is None:
+                    return None
+                elsewhere.append(other)
+                continue
             if local and _same_kind(value, unit, v, u):
                 near.append(_shown(v, u))  # what the note says instead
     if near:
         return Finding(FindingKind.NUMBER, f"note says {', '.join(dict.fromkeys(near[:3]))}, claim says {shown}", conflict=True)
+    if elsewhere and measure is not None:
+        return Finding(FindingKind.NUMBER,
+                       f"note does not state {shown} for {measure[1].text} (its {shown} is of {elsewhere[0]})")
     return Finding(FindingKind.NUMBER, f"note does not state {shown} there")
+
+
+class Measure(NamedTuple):
+    """What a text names right before one of its numbers (:func:`measure_before`): its keys (stems,
+    and the keys of an abbreviation's expansions) and the words as written."""
+
+    keys: frozenset[str]
+    text: str
+    #: the stem of its last word, the one next to the number ("filling" of "diastolic filling 55%")
+    head: str
+
+
+#: Tokens as :func:`measure_before` reads a sentence: numbers, words and single marks.
+_TOKENS = re.compile(r"\d+(?:[.,]\d+)?(?:/\d+(?:\.\d+)?)?|[A-Za-z][A-Za-z'\-]*|[^\sA-Za-z\d]")
+#: Words that may stand between a measure and its number ("ejection fraction of 55%", "A1c was 7.2").
+_LINKS = frozenset("of is was were at to about approximately around roughly measured measuring estimated the a an".split())
+#: At most this many content words before a number name its measure.
+MEASURE_WORDS = 3
+
+
+def measure_before(analyser: Analyser, sentence: Sentence, value: str) -> list[Measure]:
+    """r15 (issue 46): the measure a sentence names right before each place it writes ``value``: up to
+    :data:`MEASURE_WORDS` content words running before the number, with only linking words
+    (:data:`_LINKS`: "of", "was", "about" …) between them and it ("an ejection fraction of 55%":
+    ejection fraction; "abnormal diastolic filling 55%": diastolic filling). A level or degree word
+    (:data:`~doclens.evaluators.rules.words.POLAR`: "elevated", "mild") names none: "Elevated 144/72"
+    gives the reading no measure. A place with no such word gives no measure (none is listed for it)."""
+    words = {w.text.lower(): w for w in sentence.words}
+    tokens = _TOKENS.findall(sentence.text)
+    found = []
+    for i, token in enumerate(tokens):
+        if not is_number(token.lower()) or number_value(token.lower()) != value:
+            continue
+        j = i - 1
+        while j >= 0 and tokens[j].lower() in _LINKS:
+            j -= 1
+        named = []
+        while j >= 0 and tokens[j].lower() in words and len(named) < MEASURE_WORDS:
+            named.insert(0, words[tokens[j].lower()])
+            j -= 1
+        named = [w for w in named if w.text.lower() not in POLAR]  # a level or a degree names no measure
+        if named:
+            keys = {w.stem for w in named}.union(*(k for w in named for k in analyser.expansions(w)))
+            found.append(Measure(frozenset(keys), " ".join(w.text for w in named), named[-1].stem))
+    return found
+
+
+def _bound_elsewhere(measure: tuple[Analyser, Measure] | None, value: str, context: frozenset,
+                     sentence: Sentence) -> str | None:
+    """r15 (issue 46): whether the note sentence gives the claim's number only to another measure it
+    names, while it names the claim's measure apart from the number ("an ejection fraction of 55% and
+    abnormal diastolic filling" does not give "abnormal diastolic filling 55%"): the other measure as
+    written, or ``None``. A number is bound to the measure written right before it
+    (:func:`measure_before`), unless the claim's measure's own word stands near it too (``context``, the
+    note number's: "Elevated BP 144/72" gives "BP 144/72"); a measure
+    that shares a word with the claim's ("fraction of 55%" for "ejection fraction 55%"), a number
+    written with none, or a claim's measure the sentence never names elsewhere (an abbreviation,
+    "LVEF 55%") read as before: one number with the same unit is the same number."""
+    if measure is None:
+        return None
+    analyser, claimed = measure
+    if not claimed.keys & sentence.stems or claimed.head in context:
+        return None
+    measures = measure_before(analyser, sentence, value)
+    if not measures or any(m.keys & claimed.keys for m in measures):
+        return None
+    return measures[0].text
 
 
 def _gives(value, unit, v, u, local: bool, implied: bool = False) -> bool:
@@ -182,8 +260,8 @@ def _plural_in_both(analyser: Analyser, claim_sentence: Sentence, premise_senten
 def number_and_side_problems(analyser: Analyser, claim_sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
     """Numbers with their units and sides with their body part; several of one claim sentence
     must stand together in one premise sentence."""
-    found = [check_number(v, u, c, premise_sentences, k in claim_sentence.follow_ups)
-             for k, (v, u, c) in claim_sentence.stated]
+    found = [check_number(v, u, c, premise_sentences, k in claim_sentence.follow_ups,
+                          _claim_measure(analyser, claim_sentence, v, u)) for k, (v, u, c) in claim_sentence.stated]
     # a count the claim only implies ("2 mg daily": once) is not required of the note, but
     # another count for the same concept contradicts it ("2 mg twice daily")
     found += [p for p in (check_number(*claim_sentence.numbers[k], premise_sentences)
@@ -248,6 +326,24 @@ def _counts_once(sentence: Sentence, unit: str | None, noun: str | None, event: 
     counts = [v for k, (v, u, c) in enumerate(sentence.numbers) if u == unit and k not in sentence.implied
               and (noun is None or noun in c) and len(event & c) >= min(2, len(event))]
     return "1" in counts and set(counts) == {"1"} and not _ANOTHER_TIME.search(sentence.text)
+
+
+#: Units whose numbers are bound by their own rules, never by a measure named before them, on the
+#: claim's side or the note's: a count of times (v13), an age and its decade (v14; "Ms. Lee is a
+#: 43-year-old" gives "a female aged 43"); durations (:data:`DAYS`) neither ("3 days ago" is no
+#: measure of the injury the note names before it).
+UNMEASURED = frozenset({"time", "year old", "decade of age"})
+
+
+def _claim_measure(analyser: Analyser, claim_sentence: Sentence, value: str,
+                   unit: str | None) -> tuple[Analyser, Measure] | None:
+    """The measure the claim names right before its number ``value`` (:func:`measure_before`), where it
+    writes the number once and its unit is no duration, count of times or age (:data:`UNMEASURED`),
+    with the analyser that reads the note's; ``None`` otherwise."""
+    if unit in DAYS or unit in UNMEASURED:
+        return None
+    measures = measure_before(analyser, claim_sentence, value)
+    return (analyser, measures[0]) if len(measures) == 1 else None
 
 
 def _only_side(side: Side, named: set[str], sentence: Sentence) -> bool:
