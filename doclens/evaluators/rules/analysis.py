@@ -244,7 +244,7 @@ class Analyser:
             # sentence's stems do ("echocardiogram" is "echo": clinical_equivalents.json)
             one_way = self._equivalents.spelled.get(word, word)
             spelled = SPELLINGS.get(one_way, one_way) if one_way.isalpha() else SPELLINGS.get(word, word)
-            spelled = WORD_FORMS.get(spelled, spelled)  # v15: "fell" is "fall", "loss" "lose" (words.py)
+            spelled = WORD_FORMS.get(spelled, spelled)  # v15: "fell" is "fall", "injury" "injure" (words.py)
             lemmas = self._lemmas(spelled) if spelled.isalpha() else {}
             lemma = (lemmas.get("NOUN") or lemmas.get("VERB") or (spelled,))[0]
             generic = self.drug_names.get(word)

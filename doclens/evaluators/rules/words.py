@@ -153,20 +153,22 @@ SPELLINGS = MappingProxyType({"disk": "disc", "disks": "discs", "1st": "first", 
                               "ronchorous": "rhonchorous"})
 #: v15 (issue 46): forms of one word that the stems do not join, each with the word whose key it
 #: takes (:meth:`~doclens.evaluators.rules.analysis.Analyser.normal`): "she fell" is "a fall", "he
-#: felt dizzy" "he feels dizzy", "was given" "gave", "she lost weight" "weight loss". Two kinds: an
+#: felt dizzy" "he feels dizzy", "was given" "gave", "injured" "an injury". Two kinds: an
 #: irregular past form that lemminflect also reads as a noun or adjective of its own, which the key
 #: takes first ("fell" a hill, "felt" a cloth, "bent" a bent: lemminflect's getAllLemmas gives each
-#: the verb as a VERB lemma, which tests/evaluators/rules/test_word_forms.py checks), and a noun made
-#: from a verb whose Porter stem is not the verb's ("loss"/"lose", "injury"/"injure", "diagnosis"/
+#: the verb as a VERB lemma, which tests/evaluators/rules/test_word_forms_and_kinds.py checks), and a noun made
+#: from a verb whose Porter stem is not the verb's ("injury"/"injure", "diagnosis"/
 #: "diagnose", "inflammation"/"inflame", "growth"/"grow", "death"/"die"). Left out: forms whose
 #: other reading is a clinical word or a side ("wound" of wind, "left" of leave, "shot" of shoot,
-#: "ground", "lay"), and "bit", a filler word (:data:`STOP_WORDS`). A claim's tense is no fact these
+#: "ground", "lay"), "bit", a filler word (:data:`STOP_WORDS`), and "loss" / "lost", which the 21
+#: systems' notes use of other things than weight ("feel lost", "would like to lose 25 pounds" read as
+#: "weight loss" there). A claim's tense is no fact these
 #: keys carry: the rules that read history or a plan read the text, not the stems (statements.py,
 #: ConText's HISTORICAL cues).
 WORD_FORMS = MappingProxyType({
     **dict.fromkeys(("fell", "fallen"), "fall"), "felt": "feel", "drove": "drive", "bent": "bend", "stuck": "stick",
     "given": "give", "spat": "spit",
-    "loss": "lose", "losses": "lose", "injury": "injure", "injuries": "injure", "diagnosis": "diagnose",
+    "injury": "injure", "injuries": "injure", "diagnosis": "diagnose",
     "diagnoses": "diagnose", "inflammation": "inflame", "growth": "grow", "death": "die"})
 #: v11: findings that only one body site can have, with that site (Bates' guide: the adventitious
 #: lung sounds, heard over the lungs; murmurs and gallops, heart sounds): a claim that names the

@@ -3,7 +3,7 @@ misread.
 
 * Forms of one word the Porter stems do not join (words.py, ``WORD_FORMS``; ``Analyser.normal``):
   an irregular past form lemminflect also reads as a noun of its own ("fell", "felt", "drove",
-  "given") and a noun made from a verb whose stem is not the verb's ("loss", "injury", "diagnosis"):
+  "given") and a noun made from a verb whose stem is not the verb's ("injury", "diagnosis", "growth"):
   a claim that writes the other form is no claim about another thing.
 * A count of events above one said without a number ("several times", "multiple episodes") where
   the note counts the event once (numbers.py, ``_more_than_once``): a contradiction.
@@ -36,7 +36,7 @@ def test_each_irregular_form_is_the_verb_lemminflect_gives_it(form):
 
 @pytest.mark.parametrize("forms", [("fell", "fall", "falls", "fallen"), ("felt", "feel", "feels"),
                                    ("given", "gave", "give"), ("drove", "drive", "driven"), ("bent", "bend", "bending"),
-                                   ("loss", "lost", "lose"), ("injury", "injured", "injuries"),
+                                   ("injury", "injured", "injuries"),
                                    ("diagnosis", "diagnosed", "diagnoses"), ("inflammation", "inflamed"),
                                    ("growth", "grew", "grow"), ("death", "died", "die")])
 def test_the_forms_of_one_word_have_one_key(judge, forms):
@@ -44,7 +44,7 @@ def test_the_forms_of_one_word_have_one_key(judge, forms):
 
 
 @pytest.mark.parametrize("word,other", [("shot", "shoot"), ("wound", "wind"), ("ground", "grind"), ("felt", "fell"),
-                                        ("fall", "feel"), ("lose", "die")])
+                                        ("fall", "feel"), ("grow", "die"), ("loss", "lose")])
 def test_forms_left_out_or_of_other_words_keep_their_own_key(judge, word, other):
     """Forms whose other reading is a clinical word ("a flu shot", "the wound") are left out, and
     two words of the table stay two words."""
@@ -69,7 +69,7 @@ def test_a_claim_in_another_form_of_the_note_word_is_supported(judge, case):
 #: (premise, claim): guards of the same shape, one form joined, another fact changed: still rejected
 CHANGED_FACTS = {
     "a fall from somewhere else": ("He fell off a ladder.", "He had a fall from the roof."),
-    "weight loss the note denies": ("She has not lost any weight.", "She reports a weight loss of 10 pounds."),
+    "an injury the note denies": ("He was not injured in the accident.", "He sustained an injury in the accident."),
     "another side of the injury": ("He injured his left knee playing soccer.", "He has a right knee injury from soccer."),
     "another diagnosis": ("He was diagnosed with asthma last year.", "His diagnosis of COPD was made last year."),
 }
