@@ -441,14 +441,9 @@ def context_rules() -> list[ContextRule]:
       diet"), "return for / to / in" no hypothesis ("return for follow-up in 3 months"), and "not as
       … as" no negation ("not as functional as it used to be" says less function, not none); a list item
       that opens with a normal state (", clear lungs") ends a negation; "similar to" makes what follows
-      possible ("symptoms similar to an upper respiratory infection")."""
-    rules = []
-    for rule in default_rules():
-        if rule.literal in (": no", ": none"):
-            rule = replace(rule, where=_ends_value)
-        elif rule.literal == "evaluate for":
-            rule = replace(rule, category="POSSIBLE_EXISTENCE")
-        rules.append(rule)
+      possible ("symptoms similar to an upper respiratory infection"); v15: ``as needed`` is no
+      hypothesis (:func:`_mended_defaults`)."""
+    rules = _mended_defaults()
     negative = [{"LOWER": {"IN": ["negative", "neg"]}}]
     ordered = [{"LOWER": {"IN": ["order", "ordered", "ordering", "orders"]}}]
     return rules + [
@@ -484,6 +479,25 @@ def context_rules() -> list[ContextRule]:
         ContextRule("not as … as", "NEGATED_EXISTENCE", "PSEUDO",
                     [{"LOWER": {"IN": ["is", "was", "are", "were", "be", "been"]}, "OP": "?"}, {"LOWER": "not"},
                      {"LOWER": "as"}], where=_compares)]
+
+
+def _mended_defaults() -> list[ContextRule]:
+    """medspaCy's default rules with :func:`context_rules`' mends of them: ``: no`` read only where it
+    ends a value, ``evaluate for`` an indication; v15 (issue 46): ``as needed`` left out, a dosing
+    schedule (a drug taken when its symptom comes), not a hypothesis: "She takes Tylenol as needed for
+    pain" gives the Tylenol, the pain and what follows in the sentence ("as needed, and avoid peanuts")
+    as they are; medspaCy's forward hypothesis made them all hypothetical, which contradicted a claim
+    that states them ("She has pain", "avoids peanuts")."""
+    rules = []
+    for rule in default_rules():
+        if rule.literal == "as needed":
+            continue
+        if rule.literal in (": no", ": none"):
+            rule = replace(rule, where=_ends_value)
+        elif rule.literal == "evaluate for":
+            rule = replace(rule, category="POSSIBLE_EXISTENCE")
+        rules.append(rule)
+    return rules
 
 
 def _opens_normal_item(doc, start: int, end: int) -> bool:

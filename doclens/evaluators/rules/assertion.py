@@ -131,8 +131,28 @@ def _describe(status: Status) -> str:
             Status.AFFIRMED: "affirmed"}[status]
 
 
+#: v15: a condition a claim states its fact under ("… is discussed if the symptoms do not improve",
+#: "unless", "in case"): :func:`conditional`
+_CONDITION = re.compile(r"\b(?:if|unless|in case)\b", re.IGNORECASE)
+
+
+def conditional(claim: str) -> bool:
+    """v15 (issue 46): whether a claim states its fact under a condition of its own. ConText's "if"
+    reaches only forward, so the fact a condition governs from before it ("An MRI is discussed if
+    the pain does not improve") reads as affirmed, and a note that writes the same fact under the
+    same condition the other way round ("If her pain does not improve, I will order an MRI":
+    hypothetical) contradicted it. In a conditional claim an affirmed word the note gives as
+    hypothetical, possible or planned (:data:`_UNDER_CONDITION`) is no contradiction
+    (:func:`assertion_problems`); one the note negates, or gives as a relative's, still is."""
+    return bool(_CONDITION.search(claim))
+
+
+#: v15: the statuses a note gives a fact that a conditional claim states affirmed (:func:`conditional`)
+_UNDER_CONDITION = frozenset({Status.HYPOTHETICAL, Status.POSSIBLE, Status.PLANNED})
+
+
 def assertion_problems(words: list[Word], index: dict, reports_result: bool = False,
-                       located: frozenset[str] = frozenset()) -> list[Finding]:
+                       located: frozenset[str] = frozenset(), conditional: bool = False) -> list[Finding]:
     """Claim words the premise gives only with an incompatible status (negated, a relative's, a
     planned test for a claim that reports its result: ``reports_result``, :func:`_compatible`).
     A negation is checked on its concept, not on every word in its scope: "no fracture on
@@ -158,6 +178,8 @@ def assertion_problems(words: list[Word], index: dict, reports_result: bool = Fa
         occurrence = _conflicting_occurrence(word, index, claim_stems, reports_result, shared)
         if occurrence is not None:
             premise_word, sentence, about_claim = occurrence
+            if conditional and word.status == Status.AFFIRMED and premise_word.status in _UNDER_CONDITION:
+                continue  # v15: the claim's own condition governs its affirmed words (:func:`conditional`)
             conflicts.setdefault((sentence.text, premise_word.status, word.status, about_claim), []).append(word.text.lower())
     found = [_finding(text, premise_status, claim_status, list(dict.fromkeys(conflicting)), about_claim)
              for (text, premise_status, claim_status, about_claim), conflicting in conflicts.items()]
@@ -384,7 +406,7 @@ def _stated_never_denied(index: dict, head: str) -> list[tuple[Word, Sentence]]:
     if not said or any(w.status == Status.NEGATED for w, _ in said):
         return []
     return [(w, s) for w, s in said if not {x.text.lower() for x in s.words} & _GONE
-            and w.status not in (Status.FAMILY, Status.HYPOTHETICAL)]
+            and w.status not in (Status.FAMILY, Status.HYPOTHETICAL) and not dated_past(s)]
 
 
 def _finding(text: str, premise_status: Status, claim_status: Status, words: list[str], about_claim: bool) -> Finding:
@@ -426,7 +448,7 @@ def _conflicting_occurrence(word: Word, index: dict, claim_stems: set[str], repo
     # v8: a word the note negates only as part of another concept is no statement of the word: the
     # heart of "no extra heart sounds", the palpation of "no tenderness to palpation"
     every = index.get(word.stem, [])
-    found = [(w, s) for w, s in every if not _negated_elsewhere(w, word, claim_stems)]
+    found = [(w, s) for w, s in every if not _negated_elsewhere(w, word, claim_stems, s)]
     if not found:
         # the note negates the word only within other concepts: not stated as the claim states it,
         # and no contradiction either (weighed: status_elsewhere); v10: unless the word is all the
@@ -482,19 +504,29 @@ def _shared(sentence: Sentence, claim_stems: set[str]) -> int:
     return held + sum(1 for c in unheld if any(len(s) > len(c) and s.endswith(c) for s in longer))
 
 
-def _negated_elsewhere(premise_word: Word, claim_word: Word, claim_stems: set[str]) -> bool:
+def _negated_elsewhere(premise_word: Word, claim_word: Word, claim_stems: set[str], sentence: Sentence) -> bool:
     """Whether the note negates ``premise_word`` only as a part of another concept than the claim's:
     a word that qualifies the negated item (:attr:`Word.dependent`), or one of an item that holds
     words the claim does not use and names something the claim does not (:attr:`Word.head`: the heart
-    of "no extra heart sounds" for "her heart is regular").
+    of "no extra heart sounds" for "her heart is regular"); v15, an *other* one (:func:`_denies_others`).
     A claim that negates the word too reads the note's negation as before (:func:`_stated_against_negation`)."""
     if premise_word.status != Status.NEGATED or claim_word.status == Status.NEGATED:
         return False
-    if premise_word.dependent:
+    if premise_word.dependent or _denies_others(premise_word, sentence):
         return True
     # the item names another concept: it holds words the claim does not use, and its last word, what
     # it names, is not the claim's ("no extra heart sounds" names sounds; "denies Cetaphil lotion" lotion)
     return not premise_word.concept <= claim_stems and premise_word.head not in claim_stems
+
+
+def _denies_others(premise_word: Word, sentence: Sentence) -> bool:
+    """v15 (issue 46): whether the note negates ``premise_word`` only as an *other* one ("She denies
+    any other joint pain", "no other signs of infection", "to rule out any other injuries"): a denial
+    of others than the one the note speaks of, which presupposes it, so no contradiction of a claim
+    that states it ("presents for joint pain"). A claim that denies the word reads the note's
+    negation as before (:func:`_negated_elsewhere`)."""
+    return re.search(rf"\bother\s+(?:[\w-]+\s+){{0,3}}{re.escape(premise_word.text)}\b", sentence.text,
+                     re.IGNORECASE) is not None
 
 
 def _stated_against_negation(word: Word, closest: list[tuple[Word, Sentence]],
@@ -506,4 +538,20 @@ def _stated_against_negation(word: Word, closest: list[tuple[Word, Sentence]],
     if any(_covers(w, claim_stems) for w, _ in closest):
         return []
     return [(w, sentence) for w, sentence in closest
-            if w.status != Status.NEGATED and (word.phrase or {word.stem}) <= sentence.stems]
+            if w.status != Status.NEGATED and (word.phrase or {word.stem}) <= sentence.stems and not dated_past(sentence)]
+
+
+#: v15: a time that dates what a sentence tells months or years back ("two years ago", "six months
+#: prior"), and a word that brings it to the present ("now", "again", "still", "unchanged"): :func:`dated_past`
+_LONG_AGO = re.compile(r"\b(?:months?|years?|decades?)\s+(?:ago|prior|before|earlier)\b", re.IGNORECASE)
+_NOW = re.compile(r"\b(?:now|today|currently|current|again|still|since|ongoing|recurr\w*|persist\w*|continu\w*|"
+                  r"unchanged|stable|same)\b", re.IGNORECASE)
+
+
+def dated_past(sentence: Sentence) -> bool:
+    """v15 (issue 46): whether a note sentence tells of a past episode only: it dates what it says
+    months or years back ("She had chest pain two years ago") and nothing in it brings that to the
+    present ("now", "again", "still", "since", "unchanged" …). A claim's current denial ("Denies chest pain") is
+    not contradicted by it, as it is not by a finding gone (:data:`_GONE`); a recent time ("two days
+    ago") is part of the present illness and still is."""
+    return bool(_LONG_AGO.search(sentence.text)) and not _NOW.search(sentence.text)

@@ -104,7 +104,7 @@ from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
 from doclens.evaluators.rules.additions import addition_problems
 from doclens.evaluators.rules.alignment import NotYetEncoded, TokenAligner
 from doclens.evaluators.rules.analysis import Analyser, context_rules, section_key_words
-from doclens.evaluators.rules.assertion import assertion_problems, reports_result
+from doclens.evaluators.rules.assertion import assertion_problems, conditional, reports_result
 from doclens.evaluators.rules.calibration import Calibration, decisive_kinds, load_calibration
 from doclens.evaluators.rules.concepts import concept_finding, is_concept, unnamed_concepts
 from doclens.evaluators.rules.content import missing_words, not_mentioned, said_otherwise
@@ -115,7 +115,7 @@ from doclens.evaluators.rules.levels import unsaid_levels
 from doclens.evaluators.rules.lexicons import same_direction
 from doclens.evaluators.rules.near_misses import near_miss_problems
 from doclens.evaluators.rules.numbers import number_and_side_problems
-from doclens.evaluators.rules.paraphrase import all_near, concept_in_place, forgiven_as
+from doclens.evaluators.rules.paraphrase import all_near, concept_in_place, fills_a_things_place, forgiven_as
 from doclens.evaluators.rules.resources import JudgeResources
 from doclens.evaluators.rules.sentences import Sentence, Status, Word
 from doclens.evaluators.rules.subjects import framing_only, is_system, unnamed_subjects
@@ -682,7 +682,7 @@ class ClinicalRulesJudge(Evaluator):
         # something medical is affirmed); nor have the words the note's vital signs say (v11)
         findings += self._once("assertion", premise, claim, lambda: assertion_problems(
             [w for w in words if w.text.lower() not in key | vitals], index, reports_result(claim),
-            self._located(claim_sentences)))
+            self._located(claim_sentences), conditional(claim)))
         findings += self._once("detail", premise, claim, lambda: self._detail_problems(
             [w for w in words if w.text.lower() not in key], claim_sentences, premise_sentences))
         findings = unsaid_levels(findings, claim, words, key, premise_sentences)  # v12: levels.py
@@ -980,8 +980,21 @@ class ClinicalRulesJudge(Evaluator):
             in_place = self._concept_in_place(m, words, sentence, unused)
             used = in_place or self._swapped_for(m, unused)
             if used is not None:
-                found.append((m, used, in_place is not None or self.analyser.names_a_thing(m)))
+                found.append((m, used, in_place is not None or self._swapped_thing(m, used)))
         return found
+
+    def _swapped_thing(self, word: str, used: str) -> bool:
+        """Whether the claim's ``word`` swapped for the note's ``used`` is a swapped thing, which
+        contradicts: ``word`` can name one and, v15, ``used`` fills a thing's place (paraphrase.py:
+        :func:`~doclens.evaluators.rules.paraphrase.fills_a_things_place`); a word with or without a
+        prefix is the other thing as before."""
+        analyser = self.analyser
+        if not analyser.names_a_thing(word):
+            return False
+        if prefixed_pair(word, used):
+            return True
+        return fills_a_things_place(analyser, word, used,
+                                    lambda m: is_concept(self.resources.concepts, m, analyser.noun(m)))
 
     def _concept_in_place(self, word: str, words: list[Word], sentence: Sentence, unused: list[str]) -> str | None:
         """v13: the note word where the claim has the clinical concept ``word`` (paraphrase.py:

@@ -391,10 +391,16 @@ def same_site(analyser: Analyser, site: str, other: str) -> bool:
     return site == other or other in wholes.get(site, ()) or site in wholes.get(other, ())
 
 
+#: a verb that makes a short sentence a statement, not a heading (:func:`_about`)
+_STATES = re.compile(r"\b(?:is|are|was|were|has|have|had|does|did)\b", re.IGNORECASE)
+
+
 def _about(concept: set[str], premise_sentences: list[Sentence], least: int = 2) -> list[Sentence]:
     """The note sentences that speak of ``concept`` (stems): those with the most of it in common
     (at least ``least``, or all of a smaller concept), with the sentence after a short one (a
-    problem's heading, "Chronic back pain.", is followed by what the note says of it)."""
+    problem's heading, "Chronic back pain.", is followed by what the note says of it); v15: not after
+    a short sentence that states its fact with a verb ("Strength is equal bilaterally." is no heading:
+    what follows it, "X-rays of the lumbar spine were reviewed.", speaks of something else)."""
     if not concept:
         return []
     common = [len(s.stems & concept) for s in premise_sentences]
@@ -405,6 +411,6 @@ def _about(concept: set[str], premise_sentences: list[Sentence], least: int = 2)
     for k, (sentence, n) in enumerate(zip(premise_sentences, common)):
         if n == best:
             found.append(sentence)
-            if sentence.token_count <= 4 and k + 1 < len(premise_sentences):
+            if sentence.token_count <= 4 and k + 1 < len(premise_sentences) and not _STATES.search(sentence.text):
                 found.append(premise_sentences[k + 1])
     return found

@@ -27,6 +27,16 @@ any noun beside the same word is no swap ("fever ... last night" against "yes, i
 night"). A concept whose neighbours the note does not share ("burning sensations" against "stomach
 burning") is weighed as before.
 
+v15 (issue 46): **a swapped thing needs a thing in its place** (:func:`fills_a_things_place`). A
+claim word that can name a thing, swapped for a related note word, decides only when the note word
+names a thing of the same kind: not a verb's past form (the note's "fell" is the event, the claim's
+"injury" what came of it), not a word that names no thing at all (the note's "a calcineurin
+inhibitor", unknown to the dictionary and no clinical concept, describes the drug the claim names,
+not the claim's "prescription"), and not where both words are actions (a verb in its base form,
+neither a clinical concept nor a near-miss word: "watch for signs" against "call with any signs").
+Such a pair is weighed by the decision model as a swapped verb or modifier is (v7); a swapped
+finding, site, person or direction ("cough" for "wheezing", "leg" for "arm") still decides.
+
 A verdict names each forgiven word with the note word it was read as (:func:`forgiven_as`) and
 never says that every content word of the claim matches the note.
 """
@@ -98,6 +108,31 @@ def concept_in_place(missing: str, words: Sequence[Word], sentence: Sentence, un
                 after is not None and n + 1 < len(note) and note[n + 1].stem == after):
             return used
     return None
+
+
+def _verb_form(analyser: Analyser, word: str) -> bool:
+    """A verb's irregular past form ("fell", "took", "felt"): a verb reading whose lemma is another
+    word, in no ``-ing`` or ``-s`` form (those are nouns too: "swelling", "calls")."""
+    lemmas = analyser._lemmas(word) if word.isalpha() else {}
+    return not word.endswith(("ing", "s")) and any(lemma != word for lemma in lemmas.get("VERB", ()))
+
+
+def _action(analyser: Analyser, word: str) -> bool:
+    """A word that reads as a verb in its base form ("watch", "call"), whatever noun it also names."""
+    return word.isalpha() and word in analyser._lemmas(word).get("VERB", ())
+
+
+def fills_a_things_place(analyser: Analyser, word: str, used: str, is_concept: Callable[[str], bool]) -> bool:
+    """v15: whether the note word ``used``, swapped for the claim word ``word`` (which can name a
+    thing), names a thing of the same kind (module docstring): a clinical concept or a near-miss word
+    always does; else it must name a thing (:meth:`~doclens.evaluators.rules.analysis.Analyser.names_a_thing`),
+    not as a verb's past form, and the two are not both actions."""
+    if any(is_concept(w) or analyser.names_near_miss(w) for w in (word, used)):
+        return is_concept(used) or analyser.names_near_miss(used) or (
+            analyser.names_a_thing(used) and not _verb_form(analyser, used))
+    if not analyser.names_a_thing(used) or _verb_form(analyser, used):
+        return False
+    return not (_action(analyser, word) and _action(analyser, used))
 
 
 def forgiven_as(missing: list[str], words: list[str], cosine: Callable[[str, str], float]) -> list[str]:
