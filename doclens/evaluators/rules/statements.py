@@ -50,6 +50,7 @@ words (docs/design.md §4, "Judging real notes"; docs/changelog.md, v12 "What ki
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind, short
@@ -438,7 +439,7 @@ def _only_changed(analyser: Analyser, drug: str, doses: frozenset, premise_sente
         held = doses & frozenset().union(*(r.doses for r in s.regimens if r.drug == drug))
         if not held:
             continue
-        changed, current = analyser.of_sentence("_changed_doses", s, lambda s=s: _changed_doses(analyser, s.text))
+        changed, current = analyser.of_sentence("_changed_doses", s, partial(_changed_doses, analyser, s.text))
         if held & current or not held & changed:
             return None
         found = found or s
