@@ -11,7 +11,7 @@ from typing import NamedTuple
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind
 from doclens.evaluators.rules.numerals import KINDS_COUNTED
-from doclens.evaluators.rules.sentences import Sentence, Side
+from doclens.evaluators.rules.sentences import Sentence, Side, Word
 from doclens.evaluators.rules.words import POLAR, is_number, number_value
 
 #: Durations in days, to read one length written in two units as one: "one month" is "4 weeks", "1
@@ -135,7 +135,7 @@ def measure_before(analyser: Analyser, sentence: Sentence, value: str) -> list[M
         j = i - 1
         while j >= 0 and tokens[j].lower() in _LINKS:
             j -= 1
-        named = []
+        named: list[Word] = []
         while j >= 0 and tokens[j].lower() in words and len(named) < MEASURE_WORDS:
             named.insert(0, words[tokens[j].lower()])
             j -= 1
