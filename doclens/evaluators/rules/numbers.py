@@ -284,12 +284,15 @@ UNMEASURED = frozenset({"time", "year old", "decade of age"})
 def _claim_measure(analyser: Analyser, claim_sentence: Sentence, value: str,
                    unit: str | None) -> tuple[Analyser, Measure] | None:
     """The measure the claim names right before its number ``value`` (:func:`measure_before`), where it
-    writes the number once and its unit is no duration, count of times or age (:data:`UNMEASURED`),
-    with the analyser that reads the note's; ``None`` otherwise."""
+    writes the number once, its unit is no duration, count of times or age (:data:`UNMEASURED`) and
+    the measure names no drug (a dose: "continue lisinopril 20 mg" against "the lisinopril will be kept
+    at 20 milligrams"), with the analyser that reads the note's; ``None`` otherwise."""
     if unit in DAYS or unit in UNMEASURED:
         return None
     measures = measure_before(analyser, claim_sentence, value)
-    return (analyser, measures[0]) if len(measures) == 1 else None
+    if len(measures) != 1 or any(analyser.is_drug(w) for w in measures[0].text.lower().split()):
+        return None  # a drug's dose is bound to its drug by the regimen rules (near_misses.py), not here
+    return analyser, measures[0]
 
 
 def _only_side(side: Side, named: set[str], sentence: Sentence) -> bool:
