@@ -287,10 +287,11 @@ def _denied_only_on_one_side(words: list[Word], index: dict, located: frozenset[
         denials = [(w, s) for w, s in said if w.status == Status.NEGATED and w.head == head]
         if not denials or len(denials) < len(said):
             continue  # the note never denies it, or states it somewhere (other rules read both)
-        if not all(_one_side_of(w, s) is not None for w, s in denials):
+        sides = [_one_side_of(w, s) for w, s in denials]
+        side = sides[0]
+        if side is None or None in sides:
             continue
         sentence = denials[0][1]
-        side = _one_side_of(*denials[0])
         found.append(Finding(FindingKind.DENIAL, f"note denies {_item_text(sentence, denials[0][0])} only of the "
                              f"{side.phrase.lower()} (\"{short(sentence.text)}\"), claim denies it with no site"))
     return found

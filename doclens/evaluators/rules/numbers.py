@@ -11,7 +11,7 @@ from typing import NamedTuple
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind
 from doclens.evaluators.rules.numerals import KINDS_COUNTED
-from doclens.evaluators.rules.sentences import Sentence, Side
+from doclens.evaluators.rules.sentences import Sentence, Side, Word
 from doclens.evaluators.rules.words import FREQUENCY, ONCE_PER, POLAR, is_content, is_number, number_value
 
 #: Durations in days, to read one length written in two units as one: "one month" is "4 weeks", "1
@@ -135,7 +135,7 @@ def measure_before(analyser: Analyser, sentence: Sentence, value: str) -> list[M
         j = i - 1
         while j >= 0 and tokens[j].lower() in _LINKS:
             j -= 1
-        named = []
+        named: list[Word] = []
         while j >= 0 and tokens[j].lower() in words and len(named) < MEASURE_WORDS:
             named.insert(0, words[tokens[j].lower()])
             j -= 1
@@ -338,12 +338,15 @@ UNMEASURED = frozenset({"time", "year old", "decade of age"})
 def _claim_measure(analyser: Analyser, claim_sentence: Sentence, value: str,
                    unit: str | None) -> tuple[Analyser, Measure] | None:
     """The measure the claim names right before its number ``value`` (:func:`measure_before`), where it
-    writes the number once and its unit is no duration, count of times or age (:data:`UNMEASURED`),
-    with the analyser that reads the note's; ``None`` otherwise."""
+    writes the number once, its unit is no duration, count of times or age (:data:`UNMEASURED`) and
+    the measure names no drug (a dose: "continue lisinopril 20 mg" against "the lisinopril will be kept
+    at 20 milligrams"), with the analyser that reads the note's; ``None`` otherwise."""
     if unit in DAYS or unit in UNMEASURED:
         return None
     measures = measure_before(analyser, claim_sentence, value)
-    return (analyser, measures[0]) if len(measures) == 1 else None
+    if len(measures) != 1 or any(analyser.is_drug(w) for w in measures[0].text.lower().split()):
+        return None  # a drug's dose is bound to its drug by the regimen rules (near_misses.py), not here
+    return analyser, measures[0]
 
 
 def _only_side(side: Side, named: set[str], sentence: Sentence) -> bool:

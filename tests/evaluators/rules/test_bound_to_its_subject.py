@@ -46,6 +46,8 @@ GUARDS = {
     "a measure with a word of the note's": (
         "The stress test showed an ejection fraction of 60% and mild mitral regurgitation.",
         "The stress test showed a fraction of 60%."),
+    "a drug's dose the note gives after another word": (
+        "For her blood pressure she takes amlodipine, and her dose is 5 mg daily.", "She takes amlodipine 5 mg daily."),
     "a level with its own measure": (
         "Labs showed an LDL of 130 mg/dL with elevated total cholesterol.", "Her LDL was 130 mg/dL."),
     "a number the note gives with no measure before it": (

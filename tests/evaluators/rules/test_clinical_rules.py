@@ -272,7 +272,9 @@ def test_model_explanations_give_the_score_and_what_differs(judge):
     supported, text = judge.explain("The lungs are clear.", "The lungs are clear and she sleeps poorly at night.")
     assert not supported and text.startswith("not supported (score 0.") and "sleeps, poorly, night" in text
     supported, text = judge.explain("The lungs are clear.", "The lungs are clear and the abdomen is soft.")
-    assert not supported and text == "not supported: note does not mention: abdomen, soft; note does not name the abdomen"
+    # (r15: "soft", an examination finding the note never writes, is named as such)
+    assert not supported and text == ("not supported: note never names \"soft\", what the claim is about, nor an "
+                                      "equivalent; note does not mention: abdomen; note does not name the abdomen")
     # a contradiction decides without the model: no score is given
     supported, text = judge.explain("He takes lisinopril 20 mg daily.", "He takes lisinopril 40 mg daily.")
     assert not supported and text == "not supported: note says 20 mg, claim says 40 mg"
