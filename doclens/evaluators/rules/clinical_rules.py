@@ -106,7 +106,7 @@ from doclens.evaluators.rules.alignment import NotYetEncoded, TokenAligner
 from doclens.evaluators.rules.analysis import Analyser, context_rules, section_key_words
 from doclens.evaluators.rules.assertion import assertion_problems, conditional, reports_result
 from doclens.evaluators.rules.calibration import Calibration, decisive_kinds, load_calibration
-from doclens.evaluators.rules.concepts import concept_finding, is_concept, unnamed_concepts
+from doclens.evaluators.rules.concepts import concept_finding, unnamed_concepts
 from doclens.evaluators.rules.content import missing_words, not_mentioned, said_otherwise
 from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE
 from doclens.evaluators.rules.decision import DECISIVE, DecisionModel, load_model
@@ -937,7 +937,7 @@ class ClinicalRulesJudge(Evaluator):
 
         def clinical(word: str) -> bool:
             lower = word.lower()
-            return (any(c.isdigit() for c in lower) or is_concept(self.resources.concepts, lower, analyser.noun(lower))
+            return (any(c.isdigit() for c in lower) or analyser.is_concept(lower)
                     or analyser.is_drug(lower) or analyser.names_near_miss(lower) or is_system(lower))
 
         return framing_only(claim, kept, clinical)
@@ -993,18 +993,12 @@ class ClinicalRulesJudge(Evaluator):
             return False
         if prefixed_pair(word, used):
             return True
-        return fills_a_things_place(analyser, word, used,
-                                    lambda m: is_concept(self.resources.concepts, m, analyser.noun(m)))
+        return fills_a_things_place(analyser, word, used, analyser.is_concept)
 
     def _concept_in_place(self, word: str, words: list[Word], sentence: Sentence, unused: list[str]) -> str | None:
         """v13: the note word where the claim has the clinical concept ``word`` (paraphrase.py:
         :func:`~doclens.evaluators.rules.paraphrase.concept_in_place`; ``unused`` encoded)."""
-        analyser = self.analyser
-
-        def concept(m: str) -> bool:
-            return is_concept(self.resources.concepts, m, analyser.noun(m))
-
-        return concept_in_place(word, words, sentence, unused, concept,
+        return concept_in_place(word, words, sentence, unused, self.analyser.is_concept,
                                 lambda m, u: self._cosine(m, u) >= SYNONYM_COSINE or self._same_site(m, u))
 
     def _swapped_for(self, word: str, unused: list[str]) -> str | None:
