@@ -16,8 +16,10 @@ of supported claims among those the same kinds of finding decided (``decisive_ki
 the share over all decided claims by ``--shrinkage`` pseudo-items; ``--decided one-share`` (v8–v12)
 gives every decided claim that one share. A scored verdict's probability is by default (``--scored
 logistic``, round 13) a logistic function of the score's log-odds, its weight kept positive (monotone in
-the score), and of the decision features named by ``--inputs`` (none by default: measured, they add
-nothing out of fold; cards/clinical-rules.md "Confidence"), their weights penalised;
+the score), and of the decision features or derived inputs (``DERIVED``: the score's log-odds on a
+verdict that weighed a finding, on a claim of one or two content words …) named by ``--inputs``
+(none by default: measured, they add nothing out of fold that holds on the unread halves; round 16
+rechecked it with the derived inputs, cards/clinical-rules.md "Confidence"), their weights penalised;
 ``--scored isotonic`` (v8–v12) is monotone steps on the score.
 
 What it prints, beside the fitted calibration:
@@ -35,6 +37,9 @@ What it prints, beside the fitted calibration:
 ``--write`` ships the result as ``doclens/evaluators/rules/calibration.json``, the out-of-fold figures
 of the chosen way in its provenance. The unread halves (``fresh``, ``fresh-2``, ``sealed``) are never
 read here: ``doclens judge-check --half …`` measures the calibration there.
+
+``--compare "A;B,C;"`` prints only the out-of-fold figures of each set of inputs (here ``A``, then ``B``
+and ``C``, then the score alone) and writes nothing.
 
     python -m benchmarks.fit_calibration            # fit and print, write nothing
     python -m benchmarks.fit_calibration --write    # and ship it
@@ -54,6 +59,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 from doclens.datasets.labelled import shipped_set  # noqa: E402
 from doclens.evaluators.rules.calibration import (  # noqa: E402
     CALIBRATION_FILE,
+    DERIVED,
     SHRINKAGE,
     accuracy_at_coverage,
     decisive_kinds,
@@ -157,6 +163,9 @@ def main(argv: list[str] | None = None) -> int:
                              "(default) or isotonic steps on the score (v8-v12)")
     parser.add_argument("--inputs", default="",
                         help="comma-separated decision features a logistic map weighs beside the score (default none)")
+    parser.add_argument("--compare", default=None,
+                        help="semicolon-separated sets of --inputs (an empty set: the score alone): print only each "
+                             "set's out-of-fold figures (decided claims by kind) and write nothing")
     parser.add_argument("--fit-on", default=",".join(FIT_ON),
                         help=f"comma-separated halves to fit on, from {', '.join(FITTABLE)} (default "
                              f"{','.join(FIT_ON)}: notes no rule was written from)")
@@ -166,9 +175,20 @@ def main(argv: list[str] | None = None) -> int:
     if not fit_on or set(fit_on) - set(FITTABLE):
         parser.error(f"--fit-on takes halves from {', '.join(FITTABLE)}, got {args.fit_on!r}")
     inputs = tuple(dict.fromkeys(f.strip() for f in args.inputs.split(",") if f.strip()))
-    if set(inputs) - set(FEATURES) or (inputs and args.scored != "logistic"):
-        parser.error(f"--inputs takes decision features ({', '.join(FEATURES)}) and --scored logistic, got {args.inputs!r}")
-    judged = judged_rows(args.aci_bench_dir, tuple(dict.fromkeys(fit_on + READ_HALVES)), with_features=bool(inputs))
+    if set(inputs) - set(FEATURES) - set(DERIVED) or (inputs and args.scored != "logistic"):
+        parser.error(f"--inputs takes decision features ({', '.join(FEATURES)}) or derived inputs "
+                     f"({', '.join(DERIVED)}) and --scored logistic, got {args.inputs!r}")
+    compared = ([tuple(f.strip() for f in part.split(",") if f.strip()) for part in args.compare.split(";")]
+                if args.compare is not None else [])
+    if any(set(c) - set(FEATURES) - set(DERIVED) for c in compared) or (compared and args.scored != "logistic"):
+        parser.error(f"--compare takes sets of --inputs and --scored logistic, got {args.compare!r}")
+    judged = judged_rows(args.aci_bench_dir, tuple(dict.fromkeys(fit_on + READ_HALVES)),
+                         with_features=bool(inputs or compared))
+    if compared:
+        rows = [r for r in judged if r["half"] in fit_on]
+        print(json.dumps({",".join(c) or "(score alone)": estimates(rows, args.folds, args.shrinkage, [], args.scored, c)
+                          ["out_of_fold"]["by_kind"] for c in compared}, indent=2))
+        return 0
     rows = [r for r in judged if r["half"] in fit_on]
     read = [r for r in judged if r["half"] in READ_HALVES]
     honest = estimates(rows, args.folds, args.shrinkage, [] if set(fit_on) == set(READ_HALVES) else read,

@@ -47,6 +47,7 @@ import os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from types import MappingProxyType
 
 CALIBRATION_FILE = "calibration.json"
 #: The terms of a ``logistic`` map that are not decision features: its intercept and the weight of
@@ -57,6 +58,28 @@ SCORE_EDGE = 1e-4
 #: The L2 penalty on a logistic map's feature weights (standardised features; neither the intercept nor
 #: the score's weight is penalised).
 LOGISTIC_L2 = 1.0
+#: Inputs a ``logistic`` map may weigh beside the decision features (round 16, issue 46): what the
+#: verdict rests on, each read from the score and the decision features (:func:`map_inputs`).
+#: A verdict the model reached over a finding it weighed (a rewording: v3's checks did not all pass)
+#: rests on less than the same score on a claim every check passed; and a claim of one or two content
+#: words carries little evidence (every word may occur in the note while it says something else). The
+#: ``log_odds_*`` inputs multiply the score's log-odds: a weight below 0 draws those verdicts'
+#: probability towards the intercept (less confident both ways), which a feature alone (a shift of
+#: P(supported)) cannot. Measured out of fold (cards/clinical-rules.md, "Confidence"), the weighed
+#: verdicts' slope and the forgiven word help on the calibration half and on the read halves; the short
+#: claim's inputs do not (the Brier score worsens on the calibration half), and are not shipped.
+DERIVED = MappingProxyType({
+    "few_words": "1 when the claim has at most two content words",
+    "log_odds_few_words": "the score's log-odds on a claim of at most two content words (0 otherwise)",
+    "log_odds_weighed": "the score's log-odds on a claim whose checks found something the model weighed (0 when "
+                        "every check passed)",
+    "log_odds_per_word": "the score's log-odds divided by the claim's content words",
+})
+#: The :data:`DERIVED` inputs that multiply the score's log-odds (each scales it by a factor in [0, 1]): a
+#: map stays monotone in the score while its weight plus theirs, the negative ones, stays positive.
+_SLOPES = ("log_odds_few_words", "log_odds_weighed", "log_odds_per_word")
+#: How few content words make a claim short (:data:`DERIVED`'s ``few_words``).
+FEW_WORDS = 2
 #: How a scored claim's probability may be fitted (:func:`fit_calibration`'s ``scored``).
 SCORED = ("isotonic", "logistic")
 #: Pseudo-items by which a decisive kind's share of supported claims is drawn towards the share over
@@ -153,12 +176,19 @@ class Calibration:
         if (not (points or logistic) or not all(0 <= y <= 1 for _, y in points) or not 0 < found.decided < 1
                 or not all(0 < v < 1 for _, v in kinds)):
             raise ValueError("calibration: probabilities must lie in [0, 1] and there must be points or a logistic map")
-        terms = dict(logistic)
-        if logistic and (set(LOGISTIC_TERMS) - set(terms) or not all(map(math.isfinite, terms.values()))
-                         or terms["log_odds"] <= 0):
-            raise ValueError(f"calibration: a logistic map needs finite {' and '.join(LOGISTIC_TERMS)}, the score's "
-                             "weight positive (monotone in the score)")
+        if logistic:
+            _check_logistic(dict(logistic))
         return found
+
+
+def _check_logistic(terms: dict[str, float]) -> None:
+    """A logistic map's terms as :meth:`Calibration.from_json` accepts them: finite, with
+    :data:`LOGISTIC_TERMS`, and the score's weight positive with the negative weights of the inputs that
+    multiply it (:data:`_SLOPES`), so the map is monotone in the score whatever the claim."""
+    if (set(LOGISTIC_TERMS) - set(terms) or not all(map(math.isfinite, terms.values()))
+            or terms["log_odds"] + sum(min(0.0, w) for k, w in terms.items() if k in _SLOPES) <= 0):
+        raise ValueError(f"calibration: a logistic map needs finite {' and '.join(LOGISTIC_TERMS)}, the score's "
+                         "weight positive with every input that multiplies it (monotone in the score)")
 
 
 def _score_points(scores: list[float], labels: list[bool]) -> tuple[tuple[float, float], ...]:
@@ -197,9 +227,25 @@ def _log_odds(score: float) -> float:
     return math.log(score / (1.0 - score))
 
 
+def map_inputs(score: float, features: dict[str, float]) -> dict[str, float]:
+    """A scored claim's decision ``features`` and the :data:`DERIVED` inputs read from them and its
+    ``score`` (a feature that is missing reads 0).
+
+    >>> map_inputs(0.5, {"content_words": 2.0, "rules_pass": 1.0})["few_words"]
+    1.0
+    """
+    odds = _log_odds(score)
+    words = float(features.get("content_words", 0.0))
+    few = 1.0 if words <= FEW_WORDS else 0.0
+    return {**features, "few_words": few, "log_odds_few_words": odds * few,
+            "log_odds_weighed": odds * (1.0 - float(features.get("rules_pass", 0.0))),
+            "log_odds_per_word": odds / max(words, 1.0)}
+
+
 def _logistic_probability(terms: dict[str, float], score: float, features: dict[str, float]) -> float:
+    given = map_inputs(score, features) if set(terms) & set(DERIVED) else features
     z = terms["intercept"] + terms["log_odds"] * _log_odds(score) + sum(
-        w * float(features.get(name, 0.0)) for name, w in terms.items() if name not in LOGISTIC_TERMS)
+        w * float(given.get(name, 0.0)) for name, w in terms.items() if name not in LOGISTIC_TERMS)
     return round(1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z)))), 6)
 
 
@@ -212,7 +258,8 @@ def _score_logistic(scores: list[float], labels: list[bool], features: list[dict
     import numpy as np
     from scipy.optimize import minimize
 
-    x = np.array([[_log_odds(s)] + [float(f.get(name, 0.0)) for name in inputs] for s, f in zip(scores, features)])
+    given = [map_inputs(s, f) for s, f in zip(scores, features)]
+    x = np.array([[_log_odds(s)] + [float(f.get(name, 0.0)) for name in inputs] for s, f in zip(scores, given)])
     y = np.array(labels, dtype=float)
     mean, scale = x.mean(axis=0), x.std(axis=0)
     mean[0], scale[0] = 0.0, 1.0  # the score's log-odds as they are
@@ -229,6 +276,10 @@ def _score_logistic(scores: list[float], labels: list[bool], features: list[dict
     theta = minimize(loss, np.r_[0.0, 1.0, np.zeros(len(inputs))], jac=True, method="L-BFGS-B", bounds=bounds).x
     raw = theta[1:] / scale
     intercept = float(theta[0] - (raw * mean).sum())
+    slope = raw[0] + sum(min(0.0, float(w)) for name, w in zip(inputs, raw[1:]) if name in _SLOPES)
+    if slope <= 0:
+        raise ValueError("calibration: the fitted map falls with the score where an input multiplies it; fit it "
+                         "without " + ", ".join(name for name in inputs if name in _SLOPES))
     return (("intercept", round(intercept, 6)), *zip(("log_odds", *inputs), (round(float(w), 6) for w in raw)))
 
 

@@ -5,6 +5,7 @@ estimate, the shipped file. Pure numpy/scipy, but the judge-level test, which lo
 the judge."""
 
 import json
+import math
 
 import pytest
 
@@ -244,3 +245,49 @@ def test_the_judge_reads_a_scored_claims_features_for_its_probability():
         assert verdict[:3] == plain[:3] and verdict.score == plain.score
         assert verdict.probability == round(calibration.probability(plain.score, (), features), 4)
     assert ClinicalRulesJudge(calibration=weighed).verdict(*pair).probability < round(plain.score, 4)
+
+
+def test_a_logistic_map_reads_inputs_derived_from_the_score_and_the_features():
+    """Round 16 (issue 46): how a verdict was reached as inputs of the map. ``log_odds_weighed`` is the
+    score's log-odds on a claim whose checks did not all pass (0 when every check passed): a negative
+    weight makes such verdicts less confident at one score, both ways, and the map stays monotone."""
+    from doclens.evaluators.rules.calibration import DERIVED, map_inputs
+
+    derived = map_inputs(0.8, {"content_words": 4.0, "rules_pass": 0.0})
+    assert set(DERIVED) <= set(derived) and derived["few_words"] == 0.0
+    assert derived["log_odds_weighed"] == pytest.approx(math.log(4)) and derived["log_odds_few_words"] == 0.0
+    assert derived["log_odds_per_word"] == pytest.approx(math.log(4) / 4)
+    assert map_inputs(0.8, {"content_words": 2.0, "rules_pass": 1.0})["log_odds_weighed"] == 0.0
+    # 400 scored claims: where every check passed the score is to be trusted, where one was weighed
+    # the label is a coin flip more often
+    scores, labels, features = [], [], []
+    for n in range(400):
+        score, passed = 0.05 + 0.9 * (n % 20) / 19, float(n % 2)
+        scores.append(score)
+        features.append({"rules_pass": passed, "content_words": 3.0})
+        labels.append((n * 37 % 101) / 101 < (score if passed or n % 3 else 0.5))
+    found = fit_calibration(scores, labels, "x", scored="logistic", features=features, inputs=("log_odds_weighed",))
+    terms = dict(found.logistic)
+    assert terms["log_odds_weighed"] < 0 < terms["log_odds"] + terms["log_odds_weighed"]
+    for passed in (0.0, 1.0):
+        ys = [found.probability(s, (), {"rules_pass": passed}) for s in (0.01, 0.2, 0.5, 0.8, 0.99)]
+        assert ys == sorted(ys)
+    weighed, passed = ({"rules_pass": flag} for flag in (0.0, 1.0))
+    assert found.probability(0.95, (), weighed) < found.probability(0.95, (), passed)
+    assert found.probability(0.05, (), weighed) > found.probability(0.05, (), passed)
+    again = Calibration.from_json(json.loads(json.dumps(found.to_json())))
+    assert again == found and again.probability(0.9, (), weighed) == found.probability(0.9, (), weighed)
+    # a map that would fall with the score where an input multiplies it is refused
+    with pytest.raises(ValueError, match="monotone in the score"):
+        Calibration.from_json({"decided": 0.1, "points": [], "decision_model": "x",
+                               "logistic": {"intercept": 0.0, "log_odds": 1.0, "log_odds_weighed": -1.5}})
+
+
+def test_the_fit_command_takes_derived_inputs_and_refuses_unknown_ones_before_judging(capsys):
+    from benchmarks.fit_calibration import main
+
+    for argv in (["--compare", "log_odds_weighed;no_such_input"], ["--inputs", "no_such_input"],
+                 ["--compare", "log_odds_weighed", "--scored", "isotonic"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+    assert "log_odds_weighed" in capsys.readouterr().err
