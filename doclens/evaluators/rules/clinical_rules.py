@@ -673,7 +673,8 @@ class ClinicalRulesJudge(Evaluator):
         vitals, readings, vital_problems = self._once("vitals", premise, claim, lambda: normal_vitals_words(
             claim, words, key, premise, premise_sentences))
         absent = self._once("missing", premise, claim, lambda: missing_words(analyser, words, key | vitals, index,
-                                                                            premise_sentences, self.resources.concepts.signs))
+                                                                            premise_sentences, self.resources.concepts.signs,
+                                                                            self.resources.concepts.symptoms))
         findings, forgiven, best, missing = self._content_problems(claim, words, absent, index,
                                                                    premise_sentences, readings[0] if readings else best)
         findings = vital_problems + findings

@@ -51,6 +51,8 @@ class ConceptLexicon(NamedTuple):
     studies: frozenset[str] = frozenset()
     #: v15: the terms of its examination signs (category "sign": tenderness, effusion, murmur …)
     signs: frozenset[str] = frozenset()
+    #: v16: the terms of its review of systems' symptoms (category "symptom": nausea, wheezing, dizziness …)
+    symptoms: frozenset[str] = frozenset()
 
 
 def read_concepts() -> ConceptLexicon:
@@ -65,7 +67,9 @@ def read_concepts() -> ConceptLexicon:
     studies = frozenset(t.lower() for entry in table["concepts"] if entry["category"] in STUDY_CATEGORIES
                         for t in entry["terms"])
     signs = frozenset(t.lower() for entry in table["concepts"] if entry["category"] == "sign" for t in entry["terms"])
-    return ConceptLexicon(terms, tuple(table["suffixes"]["endings"]), studies, signs)
+    symptoms = frozenset(t.lower() for entry in table["concepts"] if entry["category"] == "symptom"
+                         for t in entry["terms"])
+    return ConceptLexicon(terms, tuple(table["suffixes"]["endings"]), studies, signs, symptoms)
 
 
 def is_concept(lexicon: ConceptLexicon, word: str, noun: str) -> bool:

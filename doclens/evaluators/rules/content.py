@@ -153,13 +153,35 @@ def examined_normal(analyser: Analyser, words: list[Word], premise_sentences: li
     normal = {w.text.lower() for w in words if w.text.lower() in SAME_AS_NORMAL and w.status == Status.AFFIRMED}
     subjects = {w.text.lower(): _subject(analyser, w.text.lower()) for w in words
                 if w.text.lower() not in normal and w.status != Status.NEGATED}  # "with no murmurs": its own check
-    if len(normal) != 1 or not subjects or None in subjects.values():
+    # v16: the words a normal finding qualifies ("rate and rhythm" of "regular rate and rhythm")
+    qualities = {w.stem for w in words if w.text.lower() in subjects and subjects[w.text.lower()] is None}
+    if len(normal) != 1 or not subjects or not _qualified_normal(analyser, qualities, premise_sentences):
         return set()  # the claim says more than that a site is normal ("abdominal x-ray", "bowel sounds")
     sign_stems = {analyser.normal(t) for t in signs}
     if not all(_examined_normal(analyser, subject, premise_sentences, sign_stems) for subject in set(subjects.values())
                if subject is not None):
         return set()
-    return normal | {w for w, subject in subjects.items() if system_of(w) == subject}
+    return normal | {w for w, subject in subjects.items() if subject is not None and system_of(w) == subject}
+
+
+def _qualified_normal(analyser: Analyser, qualities: set[str], premise_sentences: list[Sentence]) -> bool:
+    """v16 (issue 46): whether one note sentence that states only normal findings (:func:`_only_normal`)
+    qualifies each of ``qualities`` (the stems of a claim's words naming neither a site nor a system)
+    by a normal-finding word before it: "Heart rate and rhythm are normal" is the note's "CV: Regular rate
+    and rhythm", "Range of motion is normal" its "Full range of motion"; not its "Decreased range of
+    motion", nor a sentence with a finding stated otherwise ("Regular rate and rhythm with a murmur").
+    No qualities: nothing to check."""
+    if not qualities:
+        return True
+    for sentence in premise_sentences:
+        if sentence.stated or not qualities <= sentence.stems or not _only_normal(analyser, sentence):
+            continue
+        at = _normal_at(analyser, sentence)
+        qualified = {w.stem for w in sentence.words if w.status == Status.AFFIRMED
+                     and any(0 < w.position - p <= _QUALIFIED_WITHIN for p in at)}
+        if qualities <= qualified:
+            return True
+    return False
 
 
 def _subject(analyser: Analyser, lower: str) -> str | None:
@@ -212,18 +234,25 @@ def _only_normal(analyser: Analyser, sentence: Sentence) -> bool:
     abbreviation of one: "RRR"), a word one of them qualifies (at most :data:`_QUALIFIED_WITHIN`
     words before it), a word naming a site or system, or a finding it denies; none called abnormal,
     none only possible."""
-    normal_stems = {analyser.normal(n) for n in NORMAL_FINDINGS}
-    normal_at = [w.position for w in sentence.words if w.status == Status.AFFIRMED and (
-        w.text.lower() in NORMAL_FINDINGS or any(keys & normal_stems for keys in analyser.expansions(w)))]
+    normal_at = _normal_at(analyser, sentence)
     for w in sentence.words:
         lower = w.text.lower()
         if lower in ABNORMAL_WORDS or w.status not in (Status.AFFIRMED, Status.NEGATED):
             return False
-        if w.status == Status.NEGATED or w.position in normal_at or _subject(analyser, lower) is not None:
+        if (w.status == Status.NEGATED or w.position in normal_at or _subject(analyser, lower) is not None
+                or lower in EXAMINING):  # v16: "Auscultation of Heart: No murmurs" names how, not a finding
             continue
         if not any(0 < w.position - p <= _QUALIFIED_WITHIN for p in normal_at):
             return False
     return True
+
+
+def _normal_at(analyser: Analyser, sentence: Sentence) -> list[int]:
+    """The positions of ``sentence``'s normal-finding words, affirmed (:data:`~doclens.evaluators.rules.words.NORMAL_FINDINGS`,
+    or an abbreviation of one: "RRR")."""
+    normal_stems = {analyser.normal(n) for n in NORMAL_FINDINGS}
+    return [w.position for w in sentence.words if w.status == Status.AFFIRMED and (
+        w.text.lower() in NORMAL_FINDINGS or any(keys & normal_stems for keys in analyser.expansions(w)))]
 
 
 def _only_denies(sentence: Sentence, concept: set[str]) -> str | None:
@@ -305,20 +334,46 @@ def own_site(analyser: Analyser, text: str, words: list[Word]) -> bool:
     return analyser.noun(text) in {OWN_SITE[w.text.lower()] for w in words if w.text.lower() in OWN_SITE}
 
 
+def reported_positive(analyser: Analyser, text: str, words: list[Word], premise_sentences: list[Sentence],
+                      symptoms: Collection[str]) -> bool:
+    """v16 (issue 46): a claim's "positive" that says, as a review of systems does ("Gastrointestinal:
+    Positive for nausea", "Respiratory: Positive wheezing"), that the patient has the symptom it stands
+    before (a term of clinical_concepts.json's category "symptom"), which the note names: the note's
+    "She reports nausea" says it without the word. Every symptom the claim names must be one the note
+    states of the patient, affirmed: a symptom the note denies, gives to a family member or does not
+    name ("Positive for dizziness and headache" against the note's dizziness alone) keeps the claim's
+    "positive" unsaid; a "positive" before a sign, a test or a manoeuvre ("positive straight leg raise",
+    "Lyme titer: positive") is a result the note must state."""
+    if text != "positive":
+        return False
+
+    def symptom(word: Word) -> bool:
+        lower = word.text.lower()
+        return lower in symptoms or analyser.noun(lower) in symptoms
+
+    named = [w for w in words if symptom(w)]
+    stated = {analyser.normal(w.text.lower()) for s in premise_sentences for w in s.words if w.status == Status.AFFIRMED}
+    return (any(w.text.lower() == text and w.status == Status.AFFIRMED and symptom(words[k + 1])
+                for k, w in enumerate(words[:-1]))
+            and all(analyser.normal(w.text.lower()) in stated for w in named))
+
+
 def missing_words(analyser: Analyser, words: list[Word], key: set[str], index: dict,
-                  premise_sentences: list[Sentence], signs: Collection[str] = frozenset()) -> list[str]:
+                  premise_sentences: list[Sentence], signs: Collection[str] = frozenset(),
+                  symptoms: Collection[str] = frozenset()) -> list[str]:
     """The claim's words (lower case, once each) the premise does not use, nor says in other words
     (an abbreviation written out, a finding a normal one says is absent, a site named by its noun
     or adjective, v11: the one site of the claim's finding, v15: a normal examination the note gives
-    as its normal findings, :func:`examined_normal`); the ``key`` words
-    (:func:`~doclens.evaluators.rules.analysis.section_key_words`) are never missing; ``signs``: the
-    examination signs of clinical_concepts.json."""
+    as its normal findings, :func:`examined_normal`, v16: a review of systems' "positive" for a
+    symptom the note names, :func:`reported_positive`); the ``key`` words
+    (:func:`~doclens.evaluators.rules.analysis.section_key_words`) are never missing; ``signs`` and
+    ``symptoms``: the examination signs and the symptoms of clinical_concepts.json."""
     said_normal_by_findings = examined_normal(analyser, words, premise_sentences, signs)  # v15
     return [w for w in dict.fromkeys(w.text.lower() for w in words)
             if analyser.normal(w) not in index and not abbreviation_found(analyser, w, words, index)
             and w not in key and not said_absent(analyser, w, words, premise_sentences)
             and not site_named(analyser, w, premise_sentences) and not own_site(analyser, w, words)
-            and w not in said_normal_by_findings]
+            and w not in said_normal_by_findings and not reported_positive(analyser, w, words, premise_sentences, symptoms)]
 
 
 def said_otherwise(missing: list[str], words: list[Word], first: dict[str, tuple[int, Word, Sentence]],

@@ -88,7 +88,10 @@ SYSTEM_PARTS: Mapping[str, frozenset[str]] = MappingProxyType({system: frozenset
     "skin": "skin integumentary rash rashes lesion lesions wound",
 }.items()})
 _SYSTEM_SPELLINGS = MappingProxyType({"neurologic": "neurological", "neuro": "neurological", "cardiac": "cardiovascular",
-                                      "pulmonary": "respiratory", "integumentary": "skin"})
+                                      "pulmonary": "respiratory", "integumentary": "skin",
+                                      # v16: a note's "Key:" line names a system by its abbreviation ("CV: …")
+                                      "cv": "cardiovascular", "gi": "gastrointestinal", "resp": "respiratory",
+                                      "msk": "musculoskeletal", "gu": "genitourinary", "psych": "psychiatric"})
 
 
 def unnamed_vitals(claim: str, kept: list[str], premise: str) -> list[str]:
