@@ -42,7 +42,7 @@ def near_miss_problems(analyser: Analyser, words: list[Word], claim_sentences: l
                        premise_sentences: list[Sentence]) -> list[Finding]:
     """v6: a near miss decides "not supported" (docs/design.md §4). Read where the note speaks
     of the claim's concept — the note sentences holding the most of the claim's other content
-    words (:func:`_about`) — a claim is not supported when there the note gives
+    words (:func:`sentences_about`) — a claim is not supported when there the note gives
 
     * another **direction** of change or state and not the claim's ("decrease" for "increase",
       "worsened" for "improved", "elevated" or "poorly controlled" for "well controlled");
@@ -68,7 +68,7 @@ def near_miss_problems(analyser: Analyser, words: list[Word], claim_sentences: l
         problems += _result_problems(analyser, sentence, claim_stems, premise_sentences)
         problems += _how_often_problems(analyser, sentence, claim_stems, premise_sentences)
         problems += predicate_negation_problems(sentence, claim_stems, premise_sentences,
-                                                _about(claim_stems, premise_sentences, least=1))
+                                                sentences_about(claim_stems, premise_sentences, least=1))
         problems += family_history_problems(sentence, premise_sentences)
     return list(dict.fromkeys(problems))
 
@@ -83,7 +83,7 @@ def _how_often_problems(analyser: Analyser, sentence: Sentence, claim_stems: set
         return []  # a drug's frequency is its regimen's (_regimen_problems)
     concept = claim_stems - {analyser.normal(w) for w in sentence.letter_runs
                              if frequencies_in(w) or w in ("once", "twice", "times", "week", "month", "day")}
-    stated = {f for s in _about(concept, premise_sentences) for f in frequencies_in(s.text)}
+    stated = {f for s in sentences_about(concept, premise_sentences) for f in frequencies_in(s.text)}
     if stated and not claimed & stated:
         return [Finding(FindingKind.FREQUENCY, f"note says {_per_day(stated)}, claim says {_per_day(claimed)}",
                         conflict=True)]
@@ -113,7 +113,7 @@ def _result_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[st
         other = RESULT_OPPOSITES[word]
         if other in claimed:
             continue
-        against = next((s for s in _about(concept, premise_sentences) if other in _said(s) and word not in _said(s)),
+        against = next((s for s in sentences_about(concept, premise_sentences) if other in _said(s) and word not in _said(s)),
                        None)
         if against is not None:
             problems.append(Finding(FindingKind.OPPOSITE, f"note says {other} (\"{short(against.text)}\"), claim says "
@@ -179,7 +179,7 @@ def _direction_problems(analyser: Analyser, sentence: Sentence, claim_stems: set
     if not sentence.directions:
         return []
     concept = claim_stems - {analyser.normal(w) for _, _, word in sentence.directions for w in word.split()}
-    stated = [d for s in _about(concept, premise_sentences) for d in s.directions]
+    stated = [d for s in sentences_about(concept, premise_sentences) for d in s.directions]
     problems = []
     for axis, sign, word in dict.fromkeys(sentence.directions):
         if any((a, g) == (axis, sign) for a, g, _ in stated):
@@ -230,12 +230,12 @@ STOPPING = frozenset("stop stops stopping stopped cease ceased hold held".split(
 def _stop_stated(analyser: Analyser, word: str, concept: set[str], premise_sentences: list[Sentence]) -> bool:
     """Whether the note states the claim's stop: the word itself anywhere, or any stopping word
     (:data:`STOPPING`, the other stop directions) where the note speaks of the claim's concept
-    (:func:`_about`: "instructed to stop smoking" says nothing of "instructed to discontinue Reglan")."""
+    (:func:`sentences_about`: "instructed to stop smoking" says nothing of "instructed to discontinue Reglan")."""
     if any(analyser.normal(word) in s.stems for s in premise_sentences):
         return True
     stops = {analyser.normal(w) for w in STOPPING} | {analyser.normal(w) for w, (axis, _) in DIRECTIONS.items()
                                                       if axis is Axis.USE}
-    return any(s.stems & stops for s in _about(concept, premise_sentences))
+    return any(s.stems & stops for s in sentences_about(concept, premise_sentences))
 
 
 def _site_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str],
@@ -252,7 +252,7 @@ def _site_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str]
             if not _denied_everywhere(analyser, sentence, site, premise_sentences):
                 problems.append(Finding(FindingKind.SITE, f"note does not name the {site}"))
             continue
-        about = _about(concept, premise_sentences, least=1)
+        about = sentences_about(concept, premise_sentences, least=1)
         there = {other for s in about for other in s.sites} - TISSUES
         if site in TISSUES:
             continue  # the skin is on every site: no other site contradicts it
@@ -296,7 +296,7 @@ def _person_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[st
     if not sentence.relatives:
         return []
     concept = claim_stems - {analyser.normal(p) for p in sentence.relatives}
-    there = {person for s in _about(concept, premise_sentences) for person in s.relatives}
+    there = {person for s in sentences_about(concept, premise_sentences) for person in s.relatives}
     problems = []
     for person in sorted(sentence.relatives - RELATIVE_COVERS.keys()):  # "family history of …" names no one
         if not any(covers(other, person) for other in there):
@@ -305,7 +305,7 @@ def _person_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[st
     # v8: which side of the family ("paternal grandmother" for "maternal grandmother")
     claimed = _said(sentence) & _KIN_SIDES
     if claimed and not problems:
-        about = [s for s in _about(concept | {analyser.normal(p) for p in sentence.relatives}, premise_sentences)
+        about = [s for s in sentences_about(concept | {analyser.normal(p) for p in sentence.relatives}, premise_sentences)
                  if s.relatives & sentence.relatives]
         stated = {side for s in about for side in _said(s) & _KIN_SIDES}
         if stated and not claimed & stated:
@@ -391,11 +391,11 @@ def same_site(analyser: Analyser, site: str, other: str) -> bool:
     return site == other or other in wholes.get(site, ()) or site in wholes.get(other, ())
 
 
-#: a verb that makes a short sentence a statement, not a heading (:func:`_about`)
+#: a verb that makes a short sentence a statement, not a heading (:func:`sentences_about`)
 _STATES = re.compile(r"\b(?:is|are|was|were|has|have|had|does|did)\b", re.IGNORECASE)
 
 
-def _about(concept: set[str], premise_sentences: list[Sentence], least: int = 2) -> list[Sentence]:
+def sentences_about(concept: set[str], premise_sentences: list[Sentence], least: int = 2) -> list[Sentence]:
     """The note sentences that speak of ``concept`` (stems): those with the most of it in common
     (at least ``least``, or all of a smaller concept), with the sentence after a short one (a
     problem's heading, "Chronic back pain.", is followed by what the note says of it); v15: not after

@@ -45,6 +45,21 @@ words (docs/design.md §4, "Judging real notes"; docs/changelog.md, v12 "What ki
   the note names the drug and no note sentence about it (or about no other drug: "she ran out of
   it") states anything of the kind (``addition``). "Not taking her blood pressure readings" is about
   a measurement: only a drug among the four words after counts (two after "off").
+* **Adherence or control said where the note says neither** (v16, issue 46). A claim that the
+  patient takes something as prescribed ("she has been compliant with her medication", "reports
+  adherence to her diet", "is taking it as directed") is a fact of its own: a note that only lists,
+  plans or prescribes the drug ("Continue metoprolol", "we will start losartan") does not state it.
+  The claim is supported only where some note sentence states adherence in any words, or that the
+  patient goes on taking, using or following something ("he continues to take his metformin", "is
+  still taking Keppra", "follows a low-salt diet"), which readers take for it; being "on" a drug
+  says it is prescribed, not taken (``addition`` otherwise). Advice or a valuation of adherence ("continue taking it as
+  prescribed", "the importance of adherence", "adherence is essential") claims none. Likewise a
+  claim that a condition is well controlled ("her asthma is well controlled", "under control",
+  "doing well with regard to her heart failure") where the note calls nothing well controlled and
+  its sentences about the condition say nothing of how it is: no control, course or level word, no
+  reading, no word of how it fares ("stable", "no recent issues", "not a problem") (``addition``);
+  a good control as an aim or a possibility ("to get her sugars under control", "can be controlled")
+  is none, and a note that calls the condition poorly controlled is rule 7's contradiction.
 """
 
 from __future__ import annotations
@@ -54,6 +69,8 @@ from functools import partial
 
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind, short
+from doclens.evaluators.rules.lexicons import Axis
+from doclens.evaluators.rules.near_misses import sentences_about
 from doclens.evaluators.rules.sentences import Sentence, Status
 from doclens.evaluators.rules.words import DOSE_UNITS, is_content, is_number, number_value, unit_after
 
@@ -149,6 +166,7 @@ def statement_problems(analyser: Analyser, claim_sentences: list[Sentence],
         problems += _hedge_problems(analyser, sentence, premise_sentences)
         problems += _change_problems(analyser, sentence, premise_sentences)
         problems += _adherence_problems(analyser, sentence, premise_sentences)
+        problems += _unstated_status_problems(analyser, sentence, premise_sentences)
     return problems
 
 
@@ -497,3 +515,111 @@ def _states_not_adherent(analyser: Analyser, sentence: Sentence, key: str) -> bo
         if not names_drug and not [w for w in reach if is_content(w.lower()) and w.lower() not in _WHEN]:
             return True
     return False
+
+
+# --- (g) adherence or control the note does not state ---------------------------------------------------
+#: A claim that the patient takes or does something as prescribed; a denial before it ("not
+#: compliant", "poor adherence") makes it (f)'s instead, and "noncompliant" is (f)'s word.
+ADHERENT = re.compile(
+    r"(?<!non)(?<!non-)\b(?:complian(?:t|ce|cy)|adheren(?:t|ce)|adher(?:es|ing)|"
+    r"(?:has|have) not missed|without missing|never miss(?:es|ed)?|religiously|faithfully)\b"
+    # "as prescribed" of what the patient does, not of an instruction ("continue metformin as prescribed")
+    r"|\b(?:taking|takes|took|using|uses|used)\b[^,.;:]{0,40}?\bas (?:prescribed|directed)\b", re.IGNORECASE)
+#: Words just before :data:`ADHERENT` that deny or weaken it ("not compliant", "poor compliance").
+_ADHERENCE_DENIED = re.compile(r"\b(?:not|no|poor|poorly|non|never|lack|lacks|difficulty|inconsistent|"
+                               r"partial|partially|variable|limited|n't)\b(?:\s+\S+)?\s*$", re.IGNORECASE)
+#: How a note states that something is taken or done as prescribed (any one of them supports a
+#: claim of adherence, whatever words it uses: "takes them regularly" for "compliant").
+NOTE_ADHERENT = re.compile(
+    r"\b(?:complian\w*|adheren\w*|adher\w*|as (?:prescribed|directed|instructed)|regularly|consistently|religiously|"
+    r"faithfully|(?:has|have|had) not missed|n't missed|never miss\w*|without missing|good about|"
+    r"remembers?|every (?:day|night|morning|evening)|on a daily basis)\b", re.IGNORECASE)
+#: How a note says the patient goes on taking, using or following something now ("he continues to
+#: take his metformin", "she is still taking Keppra", "follows a low-salt diet"), which readers take
+#: for adherence; a plan's imperative ("Continue metformin") is no such statement, nor is being on a
+#: drug ("the medication she is on may be a factor": prescribed, not said to be taken).
+NOTE_GOES_ON_TAKING = re.compile(
+    r"\b(?:continues? to (?:take|use|follow)|(?:is|are|has been|have been) (?:\w+ly |still |also |now )?"
+    r"(?:taking|using|following)|takes|uses|applies|wears|follows)\b", re.IGNORECASE)
+#: Words before a claim's adherence that make it advice, a hope or a question, not a state ("continue
+#: taking it as prescribed", "the importance of adherence", "to determine if she is compliant").
+_ADHERENCE_ADVISED = re.compile(r"\b(?:continue|continuing|should|will|would|advis\w*|encourag\w*|instruct\w*|"
+                                r"recommend\w*|remind\w*|importance|important|educat\w*|counsel\w*|discuss\w*|"
+                                r"help|helps|if|whether|determine|must|need|needs|to take|to use)\b", re.IGNORECASE)
+#: A claim that a condition is faring well ("doing well with regard to her heart failure"), besides a
+#: good control (rule 7's directions: "well controlled", "under control").
+DOING_WELL = re.compile(r"\bdoing (?:well|fine|good|great)\s+(?:with regards? to|in regards? to|regarding|"
+                        r"with respect to|in terms of|from (?:a|an|the) \w+ standpoint)\b", re.IGNORECASE)
+#: Words before a good control that make it an aim, not a state ("to get her blood pressure under control").
+_CONTROL_AIMED = re.compile(r"\b(?:get|gets|getting|got|bring|bringing|keep|keeping|achieve|achieving|goal|help|can|"
+                            r"could|may|might|would|if|whether|hope|hopefully|expect\w*|"
+                            r"helps|important|gain|gaining|maintain|maintaining|ensure|better)\b(?:\s+\S+){0,4}\s*$",
+                            re.IGNORECASE)
+#: Words after a claim's adherence that value it, not state it ("adherence to the plan is essential").
+_ADHERENCE_VALUED = re.compile(r"(?:\s+\S+){0,6}?\s+(?:is|are|remains?) (?:\w+ )?(?:essential|important|key|"
+                               r"crucial|critical|necessary|vital)\b", re.IGNORECASE)
+#: A good control the note states of anything, in any words ("under adequate control", "well
+#: controlled"): a claim's good control is then left to rule 7, which compares it where the note
+#: speaks of the claim's condition.
+NOTE_CONTROLLED = re.compile(r"(?<!un)(?<!poorly )(?<!not )(?<!poor )\b(?:(?:well|adequately|reasonably|fairly|nicely)"
+                             r"[- ]controlled|under (?:\w+ )?control)\b", re.IGNORECASE)
+#: How a note says how a condition fares, besides the directions of rule 7 (control, course, level)
+#: and a reading (a number).
+NOTE_STATUS = re.compile(r"\b(?:well|good|fine|great|normal|normotensive|stable|controlled|control|managed|"
+                         r"goal|asymptomatic|symptom-free|better|resolv\w*|"
+                         r"no (?:\w+ )?(?:issues|problems|complaints|symptoms|flares?)|"
+                         r"not (?:been )?(?:a |an )?(?:\w+ )?(?:problem|issue))\b",
+                         re.IGNORECASE)
+#: A reading that tells how a condition is ("132/84", "7.2", "6 %", "in the 140s", "90 mmHg"), not an age
+#: or a dose.
+READING = re.compile(r"\b\d+/\d+\b|\b\d+\.\d+\b|\d\s*%|\b\d+s\b|\b\d+\s*(?:mg/dl|mmhg|bpm)\b", re.IGNORECASE)
+#: Claim words that frame a status and name no condition ("she reports her asthma is well controlled").
+_STATUS_FRAME = frozenset("""well good fine great doing control controlled under regard regards regarding respect terms
+standpoint reports reported report states stated says said feels feel notes noted today currently overall medical
+reasoning patient she he her his their has have been is are remains remain continues also otherwise""".split())
+
+
+def _unstated_status_problems(analyser: Analyser, sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
+    """(g): an adherence, or a good control of a condition, the note never states."""
+    return _adherence_unstated(sentence, premise_sentences) + _control_unstated(analyser, sentence, premise_sentences)
+
+
+def _adherence_unstated(sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
+    """(g): the claim's first adherence (not denied, advised or valued) where no note sentence states
+    adherence or that the patient goes on taking, using or following something."""
+    cue = ADHERENT.search(sentence.text)
+    if cue is None:
+        return []
+    before = _CLAUSE_END.split(sentence.text[: cue.start()])[-1]
+    after = _CLAUSE_END.split(sentence.text[cue.end():])[0]
+    if (_ADHERENCE_DENIED.search(sentence.text[: cue.start()]) or _ADHERENCE_ADVISED.search(before)
+            or _ADHERENCE_VALUED.match(after)):
+        return []
+    if any(NOTE_ADHERENT.search(s.text) or NOTE_GOES_ON_TAKING.search(s.text) for s in premise_sentences):
+        return []
+    return [Finding(FindingKind.ADDITION, f"claim has the patient \"{cue.group(0)}\", which the note never states "
+                    f"of anything")]
+
+
+def _control_unstated(analyser: Analyser, sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
+    """(g): a good control the claim states (not as an aim) where the note calls nothing well
+    controlled and its sentences about the claim's condition say nothing of how it fares."""
+    lower = sentence.text.lower()
+    controlled = [word for axis, sign, word in sentence.directions if axis is Axis.CONTROL and sign > 0
+                  and not _CONTROL_AIMED.search(sentence.text[: max(lower.find(word.split()[-1]), 0)])]
+    doing_well = DOING_WELL.search(sentence.text)
+    if controlled:
+        written = controlled[0]
+    elif doing_well is not None:
+        written = " ".join(doing_well.group(0).split()[:2])
+    else:
+        return []
+    if any(NOTE_CONTROLLED.search(s.text) or any(axis is Axis.CONTROL and sign > 0 for axis, sign, _ in s.directions)
+           for s in premise_sentences):
+        return []
+    frame = {analyser.normal(w) for w in _STATUS_FRAME}
+    said = sentences_about({s for s in _stems(analyser, sentence.text) if s not in frame}, premise_sentences)
+    if not said or any(s.directions or NOTE_STATUS.search(s.text) or READING.search(s.text) for s in said):
+        return []
+    return [Finding(FindingKind.ADDITION, f"claim has it \"{written}\", which the note never states "
+                    f"(it has \"{short(said[0].text, 70)}\")")]
