@@ -39,6 +39,8 @@ _KEYS: dict[str, bytes] = {}
 #: the same keys by the environment that names their file (:func:`key_file`): every seal reads the
 #: key, and working out the file's path each time was 60 % of a seal's cost (issue 49)
 _BY_ENVIRONMENT: dict[tuple[str | None, ...], bytes] = {}
+#: key → an HMAC-SHA256 under it of nothing yet, which :func:`seal` copies
+_KEYED: dict[bytes, hmac.HMAC] = {}
 
 
 def key_file() -> Path:
@@ -126,12 +128,17 @@ def forget_keys() -> None:
     """Read the key again at the next seal (tests; a process that changed ``$DOCLENS_CACHE_KEY_FILE``)."""
     _KEYS.clear()
     _BY_ENVIRONMENT.clear()
+    _KEYED.clear()
 
 
 def seal(*parts: bytes | str) -> bytes:
     """The HMAC-SHA256 of ``parts`` (each length-prefixed, so no two sequences of parts collide)
     under this user's key."""
-    digest = hmac.new(cache_key(), digestmod=hashlib.sha256)
+    key = cache_key()
+    keyed = _KEYED.get(key)
+    if keyed is None:  # the key's inner and outer pads hashed once, copied for each seal (issue 49)
+        keyed = _KEYED[key] = hmac.new(key, digestmod=hashlib.sha256)
+    digest = keyed.copy()
     for part in parts:
         data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
         digest.update(len(data).to_bytes(8, "big"))

@@ -162,6 +162,7 @@ class Analyser:
         #: drug name → its generic name (resources.py)
         self.drug_names = resources.drug_names
         self._equivalents = resources.equivalents
+        self._written: dict[str, str] = {}  # text → :meth:`written_one_way` of it
         self.site_wholes = self._equivalents.wholes
         #: the stems of the findings a normal one says are absent, with the stems it is written with
         self.absent_when = [(frozenset(map(self.normal, when)), frozenset(map(self.normal, absent)))
@@ -228,8 +229,15 @@ class Analyser:
 
     def written_one_way(self, text: str) -> str:
         """``text`` with every synonym written as its first term (clinical_equivalents.json), as the
-        judge reads it: a rule that reads a sentence's raw text sees "CKD" as "chronic kidney disease"."""
-        return self._equivalents.written_one_way(text)
+        judge reads it: a rule that reads a sentence's raw text sees "CKD" as "chronic kidney disease".
+        Kept by text (:data:`UNITS_KEPT`): the rules ask it of a note's sentences once for each claim
+        judged against them, and its one pattern of every synonym is slow (issue 49)."""
+        kept = self._written.get(text)
+        if kept is None:
+            kept = self._written[text] = self._equivalents.written_one_way(text)
+            if len(self._written) > UNITS_KEPT:
+                self._written.pop(next(iter(self._written)))
+        return kept
 
     def normal(self, word: str) -> str:
         """A word's key: a number word's digits, else the Porter stem of its lemma (lemminflect's

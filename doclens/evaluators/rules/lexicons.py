@@ -30,6 +30,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from importlib import resources
 from types import MappingProxyType
 from typing import NamedTuple
@@ -190,8 +191,29 @@ class Equivalents:
     sources: dict[str, str]
 
     def written_one_way(self, text: str) -> str:
-        """``text`` with every synonym written as its first term ("radiographs" → "xrays")."""
+        """``text`` with every synonym written as its first term ("radiographs" → "xrays"). An ASCII
+        text that holds no synonym opening at one of its runs of letters and digits
+        (:attr:`openings`) has nothing to rewrite, and is returned as it is without the pattern of
+        every synonym, which is slow (issue 49): the pattern matches a synonym whole (``\\b``), so
+        its opening run is one of the text's, and the synonym is in the text."""
+        if text.isascii():
+            lower, openings = text.lower(), self.openings
+            if not any(term in lower for run in set(_RUN.findall(lower)) for term in openings.get(run, ())):
+                return text
         return self.rewrite.sub(lambda m: self.spelled[m.group(0).lower()], text)
+
+    @cached_property
+    def openings(self) -> dict[str, tuple[str, ...]]:
+        """Each run of letters and digits a synonym opens with ("x" of "x-rays") → those synonyms, lower-cased."""
+        found: dict[str, tuple[str, ...]] = {}
+        for term in map(str.lower, self.spelled):
+            opening = _RUN.match(term).group(0)  # type: ignore[union-attr]
+            found[opening] = (*found.get(opening, ()), term)
+        return found
+
+
+#: a run of word characters (``\\w``): what a synonym's ``\\b`` starts and ends
+_RUN = re.compile(r"\w+")
 
 
 def equivalents() -> Equivalents:

@@ -9,6 +9,7 @@ lexicon, clinical_equivalents.json, body sites, directions, relatives) are
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Container
 from types import MappingProxyType
@@ -230,17 +231,24 @@ demonstrates demonstrated demonstrating review reviews reviewed reviewing unrema
 negative positive confirm confirms confirmed found finding findings result results""".split())
 
 
+# the answers of is_content and is_number are kept for 65,536 words (a note's vocabulary recurs:
+# every rule asks them of the same words again; issue 49)
+@functools.lru_cache(maxsize=65536)
 def is_content(lower: str) -> bool:
     """A word the claim's content is checked on (sides, numbers and units have their own rules)."""
     if lower in SIDES or is_number(lower) or lower in UNITS or lower in STOP_WORDS:
         return False
-    return bool(re.search(r"[a-z]", lower)) and (len(lower) >= 2 or lower == "x")
+    return bool(_LETTER.search(lower)) and (len(lower) >= 2 or lower == "x")
 
 
+@functools.lru_cache(maxsize=65536)
 def is_number(word: str) -> bool:
     """``20``, ``2.5``, ``1,000``, ``150/95`` (a reading), ``150s`` (v10), or a number word."""
-    return (bool(re.fullmatch(r"\d+(?:[.,]\d+)?(?:/\d+(?:\.\d+)?)?", word)) or word in WORD_NUMBERS
-            or bool(_DECADE.fullmatch(word)))
+    return bool(_NUMBER.fullmatch(word)) or word in WORD_NUMBERS or bool(_DECADE.fullmatch(word))
+
+
+_LETTER = re.compile(r"[a-z]")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?(?:/\d+(?:\.\d+)?)?")
 
 
 #: v10: values in a decade, "in the 150s", hold its round value (a claim's "around 150")

@@ -119,3 +119,24 @@ def test_every_term_is_written_as_its_first_term_in_one_pass():
     for entry in table["synonyms"]:
         for term in entry["terms"]:
             assert found.written_one_way(term) == entry["terms"][0], (term, entry)
+
+
+def test_a_text_without_a_synonym_is_left_as_it_is_without_the_pattern():
+    """Issue 49: written_one_way skips its pattern of every synonym for an ASCII text that holds no
+    synonym at one of its word runs; every text reads as the pattern alone writes it — each term
+    written in a sentence, capitalised, before punctuation, inside a longer word (not a synonym
+    there), and non-ASCII text (always through the pattern)."""
+    table = json.loads(TABLE.read_text(encoding="utf-8"))
+    found = lexicons.equivalents()
+
+    def pattern(text):
+        return found.rewrite.sub(lambda m: found.spelled[m.group(0).lower()], text)
+
+    texts = ["The lungs are clear.", "No fever, café au lait spots.", "", "x", "Follow up in 2 weeks."]
+    for entry in table["synonyms"]:
+        for term in entry["terms"][1:]:
+            texts += [f"She had {term} last week.", f"{term.upper()}: reviewed", f"({term.capitalize()}).",
+                      f"pre{term}s were seen", f"{term}-like", f"the {term}\u00e9 note"]
+    for text in texts:
+        assert found.written_one_way(text) == pattern(text), text
+    assert found.written_one_way("The lungs are clear.") == "The lungs are clear."
