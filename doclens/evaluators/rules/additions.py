@@ -419,9 +419,14 @@ def circumstance_words(kept: list[str], claim: str, words: list[Word], premise_s
     return {w: what for w, what in found.items() if what == "occasion" or not _said_in_a_form(w, what, about)}
 
 
+#: v16: where a time clause ends: where a clause does, or at a relative word that opens what is said
+#: of the fact ("for the last two weeks that starts in his flank").
+_TIME_CLAUSE_END = re.compile(_CLAUSE_END.pattern + r"|\b(?:that|who|where)\b", re.IGNORECASE)
+
+
 def _occasion_words(kept: list[str], claim: str) -> list[str]:
     """The words of ``kept`` in a clause :data:`~doclens.evaluators.rules.lexicons.CIRCUMSTANCE_OPENERS`
-    opens, up to the clause's end: not one opened by asking or examining ("when asked about it"), nor
+    opens, up to the clause's end (:data:`_TIME_CLAUSE_END`): not one opened by asking or examining ("when asked about it"), nor
     "since" before a pronoun (mostly a reason: "since he has not improved"); not an adverb, which says
     how rather than what the time is ("since injured initially"), nor a word that points back to
     an event the note tells in its own words (:data:`~doclens.evaluators.rules.lexicons.CIRCUMSTANCE_EVENTS`:
@@ -430,7 +435,7 @@ def _occasion_words(kept: list[str], claim: str) -> list[str]:
     :data:`_PLAN_CUES` word: "will follow up after the MRI" says when to act)."""
     found: list[str] = []
     for opener in CIRCUMSTANCE_OPENERS.finditer(claim):
-        end = _CLAUSE_END.search(claim, opener.end())
+        end = _TIME_CLAUSE_END.search(claim, opener.end())
         clause = re.findall(r"[A-Za-z][A-Za-z'\-]*", claim[opener.end(): end.start() if end else len(claim)].lower())
         if not clause or clause[0] in CIRCUMSTANCE_FRAMING or (opener.group(0).lower() == "since" and clause[0] in PRONOUNS):
             continue

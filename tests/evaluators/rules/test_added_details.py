@@ -66,6 +66,8 @@ GUARDS = {
                       "She will hold the aspirin for a week before her colonoscopy."),
     "the note's span, one word reworded": ("Her knee pain started during a long hike in the mountains.",
                                            "Her knee pain has been present since a long hike in the hills."),
+    "a relative clause after the time": ("For two weeks she has had pain that starts in her right flank.",
+                                         "She has had pain for the past two weeks that originates in her right flank."),
     "the note's time since an injury": ("He has had right knee swelling since the fall.",
                                         "He reports right knee swelling since the fall."),
 }
