@@ -616,10 +616,11 @@ CIRCUMSTANCE_OPENERS = re.compile(
 CIRCUMSTANCE_FRAMING = frozenset("asked questioned queried prompted examined examination exam palpation inspection "
                                  "auscultation review reviewing".split())
 #: v16: words of a circumstance clause that point back to an event the note tells in its own words
-#: ("since the injury" for the note's "after she twisted her ankle", "since the last visit"): no
+#: ("since the injury" for the note's "after she twisted her ankle", "since the last visit", "during
+#: the car wreck" for "in an MVA": a car is the wreck's), and "ago", which only dates a number the number rules check: no
 #: detail of their own.
-CIRCUMSTANCE_EVENTS = frozenset("""injury injuries accident incident trauma event events episode episodes visit visits
-appointment appointments last time""".split())
+CIRCUMSTANCE_EVENTS = frozenset("""injury injuries accident accidents incident trauma event events episode episodes
+visit visits appointment appointments last time ago wreck wrecks crash crashes collision mva mvc car motor vehicle""".split())
 #: v16: words that give the time of day of a fact by themselves ("at night", "in the morning") or how
 #: it feels (a quality of a pain or a symptom: "aching", "burning", "throbbing"): each is a detail the
 #: note must state, never a rewording of another word (docs/design.md §4). A number of days or weeks

@@ -68,6 +68,8 @@ GUARDS = {
                                            "Her knee pain has been present since a long hike in the hills."),
     "a relative clause after the time": ("For two weeks she has had pain that starts in her right flank.",
                                          "She has had pain for the past two weeks that originates in her right flank."),
+    "an accident named another way": ("She broke both wrists in an MVA last December.",
+                                      "She broke both wrists last December during a car wreck."),
     "the note's time since an injury": ("He has had right knee swelling since the fall.",
                                         "He reports right knee swelling since the fall."),
 }
