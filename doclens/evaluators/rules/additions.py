@@ -419,9 +419,11 @@ def circumstance_words(kept: list[str], claim: str, words: list[Word], premise_s
     return {w: what for w, what in found.items() if what == "occasion" or not _said_in_a_form(w, what, about)}
 
 
-#: v16: where a time clause ends: where a clause does, or at a relative word that opens what is said
-#: of the fact ("for the last two weeks that starts in his flank").
-_TIME_CLAUSE_END = re.compile(_CLAUSE_END.pattern + r"|\b(?:that|who|where)\b", re.IGNORECASE)
+#: v16: where a time clause ends: where a clause does, at a relative word that opens what is said
+#: of the fact ("for the last two weeks that starts in his flank"), or at a conjunction that opens
+#: another predicate ("during the accident and was told it was a contusion").
+_TIME_CLAUSE_END = re.compile(_CLAUSE_END.pattern + r"|\b(?:that|who|where)\b"
+                              r"|\b(?:and|or)\s+(?:was|were|is|are|has|have|had|will|did|does)\b", re.IGNORECASE)
 
 
 def _occasion_words(kept: list[str], claim: str) -> list[str]:

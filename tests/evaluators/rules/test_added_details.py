@@ -70,6 +70,8 @@ GUARDS = {
                                          "She has had pain for the past two weeks that originates in her right flank."),
     "an accident named another way": ("She broke both wrists in an MVA last December.",
                                       "She broke both wrists last December during a car wreck."),
+    "another predicate after the time": ("She hit her head in the accident and they told her it was a contusion.",
+                                         "She hit her head during the accident and was diagnosed with a contusion."),
     "the note's time since an injury": ("He has had right knee swelling since the fall.",
                                         "He reports right knee swelling since the fall."),
 }
