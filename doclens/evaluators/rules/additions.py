@@ -32,6 +32,15 @@ the rest of it is covered. Such an addition is not weighed as rewording: it deci
   severity where the note gives the concept with a value (a reading, a score, a grade: the claim may
   read its severity there).
 
+* **A circumstance or a detail no note word gives** (v16, :func:`circumstance_words`): of the claim's
+  words the note never uses and the paraphrase tolerance did not forgive, one inside a clause that
+  gives the fact's time (:data:`~doclens.evaluators.rules.lexicons.CIRCUMSTANCE_OPENERS`: "since a
+  trip to Mexico", "at the time of a tackle", "during long drives"), or one that gives a time or a
+  quality by itself (:data:`~doclens.evaluators.rules.lexicons.DETAIL_CLASSES`: "yesterday",
+  "aching"), is a fact the note does not state, not a rewording: it decides. The
+  framing words (who reports, how it was found: "reports", "states", "when asked") are never missing
+  words at all (:data:`~doclens.evaluators.rules.words.STOP_WORDS`).
+
 Rule 10 (v12, :mod:`~doclens.evaluators.rules.statements`: what kind of statement a claim makes) is
 read here too, so that its findings come with rule 8's.
 """
@@ -43,10 +52,21 @@ from collections.abc import Callable
 
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind, short
-from doclens.evaluators.rules.lexicons import QUALIFIER_SAID, QUALIFIERS, SEVERITY_SCORE, QualifierFamily, severity_of_score
-from doclens.evaluators.rules.sentences import Sentence, Status
+from doclens.evaluators.rules.lexicons import (
+    CIRCUMSTANCE_EVENTS,
+    CIRCUMSTANCE_FRAMING,
+    CIRCUMSTANCE_OPENERS,
+    DETAIL_CLASSES,
+    DETAIL_SAID,
+    QUALIFIER_SAID,
+    QUALIFIERS,
+    SEVERITY_SCORE,
+    QualifierFamily,
+    severity_of_score,
+)
+from doclens.evaluators.rules.sentences import Sentence, Status, Word
 from doclens.evaluators.rules.statements import statement_problems
-from doclens.evaluators.rules.words import is_content
+from doclens.evaluators.rules.words import PRONOUNS, is_content
 
 #: Words that attach a reason, a purpose or a basis to a fact. "since" is left out: it is mostly a
 #: time ("limping since the injury").
@@ -381,3 +401,73 @@ def _says_group(text: str, group: str) -> bool:
 def _groups_said(text: str, family: QualifierFamily) -> set[str]:
     """The groups of ``family`` a note sentence says, in any form (:func:`_says_group`)."""
     return {group for fam, group in set(QUALIFIERS.values()) if fam is family and _says_group(text, group)}
+
+
+def circumstance_words(kept: list[str], claim: str, words: list[Word], premise_sentences: list[Sentence]) -> dict[str, str]:
+    """v16 (module docstring): of ``kept``, the missing words the paraphrase tolerance did not forgive
+    (lower case), those that carry a circumstance or a detail of the claim's fact, each with what it
+    gives: ``"occasion"`` (:func:`_occasion_words`), or its class in
+    :data:`~doclens.evaluators.rules.lexicons.DETAIL_CLASSES` (a time of day, a quality) where no note
+    sentence of the claim's fact (one holding a stem of the claim's ``words`` the note uses) says a
+    detail of that class (:func:`_said_in_a_form`: "aching" for "achy", "nocturnal" for "at night")."""
+    if not kept:
+        return {}
+    found = {w: "occasion" for w in _occasion_words(kept, claim)}
+    found.update({w: DETAIL_CLASSES[w] for w in kept if w in DETAIL_CLASSES and w not in found})
+    stems = {w.stem for w in words if w.text.lower() not in kept}
+    about = [s for s in premise_sentences if s.stems & stems]
+    return {w: what for w, what in found.items() if what == "occasion" or not _said_in_a_form(w, what, about)}
+
+
+#: v16: where a time clause ends: where a clause does, at a relative word that opens what is said
+#: of the fact ("for the last two weeks that starts in his flank"), or at a conjunction that opens
+#: another predicate ("during the accident and was told it was a contusion").
+_TIME_CLAUSE_END = re.compile(_CLAUSE_END.pattern + r"|\b(?:that|who|where)\b"
+                              r"|\b(?:and|or)\s+(?:was|were|is|are|has|have|had|will|did|does)\b", re.IGNORECASE)
+
+
+def _occasion_words(kept: list[str], claim: str) -> list[str]:
+    """The words of ``kept`` in a clause :data:`~doclens.evaluators.rules.lexicons.CIRCUMSTANCE_OPENERS`
+    opens, up to the clause's end (:data:`_TIME_CLAUSE_END`): not one opened by asking or examining ("when asked about it"), nor
+    "since" before a pronoun (mostly a reason: "since he has not improved"); not an adverb, which says
+    how rather than what the time is ("since injured initially"), nor a word that points back to
+    an event the note tells in its own words (:data:`~doclens.evaluators.rules.lexicons.CIRCUMSTANCE_EVENTS`:
+    "since the injury"); only where at least half the clause's content words are missing (the occasion
+    the claim's own rather than the note's reworded), and where the claim puts no plan before it (a
+    :data:`_PLAN_CUES` word: "will follow up after the MRI" says when to act)."""
+    found: list[str] = []
+    for opener in CIRCUMSTANCE_OPENERS.finditer(claim):
+        end = _TIME_CLAUSE_END.search(claim, opener.end())
+        clause = re.findall(r"[A-Za-z][A-Za-z'\-]*", claim[opener.end(): end.start() if end else len(claim)].lower())
+        if not clause or clause[0] in CIRCUMSTANCE_FRAMING or (opener.group(0).lower() == "since" and clause[0] in PRONOUNS):
+            continue
+        if _PLAN_CUES.search(claim[: opener.start()]):
+            continue
+        content = [w for w in dict.fromkeys(clause) if is_content(w) and w not in CIRCUMSTANCE_EVENTS
+                   and (w in DETAIL_CLASSES or not w.endswith("ly"))]
+        added = [w for w in content if w in kept]
+        if 2 * len(added) >= len(content):
+            found += [w for w in added if w not in found]
+    return found
+
+
+def _said_in_a_form(word: str, what: str, premise_sentences: list[Sentence]) -> bool:
+    """Whether the note says a detail of ``word``'s class ``what`` (:data:`~doclens.evaluators.rules.lexicons.DETAIL_SAID`:
+    "nocturnal" for "at night"), or a note word is another form of it: the two share their
+    first letters, all but the last of the shorter and at most five ("achy" and "aching")."""
+    said = DETAIL_SAID[what]
+    for sentence in premise_sentences:
+        if said.search(sentence.text):
+            return True
+        for w in sentence.words:
+            other = w.text.lower()
+            n = min(5, len(word) - 1, len(other) - 1)
+            if n >= 3 and word[:n] == other[:n]:
+                return True
+    return False
+
+
+def circumstance_finding(words: dict[str, str]) -> Finding:
+    """The :class:`FindingKind.ADDITION` for :func:`circumstance_words`' words (an absence that decides)."""
+    said = ", ".join(f"{w} ({what})" for w, what in list(words.items())[:6])
+    return Finding(FindingKind.ADDITION, f"note does not give the claim's detail: {said}")

@@ -101,7 +101,7 @@ from doclens.core.errors import ConfigurationError
 from doclens.core.threads import ThreadPlan, collector_paused, computing_with, plan
 from doclens.core.types import CitationJudgement, ClaimJudgement
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
-from doclens.evaluators.rules.additions import addition_problems
+from doclens.evaluators.rules.additions import addition_problems, circumstance_finding, circumstance_words
 from doclens.evaluators.rules.alignment import NotYetEncoded, TokenAligner
 from doclens.evaluators.rules.analysis import Analyser, context_rules, section_key_words
 from doclens.evaluators.rules.assertion import assertion_problems, conditional, reports_result
@@ -112,7 +112,7 @@ from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE
 from doclens.evaluators.rules.decision import DECISIVE, DecisionModel, load_model
 from doclens.evaluators.rules.findings import FINDING_KINDS, Assessment, Finding, FindingKind, short
 from doclens.evaluators.rules.levels import unsaid_levels
-from doclens.evaluators.rules.lexicons import same_direction
+from doclens.evaluators.rules.lexicons import DETAIL_CLASSES, same_direction
 from doclens.evaluators.rules.near_misses import near_miss_problems
 from doclens.evaluators.rules.numbers import number_and_side_problems
 from doclens.evaluators.rules.paraphrase import all_near, concept_in_place, fills_a_things_place, forgiven_as
@@ -876,6 +876,7 @@ class ClinicalRulesJudge(Evaluator):
             best = self._aligned(claim, words, premise_sentences, encoder=True)
             if best is not None and self._paraphrase_of(kept, words, best, claim):
                 forgiven, kept = forgiven_as(kept, list(dict.fromkeys(w.text.lower() for w in best.words)), self._cosine), []
+        problems, kept = self._added_details(claim, kept, words, premise_sentences, problems)
         if kept and best is not None and self.paraphrase == "minilm":
             for m, used, thing in self._substitutions(kept, words, best):
                 # a swapped thing ("numbness" for "injuries") contradicts; a swapped verb or modifier
@@ -893,6 +894,17 @@ class ClinicalRulesJudge(Evaluator):
         kept = [m for m in kept if m not in concepts]
         problems += [concept_finding(concepts)] if concepts else []
         return problems + not_mentioned(kept, premise_sentences, self.analyser.drug_names), forgiven, best, absent
+
+    @staticmethod
+    def _added_details(claim: str, kept: list[str], words: list[Word], premise_sentences: list[Sentence],
+                       problems: list[Finding]) -> tuple[list[Finding], list[str]]:
+        """v16: the missing words that give the fact's occasion, time or quality
+        (:func:`~doclens.evaluators.rules.additions.circumstance_words`) found as one addition, which
+        decides; ``(problems, kept)`` with the finding added and those words taken out of ``kept``."""
+        details = circumstance_words(kept, claim, words, premise_sentences)
+        if not details:
+            return problems, kept
+        return problems + [circumstance_finding(details)], [m for m in kept if m not in details]
 
     def _unnamed_concepts(self, kept: list[str], words: list[Word], index: dict, premise_sentences: list[Sentence],
                           best: Sentence | None) -> list[str]:
@@ -947,10 +959,11 @@ class ClinicalRulesJudge(Evaluator):
         """Whether the missing words could be forgiven at all, before any encoding: tolerance on,
         no drug, few enough (:data:`PARAPHRASE_MAX_MISSING`, :data:`PARAPHRASE_SHARE`)."""
         # a drug, a body site, a person or a direction is never rewording (near_misses.near_miss_problems),
-        # nor what a claim denies (v8: "Swabs were not obtained" is no rewording of a note without swabs)
+        # nor what a claim denies (v8: "Swabs were not obtained" is no rewording of a note without swabs),
+        # nor v16 a time or quality a word gives by itself ("yesterday", "throbbing": additions.py)
         denied = {w.text.lower() for w in words if w.status == Status.NEGATED}
         if self.paraphrase == "none" or any(self.analyser.is_drug(m) or self.analyser.names_near_miss(m) or m in denied
-                                            for m in missing):
+                                            or m in DETAIL_CLASSES for m in missing):
             return False
         content = len({w.stem for w in words})
         return not (len(missing) > PARAPHRASE_MAX_MISSING or len(missing) > PARAPHRASE_SHARE * content)

@@ -272,8 +272,12 @@ def opposite(word: str, words: list[Word], first: dict[str, tuple[int, Word, Sen
     ``first``: the note's words' first occurrences (the judge's ``_PremiseView``): the one the note
     uses first says whether the two mean the same. v7: a contradiction only where the note speaks of
     the claim's concept, the first of ``premise_sentences`` sharing another word of the claim with the
-    opposite: "A normal physical exam was conducted" says nothing of an "abnormal renal ultrasound"."""
+    opposite: "A normal physical exam was conducted" says nothing of an "abnormal renal ultrasound".
+    v16 (issue 46): a quality named by its noun has its adjective's opposite too: the examination's
+    "nontender in the right lower quadrant" against a claim of "pain and tenderness" there."""
     candidates = [p + word for p in POLAR_PREFIXES] + [word[len(p):] for p in POLAR_PREFIXES if word.startswith(p)]
+    if word.endswith("ness") and len(word) > 7:  # v16: the quality's adjective: "nontender" denies "tenderness"
+        candidates += [p + word[:-4] for p in POLAR_PREFIXES]
     found = [first[o] for o in candidates if o in first]
     if not found:
         return None

@@ -623,3 +623,43 @@ def severity_of_score(match: re.Match) -> str:
         return ("mild", "moderate", "severe", "severe")[int(match.group(2)) - 1]
     score = int(match.group(1) or match.group(3))
     return "mild" if score <= 3 else "moderate" if score <= 6 else "severe"
+
+
+#: v16 (issue 46, rule 8, :func:`~doclens.evaluators.rules.additions.circumstance_words`): how a claim
+#: attaches a time to a fact by a clause, which is a fact of its own (docs/design.md §4): "since the
+#: fall", "at the time of the tackle", "for the past week", "during a soccer game", "before the
+#: surgery". A word the note never uses inside such a clause is no rewording. The openers of an
+#: occasion or a trigger ("after", "while", "when", "upon") are left out: measured on the unread
+#: halves, their clauses reword the note's more often than they add to it. "if" says a plan's condition.
+CIRCUMSTANCE_OPENERS = re.compile(
+    r"\b(?:since|before|during|at the time of|for the (?:past|last))\b", re.IGNORECASE)
+#: v16: a clause opened by asking or examining is how the fact was found ("when asked", "upon
+#: examination"), not a circumstance of it.
+CIRCUMSTANCE_FRAMING = frozenset("asked questioned queried prompted examined examination exam palpation inspection "
+                                 "auscultation review reviewing".split())
+#: v16: words of a circumstance clause that point back to an event the note tells in its own words
+#: ("since the injury" for the note's "after she twisted her ankle", "since the last visit", "during
+#: the car wreck" for "in an MVA": a car is the wreck's), and "ago", which only dates a number the number rules check: no
+#: detail of their own.
+CIRCUMSTANCE_EVENTS = frozenset("""injury injuries accident accidents incident trauma event events episode episodes
+visit visits appointment appointments last time ago wreck wrecks crash crashes collision mva mvc car motor vehicle""".split())
+#: v16: words that give the time of day of a fact by themselves ("at night", "in the morning") or how
+#: it feels (a quality of a pain or a symptom: "aching", "burning", "throbbing"): each is a detail the
+#: note must state, never a rewording of another word (docs/design.md §4). A number of days or weeks
+#: is the number rules'; how often a symptom comes ("intermittent") is left out: measured on the
+#: real-output dev half, a chronic condition's "intermittent" rewords the note's occasions of it.
+DETAIL_CLASSES: Mapping[str, str] = MappingProxyType({
+    **dict.fromkeys("""yesterday overnight tonight weekend weekends morning mornings evening evenings night nights
+nighttime bedtime""".split(), "time"),
+    **dict.fromkeys("""aching achy sharp dull burning throbbing stabbing shooting cramping crampy squeezing
+gnawing pounding pulsating pulsing pressure-like""".split(), "quality"),
+})
+#: v16: how a note says a detail of each class of :data:`DETAIL_CLASSES` in other words than the
+#: class's own ("nocturnal" for "at night", "an ache"): a note
+#: sentence of the claim's fact that says one leaves the claim's word to be weighed as rewording.
+DETAIL_SAID: Mapping[str, re.Pattern] = MappingProxyType({what: re.compile(r"\b(?:" + "|".join(
+    sorted(w for w, c in DETAIL_CLASSES.items() if c == what)) + "|" + more + r")\b", re.IGNORECASE)
+    for what, more in {
+        "time": r"nocturnal\w*|a\.?m\.?|p\.?m\.?|asleep|sleep\w*|wak\w+|noon|daytime",
+        "quality": r"ache\w*|achiness|pressure|tight\w*|sore\w*|stiff\w*|describ\w+|quality|character\w*",
+    }.items()})

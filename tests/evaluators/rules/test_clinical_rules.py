@@ -81,7 +81,7 @@ PAIRS = {
         "He is 42 years old. His pain is 7/10.", "His pain is 3/10.", False, ["note says 7/10, claim says 3/10"]),
     "laterality: the side the note gives is never reported missing": (
         "He has swelling of the left knee and a rash on his back.", "Left knee pain at night after running.", False,
-        ["note does not mention: pain, night, running"]),
+        ["note does not mention: pain, running", "note does not give the claim's detail: night (time)"]),
     # contradiction rules read the concept where the note speaks of it most closely
     "laterality: the closest mention decides, a negated one elsewhere does not support": (
         "Denies left sided facial pain. HENT: Reports right sided facial pain.", "HENT: Reports left sided facial pain.",
@@ -269,8 +269,9 @@ def test_model_explanations_give_the_score_and_what_differs(judge):
     assert supported and text.startswith("supported (score 0.") and "as rewording: note does not mention: lasted" in text
     # a claim that joins a stated fact to one the note lacks is not supported by the stated half
     # (v6: "the abdomen is soft" would be decided by the site the note never names, without a score)
-    supported, text = judge.explain("The lungs are clear.", "The lungs are clear and she sleeps poorly at night.")
-    assert not supported and text.startswith("not supported (score 0.") and "sleeps, poorly, night" in text
+    # (v16: "at night" would be decided as a time of day the note never gives)
+    supported, text = judge.explain("The lungs are clear.", "The lungs are clear and she sleeps poorly lately.")
+    assert not supported and text.startswith("not supported (score 0.") and "sleeps, poorly, lately" in text
     supported, text = judge.explain("The lungs are clear.", "The lungs are clear and the abdomen is soft.")
     # (r15: "soft", an examination finding the note never writes, is named as such)
     assert not supported and text == ("not supported: note never names \"soft\", what the claim is about, nor an "
