@@ -416,7 +416,9 @@ def circumstance_words(kept: list[str], claim: str, words: list[Word], premise_s
     found.update({w: DETAIL_CLASSES[w] for w in kept if w in DETAIL_CLASSES and w not in found})
     stems = {w.stem for w in words if w.text.lower() not in kept}
     about = [s for s in premise_sentences if s.stems & stems]
-    return {w: what for w, what in found.items() if what == "occasion" or not _said_in_a_form(w, what, about)}
+    keys = {w.text.lower(): w.stem for w in words}
+    return {w: what for w, what in found.items()
+            if what == "occasion" or not _said_in_a_form(w, keys.get(w, w), what, about)}
 
 
 #: v16: where a time clause ends: where a clause does, at a relative word that opens what is said
@@ -451,20 +453,23 @@ def _occasion_words(kept: list[str], claim: str) -> list[str]:
     return found
 
 
-def _said_in_a_form(word: str, what: str, premise_sentences: list[Sentence]) -> bool:
+def _said_in_a_form(word: str, key: str, what: str, premise_sentences: list[Sentence]) -> bool:
     """Whether the note says a detail of ``word``'s class ``what`` (:data:`~doclens.evaluators.rules.lexicons.DETAIL_SAID`:
-    "nocturnal" for "at night"), or a note word is another form of it: the two share their
-    first letters, all but the last of the shorter and at most five ("achy" and "aching")."""
+    "nocturnal" for "at night"), or a note word is another form of it (``key``, its key:
+    :func:`_forms_of_one_word`: "achy" and "aching", "mornings" and "morning"; v17: not a word that
+    only opens with its letters, "more" for "morning", "over" for "overnight")."""
     said = DETAIL_SAID[what]
-    for sentence in premise_sentences:
-        if said.search(sentence.text):
-            return True
-        for w in sentence.words:
-            other = w.text.lower()
-            n = min(5, len(word) - 1, len(other) - 1)
-            if n >= 3 and word[:n] == other[:n]:
-                return True
-    return False
+    return any(said.search(sentence.text) or any(_forms_of_one_word(key, w.stem) for w in sentence.words)
+               for sentence in premise_sentences)
+
+
+def _forms_of_one_word(key: str, other: str) -> bool:
+    """v17: whether two keys (:meth:`~doclens.evaluators.rules.analysis.Analyser.normal`: the Porter stem
+    of a word's lemma, which joins "aching", "ached", "aches") are one word's: the same, or one the
+    other's adjective in -y, whose y Porter writes i ("achi" of "achy", "ach" of "aching"; "crampy",
+    "cramping")."""
+    short, long = sorted((key, other), key=len)
+    return key == other or (len(short) >= 3 and long == short + "i")
 
 
 def circumstance_finding(words: dict[str, str]) -> Finding:

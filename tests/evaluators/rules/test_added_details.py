@@ -106,3 +106,50 @@ def test_a_quality_denied_as_the_note_denies_it_stays_supported(judge, case):
     premise, claim = DENIED_THE_SAME[case]
     verdict = judge.verdict(premise, claim)
     assert verdict.entailed, verdict.explanation
+
+
+# v17 (issue 46): a note word that only opens with the detail's letters is no form of it (additions.py,
+# ``_forms_of_one_word``): (premise, claim, the detail the explanation must name). Each was accepted
+# before, the note's word read as a form of the claim's detail.
+OPENING_LETTERS_ONLY = {
+    "an event for an evening": ("She had a syncopal event at home.", "She had a syncopal event at home in the evening.",
+                                "evening"),
+    "an event counted, for an evening": ("She had one syncopal event this month.",
+                                         "She had one syncopal event this month, in the evening.", "evening"),
+    "a pulse for a pulsating pain": ("Pulse in her neck is regular. She reports pain in her neck.",
+                                     "She reports pulsating pain in her neck.", "pulsating"),
+    "a pulse beside the pain": ("She reports pain in her neck and a fast pulse.",
+                                "She reports pulsating pain in her neck.", "pulsating"),
+}
+# (premise, claim): the note writes the detail in another form of the word: stays supported
+REAL_FORMS = {
+    "the plural": ("She had a syncopal event at home in the evenings.", "She had a syncopal event at home in the evening."),
+    "the verb for its participle": ("He has pain in his left wrist that shoots up his arm.",
+                                    "He has shooting pain in his left wrist."),
+    "the participle for the adjective in -y": ("Her abdominal pain is cramping and comes and goes.",
+                                               "She describes crampy abdominal pain that comes and goes."),
+}
+
+
+@pytest.mark.parametrize("case", OPENING_LETTERS_ONLY, ids=list(OPENING_LETTERS_ONLY))
+def test_a_word_that_only_opens_with_the_details_letters_does_not_say_it(judge, case):
+    premise, claim, word = OPENING_LETTERS_ONLY[case]
+    verdict = judge.verdict(premise, claim)
+    assert not verdict.entailed, verdict.explanation
+    assert any(f.kind is FindingKind.ADDITION for f in verdict.findings), verdict.explanation
+    assert word in verdict.explanation, verdict.explanation
+
+
+@pytest.mark.parametrize("case", REAL_FORMS, ids=list(REAL_FORMS))
+def test_a_detail_in_another_form_of_its_word_stays_supported(judge, case):
+    premise, claim = REAL_FORMS[case]
+    verdict = judge.verdict(premise, claim)
+    assert verdict.entailed, verdict.explanation
+
+
+@pytest.mark.parametrize("key,other,joined", [("ach", "achi", True), ("cramp", "crampi", True), ("even", "even", True),
+                                              ("morn", "more", False), ("puls", "pulsat", False), ("week", "weekend", False)])
+def test_forms_of_one_word_are_read_from_the_keys(key, other, joined):
+    from doclens.evaluators.rules.additions import _forms_of_one_word
+
+    assert _forms_of_one_word(key, other) is joined and _forms_of_one_word(other, key) is joined
