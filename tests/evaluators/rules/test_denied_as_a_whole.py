@@ -31,6 +31,11 @@ SAID_AS_A_WHOLE = {
     "a urinary symptom, the system's symptoms written with no": (
         "He reports no urinary symptoms.", "He denies dysuria."),
     "a cardiac symptom": ("He denies any cardiac symptoms.", "He denies palpitations."),
+    "a normal wrist x-ray: no fracture": (
+        "X-ray of the left wrist was normal.", "X-ray of the left wrist showed no fracture."),
+    "a normal knee on x-ray: no fractures": ("Her x-ray showed a normal knee.", "Her knee x-ray showed no fractures."),
+    "an unremarkable x-ray: no dislocation": (
+        "X-ray of the left wrist was unremarkable.", "No dislocation was seen on the left wrist x-ray."),
 }
 
 # (premise, claim): stays unsupported
@@ -79,4 +84,4 @@ def test_each_system_denied_lists_its_symptoms_with_a_source():
     gastro = next(members for system, members in table.denied_with if "gastrointestinal" in system)
     assert {"nausea", "vomiting", "diarrhea"} <= gastro
     assert not any("pain" in members for _, members in table.denied_with)  # a generic head belongs to no one system
-    assert "ROS" in table.sources
+    assert "ROS" in table.sources and "Radiograph report" in table.sources
