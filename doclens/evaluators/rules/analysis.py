@@ -165,8 +165,13 @@ class Analyser:
         self._written: dict[str, str] = {}  # text → :meth:`written_one_way` of it
         self.site_wholes = self._equivalents.wholes
         #: the stems of the findings a normal one says are absent, with the stems it is written with
-        self.absent_when = [(frozenset(map(self.normal, when)), frozenset(map(self.normal, absent)))
-                            for when, absent in self._equivalents.implies_absent]
+        #: (r17: and those of a sentence in which it does not say so)
+        self.absent_when = [(frozenset(map(self.normal, when)), frozenset(map(self.normal, absent)),
+                             frozenset(map(self.normal, unless)))
+                            for when, absent, unless in self._equivalents.implies_absent]
+        #: r17: the stems naming a body system, with the stems of the symptoms its denial as a whole denies
+        self.denied_with = [(frozenset(map(self.normal, system)), frozenset(map(self.normal, members)))
+                            for system, members in self._equivalents.denied_with]
 
     def prefetch(self, texts) -> None:
         """Fetch from the analysis cache, in one query, the stored readings of those ``texts`` not

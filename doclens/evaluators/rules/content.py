@@ -301,13 +301,45 @@ def _stating(candidates: list[str], negated: bool, concept: set[str], premise_se
 
 def said_absent(analyser: Analyser, text: str, words: list[Word], premise_sentences: list[Sentence]) -> bool:
     """A finding the claim negates that a normal finding of the note says is absent
-    (clinical_equivalents.json's ``implies_absent``): "no wheezes" is the note's "lungs are clear"."""
+    (clinical_equivalents.json's ``implies_absent``): "no wheezes" is the note's "lungs are clear"; r17:
+    "no fracture" a bone or joint x-ray's "normal", not a chest x-ray's (an entry's ``unless``)."""
     stem = analyser.normal(text)
     if not any(w.text.lower() == text and w.status == Status.NEGATED for w in words):
         return False
     return any(stem in absent and any(when <= {w.stem for w in s.words if w.status == Status.AFFIRMED}
-                                      for s in premise_sentences)
-               for when, absent in analyser.absent_when)
+                                      and not unless & s.stems for s in premise_sentences)
+               for when, absent, unless in analyser.absent_when)
+
+
+#: r17: the generic heads by which a note denies a body system's symptoms as a whole ("denies
+#: gastrointestinal symptoms", "no urinary issues", "no cardiac complaints").
+SYSTEM_DENIAL_HEADS = ("symptom", "symptoms", "complaint", "complaints", "issue", "issues", "problem", "problems")
+#: how far before its head a system's name may stand ("gastrointestinal or respiratory symptoms": 3 words)
+SYSTEM_DENIAL_SPAN = 3
+
+
+def said_denied(analyser: Analyser, text: str, words: list[Word], premise_sentences: list[Sentence]) -> bool:
+    """r17 (issue 46): a symptom the claim denies ("denies nausea", "no dysuria") that the note denies
+    with its whole body system's symptoms (clinical_equivalents.json's ``denied_with``, the review of
+    systems' checklist): the note's "denies gastrointestinal symptoms" denies each symptom of that
+    system. Only a denial says it: a symptom the claim reports, a symptom of another system, or a note
+    that denies a named symptom ("denies abdominal pain") or states the system's symptoms is no denial
+    of the claim's."""
+    if not any(w.text.lower() == text and w.status == Status.NEGATED for w in words):
+        return False
+    stem = analyser.normal(text)
+    systems = [system for system, members in analyser.denied_with if stem in members]
+    if not systems:
+        return False
+    heads = {analyser.normal(h) for h in SYSTEM_DENIAL_HEADS}
+    named = frozenset().union(*systems)
+    for s in premise_sentences:
+        denied = [w for w in s.words if w.status == Status.NEGATED]
+        # the system names the head: "gastrointestinal symptoms", "gastrointestinal or respiratory symptoms"
+        if any(h.stem in heads and 0 < h.position - w.position <= SYSTEM_DENIAL_SPAN and w.stem in named
+               for h in denied for w in denied):
+            return True
+    return False
 
 
 def abbreviation_found(analyser: Analyser, text: str, words: list[Word], index: dict) -> bool:
@@ -376,6 +408,7 @@ def missing_words(analyser: Analyser, words: list[Word], key: set[str], index: d
     return [w for w in dict.fromkeys(w.text.lower() for w in words)
             if analyser.normal(w) not in index and not abbreviation_found(analyser, w, words, index)
             and w not in key and not said_absent(analyser, w, words, premise_sentences)
+            and not said_denied(analyser, w, words, premise_sentences)
             and not site_named(analyser, w, premise_sentences) and not own_site(analyser, w, words)
             and w not in said_normal_by_findings and not reported_positive(analyser, w, words, premise_sentences, symptoms)]
 

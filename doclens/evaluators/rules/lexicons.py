@@ -182,13 +182,16 @@ def _derive_drug_names(extra: frozenset[str]) -> dict[str, str]:
 class Equivalents:
     """``clinical_equivalents.json`` read: ``rewrite`` writes each synonym as its first term (one
     compiled pattern); ``wholes``: each site's wholes, transitively; ``implies_absent``: (the words
-    a normal finding is written with, the findings it says are absent)."""
+    a normal finding is written with, the findings it says are absent, r17: the words of a sentence
+    in which it does not say so: a chest x-ray's "normal" rules out no fracture of a limb); r17: ``denied_with``: (the
+    words that name a body system, the symptoms its denial as a whole denies)."""
 
     rewrite: re.Pattern
     spelled: dict[str, str]
     wholes: dict[str, frozenset[str]]
-    implies_absent: tuple[tuple[frozenset[str], frozenset[str]], ...]
+    implies_absent: tuple[tuple[frozenset[str], frozenset[str], frozenset[str]], ...]
     sources: dict[str, str]
+    denied_with: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
 
     def written_one_way(self, text: str) -> str:
         """``text`` with every synonym written as its first term ("radiographs" → "xrays"). An ASCII
@@ -237,7 +240,7 @@ def equivalents() -> Equivalents:
     table = json.loads(resources.files("doclens.evaluators.rules").joinpath("clinical_equivalents.json")
                        .read_text(encoding="utf-8"))
     sources = table["sources"]
-    for entry in table["synonyms"] + table["part_of"] + table["implies_absent"]:
+    for entry in table["synonyms"] + table["part_of"] + table["implies_absent"] + table["denied_with"]:
         if entry.get("source") not in sources:  # every entry names where it comes from
             raise ValueError(f"clinical_equivalents.json: entry {entry} names no known source")
     spelled = {term: entry["terms"][0] for entry in table["synonyms"] for term in entry["terms"][1:]}
@@ -256,8 +259,10 @@ def equivalents() -> Equivalents:
                 seen.add(whole)
                 todo.extend(parents.get(whole, ()))
         wholes[part] = frozenset(seen)
-    absent = tuple((frozenset(e["when"]), frozenset(e["absent"])) for e in table["implies_absent"])
-    return Equivalents(rewrite, spelled, wholes, absent, sources)
+    absent = tuple((frozenset(e["when"]), frozenset(e["absent"]), frozenset(e.get("unless", ())))
+                   for e in table["implies_absent"])
+    denied = tuple((frozenset(e["system"]), frozenset(e["members"])) for e in table["denied_with"])
+    return Equivalents(rewrite, spelled, wholes, absent, sources, denied)
 
 
 #: Body sites a near miss differs by (another site decides "not supported"): the part-of table's
