@@ -39,7 +39,11 @@ the rest of it is covered. Such an addition is not weighed as rewording: it deci
   quality by itself (:data:`~doclens.evaluators.rules.lexicons.DETAIL_CLASSES`: "yesterday",
   "aching"), is a fact the note does not state, not a rewording: it decides. The
   framing words (who reports, how it was found: "reports", "states", "when asked") are never missing
-  words at all (:data:`~doclens.evaluators.rules.words.STOP_WORDS`).
+  words at all (:data:`~doclens.evaluators.rules.words.STOP_WORDS`). r17: so does a finding the
+  examiner elicited ("pain with palpation": the class "examination" of ``DETAIL_CLASSES``) where no
+  note sentence of the fact gives what the examiner's hand found (a symptom the patient tells of is
+  not it), and a trigger (:func:`trigger_words`: "pain with squatting", "on exertion", "after
+  eating") the note gives no activity of its family for.
 
 Rule 10 (v12, :mod:`~doclens.evaluators.rules.statements`: what kind of statement a claim makes) is
 read here too, so that its findings come with rule 8's.
@@ -48,7 +52,7 @@ read here too, so that its findings come with rule 8's.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from doclens.evaluators.rules.analysis import Analyser
 from doclens.evaluators.rules.findings import Finding, FindingKind, short
@@ -61,6 +65,8 @@ from doclens.evaluators.rules.lexicons import (
     QUALIFIER_SAID,
     QUALIFIERS,
     SEVERITY_SCORE,
+    TRIGGER_OPENERS,
+    TRIGGERS,
     QualifierFamily,
     severity_of_score,
 )
@@ -413,12 +419,54 @@ def circumstance_words(kept: list[str], claim: str, words: list[Word], premise_s
     if not kept:
         return {}
     found = {w: "occasion" for w in _occasion_words(kept, claim)}
+    found.update({w: "trigger" for w in trigger_words(kept, claim, premise_sentences) if w not in found})
     found.update({w: DETAIL_CLASSES[w] for w in kept if w in DETAIL_CLASSES and w not in found})
     stems = {w.stem for w in words if w.text.lower() not in kept}
     about = [s for s in premise_sentences if s.stems & stems]
     keys = {w.text.lower(): w.stem for w in words}
     return {w: what for w, what in found.items()
-            if what == "occasion" or not _said_in_a_form(w, keys.get(w, w), what, about)}
+            if what in ("occasion", "trigger") or not _said_in_a_form(w, keys.get(w, w), what, about)}
+
+
+def trigger_words(kept: list[str], claim: str, premise_sentences: list[Sentence]) -> list[str]:
+    """r17 (issue 46): the words of ``kept`` that give what brings the fact on, an activity of
+    :data:`~doclens.evaluators.rules.lexicons.TRIGGERS` right after a
+    :data:`~doclens.evaluators.rules.lexicons.TRIGGER_OPENERS` opener ("pain with squatting", "when
+    climbing stairs", "on exertion"), where the note gives no activity of its family (a word of the
+    family, or another form of one: "activity" for "exertion", "ambulation" for "walking", "climbs"
+    for "climbing"), and every content word of its clause is missing (the note's trigger reworded
+    keeps a word of it: "when going up stairs" for "when climbing stairs"). Not after a plan
+    (:data:`_PLAN_CUES`: "will follow up after exercising"). Read before the paraphrase tolerance,
+    which forgives no such word (a missing trigger is no rewording of the note's other words)."""
+    found: list[str] = []
+    for opener in TRIGGER_OPENERS.finditer(claim):
+        word = opener.group(2).lower()
+        family = TRIGGERS.get(word)
+        if family is None or word not in kept or _PLAN_CUES.search(claim[: opener.start()]):
+            continue
+        end = _TIME_CLAUSE_END.search(claim, opener.start(2))
+        clause = re.findall(r"[A-Za-z][A-Za-z'\-]*", claim[opener.start(2): end.start() if end else len(claim)].lower())
+        if not all(w in kept for w in dict.fromkeys(clause[:4]) if is_content(w)):
+            continue
+        if any(_family_said(family, sentence) for sentence in premise_sentences):
+            continue
+        found += [w for w in dict.fromkeys(clause[:4]) if is_content(w) and w not in found]
+    return found
+
+
+def _family_said(family: str, sentence: Sentence) -> bool:
+    """Whether a note sentence gives an activity of a trigger family (a word of it, or another form
+    of one: the two share their first letters, all but the last of the shorter, at least four and at
+    most five: "climbs" for "climbing", not "knee" for "kneel")."""
+    for w in sentence.words:
+        other = w.text.lower()
+        if TRIGGERS.get(other) == family:
+            return True
+        for word, fam in TRIGGERS.items():
+            n = min(5, len(word) - 1, len(other) - 1)
+            if fam == family and n >= 4 and word[:n] == other[:n]:
+                return True
+    return False
 
 
 #: v16: where a time clause ends: where a clause does, at a relative word that opens what is said
@@ -472,7 +520,16 @@ def _forms_of_one_word(key: str, other: str) -> bool:
     return key == other or (len(short) >= 3 and long == short + "i")
 
 
-def circumstance_finding(words: dict[str, str]) -> Finding:
-    """The :class:`FindingKind.ADDITION` for :func:`circumstance_words`' words (an absence that decides)."""
+def circumstance_finding(words: dict[str, str], claim: str = "", words_of_claim: Sequence[Word] = (),
+                         premise_sentences: Sequence[Sentence] = ()) -> Finding:
+    """The :class:`FindingKind.ADDITION` for :func:`circumstance_words`' words (an absence that decides);
+    r17: with ``claim`` it quotes the claim and the note's sentence of its fact (the one holding most
+    of the claim's other stems), where there is one."""
     said = ", ".join(f"{w} ({what})" for w, what in list(words.items())[:6])
-    return Finding(FindingKind.ADDITION, f"note does not give the claim's detail: {said}")
+    text = f"note does not give the claim's detail: {said}"
+    if claim:
+        stems = {w.stem for w in words_of_claim if w.text.lower() not in words}
+        fact = max(premise_sentences, key=lambda s: len(s.stems & stems), default=None)
+        text += f" (claim: \"{short(claim, 80)}\"" + (f"; note: \"{short(fact.text, 80)}\")"
+                                                     if fact is not None and fact.stems & stems else ")")
+    return Finding(FindingKind.ADDITION, text)

@@ -101,7 +101,7 @@ from doclens.core.errors import ConfigurationError
 from doclens.core.threads import ThreadPlan, collector_paused, computing_with, plan
 from doclens.core.types import CitationJudgement, ClaimJudgement
 from doclens.evaluators.base import CitationRequest, ClaimRequest, Evaluator
-from doclens.evaluators.rules.additions import addition_problems, circumstance_finding, circumstance_words
+from doclens.evaluators.rules.additions import addition_problems, circumstance_finding, circumstance_words, trigger_words
 from doclens.evaluators.rules.alignment import NotYetEncoded, TokenAligner
 from doclens.evaluators.rules.analysis import Analyser, context_rules, section_key_words
 from doclens.evaluators.rules.assertion import assertion_problems, conditional, reports_result
@@ -112,7 +112,7 @@ from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE
 from doclens.evaluators.rules.decision import DECISIVE, DecisionModel, load_model
 from doclens.evaluators.rules.findings import FINDING_KINDS, Assessment, Finding, FindingKind, short
 from doclens.evaluators.rules.levels import unsaid_levels
-from doclens.evaluators.rules.lexicons import DETAIL_CLASSES, same_direction
+from doclens.evaluators.rules.lexicons import DETAIL_CLASSES, TRIGGERS, same_direction
 from doclens.evaluators.rules.near_misses import near_miss_problems
 from doclens.evaluators.rules.numbers import number_and_side_problems
 from doclens.evaluators.rules.paraphrase import all_near, concept_in_place, fills_a_things_place, forgiven_as
@@ -315,6 +315,12 @@ def _claim_parts(claim: str, key: frozenset[str]) -> tuple[tuple[str, ...], ...]
     parts = ([w for w in re.findall(r"[A-Za-z][A-Za-z'\-]*", part.lower()) if is_content(w) and w not in key]
              for part in _CLAIM_PART.split(claim))
     return tuple(tuple(words) for words in parts if words)
+
+
+def _one_activity(word: str, other: str) -> bool:
+    """r17: whether two words are activities of one trigger family (:data:`~doclens.evaluators.rules.lexicons.TRIGGERS`)."""
+    family = TRIGGERS.get(word)
+    return family is not None and family == TRIGGERS.get(other)
 
 
 class ClinicalRulesJudge(Evaluator):
@@ -872,7 +878,7 @@ class ClinicalRulesJudge(Evaluator):
         problems += other_sex(kept, index)
         forgiven: list[str] = []
         # MiniLM aligns only a claim whose missing words could be forgiven (a drug or too many never are)
-        if kept and not problems and best is not None and self._forgivable(kept, words):
+        if kept and not problems and best is not None and self._may_forgive(kept, words, claim, premise_sentences):
             best = self._aligned(claim, words, premise_sentences, encoder=True)
             if best is not None and self._paraphrase_of(kept, words, best, claim):
                 forgiven, kept = forgiven_as(kept, list(dict.fromkeys(w.text.lower() for w in best.words)), self._cosine), []
@@ -904,7 +910,7 @@ class ClinicalRulesJudge(Evaluator):
         details = circumstance_words(kept, claim, words, premise_sentences)
         if not details:
             return problems, kept
-        return problems + [circumstance_finding(details)], [m for m in kept if m not in details]
+        return problems + [circumstance_finding(details, claim, words, premise_sentences)], [m for m in kept if m not in details]
 
     def _unnamed_concepts(self, kept: list[str], words: list[Word], index: dict, premise_sentences: list[Sentence],
                           best: Sentence | None) -> list[str]:
@@ -967,6 +973,11 @@ class ClinicalRulesJudge(Evaluator):
 
         return framing_only(claim, kept, clinical)
 
+    def _may_forgive(self, missing: list[str], words: list[Word], claim: str, premise_sentences: list[Sentence]) -> bool:
+        """:meth:`_forgivable`, and r17 no trigger among the missing words that the note never gives
+        ("pain with squatting": :func:`~doclens.evaluators.rules.additions.trigger_words`), which is no rewording."""
+        return self._forgivable(missing, words) and not trigger_words(missing, claim, premise_sentences)
+
     def _forgivable(self, missing: list[str], words: list[Word]) -> bool:
         """Whether the missing words could be forgiven at all, before any encoding: tolerance on,
         no drug, few enough (:data:`PARAPHRASE_MAX_MISSING`, :data:`PARAPHRASE_SHARE`)."""
@@ -1005,7 +1016,9 @@ class ClinicalRulesJudge(Evaluator):
             # v13: a clinical concept in another's place is a swapped thing (paraphrase.py)
             in_place = self._concept_in_place(m, words, sentence, unused)
             used = in_place or self._swapped_for(m, unused)
-            if used is not None:
+            # r17: an activity of the same trigger family is the note's trigger reworded ("worse with
+            # activity" for "with exertion": lexicons.TRIGGERS), no swap
+            if used is not None and not _one_activity(m, used):
                 found.append((m, used, in_place is not None or self._swapped_thing(m, used)))
         return found
 

@@ -673,6 +673,12 @@ DETAIL_CLASSES: Mapping[str, str] = MappingProxyType({
 nighttime bedtime""".split(), "time"),
     **dict.fromkeys("""aching achy sharp dull burning throbbing stabbing shooting cramping crampy squeezing
 gnawing pounding pulsating pulsing pressure-like""".split(), "quality"),
+    # r17 (issue 46): how a claim says a finding was elicited by the examiner's hand ("pain with
+    # palpation", "tender to percussion", "reproduced on palpation"): what the examination found, which
+    # a symptom the patient tells of ("knee pain") does not state. Not "maneuver", which names a test
+    # the note may name otherwise ("varus stress test")
+    **dict.fromkeys("""palpation palpate palpated palpating percussion elicited reproduced reproducible
+provoked""".split(), "examination"),
 })
 #: v16: how a note says a detail of each class of :data:`DETAIL_CLASSES` in other words than the
 #: class's own ("nocturnal" for "at night", "an ache"): a note
@@ -682,4 +688,42 @@ DETAIL_SAID: Mapping[str, re.Pattern] = MappingProxyType({what: re.compile(r"\b(
     for what, more in {
         "time": r"nocturnal\w*|a\.?m\.?|p\.?m\.?|asleep|sleep\w*|wak\w+|noon|daytime",
         "quality": r"ache\w*|achiness|pressure|tight\w*|sore\w*|stiff\w*|describ\w+|quality|character\w*",
+        # r17: a note sentence of the fact that gives what the examiner's hand found ("tender laterally",
+        # "pain when pressed", "reproducible"), or an examination's pain ("On exam, pain over the
+        # joint line"); not one of another manoeuvre ("pain with flexion") nor an examination that
+        # says no pain ("Examination of the knee: effusion")
+        "examination": r"tender\w*|nontender|palpa\w*|percuss\w*|elicit\w*|reproduc\w*|provo\w*|maneuver\w*|"
+                       r"manoeuvre\w*|touch\w*|press(?:ed|ing|es)?|exam\w*(?=.*\b(?:pain|sore|discomfort|hurt))|"
+                       r"(?:pain|sore|discomfort|hurt)\w*(?=.*\bexam)",
     }.items()})
+#: r17 (issue 46, rule 8, :func:`~doclens.evaluators.rules.additions.circumstance_words`): the
+#: activities a claim gives as what brings a symptom on, opened by :data:`TRIGGER_OPENERS` ("pain with
+#: squatting", "short of breath on exertion", "pain when climbing stairs", "diarrhea after eating"): a
+#: trigger the note never gives is a fact of its own, not a rewording. A closed class (a gerund after
+#: "with" is as often a symptom: "with swelling", "with vomiting"); each word maps to its family, and
+#: a note word of the family gives it ("worse with activity" for "on exertion", "ambulation" for
+#: "walking": docs/design.md §4).
+TRIGGERS: Mapping[str, str] = MappingProxyType({
+    **dict.fromkeys("exertion exert exerting exercise exercises exercising activity activities effort workout "
+                    "workouts exertional".split(), "exertion"),
+    **dict.fromkeys("walking walk walks ambulation ambulating ambulate ambulates".split(), "walking"),
+    **dict.fromkeys("running run jogging jog".split(), "running"),
+    **dict.fromkeys("climbing climb stairs stair steps".split(), "stairs"),
+    **dict.fromkeys("squatting squat squats kneeling kneel".split(), "squatting"),
+    **dict.fromkeys("bending bend stooping stoop".split(), "bending"),
+    **dict.fromkeys("lifting lift lifts carrying carry".split(), "lifting"),
+    **dict.fromkeys("standing stand sitting sit lying laying reclining recumbent".split(), "posture"),
+    **dict.fromkeys("eating eat meals meal food foods drinking swallowing".split(), "eating"),
+    **dict.fromkeys("twisting twist turning turn rotating pivoting pivot".split(), "twisting"),
+    **dict.fromkeys("reaching reach overhead pushing push pulling pull gripping grip grasping grasp typing "
+                    "writing".split(), "reaching"),
+    **dict.fromkeys("coughing cough sneezing sneeze breathing breath inspiration".split(), "breathing"),
+    **dict.fromkeys("urinating urination voiding micturition".split(), "voiding"),
+    **{w: w for w in "driving jumping hiking biking cycling swimming golfing throwing".split()},
+})
+#: r17: how a claim opens a trigger clause ("with", "after", "when", "while", "upon", "on"), up to two
+#: words that only qualify the activity before it ("with prolonged standing", "after her meals").
+TRIGGER_OPENERS = re.compile(r"\b(?:with|after|when|whenever|while|upon|on)\s+"
+                             r"((?:(?:he|she|they|his|her|their|any|the|a|an|prolonged|long|heavy|repetitive|"
+                             r"repeated|certain|more|much|is|was|are|were|going|doing)\s+){0,2})([a-z][a-z\-]*)",
+                             re.IGNORECASE)

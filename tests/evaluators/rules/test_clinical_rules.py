@@ -81,7 +81,8 @@ PAIRS = {
         "He is 42 years old. His pain is 7/10.", "His pain is 3/10.", False, ["note says 7/10, claim says 3/10"]),
     "laterality: the side the note gives is never reported missing": (
         "He has swelling of the left knee and a rash on his back.", "Left knee pain at night after running.", False,
-        ["note does not mention: pain, running", "note does not give the claim's detail: night (time)"]),
+        # r17: "after running" is a trigger the note never gives (additions.trigger_words)
+        ["note does not mention: pain", "note does not give the claim's detail: running (trigger), night (time)"]),
     # contradiction rules read the concept where the note speaks of it most closely
     "laterality: the closest mention decides, a negated one elsewhere does not support": (
         "Denies left sided facial pain. HENT: Reports right sided facial pain.", "HENT: Reports left sided facial pain.",
