@@ -60,6 +60,16 @@ words (docs/design.md §4, "Judging real notes"; docs/changelog.md, v12 "What ki
   reading, no word of how it fares ("stable", "no recent issues", "not a problem") (``addition``);
   a good control as an aim or a possibility ("to get her sugars under control", "can be controlled")
   is none, and a note that calls the condition poorly controlled is rule 7's contradiction.
+* **A refill or prescription the note does not write** (v17, issue 46). A claim that a drug is
+  refilled or renewed, or that a prescription for it is written, sent or given ("a refill of Keppra
+  was ordered", "I provided a prescription for tacrolimus") states an act of the visit: where the
+  note names the drug and says only that it is taken or gone on with ("Continue Keppra 500 mg twice
+  a day", "she uses tacrolimus"), with no sentence naming it that refills, prescribes, starts or adds
+  it and none that refills or prescribes drugs unnamed ("Refills were sent"), it is an absence
+  (``addition``). v17 also reads a test's order against the note's sentences that name the test word
+  as well as the word before it ("right elbow x-ray", not every sentence of the elbow), a result after
+  the test's name and a colon ("Right elbow x-ray: no fracture") as a result, and a claim that the
+  test "was reviewed" as saying it was done.
 """
 
 from __future__ import annotations
