@@ -260,13 +260,7 @@ def _result_problems(analyser: Analyser, sentence: Sentence, premise_sentences: 
     if not tests:
         return []
     at = tests[0]
-    # the test as named: the test word and the content word before it ("lipid panel", "chest x-ray")
-    named = [w for w in lowers[max(at - 1, 0): at + 1] if is_content(w) and w not in _NOT_NAMING] or [lowers[at]]
-    keys = _keys(analyser, named[0])
-    # v17 (issue 46): the note's sentences that name the test word as well as the word before it, not
-    # every sentence of the body site ("right elbow x-ray": the exam's "elbow" sentences name no test)
-    test = _keys(analyser, lowers[at])
-    holding = [s for s in premise_sentences if keys & s.stems and test & s.stems]
+    named, keys, test, holding = _test_named(analyser, lowers, at, premise_sentences)
     if not holding:
         return []
     planned = TEST_PLANNED.search(sentence.text)
@@ -280,6 +274,17 @@ def _result_problems(analyser: Analyser, sentence: Sentence, premise_sentences: 
         return [Finding(FindingKind.ADDITION, f"claim plans the {' '.join(named)} (\"{said}\"), which the note has "
                         f"only as done (\"{short(holding[0].text, 70)}\"), never as a plan")]
     return []
+
+
+def _test_named(analyser: Analyser, lowers: list[str], at: int,
+                premise_sentences: list[Sentence]) -> tuple[list[str], set[str], set[str], list[Sentence]]:
+    """The test at ``at`` as named (the test word and the content word before it: "lipid panel",
+    "chest x-ray"), the keys of its first word and of the test word, and the note's sentences that
+    name both (v17, issue 46: not every sentence of the body site, "right elbow x-ray": the exam's
+    "elbow" sentences name no test)."""
+    named = [w for w in lowers[max(at - 1, 0): at + 1] if is_content(w) and w not in _NOT_NAMING] or [lowers[at]]
+    keys, test = _keys(analyser, named[0]), _keys(analyser, lowers[at])
+    return named, keys, test, [s for s in premise_sentences if keys & s.stems and test & s.stems]
 
 
 def _keys(analyser: Analyser, word: str) -> set[str]:
