@@ -315,7 +315,8 @@ def _only_planned(sentence: Sentence, keys: set[str], analyser: Analyser) -> boo
         after = re.split(r"[,;:.]", text[word.end():])[0]
         if not (TEST_PLANNED.search(clause) or re.search(r"\b(?:pending|ordered|scheduled|to be)\b", after, re.IGNORECASE)):
             return False
-    return bool(written) and not RESULTS.search(text) and not NOTE_RESULTS.search(text)
+    # v17: nor a sentence that says it was done before ("you did get a chest x-ray prior to coming")
+    return bool(written) and not RESULTS.search(text) and not NOTE_RESULTS.search(text) and not DONE_BEFORE.search(text)
 
 
 def _hedge_problems(analyser: Analyser, sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:

@@ -194,6 +194,9 @@ GUARDS = {
     "a repeat the note plans beside the result": ("Hemoglobin A1c is 8.1. Repeat hemoglobin A1c in 3 months.",
                                                   "We will repeat the hemoglobin A1c in 3 months."),
     "an order where the note has it pending": ("Lipid panel is pending.", "We will order a lipid panel."),
+    "a result where the note says the test was done before": (
+        "Prior to coming in you did get a chest x-ray, and it looks like you have mild pneumonitis.",
+        "Chest x-ray is reviewed and shows mild pneumonitis."),
 }
 
 
