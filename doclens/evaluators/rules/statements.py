@@ -60,6 +60,16 @@ words (docs/design.md §4, "Judging real notes"; docs/changelog.md, v12 "What ki
   reading, no word of how it fares ("stable", "no recent issues", "not a problem") (``addition``);
   a good control as an aim or a possibility ("to get her sugars under control", "can be controlled")
   is none, and a note that calls the condition poorly controlled is rule 7's contradiction.
+* **A refill or prescription the note does not write** (v17, issue 46). A claim that a drug is
+  refilled or renewed, or that a prescription for it is written, sent or given ("a refill of Keppra
+  was ordered", "I provided a prescription for tacrolimus") states an act of the visit: where the
+  note names the drug and says only that it is taken or gone on with ("Continue Keppra 500 mg twice
+  a day", "she uses tacrolimus"), with no sentence naming it that refills, prescribes, starts or adds
+  it and none that refills or prescribes drugs unnamed ("Refills were sent"), it is an absence
+  (``addition``). v17 also reads a test's order against the note's sentences that name the test word
+  as well as the word before it ("right elbow x-ray", not every sentence of the elbow), a result after
+  the test's name and a colon ("Right elbow x-ray: no fracture") as a result, and a claim that the
+  test "was reviewed" as saying it was done.
 """
 
 from __future__ import annotations
@@ -167,6 +177,7 @@ def statement_problems(analyser: Analyser, claim_sentences: list[Sentence],
         problems += _change_problems(analyser, sentence, premise_sentences)
         problems += _adherence_problems(analyser, sentence, premise_sentences)
         problems += _unstated_status_problems(analyser, sentence, premise_sentences)
+        problems += _renewal_problems(analyser, sentence, premise_sentences)
     return problems
 
 
@@ -249,28 +260,47 @@ def _result_problems(analyser: Analyser, sentence: Sentence, premise_sentences: 
     if not tests:
         return []
     at = tests[0]
-    # the test as named: the test word and the content word before it ("lipid panel", "chest x-ray")
-    named = [w for w in lowers[max(at - 1, 0): at + 1] if is_content(w) and w not in _NOT_NAMING] or [lowers[at]]
-    keys = {analyser.normal(named[0]), analyser.normal(named[0].replace("-", ""))}  # "x-ray" is read "xray"
-    holding = [s for s in premise_sentences if keys & s.stems]
+    named, keys, test, holding = _test_named(analyser, lowers, at, premise_sentences)
     if not holding:
         return []
-    planned, result = TEST_PLANNED.search(sentence.text), RESULTS.search(sentence.text)
+    planned = TEST_PLANNED.search(sentence.text)
+    # v17: a claim that the test was reviewed ("The MRI of the lumbar spine was reviewed") says it is done
+    result = RESULTS.search(sentence.text) or NOTE_RESULTS.search(sentence.text)
     if not planned and result and all(_only_planned(s, keys, analyser) for s in holding):
         return [Finding(FindingKind.ADDITION, f"note only orders or plans the {' '.join(named)} "
                         f"(\"{short(holding[0].text, 70)}\"), claim gives its result (\"{result.group(0)}\")")]
-    if planned and not result and all(_only_reported(s) for s in holding):
+    if planned and not result and all(_only_reported(s, test, analyser) for s in holding):
         said = _span(sentence.text, planned, lowers[at])
         return [Finding(FindingKind.ADDITION, f"claim plans the {' '.join(named)} (\"{said}\"), which the note has "
                         f"only as done (\"{short(holding[0].text, 70)}\"), never as a plan")]
     return []
 
 
-def _only_reported(sentence: Sentence) -> bool:
+def _test_named(analyser: Analyser, lowers: list[str], at: int,
+                premise_sentences: list[Sentence]) -> tuple[list[str], set[str], set[str], list[Sentence]]:
+    """The test at ``at`` as named (the test word and the content word before it: "lipid panel",
+    "chest x-ray"), the keys of its first word and of the test word, and the note's sentences that
+    name both (v17, issue 46: not every sentence of the body site, "right elbow x-ray": the exam's
+    "elbow" sentences name no test)."""
+    named = [w for w in lowers[max(at - 1, 0): at + 1] if is_content(w) and w not in _NOT_NAMING] or [lowers[at]]
+    keys, test = _keys(analyser, named[0]), _keys(analyser, lowers[at])
+    return named, keys, test, [s for s in premise_sentences if keys & s.stems and test & s.stems]
+
+
+def _keys(analyser: Analyser, word: str) -> set[str]:
+    """A test word's keys ("x-ray" is read "xray")."""
+    return {analyser.normal(word), analyser.normal(word.replace("-", ""))}
+
+
+def _only_reported(sentence: Sentence, test: set[str], analyser: Analyser) -> bool:
     """Whether a note sentence gives a test's result and plans nothing ("Echo showed a reduced ejection
-    fraction")."""
-    return bool(RESULTS.search(sentence.text)) and not (TEST_PLANNED.search(sentence.text)
-                                                         or NOTE_PLANS.search(sentence.text))
+    fraction"; v17: "the x-ray was reviewed", or the result after the test's name and a colon, "Right
+    elbow x-ray: no fracture")."""
+    text = sentence.text
+    headed = any(_keys(analyser, w.group(0)) & test and re.match(r"\s*:\s*\w", text[w.end():])
+                 for w in _WORD.finditer(text))
+    return bool(RESULTS.search(text) or NOTE_RESULTS.search(text) or headed) and not (
+        TEST_PLANNED.search(text) or NOTE_PLANS.search(text))
 
 
 def _only_planned(sentence: Sentence, keys: set[str], analyser: Analyser) -> bool:
@@ -285,7 +315,8 @@ def _only_planned(sentence: Sentence, keys: set[str], analyser: Analyser) -> boo
         after = re.split(r"[,;:.]", text[word.end():])[0]
         if not (TEST_PLANNED.search(clause) or re.search(r"\b(?:pending|ordered|scheduled|to be)\b", after, re.IGNORECASE)):
             return False
-    return bool(written) and not RESULTS.search(text) and not NOTE_RESULTS.search(text)
+    # v17: nor a sentence that says it was done before ("you did get a chest x-ray prior to coming")
+    return bool(written) and not RESULTS.search(text) and not NOTE_RESULTS.search(text) and not DONE_BEFORE.search(text)
 
 
 def _hedge_problems(analyser: Analyser, sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
@@ -623,3 +654,46 @@ def _control_unstated(analyser: Analyser, sentence: Sentence, premise_sentences:
         return []
     return [Finding(FindingKind.ADDITION, f"claim has it \"{written}\", which the note never states "
                     f"(it has \"{short(said[0].text, 70)}\")")]
+
+
+# --- (h) a refill or prescription the note does not write ------------------------------------------------
+#: A claim that a drug is refilled or renewed, or that a prescription for it is written, sent or given
+#: ("Lisinopril was refilled", "will refill her EpiPen", "a refill of Keppra was ordered", "I provided a
+#: prescription for tacrolimus"): an act of the visit of its own. Having a prescription ("she has a
+#: prescription for it") is no such act.
+CLAIM_RENEWS = re.compile(
+    r"\b(?:refill\w*|re-?fill\w*|renew\w*)\b"
+    r"|\b(?:provid\w*|gave|given|giv\w*|sen[dt]\w*|wr[io]te|written|writ\w*|called in|call\w* in|issu\w*|"
+    r"e-?prescrib\w*)\b[^,.;:]{0,25}?\bprescriptions?\b"
+    r"|\bprescriptions?\b[^,.;:]{0,30}?\b(?:was|were|will be|has been|have been|is being|are being)\s+(?:\w+ly\s+)?"
+    r"(?:provided|given|sent|written|called in|issued)\b", re.IGNORECASE)
+#: How a note writes that a drug is refilled or prescribed, in any words, besides a start
+#: (:data:`NOTE_STARTS`) or an addition to the regimen ("adding tacrolimus"), which prescribe it too: a
+#: new prescription and a refill differ in time, which is no part of this rule; what it rejects is a
+#: note that only says the drug is taken or gone on with.
+NOTE_RENEWS = re.compile(r"\b(?:refill\w*|re-?fill\w*|renew\w*|prescri\w*|scripts?|rx|e-?prescrib\w*|"
+                         r"sen[dt] (?:\w+ )?(?:to|in)\b|call\w* in|pharmacy|supply|add|adds|added|adding)\b",
+                         re.IGNORECASE)
+
+
+def _renewal_problems(analyser: Analyser, sentence: Sentence, premise_sentences: list[Sentence]) -> list[Finding]:
+    """(h): a refill or prescription of a drug where the note names the drug and no note sentence
+    refills or prescribes it (nor refills the patient's medications unnamed, "refills were sent for her
+    medications"): the note says only that the drug is taken, gone on with or something else of it
+    ("Continue Keppra 500 mg twice a day" does not write a refill)."""
+    cue = CLAIM_RENEWS.search(sentence.text)
+    if cue is None or _NOT_BEFORE.search(sentence.text[: cue.start()]):
+        return []
+    if any(NOTE_RENEWS.search(s.text) and (_ANY_DRUG.search(s.text) or not any(analyser.is_drug(w.lower())
+                                                                              for w in _WORD.findall(s.text)))
+           for s in premise_sentences):
+        return []  # the note refills or prescribes unnamed drugs ("Refills were provided.")
+    problems = []
+    for key, written in _treated(analyser, sentence):
+        if not analyser.is_drug(written.lower()):
+            continue  # "medications", "inhaler": what it refills is named elsewhere, if at all
+        naming = _naming(premise_sentences, key)
+        if naming and not any(NOTE_RENEWS.search(s.text) or NOTE_STARTS.search(s.text) for s in naming):
+            problems.append(Finding(FindingKind.ADDITION, f"claim has \"{_span(sentence.text, cue, written)}\", which "
+                                    f"the note never writes: it has \"{short(naming[0].text, 70)}\""))
+    return problems

@@ -89,6 +89,31 @@ STATEMENTS = {
     "noncompliance where the note says taken": (
         "She takes lisinopril 10 mg daily.", "She has been noncompliant with lisinopril.", FindingKind.ADDITION,
         ["noncompliant with lisinopril", "takes lisinopril"]),
+    # v17 (issue 46): a refill or a prescription written where the note only goes on with the drug or
+    # says it is taken
+    "a refill where the note goes on with the drug": ("Continue Keppra 500 mg twice a day.",
+                                                      "A refill of Keppra 500 mg was ordered.", FindingKind.ADDITION,
+                                                      ["refill of keppra", "continue keppra"]),
+    "a refill planned where the note says taken": ("He takes lisinopril 20 mg daily.",
+                                                   "We will refill his lisinopril 20 mg daily.", FindingKind.ADDITION,
+                                                   ["refill his lisinopril", "takes lisinopril"]),
+    "a prescription given where the note says used": ("She uses tacrolimus ointment twice daily.",
+                                                      "I provided a prescription for tacrolimus ointment.",
+                                                      FindingKind.ADDITION,
+                                                      ["provided a prescription for tacrolimus", "uses tacrolimus"]),
+    # v17 (issue 46): an order of a test named with its body site where the note gives the result (the
+    # exam's sentences of the site name no test), the result written after a colon; a review claimed
+    # where the note only plans the test
+    "an order of a site's x-ray where the note gives its result": (
+        "Exam of the right elbow shows tenderness. Right elbow x-ray: no fracture or bony abnormality.",
+        "We will order a right elbow x-ray.", FindingKind.ADDITION,
+        ["will order a right elbow x-ray", "Right elbow x-ray: no fracture"]),
+    "an x-ray ordered where the note reads it": (
+        "Knee pain. X-ray of the right knee is unremarkable. Abdominal x-ray: no acute process.",
+        "Right knee x-ray ordered.", FindingKind.ADDITION, ["x-ray ordered", "X-ray of the right knee is unremarkable"]),
+    "a review where the note orders the test": (
+        "Right knee x-ray ordered to rule out fracture.", "Right knee x-ray was reviewed.", FindingKind.ADDITION,
+        ["x-ray ordered to rule out fracture", "reviewed"]),
 }
 
 # (premise, claim): the same shapes, stating the note's kind of fact, which stay supported
@@ -147,6 +172,31 @@ GUARDS = {
         "We will adjust his metformin dose based on the A1c."),
     "readings not taken, not a drug": ("She takes lisinopril. She is not taking her blood pressure readings at home.",
                                        "She is not taking her blood pressure readings."),
+    # v17 (issue 46): a refill or prescription the note writes, in its own words or of unnamed drugs
+    "a refill the note writes as a plan": ("Refill lisinopril 20 mg daily.", "Lisinopril 20 mg daily was refilled."),
+    "a refill where the note refills unnamed drugs": ("He takes metformin 500 mg twice daily. Refills were sent to his "
+                                                      "pharmacy.", "Metformin 500 mg twice daily was refilled."),
+    "a prescription the note sends": ("A prescription for sumatriptan was sent to her pharmacy.",
+                                      "A prescription for sumatriptan was sent."),
+    "a renewal the note plans": ("He will renew his prescription for lisinopril.",
+                                 "His lisinopril prescription will be renewed."),
+    "a prescription where the note adds the drug": (
+        "We will continue her face wash and add tacrolimus ointment twice daily.",
+        "I provided a prescription for tacrolimus ointment."),
+    # v17: a test's order, plan or review said in other words than the note's
+    "an x-ray ordered where the note will get it": ("We will get an x-ray of the right elbow.",
+                                                    "X-ray of the right elbow was ordered."),
+    "a plan heading for the note's order": ("We will get an x-ray of the right elbow.", "Plan: right elbow x-ray."),
+    "a result where the note reviews it": ("Review of the right knee x-ray shows no fracture.",
+                                           "The right knee x-ray showed no fracture."),
+    "a review where the note reviews it": ("X-ray of the right knee was reviewed today and is unremarkable.",
+                                           "X-ray of the right knee was reviewed."),
+    "a repeat the note plans beside the result": ("Hemoglobin A1c is 8.1. Repeat hemoglobin A1c in 3 months.",
+                                                  "We will repeat the hemoglobin A1c in 3 months."),
+    "an order where the note has it pending": ("Lipid panel is pending.", "We will order a lipid panel."),
+    "a result where the note says the test was done before": (
+        "Prior to coming in you did get a chest x-ray, and it looks like you have mild pneumonitis.",
+        "Chest x-ray is reviewed and shows mild pneumonitis."),
 }
 
 
