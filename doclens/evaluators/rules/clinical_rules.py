@@ -684,7 +684,7 @@ class ClinicalRulesJudge(Evaluator):
         words = [w for s in claim_sentences for w in s.words]
         if not words and not any(s.stated or s.sides for s in claim_sentences):
             return Assessment([Finding(FindingKind.EMPTY, "claim has no content word to check")], [], None, {})
-        fragment = self._states_no_fact(claim)  # v17: a heading word or a dangling adjective (subjects.py)
+        fragment = self._states_no_fact(claim, premise)  # v17: a heading word or a dangling adjective (subjects.py)
         if fragment is not None:
             return Assessment([Finding(FindingKind.EMPTY, fragment)], [], None, {})
         index = self._index(premise_sentences)
@@ -977,7 +977,7 @@ class ClinicalRulesJudge(Evaluator):
 
         return framing_only(claim, kept, clinical)
 
-    def _states_no_fact(self, claim: str) -> str | None:
+    def _states_no_fact(self, claim: str, premise: str) -> str | None:
         """v17: a claim that states no fact (:func:`~doclens.evaluators.rules.subjects.states_no_fact`):
         a heading is a note's section, topic or examining word, a body part or system, or a vital
         sign's name; a
@@ -1000,7 +1000,7 @@ class ClinicalRulesJudge(Evaluator):
             return lower in POLAR or lower in NORMAL_WORDS or lower in ABNORMAL_WORDS or (
                 "ADJ" in readings and "NOUN" not in readings)
 
-        return states_no_fact(claim, qualifier, heading)
+        return states_no_fact(claim, qualifier, heading, premise)
 
     def _forgivable(self, missing: list[str], words: list[Word]) -> bool:
         """Whether the missing words could be forgiven at all, before any encoding: tolerance on,

@@ -189,7 +189,8 @@ _PERSONS = frozenset("patient patients pt".split())
 _NOTHING_SAID = {"qualifier": "only a word that qualifies nothing", "heading": "only a heading, topic or place"}
 
 
-def states_no_fact(claim: str, qualifier: Callable[[str], bool], heading: Callable[[str], bool]) -> str | None:
+def states_no_fact(claim: str, qualifier: Callable[[str], bool], heading: Callable[[str], bool],
+                   premise: str = "") -> str | None:
     """v17 (issue 46): what a claim that states no fact is, or ``None`` for one that states one. A
     note's problem list, plan or examination writes a finding, a condition or a drug alone
     ("Hypertension.", "Lisinopril 10 mg", "No rubs."), and the reader takes it as said of the patient:
@@ -206,19 +207,34 @@ def states_no_fact(claim: str, qualifier: Callable[[str], bool], heading: Callab
     A number, a denial or any other word (a concept, a drug, a verb) makes it a statement, left to
     the other rules; so does a qualifier beside a heading or a place ("Normal cervix.", "SKIN:
     Healthy."). What such a claim asserts, the note cannot state: it decides "not supported" as a claim
-    with nothing to check does (:class:`FindingKind.EMPTY`)."""
+    with nothing to check does (:class:`FindingKind.EMPTY`). Where the note (``premise``) writes the
+    same fragment as a part of its own (between stops, commas or semicolons), the rule leaves it to
+    the others, as :func:`framing_only` does a framing line the note uses: a note's own clause is the
+    note's, whatever it says (docs/design.md, "Judging real notes")."""
     if any(c.isdigit() for c in claim):
         return None
     tokens = [t.lower().strip("'-") for t in re.findall(r"[A-Za-z][A-Za-z'\-]*", claim)]
-    if any(t in _DENYING for t in tokens):
-        return None
-    content = [t for t in tokens if is_content(t)]
-    if not content or len(content) > 3 or any(t not in _JOINING and (t in _PERSONS or not heading(t))
-                                                for t in tokens if not is_content(t)):
-        return None  # "New patient.", "She is healthy.": said of someone
+    content = _content(claim)
+    if (any(t in _DENYING for t in tokens) or not content or len(content) > 3
+            or any(t not in _JOINING and (t in _PERSONS or not heading(t)) for t in tokens if not is_content(t))):
+        return None  # a denial ("No rubs."), or said of someone ("New patient.", "She is healthy.")
     kind = ("qualifier" if all(qualifier(t) for t in content)
             else "heading" if all(heading(t) for t in content) else None)
-    if kind is None:
+    if kind is None or content in _fragments(premise):
         return None
     return (f"claim is {_NOTHING_SAID[kind]} (\"{' '.join(content)}\"): it states no finding, condition, drug, "
             f"value or action to check")
+
+
+def _fragments(premise: str) -> list[list[str]]:
+    """The content words of each part of ``premise``: its clauses as the clause extractor cuts them
+    (a claim of the note's own is one of them), and its parts between stops, commas and line ends."""
+    from doclens.extraction.extractors import clinician_claims
+
+    parts = clinician_claims(premise) + re.split(r"[.,;!?\n]+", premise)
+    return [_content(part) for part in parts]
+
+
+def _content(text: str) -> list[str]:
+    """``text``'s content words, lower case, in order."""
+    return [t for t in (w.lower().strip("'-") for w in re.findall(r"[A-Za-z][A-Za-z'\-]*", text)) if is_content(t)]

@@ -78,6 +78,13 @@ def test_a_label_with_the_level_the_note_gives_it_stays_supported(clinical_judge
     assert verdict.entailed, verdict.explanation
 
 
+def test_a_fragment_the_note_writes_as_its_own_part_is_left_to_the_other_rules(clinical_judge):
+    """A note's own clause is the note's (the reference as prediction supports itself): "Good." where
+    the note writes "Good." is judged as before."""
+    verdict = clinical_judge.verdict("How is she feeling today? Good. She denies fever.", "Good.")
+    assert not any(f.kind is FindingKind.EMPTY for f in verdict.findings), verdict.explanation
+
+
 def test_what_a_fragment_is_made_of():
     qualifier = {"cognitive", "good", "abnormal"}.__contains__
     heading = {"diet", "kidney", "abdomen", "examination"}.__contains__
