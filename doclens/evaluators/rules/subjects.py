@@ -71,7 +71,7 @@ NOTE_VITALS: Mapping[str, re.Pattern[str]] = MappingProxyType({
 })
 #: v17: the words of the vital signs' names ("blood pressure", "heart rate"; not "oxygen", also a
 #: treatment): alone, a claim of them names a measurement and gives no reading (:func:`states_no_fact`).
-VITAL_NAME_WORDS = frozenset(w for name in CLAIM_VITALS for w in name.split()) - {"oxygen"}
+VITAL_NAME_WORDS = frozenset(w for name in CLAIM_VITALS for w in name.split()) - frozenset({"oxygen"})
 _ANY_VITAL = re.compile(r"\bvitals?\b", re.I)
 
 #: Words by which a claim speaks of an examination.
@@ -186,7 +186,8 @@ _JOINING = frozenset("a an the and or of".split())
 #: Words that name the patient: a qualifier beside one is said of the patient ("New patient.").
 _PERSONS = frozenset("patient patients pt".split())
 #: The words of a fragment's explanation, by what its words are.
-_NOTHING_SAID = {"qualifier": "only a word that qualifies nothing", "heading": "only a heading, topic or place"}
+_NOTHING_SAID = MappingProxyType({"qualifier": "only a word that qualifies nothing",
+                                  "heading": "only a heading, topic or place"})
 
 
 def states_no_fact(claim: str, qualifier: Callable[[str], bool], heading: Callable[[str], bool],
