@@ -294,6 +294,11 @@ class Analyser:
             found = self._nouns[lower] = nouns[0] if nouns else lower
         return found
 
+    def parts_of_speech(self, word: str) -> frozenset[str]:
+        """v17: the parts of speech lemminflect knows a word (lower case) as ("ADJ", "NOUN" …; none for
+        a word it does not know)."""
+        return frozenset(self._lemmas(word)) if word.isalpha() else frozenset()
+
     def names_near_miss(self, word: str) -> bool:
         """A body site, a person other than the patient, or a direction of change: never forgiven
         as rewording (a missing one is what a near miss differs by)."""

@@ -112,16 +112,35 @@ from doclens.evaluators.rules.context import DEFAULT_RULES_SOURCE
 from doclens.evaluators.rules.decision import DECISIVE, DecisionModel, load_model
 from doclens.evaluators.rules.findings import FINDING_KINDS, Assessment, Finding, FindingKind, short
 from doclens.evaluators.rules.levels import unsaid_levels
-from doclens.evaluators.rules.lexicons import DETAIL_CLASSES, TRIGGERS, same_direction
+from doclens.evaluators.rules.lexicons import DETAIL_CLASSES, TRIGGERS, same_direction, site_name
 from doclens.evaluators.rules.near_misses import near_miss_problems
 from doclens.evaluators.rules.numbers import number_and_side_problems
 from doclens.evaluators.rules.paraphrase import all_near, concept_in_place, fills_a_things_place, forgiven_as
 from doclens.evaluators.rules.resources import JudgeResources
 from doclens.evaluators.rules.sentences import Sentence, Status, Word
-from doclens.evaluators.rules.subjects import framing_only, is_system, unnamed_subjects
+from doclens.evaluators.rules.subjects import (
+    VITAL_NAME_WORDS,
+    framing_only,
+    is_system,
+    states_no_fact,
+    unnamed_subjects,
+)
 from doclens.evaluators.rules.version import rules_digest
 from doclens.evaluators.rules.vitals import normal_vitals_words
-from doclens.evaluators.rules.words import DRUGS, SEX_WORDS, STOP_WORDS, is_content, is_drug, prefixed_pair
+from doclens.evaluators.rules.words import (
+    ABNORMAL_WORDS,
+    DRUGS,
+    EXAMINING,
+    NORMAL_WORDS,
+    POLAR,
+    SECTION_WORDS,
+    SEX_WORDS,
+    STOP_WORDS,
+    TOPIC_HEADINGS,
+    is_content,
+    is_drug,
+    prefixed_pair,
+)
 
 #: Words that place a finding on a body part ("lateral knee"): part of where a denied finding is.
 POSITIONS = frozenset("""lateral medial anterior posterior upper lower proximal distal superior inferior dorsal
@@ -671,6 +690,9 @@ class ClinicalRulesJudge(Evaluator):
         words = [w for s in claim_sentences for w in s.words]
         if not words and not any(s.stated or s.sides for s in claim_sentences):
             return Assessment([Finding(FindingKind.EMPTY, "claim has no content word to check")], [], None, {})
+        fragment = self._states_no_fact(claim, premise)  # v17: a heading word or a dangling adjective (subjects.py)
+        if fragment is not None:
+            return Assessment([Finding(FindingKind.EMPTY, fragment)], [], None, {})
         index = self._index(premise_sentences)
         best = self._aligned(claim, words, premise_sentences)
         key = section_key_words(claim, analyser.drug_names)
@@ -977,6 +999,31 @@ class ClinicalRulesJudge(Evaluator):
         """:meth:`_forgivable`, and r17 no trigger among the missing words that the note never gives
         ("pain with squatting": :func:`~doclens.evaluators.rules.additions.trigger_words`), which is no rewording."""
         return self._forgivable(missing, words) and not trigger_words(missing, claim, premise_sentences)
+
+    def _states_no_fact(self, claim: str, premise: str) -> str | None:
+        """v17: a claim that states no fact (:func:`~doclens.evaluators.rules.subjects.states_no_fact`):
+        a heading is a note's section, topic or examining word, a body part or system, or a vital
+        sign's name; a
+        qualifier, an adjective or a level word that is no heading (no noun reading, or one of the
+        rules' polar and normal words); neither is a clinical concept or a drug."""
+        analyser = self.analyser
+
+        def named(lower: str) -> bool:
+            return analyser.is_concept(lower) or analyser.is_drug(lower)
+
+        def heading(lower: str) -> bool:
+            named_as_heading = (lower in SECTION_WORDS or lower in TOPIC_HEADINGS or lower in EXAMINING
+                                or lower in VITAL_NAME_WORDS or is_system(lower))
+            return not named(lower) and (named_as_heading or site_name(lower, analyser.noun(lower)) is not None)
+
+        def qualifier(lower: str) -> bool:  # "respiratory", "abdominal": a system's or a place's word, a heading
+            if named(lower) or not lower.isalpha() or heading(lower):
+                return False
+            readings = analyser.parts_of_speech(lower)
+            return lower in POLAR or lower in NORMAL_WORDS or lower in ABNORMAL_WORDS or (
+                "ADJ" in readings and "NOUN" not in readings)
+
+        return states_no_fact(claim, qualifier, heading, premise)
 
     def _forgivable(self, missing: list[str], words: list[Word]) -> bool:
         """Whether the missing words could be forgiven at all, before any encoding: tolerance on,

@@ -38,6 +38,9 @@ _NOT_THE_THING = frozenset("level levels value values reading readings also stil
 _MISSING = "note does not say "
 #: Words with which a note calls the thing's level normal ("His cholesterol looked good").
 _NORMAL = frozenset("normal good fine wnl unremarkable".split())
+#: v17: a "label: value" claim whose value is one level word, perhaps graded ("Lyme titer: Mildly elevated.").
+_KEYED_LEVEL = re.compile(r"^[^:]{2,40}:\s*(?:(?:mildly|slightly|significantly|markedly|very)\s+)?"
+                          r"(elevated|high|low|increased|decreased|reduced)\s*\.?\s*$", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")  # a number written beside the thing ("last month" implies a 1, which is none)
 
 
@@ -59,7 +62,23 @@ def unsaid_levels(findings: list[Finding], claim: str, words: list[Word], key: s
             kept.append(finding)
         elif said:
             kept.append(Finding(FindingKind.QUALIFIER, said, conflict=True))
-    return kept
+    return kept + _keyed_level(kept, claim, words, key, premise_sentences)
+
+
+def _keyed_level(findings: list[Finding], claim: str, words: list[Word], key: set[str],
+                 premise_sentences: list[Sentence]) -> list[Finding]:
+    """v17 (issue 46): a "label: value" claim whose value is only a level ("Lyme titer: Elevated.",
+    "Potassium: low") asserts that level of the label's thing, whatever else the note calls elevated:
+    where the note uses the level word, but only of something else, and names the thing without a
+    level (:func:`level_said`), the claim's level is the note's word read off another thing."""
+    keyed = _KEYED_LEVEL.match(claim)
+    if keyed is None:
+        return []
+    word = keyed.group(1).lower()
+    if any(word in f.text for f in findings):
+        return []  # already read (a missing level word, or a contradiction that names it)
+    said = level_said(word, claim, words, key, premise_sentences, level_is_control=False)
+    return [Finding(FindingKind.QUALIFIER, said, conflict=True)] if said else []
 
 
 def _runs(words: list[Word]) -> list[list[Word]]:
@@ -94,10 +113,11 @@ def _thing(word: str, words: list[Word], key: set[str], premise_sentences: list[
 
 
 def level_said(word: str, claim: str, words: list[Word], key: set[str],
-               premise_sentences: list[Sentence]) -> str | None:
+               premise_sentences: list[Sentence], *, level_is_control: bool = True) -> str | None:
     """For the claim's level ``word``: ``""`` where the note gives that level, the contradiction
     where it names the thing without one (or with a reading in range), ``None`` where the rule
-    abstains (module docstring)."""
+    abstains (module docstring). ``level_is_control=False`` (v17): a level word the note writes
+    ("elevated cholesterol") is no poor control of a condition that could imply the claim's level."""
     sign = DIRECTIONS[word][1]
     thing = _thing(word, words, key, premise_sentences)
     stems = {w.stem for w in thing}
@@ -111,7 +131,8 @@ def level_said(word: str, claim: str, words: list[Word], key: set[str],
     other = _reading_or_normal(word, sign, claim, stems, naming)
     if other is not None:
         return other
-    if any(_DIGIT.search(s.text) for s in naming) or (sign > 0 and _poorly_controlled(premise_sentences)):
+    if any(_DIGIT.search(s.text) for s in naming) or (sign > 0 and _poorly_controlled(premise_sentences,
+                                                                                      level_is_control)):
         return None
     name = " ".join(w.text.lower() for w in thing)
     return f'note gives {name} without a level ("{short(naming[0].text, 70)}"), claim says {word}'
@@ -159,6 +180,8 @@ def _same_way(sign: int, sentence: Sentence) -> bool:
     return any(axis in (Axis.LEVEL, Axis.CHANGE) and s == sign for axis, s, _ in sentence.directions)
 
 
-def _poorly_controlled(premise_sentences: list[Sentence]) -> bool:
-    """Whether the note calls a condition poorly controlled (a high level the note implies)."""
-    return any(axis is Axis.CONTROL and s < 0 for sentence in premise_sentences for axis, s, _ in sentence.directions)
+def _poorly_controlled(premise_sentences: list[Sentence], level_is_control: bool = True) -> bool:
+    """Whether the note calls a condition poorly controlled (a high level the note implies); with
+    ``level_is_control=False``, not by a level word (:data:`LEVEL_WORDS`)."""
+    return any(axis is Axis.CONTROL and s < 0 and (level_is_control or word.lower() not in LEVEL_WORDS)
+               for sentence in premise_sentences for axis, s, word in sentence.directions)

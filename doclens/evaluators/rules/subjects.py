@@ -45,6 +45,7 @@ from types import MappingProxyType
 
 from doclens.evaluators.rules.concepts import EQUIVALENT_COSINE
 from doclens.evaluators.rules.sentences import Word
+from doclens.evaluators.rules.words import is_content
 
 #: How a claim names the vital signs, or one of them (words only: "BP" and "HR" are abbreviations
 #: with other expansions, "pulse" is also the examination's peripheral pulse and v12's concept).
@@ -68,6 +69,9 @@ NOTE_VITALS: Mapping[str, re.Pattern[str]] = MappingProxyType({
     "temperature": re.compile(r"\b(?:temperatures?|temps?|afebrile|febrile|fevers?|tmax)\b", re.I),
     "oxygen saturation": re.compile(r"\b(?:oxygen|o2|spo2|sats?|saturations?|pulse ox\w*|oximetry|hypox\w*)\b", re.I),
 })
+#: v17: the words of the vital signs' names ("blood pressure", "heart rate"; not "oxygen", also a
+#: treatment): alone, a claim of them names a measurement and gives no reading (:func:`states_no_fact`).
+VITAL_NAME_WORDS = frozenset(w for name in CLAIM_VITALS for w in name.split()) - frozenset({"oxygen"})
 _ANY_VITAL = re.compile(r"\bvitals?\b", re.I)
 
 #: Words by which a claim speaks of an examination.
@@ -173,3 +177,65 @@ def framing_only(claim: str, kept: list[str], clinical: Callable[[str], bool]) -
     its own; the note's framing (or its absence) says nothing of it."""
     return bool(kept) and bool(_FORWARD.search(claim)) and not any(
         clinical(w) for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9'\-]*", claim))
+
+
+#: Words that deny or deny of: a claim with one states an absence ("No rubs.", "Denies fevers."), a fact.
+_DENYING = frozenset("no not denies denied deny without never none".split())
+#: The words a fragment's qualifiers or headings may be joined by ("Assessment and plan", "History of").
+_JOINING = frozenset("a an the and or of".split())
+#: Words that name the patient: a qualifier beside one is said of the patient ("New patient.").
+_PERSONS = frozenset("patient patients pt".split())
+#: The words of a fragment's explanation, by what its words are.
+_NOTHING_SAID = MappingProxyType({"qualifier": "only a word that qualifies nothing",
+                                  "heading": "only a heading, topic or place"})
+
+
+def states_no_fact(claim: str, qualifier: Callable[[str], bool], heading: Callable[[str], bool],
+                   premise: str = "") -> str | None:
+    """v17 (issue 46): what a claim that states no fact is, or ``None`` for one that states one. A
+    note's problem list, plan or examination writes a finding, a condition or a drug alone
+    ("Hypertension.", "Lisinopril 10 mg", "No rubs."), and the reader takes it as said of the patient:
+    the patient has it, takes it, has no rubs. A fragment of at most three content words says nothing
+    of the kind where its words are only
+
+    * words that **qualify nothing** (``qualifier``: an adjective or a level, with no noun it is
+      said of: "Cognitive", "Abnormal.", "Good."): a dangling adjective names no finding, condition,
+      drug or value; or
+    * a **heading, a topic or a place** (``heading``: a note's section, a topic heading such as
+      "Diet" or "Medications", a body part or system, a vital sign's name: "Examination of abdomen",
+      "Diet", "Kidney", "Blood pressure"), with nothing said of it: no finding, no reading.
+
+    A number, a denial or any other word (a concept, a drug, a verb) makes it a statement, left to
+    the other rules; so does a qualifier beside a heading or a place ("Normal cervix.", "SKIN:
+    Healthy."). What such a claim asserts, the note cannot state: it decides "not supported" as a claim
+    with nothing to check does (:class:`FindingKind.EMPTY`). Where the note (``premise``) writes the
+    same fragment as a part of its own (between stops, commas or semicolons), the rule leaves it to
+    the others, as :func:`framing_only` does a framing line the note uses: a note's own clause is the
+    note's, whatever it says (docs/design.md, "Judging real notes")."""
+    if any(c.isdigit() for c in claim):
+        return None
+    tokens = [t.lower().strip("'-") for t in re.findall(r"[A-Za-z][A-Za-z'\-]*", claim)]
+    content = _content(claim)
+    if (any(t in _DENYING for t in tokens) or not content or len(content) > 3
+            or any(t not in _JOINING and (t in _PERSONS or not heading(t)) for t in tokens if not is_content(t))):
+        return None  # a denial ("No rubs."), or said of someone ("New patient.", "She is healthy.")
+    kind = ("qualifier" if all(qualifier(t) for t in content)
+            else "heading" if all(heading(t) for t in content) else None)
+    if kind is None or content in _fragments(premise):
+        return None
+    return (f"claim is {_NOTHING_SAID[kind]} (\"{' '.join(content)}\"): it states no finding, condition, drug, "
+            f"value or action to check")
+
+
+def _fragments(premise: str) -> list[list[str]]:
+    """The content words of each part of ``premise``: its clauses as the clause extractor cuts them
+    (a claim of the note's own is one of them), and its parts between stops, commas and line ends."""
+    from doclens.extraction.extractors import clinician_claims
+
+    parts = clinician_claims(premise) + re.split(r"[.,;!?\n]+", premise)
+    return [_content(part) for part in parts]
+
+
+def _content(text: str) -> list[str]:
+    """``text``'s content words, lower case, in order."""
+    return [t for t in (w.lower().strip("'-") for w in re.findall(r"[A-Za-z][A-Za-z'\-]*", text)) if is_content(t)]

@@ -215,6 +215,11 @@ constitutional genitourinary gu lymphatic hematologic endocrine allergic immunol
 vital signs general history present illness hpi physical exam examination results impression patient education
 and counseling instructions agreements orders social family surgical past additional testing interpretation chief
 complaint""".split())
+#: v17 (issue 46): topic words a note writes as a heading of its history or plan ("Diet:", "Medications:",
+#: "Labs:"), besides its sections' and body systems' (:data:`SECTION_WORDS`): alone, a claim of them
+#: states nothing (:func:`~doclens.evaluators.rules.subjects.states_no_fact`).
+TOPIC_HEADINGS = frozenset("""diet exercise nutrition lifestyle medications medication allergies labs laboratory
+imaging""".split())
 #: v10: words that say how a finding was examined; in a claim's leading key ("Auscultation of Heart:",
 #: "Examination of Abdomen:") they say where the fact was written, not the fact (the body part stays
 #: content: :func:`~doclens.evaluators.rules.analysis.section_key_words`).
