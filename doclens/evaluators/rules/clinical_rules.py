@@ -115,7 +115,7 @@ from doclens.evaluators.rules.levels import unsaid_levels
 from doclens.evaluators.rules.lexicons import DETAIL_CLASSES, TRIGGERS, same_direction, site_name
 from doclens.evaluators.rules.near_misses import near_miss_problems
 from doclens.evaluators.rules.numbers import number_and_side_problems
-from doclens.evaluators.rules.paraphrase import all_near, concept_in_place, fills_a_things_place, forgiven_as
+from doclens.evaluators.rules.paraphrase import all_near, concept_in_place, fills_a_things_place, forgiven_as, stand_ins
 from doclens.evaluators.rules.resources import JudgeResources
 from doclens.evaluators.rules.sentences import Sentence, Status, Word
 from doclens.evaluators.rules.subjects import (
@@ -903,7 +903,7 @@ class ClinicalRulesJudge(Evaluator):
         if kept and not problems and best is not None and self._may_forgive(kept, words, claim, premise_sentences):
             best = self._aligned(claim, words, premise_sentences, encoder=True)
             if best is not None and self._paraphrase_of(kept, words, best, claim):
-                forgiven, kept = forgiven_as(kept, list(dict.fromkeys(w.text.lower() for w in best.words)), self._cosine), []
+                forgiven, kept = self._forgiven(kept, words, best), []
         problems, kept = self._added_details(claim, kept, words, premise_sentences, problems)
         if kept and best is not None and self.paraphrase == "minilm":
             for m, used, thing in self._substitutions(kept, words, best):
@@ -1100,6 +1100,11 @@ class ClinicalRulesJudge(Evaluator):
             return used
         return None
 
+    def _forgiven(self, missing: list[str], words: list[Word], best: Sentence) -> list[str]:
+        """What a verdict says of each forgiven word: the note word of ``best`` it was read as, among
+        those that can stand in its place (r17: :func:`~doclens.evaluators.rules.paraphrase.stand_ins`)."""
+        return [said for m in missing for said in forgiven_as([m], stand_ins(m, words, best), self._cosine)]
+
     def _same_site(self, word: str, other: str) -> bool:
         """Two words naming one body site, or one a part of the other ("legs" of "extremities", v7)."""
         from doclens.evaluators.rules.near_misses import same_site
@@ -1118,8 +1123,10 @@ class ClinicalRulesJudge(Evaluator):
         if not candidates or any(prefixed_pair(m, u) for m in missing for u in candidates):
             return False  # v11: "diabetes" is no rewording of "prediabetes" (words.PREFIXES)
         self._embed(missing + candidates + [claim, best.text])  # one batch; words recur, mostly cached
-        # v12: a word that names a thing or a quality is reworded only by a near-synonym (paraphrase.py)
-        if not all_near(self.analyser, missing, candidates, self._cosine, (PARAPHRASE_WORD_COSINE, PARAPHRASE_THING_COSINE)):
+        # v12: a word that names a thing or a quality is reworded only by a near-synonym; r17: only by a
+        # note word that can stand in its place, one the claim does not say elsewhere (paraphrase.py)
+        floors = (PARAPHRASE_WORD_COSINE, PARAPHRASE_THING_COSINE)
+        if not all(all_near(self.analyser, [m], stand_ins(m, words, best), self._cosine, floors) for m in missing):
             return False
         # a substitution, not a rewording: the sentence has a word the claim does not use that is
         # related to the missing one but no synonym ("knee swelling" for "knee pain": 0.44)

@@ -37,6 +37,18 @@ tried as a third exception and left out: read word by word, "roof" and "ladder" 
 Such a pair is weighed by the decision model as a swapped verb or modifier is (v7); a swapped
 finding, site, person or direction ("cough" for "wheezing", "leg" for "arm") still decides.
 
+r17 (issue 46): **a forgiven word needs a note word in its place** (:func:`stand_ins`). A paraphrase
+says a note word in other words, so only a note word that the claim does not itself say can be what a
+missing word rewords. A note word the claim also uses is said already: a missing word elsewhere in the
+claim adds something of its own ("takes it at night and it is well tolerated" against "takes it at
+night": a tolerance the note never gives; "reports difficulty with her urine output" against "urine
+output is about a liter a day": a finding). Only a word the claim writes beside it (at most one word
+between: one phrase) may say it again with its head or modifier ("burning sensations" for the note's
+"burning"). A frequency or another detail word (:data:`~doclens.evaluators.rules.lexicons.DETAIL_WORDS`)
+stands for itself only, as such a missing word is never forgiven: "safe" is no rewording of "nightly".
+Polar and direction words were tried as a third kind that stands for nothing else and left out:
+"doing well" says the note's "stable" (measured on the real-output dev half).
+
 A verdict names each forgiven word with the note word it was read as (:func:`forgiven_as`) and
 never says that every content word of the claim matches the note.
 """
@@ -129,6 +141,29 @@ def fills_a_things_place(analyser: Analyser, word: str, used: str, is_concept: C
     # lemminflect gives "roof" and "ladder" verb readings too, so "fell off the roof" against "fell off a
     # ladder" was weighed as rewording; without the word's place in its sentence the test cannot tell)
     return analyser.names_a_thing(used) and not _verb_form(analyser, used)
+
+
+def stand_ins(missing: str, claim: Sequence[Word], sentence: Sentence) -> list[str]:
+    """r17: the words of ``sentence`` (lower case, in order, once each) the claim's missing word
+    ``missing`` may be forgiven as (module docstring): no detail word
+    (:data:`~doclens.evaluators.rules.lexicons.DETAIL_WORDS`: a frequency, a drug action), and none
+    the claim says itself unless the claim writes it beside ``missing`` (at most one word between, in
+    one sentence: one phrase, "burning sensations", "pain in stomach", against the note's "burning").
+    ``claim``: the claim's words, sentence by sentence."""
+    from doclens.evaluators.rules.lexicons import DETAIL_WORDS
+
+    # (the claim's words run sentence by sentence, each sentence's positions from 0: a word's place is
+    # its sentence's number and its position)
+    places, number = [], 0
+    for n, w in enumerate(claim):
+        number += bool(n) and w.position <= claim[n - 1].position
+        places.append((number, w.position))
+    at = [place for w, place in zip(claim, places) if w.text.lower() == missing]
+    beside = {w.stem for w, (number, position) in zip(claim, places)
+              if any(number == s and 0 < abs(position - p) <= 2 for s, p in at)}
+    said = {w.stem for w in claim} - beside
+    return [text for text in dict.fromkeys(w.text.lower() for w in sentence.words if w.stem not in said)
+            if text not in DETAIL_WORDS]
 
 
 def forgiven_as(missing: list[str], words: list[str], cosine: Callable[[str, str], float]) -> list[str]:

@@ -155,3 +155,46 @@ def test_a_word_that_is_no_clinical_concept_in_the_place_is_no_swap(judge):
     same words ("yes, it was 38.5 last night") is no other finding."""
     _, explanation = judge.explain("Patient: yes, it was 38.2 two nights ago.", "She had a fever of 38.2 two nights ago.")
     assert "claim says fever" not in explanation, explanation
+
+
+# r17 (issue 46): a forgiven word needs a note word in its place (paraphrase.stand_ins): a note word the
+# claim says itself, away from the missing word (not in its phrase), or a frequency, rewords nothing; the missing word adds a
+# finding, a tolerance or a judgement of its own. (note, claim, the claim's word). Each was forgiven by v16
+# as a paraphrase of such a word.
+NO_WORD_IN_ITS_PLACE = {
+    "a tolerance beside a word the claim says too": (
+        "She takes the melatonin at night.", "She takes the melatonin at night and it is well tolerated.", "tolerated"),
+    "a safety judgement beside a frequency": (
+        "He uses the nasal spray every night.", "He uses the nasal spray every night, which is safe.", "safe"),
+    "a finding away from the measure the claim says too": (
+        "Her urine output is about a liter a day.",
+        "She reports difficulty with her urine output, about a liter a day.", "difficulty"),
+}
+
+
+@pytest.mark.parametrize("note, claim, word", NO_WORD_IN_ITS_PLACE.values(), ids=NO_WORD_IN_ITS_PLACE.keys())
+def test_a_word_is_forgiven_only_as_a_note_word_that_can_stand_in_its_place(judge, rules_judge, note, claim, word):
+    assert judge.assess(note, claim).forgiven == []
+    _, explanation = judge.explain(note, claim)
+    assert "forgiven as paraphrase" not in explanation and word in explanation, explanation
+    assert not rules_judge.explain(note, claim)[0]
+
+
+# the same shape where the note's word is the one the claim rewords: still forgiven
+STANDS_IN_ITS_PLACE = {
+    "an organ for its body system": (
+        "Cardiovascular: Regular rate and rhythm.", "Heart is regular rate and rhythm.", "heart", "cardiovascular"),
+    "a lay word for a sign, beside words the claim says": (
+        "She feels wobbly when she stands up at night.", "She feels unsteady when she stands up at night.", "unsteady",
+        "wobbly"),
+    "a symptom's head noun beside the note's word": (
+        "The patient is still having some chest tightness.", "The patient still has chest tightness sensations.",
+        "sensations", "tightness"),
+}
+
+
+@pytest.mark.parametrize("note, claim, word, read_as", STANDS_IN_ITS_PLACE.values(), ids=STANDS_IN_ITS_PLACE.keys())
+def test_a_note_word_the_claim_does_not_say_stands_in_its_place(judge, rules_judge, note, claim, word, read_as):
+    entailed, explanation = judge.explain(note, claim)
+    assert entailed and f'{word} forgiven as paraphrase of "{read_as}"' in explanation, explanation
+    assert rules_judge.explain(note, claim)[0]
