@@ -29,8 +29,15 @@ checkout, e.g. the code before a change) right after this checkout's, at the sam
 adds ``baseline`` results and ``after_over_before`` ratios: a before/after comparison under the
 same load. ``--quick`` (development): 10 notes, one warm step of 8, levels 0 and 2, no 64-step.
 
+Each checkout's ``doclens`` package is run as an installed one is: copied to the benchmark's
+temporary folder with its bytecode compiled first (``compileall``; pip compiles a wheel's modules at
+install), so no case pays for compiling the package's source, which a checkout run with
+``$PYTHONDONTWRITEBYTECODE`` (or from a read-only folder) pays in every process: about 0.5 s of CPU
+a process on the 2-core machine (issue 49, round 17). ``--source`` runs the checkouts in place, as
+before round 17 (``bytecode`` in the JSON says which).
+
     python -m benchmarks.contention [--quick] [--cases cold,warm,reward8,reward64,main] [--levels 0,1,2]
-        [--threads N] [--runtime onnx|torch] [--baseline-repo DIR] [--markdown]
+        [--threads N] [--runtime onnx|torch] [--baseline-repo DIR] [--source] [--markdown]
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -160,12 +168,24 @@ def _run(command: list[str], env: dict, folder: Path, name: str) -> dict:
             "loadavg_after": loadavg(), **{k: v for k, v in facts.items() if k != "code"}}
 
 
+def installed(repo: Path, folder: Path, tag: str) -> Path:
+    """A folder holding a copy of ``repo``'s ``doclens`` package with its bytecode compiled, as an
+    installed package has it (module docstring); the copy's files are the checkout's."""
+    target = folder / f"installed-{tag}"
+    if not target.exists():
+        shutil.copytree(repo / "doclens", target / "doclens", ignore=shutil.ignore_patterns("__pycache__"))
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(target / "doclens")], check=True,
+                       stdout=subprocess.DEVNULL)
+    return target
+
+
 def run_level(args, level: int, repo: Path, folder: Path, tag: str) -> dict:
     """Every chosen case at one busy level, for the checkout at ``repo``."""
     data = Path(args.data)
+    package = repo if args.source else installed(repo, folder, tag)
     # the checkout's doclens first, then this one's benchmarks (reward_latency's loader)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "PYTHONPATH": os.pathsep.join(dict.fromkeys([str(repo), str(REPO)]))}
+           "PYTHONPATH": os.pathsep.join(dict.fromkeys([str(package), str(REPO)]))}
     judge = [*(["--threads", str(args.threads)] if args.threads and tag == "this" else []),
              *(["--evaluator-arg", f"runtime={args.runtime}"] if args.runtime and tag == "this" else [])]
     system, references = data / "systems" / f"{args.system}.jsonl", data / "references.jsonl"
@@ -264,6 +284,8 @@ def main() -> None:
     parser.add_argument("--notes", type=int, help="score only the first N notes of the system (default: all 40)")
     parser.add_argument("--baseline-repo", help="also run every case with PYTHONPATH=DIR (another checkout)")
     parser.add_argument("--quick", action="store_true", help="development: 10 notes, levels 0,2, no 64-step")
+    parser.add_argument("--source", action="store_true",
+                        help="run the checkouts in place, compiling their source in every process (before round 17)")
     parser.add_argument("--markdown", action="store_true", help="also print the card's table (stderr)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args, rest = parser.parse_known_args()
@@ -286,6 +308,7 @@ def main() -> None:
                     "environment": {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS",
                                                                      "OPENBLAS_NUM_THREADS", "TOKENIZERS_PARALLELISM")},
                     "threads_option": args.threads, "runtime_option": args.runtime, "loadavg_start": loadavg(),
+                    "bytecode": "checkout in place" if args.source else "compiled copy of the package",
                     "this": {}, "targets": TARGETS}
     if args.baseline_repo:
         result["baseline"] = {}

@@ -884,6 +884,8 @@ class ClinicalRulesJudge(Evaluator):
         if not encoder or self.paraphrase == "none":
             return ranked[0]
         candidates = [s for s in ranked[:ALIGN_CANDIDATES] if s.stems & stems] or ranked[:1]
+        if len(candidates) == 1:  # nothing to choose: no vector read (issue 49, round 17)
+            return candidates[0]
         self._embed([claim] + [s.text for s in candidates])
         return max(candidates, key=lambda s: self._cosine(claim, s.text) + 0.02 * len(s.stems & stems))
 
@@ -1122,7 +1124,9 @@ class ClinicalRulesJudge(Evaluator):
         candidates = list(dict.fromkeys(w.text.lower() for w in best.words))
         if not candidates or any(prefixed_pair(m, u) for m in missing for u in candidates):
             return False  # v11: "diabetes" is no rewording of "prediabetes" (words.PREFIXES)
-        self._embed(missing + candidates + [claim, best.text])  # one batch; words recur, mostly cached
+        # the words in one batch (they recur, mostly encoded before the first round); the claim and
+        # its sentence only when the last test reads them (issue 49, round 17: most pairs stop before)
+        self._embed(missing + candidates)
         # v12: a word that names a thing or a quality is reworded only by a near-synonym; r17: only by a
         # note word that can stand in its place, one the claim does not say elsewhere (paraphrase.py)
         floors = (PARAPHRASE_WORD_COSINE, PARAPHRASE_THING_COSINE)
