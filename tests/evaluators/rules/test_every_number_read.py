@@ -3,8 +3,8 @@ a value of more than one slash (a date, "06/29/2021"; a garbled reading, "10/20/
 number and no content word, so a claim could carry one the note never gives and be accepted
 (doclens/evaluators/rules/words.py, is_number and number_value). Constructed claims whose every
 word is in the note but whose slash-written value is not (the dates and the three-part reading were
-accepted before; the two-part reading and the pain score were read before, and stay), and guards of the same shape that the note states, written with or
-without a leading zero. Needs the [clinical] extra."""
+accepted before; the two-part reading and the pain score were read before, and stay), and guards
+of the same shape that the note states, written with or without a leading zero. Needs the [clinical] extra."""
 
 import pytest
 
