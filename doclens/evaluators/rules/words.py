@@ -264,8 +264,16 @@ def number_value(word: str) -> str:
     if "." in word and "/" not in word:
         word = word.rstrip("0").rstrip(".") or "0"
     if word.count("/") > 1:  # r17: a date's parts written with or without a leading zero, "06/29" is "6/29"
-        word = "/".join(part.lstrip("0") or "0" if part.isdigit() else part for part in word.split("/"))
+        parts = [part.lstrip("0") or "0" if part.isdigit() else part for part in word.split("/")]
+        if len(parts) == 3 and len(word.split("/")[2]) == 2:  # a year of two digits: "2/5/21" is 2/5/2021
+            parts[2] = str((2000 if int(parts[2]) <= TWO_DIGIT_YEARS_AFTER_2000 else 1900) + int(parts[2]))
+        word = "/".join(parts)
     return word
+
+
+#: r17: a date's year written with two digits up to this one is of this century ("3/3/21" is
+#: 3/3/2021), a later one of the last ("5/4/61" is 1961).
+TWO_DIGIT_YEARS_AFTER_2000 = 30
 
 
 def unit_after(lowers: list[str], i: int) -> str | None:

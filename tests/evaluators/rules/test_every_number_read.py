@@ -39,6 +39,8 @@ GUARDS = {
                               "She had a normal colonoscopy on 06/29/2021."),
     "a date without its leading zeros": ("She had a colonoscopy on 06/29/2021 which was normal.",
                                          "She had a normal colonoscopy on 6/29/2021."),
+    "a date with a year of two digits": ("She had a colonoscopy on 06/29/2021 which was normal.",
+                                         "She had a normal colonoscopy on 6/29/21."),
     "a reading the note gives": ("His blood pressure today is 120/80.", "His blood pressure today is 120/80 mmHg."),
     "a pain score the note gives": ("She has knee pain, which she rates 3/10.", "She rates her knee pain as 3/10."),
     "a three-part value the note gives": ("Her blood pressure was 10/20/20 on arrival.",
@@ -67,3 +69,4 @@ def test_values_of_several_slashes_are_numbers():
     assert all(is_number(v) for v in ("120/80", "10/20/20", "06/29/2021", "3/10"))
     assert number_value("06/29/2021") == number_value("6/29/2021") == "6/29/2021"
     assert number_value("120/80") == "120/80" and number_value("0/10") == "0/10"
+    assert number_value("3/3/21") == "3/3/2021" and number_value("5/4/61") == "5/4/1961"
