@@ -50,7 +50,7 @@ def near_miss_problems(analyser: Analyser, words: list[Word], claim_sentences: l
       "knee pain"; "elbow" is part of "arm", clinical_equivalents.json); a site the note names
       nowhere is not supported either ("knees were tired" against "feeling tired");
     * the fact **of another person** ("his mother" for "his father", a relative for the
-      patient);
+      patient), r17: or the belief of another (the patient's for the clinician's, :func:`_holder_problems`);
     * the same drug with **other doses** or **other daily frequencies** only ("Crestor 40 mg
       once a day" for "twice a day"; a brand is its generic name).
     """
@@ -70,7 +70,44 @@ def near_miss_problems(analyser: Analyser, words: list[Word], claim_sentences: l
         problems += predicate_negation_problems(sentence, claim_stems, premise_sentences,
                                                 sentences_about(claim_stems, premise_sentences, least=1))
         problems += family_history_problems(sentence, premise_sentences)
+    problems += _holder_problems(words, claim_sentences, premise_sentences)
     return list(dict.fromkeys(problems))
+
+
+#: r17: who holds a belief a text states: the patient ("he believes", "she thinks", "the patient
+#: suspects", "he attributes it to") or the clinician who writes ("I believe", "we suspect", "my
+#: impression"). "Feels" alone is a sensation ("she feels tired"), only "feels that" a belief.
+_BELIEF = (r"(?:also\s+|still\s+|strongly\s+)?"
+           r"(?:believe[sd]?|think(?:s)?|thought|suspect(?:s|ed)?|feel(?:s)? that|felt that|attribute[sd]?)\b")
+HOLDERS = MappingProxyType({
+    "the patient": re.compile(r"\b(?:he|she|the patient|patient)\s+" + _BELIEF, re.IGNORECASE),
+    "the clinician": re.compile(r"(?:\bI|\b[Ww]e)\s+" + _BELIEF + r"|\bmy (?:impression|suspicion)\b"),
+})
+_BELIEF_WORDS = frozenset("believe believes believed think thinks thought suspect suspects suspected feel feels felt "
+                          "attribute attributes attributed impression suspicion patient".split())
+
+
+def _holders(text: str) -> set[str]:
+    return {holder for holder, pattern in HOLDERS.items() if pattern.search(text)}
+
+
+def _holder_problems(words: list[Word], claim_sentences: list[Sentence],
+                     premise_sentences: list[Sentence]) -> list[Finding]:
+    """r17 (issue 46): **whose belief** a claim states: a belief, suspicion or attribution the claim
+    gives the patient ("He believes he has carpal tunnel syndrome") where the note, speaking of the
+    same thing (:func:`sentences_about`), gives it only to the clinician who writes ("I believe his
+    symptoms are related to carpal tunnel syndrome"), or the reverse: what the patient thinks is no
+    diagnosis, and the clinician's impression is not the patient's report. A note sentence that
+    gives the claim's holder, or none that holds a belief at all, leaves the claim to the other rules."""
+    claimed = _holders(" ".join(s.text for s in claim_sentences))
+    if len(claimed) != 1:
+        return []
+    concept = {w.stem for w in words if w.text.lower() not in _BELIEF_WORDS}
+    there = {holder for s in sentences_about(concept, premise_sentences) for holder in _holders(s.text)}
+    if not there or claimed & there:
+        return []
+    return [Finding(FindingKind.PERSON, f"note gives the belief to {', '.join(sorted(there))}, claim to "
+                    f"{next(iter(claimed))}", conflict=True)]
 
 
 def _how_often_problems(analyser: Analyser, sentence: Sentence, claim_stems: set[str],

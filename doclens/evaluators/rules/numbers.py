@@ -112,7 +112,7 @@ class Measure(NamedTuple):
 
 
 #: Tokens as :func:`measure_before` reads a sentence: numbers, words and single marks.
-_TOKENS = re.compile(r"\d+(?:[.,]\d+)?(?:/\d+(?:\.\d+)?)?|[A-Za-z][A-Za-z'\-]*|[^\sA-Za-z\d]")
+_TOKENS = re.compile(r"\d+(?:[.,]\d+)?(?:/\d+(?:\.\d+)?)*|[A-Za-z][A-Za-z'\-]*|[^\sA-Za-z\d]")
 #: Words that may stand between a measure and its number ("ejection fraction of 55%", "A1c was 7.2").
 _LINKS = frozenset("of is was were at to about approximately around roughly measured measuring estimated the a an".split())
 #: At most this many content words before a number name its measure.

@@ -248,12 +248,14 @@ def is_content(lower: str) -> bool:
 
 @functools.lru_cache(maxsize=65536)
 def is_number(word: str) -> bool:
-    """``20``, ``2.5``, ``1,000``, ``150/95`` (a reading), ``150s`` (v10), or a number word."""
+    """``20``, ``2.5``, ``1,000``, ``150/95`` (a reading), ``150s`` (v10), or a number word; r17 (issue
+    46): numbers of more slashes are numbers too, a date (``06/29/2021``) or a garbled reading
+    (``10/20/20``): a claim's value the note does not give is a detail it adds, never a word unread."""
     return bool(_NUMBER.fullmatch(word)) or word in WORD_NUMBERS or bool(_DECADE.fullmatch(word))
 
 
 _LETTER = re.compile(r"[a-z]")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)?(?:/\d+(?:\.\d+)?)?")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?(?:/\d+(?:\.\d+)?)*")
 
 
 #: v10: values in a decade, "in the 150s", hold its round value (a claim's "around 150")
@@ -266,7 +268,17 @@ def number_value(word: str) -> str:
     word = WORD_NUMBERS.get(word, word).replace(",", "")
     if "." in word and "/" not in word:
         word = word.rstrip("0").rstrip(".") or "0"
+    if word.count("/") > 1:  # r17: a date's parts written with or without a leading zero, "06/29" is "6/29"
+        parts = [part.lstrip("0") or "0" if part.isdigit() else part for part in word.split("/")]
+        if len(parts) == 3 and len(word.split("/")[2]) == 2:  # a year of two digits: "2/5/21" is 2/5/2021
+            parts[2] = str((2000 if int(parts[2]) <= TWO_DIGIT_YEARS_AFTER_2000 else 1900) + int(parts[2]))
+        word = "/".join(parts)
     return word
+
+
+#: r17: a date's year written with two digits up to this one is of this century ("3/3/21" is
+#: 3/3/2021), a later one of the last ("5/4/61" is 1961).
+TWO_DIGIT_YEARS_AFTER_2000 = 30
 
 
 def unit_after(lowers: list[str], i: int) -> str | None:
