@@ -59,7 +59,7 @@ from doclens.evaluators.rules.calibration import (  # noqa: E402
 
 POOL = ("dev", "held-out", "calibration")
 UNREAD = ("fresh", "fresh-2")
-#: the decision model's threshold (lr-1f5d299a; the same since lr-7504c10e), where a scored verdict turns supported
+#: the decision model's threshold (lr-9179f7bc; the same since lr-7504c10e), where a scored verdict turns supported
 THRESHOLD = 0.30
 Fitter = Callable[[list[dict]], Callable[[dict], float]]
 
