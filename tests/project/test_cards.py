@@ -44,12 +44,12 @@ def test_the_clinical_rules_card_leaves_its_rounds_to_the_changelog():
     current = _current_figures(text)
     signature = re.search(r"\+lr-([0-9a-f]{8})", text).group(1)
     assert f"lr-{signature}" in current, "the current figures are the shipped model's"
-    assert "0.831 [0.794, 0.868]" in current, "the sealed half's figure stays in the card"
+    assert "0.836 [0.798, 0.874]" in current, "the sealed half's figure stays in the card"
     superseded = ["0.803 [0.762, 0.843]", "0.813 [0.774, 0.854]", "177/1,438", "0.806** [0.770, 0.838]",
                   "21 of 40 placements right", "24 of 40 placements right", "0.830 [0.792, 0.869]",
                   "30 of 40 placements right", "0.831 [0.793, 0.870]", "20 of 40 placements right",
                   "0.833 [0.796, 0.871]", "0.831 [0.791, 0.869]",
-                  "33 of 40 placements right"]
+                  "33 of 40 placements right", "0.831 [0.794, 0.868]", "25 of 40 placements right"]
     assert [figure for figure in superseded if figure in current] == []
     assert all(figure in changelog for figure in superseded)
     sealed = current.index("| **sealed** |")
