@@ -352,10 +352,8 @@ class Analyser:
         lemminflect (which imports spaCy) imported at the first word not met."""
         found = self._lemma_memo.get(word)
         if found is None:
-            stored = self._lemma_table.get(word)
-            if stored is not None:
-                found = {pos: tuple(lemmas) for pos, lemmas in json.loads(stored).items()}
-            else:
+            found = _stored_lemmas(self._lemma_table.get(word))
+            if found is None:
                 if self._get_all_lemmas is None:
                     self._spacy()  # spaCy first, without torch (core/imports.py); lemminflect imports it
                     from lemminflect import getAllLemmas
@@ -934,3 +932,21 @@ def _negated_items(lowers: list[str], targets: list[int], statuses: dict[int, St
             item_of[i] = item
             head_seen = True
     return dependents, item_of
+
+
+def _stored_lemmas(stored: str | None) -> dict[str, tuple[str, ...]] | None:
+    """A word's lemmas as the words memo stored them (JSON: part of speech -> lemmas), or ``None``
+    where none is stored or the entry is not such a table: an entry that does not read is a miss,
+    read again from lemminflect and stored over, never an error that loses the run (an entry sealed
+    with the user's own key can still hold anything: tests/evaluators/test_hostile_caches.py)."""
+    if stored is None:
+        return None
+    try:
+        table = json.loads(stored)
+    except ValueError:
+        return None
+    if not isinstance(table, dict) or not all(isinstance(v, list) and all(isinstance(x, str) for x in v)
+                                              for v in table.values()):
+        return None
+    return {str(pos): tuple(lemmas) for pos, lemmas in table.items()}
+
