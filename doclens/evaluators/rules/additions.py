@@ -520,8 +520,8 @@ def _forms_of_one_word(key: str, other: str) -> bool:
     return key == other or (len(short) >= 3 and long == short + "i")
 
 
-def circumstance_finding(words: dict[str, str], claim: str = "", words_of_claim: Sequence[Word] = (),
-                         premise_sentences: Sequence[Sentence] = ()) -> Finding:
+def circumstance_finding(words: dict[str, str], claim: str, words_of_claim: Sequence[Word],
+                         premise_sentences: Sequence[Sentence]) -> Finding:
     """The :class:`FindingKind.ADDITION` for :func:`circumstance_words`' words (an absence that decides);
     r17: with ``claim`` it quotes the claim and the note's sentence of its fact (the one holding most
     of the claim's other stems), where there is one."""

